@@ -1,0 +1,26 @@
+// Two projects: `unit` runs the *.spec.ts files beside the code against their TypeScript sources;
+// `cross` runs tests/ against the built processes, started as a local cluster over HTTPS.
+const swc = ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }];
+const libs = ['config', 'observability', 'telemetry', 'grpc', 'store', 'bus', 'rate-limit'];
+const moduleNameMapper = Object.fromEntries(libs.map((l) => [`^@crm/${l}$`, `<rootDir>/libs/${l}/src`]));
+
+module.exports = {
+  projects: [
+    {
+      displayName: 'unit',
+      testEnvironment: 'node',
+      transform: { '^.+\\.ts$': swc },
+      moduleNameMapper,
+      testMatch: ['<rootDir>/libs/*/src/**/*.spec.ts', '<rootDir>/services/*/src/**/*.spec.ts', '<rootDir>/gateway/src/**/*.spec.ts'],
+    },
+    {
+      displayName: 'cross',
+      testEnvironment: 'node',
+      transform: { '^.+\\.ts$': swc },
+      moduleNameMapper,
+      testMatch: ['<rootDir>/tests/**/*.test.ts'],
+      testTimeout: 60000,
+      slowTestThreshold: 30,
+    },
+  ],
+};

@@ -1,0 +1,63 @@
+/**
+ * The message-bus port: RabbitMQ through amqplib in production, an in-process bus by default.
+ *
+ * Delivery is at least once: a consumer may see a message again after a crash or a broker restart,
+ * so every handler is idempotent (keyed on `message.id` or on the work it describes) and the
+ * message is acknowledged only after the handler's writes are durable (when it resolves).
+ */
+
+export interface BusMessage<P = unknown> {
+  /** Unique per message; handlers use it (or the work's own key) to ignore redeliveries. */
+  id: string;
+  /** Versioned type, `<service>.<event>.v<n>`, e.g. `records.lead_created.v1`. */
+  type: string;
+  /** Ties together the messages one request or job caused (the gateway's request id, a job uid). */
+  correlationId: string;
+  /** ISO 8601 UTC. */
+  occurredAt: string;
+  payload: P;
+  /** Transport headers such as W3C trace context (`traceparent`). */
+  headers?: Record<string, string>;
+}
+
+export interface QueueDefinition {
+  /** Durable queue name, e.g. `automation.events`. */
+  name: string;
+  /** Routing-key patterns on the topic exchange (`records.#`, `import.chunk.v1`). */
+  bindings: string[];
+  /** Deliveries before a message goes to `<name>.dead` instead of back to the queue. Default 5. */
+  maxDeliveries?: number;
+  /** Messages handed to this consumer before it has acknowledged them. Default 10. */
+  prefetch?: number;
+}
+
+export interface DeliveryInfo {
+  /** 1 on the first delivery, higher on redelivery when the broker knows. */
+  attempt: number;
+  redelivered: boolean;
+}
+
+export type MessageHandler = (message: BusMessage, info: DeliveryInfo) => Promise<void>;
+
+export interface Consumer {
+  /** Stops taking new messages and waits for handlers under way to finish (or hands them back). */
+  stop(): Promise<void>;
+}
+
+export interface MessageBus {
+  /** Resolves once the broker has confirmed the message (publisher confirms). Routing key = message.type. */
+  publish(message: BusMessage): Promise<void>;
+  /**
+   * Publishes `message` so that it is delivered no earlier than `delayMs` from now. The one
+   * function every delay goes through. RabbitMQ: TTL queues by delay tier with dead-lettering
+   * back to the exchange, hopping down the tiers until due.
+   */
+  schedule(message: BusMessage, delayMs: number): Promise<void>;
+  consume(queue: QueueDefinition, handler: MessageHandler): Promise<Consumer>;
+  /** Messages waiting in a queue (for metrics and tests); undefined when the adapter cannot tell. */
+  depth(queueName: string): Promise<number | undefined>;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export type BusLocation = { kind: 'amqp'; url: string; exchange?: string } | { kind: 'in-process' };

@@ -1,0 +1,73 @@
+import { z } from 'zod';
+
+export { z };
+
+/** Thrown when the environment does not satisfy a process's schema; lists every bad variable. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+/**
+ * Validates the environment against a zod object whose keys are variable names.
+ * Every problem is reported at once, so an operator fixes the deployment in one go.
+ */
+export function loadConfig<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  const input: Record<string, string | undefined> = {};
+  for (const key of Object.keys(schema.shape)) {
+    const value = env[key];
+    input[key] = value === '' ? undefined : value;
+  }
+  const result = schema.safeParse(input);
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`));
+  }
+  return result.data;
+}
+
+/** Like loadConfig, but prints the problems and exits: for a process's entry point. */
+export function loadConfigOrExit<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  try {
+    return loadConfig(schema, env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw error;
+  }
+}
+
+const SECRET_NAME = /(SECRET|PASSWORD|TOKEN|PRIVATE|KEY)$/i;
+const URL_CREDENTIALS = /(\/\/[^:/@]+:)[^@]+@/;
+
+/** A copy fit for a log line: secret-looking values hidden, passwords in URLs masked. */
+export function redactConfig(config: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(config)) {
+    if (value !== undefined && SECRET_NAME.test(key)) out[key] = '[redacted]';
+    else if (typeof value === 'string') out[key] = value.replace(URL_CREDENTIALS, '$1[redacted]@');
+    else out[key] = value;
+  }
+  return out;
+}
+
+/** Common field parsers, so every process reads ports, booleans and durations the same way. */
+export const env = {
+  port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
+  bool: (fallback: boolean) =>
+    z
+      .enum(['true', 'false', '1', '0', 'yes', 'no'])
+      .default(fallback ? 'true' : 'false')
+      .transform((v) => v === 'true' || v === '1' || v === 'yes'),
+  url: (protocols: string[]) =>
+    z
+      .string()
+      .url()
+      .refine((v) => protocols.some((p) => v.startsWith(`${p}:`)), { message: `must be a ${protocols.join(' or ')} URL` })
+      .optional(),
+  positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
+  number: (fallback: number) => z.coerce.number().positive().default(fallback),
+};

@@ -1,0 +1,64 @@
+import * as grpc from '@grpc/grpc-js';
+import { contextToMetadata, type CallerContext } from './caller-context';
+import { fromServiceError } from './errors';
+import { loadService } from './proto-files';
+
+export interface CallOptions {
+  /** Milliseconds before the call fails with DEADLINE_EXCEEDED (read as unavailable). Default 10 s. */
+  timeoutMs?: number;
+  /** Extra metadata, e.g. the operator token. */
+  metadata?: Record<string, string>;
+}
+
+/** Method name → [request, response] types; the generated `*Methods` interfaces have this shape. */
+export type MethodMap = Record<string, { request: object; response: object }>;
+
+/** A promise-based client: `client.call('LogIn', request, context)` resolves with the response or rejects with a DomainError. */
+export class GrpcClient<M extends MethodMap> {
+  private readonly client: grpc.Client;
+
+  constructor(
+    protoPath: string,
+    fullName: string,
+    readonly address: string,
+  ) {
+    const Client = loadService(protoPath, fullName);
+    this.client = new Client(address, grpc.credentials.createInsecure(), {
+      'grpc.max_receive_message_length': 32 * 1024 * 1024,
+      'grpc.max_send_message_length': 32 * 1024 * 1024,
+      // Reconnect quickly after a service restarts, so callers see it back within a second or two.
+      'grpc.initial_reconnect_backoff_ms': 200,
+      'grpc.max_reconnect_backoff_ms': 2000,
+    });
+  }
+
+  call<K extends keyof M & string>(
+    method: K,
+    request: Partial<M[K]['request']>,
+    context: Partial<CallerContext> = {},
+    options: CallOptions = {},
+  ): Promise<M[K]['response']> {
+    const metadata = contextToMetadata(context);
+    for (const [key, value] of Object.entries(options.metadata ?? {})) metadata.set(key, value);
+    const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+    const fn = (this.client as unknown as Record<string, grpc.requestCallback<unknown> | undefined>)[method];
+    if (typeof fn !== 'function') return Promise.reject(new Error(`No method ${method} on ${this.address}`));
+    return new Promise((resolve, reject) => {
+      (fn as unknown as (...args: unknown[]) => void).call(this.client, request, metadata, { deadline }, (error: grpc.ServiceError | null, response: unknown) => {
+        if (error) reject(fromServiceError(error));
+        else resolve(response as M[K]['response']);
+      });
+    });
+  }
+
+  /** Resolves once connected (or rejects after `timeoutMs`); for start-up ordering. */
+  waitForReady(timeoutMs: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.client.waitForReady(Date.now() + timeoutMs, (error) => (error ? reject(error) : resolve()));
+    });
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * The rate-limit counter port: fixed windows counted in Redis (ioredis + rate-limiter-flexible),
+ * shared by every gateway replica; rate-limiter-flexible's memory limiter when no Redis is set,
+ * and as the fallback while Redis is unreachable (logged when it starts and when it ends).
+ */
+
+export interface LimitDecision {
+  allowed: boolean;
+  /** Requests allowed in the window. */
+  limit: number;
+  /** Requests left in the window after this one (0 when refused). */
+  remaining: number;
+  /** Unix seconds at which the window resets. */
+  resetAt: number;
+  /** Seconds until a refused caller may try again (0 when allowed). */
+  retryAfterSeconds: number;
+}
+
+export interface RateLimitCounter {
+  /** Counts one request for `key` against `limit` per `windowSeconds`. */
+  consume(key: string, limit: number, windowSeconds: number): Promise<LimitDecision>;
+  /** Whether counts are currently shared (Redis reachable) or local (memory/fallback). */
+  mode(): 'shared' | 'local';
+  close(): Promise<void>;
+}
+
+export type RateLimitLocation = { kind: 'redis'; url: string; keyPrefix?: string } | { kind: 'memory' };

@@ -1,0 +1,161 @@
+/**
+ * The document-store port. Services write their queries once, against these types; each adapter
+ * (SQLite for the embedded default, MongoDB through mongoose in production) translates them.
+ *
+ * Rules every adapter keeps:
+ * - Values are data, never operators: a condition's value must be a scalar (or an array of
+ *   scalars for `in`/`nin`); anything else is refused with a StoreError('invalid_query').
+ * - Field names must be declared-looking identifiers (`name`, `billingAddress.city`); others are refused.
+ * - Tenancy lives here: a `workspace` collection is only reachable through `store.forWorkspace(id)`,
+ *   which adds `workspaceId = id` to every read, write and count and stamps it on every insert.
+ *   A `global` collection is only reachable through `store.global()`.
+ */
+
+export type Scalar = string | number | boolean | null;
+
+/** One condition of a query; a query's `where` list is an AND of its conditions. */
+export type Condition =
+  | { field: string; op: 'eq' | 'ne'; value: Scalar }
+  | { field: string; op: 'in' | 'nin'; values: Scalar[] }
+  | { field: string; op: 'gt' | 'gte' | 'lt' | 'lte'; value: string | number }
+  /** Literal, case-insensitive substring match on a string field: no pattern characters. */
+  | { field: string; op: 'contains_text'; value: string }
+  /** The array field holds this element. */
+  | { field: string; op: 'has'; value: Scalar }
+  /** The field is present and not null (true), or absent or null (false). */
+  | { field: string; op: 'exists'; value: boolean }
+  /** Any of the groups holds; each group is an AND of its conditions. */
+  | { or: Condition[][] };
+
+export interface SortKey {
+  field: string;
+  direction: 'asc' | 'desc';
+}
+
+export interface Query {
+  where?: Condition[];
+  /** Ties are always broken by id, in the direction of the last key (ascending when no sort). */
+  sort?: SortKey[];
+  limit?: number;
+  offset?: number;
+}
+
+/** Every stored document has a string id, unique within its collection. */
+export interface StoredDocument {
+  id: string;
+  workspaceId?: string;
+}
+
+export type FieldType = 'string' | 'number' | 'boolean';
+
+export interface IndexDefinition {
+  /** Fields in index order. For a workspace collection, workspaceId is put first implicitly. */
+  fields: string[];
+  /** Unique within the scope (within the workspace for a workspace collection). */
+  unique?: boolean;
+  /** A unique index that ignores documents where the (single) field is absent or null. */
+  sparse?: boolean;
+}
+
+export interface CollectionDefinition<T extends StoredDocument = StoredDocument> {
+  name: string;
+  scope: 'workspace' | 'global';
+  /** Top-level scalar fields that lists filter or sort on, with their types; adapters index them. */
+  fields?: Record<string, FieldType>;
+  indexes?: IndexDefinition[];
+  /** Phantom, for inference only. */
+  readonly __type?: T;
+}
+
+export function defineCollection<T extends StoredDocument>(definition: Omit<CollectionDefinition<T>, '__type'>): CollectionDefinition<T> {
+  return definition as CollectionDefinition<T>;
+}
+
+/** A change to one document. `set` replaces top-level fields (dot paths allowed), `unset` removes them, `inc` adds to numbers (a missing field counts as 0). */
+export interface Change<T> {
+  set?: Partial<T> & Record<string, unknown>;
+  unset?: string[];
+  inc?: Record<string, number>;
+}
+
+export interface UpdateOptions {
+  /** Extra conditions the document must meet; when they do not hold, nothing is changed. */
+  where?: Condition[];
+}
+
+/** One write of a unit of work. */
+export type WriteOp =
+  | { kind: 'insert'; collection: CollectionDefinition<any>; document: StoredDocument & Record<string, unknown> }
+  | {
+      kind: 'update';
+      collection: CollectionDefinition<any>;
+      id: string;
+      change: Change<any>;
+      where?: Condition[];
+      /** When true (the default), the unit fails with 'conflict' if the document does not match. */
+      required?: boolean;
+    }
+  | { kind: 'delete'; collection: CollectionDefinition<any>; id: string }
+  | { kind: 'deleteMany'; collection: CollectionDefinition<any>; where: Condition[] }
+  | { kind: 'updateMany'; collection: CollectionDefinition<any>; where: Condition[]; change: Change<any> };
+
+/** Reads and writes within one scope (a workspace, or the global scope). */
+export interface ScopedStore {
+  get<T extends StoredDocument>(collection: CollectionDefinition<T>, id: string): Promise<T | null>;
+  /** Documents with these ids, in no particular order; unknown ids are left out. */
+  getMany<T extends StoredDocument>(collection: CollectionDefinition<T>, ids: string[]): Promise<T[]>;
+  find<T extends StoredDocument>(collection: CollectionDefinition<T>, query?: Query): Promise<T[]>;
+  findOne<T extends StoredDocument>(collection: CollectionDefinition<T>, where: Condition[]): Promise<T | null>;
+  count<T extends StoredDocument>(collection: CollectionDefinition<T>, where?: Condition[]): Promise<number>;
+  /** Fails with StoreError('duplicate') when the id or a unique index is taken. */
+  insert<T extends StoredDocument>(collection: CollectionDefinition<T>, document: T): Promise<T>;
+  /** The updated document, or null when there is no such document or `where` does not hold. */
+  update<T extends StoredDocument>(collection: CollectionDefinition<T>, id: string, change: Change<T>, options?: UpdateOptions): Promise<T | null>;
+  updateMany<T extends StoredDocument>(collection: CollectionDefinition<T>, where: Condition[], change: Change<T>): Promise<number>;
+  /**
+   * Inserts `document` when no document has this id, otherwise applies `change`; returns the result.
+   * Atomic: two concurrent upserts of one id never both insert.
+   */
+  upsert<T extends StoredDocument>(collection: CollectionDefinition<T>, document: T, change: Change<T>): Promise<T>;
+  delete<T extends StoredDocument>(collection: CollectionDefinition<T>, id: string): Promise<boolean>;
+  deleteMany<T extends StoredDocument>(collection: CollectionDefinition<T>, where: Condition[]): Promise<number>;
+  /**
+   * Applies every write or none (a transaction). An insert that hits a duplicate, or a required
+   * update whose document is missing or fails its `where`, aborts the whole unit with a StoreError.
+   */
+  commit(ops: WriteOp[]): Promise<void>;
+}
+
+export interface DocumentStore {
+  forWorkspace(workspaceId: string): ScopedStore;
+  global(): ScopedStore;
+  /** Whether the backing database answers; for readiness probes. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export type StoreErrorCode = 'duplicate' | 'conflict' | 'invalid_query' | 'wrong_scope' | 'unavailable';
+
+export class StoreError extends Error {
+  override readonly name = 'StoreError';
+  constructor(
+    readonly code: StoreErrorCode,
+    message: string,
+    /** For 'duplicate': the fields of the unique index that was hit, when known. */
+    readonly fields?: string[],
+  ) {
+    super(message);
+  }
+}
+
+export type StoreLocation =
+  /** One SQLite file (WAL mode), or ':memory:' for tests. */
+  | { kind: 'sqlite'; file: string }
+  /** A MongoDB deployment (a replica set, for transactions) and this service's own database. */
+  | { kind: 'mongo'; url: string; database: string };
+
+export interface OpenStoreOptions {
+  location: StoreLocation;
+  /** Every collection the service uses; adapters create tables/indexes for them at open. */
+  collections: CollectionDefinition<any>[];
+}
