@@ -1,0 +1,9 @@
+import { env, z } from '@crm/config';
+
+export const importConfigSchema = z.object({
+  GRPC_HOST: z.string().default('0.0.0.0'),
+  GRPC_PORT: env.port(50053),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type ImportConfig = z.infer<typeof importConfigSchema>;
