@@ -1,0 +1,33 @@
+'use strict';
+const autocannon = require('autocannon');
+
+/** Runs autocannon for `seconds` against one URL and returns requests/s and latency percentiles (ms). */
+function load({ url, headers = {}, seconds = 10, connections = 32, pipelining = 1 }) {
+  return new Promise((resolve, reject) => {
+    autocannon({ url, headers, duration: seconds, connections, pipelining, tlsOptions: { rejectUnauthorized: false } }, (error, result) => {
+      if (error) return reject(error);
+      const non2xx = result.non2xx + result.errors + result.timeouts;
+      resolve({
+        requestsPerSecond: result.requests.average,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        total: result.requests.total,
+        failed: non2xx,
+      });
+    });
+  });
+}
+
+/** Median and 99th percentile of `iterations` sequential runs of an async function, in ms. */
+async function timeSequential(iterations, fn) {
+  const samples = [];
+  for (let i = 0; i < iterations; i += 1) {
+    const start = process.hrtime.bigint();
+    await fn(i);
+    samples.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  samples.sort((a, b) => a - b);
+  return { p50: samples[Math.floor(samples.length * 0.5)], p99: samples[Math.floor(samples.length * 0.99)] };
+}
+
+module.exports = { load, timeSequential };

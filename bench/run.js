@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+// `npm run bench`: starts a local cluster (1 gateway, real Redis and RabbitMQ) and runs each suite
+// in bench/suites/, reporting every figure as a ratio against a baseline measured in the same run.
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const { parseArgs } = require('node:util');
+const { Agent, request } = require('undici');
+const { startLocalCluster } = require('../scripts/local-cluster.js');
+
+const { values } = parseArgs({ options: { only: { type: 'string' }, seconds: { type: 'string' }, help: { type: 'boolean' } } });
+const suitesDir = path.join(__dirname, 'suites');
+const suites = fs.readdirSync(suitesDir).filter((f) => f.endsWith('.js')).map((f) => f.replace(/\.js$/, ''));
+if (values.help) {
+  console.log(`Usage: npm run bench [-- --only <suite>] [--seconds N]\n  Suites: ${suites.join(', ')}\n  Results are printed and written to bench/results/.`);
+  process.exit(0);
+}
+
+async function main() {
+  const selected = values.only ? values.only.split(',') : suites;
+  const seconds = Number(values.seconds ?? 10);
+  const log = (message) => process.stderr.write(`[bench] ${message}\n`);
+  log('starting the local cluster');
+  const cluster = await startLocalCluster({ gateways: 1, workers: 1, logLevel: 'warn' });
+  const agent = new Agent({ connect: { ca: cluster.ca } });
+  const api = async (method, p, body, token) => {
+    const res = await request(`${cluster.gateways[0].url}${p}`, {
+      method,
+      dispatcher: agent,
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.body.text();
+    if (res.statusCode >= 300) throw new Error(`${method} ${p} → ${res.statusCode} ${text}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+  const results = [];
+  try {
+    for (const name of selected) {
+      log(`suite ${name}`);
+      results.push(await require(path.join(suitesDir, `${name}.js`))({ cluster, api, seconds, log }));
+    }
+  } finally {
+    await agent.close();
+    await cluster.stop();
+  }
+  for (const r of results) {
+    console.log(`\n${r.name}`);
+    console.log(`  ratio ${r.ratio.toFixed(2)} (target ${r.target})`);
+    console.log(JSON.stringify(r, null, 2).split('\n').map((l) => `  ${l}`).join('\n'));
+  }
+  const outDir = path.join(__dirname, 'results');
+  fs.mkdirSync(outDir, { recursive: true });
+  const file = path.join(outDir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  fs.writeFileSync(file, JSON.stringify({ node: process.version, results }, null, 2));
+  log(`written to ${path.relative(process.cwd(), file)}`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

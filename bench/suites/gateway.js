@@ -1,0 +1,63 @@
+// Gateway suite: an authenticated, rate-limited GET /api/auth/me/ through gateway → gRPC → auth and
+// back, against a bare Express 5 JSON handler; plus the cost split of the hot path's parts.
+'use strict';
+const { fork, execFileSync } = require('node:child_process');
+const path = require('node:path');
+const { load, timeSequential } = require('../load');
+
+const ROOT = path.resolve(__dirname, '../..');
+
+async function signUpAndLiftLimit(cluster, api) {
+  const email = `bench-${Date.now()}@example.com`;
+  const password = 'bench-password-123';
+  const signup = await api('POST', '/api/auth/signup/', { workspaceName: 'Bench', email, password, firstName: 'Bench', lastName: 'Mark' });
+  execFileSync(process.execPath, [path.join(ROOT, 'services/auth/dist/cli.js'), 'change-plan', '--workspace', signup.user.workspaceId, '--plan', 'enterprise', '--rate-limit', '100000000'], {
+    env: { ...process.env, AUTH_GRPC_ADDR: cluster.authAddress, CRM_OPERATOR_TOKEN: cluster.operatorToken },
+  });
+  return signup;
+}
+
+module.exports = async function gatewaySuite({ cluster, api, seconds, log }) {
+  const { access, user } = await signUpAndLiftLimit(cluster, api);
+  const gatewayUrl = `${cluster.gateways[0].url}/api/auth/me/`;
+  const headers = { authorization: `Bearer ${access}` };
+
+  const baseline = fork(path.join(__dirname, '../baseline-server.js'), [path.join(cluster.dataDir, 'tls/cert.pem'), path.join(cluster.dataDir, 'tls/key.pem')]);
+  const baselinePort = await new Promise((resolve) => baseline.once('message', (m) => resolve(m.port)));
+  try {
+    log('warming up');
+    await load({ url: gatewayUrl, headers, seconds: 2 });
+    await load({ url: `https://127.0.0.1:${baselinePort}/api/auth/me/`, seconds: 2 });
+    log(`baseline: bare Express 5 JSON handler, ${seconds} s`);
+    const bare = await load({ url: `https://127.0.0.1:${baselinePort}/api/auth/me/`, seconds });
+    log(`gateway: GET /api/auth/me/ through gateway → gRPC → auth, ${seconds} s`);
+    const through = await load({ url: gatewayUrl, headers, seconds });
+
+    // The cost split, each part measured on its own in this process.
+    const jwt = require('jsonwebtoken');
+    const { GrpcClient } = require(path.join(ROOT, 'libs/grpc/dist'));
+    const authClient = new GrpcClient('auth/v1/auth.proto', 'auth.v1.AuthService', cluster.authAddress);
+    const { keys } = await authClient.call('GetSigningKeys', {});
+    const jwtVerify = await timeSequential(2000, () => jwt.verify(access, keys[0].publicKeyPem, { algorithms: ['RS256'] }));
+    const context = { workspaceId: user.workspaceId, actorId: user.id, actorKind: 'user' };
+    await authClient.call('GetCurrentUser', {}, context);
+    const grpcHop = await timeSequential(2000, () => authClient.call('GetCurrentUser', {}, context));
+    authClient.close();
+    const { openRateLimitCounter } = require(path.join(ROOT, 'libs/rate-limit/dist'));
+    const { createLogger } = require(path.join(ROOT, 'libs/observability/dist'));
+    const counter = await openRateLimitCounter({ kind: 'redis', url: process.env.REDIS_URL || 'redis://127.0.0.1:6379', keyPrefix: `bench:${Date.now()}:` }, createLogger('bench', { level: 'warn' }));
+    const limiter = await timeSequential(2000, (i) => counter.consume(`ws_bench_${i % 10}`, 1e9, 60));
+    await counter.close();
+
+    return {
+      name: 'gateway: authenticated, rate-limited GET /api/auth/me/',
+      ratio: through.requestsPerSecond / bare.requestsPerSecond,
+      target: '≥ 0.5',
+      baseline: bare,
+      measured: through,
+      costSplitMs: { jwtVerifyUncached: jwtVerify, rateLimitConsumeRedis: limiter, grpcHopGetCurrentUser: grpcHop },
+    };
+  } finally {
+    baseline.kill();
+  }
+};

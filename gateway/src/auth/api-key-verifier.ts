@@ -1,0 +1,78 @@
+/**
+ * Checks workspace API keys with auth (VerifyApiKey) and caches the answer for a minute. A
+ * revocation pushed over the invalidation channel evicts the key at once, and the key id is
+ * remembered for the cache lifetime so a verification that raced the revocation cannot re-cache it.
+ */
+import { createHash } from 'node:crypto';
+import { DomainError, isDomainError } from '@crm/observability';
+import type { authV1 } from '@crm/grpc';
+import { GRPC_DEADLINE_MS, type AuthClient } from '../clients/auth-client';
+import { credentialError } from './credential-error';
+import { ExpiringLru } from './expiring-lru';
+
+export const API_KEY_PREFIX = 'crm_';
+
+export interface VerifiedApiKey {
+  keyId: string;
+  workspace: authV1.Workspace;
+}
+
+export interface ApiKeyVerifierOptions {
+  ttlMs?: number;
+  cacheSize?: number;
+  now?: () => number;
+}
+
+export class ApiKeyVerifier {
+  // Keyed by a hash of the key, so the cache never holds usable secrets.
+  private readonly cache: ExpiringLru<string, VerifiedApiKey>;
+  private readonly recentlyRevoked: ExpiringLru<string, true>;
+  private readonly inFlight = new Map<string, Promise<VerifiedApiKey>>();
+  private readonly ttlMs: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly auth: AuthClient,
+    options: ApiKeyVerifierOptions = {},
+  ) {
+    this.ttlMs = options.ttlMs ?? 60_000;
+    this.now = options.now ?? Date.now;
+    this.cache = new ExpiringLru(options.cacheSize ?? 10_000, this.now);
+    this.recentlyRevoked = new ExpiringLru(100_000, this.now);
+  }
+
+  async verify(key: string, requestId: string): Promise<VerifiedApiKey> {
+    const digest = createHash('sha256').update(key).digest('hex');
+    const cached = this.cache.get(digest);
+    if (cached) return cached;
+    let pending = this.inFlight.get(digest);
+    if (!pending) {
+      pending = this.lookUp(key, digest, requestId).finally(() => this.inFlight.delete(digest));
+      this.inFlight.set(digest, pending);
+    }
+    return pending;
+  }
+
+  /** Called when any replica revoked the key: it stops working here at once. */
+  revoke(keyId: string): void {
+    this.recentlyRevoked.set(keyId, true, this.now() + this.ttlMs + 5_000);
+    this.cache.deleteWhere((entry) => entry.keyId === keyId);
+  }
+
+  private async lookUp(key: string, digest: string, requestId: string): Promise<VerifiedApiKey> {
+    let response: authV1.VerifyApiKeyResponse;
+    try {
+      response = await this.auth.call('VerifyApiKey', { key }, { requestId }, { timeoutMs: GRPC_DEADLINE_MS });
+    } catch (error) {
+      if (isDomainError(error) && (error.kind === 'unauthenticated' || error.kind === 'not_found' || error.kind === 'permission_denied')) {
+        throw credentialError('Invalid API key.', 'invalid_token');
+      }
+      throw error;
+    }
+    if (!response.keyId || !response.workspace) throw new DomainError('internal', 'VerifyApiKey answered without a key id or workspace.');
+    if (this.recentlyRevoked.has(response.keyId)) throw credentialError('Invalid API key.', 'invalid_token');
+    const verified: VerifiedApiKey = { keyId: response.keyId, workspace: response.workspace };
+    this.cache.set(digest, verified, this.now() + this.ttlMs);
+    return verified;
+  }
+}

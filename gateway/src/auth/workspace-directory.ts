@@ -1,0 +1,71 @@
+/**
+ * Workspaces (plan, per-minute limit, system user) from auth's GetWorkspace, cached 30 s and
+ * evicted when a `workspace_changed` event arrives. While auth is unreachable a recently known
+ * workspace is served stale (up to 10 minutes) so a short auth outage does not stop the whole API.
+ */
+import { isDomainError } from '@crm/observability';
+import type { authV1 } from '@crm/grpc';
+import { GRPC_DEADLINE_MS, type AuthClient } from '../clients/auth-client';
+import { ExpiringLru } from './expiring-lru';
+
+interface Entry {
+  workspace: authV1.Workspace;
+  freshUntil: number;
+}
+
+export interface WorkspaceDirectoryOptions {
+  ttlMs?: number;
+  staleMs?: number;
+  cacheSize?: number;
+  now?: () => number;
+}
+
+export class WorkspaceDirectory {
+  private readonly cache: ExpiringLru<string, Entry>;
+  private readonly inFlight = new Map<string, Promise<authV1.Workspace>>();
+  private readonly ttlMs: number;
+  private readonly staleMs: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly auth: AuthClient,
+    options: WorkspaceDirectoryOptions = {},
+  ) {
+    this.ttlMs = options.ttlMs ?? 30_000;
+    this.staleMs = options.staleMs ?? 10 * 60_000;
+    this.now = options.now ?? Date.now;
+    this.cache = new ExpiringLru(options.cacheSize ?? 10_000, this.now);
+  }
+
+  async get(workspaceId: string, requestId: string): Promise<authV1.Workspace> {
+    const entry = this.cache.get(workspaceId);
+    if (entry && entry.freshUntil > this.now()) return entry.workspace;
+    let pending = this.inFlight.get(workspaceId);
+    if (!pending) {
+      pending = this.fetch(workspaceId, requestId, entry).finally(() => this.inFlight.delete(workspaceId));
+      this.inFlight.set(workspaceId, pending);
+    }
+    return pending;
+  }
+
+  /** Seeds the cache from an answer that carried the workspace anyway (VerifyApiKey). */
+  remember(workspace: authV1.Workspace): void {
+    const now = this.now();
+    this.cache.set(workspace.id, { workspace, freshUntil: now + this.ttlMs }, now + this.staleMs);
+  }
+
+  evict(workspaceId: string): void {
+    this.cache.delete(workspaceId);
+  }
+
+  private async fetch(workspaceId: string, requestId: string, stale: Entry | undefined): Promise<authV1.Workspace> {
+    try {
+      const workspace = await this.auth.call('GetWorkspace', { workspaceId }, { requestId, workspaceId }, { timeoutMs: GRPC_DEADLINE_MS });
+      this.remember(workspace);
+      return workspace;
+    } catch (error) {
+      if (stale && isDomainError(error) && error.kind === 'unavailable') return stale.workspace;
+      throw error;
+    }
+  }
+}

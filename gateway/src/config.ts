@@ -1,0 +1,39 @@
+import { env, z } from '@crm/config';
+
+const hostPort = (fallback: string) =>
+  z
+    .string()
+    .regex(/^[^\s:]+:\d{1,5}$/, { message: 'must be host:port' })
+    .default(fallback);
+
+/** Sizes as body-parser reads them: a number of bytes or a string such as `1mb`, `512kb`. */
+const byteSize = z
+  .string()
+  .regex(/^\d+(b|kb|mb)?$/i, { message: 'must be a size such as 1mb, 512kb or 1048576' })
+  .default('1mb');
+
+export const gatewayConfigSchema = z.object({
+  CRM_HOST: z.string().default('0.0.0.0'),
+  CRM_PORT: env.port(8443),
+  CRM_DATA_DIR: z.string().default('./data'),
+  TLS_CERT_FILE: z.string().optional(),
+  TLS_KEY_FILE: z.string().optional(),
+  /** Serve plain HTTP behind an ingress that terminates TLS; requests not marked https are refused. */
+  TLS_TERMINATED_UPSTREAM: env.bool(false),
+  AUTH_GRPC_ADDR: hostPort('127.0.0.1:50051'),
+  RECORDS_GRPC_ADDR: hostPort('127.0.0.1:50052'),
+  IMPORT_GRPC_ADDR: hostPort('127.0.0.1:50053'),
+  AUTOMATION_GRPC_ADDR: hostPort('127.0.0.1:50054'),
+  REDIS_URL: env.url(['redis', 'rediss']),
+  SIGNUP_ENABLED: env.bool(true),
+  BODY_LIMIT: byteSize,
+  PUBLIC_BASE_URL: env.url(['https', 'http']),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
+
+/** A config with every default applied, for tests and the one-process launcher. */
+export function gatewayConfig(overrides: Partial<GatewayConfig> = {}): GatewayConfig {
+  return { ...gatewayConfigSchema.parse({}), ...overrides };
+}

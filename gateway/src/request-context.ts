@@ -1,0 +1,52 @@
+/**
+ * What the gateway learns about a request as it passes the middleware, kept in `res.locals`:
+ * the request id, and the caller once a credential has been verified. The gRPC caller context is
+ * built from these only, never from the client's headers.
+ */
+import type { Response } from 'express';
+import type { CallerContext } from '@crm/grpc';
+import { DomainError } from '@crm/observability';
+import type { LimitDecision } from '@crm/rate-limit';
+
+export interface Caller {
+  workspaceId: string;
+  /** The user, or the workspace's system user for API keys. */
+  actorId: string;
+  actorKind: 'user' | 'api_key';
+  plan: string;
+  /** 0 when auth gave none: the plan's default applies. */
+  rateLimitPerMinute: number;
+  apiKeyId?: string;
+}
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Locals {
+      requestId: string;
+      caller?: Caller;
+      /** A credential that failed, held until the rate limiter has counted the request. */
+      authFailure?: unknown;
+      /** The decision whose X-RateLimit-* headers the response carries. */
+      rateLimit?: LimitDecision;
+    }
+  }
+}
+
+export function callerOf(res: Response): Caller {
+  const caller = res.locals.caller;
+  if (!caller) throw new DomainError('internal', 'Route reached without an authenticated caller.');
+  return caller;
+}
+
+export function callerContext(res: Response): CallerContext {
+  const caller = callerOf(res);
+  return {
+    workspaceId: caller.workspaceId,
+    actorId: caller.actorId,
+    actorKind: caller.actorKind,
+    requestId: res.locals.requestId,
+    plan: caller.plan,
+    ...(caller.apiKeyId ? { apiKeyId: caller.apiKeyId } : {}),
+  };
+}

@@ -1,0 +1,288 @@
+/**
+ * The message bus on RabbitMQ: one connection that reconnects with backoff, a confirm channel for
+ * publishing, quorum work queues with dead-letter queues, and delayed delivery through TTL tiers.
+ */
+import { connect, type Channel, type ChannelModel, type ConfirmChannel, type ConsumeMessage, type Options, type RecoveringChannelModel } from 'amqplib';
+import type { Socket } from 'node:net';
+import type { Logger } from '@crm/observability';
+import type { BusMessage, Consumer, MessageBus, MessageHandler, QueueDefinition } from '../port';
+import { AmqpConsumer, type DeliveryHandler } from './amqp-consumer';
+import { DUE_AT_HEADER, isDue, tierFor } from './delay-tiers';
+import { decodeMessage, deliveryInfo, encodeMessage, republishOptions } from './message-codec';
+import { DEFAULT_PREFETCH, declareBusTopology, declareWorkQueue, topologyNames, type TopologyNames } from './topology';
+
+export interface AmqpBusOptions {
+  url: string;
+  /** The topic exchange; the dead-letter and delay names derive from it. Default `crm.events`. */
+  exchange?: string;
+  /** How long publish(), schedule() and consume() wait for the broker during an outage. Default 30 s. */
+  outageTimeoutMs?: number;
+  /** How long stopping waits for handlers under way before their messages go back. Default 30 s. */
+  stopGraceMs?: number;
+  /** Connection retries at start before openBus gives up. Default 5 (about 8 s). */
+  initialConnectRetries?: number;
+}
+
+interface Session {
+  model: ChannelModel;
+  publisher: ConfirmChannel;
+}
+
+const DELAY_FORWARDER_PREFETCH = 100;
+const CHANNEL_REOPEN_DELAY_MS = 1000;
+
+export class AmqpBus implements MessageBus {
+  private readonly names: TopologyNames;
+  private readonly outageTimeoutMs: number;
+  private readonly stopGraceMs: number;
+  private connection: RecoveringChannelModel | undefined;
+  private session: Session | undefined;
+  private readonly sessionWaiters = new Set<{ resolve(session: Session): void; reject(err: Error): void }>();
+  private readonly workQueues = new Map<string, QueueDefinition>();
+  private readonly consumers = new Set<AmqpConsumer>();
+  private readonly delayForwarder: AmqpConsumer;
+  private closed = false;
+
+  private constructor(
+    private readonly options: AmqpBusOptions,
+    private readonly logger: Logger,
+  ) {
+    this.names = topologyNames(options.exchange);
+    this.outageTimeoutMs = options.outageTimeoutMs ?? 30_000;
+    this.stopGraceMs = options.stopGraceMs ?? 30_000;
+    this.delayForwarder = this.newConsumer(this.names.delayReturnQueue, DELAY_FORWARDER_PREFETCH, (delivery) => this.forwardDelayed(delivery));
+  }
+
+  /** Connects, declares the topology and starts forwarding delayed messages. */
+  static async open(options: AmqpBusOptions, logger: Logger): Promise<AmqpBus> {
+    const bus = new AmqpBus(options, logger);
+    await bus.connect();
+    return bus;
+  }
+
+  async publish(message: BusMessage): Promise<void> {
+    const { content, options } = encodeMessage(message);
+    await this.publishConfirmed(this.names.events, message.type, content, options);
+  }
+
+  async schedule(message: BusMessage, delayMs: number): Promise<void> {
+    const now = Date.now();
+    if (isDue(now + delayMs, now)) return this.publish(message);
+    const { content, options } = encodeMessage(message, { [DUE_AT_HEADER]: now + delayMs });
+    await this.publishConfirmed('', this.names.delayTierQueue(tierFor(delayMs)), content, options);
+  }
+
+  async consume(queue: QueueDefinition, handler: MessageHandler): Promise<Consumer> {
+    const session = await this.waitForSession();
+    await this.withChannel(session.model, (channel) => declareWorkQueue(channel, this.names, queue));
+    this.workQueues.set(queue.name, queue);
+    const consumer = this.newConsumer(queue.name, queue.prefetch ?? DEFAULT_PREFETCH, async (delivery) => handler(decodeMessage(delivery), deliveryInfo(delivery)));
+    this.consumers.add(consumer);
+    try {
+      await consumer.attach(session.model);
+    } catch (err) {
+      // After a connection loss the consumer resumes on reconnect; anything else is the caller's to see.
+      if (this.session === session) {
+        await consumer.stop();
+        throw err;
+      }
+    }
+    return consumer;
+  }
+
+  async depth(queueName: string): Promise<number | undefined> {
+    const session = this.session;
+    if (!session) return undefined;
+    try {
+      return await this.withChannel(session.model, async (channel) => (await channel.checkQueue(queueName)).messageCount);
+    } catch {
+      return undefined;
+    }
+  }
+
+  async ping(): Promise<boolean> {
+    const session = this.session;
+    if (!session) return false;
+    try {
+      await this.withChannel(session.model, (channel) => channel.checkExchange(this.names.events));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const waiter of this.sessionWaiters) waiter.reject(new Error('message bus closed'));
+    this.sessionWaiters.clear();
+    await Promise.all([...this.consumers].map((consumer) => consumer.stop()));
+    await this.delayForwarder.stop();
+    await this.session?.publisher.waitForConfirms().catch(() => undefined);
+    this.session = undefined;
+    await this.connection?.close();
+    this.logger.info('message bus closed');
+  }
+
+  /**
+   * Destroys the socket under the current connection, as a broker restart or a network fault
+   * would. Exists so tests can exercise reconnection without restarting a shared broker.
+   */
+  severConnection(): void {
+    const connection = this.session?.model.connection as unknown as { stream?: Socket } | undefined;
+    connection?.stream?.destroy();
+  }
+
+  private async connect(): Promise<void> {
+    const connection = await connect(this.options.url, {
+      recovery: {
+        initialDelay: 250,
+        maxDelay: 30_000,
+        initialMaxRetries: this.options.initialConnectRetries ?? 5,
+        waitForConnect: false,
+        setup: (model: ChannelModel) => this.openSession(model),
+      },
+    });
+    this.connection = connection;
+    const broker = redactedUrl(this.options.url);
+    connection.on('connect', () => this.logger.info({ broker }, 'connected to RabbitMQ'));
+    connection.on('disconnect', (err: Error) => this.logger.warn({ err, broker }, 'lost the RabbitMQ connection'));
+    connection.on('connect-failed', (err: Error) => this.logger.debug({ err, broker }, 'RabbitMQ connection attempt failed'));
+    connection.on('reconnect-scheduled', ({ attempt, delay, error }: { attempt: number; delay: number; error: Error }) =>
+      this.logger.warn({ attempt, delayMs: delay, err: error, broker }, 'reconnecting to RabbitMQ'),
+    );
+    connection.on('reconnect-failed', (err: Error) => this.logger.error({ err, broker }, 'gave up reconnecting to RabbitMQ'));
+    connection.on('error', (err: Error) => this.logger.warn({ err, broker }, 'RabbitMQ connection error'));
+    try {
+      await connection.waitForConnect();
+    } catch (err) {
+      await connection.close();
+      throw new Error(`cannot reach RabbitMQ at ${broker}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  /** Runs on every (re)connection before it counts as up: topology first, then every consumer. */
+  private async openSession(model: ChannelModel): Promise<void> {
+    model.on('error', (err: Error) => this.logger.warn({ err }, 'RabbitMQ connection error'));
+    const publisher = await model.createConfirmChannel();
+    publisher.on('error', (err: Error) => this.logger.warn({ err }, 'publisher channel error'));
+    // A publisher channel dies alone only on a protocol error; a fresh connection rebuilds everything.
+    publisher.on('close', () => {
+      if (this.session?.publisher === publisher && !this.closed) void model.close().catch(() => undefined);
+    });
+    await this.withChannel(model, async (channel) => {
+      await declareBusTopology(channel, this.names);
+      for (const queue of this.workQueues.values()) await declareWorkQueue(channel, this.names, queue);
+    });
+    const session = { model, publisher };
+    this.session = session;
+    model.once('close', () => {
+      if (this.session === session) this.session = undefined;
+    });
+    await this.delayForwarder.attach(model);
+    for (const consumer of this.consumers) {
+      // One queue that cannot be consumed (deleted behind our back) must not keep the rest down.
+      await consumer.attach(model).catch((err: unknown) => this.logger.error({ err, queue: consumer.queueName }, 'could not resume consumer'));
+    }
+    for (const waiter of this.sessionWaiters) waiter.resolve(session);
+    this.sessionWaiters.clear();
+  }
+
+  private newConsumer(queueName: string, prefetch: number, handleDelivery: DeliveryHandler): AmqpConsumer {
+    return new AmqpConsumer(
+      {
+        queueName,
+        prefetch,
+        stopGraceMs: this.stopGraceMs,
+        onChannelLost: (consumer) => this.reattachLater(consumer),
+        onStopped: (consumer) => this.consumers.delete(consumer),
+      },
+      handleDelivery,
+      this.logger,
+    );
+  }
+
+  private reattachLater(consumer: AmqpConsumer): void {
+    const timer = setTimeout(() => {
+      const session = this.session;
+      if (!session || this.closed) return;
+      consumer.attach(session.model).catch((err: unknown) => this.logger.warn({ err, queue: consumer.queueName }, 'could not resume consumer'));
+    }, CHANNEL_REOPEN_DELAY_MS);
+    timer.unref();
+  }
+
+  /** Moves a message that left a delay tier: out to its subscribers when due, else to the next tier. */
+  private async forwardDelayed(delivery: ConsumeMessage): Promise<void> {
+    const message = decodeMessage(delivery);
+    const dueAt = Number(delivery.properties.headers?.[DUE_AT_HEADER]);
+    const now = Date.now();
+    if (!Number.isFinite(dueAt) || isDue(dueAt, now)) {
+      const options = republishOptions(delivery, {});
+      delete options.headers?.[DUE_AT_HEADER];
+      await this.publishConfirmed(this.names.events, message.type, delivery.content, options);
+      return;
+    }
+    await this.publishConfirmed('', this.names.delayTierQueue(tierFor(dueAt - now)), delivery.content, republishOptions(delivery, {}));
+  }
+
+  /** Publishes and waits for the broker's confirm, riding out a connection loss until the outage timeout. */
+  private async publishConfirmed(exchange: string, routingKey: string, content: Buffer, options: Options.Publish): Promise<void> {
+    const deadline = Date.now() + this.outageTimeoutMs;
+    for (;;) {
+      const session = await this.waitForSession(deadline);
+      try {
+        await new Promise<void>((resolve, reject) => {
+          session.publisher.publish(exchange, routingKey, content, options, (err: unknown) => (err ? reject(err) : resolve()));
+        });
+        return;
+      } catch (err) {
+        if ((err as Error).message === 'message nacked' || this.closed || Date.now() >= deadline) throw err;
+        this.logger.warn({ err, exchange, routingKey }, 'publish interrupted by a connection loss; retrying');
+        if (this.session === session) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  }
+
+  private waitForSession(deadline = Date.now() + this.outageTimeoutMs): Promise<Session> {
+    if (this.closed) return Promise.reject(new Error('message bus closed'));
+    if (this.session) return Promise.resolve(this.session);
+    return new Promise<Session>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.sessionWaiters.delete(waiter);
+        reject(new Error(`RabbitMQ unavailable for ${this.outageTimeoutMs} ms at ${redactedUrl(this.options.url)}`));
+      }, Math.max(0, deadline - Date.now()));
+      const waiter = {
+        resolve: (session: Session) => {
+          clearTimeout(timer);
+          resolve(session);
+        },
+        reject: (err: Error) => {
+          clearTimeout(timer);
+          reject(err);
+        },
+      };
+      this.sessionWaiters.add(waiter);
+    });
+  }
+
+  /** A short-lived channel, so that a failed declaration (which closes its channel) harms nothing else. */
+  private async withChannel<T>(model: ChannelModel, work: (channel: Channel) => Promise<T>): Promise<T> {
+    const channel = await model.createChannel();
+    channel.on('error', () => undefined);
+    try {
+      return await work(channel);
+    } finally {
+      await channel.close().catch(() => undefined);
+    }
+  }
+}
+
+function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'amqp://(unparseable url)';
+  }
+}

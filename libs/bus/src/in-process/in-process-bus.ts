@@ -1,0 +1,199 @@
+/**
+ * The message bus in memory, for single-process runs and tests: the same routing, retry,
+ * dead-lettering and delay semantics as RabbitMQ, without durability across restarts.
+ */
+import type { Logger } from '@crm/observability';
+import type { BusMessage, Consumer, MessageBus, MessageHandler, QueueDefinition } from '../port';
+import { topicMatches } from './topic-pattern';
+
+const DEFAULT_MAX_DELIVERIES = 5;
+const DEFAULT_PREFETCH = 10;
+
+export interface InProcessBusOptions {
+  /** How long stopping waits for handlers under way before their messages go back. Default 30 s. */
+  stopGraceMs?: number;
+}
+
+interface Envelope {
+  message: BusMessage;
+  /** Deliveries so far. */
+  deliveries: number;
+}
+
+interface QueueState {
+  definition: QueueDefinition;
+  ready: Envelope[];
+  consumers: InProcessConsumer[];
+  /** Round-robin position among the queue's consumers. */
+  nextConsumer: number;
+}
+
+export class InProcessBus implements MessageBus {
+  private readonly queues = new Map<string, QueueState>();
+  private readonly deadLetters = new Map<string, BusMessage[]>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly stopGraceMs: number;
+  private closed = false;
+
+  constructor(
+    private readonly logger: Logger,
+    options: InProcessBusOptions = {},
+  ) {
+    this.stopGraceMs = options.stopGraceMs ?? 30_000;
+  }
+
+  async publish(message: BusMessage): Promise<void> {
+    this.assertOpen();
+    for (const queue of this.queues.values()) {
+      if (queue.definition.bindings.some((pattern) => topicMatches(pattern, message.type))) {
+        // A serialised copy, so consumers see what they would see after a trip through a broker.
+        queue.ready.push({ message: JSON.parse(JSON.stringify(message)) as BusMessage, deliveries: 0 });
+        this.dispatch(queue);
+      }
+    }
+  }
+
+  async schedule(message: BusMessage, delayMs: number): Promise<void> {
+    this.assertOpen();
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      if (!this.closed) void this.publish(message);
+    }, Math.max(0, delayMs));
+    this.timers.add(timer);
+  }
+
+  async consume(definition: QueueDefinition, handler: MessageHandler): Promise<Consumer> {
+    this.assertOpen();
+    const queue = this.queues.get(definition.name) ?? { definition, ready: [], consumers: [], nextConsumer: 0 };
+    queue.definition = definition;
+    this.queues.set(definition.name, queue);
+    const consumer = new InProcessConsumer(definition.prefetch ?? DEFAULT_PREFETCH, this.stopGraceMs, handler, {
+      dispatch: () => this.dispatch(queue),
+      settle: (envelope, outcome) => this.settle(queue, envelope, outcome),
+      detach: (stopped) => {
+        queue.consumers = queue.consumers.filter((c) => c !== stopped);
+      },
+    });
+    queue.consumers.push(consumer);
+    this.dispatch(queue);
+    return consumer;
+  }
+
+  async depth(queueName: string): Promise<number | undefined> {
+    const queue = this.queues.get(queueName);
+    if (queue) return queue.ready.length;
+    const dead = this.deadLetters.get(queueName);
+    return dead ? dead.length : undefined;
+  }
+
+  async ping(): Promise<boolean> {
+    return !this.closed;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    await Promise.all([...this.queues.values()].flatMap((queue) => queue.consumers.map((consumer) => consumer.stop())));
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('message bus closed');
+  }
+
+  /** Hands ready messages to consumers with free capacity, round-robin, oldest first. */
+  private dispatch(queue: QueueState): void {
+    while (queue.ready.length > 0) {
+      const consumer = this.nextFreeConsumer(queue);
+      if (!consumer) return;
+      const envelope = queue.ready.shift()!;
+      envelope.deliveries += 1;
+      consumer.deliver(envelope);
+    }
+  }
+
+  private nextFreeConsumer(queue: QueueState): InProcessConsumer | undefined {
+    for (let i = 0; i < queue.consumers.length; i++) {
+      const index = (queue.nextConsumer + i) % queue.consumers.length;
+      const consumer = queue.consumers[index];
+      if (consumer.hasCapacity()) {
+        queue.nextConsumer = index + 1;
+        return consumer;
+      }
+    }
+    return undefined;
+  }
+
+  private settle(queue: QueueState, envelope: Envelope, outcome: 'acked' | 'failed' | 'returned'): void {
+    if (outcome === 'acked') return;
+    const maxDeliveries = Math.max(1, queue.definition.maxDeliveries ?? DEFAULT_MAX_DELIVERIES);
+    if (envelope.deliveries >= maxDeliveries) {
+      const deadName = `${queue.definition.name}.dead`;
+      this.logger.warn({ queue: queue.definition.name, messageId: envelope.message.id, deliveries: envelope.deliveries }, 'message dead-lettered');
+      this.deadLetters.set(deadName, [...(this.deadLetters.get(deadName) ?? []), envelope.message]);
+      return;
+    }
+    queue.ready.push(envelope);
+    this.dispatch(queue);
+  }
+}
+
+interface ConsumerHooks {
+  dispatch(): void;
+  settle(envelope: Envelope, outcome: 'acked' | 'failed' | 'returned'): void;
+  detach(consumer: InProcessConsumer): void;
+}
+
+class InProcessConsumer implements Consumer {
+  private readonly underWay = new Map<Envelope, Promise<void>>();
+  private stopping = false;
+
+  constructor(
+    private readonly prefetch: number,
+    private readonly stopGraceMs: number,
+    private readonly handler: MessageHandler,
+    private readonly hooks: ConsumerHooks,
+  ) {}
+
+  hasCapacity(): boolean {
+    return !this.stopping && this.underWay.size < this.prefetch;
+  }
+
+  deliver(envelope: Envelope): void {
+    const info = { attempt: envelope.deliveries, redelivered: envelope.deliveries > 1 };
+    // setImmediate: a handler never runs inside the publish() that routed its message.
+    const handling = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.handler(envelope.message, info))
+      .then(
+        () => this.finish(envelope, 'acked'),
+        () => this.finish(envelope, 'failed'),
+      );
+    this.underWay.set(envelope, handling);
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.hooks.detach(this);
+    if (this.underWay.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, this.stopGraceMs);
+      });
+      await Promise.race([Promise.allSettled([...this.underWay.values()]), graceOver]);
+      clearTimeout(timer);
+    }
+    // Like a closed channel: whatever is still unacknowledged goes back to the queue.
+    const unfinished = [...this.underWay.keys()];
+    this.underWay.clear();
+    for (const envelope of unfinished) this.hooks.settle(envelope, 'returned');
+  }
+
+  /** An outcome arriving after stop() handed the message back is ignored, as an ack on a closed channel would be. */
+  private finish(envelope: Envelope, outcome: 'acked' | 'failed'): void {
+    if (!this.underWay.delete(envelope)) return;
+    this.hooks.settle(envelope, outcome);
+    this.hooks.dispatch();
+  }
+}

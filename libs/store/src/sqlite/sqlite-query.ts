@@ -1,0 +1,160 @@
+/**
+ * Translates the Query model into SQL over the JSON documents. Every value is a bound
+ * parameter; only validated field names (through SqliteColumns) reach the SQL text.
+ */
+import { Condition, Query, Scalar, SortKey, StoreError } from '../port';
+import { isScalar } from '../validate-query';
+import { jsonPath, SqliteColumns } from './sqlite-columns';
+
+export type SqlValue = string | number | null;
+
+export interface SqlFragment {
+  sql: string;
+  params: SqlValue[];
+}
+
+/** JSON true/false come out of json_extract as 1/0, so booleans are compared as those. */
+function bindable(value: Scalar): SqlValue {
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  return value;
+}
+
+function checkedScalar(value: unknown): Scalar {
+  if (!isScalar(value)) throw new StoreError('invalid_query', 'A condition value must be a scalar');
+  return value;
+}
+
+function inList(expression: string, values: Scalar[], params: SqlValue[]): string {
+  const present = values.filter((v) => v !== null);
+  const parts: string[] = [];
+  if (present.length > 0) {
+    parts.push(`${expression} IN (${present.map(() => '?').join(', ')})`);
+    for (const value of present) params.push(bindable(value));
+  }
+  if (present.length < values.length) parts.push(`${expression} IS NULL`);
+  if (parts.length === 0) return '0';
+  return parts.length === 1 ? (parts[0] as string) : `(${parts.join(' OR ')})`;
+}
+
+/** Like MongoDB's $nin, an absent field matches unless null is in the list. */
+function notInList(expression: string, values: Scalar[], params: SqlValue[]): string {
+  const present = values.filter((v) => v !== null);
+  const nullListed = present.length < values.length;
+  const nullPart = nullListed ? `${expression} IS NOT NULL` : `${expression} IS NULL`;
+  if (present.length === 0) return nullListed ? nullPart : '1';
+  for (const value of present) params.push(bindable(value));
+  const notIn = `${expression} NOT IN (${present.map(() => '?').join(', ')})`;
+  return nullListed ? `(${nullPart} AND ${notIn})` : `(${nullPart} OR ${notIn})`;
+}
+
+/** Ranges compare like MongoDB: a number bound only matches numbers, a string bound only strings. */
+function range(expression: string, op: string, value: unknown, params: SqlValue[]): string {
+  const sign = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[op];
+  if (typeof value === 'number' && Number.isFinite(value)) {
+    params.push(value);
+    return `(${expression} ${sign} ? AND typeof(${expression}) IN ('integer', 'real'))`;
+  }
+  if (typeof value === 'string') {
+    params.push(value);
+    return `(${expression} ${sign} ? AND typeof(${expression}) = 'text')`;
+  }
+  throw new StoreError('invalid_query', `${op} needs a string or a finite number`);
+}
+
+/** Array membership with the element's JSON type checked, so true never matches 1. */
+function has(field: string, value: Scalar, params: SqlValue[]): string {
+  const path = jsonPath(field);
+  let element: string;
+  if (value === null) {
+    element = `e.type = 'null'`;
+  } else if (typeof value === 'boolean') {
+    element = `e.type = '${value ? 'true' : 'false'}'`;
+  } else if (typeof value === 'number') {
+    element = `e.type IN ('integer', 'real') AND e.value = ?`;
+    params.push(value);
+  } else {
+    element = `e.type = 'text' AND e.value = ?`;
+    params.push(value);
+  }
+  return `(json_type(doc, ${path}) = 'array' AND EXISTS (SELECT 1 FROM json_each(doc, ${path}) AS e WHERE ${element}))`;
+}
+
+function condition(c: Condition, columns: SqliteColumns, params: SqlValue[]): string {
+  if ('or' in c) {
+    if (!Array.isArray(c.or) || c.or.length === 0) throw new StoreError('invalid_query', 'or needs at least one group');
+    return `(${c.or.map((group) => `(${conditions(group, columns, params)})`).join(' OR ')})`;
+  }
+  const expression = columns.expression(c.field);
+  switch (c.op) {
+    case 'eq': {
+      const value = checkedScalar(c.value);
+      if (value === null) return `${expression} IS NULL`;
+      params.push(bindable(value));
+      return `${expression} = ?`;
+    }
+    case 'ne': {
+      const value = checkedScalar(c.value);
+      if (value === null) return `${expression} IS NOT NULL`;
+      params.push(bindable(value));
+      return `${expression} IS NOT ?`;
+    }
+    case 'in':
+    case 'nin': {
+      if (!Array.isArray(c.values)) throw new StoreError('invalid_query', `${c.op} needs a list of values`);
+      const values = c.values.map(checkedScalar);
+      return c.op === 'in' ? inList(expression, values, params) : notInList(expression, values, params);
+    }
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte':
+      return range(expression, c.op, c.value, params);
+    case 'contains_text':
+      if (typeof c.value !== 'string') throw new StoreError('invalid_query', 'contains_text needs a string');
+      // instr, not LIKE/GLOB: the needle is matched literally, whatever characters it holds.
+      params.push(c.value);
+      return `(typeof(${expression}) = 'text' AND instr(lower(${expression}), lower(?)) > 0)`;
+    case 'has':
+      return has(c.field, checkedScalar(c.value), params);
+    case 'exists':
+      if (typeof c.value !== 'boolean') throw new StoreError('invalid_query', 'exists needs true or false');
+      return c.value ? `${expression} IS NOT NULL` : `${expression} IS NULL`;
+    default:
+      throw new StoreError('invalid_query', `Unknown operator: ${JSON.stringify((c as { op?: unknown }).op)}`);
+  }
+}
+
+function conditions(where: Condition[], columns: SqliteColumns, params: SqlValue[]): string {
+  if (where.length === 0) return '1';
+  return where.map((c) => condition(c, columns, params)).join(' AND ');
+}
+
+export function whereToSql(where: Condition[], columns: SqliteColumns): SqlFragment {
+  const params: SqlValue[] = [];
+  const sql = conditions(where, columns, params);
+  return { sql, params };
+}
+
+export function orderToSql(sort: SortKey[], columns: SqliteColumns): string {
+  const keys = sort.map((key) => `${columns.expression(key.field)} ${key.direction === 'desc' ? 'DESC' : 'ASC'}`);
+  const last = sort[sort.length - 1];
+  if (!sort.some((key) => key.field === 'id')) keys.push(`id ${last?.direction === 'desc' ? 'DESC' : 'ASC'}`);
+  return keys.join(', ');
+}
+
+/** SELECT of the documents a query asks for, in order, paged. */
+export function selectToSql(query: Query, columns: SqliteColumns, select = 'doc'): SqlFragment {
+  const where = whereToSql(query.where ?? [], columns);
+  let sql = `SELECT ${select} FROM ${columns.table} WHERE ${where.sql} ORDER BY ${orderToSql(query.sort ?? [], columns)}`;
+  const params = [...where.params];
+  if (query.limit !== undefined || query.offset !== undefined) {
+    sql += ' LIMIT ? OFFSET ?';
+    params.push(query.limit ?? -1, query.offset ?? 0);
+  }
+  return { sql, params };
+}
+
+export function countToSql(where: Condition[], columns: SqliteColumns): SqlFragment {
+  const fragment = whereToSql(where, columns);
+  return { sql: `SELECT count(*) FROM ${columns.table} WHERE ${fragment.sql}`, params: fragment.params };
+}

@@ -1,0 +1,77 @@
+/**
+ * Creates (idempotently, at every start) a collection's table, its generated columns and its
+ * indexes, and brings them up to date when the definition gains fields or indexes.
+ */
+import type Database from 'better-sqlite3';
+import { CollectionDefinition } from '../port';
+import { indexedFields, indexLayouts, IndexLayout } from '../index-layout';
+import { generatedColumnName, jsonPath, quoteIdentifier, SqliteColumns } from './sqlite-columns';
+
+export interface SqliteCollection {
+  definition: CollectionDefinition<any>;
+  columns: SqliteColumns;
+  /** The declared fields of each unique index, keyed by the columns SQLite names in its error. */
+  uniqueFieldsByColumns: Map<string, string[]>;
+  uniqueFieldsByIndexName: Map<string, string[]>;
+}
+
+function columnsKey(columns: string[]): string {
+  return columns.join(',');
+}
+
+export function createCollectionSchema(db: Database.Database, definition: CollectionDefinition<any>): SqliteCollection {
+  const columns = new SqliteColumns(definition);
+  const table = columns.table;
+  const layouts = indexLayouts(definition);
+
+  // One write transaction, so processes starting together do not race to add the same column.
+  db.transaction(() => {
+    db.exec(`CREATE TABLE IF NOT EXISTS ${table} (id TEXT PRIMARY KEY, workspace_id TEXT, doc TEXT NOT NULL)`);
+    const existing = new Set((db.prepare(`PRAGMA table_xinfo(${table})`).all() as { name: string }[]).map((c) => c.name));
+    for (const field of indexedFields(definition)) {
+      const name = generatedColumnName(field);
+      if (existing.has(name)) continue;
+      // No declared type: the column keeps json_extract's own types (no affinity conversion).
+      db.exec(`ALTER TABLE ${table} ADD COLUMN ${quoteIdentifier(name)} GENERATED ALWAYS AS (json_extract(doc, ${jsonPath(field)})) VIRTUAL`);
+    }
+    const wanted = new Set(layouts.map((l) => l.name));
+    const current = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`).pluck().all(definition.name) as string[];
+    for (const name of current) {
+      // Only indexes this module named are ours to drop (a removed or changed definition).
+      if (name.startsWith(`${definition.name}__`) && !wanted.has(name)) db.exec(`DROP INDEX ${quoteIdentifier(name)}`);
+    }
+    for (const layout of layouts) db.exec(createIndexSql(layout, columns));
+  }).immediate();
+
+  const uniqueFieldsByColumns = new Map<string, string[]>([[columnsKey(['id']), ['id']]]);
+  const uniqueFieldsByIndexName = new Map<string, string[]>();
+  for (const layout of layouts.filter((l) => l.unique)) {
+    const names = layout.keys.map((key) => physicalColumnName(key, columns));
+    uniqueFieldsByColumns.set(columnsKey(names), layout.declared);
+    uniqueFieldsByIndexName.set(layout.name, layout.declared);
+  }
+  return { definition, columns, uniqueFieldsByColumns, uniqueFieldsByIndexName };
+}
+
+/** The column name as SQLite reports it in a constraint error (unquoted). */
+function physicalColumnName(field: string, columns: SqliteColumns): string {
+  const expression = columns.expression(field);
+  return expression.startsWith('"') ? expression.slice(1, -1).replace(/""/g, '"') : expression;
+}
+
+function createIndexSql(layout: IndexLayout, columns: SqliteColumns): string {
+  const keys = layout.keys.map((key) => columns.expression(key)).join(', ');
+  const partial = layout.sparseFields.length > 0 ? ` WHERE ${layout.sparseFields.map((f) => `${columns.expression(f)} IS NOT NULL`).join(' AND ')}` : '';
+  return `CREATE ${layout.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${quoteIdentifier(layout.name)} ON ${columns.table} (${keys})${partial}`;
+}
+
+/** The declared fields behind a SQLite unique-constraint message, when they can be told. */
+export function duplicateFields(collection: SqliteCollection, message: string): string[] | undefined {
+  const indexName = /index '([^']+)'/.exec(message)?.[1];
+  if (indexName) return collection.uniqueFieldsByIndexName.get(indexName);
+  const listed = /constraint failed: (.*)$/.exec(message)?.[1];
+  if (!listed) return undefined;
+  const prefix = `${collection.definition.name}.`;
+  const names = listed.split(', ').map((item) => (item.startsWith(prefix) ? item.slice(prefix.length) : item));
+  return collection.uniqueFieldsByColumns.get(columnsKey(names));
+}

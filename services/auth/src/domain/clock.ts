@@ -1,0 +1,11 @@
+/** The current time; injected so tests can move it. */
+export type Clock = () => Date;
+
+export const systemClock: Clock = () => new Date();
+
+export const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** YYYY-MM-DD of a moment, in UTC. */
+export function dayOf(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}

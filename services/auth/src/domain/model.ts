@@ -1,0 +1,82 @@
+// The auth service's records as the domain sees them; the store keeps them as documents.
+
+export type Plan = 'starter' | 'growth' | 'business' | 'enterprise';
+export type Role = 'admin' | 'member' | 'system';
+
+export interface Workspace {
+  id: string;
+  name: string;
+  plan: Plan;
+  rateLimitPerMinute: number;
+  systemUserId: string;
+  createdAt: string;
+}
+
+export interface User {
+  id: string;
+  workspaceId: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  role: Role;
+  /** Absent for the system user, which can never log in. */
+  passwordHash?: string;
+  createdAt: string;
+}
+
+/** Login by email is one global get; the id (the lowercased email) makes emails unique. */
+export interface UserLogin {
+  id: string;
+  userId: string;
+  workspaceId: string;
+}
+
+export interface RefreshToken {
+  id: string;
+  /** Every token descending from one login shares it, so reuse can revoke the whole chain. */
+  familyId: string;
+  userId: string;
+  workspaceId: string;
+  /** sha256 hex of the secret part; the secret itself is never stored. */
+  tokenHash: string;
+  expiresAt: string;
+  usedAt?: string;
+  revokedAt?: string;
+  createdAt: string;
+}
+
+export interface ApiKey {
+  id: string;
+  workspaceId: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  revokedAt?: string;
+  lastUsedAt?: string;
+}
+
+/** id = sha256 hex of the whole key: verifying a key is one global get. */
+export interface ApiKeyLookup {
+  id: string;
+  keyId: string;
+  workspaceId: string;
+}
+
+export interface ApiKeyUsageDay {
+  /** `${keyId}:${day}` */
+  id: string;
+  workspaceId: string;
+  keyId: string;
+  /** YYYY-MM-DD (UTC) */
+  day: string;
+  count: number;
+}
+
+export interface SigningKey {
+  id: string;
+  kid: string;
+  algorithm: 'RS256';
+  privateKeyPem: string;
+  publicKeyPem: string;
+  createdAt: string;
+}

@@ -1,0 +1,67 @@
+// What the domain needs from storage. The store/ folder implements these; tests may fake them.
+import type { ApiKey, ApiKeyLookup, ApiKeyUsageDay, Plan, RefreshToken, SigningKey, User, UserLogin, Workspace } from './model';
+
+export interface NewWorkspace {
+  workspace: Workspace;
+  systemUser: User;
+  admin: User;
+  adminLogin: UserLogin;
+}
+
+export interface WorkspaceRepository {
+  /** Writes the workspace, its two users and the admin's login together; 'email_taken' when the login exists. */
+  create(input: NewWorkspace): Promise<'created' | 'email_taken'>;
+  get(id: string): Promise<Workspace | null>;
+  /** Newest first. */
+  list(): Promise<Workspace[]>;
+  changePlan(id: string, plan: Plan, rateLimitPerMinute: number): Promise<Workspace | null>;
+}
+
+export interface UserRepository {
+  findLogin(email: string): Promise<UserLogin | null>;
+  get(workspaceId: string, id: string): Promise<User | null>;
+  getMany(workspaceId: string, ids: string[]): Promise<User[]>;
+}
+
+export interface RefreshTokenRepository {
+  get(id: string): Promise<RefreshToken | null>;
+  insert(token: RefreshToken): Promise<void>;
+  /**
+   * Marks `usedId` used (only if it is not used yet) and inserts `next`, together.
+   * False when the token was used meanwhile: someone else rotated it first.
+   */
+  rotate(usedId: string, usedAt: string, next: RefreshToken): Promise<boolean>;
+  /** Revokes every live token of the family; returns how many. */
+  revokeFamily(familyId: string, revokedAt: string): Promise<number>;
+}
+
+export interface ApiKeyRepository {
+  /** Writes the key and its lookup entry together. */
+  create(key: ApiKey, lookup: ApiKeyLookup): Promise<void>;
+  get(workspaceId: string, id: string): Promise<ApiKey | null>;
+  /** Keys not revoked, newest first. */
+  listActive(workspaceId: string): Promise<ApiKey[]>;
+  /** False when there is no such key or it is already revoked. */
+  revoke(workspaceId: string, id: string, revokedAt: string): Promise<boolean>;
+  findByHash(hash: string): Promise<ApiKeyLookup | null>;
+  findByKeyId(keyId: string): Promise<ApiKeyLookup | null>;
+  addUsage(workspaceId: string, keyId: string, day: string, count: number): Promise<void>;
+  /** Sets lastUsedAt only when it moves forward. */
+  touchLastUsed(workspaceId: string, keyId: string, at: string): Promise<void>;
+  /** Per-day counts from `sinceDay` on, newest first. */
+  usageSince(workspaceId: string, keyId: string, sinceDay: string): Promise<ApiKeyUsageDay[]>;
+}
+
+export interface SigningKeyRepository {
+  get(id: string): Promise<SigningKey | null>;
+  /** Inserts the key unless one with its id exists; returns whichever is stored. */
+  insertOrGet(key: SigningKey): Promise<SigningKey>;
+}
+
+export interface AuthRepositories {
+  workspaces: WorkspaceRepository;
+  users: UserRepository;
+  refreshTokens: RefreshTokenRepository;
+  apiKeys: ApiKeyRepository;
+  signingKeys: SigningKeyRepository;
+}

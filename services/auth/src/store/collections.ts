@@ -1,0 +1,55 @@
+// Every collection the auth service keeps. Only the repositories in this folder use them.
+import { defineCollection } from '@crm/store';
+import type { ApiKey, ApiKeyLookup, ApiKeyUsageDay, RefreshToken, SigningKey, User, UserLogin, Workspace } from '../domain/model';
+
+export const workspaces = defineCollection<Workspace>({
+  name: 'workspaces',
+  scope: 'global',
+  fields: { createdAt: 'string' },
+});
+
+export const users = defineCollection<User>({
+  name: 'users',
+  scope: 'workspace',
+  fields: { role: 'string', createdAt: 'string' },
+});
+
+export const userLogins = defineCollection<UserLogin>({
+  name: 'user_logins',
+  scope: 'global',
+});
+
+export const refreshTokens = defineCollection<RefreshToken>({
+  name: 'refresh_tokens',
+  scope: 'global',
+  fields: { familyId: 'string', usedAt: 'string', revokedAt: 'string', expiresAt: 'string' },
+  indexes: [{ fields: ['familyId'] }],
+});
+
+export const apiKeys = defineCollection<ApiKey>({
+  name: 'api_keys',
+  scope: 'workspace',
+  fields: { createdAt: 'string', revokedAt: 'string', lastUsedAt: 'string' },
+});
+
+export const apiKeyLookup = defineCollection<ApiKeyLookup>({
+  name: 'api_key_lookup',
+  scope: 'global',
+  // Usage batches name keys by id only; this index finds a key's workspace from its id.
+  fields: { keyId: 'string' },
+  indexes: [{ fields: ['keyId'], unique: true }],
+});
+
+export const apiKeyUsage = defineCollection<ApiKeyUsageDay>({
+  name: 'api_key_usage',
+  scope: 'workspace',
+  fields: { keyId: 'string', day: 'string' },
+  indexes: [{ fields: ['keyId', 'day'] }],
+});
+
+export const signingKeys = defineCollection<SigningKey>({
+  name: 'signing_keys',
+  scope: 'global',
+});
+
+export const authCollections = [workspaces, users, userLogins, refreshTokens, apiKeys, apiKeyLookup, apiKeyUsage, signingKeys];

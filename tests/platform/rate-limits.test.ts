@@ -1,0 +1,82 @@
+import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
+import { operatorCli } from '../support/operator-cli';
+
+let t: TestCluster;
+
+beforeAll(async () => {
+  t = await startTestCluster({ gateways: 2, withWorkers: false });
+}, 90_000);
+
+afterAll(async () => {
+  await t?.stop();
+});
+
+/** Waits out the current window when it ends within `marginSeconds`, so a test's burst fits in one window. */
+async function freshWindow(owner: SignedUp, marginSeconds = 8): Promise<void> {
+  const probe = await t.api.get('/api/auth/me/', { token: owner.access });
+  const reset = Number(probe.headers['x-ratelimit-reset']);
+  const secondsLeft = reset - Date.now() / 1000;
+  if (secondsLeft < marginSeconds) await new Promise((r) => setTimeout(r, (secondsLeft + 0.5) * 1000));
+}
+
+async function enterpriseWorkspace(limit: number): Promise<SignedUp> {
+  const owner = await signUp(t.api);
+  const result = await operatorCli(t.cluster, ['change-plan', '--workspace', owner.user.workspaceId, '--plan', 'enterprise', '--rate-limit', String(limit)]);
+  expect(result).toMatchObject({ code: 0 });
+  return owner;
+}
+
+describe('per-plan rate limits', () => {
+  it('puts the three X-RateLimit headers on every response, errors included', async () => {
+    const owner = await signUp(t.api);
+    const ok = await t.api.get('/api/auth/me/', { token: owner.access });
+    const notFound = await t.api.get('/api/no-such-thing/', { token: owner.access });
+    const unauthenticated = await t.api.get('/api/auth/me/');
+    for (const response of [ok, notFound, unauthenticated]) {
+      expect(response.headers['x-ratelimit-limit']).toMatch(/^\d+$/);
+      expect(response.headers['x-ratelimit-remaining']).toMatch(/^\d+$/);
+      expect(Number(response.headers['x-ratelimit-reset'])).toBeGreaterThan(Date.now() / 1000 - 1);
+    }
+    expect(ok.headers['x-ratelimit-limit']).toBe('100'); // a new workspace is on the starter plan
+  });
+
+  it('shares one budget across two gateway replicas and answers 429 with Retry-After past it', async () => {
+    const owner = await enterpriseWorkspace(12);
+    await freshWindow(owner);
+    const first = await t.api.get('/api/auth/me/', { token: owner.access });
+    expect(first.headers['x-ratelimit-limit']).toBe('12');
+    const used = 12 - Number(first.headers['x-ratelimit-remaining']);
+
+    const statuses: number[] = [];
+    for (let i = used; i < 12; i += 1) statuses.push((await t.gateways[i % 2]!.get('/api/auth/me/', { token: owner.access })).status);
+    expect(statuses.every((s) => s === 200)).toBe(true);
+
+    const refusedA = await t.gateways[0]!.get('/api/auth/me/', { token: owner.access });
+    const refusedB = await t.gateways[1]!.get('/api/auth/me/', { token: owner.access });
+    for (const refused of [refusedA, refusedB]) {
+      expect(refused.status).toBe(429);
+      expect(refused.body).toEqual({ detail: expect.any(String) });
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(refused.headers['x-ratelimit-remaining']).toBe('0');
+    }
+  });
+
+  it('counts users and API keys of a workspace against one budget, and leaves other workspaces alone', async () => {
+    const owner = await enterpriseWorkspace(6);
+    const bystander = await signUp(t.api);
+    const key = (await t.api.post('/api/settings/api-keys/', { name: 'k' }, { token: owner.access })).body.key as string;
+    await freshWindow(owner);
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i += 1) statuses.push((await t.gateways[i % 2]!.get('/api/auth/me/', { token: i % 2 ? key : owner.access })).status);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(2);
+    expect((await t.api.get('/api/auth/me/', { token: bystander.access })).status).toBe(200);
+  });
+
+  it('slows password guessing on login per email', async () => {
+    const owner = await signUp(t.api);
+    const statuses: number[] = [];
+    for (let i = 0; i < 25; i += 1) statuses.push((await t.gateways[i % 2]!.post('/api/auth/login/', { email: owner.user.email, password: `guess-${i}` })).status);
+    expect(statuses).toContain(429);
+    expect(statuses.filter((s) => s === 401).length).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,77 @@
+import { Agent, request } from 'undici';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Record<string, string>;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Sent as is, with no JSON encoding (for malformed-body tests). */
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+  token?: string;
+}
+
+/** A client of the public API over real HTTPS, trusting only the cluster's certificate. */
+export class ApiClient {
+  private readonly agent: Agent;
+
+  constructor(
+    readonly baseUrl: string,
+    ca: string,
+    private readonly defaultToken?: string,
+  ) {
+    this.agent = new Agent({ connect: { ca }, connections: 16 });
+  }
+
+  withToken(token: string): ApiClient {
+    const client = Object.create(this) as ApiClient;
+    (client as unknown as { defaultToken: string }).defaultToken = token;
+    return client;
+  }
+
+  async call<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    const token = options.token ?? this.defaultToken;
+    if (token && !headers.authorization) headers.authorization = `Bearer ${token}`;
+    let body: string | Buffer | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await request(`${this.baseUrl}${path}`, {
+      method: method as 'GET',
+      headers,
+      body,
+      dispatcher: this.agent,
+      headersTimeout: 15_000,
+      bodyTimeout: 15_000,
+    });
+    const text = await response.body.text();
+    let parsed: unknown = text;
+    if ((response.headers['content-type'] ?? '').toString().includes('json') && text.length > 0) parsed = JSON.parse(text);
+    const flat: Record<string, string> = {};
+    for (const [key, value] of Object.entries(response.headers)) flat[key] = Array.isArray(value) ? value.join(', ') : String(value);
+    return { status: response.statusCode, headers: flat, body: parsed as T, text };
+  }
+
+  get<T = any>(path: string, options?: RequestOptions) {
+    return this.call<T>('GET', path, options);
+  }
+  post<T = any>(path: string, body?: unknown, options: RequestOptions = {}) {
+    return this.call<T>('POST', path, { ...options, body });
+  }
+  patch<T = any>(path: string, body?: unknown, options: RequestOptions = {}) {
+    return this.call<T>('PATCH', path, { ...options, body });
+  }
+  delete<T = any>(path: string, options?: RequestOptions) {
+    return this.call<T>('DELETE', path, options);
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}
