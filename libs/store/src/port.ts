@@ -110,7 +110,12 @@ export interface ScopedStore {
   /** Fails with StoreError('duplicate') when the id or a unique index is taken. */
   insert<T extends StoredDocument>(collection: CollectionDefinition<T>, document: T): Promise<T>;
   /** The updated document, or null when there is no such document or `where` does not hold. */
-  update<T extends StoredDocument>(collection: CollectionDefinition<T>, id: string, change: Change<T>, options?: UpdateOptions): Promise<T | null>;
+  update<T extends StoredDocument>(
+    collection: CollectionDefinition<T>,
+    id: string,
+    change: Change<T>,
+    options?: UpdateOptions,
+  ): Promise<T | null>;
   updateMany<T extends StoredDocument>(collection: CollectionDefinition<T>, where: Condition[], change: Change<T>): Promise<number>;
   /**
    * Inserts `document` when no document has this id, otherwise applies `change`; returns the result.

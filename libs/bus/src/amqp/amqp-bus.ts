@@ -217,6 +217,8 @@ export class AmqpBus implements MessageBus {
     const dueAt = Number(delivery.properties.headers?.[DUE_AT_HEADER]);
     const now = Date.now();
     if (!Number.isFinite(dueAt) || isDue(dueAt, now)) {
+      // Never early: the last few milliseconds are waited out here rather than in another tier.
+      if (dueAt > now) await new Promise((resolve) => setTimeout(resolve, dueAt - now));
       const options = republishOptions(delivery, {});
       delete options.headers?.[DUE_AT_HEADER];
       await this.publishConfirmed(this.names.events, message.type, delivery.content, options);

@@ -30,7 +30,7 @@ export const DELAY_TIERS: readonly DelayTier[] = [
   { label: '24h', ttlMs: 24 * HOUR },
 ];
 
-/** A message this close to its due time is published now rather than parked once more. */
+/** A message this close to its due time is held briefly and published rather than parked once more. */
 export const DUE_TOLERANCE_MS = 20;
 
 /** AMQP header holding the due time, in Unix milliseconds. */

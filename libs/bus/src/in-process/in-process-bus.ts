@@ -55,10 +55,17 @@ export class InProcessBus implements MessageBus {
 
   async schedule(message: BusMessage, delayMs: number): Promise<void> {
     this.assertOpen();
+    this.publishAt(message, Date.now() + delayMs);
+  }
+
+  private publishAt(message: BusMessage, dueAt: number): void {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      if (!this.closed) void this.publish(message);
-    }, Math.max(0, delayMs));
+      if (this.closed) return;
+      // Timers may fire a millisecond early by the wall clock; a delay is a promise of "not before".
+      if (Date.now() < dueAt) this.publishAt(message, dueAt);
+      else void this.publish(message);
+    }, Math.max(0, dueAt - Date.now()));
     this.timers.add(timer);
   }
 

@@ -21,7 +21,11 @@ function read(container: Container, k: string | number): unknown {
 }
 
 /** The container holding the last segment of `path`, creating objects on the way when `create` is set. */
-function parentOf(document: Record<string, unknown>, path: string, create: boolean): { container: Container; last: string | number } | null {
+function parentOf(
+  document: Record<string, unknown>,
+  path: string,
+  create: boolean,
+): { container: Container; last: string | number } | null {
   const segments = path.split('.');
   let container: Container = document;
   for (const segment of segments.slice(0, -1)) {

@@ -32,10 +32,15 @@ export function createCollectionSchema(db: Database.Database, definition: Collec
       const name = generatedColumnName(field);
       if (existing.has(name)) continue;
       // No declared type: the column keeps json_extract's own types (no affinity conversion).
-      db.exec(`ALTER TABLE ${table} ADD COLUMN ${quoteIdentifier(name)} GENERATED ALWAYS AS (json_extract(doc, ${jsonPath(field)})) VIRTUAL`);
+      db.exec(
+        `ALTER TABLE ${table} ADD COLUMN ${quoteIdentifier(name)} GENERATED ALWAYS AS (json_extract(doc, ${jsonPath(field)})) VIRTUAL`,
+      );
     }
     const wanted = new Set(layouts.map((l) => l.name));
-    const current = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`).pluck().all(definition.name) as string[];
+    const current = db
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`)
+      .pluck()
+      .all(definition.name) as string[];
     for (const name of current) {
       // Only indexes this module named are ours to drop (a removed or changed definition).
       if (name.startsWith(`${definition.name}__`) && !wanted.has(name)) db.exec(`DROP INDEX ${quoteIdentifier(name)}`);
@@ -61,7 +66,8 @@ function physicalColumnName(field: string, columns: SqliteColumns): string {
 
 function createIndexSql(layout: IndexLayout, columns: SqliteColumns): string {
   const keys = layout.keys.map((key) => columns.expression(key)).join(', ');
-  const partial = layout.sparseFields.length > 0 ? ` WHERE ${layout.sparseFields.map((f) => `${columns.expression(f)} IS NOT NULL`).join(' AND ')}` : '';
+  const partial =
+    layout.sparseFields.length > 0 ? ` WHERE ${layout.sparseFields.map((f) => `${columns.expression(f)} IS NOT NULL`).join(' AND ')}` : '';
   return `CREATE ${layout.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${quoteIdentifier(layout.name)} ON ${columns.table} (${keys})${partial}`;
 }
 

@@ -1,0 +1,249 @@
+/**
+ * The embedded adapter: one SQLite file per service, one table per collection holding JSON
+ * documents. better-sqlite3 is synchronous, so each operation (and each unit of work) runs to
+ * completion inside one call: no other operation of this process can interleave with it, and
+ * BEGIN IMMEDIATE plus busy_timeout serialise writers of other processes.
+ */
+import Database from 'better-sqlite3';
+import { Change, CollectionDefinition, Condition, Query, StoreError } from '../port';
+import { AdapterWrite, StoreAdapter, StoredRecord } from '../store-adapter';
+import { applyChange } from './apply-change';
+import { countToSql, selectToSql, SqlValue, whereToSql } from './sqlite-query';
+import { createCollectionSchema, duplicateFields, SqliteCollection } from './sqlite-schema';
+
+/** How long a writer waits for another process's write lock before giving up with 'unavailable'. */
+const BUSY_TIMEOUT_MS = 5000;
+/** Statement texts vary only with the query's shape; the cap bounds memory for `in` lists of many lengths. */
+const STATEMENT_CACHE_SIZE = 500;
+
+const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|PROTOCOL|NOMEM)/;
+
+interface Row {
+  id: string;
+  doc: string;
+}
+
+export class SqliteStoreAdapter implements StoreAdapter {
+  private readonly collections = new Map<string, SqliteCollection>();
+  private readonly statements = new Map<string, Database.Statement>();
+  private readonly runInTransaction: Database.Transaction<(work: () => unknown) => unknown>;
+  private closed = false;
+
+  private constructor(private readonly db: Database.Database) {
+    this.runInTransaction = db.transaction((work: () => unknown) => work());
+  }
+
+  static open(file: string, collections: CollectionDefinition<any>[]): SqliteStoreAdapter {
+    const adapter = SqliteStoreAdapter.connect(file);
+    try {
+      for (const collection of collections) adapter.collection(collection);
+    } catch (error) {
+      adapter.db.close();
+      throw error;
+    }
+    return adapter;
+  }
+
+  private static connect(file: string): SqliteStoreAdapter {
+    try {
+      const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      if (file !== ':memory:') db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      return new SqliteStoreAdapter(db);
+    } catch (error) {
+      throw mapError(error);
+    }
+  }
+
+  async find(collection: CollectionDefinition<any>, query: Query): Promise<StoredRecord[]> {
+    return this.guard(collection, (c) => {
+      const { sql, params } = selectToSql(query, c.columns);
+      return (
+        this.statement(sql)
+          .pluck(true)
+          .all(...params) as string[]
+      ).map(parse);
+    });
+  }
+
+  async count(collection: CollectionDefinition<any>, where: Condition[]): Promise<number> {
+    return this.guard(collection, (c) => {
+      const { sql, params } = countToSql(where, c.columns);
+      return this.statement(sql)
+        .pluck(true)
+        .get(...params) as number;
+    });
+  }
+
+  async insert(collection: CollectionDefinition<any>, document: StoredRecord): Promise<StoredRecord> {
+    return this.guard(collection, (c) => parse(this.insertRow(c, document)));
+  }
+
+  async updateOne(collection: CollectionDefinition<any>, where: Condition[], change: Change<unknown>): Promise<StoredRecord | null> {
+    return this.guard(collection, (c) => this.transaction(() => this.updateRows(c, where, change, 1)[0] ?? null));
+  }
+
+  async updateMany(collection: CollectionDefinition<any>, where: Condition[], change: Change<unknown>): Promise<number> {
+    return this.guard(collection, (c) => this.transaction(() => this.updateRows(c, where, change).length));
+  }
+
+  async upsert(
+    collection: CollectionDefinition<any>,
+    document: StoredRecord,
+    change: Change<unknown>,
+    scope: Condition[],
+  ): Promise<StoredRecord> {
+    return this.guard(collection, (c) =>
+      this.transaction(() => {
+        const idCondition: Condition = { field: 'id', op: 'eq', value: document.id };
+        const updated = this.updateRows(c, [idCondition, ...scope], change, 1)[0];
+        // Inside the write transaction nobody can insert this id between the check and the insert;
+        // if the insert still hits the id, the document belongs to another scope: a duplicate.
+        return updated ?? parse(this.insertRow(c, document));
+      }),
+    );
+  }
+
+  async deleteMany(collection: CollectionDefinition<any>, where: Condition[]): Promise<number> {
+    return this.guard(collection, (c) => this.deleteRows(c, where));
+  }
+
+  async commit(writes: AdapterWrite[]): Promise<void> {
+    // Schemas first: DDL inside the unit would be harmless, but a bad definition should fail before any write.
+    const resolved = writes.map((write) => ({ write, collection: this.guard(write.collection, (c) => c) }));
+    return this.guard(undefined, () =>
+      this.transaction(() => {
+        for (const { write, collection } of resolved) {
+          try {
+            this.applyWrite(write, collection);
+          } catch (error) {
+            throw mapError(error, collection);
+          }
+        }
+      }),
+    );
+  }
+
+  private applyWrite(write: AdapterWrite, collection: SqliteCollection): void {
+    switch (write.kind) {
+      case 'insert':
+        this.insertRow(collection, write.document);
+        break;
+      case 'update':
+        if (this.updateRows(collection, write.where, write.change, 1).length === 0 && write.required) {
+          throw new StoreError('conflict', `No ${write.collection.name} document matches the update`);
+        }
+        break;
+      case 'updateMany':
+        this.updateRows(collection, write.where, write.change);
+        break;
+      case 'deleteMany':
+        this.deleteRows(collection, write.where);
+        break;
+    }
+  }
+
+  async ping(): Promise<boolean> {
+    if (this.closed) return false;
+    try {
+      return this.db.prepare('SELECT 1').pluck().get() === 1;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.statements.clear();
+    try {
+      this.db.pragma('optimize');
+    } catch {
+      // Only a planner hint; closing matters more.
+    }
+    this.db.close();
+  }
+
+  private insertRow(collection: SqliteCollection, document: StoredRecord): string {
+    const json = JSON.stringify(document);
+    const workspaceId = collection.definition.scope === 'workspace' ? (document.workspaceId as string) : null;
+    this.statement(`INSERT INTO ${collection.columns.table} (id, workspace_id, doc) VALUES (?, ?, ?)`).run(document.id, workspaceId, json);
+    return json;
+  }
+
+  /** Read, change in JavaScript, write back: must run inside a transaction. */
+  private updateRows(collection: SqliteCollection, where: Condition[], change: Change<unknown>, limit?: number): StoredRecord[] {
+    const { sql, params } = selectToSql({ where, ...(limit === undefined ? {} : { limit }) }, collection.columns, 'id, doc');
+    const rows = this.statement(sql)
+      .pluck(false)
+      .all(...params) as Row[];
+    const write = this.statement(`UPDATE ${collection.columns.table} SET doc = ?, workspace_id = ? WHERE id = ?`);
+    return rows.map((row) => {
+      const document = parse(row.doc);
+      applyChange(document, change);
+      const workspaceId = collection.definition.scope === 'workspace' ? (document.workspaceId as string) : null;
+      write.run(JSON.stringify(document), workspaceId, row.id);
+      return document;
+    });
+  }
+
+  private deleteRows(collection: SqliteCollection, where: Condition[]): number {
+    const { sql, params } = whereToSql(where, collection.columns);
+    return this.statement(`DELETE FROM ${collection.columns.table} WHERE ${sql}`).run(...params).changes;
+  }
+
+  private transaction<T>(work: () => T): T {
+    return this.runInTransaction.immediate(work) as T;
+  }
+
+  private collection(definition: CollectionDefinition<any>): SqliteCollection {
+    let collection = this.collections.get(definition.name);
+    if (!collection) {
+      collection = createCollectionSchema(this.db, definition);
+      this.collections.set(definition.name, collection);
+    }
+    return collection;
+  }
+
+  private statement(sql: string): Database.Statement<SqlValue[]> {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      if (this.statements.size >= STATEMENT_CACHE_SIZE) this.statements.delete(this.statements.keys().next().value as string);
+      this.statements.set(sql, statement);
+    }
+    return statement as Database.Statement<SqlValue[]>;
+  }
+
+  /** Runs synchronous work and turns driver errors into StoreErrors. */
+  private guard<T>(definition: CollectionDefinition<any> | undefined, work: (collection: SqliteCollection) => T): T {
+    let collection: SqliteCollection | undefined;
+    try {
+      if (this.closed) throw new StoreError('unavailable', 'The store is closed');
+      collection = definition ? this.collection(definition) : undefined;
+      return work(collection as SqliteCollection);
+    } catch (error) {
+      throw mapError(error, collection);
+    }
+  }
+}
+
+function parse(json: string): StoredRecord {
+  return JSON.parse(json) as StoredRecord;
+}
+
+function mapError(error: unknown, collection?: SqliteCollection): unknown {
+  if (error instanceof StoreError) return error;
+  if (error instanceof Database.SqliteError) {
+    if (error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || error.code === 'SQLITE_CONSTRAINT_UNIQUE') {
+      const fields = collection ? duplicateFields(collection, error.message) : undefined;
+      return new StoreError('duplicate', `Duplicate ${fields ? fields.join(', ') : 'key'}`, fields);
+    }
+    if (UNAVAILABLE_CODES.test(error.code)) return new StoreError('unavailable', `SQLite: ${error.message}`);
+  }
+  if (error instanceof TypeError && /database connection is not open/.test(error.message)) {
+    return new StoreError('unavailable', 'The store is closed');
+  }
+  return error;
+}

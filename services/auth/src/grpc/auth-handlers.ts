@@ -1,0 +1,43 @@
+import type { authV1 } from '@crm/grpc';
+import type { AuthServices } from '../domain/auth-services';
+import { callerOf, isoSeconds, toApiKey, toUser, toWorkspace, type HandlersOf } from './proto-mapping';
+
+/** auth.v1.AuthService: proto in, domain call, proto out. */
+export function authHandlers({ sessions, workspaces, apiKeys, accessTokens }: AuthServices): HandlersOf<authV1.AuthServiceMethods> {
+  return {
+    SignUp: async (request) => {
+      const session = await sessions.signUp(request);
+      return { access: session.access, refresh: session.refresh, user: toUser(session.user) };
+    },
+    LogIn: async (request) => {
+      const session = await sessions.logIn(request.email, request.password);
+      return { access: session.access, refresh: session.refresh, user: toUser(session.user) };
+    },
+    RefreshToken: async (request) => sessions.refresh(request.refresh),
+    GetSigningKeys: async () => accessTokens.published(),
+    VerifyApiKey: async (request) => {
+      const { keyId, workspace } = await apiKeys.verify(request.key);
+      return { keyId, workspace: toWorkspace(workspace) };
+    },
+    GetWorkspace: async (request) => toWorkspace(await workspaces.get(request.workspaceId)),
+    RecordApiKeyUsage: async (request) => {
+      await apiKeys.recordUsage(request.entries.map((e) => ({ keyId: e.keyId, day: e.day, count: e.count, lastUsedAt: e.lastUsedAt || undefined })));
+      return {};
+    },
+    GetCurrentUser: async (_request, context) => toUser(await sessions.currentUser(callerOf(context))),
+    GetUsers: async (request, context) => ({ users: (await sessions.usersById(callerOf(context), request.ids)).map(toUser) }),
+    CreateApiKey: async (request, context) => {
+      const { apiKey, key } = await apiKeys.create(callerOf(context), request.name);
+      return { apiKey: toApiKey(apiKey), key };
+    },
+    ListApiKeys: async (_request, context) => ({ apiKeys: (await apiKeys.list(callerOf(context))).map(toApiKey) }),
+    RevokeApiKey: async (request, context) => {
+      await apiKeys.revoke(callerOf(context), request.id);
+      return {};
+    },
+    GetApiKeyUsage: async (request, context) => {
+      const usage = await apiKeys.usage(callerOf(context), request.id);
+      return { id: usage.id, days: usage.days, total: usage.total, lastUsedAt: isoSeconds(usage.lastUsedAt) };
+    },
+  };
+}
