@@ -73,7 +73,7 @@ export class AccessTokenVerifier {
     }
 
     const tokenUse = payload.typ ?? payload.token_use ?? payload.type;
-    const workspaceId = payload.workspaceId ?? payload.wid;
+    const workspaceId = payload.wid; // auth's claim for the workspace (services/auth access-tokens.ts)
     if (
       (tokenUse !== undefined && tokenUse !== 'access') ||
       typeof payload.sub !== 'string' ||

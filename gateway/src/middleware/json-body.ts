@@ -2,7 +2,7 @@
  * Request bodies: JSON only, within BODY_LIMIT, an object at the top, and no keys that could
  * reach an object's prototype if some later code merged the body into another object.
  */
-import express, { type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
+import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
 import { DomainError } from '@crm/observability';
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -44,27 +44,27 @@ const bodyParserErrors: ErrorRequestHandler = (error: { type?: string; limit?: n
   }
 };
 
-export function jsonBody(limit: string): Array<RequestHandler | ErrorRequestHandler> {
-  return [
-    (req, _res, next) => {
-      if (hasBody(req) && !req.is('application/json')) {
-        return next(DomainError.invalid('Unsupported content type; request bodies must be application/json.'));
-      }
-      next();
-    },
-    express.json({ limit, type: 'application/json', strict: true }),
-    bodyParserErrors,
-    (req, _res, next) => {
-      if (req.body === undefined) {
-        req.body = {};
-        return next();
-      }
-      if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
-        return next(DomainError.invalid('The request body must be a JSON object.'));
-      }
-      const forbidden = findForbiddenKey(req.body);
-      if (forbidden) return next(DomainError.invalid(`The request body may not contain the key "${forbidden}".`));
-      next();
-    },
-  ];
+const requireJsonContentType: RequestHandler = (req, _res, next) => {
+  if (hasBody(req) && !req.is('application/json')) {
+    return next(DomainError.invalid('Unsupported content type; request bodies must be application/json.'));
+  }
+  next();
+};
+
+const requireSafeObject: RequestHandler = (req, _res, next) => {
+  if (req.body === undefined) {
+    req.body = {};
+    return next();
+  }
+  if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
+    return next(DomainError.invalid('The request body must be a JSON object.'));
+  }
+  const forbidden = findForbiddenKey(req.body);
+  if (forbidden) return next(DomainError.invalid(`The request body may not contain the key "${forbidden}".`));
+  next();
+};
+
+/** One handler doing all of the above, in order. */
+export function jsonBody(limit: string): Router {
+  return Router().use(requireJsonContentType, express.json({ limit, type: 'application/json', strict: true }), bodyParserErrors, requireSafeObject);
 }

@@ -87,6 +87,18 @@ export class RateLimiter {
     };
   }
 
+  /** Public reads (the OpenAPI document): the anonymous budget of the client address. */
+  addressLimit(): RequestHandler {
+    return async (req, res, next) => {
+      const decision = await this.consume(`anon:${clientAddress(req)}`, this.budgets.anonymousPerMinute);
+      if (decision) {
+        setRateLimitHeaders(res, decision);
+        if (!decision.allowed) return next(tooManyRequests(res, decision));
+      }
+      next();
+    };
+  }
+
   /** Login, refresh and signup: per client address. */
   sessionLimit(): RequestHandler {
     return async (req, res, next) => {

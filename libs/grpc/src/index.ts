@@ -5,3 +5,4 @@ export * from './health-client';
 export * from './proto-files';
 export * from './server';
 export * as authV1 from './generated/auth.v1';
+export * as recordsV1 from './generated/records.v1';

@@ -1,1 +1,5 @@
 export * from './port';
+export * from './open-rate-limit';
+export * from './revocation-channel';
+export { MemoryRateLimitCounter } from './memory-counter';
+export { RedisRateLimitCounter } from './redis-counter';

@@ -25,3 +25,17 @@ export interface RateLimitCounter {
 }
 
 export type RateLimitLocation = { kind: 'redis'; url: string; keyPrefix?: string } | { kind: 'memory' };
+
+/** News every gateway replica must hear at once, because what it has cached is now wrong. */
+export type InvalidationEvent = { kind: 'api_key_revoked'; keyId: string } | { kind: 'workspace_changed'; workspaceId: string };
+
+export type InvalidationHandler = (event: InvalidationEvent) => void;
+
+/** Fan-out of invalidations: Redis pub/sub across replicas, an in-process emitter without Redis. */
+export interface InvalidationChannel {
+  /** Reaches every subscriber, on this replica and the others (this one included). */
+  publish(event: InvalidationEvent): Promise<void>;
+  /** Returns the function that unsubscribes `handler`. */
+  subscribe(handler: InvalidationHandler): () => void;
+  close(): Promise<void>;
+}

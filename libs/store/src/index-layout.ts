@@ -18,8 +18,9 @@ export interface IndexLayout {
 }
 
 /**
- * Non-unique indexes end with id so that "sort by a field, ties by id" reads straight off the
- * index instead of sorting every match.
+ * The indexes of a collection: a workspace collection's (workspaceId, id); each declared index;
+ * one per declared field not already leading an index. Non-unique indexes end with id so that
+ * "sort by a field, ties by id" reads straight off the index instead of sorting every match.
  */
 export function indexLayouts(collection: CollectionDefinition<any>): IndexLayout[] {
   assertCollectionName(collection.name);
@@ -33,6 +34,15 @@ export function indexLayouts(collection: CollectionDefinition<any>): IndexLayout
     const unique = index.unique === true || index.sparse === true;
     const keys = [...prefix, ...declared, ...(unique || declared.includes('id') ? [] : ['id'])];
     layouts.push(layout(collection.name, keys, declared, unique, index.sparse === true));
+  }
+  // The port promises that declared fields are indexed; a field that already leads an index is
+  // served by it. Besides filters and sorts, such an index lets a contains_text scan read the
+  // values from the index instead of parsing every document.
+  for (const field of Object.keys(collection.fields ?? {})) {
+    assertFieldName(field);
+    if (field === 'id' || (inWorkspace && field === 'workspaceId')) continue;
+    if (layouts.some((l) => l.keys[prefix.length] === field)) continue;
+    layouts.push(layout(collection.name, [...prefix, field, 'id'], [field], false, false));
   }
   const seen = new Set<string>();
   return layouts.filter((l) => (seen.has(l.name) ? false : (seen.add(l.name), true)));

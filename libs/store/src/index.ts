@@ -1,1 +1,3 @@
 export * from './port';
+export { openStore, locationFromEnv } from './open-store';
+export type { LocationSettings } from './open-store';

@@ -1,19 +1,71 @@
-import { GrpcServer } from '@crm/grpc';
+import { busLocationFromEnv, openBus, type MessageBus } from '@crm/bus';
+import { GrpcServer, recordsV1 } from '@crm/grpc';
 import { createLogger, type Logger } from '@crm/observability';
+import { locationFromEnv, openStore, type DocumentStore, type StoreLocation } from '@crm/store';
+import { RecordsService } from './application/records-service';
 import type { RecordsConfig } from './config';
+import { OutboxRelay } from './events/outbox-relay';
 import { recordsHandlers } from './grpc/records-handlers';
+import { AuthUserDirectory, type UserDirectory } from './read-models/user-directory';
+import { recordsCollections } from './store/collections';
+import { RecordsRepository } from './store/records-repository';
 
 export * from './config';
+
+export interface StartRecordsOptions {
+  logger?: Logger;
+  /** Overrides where the store lives (tests: `{ kind: 'sqlite', file: ':memory:' }`). */
+  storeLocation?: StoreLocation;
+  /** Overrides the bus (tests pass an in-process bus they also consume from). */
+  bus?: MessageBus;
+  /** Overrides the user directory (tests run without auth). */
+  users?: UserDirectory;
+  /** How often the outbox relay sweeps for unpublished events. */
+  outboxSweepMs?: number;
+}
 
 export interface RunningRecordsService {
   port: number;
   stop(): Promise<void>;
 }
 
-export async function startRecordsService(config: RecordsConfig, options: { logger?: Logger } = {}): Promise<RunningRecordsService> {
+function listenAddress(host: string, port: number): string {
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/** Opens the store and the bus, starts the outbox relay and serves RecordsService over gRPC. */
+export async function startRecordsService(config: RecordsConfig, options: StartRecordsOptions = {}): Promise<RunningRecordsService> {
   const logger = options.logger ?? createLogger('records', { level: config.LOG_LEVEL });
-  const server = new GrpcServer({ logger }).addService('records/v1/records.proto', 'records.v1.RecordsService', recordsHandlers());
-  const port = await server.listen(`${config.GRPC_HOST}:${config.GRPC_PORT}`);
+  const location =
+    options.storeLocation ??
+    locationFromEnv({ service: 'records', mongoUrl: config.MONGO_URL, mongoDatabase: config.MONGO_DATABASE, dataDir: config.CRM_DATA_DIR });
+  const store: DocumentStore = await openStore({ location, collections: recordsCollections });
+  const ownsBus = !options.bus;
+  const bus = options.bus ?? (await openBus(busLocationFromEnv(config.AMQP_URL), logger));
+  const users = options.users ?? new AuthUserDirectory(config.AUTH_GRPC_ADDR, logger);
+  const relay = new OutboxRelay(store, bus, logger, { sweepIntervalMs: options.outboxSweepMs });
+  const service = new RecordsService({ repository: new RecordsRepository(store), users, relay });
+  const server = new GrpcServer({ logger }).addService(recordsV1.protoPath, recordsV1.RecordsServiceName, recordsHandlers(service));
+  let port: number;
+  try {
+    await relay.start();
+    port = await server.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT));
+  } catch (error) {
+    await relay.stop();
+    if (ownsBus) await bus.close();
+    await store.close();
+    throw error;
+  }
   server.setServing(true);
-  return { port, stop: () => server.shutdown() };
+  return {
+    port,
+    async stop() {
+      // gRPC first (no new writes), then the relay publishes what those writes left pending.
+      await server.shutdown();
+      await relay.stop();
+      users.close();
+      if (ownsBus) await bus.close();
+      await store.close();
+    },
+  };
 }

@@ -4,7 +4,17 @@ import { recordsConfigSchema, startRecordsService } from './index';
 
 async function main(): Promise<void> {
   if (process.argv.includes('--help')) {
-    process.stdout.write('Usage: node services/records/dist/main.js [--role=server]\n  Starts the records gRPC service. Configuration comes from the environment; see docs/development.md.\n');
+    process.stdout.write(
+      [
+        'Usage: node services/records/dist/main.js [--role=server]',
+        '  Starts the records gRPC service (contacts, leads, accounts, opportunities, tasks, activities)',
+        '  and its outbox relay. Configuration comes from the environment:',
+        '  GRPC_HOST, GRPC_PORT (50052), MONGO_URL, MONGO_DATABASE (crm_records), CRM_DATA_DIR (./data),',
+        '  AMQP_URL (in-process bus when unset), AUTH_GRPC_ADDR (127.0.0.1:50051), LOG_LEVEL (info).',
+        '  See docs/development.md.',
+        '',
+      ].join('\n'),
+    );
     return;
   }
   const config = loadConfigOrExit(recordsConfigSchema);

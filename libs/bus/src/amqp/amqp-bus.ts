@@ -7,7 +7,7 @@ import type { Socket } from 'node:net';
 import type { Logger } from '@crm/observability';
 import type { BusMessage, Consumer, MessageBus, MessageHandler, QueueDefinition } from '../port';
 import { AmqpConsumer, type DeliveryHandler } from './amqp-consumer';
-import { DUE_AT_HEADER, isDue, tierFor } from './delay-tiers';
+import { DUE_AT_HEADER, nextDelayStep } from './delay-tiers';
 import { decodeMessage, deliveryInfo, encodeMessage, republishOptions } from './message-codec';
 import { DEFAULT_PREFETCH, declareBusTopology, declareWorkQueue, topologyNames, type TopologyNames } from './topology';
 
@@ -28,7 +28,8 @@ interface Session {
   publisher: ConfirmChannel;
 }
 
-const DELAY_FORWARDER_PREFETCH = 100;
+/** The forwarder holds messages for up to the shortest tier (100 ms), so it takes many at once. */
+const DELAY_FORWARDER_PREFETCH = 500;
 const CHANNEL_REOPEN_DELAY_MS = 1000;
 
 export class AmqpBus implements MessageBus {
@@ -66,10 +67,13 @@ export class AmqpBus implements MessageBus {
   }
 
   async schedule(message: BusMessage, delayMs: number): Promise<void> {
-    const now = Date.now();
-    if (isDue(now + delayMs, now)) return this.publish(message);
-    const { content, options } = encodeMessage(message, { [DUE_AT_HEADER]: now + delayMs });
-    await this.publishConfirmed('', this.names.delayTierQueue(tierFor(delayMs)), content, options);
+    const dueAt = Date.now() + delayMs;
+    const step = nextDelayStep(delayMs);
+    if (step.kind === 'deliver' && step.waitMs === 0) return this.publish(message);
+    const { content, options } = encodeMessage(message, { [DUE_AT_HEADER]: dueAt });
+    // Under the shortest tier, straight to the forwarder, which holds it the few milliseconds left.
+    const parking = step.kind === 'park' ? this.names.delayTierQueue(step.tier) : this.names.delayReturnQueue;
+    await this.publishConfirmed('', parking, content, options);
   }
 
   async consume(queue: QueueDefinition, handler: MessageHandler): Promise<Consumer> {
@@ -130,7 +134,7 @@ export class AmqpBus implements MessageBus {
    */
   severConnection(): void {
     const connection = this.session?.model.connection as unknown as { stream?: Socket } | undefined;
-    connection?.stream?.destroy();
+    connection?.stream?.destroy(new Error('connection severed'));
   }
 
   private async connect(): Promise<void> {
@@ -163,7 +167,7 @@ export class AmqpBus implements MessageBus {
 
   /** Runs on every (re)connection before it counts as up: topology first, then every consumer. */
   private async openSession(model: ChannelModel): Promise<void> {
-    model.on('error', (err: Error) => this.logger.warn({ err }, 'RabbitMQ connection error'));
+    model.on('error', (err: Error) => this.logger.debug({ err }, 'RabbitMQ connection error during setup'));
     const publisher = await model.createConfirmChannel();
     publisher.on('error', (err: Error) => this.logger.warn({ err }, 'publisher channel error'));
     // A publisher channel dies alone only on a protocol error; a fresh connection rebuilds everything.
@@ -215,16 +219,15 @@ export class AmqpBus implements MessageBus {
   private async forwardDelayed(delivery: ConsumeMessage): Promise<void> {
     const message = decodeMessage(delivery);
     const dueAt = Number(delivery.properties.headers?.[DUE_AT_HEADER]);
-    const now = Date.now();
-    if (!Number.isFinite(dueAt) || isDue(dueAt, now)) {
-      // Never early: the last few milliseconds are waited out here rather than in another tier.
-      if (dueAt > now) await new Promise((resolve) => setTimeout(resolve, dueAt - now));
-      const options = republishOptions(delivery, {});
-      delete options.headers?.[DUE_AT_HEADER];
-      await this.publishConfirmed(this.names.events, message.type, delivery.content, options);
+    const step = nextDelayStep(Number.isFinite(dueAt) ? dueAt - Date.now() : 0);
+    if (step.kind === 'park') {
+      await this.publishConfirmed('', this.names.delayTierQueue(step.tier), delivery.content, republishOptions(delivery, {}));
       return;
     }
-    await this.publishConfirmed('', this.names.delayTierQueue(tierFor(dueAt - now)), delivery.content, republishOptions(delivery, {}));
+    if (step.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, step.waitMs));
+    const options = republishOptions(delivery, {});
+    delete options.headers?.[DUE_AT_HEADER];
+    await this.publishConfirmed(this.names.events, message.type, delivery.content, options);
   }
 
   /** Publishes and waits for the broker's confirm, riding out a connection loss until the outage timeout. */

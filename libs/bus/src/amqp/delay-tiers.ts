@@ -30,24 +30,22 @@ export const DELAY_TIERS: readonly DelayTier[] = [
   { label: '24h', ttlMs: 24 * HOUR },
 ];
 
-/** A message this close to its due time is held briefly and published rather than parked once more. */
-export const DUE_TOLERANCE_MS = 20;
-
 /** AMQP header holding the due time, in Unix milliseconds. */
 export const DUE_AT_HEADER = 'x-crm-due-at';
 
-export function isDue(dueAtMs: number, nowMs: number): boolean {
-  return dueAtMs - nowMs <= DUE_TOLERANCE_MS;
-}
-
 /**
- * The largest tier not longer than the remaining delay; the shortest tier when the remainder is
- * below it (the message is then late by at most that tier's length).
+ * What happens next to a delayed message: parked in the largest tier not longer than the time
+ * left, or, once less than the shortest tier is left, held that long by the forwarder (unacked,
+ * so a crash hands it to another forwarder) and delivered. Never early, and late by little more
+ * than the forwarding itself.
  */
-export function tierFor(remainingMs: number): DelayTier {
+export type DelayStep = { kind: 'deliver'; waitMs: number } | { kind: 'park'; tier: DelayTier };
+
+export function nextDelayStep(remainingMs: number): DelayStep {
+  if (remainingMs < DELAY_TIERS[0].ttlMs) return { kind: 'deliver', waitMs: Math.max(0, Math.ceil(remainingMs)) };
   let chosen = DELAY_TIERS[0];
   for (const tier of DELAY_TIERS) {
     if (tier.ttlMs <= remainingMs) chosen = tier;
   }
-  return chosen;
+  return { kind: 'park', tier: chosen };
 }

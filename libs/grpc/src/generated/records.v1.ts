@@ -4,15 +4,617 @@
 /** Request and response types of records.v1.RecordsService, for GrpcClient and handlers. */
 export interface RecordsServiceMethods {
   [method: string]: { request: object; response: object };
-  Ping: { request: PingRequest; response: PingResponse };
+  CreateContact: { request: CreateContactRequest; response: CreateContactResponse };
+  GetContact: { request: GetContactRequest; response: GetContactResponse };
+  UpdateContact: { request: UpdateContactRequest; response: UpdateContactResponse };
+  DeleteContact: { request: DeleteContactRequest; response: DeleteContactResponse };
+  ListContacts: { request: ListContactsRequest; response: ListContactsResponse };
+  BatchCreateContacts: { request: BatchCreateContactsRequest; response: BatchCreateContactsResponse };
+  CreateLead: { request: CreateLeadRequest; response: CreateLeadResponse };
+  GetLead: { request: GetLeadRequest; response: GetLeadResponse };
+  UpdateLead: { request: UpdateLeadRequest; response: UpdateLeadResponse };
+  DeleteLead: { request: DeleteLeadRequest; response: DeleteLeadResponse };
+  ListLeads: { request: ListLeadsRequest; response: ListLeadsResponse };
+  ConvertLead: { request: ConvertLeadRequest; response: ConvertLeadResponse };
+  CreateAccount: { request: CreateAccountRequest; response: CreateAccountResponse };
+  GetAccount: { request: GetAccountRequest; response: GetAccountResponse };
+  UpdateAccount: { request: UpdateAccountRequest; response: UpdateAccountResponse };
+  DeleteAccount: { request: DeleteAccountRequest; response: DeleteAccountResponse };
+  ListAccounts: { request: ListAccountsRequest; response: ListAccountsResponse };
+  ListAccountContacts: { request: ListAccountContactsRequest; response: ListAccountContactsResponse };
+  CreateOpportunity: { request: CreateOpportunityRequest; response: CreateOpportunityResponse };
+  GetOpportunity: { request: GetOpportunityRequest; response: GetOpportunityResponse };
+  UpdateOpportunity: { request: UpdateOpportunityRequest; response: UpdateOpportunityResponse };
+  DeleteOpportunity: { request: DeleteOpportunityRequest; response: DeleteOpportunityResponse };
+  ListOpportunities: { request: ListOpportunitiesRequest; response: ListOpportunitiesResponse };
+  CreateSource: { request: CreateSourceRequest; response: CreateSourceResponse };
+  GetSource: { request: GetSourceRequest; response: GetSourceResponse };
+  ListSources: { request: ListSourcesRequest; response: ListSourcesResponse };
+  CreateTask: { request: CreateTaskRequest; response: CreateTaskResponse };
+  ListTasks: { request: ListTasksRequest; response: ListTasksResponse };
+  ListActivities: { request: ListActivitiesRequest; response: ListActivitiesResponse };
+  GetRecord: { request: GetRecordRequest; response: GetRecordResponse };
 }
 
 export const RecordsServiceName = 'records.v1.RecordsService';
 
-export interface PingRequest {
+export interface FieldError {
+  /** camelCase field name, e.g. `leadScore` or `billingAddress`. */
+  field: string;
+  messages: string[];
 }
 
-export interface PingResponse {
-  service: string;
+export interface Contact {
+  /** `cnt_...` */
+  id: string;
+  firstName: string;
+  lastName: string;
+  email: string;
+  phone: string;
+  /** Job title. */
+  title: string;
+  /** new, contacted, engaged, proposal_sent, negotiation, customer, inactive (default new). */
+  stage: string;
+  /** `acc_...`; in null_fields when the contact has no account. */
+  accountId: string;
+  /** Read-only: the linked account's name. */
+  accountName: string;
+  /** `usr_...` of the owning user; in null_fields when unassigned. */
+  assignedTo: string;
+  /** Read-only: the owner's name from auth (empty when auth is unreachable or the user is gone). */
+  assignedToName: string;
+  tags: string[];
+  emailOptOut: boolean;
+  emailBounced: boolean;
+  notes: string;
+  /** Read-only: the source's name when the contact came from an import with a source_uid. */
+  source: string;
+  createdAt: string;
+  updatedAt: string;
+  /** camelCase names of the fields whose value is null. */
+  nullFields: string[];
+}
+
+export interface CreateContactRequest {
+  contact: Contact | null;
+  providedFields: string[];
+  clearFields: string[];
+  invalidFields: FieldError[];
+}
+
+export interface CreateContactResponse {
+  contact: Contact | null;
+}
+
+export interface GetContactRequest {
+  id: string;
+}
+
+export interface GetContactResponse {
+  contact: Contact | null;
+}
+
+export interface UpdateContactRequest {
+  id: string;
+  contact: Contact | null;
+  updateFields: string[];
+  clearFields: string[];
+  invalidFields: FieldError[];
+}
+
+export interface UpdateContactResponse {
+  contact: Contact | null;
+}
+
+export interface DeleteContactRequest {
+  id: string;
+}
+
+export interface DeleteContactResponse {
+}
+
+export interface ListContactsRequest {
+  /** A contact stage value; empty for any. */
+  stage: string;
+  assignedTo: string;
+  /** Matches first name, last name, email or phone. */
+  search: string;
+  /** ISO 8601 timestamps (any offset, milliseconds allowed); inclusive bounds on createdAt. */
+  createdAfter: string;
+  createdBefore: string;
+  /** Contacts carrying every one of these tags (the API's comma-separated `tags`, split). */
+  tags: string[];
+  /** createdAt, updatedAt, firstName, lastName, email, stage; `-` for descending. */
+  ordering: string;
+  offset: number;
+  limit: number;
+}
+
+export interface ListContactsResponse {
+  total: number;
+  contacts: Contact[];
+}
+
+/** One CSV row, already mapped to contact fields by the import worker. Empty strings are absent. */
+export interface ContactRow {
+  /** Data-row number in the file, from 1 (the header row is not counted). */
+  row: number;
+  firstName: string;
+  lastName: string;
+  email: string;
+  phone: string;
+  title: string;
+  stage: string;
+  notes: string;
+  tags: string[];
+}
+
+export interface BatchCreateContactsRequest {
+  /** Unique per batch within the workspace, e.g. `<job uid>:<chunk index>`. A retried request with a key already seen returns the stored result of the first run and creates nothing. */
+  idempotencyKey: string;
+  rows: ContactRow[];
+  /** Optional: a source uid (CreateSource); its name is stamped as `source` on every created contact. An unknown uid is NOT_FOUND and creates nothing. */
+  sourceUid: string;
+  /** Optional: the import job's uid, stamped on the created contacts so that a later batch of the same job can tell that a duplicate is an earlier row of the same file (`same_import`). */
+  importJobId: string;
+}
+
+export interface CreatedContactRow {
+  row: number;
+  contactId: string;
+}
+
+export interface DuplicateContactRow {
+  row: number;
+  /** The row's email as given. */
+  email: string;
+  /** The contact that already has this email (case-insensitive); empty when the duplicate is an earlier row of this same batch. */
+  existingContactId: string;
+  /** True when the existing contact was created by the same import_job_id (an earlier row of the same file in an earlier batch) or by an earlier row of this batch. The import job reports those with `existingContactId: null`. */
+  sameImport: boolean;
+}
+
+export interface RowError {
+  row: number;
+  /** e.g. "email: Enter a valid email address."; one message per failing field. */
+  message: string;
+}
+
+export interface BatchCreateContactsResponse {
+  created: CreatedContactRow[];
+  duplicates: DuplicateContactRow[];
+  errors: RowError[];
+  /** True when this answer is the stored result of an earlier request with the same key. */
+  replayed: boolean;
+}
+
+export interface Lead {
+  /** `ld_...` */
+  id: string;
+  firstName: string;
+  lastName: string;
+  email: string;
+  phone: string;
+  company: string;
+  /** new, contacted, qualified, nurturing, unqualified, converted, lost (default new). */
+  status: string;
+  /** Free text (≤ 200 characters); also a list filter. */
+  source: string;
+  /** `usr_...`; in null_fields when unassigned. */
+  assignedTo: string;
+  assignedToName: string;
+  /** Integer 0..100 (default 0). */
+  leadScore: number;
+  emailOptOut: boolean;
+  emailBounced: boolean;
+  /** Read-only; in null_fields until converted. */
+  convertedAt: string;
+  /** Read-only; in null_fields until converted. */
+  convertedContactId: string;
+  notes: string;
+  createdAt: string;
+  updatedAt: string;
+  nullFields: string[];
+}
+
+export interface CreateLeadRequest {
+  lead: Lead | null;
+  providedFields: string[];
+  clearFields: string[];
+  invalidFields: FieldError[];
+}
+
+export interface CreateLeadResponse {
+  lead: Lead | null;
+}
+
+export interface GetLeadRequest {
+  id: string;
+}
+
+export interface GetLeadResponse {
+  lead: Lead | null;
+}
+
+export interface UpdateLeadRequest {
+  id: string;
+  lead: Lead | null;
+  updateFields: string[];
+  clearFields: string[];
+  invalidFields: FieldError[];
+}
+
+export interface UpdateLeadResponse {
+  lead: Lead | null;
+}
+
+export interface DeleteLeadRequest {
+  id: string;
+}
+
+export interface DeleteLeadResponse {
+}
+
+export interface ListLeadsRequest {
+  status: string;
+  source: string;
+  assignedTo: string;
+  /** Matches first name, last name, email or company. */
+  search: string;
+  createdAfter: string;
+  createdBefore: string;
+  /** createdAt, updatedAt, firstName, lastName, email, company, status, leadScore. */
+  ordering: string;
+  offset: number;
+  limit: number;
+}
+
+export interface ListLeadsResponse {
+  total: number;
+  leads: Lead[];
+}
+
+export interface ConvertLeadRequest {
+  leadId: string;
+  createAccount: boolean;
+  /** Default: the lead's company. Required (422) when create_account and the lead has no company. */
+  accountName: string;
+  /** Needs create_account (422 `createOpportunity` otherwise). */
+  createOpportunity: boolean;
+  /** Default: "<account name> opportunity". */
+  opportunityName: string;
+  opportunityValue: number;
+  /** A pipeline stage; default prospecting. */
+  opportunityStage: string;
+  /** Which of the fields above the client sent (camelCase: createAccount, accountName, ...); empty means "every non-empty, non-zero field". */
+  providedFields: string[];
+  invalidFields: FieldError[];
+}
+
+export interface ConvertLeadResponse {
+  /** The converted lead (status converted, convertedAt, convertedContactId). */
+  lead: Lead | null;
+  contact: Contact | null;
+  /** Unset (JSON null) when no account was made. */
+  account: Account | null;
+  /** Unset (JSON null) when no opportunity was made. */
+  opportunity: Opportunity | null;
+}
+
+export interface BillingAddress {
+  street: string;
+  city: string;
+  state: string;
+  postalCode: string;
+  country: string;
+}
+
+export interface Account {
+  /** `acc_...` */
+  id: string;
+  name: string;
+  /** An http(s) URL. */
+  website: string;
+  industry: string;
+  /** A range label, free text. */
+  companySize: string;
+  /** ≥ 0; in null_fields when not set. */
+  annualRevenue: number;
+  /** prospect, active, customer, partner, churned (default prospect). */
+  stage: string;
+  phone: string;
+  /** Unset when the account has none (in null_fields too). */
+  billingAddress: BillingAddress | null;
+  assignedTo: string;
+  assignedToName: string;
+  tags: string[];
+  description: string;
+  /** Read-only: contacts linked to the account. */
+  contactCount: number;
+  /** Read-only: linked opportunities not in closed_won or closed_lost. */
+  openOpportunityCount: number;
+  /** Read-only: always 0, cases are not a record of this service yet. */
+  openCaseCount: number;
+  createdAt: string;
+  updatedAt: string;
+  nullFields: string[];
+}
+
+export interface CreateAccountRequest {
+  account: Account | null;
+  providedFields: string[];
+  clearFields: string[];
+  invalidFields: FieldError[];
+}
+
+export interface CreateAccountResponse {
+  account: Account | null;
+}
+
+export interface GetAccountRequest {
+  id: string;
+}
+
+export interface GetAccountResponse {
+  account: Account | null;
+}
+
+export interface UpdateAccountRequest {
+  id: string;
+  account: Account | null;
+  updateFields: string[];
+  clearFields: string[];
+  invalidFields: FieldError[];
+}
+
+export interface UpdateAccountResponse {
+  account: Account | null;
+}
+
+export interface DeleteAccountRequest {
+  id: string;
+}
+
+export interface DeleteAccountResponse {
+}
+
+export interface ListAccountsRequest {
+  stage: string;
+  industry: string;
+  assignedTo: string;
+  /** Matches name or website. */
+  search: string;
+  /** createdAt, updatedAt, name, stage, industry. */
+  ordering: string;
+  offset: number;
+  limit: number;
+}
+
+export interface ListAccountsResponse {
+  total: number;
+  accounts: Account[];
+}
+
+export interface ListAccountContactsRequest {
+  accountId: string;
+}
+
+export interface ListAccountContactsResponse {
+  total: number;
+  /** Newest first; the gateway shows id, firstName, lastName, email, title, stage. */
+  contacts: Contact[];
+}
+
+export interface Opportunity {
+  /** `opp_...` */
+  id: string;
+  name: string;
+  /** Required on create; in null_fields after its account was deleted. */
+  accountId: string;
+  accountName: string;
+  /** ≥ 0 (default 0). */
+  value: number;
+  /** prospecting, qualification, needs_analysis, proposal, negotiation, closed_won, closed_lost. */
+  stage: string;
+  /** Integer 0..100; defaults from the stage (10, 20, 40, 60, 80, 100, 0). */
+  probability: number;
+  /** Expected close date `YYYY-MM-DD`; in null_fields when not set. */
+  closeDate: string;
+  /** `YYYY-MM-DD`; set to today on entering closed_won/closed_lost unless given; null otherwise. */
+  closedDate: string;
+  lossReason: string;
+  assignedTo: string;
+  assignedToName: string;
+  source: string;
+  /** `cnt_...` of the workspace. */
+  contactIds: string[];
+  description: string;
+  createdAt: string;
+  updatedAt: string;
+  nullFields: string[];
+}
+
+export interface CreateOpportunityRequest {
+  opportunity: Opportunity | null;
+  providedFields: string[];
+  clearFields: string[];
+  invalidFields: FieldError[];
+}
+
+export interface CreateOpportunityResponse {
+  opportunity: Opportunity | null;
+}
+
+export interface GetOpportunityRequest {
+  id: string;
+}
+
+export interface GetOpportunityResponse {
+  opportunity: Opportunity | null;
+}
+
+export interface UpdateOpportunityRequest {
+  id: string;
+  opportunity: Opportunity | null;
+  updateFields: string[];
+  clearFields: string[];
+  invalidFields: FieldError[];
+}
+
+export interface UpdateOpportunityResponse {
+  opportunity: Opportunity | null;
+}
+
+export interface DeleteOpportunityRequest {
+  id: string;
+}
+
+export interface DeleteOpportunityResponse {
+}
+
+export interface ListOpportunitiesRequest {
+  stage: string;
+  accountId: string;
+  assignedTo: string;
+  /** ISO 8601 dates (a timestamp's date part is used); inclusive bounds on closeDate. */
+  closeDateAfter: string;
+  closeDateBefore: string;
+  /** Decimal numbers as strings (empty for no bound); inclusive bounds on value. */
+  valueMin: string;
+  valueMax: string;
+  /** Matches the opportunity's name. */
+  search: string;
+  /** createdAt, updatedAt, name, value, stage, probability, closeDate. */
+  ordering: string;
+  offset: number;
+  limit: number;
+}
+
+export interface ListOpportunitiesResponse {
+  total: number;
+  opportunities: Opportunity[];
+}
+
+export interface Source {
+  /** UUID-shaped. */
+  uid: string;
+  name: string;
+  createdAt: string;
+}
+
+export interface CreateSourceRequest {
+  /** Required, ≤ 200 characters (422 otherwise). */
+  name: string;
+}
+
+export interface CreateSourceResponse {
+  source: Source | null;
+}
+
+export interface GetSourceRequest {
+  uid: string;
+}
+
+export interface GetSourceResponse {
+  source: Source | null;
+}
+
+export interface ListSourcesRequest {
+  offset: number;
+  limit: number;
+}
+
+export interface ListSourcesResponse {
+  total: number;
+  sources: Source[];
+}
+
+export interface Task {
+  /** `tsk_...` */
+  id: string;
+  name: string;
+  /** `YYYY-MM-DD`; in null_fields when none. */
+  dueDate: string;
+  /** `usr_...`; in null_fields when unassigned. */
+  assignedTo: string;
+  /** The id of the record the task is about (`cnt_`, `ld_`, `acc_`, `opp_`). */
+  relatedTo: string;
+  /** open or completed. */
+  status: string;
+  createdAt: string;
+  nullFields: string[];
+}
+
+export interface CreateTaskRequest {
+  /** Required, ≤ 200 characters. */
+  name: string;
+  /** Optional `YYYY-MM-DD`. */
+  dueDate: string;
+  /** Optional user id. */
+  assignedTo: string;
+  /** Required: a record of the workspace (422 when not found). */
+  relatedTo: string;
+  /** open (default) or completed. */
+  status: string;
+}
+
+export interface CreateTaskResponse {
+  task: Task | null;
+}
+
+export interface ListTasksRequest {
+  /** Empty for every task of the workspace. */
+  relatedTo: string;
+  offset: number;
+  limit: number;
+}
+
+export interface ListTasksResponse {
+  total: number;
+  tasks: Task[];
+}
+
+export interface Activity {
+  /** `act_...` */
+  id: string;
+  /** created, updated, deleted, converted. */
+  action: string;
+  /** contact, lead, account, opportunity. */
+  recordType: string;
+  recordId: string;
+  /** The acting user; for API keys the workspace's system user. */
+  actorId: string;
+  /** user, api_key, or system (another service acting on its own, e.g. automation). */
+  actorType: string;
+  createdAt: string;
+}
+
+export interface ListActivitiesRequest {
+  /** Empty for the whole workspace's log. */
+  recordId: string;
+  offset: number;
+  limit: number;
+}
+
+export interface ListActivitiesResponse {
+  total: number;
+  activities: Activity[];
+}
+
+export interface GetRecordRequest {
+  /** contact, lead, account or opportunity. */
+  recordType: string;
+  id: string;
+}
+
+export interface GetRecordResponse {
+  recordType: string;
+  /** Exactly one of these is set, matching record_type. */
+  contact: Contact | null;
+  lead: Lead | null;
+  account: Account | null;
+  opportunity: Opportunity | null;
+  /** The record as the public API's single-record JSON (camelCase keys, nulls included), for evaluating conditions by field name without knowing each kind's message. */
+  fieldsJson: string;
 }
 export const protoPath = 'records/v1/records.proto';

@@ -16,6 +16,9 @@ const BUSY_TIMEOUT_MS = 5000;
 /** Statement texts vary only with the query's shape; the cap bounds memory for `in` lists of many lengths. */
 const STATEMENT_CACHE_SIZE = 500;
 
+const CACHE_SIZE_KIB = 64 * 1024;
+const MMAP_SIZE_BYTES = 256 * 1024 * 1024;
+
 const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|PROTOCOL|NOMEM)/;
 
 interface Row {
@@ -50,6 +53,10 @@ export class SqliteStoreAdapter implements StoreAdapter {
       db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
       if (file !== ':memory:') db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
+      // Scans (contains_text, undeclared fields) read every document; a larger cache and memory
+      // mapping keep them from going through a read() call per page.
+      db.pragma(`cache_size = -${CACHE_SIZE_KIB}`);
+      if (file !== ':memory:') db.pragma(`mmap_size = ${MMAP_SIZE_BYTES}`);
       return new SqliteStoreAdapter(db);
     } catch (error) {
       throw mapError(error);
@@ -235,12 +242,15 @@ function parse(json: string): StoredRecord {
 
 function mapError(error: unknown, collection?: SqliteCollection): unknown {
   if (error instanceof StoreError) return error;
-  if (error instanceof Database.SqliteError) {
-    if (error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || error.code === 'SQLITE_CONSTRAINT_UNIQUE') {
+  // Not instanceof: the native addon keeps one error class per process, so under several module
+  // registries (jest) the thrown class need not be the one this module imported.
+  const code = (error as { code?: unknown })?.code;
+  if (error instanceof Error && error.name === 'SqliteError' && typeof code === 'string') {
+    if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE') {
       const fields = collection ? duplicateFields(collection, error.message) : undefined;
       return new StoreError('duplicate', `Duplicate ${fields ? fields.join(', ') : 'key'}`, fields);
     }
-    if (UNAVAILABLE_CODES.test(error.code)) return new StoreError('unavailable', `SQLite: ${error.message}`);
+    if (UNAVAILABLE_CODES.test(code)) return new StoreError('unavailable', `SQLite: ${error.message}`);
   }
   if (error instanceof TypeError && /database connection is not open/.test(error.message)) {
     return new StoreError('unavailable', 'The store is closed');

@@ -9,7 +9,10 @@ export interface NewWorkspace {
 }
 
 export interface WorkspaceRepository {
-  /** Writes the workspace, its two users and the admin's login together; 'email_taken' when the login exists. */
+  /**
+   * Writes the workspace, its two users and the admin's login so that either all become reachable or
+   * none does; 'email_taken' when the login exists.
+   */
   create(input: NewWorkspace): Promise<'created' | 'email_taken'>;
   get(id: string): Promise<Workspace | null>;
   /** Newest first. */
@@ -36,7 +39,7 @@ export interface RefreshTokenRepository {
 }
 
 export interface ApiKeyRepository {
-  /** Writes the key and its lookup entry together. */
+  /** Writes the key and its lookup entry; the key verifies only once both exist. */
   create(key: ApiKey, lookup: ApiKeyLookup): Promise<void>;
   get(workspaceId: string, id: string): Promise<ApiKey | null>;
   /** Keys not revoked, newest first. */

@@ -1,11 +1,220 @@
-import type { ServiceHandlers } from '@crm/grpc';
+import type { CallContext, recordsV1, ServiceHandlers, UnaryHandler } from '@crm/grpc';
+import { DomainError } from '@crm/observability';
+import { recordJson, type RecordsService } from '../application/records-service';
+import type { Caller } from '../application/views';
+import {
+  accountMessage,
+  activityMessage,
+  contactMessage,
+  leadMessage,
+  opportunityMessage,
+  sourceMessage,
+  taskMessage,
+  writeInput,
+} from './proto-mapping';
 
-/**
- * The records service's calls. Only Ping exists until the records issue lands; the gateway reads the
- * UNIMPLEMENTED answer for anything else as 503.
- */
-export function recordsHandlers(): ServiceHandlers {
-  return {
-    Ping: async () => ({ service: 'records' }),
+type M = recordsV1.RecordsServiceMethods;
+/** One handler per rpc, typed from the generated method map (its string index signature left out). */
+type Handlers = { [K in keyof M as string extends K ? never : K]: UnaryHandler<M[K]['request'], M[K]['response']> };
+
+/** The caller as the gateway (or a calling service) set it in metadata; a call without a workspace is refused. */
+export function callerOf(context: CallContext): Caller {
+  if (!context.workspaceId) throw DomainError.unauthenticated('The call carries no workspace.');
+  const type = context.actorKind === 'user' || context.actorKind === 'api_key' ? context.actorKind : 'system';
+  return { workspaceId: context.workspaceId, actor: { id: context.actorId || 'system', type }, correlationId: context.requestId };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value ? value : undefined;
+}
+
+/** Translation only: proto ↔ the records service's calls. */
+export function recordsHandlers(service: RecordsService): ServiceHandlers {
+  const handlers: Handlers = {
+    CreateContact: async (r, c) => ({
+      contact: contactMessage(await service.createContact(callerOf(c), writeInput(r.contact, r.providedFields, r.clearFields, r.invalidFields, 'create'))),
+    }),
+    GetContact: async (r, c) => ({ contact: contactMessage(await service.getContact(callerOf(c), r.id)) }),
+    UpdateContact: async (r, c) => ({
+      contact: contactMessage(
+        await service.updateContact(callerOf(c), r.id, writeInput(r.contact, r.updateFields, r.clearFields, r.invalidFields, 'update')),
+      ),
+    }),
+    DeleteContact: async (r, c) => {
+      await service.deleteContact(callerOf(c), r.id);
+      return {};
+    },
+    ListContacts: async (r, c) => {
+      const page = await service.listContacts(callerOf(c), {
+        stage: nonEmpty(r.stage),
+        assignedTo: nonEmpty(r.assignedTo),
+        search: nonEmpty(r.search),
+        createdAfter: nonEmpty(r.createdAfter),
+        createdBefore: nonEmpty(r.createdBefore),
+        tags: r.tags,
+        ordering: nonEmpty(r.ordering),
+        offset: r.offset,
+        limit: r.limit,
+      });
+      return { total: page.total, contacts: page.items.map(contactMessage) };
+    },
+    BatchCreateContacts: async (r, c) => {
+      const result = await service.batchCreateContacts(callerOf(c), {
+        idempotencyKey: r.idempotencyKey,
+        sourceUid: nonEmpty(r.sourceUid),
+        importJobId: nonEmpty(r.importJobId),
+        rows: r.rows.map((row) => {
+          const body: Record<string, unknown> = {};
+          for (const field of ['firstName', 'lastName', 'email', 'phone', 'title', 'stage', 'notes'] as const) if (row[field]) body[field] = row[field];
+          if (row.tags.length > 0) body.tags = row.tags;
+          return { row: row.row, body };
+        }),
+      });
+      return {
+        created: result.created,
+        duplicates: result.duplicates,
+        errors: result.errors,
+        replayed: result.replayed,
+      };
+    },
+
+    CreateLead: async (r, c) => ({
+      lead: leadMessage(await service.createLead(callerOf(c), writeInput(r.lead, r.providedFields, r.clearFields, r.invalidFields, 'create'))),
+    }),
+    GetLead: async (r, c) => ({ lead: leadMessage(await service.getLead(callerOf(c), r.id)) }),
+    UpdateLead: async (r, c) => ({
+      lead: leadMessage(await service.updateLead(callerOf(c), r.id, writeInput(r.lead, r.updateFields, r.clearFields, r.invalidFields, 'update'))),
+    }),
+    DeleteLead: async (r, c) => {
+      await service.deleteLead(callerOf(c), r.id);
+      return {};
+    },
+    ListLeads: async (r, c) => {
+      const page = await service.listLeads(callerOf(c), {
+        status: nonEmpty(r.status),
+        source: nonEmpty(r.source),
+        assignedTo: nonEmpty(r.assignedTo),
+        search: nonEmpty(r.search),
+        createdAfter: nonEmpty(r.createdAfter),
+        createdBefore: nonEmpty(r.createdBefore),
+        ordering: nonEmpty(r.ordering),
+        offset: r.offset,
+        limit: r.limit,
+      });
+      return { total: page.total, leads: page.items.map(leadMessage) };
+    },
+    ConvertLead: async (r, c) => {
+      const { leadId, providedFields, invalidFields, ...options } = r;
+      const input = writeInput(options as unknown as Record<string, unknown>, providedFields, [], invalidFields, 'create');
+      const result = await service.convertLead(callerOf(c), leadId, input);
+      return {
+        lead: leadMessage(result.lead),
+        contact: contactMessage(result.contact),
+        account: result.account ? accountMessage(result.account) : null,
+        opportunity: result.opportunity ? opportunityMessage(result.opportunity) : null,
+      };
+    },
+
+    CreateAccount: async (r, c) => ({
+      account: accountMessage(await service.createAccount(callerOf(c), writeInput(r.account, r.providedFields, r.clearFields, r.invalidFields, 'create'))),
+    }),
+    GetAccount: async (r, c) => ({ account: accountMessage(await service.getAccount(callerOf(c), r.id)) }),
+    UpdateAccount: async (r, c) => ({
+      account: accountMessage(
+        await service.updateAccount(callerOf(c), r.id, writeInput(r.account, r.updateFields, r.clearFields, r.invalidFields, 'update')),
+      ),
+    }),
+    DeleteAccount: async (r, c) => {
+      await service.deleteAccount(callerOf(c), r.id);
+      return {};
+    },
+    ListAccounts: async (r, c) => {
+      const page = await service.listAccounts(callerOf(c), {
+        stage: nonEmpty(r.stage),
+        industry: nonEmpty(r.industry),
+        assignedTo: nonEmpty(r.assignedTo),
+        search: nonEmpty(r.search),
+        ordering: nonEmpty(r.ordering),
+        offset: r.offset,
+        limit: r.limit,
+      });
+      return { total: page.total, accounts: page.items.map(accountMessage) };
+    },
+    ListAccountContacts: async (r, c) => {
+      const page = await service.listAccountContacts(callerOf(c), r.accountId);
+      return { total: page.total, contacts: page.items.map(contactMessage) };
+    },
+
+    CreateOpportunity: async (r, c) => ({
+      opportunity: opportunityMessage(
+        await service.createOpportunity(callerOf(c), writeInput(r.opportunity, r.providedFields, r.clearFields, r.invalidFields, 'create')),
+      ),
+    }),
+    GetOpportunity: async (r, c) => ({ opportunity: opportunityMessage(await service.getOpportunity(callerOf(c), r.id)) }),
+    UpdateOpportunity: async (r, c) => ({
+      opportunity: opportunityMessage(
+        await service.updateOpportunity(callerOf(c), r.id, writeInput(r.opportunity, r.updateFields, r.clearFields, r.invalidFields, 'update')),
+      ),
+    }),
+    DeleteOpportunity: async (r, c) => {
+      await service.deleteOpportunity(callerOf(c), r.id);
+      return {};
+    },
+    ListOpportunities: async (r, c) => {
+      const page = await service.listOpportunities(callerOf(c), {
+        stage: nonEmpty(r.stage),
+        accountId: nonEmpty(r.accountId),
+        assignedTo: nonEmpty(r.assignedTo),
+        closeDateAfter: nonEmpty(r.closeDateAfter),
+        closeDateBefore: nonEmpty(r.closeDateBefore),
+        valueMin: nonEmpty(r.valueMin),
+        valueMax: nonEmpty(r.valueMax),
+        search: nonEmpty(r.search),
+        ordering: nonEmpty(r.ordering),
+        offset: r.offset,
+        limit: r.limit,
+      });
+      return { total: page.total, opportunities: page.items.map(opportunityMessage) };
+    },
+
+    CreateSource: async (r, c) => ({ source: sourceMessage(await service.createSource(callerOf(c), r.name)) }),
+    GetSource: async (r, c) => ({ source: sourceMessage(await service.getSource(callerOf(c), r.uid)) }),
+    ListSources: async (r, c) => {
+      const page = await service.listSources(callerOf(c), r.offset, r.limit);
+      return { total: page.total, sources: page.items.map(sourceMessage) };
+    },
+
+    CreateTask: async (r, c) => ({
+      task: taskMessage(
+        await service.createTask(callerOf(c), {
+          name: r.name,
+          dueDate: nonEmpty(r.dueDate),
+          assignedTo: nonEmpty(r.assignedTo),
+          relatedTo: r.relatedTo,
+          status: nonEmpty(r.status),
+        }),
+      ),
+    }),
+    ListTasks: async (r, c) => {
+      const page = await service.listTasks(callerOf(c), nonEmpty(r.relatedTo), r.offset, r.limit);
+      return { total: page.total, tasks: page.items.map(taskMessage) };
+    },
+    ListActivities: async (r, c) => {
+      const page = await service.listActivities(callerOf(c), nonEmpty(r.recordId), r.offset, r.limit);
+      return { total: page.total, activities: page.items.map(activityMessage) };
+    },
+
+    GetRecord: async (r, c) => {
+      const found = await service.getRecord(callerOf(c), r.recordType, r.id);
+      return {
+        recordType: found.type,
+        contact: found.type === 'contact' ? contactMessage(found.record) : null,
+        lead: found.type === 'lead' ? leadMessage(found.record) : null,
+        account: found.type === 'account' ? accountMessage(found.record) : null,
+        opportunity: found.type === 'opportunity' ? opportunityMessage(found.record) : null,
+        fieldsJson: recordJson(found),
+      };
+    },
   };
+  return handlers as ServiceHandlers;
 }

@@ -1,0 +1,144 @@
+/**
+ * The gateway's Express app, built from injected dependencies so tests can build it against a
+ * fake auth service. The middleware order is the point of this file; each step relies on the ones
+ * before it (see the numbered comments).
+ */
+import express, { type Express, type RequestHandler } from 'express';
+import { DomainError, type Logger } from '@crm/observability';
+import type { RateLimitCounter } from '@crm/rate-limit';
+import { Authenticator, type AuthenticatorOptions } from './auth/authenticator';
+import type { AuthClient } from './clients/auth-client';
+import type { InvalidationChannel } from './clients/invalidation-channel';
+import type { GatewayConfig } from './config';
+import { apiVersion } from './middleware/api-version';
+import { errorHandler } from './middleware/error-handler';
+import { requireForwardedHttps } from './middleware/forwarded-proto';
+import { jsonBody } from './middleware/json-body';
+import { DEFAULT_BUDGETS, RateLimiter, type RateLimitBudgets } from './middleware/rate-limit';
+import { requestId } from './middleware/request-id';
+import { securityHeaders } from './middleware/security-headers';
+import { buildOpenApiDocument } from './openapi/document';
+import { openApiRoutes } from './openapi/openapi.routes';
+import { routeModules, type RouteDeps, type RouteModule } from './routes';
+
+export interface AppDeps {
+  config: GatewayConfig;
+  logger: Logger;
+  auth: AuthClient;
+  rateLimitCounter: RateLimitCounter;
+  invalidation: InvalidationChannel;
+  /** Readiness check; default: always ready. */
+  checkReadiness?: () => Promise<boolean>;
+  budgets?: Partial<RateLimitBudgets>;
+  authenticator?: AuthenticatorOptions;
+}
+
+export interface GatewayApp {
+  app: Express;
+  modules: RouteModule[];
+  openApiDocument: () => Record<string, unknown>;
+  authenticator: Authenticator;
+  /** Subscribes to invalidations and starts the usage flusher. */
+  start(): Promise<void>;
+  /** Marks the app as draining (readiness fails from now on). */
+  drain(): void;
+  /** Flushes API key usage and unsubscribes. */
+  close(): Promise<void>;
+}
+
+function accessLog(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      logger.info(
+        {
+          requestId: res.locals.requestId,
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          ms: Math.round(ms * 10) / 10,
+          workspaceId: res.locals.caller?.workspaceId,
+          actorKind: res.locals.caller?.actorKind,
+        },
+        'request',
+      );
+    });
+    next();
+  };
+}
+
+export function createApp(deps: AppDeps): GatewayApp {
+  const { config, logger } = deps;
+  const authenticator = new Authenticator(deps.auth, deps.invalidation, logger, deps.authenticator);
+  const limiter = new RateLimiter(deps.rateLimitCounter, logger, { ...DEFAULT_BUDGETS, ...deps.budgets });
+  let draining = false;
+
+  const routeDeps: RouteDeps = {
+    config,
+    logger,
+    auth: deps.auth,
+    authenticator,
+    invalidation: deps.invalidation,
+    limiter,
+    checkReadiness: deps.checkReadiness ?? (async () => true),
+    isDraining: () => draining,
+  };
+  let document: Record<string, unknown> | undefined;
+  const openApiDocument = (): Record<string, unknown> =>
+    (document ??= buildOpenApiDocument({ serverUrl: config.PUBLIC_BASE_URL, paths: modules.map((m) => m.paths) }));
+  const modules: RouteModule[] = [openApiRoutes(openApiDocument), ...routeModules(routeDeps)];
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  // Behind an ingress the client address is the last hop the ingress added; directly, the socket's.
+  app.set('trust proxy', config.TLS_TERMINATED_UPSTREAM ? 1 : false);
+
+  // 1. A request id first, so every later response and log line carries it.
+  app.use(requestId());
+  app.use(accessLog(logger));
+  // 2. Security headers on everything, errors included.
+  app.use(securityHeaders());
+  // 3. Behind a TLS-terminating ingress, refuse what didn't arrive over HTTPS.
+  if (config.TLS_TERMINATED_UPSTREAM) app.use(requireForwardedHttps());
+  // 4. /api/v1 → /api; other versions 404 before anything looks at the path.
+  app.use(apiVersion());
+  // 5. Public routes (probes, the document, login/refresh/signup with their own per-address limits).
+  for (const module of modules.filter((m) => m.access === 'public')) {
+    if (module.name === 'openapi') app.use('/api/openapi.json', limiter.addressLimit());
+    app.use(module.router);
+  }
+  // 6. Authentication: a failure is held, not raised, until 7 has counted the request.
+  app.use(async (req, res, next) => {
+    try {
+      res.locals.caller = await authenticator.authenticate(req.get('authorization'), res.locals.requestId);
+    } catch (error) {
+      if (error instanceof DomainError && error.kind === 'unauthenticated') res.locals.authFailure = error;
+      else return next(error);
+    }
+    next();
+  });
+  // 7. Per-workspace rate limit (anonymous per address when 6 failed), then 6's failure if any.
+  app.use(limiter.workspaceLimit());
+  // 8. JSON bodies, for authenticated routes only (public ones parse after their own limits).
+  app.use(jsonBody(config.BODY_LIMIT));
+  // 9. Routes.
+  for (const module of modules.filter((m) => m.access === 'authenticated')) app.use(module.router);
+  // 10. Nothing matched.
+  app.use((_req, _res, next) => next(DomainError.notFound()));
+  // 11. The one error handler.
+  app.use(errorHandler(logger, limiter));
+
+  return {
+    app,
+    modules,
+    openApiDocument,
+    authenticator,
+    start: () => authenticator.start(),
+    drain: () => {
+      draining = true;
+    },
+    close: () => authenticator.stop(),
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * Starts the gateway: TLS material, clients, the rate-limit counter and invalidation channel,
+ * the app, and the HTTPS server (plain HTTP only behind a TLS-terminating ingress).
+ */
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { checkHealth } from '@crm/grpc';
+import { createLogger, type Logger } from '@crm/observability';
+import * as rateLimitLib from '@crm/rate-limit';
+import type { RateLimitCounter, RateLimitLocation } from '@crm/rate-limit';
+import { createApp, type AppDeps } from './app';
+import { openAuthClient, type AuthClient } from './clients/auth-client';
+import { createLocalInvalidationChannel, type InvalidationChannel } from './clients/invalidation-channel';
+import type { GatewayConfig } from './config';
+import { loadTlsMaterial } from './tls-certificate';
+
+export * from './config';
+export { createApp, type AppDeps, type GatewayApp } from './app';
+
+export interface GatewayOptions {
+  logger?: Logger;
+  auth?: AuthClient;
+  rateLimitCounter?: RateLimitCounter;
+  invalidation?: InvalidationChannel;
+  checkReadiness?: () => Promise<boolean>;
+  budgets?: AppDeps['budgets'];
+  /** How long in-flight requests may take to finish at stop (default 10 s). */
+  drainGraceMs?: number;
+}
+
+export interface RunningGateway {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** What @crm/rate-limit exports once its adapters land; looked up at run time until then. */
+interface RateLimitAdapters {
+  openRateLimitCounter(location: RateLimitLocation, logger: Logger): Promise<RateLimitCounter>;
+  openInvalidationChannel(location: RateLimitLocation, logger: Logger): Promise<InvalidationChannel> | InvalidationChannel;
+}
+
+async function openCounter(config: GatewayConfig, logger: Logger): Promise<RateLimitCounter> {
+  const adapters = rateLimitLib as unknown as Partial<RateLimitAdapters>;
+  if (typeof adapters.openRateLimitCounter !== 'function') throw new Error('@crm/rate-limit does not provide openRateLimitCounter.');
+  const location: RateLimitLocation = config.REDIS_URL ? { kind: 'redis', url: config.REDIS_URL, keyPrefix: 'crm:rl:' } : { kind: 'memory' };
+  return adapters.openRateLimitCounter(location, logger);
+}
+
+async function openInvalidation(config: GatewayConfig, logger: Logger): Promise<InvalidationChannel> {
+  const adapters = rateLimitLib as unknown as Partial<RateLimitAdapters>;
+  if (typeof adapters.openInvalidationChannel === 'function') {
+    const location: RateLimitLocation = config.REDIS_URL ? { kind: 'redis', url: config.REDIS_URL } : { kind: 'memory' };
+    return adapters.openInvalidationChannel(location, logger);
+  }
+  // Without Redis one process is the whole fleet, so in-process fan-out is exact; with Redis, it is not.
+  if (config.REDIS_URL) throw new Error('@crm/rate-limit does not provide openInvalidationChannel; revocations could not reach other replicas.');
+  return createLocalInvalidationChannel();
+}
+
+export async function startGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<RunningGateway> {
+  const logger = options.logger ?? createLogger('gateway', { level: config.LOG_LEVEL });
+  const ownedAuth = options.auth ? undefined : openAuthClient(config.AUTH_GRPC_ADDR);
+  const auth: AuthClient = options.auth ?? ownedAuth!;
+  const counter = options.rateLimitCounter ?? (await openCounter(config, logger));
+  const invalidation = options.invalidation ?? (await openInvalidation(config, logger));
+
+  const gateway = createApp({
+    config,
+    logger,
+    auth,
+    rateLimitCounter: counter,
+    invalidation,
+    checkReadiness: options.checkReadiness ?? (() => checkHealth(config.AUTH_GRPC_ADDR)),
+    budgets: options.budgets,
+  });
+  await gateway.start();
+
+  let server: Server;
+  let scheme: 'https' | 'http';
+  if (config.TLS_TERMINATED_UPSTREAM) {
+    server = createHttpServer(gateway.app);
+    scheme = 'http';
+  } else {
+    const tls = await loadTlsMaterial(config, logger);
+    server = createHttpsServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, gateway.app);
+    scheme = 'https';
+  }
+  server.keepAliveTimeout = 65_000; // longer than common load-balancer idle timeouts
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 120_000;
+
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.CRM_PORT, config.CRM_HOST, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = config.CRM_HOST === '0.0.0.0' || config.CRM_HOST === '::' ? 'localhost' : config.CRM_HOST;
+  const url = `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      gateway.drain();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const grace = new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          logger.warn({ open: sockets.size }, 'drain grace over; closing the remaining connections');
+          server.closeAllConnections();
+          resolve();
+        }, options.drainGraceMs ?? 10_000);
+        timer.unref();
+        void closed.then(() => clearTimeout(timer));
+      });
+      await Promise.race([closed, grace]);
+      await gateway.close();
+      if (!options.rateLimitCounter) await counter.close();
+      if (!options.invalidation) await invalidation.close?.();
+      ownedAuth?.close();
+    })());
+
+  return { url, port, stop };
+}

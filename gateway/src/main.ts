@@ -1,0 +1,21 @@
+import { loadConfigOrExit, redactConfig } from '@crm/config';
+import { createLogger, stopOnSignals } from '@crm/observability';
+import { gatewayConfigSchema } from './config';
+import { startGateway } from './index';
+
+async function main(): Promise<void> {
+  if (process.argv.includes('--help')) {
+    process.stdout.write('Usage: node gateway/dist/main.js\n  Starts the HTTPS gateway. Configuration comes from the environment; see docs/development.md.\n');
+    return;
+  }
+  const config = loadConfigOrExit(gatewayConfigSchema);
+  const logger = createLogger('gateway', { level: config.LOG_LEVEL });
+  const gateway = await startGateway(config, { logger });
+  logger.info({ url: gateway.url, config: redactConfig(config) }, `gateway listening on ${gateway.url}`);
+  stopOnSignals(logger, () => gateway.stop());
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`gateway failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

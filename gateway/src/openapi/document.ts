@@ -1,0 +1,189 @@
+/**
+ * The OpenAPI 3.1 document of the public API, assembled from the paths each route module
+ * declares beside its router, plus the shared components: error shapes, rate-limit headers,
+ * the bearer scheme, and the contract decisions in prose.
+ */
+import type { JsonSchema, OpenApiPaths } from './operation';
+
+const DESCRIPTION = `A JSON REST API over HTTPS for a CRM: contacts, leads, accounts, opportunities, automation and imports.
+
+**Versions.** v1 is current. \`/api/v1/...\` serves exactly what \`/api/...\` serves; \`/api/v2/...\` and other unknown versions answer 404. A trailing slash on a path is optional.
+
+**Authentication.** Every call except signup, login, token refresh, the OpenAPI document and the health probes carries \`Authorization: Bearer <token>\`, where the token is a user access token (a JWT, valid 1 hour) or a workspace API key (\`crm_...\`). A missing, malformed, expired or revoked credential answers \`401 {"detail": ...}\` with \`WWW-Authenticate: Bearer\`. Refresh tokens (30 days) rotate on every use; the refresh response carries the new one, and presenting an already rotated refresh token revokes its whole family. Revoking an API key takes effect at once on every gateway replica. Actions done with an API key are attributed to the workspace's system user. API keys cannot manage API keys: that takes a user login.
+
+**Rate limits.** Requests are counted per workspace (users and keys share one budget) per minute by plan: starter 100, growth 300, business 600, enterprise the workspace's own number. Requests without a valid credential are counted per client address (60 a minute); signup, login and token refresh per client address (20 a minute), and login also per email (10 a minute). Every response, errors included, carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (Unix seconds); a \`429 {"detail": ...}\` also carries \`Retry-After\` (seconds). The health probes are not counted.
+
+**Errors.** \`400 {"detail"}\` for malformed JSON, a content type other than application/json, a body that is not a JSON object, or a bad query parameter; \`401\` as above; \`403\` when the caller may not do the action; \`404 {"detail": "Not found."}\` for an unknown path or a record that does not exist or belongs to another workspace; \`409\` for a conflict; \`413\` for a body over the size limit; \`422 {"field": ["message", ...]}\` for body validation (missing required field, invalid choice, wrong type, unknown field, malformed email), with every failing field; \`429\` as above; \`500 {"detail": "Internal server error."}\`; \`503\` when a backing service is unavailable. Every response carries \`X-Request-Id\`; a client may send its own (letters, digits, \`._:-\`, up to 128 characters), anything else is replaced.
+
+**Conventions.** Field names are camelCase. Timestamps are ISO 8601 UTC (\`YYYY-MM-DDThh:mm:ssZ\`); a value that is not set is \`null\`. Successful GET, login and refresh answer 200, creates 201, deletes 204 with no body. Paginated lists answer \`{count, next, previous, results}\` (20 a page by default, \`limit\` at most 100, larger values served as 100), newest first; \`next\`/\`previous\` are absolute URLs that keep every filter.`;
+
+const error = (detail: string): JsonSchema => ({
+  type: 'object',
+  required: ['detail'],
+  properties: { detail: { type: 'string' } },
+  additionalProperties: false,
+  examples: [{ detail }],
+});
+
+const COMPONENTS = {
+  securitySchemes: {
+    bearerAuth: {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'A user access token (JWT, RS256, 1 hour) from login/refresh, or a workspace API key (`crm_...`).',
+    },
+  },
+  headers: {
+    'X-RateLimit-Limit': { description: 'Requests allowed in the current one-minute window.', schema: { type: 'integer' } },
+    'X-RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
+    'X-RateLimit-Reset': { description: 'Unix time (seconds) at which the window resets.', schema: { type: 'integer' } },
+    'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+    'X-Request-Id': { description: 'The request id (the client\'s own when it is safe, otherwise generated).', schema: { type: 'string' } },
+    'WWW-Authenticate': { description: 'The Bearer challenge, e.g. `Bearer realm="crm", error="invalid_token"`.', schema: { type: 'string' } },
+  },
+  schemas: {
+    Error: error('Not found.'),
+    ValidationError: {
+      type: 'object',
+      description: 'Field name → messages, for every failing field. `nonFieldErrors` holds problems with the body as a whole.',
+      additionalProperties: { type: 'array', items: { type: 'string' } },
+      examples: [{ email: ['This field is required.'], extra: ['Unknown field.'] }],
+    },
+    LoginUser: {
+      type: 'object',
+      required: ['id', 'email', 'firstName', 'lastName', 'workspaceId'],
+      properties: {
+        id: { type: 'string', examples: ['usr_01J...'] },
+        email: { type: 'string', format: 'email' },
+        firstName: { type: 'string' },
+        lastName: { type: 'string' },
+        workspaceId: { type: 'string', examples: ['ws_01J...'] },
+      },
+    },
+    Session: {
+      type: 'object',
+      required: ['access', 'refresh', 'user'],
+      properties: {
+        access: { type: 'string', description: 'Access token (JWT), valid 1 hour.' },
+        refresh: { type: 'string', description: 'Refresh token, valid 30 days, rotated on every use.' },
+        user: { $ref: '#/components/schemas/LoginUser' },
+      },
+    },
+    TokenPair: {
+      type: 'object',
+      required: ['access', 'refresh'],
+      properties: {
+        access: { type: 'string', description: 'A new access token.' },
+        refresh: { type: 'string', description: 'The new refresh token; the one presented is no longer valid.' },
+      },
+    },
+    ApiKey: {
+      type: 'object',
+      required: ['id', 'name', 'prefix', 'createdAt', 'lastUsedAt'],
+      properties: {
+        id: { type: 'string' },
+        name: { type: 'string' },
+        prefix: { type: 'string', description: 'The first characters of the key, to recognise it.' },
+        createdAt: { type: 'string', format: 'date-time' },
+        lastUsedAt: { type: ['string', 'null'], format: 'date-time' },
+      },
+    },
+    CreatedApiKey: {
+      type: 'object',
+      required: ['id', 'name', 'key', 'prefix', 'createdAt'],
+      properties: {
+        id: { type: 'string' },
+        name: { type: 'string' },
+        key: { type: 'string', description: 'The whole key. Shown only in this response; it is stored hashed.' },
+        prefix: { type: 'string' },
+        createdAt: { type: 'string', format: 'date-time' },
+      },
+    },
+    ApiKeyList: {
+      type: 'object',
+      required: ['count', 'results'],
+      properties: { count: { type: 'integer' }, results: { type: 'array', items: { $ref: '#/components/schemas/ApiKey' } } },
+    },
+    ApiKeyUsage: {
+      type: 'object',
+      required: ['id', 'lastUsedAt', 'total', 'days'],
+      properties: {
+        id: { type: 'string' },
+        lastUsedAt: { type: ['string', 'null'], format: 'date-time' },
+        total: { type: 'integer', description: 'Requests made with the key over the days listed.' },
+        days: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['date', 'count'],
+            properties: { date: { type: 'string', format: 'date', description: 'UTC day.' }, count: { type: 'integer' } },
+          },
+        },
+      },
+    },
+  },
+  responses: {
+    BadRequest: errorResponse('Malformed JSON, a wrong content type, or an invalid parameter.', 'Malformed JSON in the request body.'),
+    Unauthorized: {
+      ...errorResponse('Missing, malformed, expired or revoked credential.', 'Invalid token.'),
+      headers: { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' }, ...rateLimitHeaders() },
+    },
+    Forbidden: errorResponse('Authenticated, but not permitted to do this.', 'You do not have permission to perform this action.'),
+    NotFound: errorResponse('No such path, or no such record in the caller\'s workspace.', 'Not found.'),
+    Conflict: errorResponse('The request conflicts with the current state.', 'Already exists.'),
+    PayloadTooLarge: errorResponse('The body is over the size limit.', 'Request body is too large.'),
+    ValidationFailed: {
+      description: 'Body validation failed; every failing field is listed.',
+      headers: rateLimitHeaders(),
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ValidationError' } } },
+    },
+    TooManyRequests: {
+      ...errorResponse('Rate limit exceeded.', 'Request was throttled. Expected available in 12 seconds.'),
+      headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' }, ...rateLimitHeaders() },
+    },
+    InternalError: errorResponse('Server-side failure; nothing about it is disclosed.', 'Internal server error.'),
+    ServiceUnavailable: errorResponse('A backing service is unavailable.', 'The service is temporarily unavailable; try again shortly.'),
+  },
+};
+
+function rateLimitHeaders(): Record<string, unknown> {
+  return {
+    'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
+    'X-RateLimit-Remaining': { $ref: '#/components/headers/X-RateLimit-Remaining' },
+    'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
+  };
+}
+
+function errorResponse(description: string, example: string): Record<string, unknown> {
+  return {
+    description,
+    headers: rateLimitHeaders(),
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example: { detail: example } } },
+  };
+}
+
+export interface OpenApiDocumentOptions {
+  /** Absolute origin (PUBLIC_BASE_URL); the document says `/` (this server) when unset. */
+  serverUrl?: string;
+  paths: OpenApiPaths[];
+}
+
+export function buildOpenApiDocument(options: OpenApiDocumentOptions): Record<string, unknown> {
+  const paths: OpenApiPaths = {};
+  for (const group of options.paths) {
+    for (const [path, operations] of Object.entries(group)) paths[path] = { ...paths[path], ...operations };
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'CRM API', version: '1.0.0', description: DESCRIPTION },
+    servers: [{ url: options.serverUrl ?? '/', description: 'This server. Paths may also be prefixed /api/v1.' }],
+    security: [{ bearerAuth: [] }],
+    tags: [
+      { name: 'auth', description: 'Signup, login, tokens and the current user.' },
+      { name: 'api-keys', description: 'Workspace API keys (settings).' },
+      { name: 'meta', description: 'Health probes and this document.' },
+    ],
+    paths,
+    components: COMPONENTS,
+  };
+}

@@ -1,0 +1,78 @@
+import { Router } from 'express';
+import { createLogger } from '@crm/observability';
+import { createApp, type GatewayApp } from '../app';
+import { createLocalInvalidationChannel } from '../clients/invalidation-channel';
+import { gatewayConfig } from '../config';
+import { MemoryCounter } from '../testing/memory-counter';
+import { compareRoutes, registeredRoutes } from './route-inventory';
+
+function buildApp(): GatewayApp {
+  return createApp({
+    config: gatewayConfig(),
+    logger: createLogger('openapi-test', { level: 'silent' }),
+    auth: { call: () => Promise.reject(new Error('no auth service in this test')) },
+    rateLimitCounter: new MemoryCounter(),
+    invalidation: createLocalInvalidationChannel(),
+  });
+}
+
+function collectRefs(value: unknown, refs: string[] = []): string[] {
+  if (Array.isArray(value)) value.forEach((item) => collectRefs(item, refs));
+  else if (value && typeof value === 'object') {
+    for (const [key, inner] of Object.entries(value)) {
+      if (key === '$ref' && typeof inner === 'string') refs.push(inner);
+      else collectRefs(inner, refs);
+    }
+  }
+  return refs;
+}
+
+describe('the OpenAPI document', () => {
+  it('documents every route the app serves, and nothing it does not', () => {
+    const gateway = buildApp();
+    expect(compareRoutes(gateway.app, gateway.openApiDocument())).toEqual({ undocumented: [], unserved: [] });
+  });
+
+  it('notices a route that a module serves but does not document', () => {
+    const gateway = buildApp();
+    const extra = Router();
+    extra.get('/api/secret-extra/:id', (_req, res) => {
+      res.end();
+    });
+    gateway.app.use(extra);
+    expect(compareRoutes(gateway.app, gateway.openApiDocument()).undocumented).toEqual(['GET /api/secret-extra/{id}']);
+  });
+
+  it('sees the routes of the areas built so far', () => {
+    expect(registeredRoutes(buildApp().app)).toEqual(
+      expect.arrayContaining(['POST /api/auth/login', 'GET /api/auth/me', 'DELETE /api/settings/api-keys/{id}', 'GET /api/openapi.json', 'GET /healthz']),
+    );
+  });
+
+  it('is OpenAPI 3.1 with a bearer scheme, servers, and no dangling references', () => {
+    const document = buildApp().openApiDocument() as Record<string, any>;
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.servers).toHaveLength(1);
+    expect(document.components.securitySchemes.bearerAuth).toEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }));
+    for (const ref of collectRefs(document)) {
+      const target = ref.replace(/^#\//, '').split('/').reduce<any>((node, part) => node?.[part], document);
+      expect({ ref, resolved: target !== undefined }).toEqual({ ref, resolved: true });
+    }
+  });
+
+  it('documents the rate-limit headers on every operation\'s responses', () => {
+    const document = buildApp().openApiDocument() as Record<string, any>;
+    for (const [path, operations] of Object.entries<Record<string, any>>(document.paths)) {
+      if (path === '/healthz' || path === '/readyz') continue; // probes are not rate limited
+      for (const [method, operation] of Object.entries<any>(operations)) {
+        for (const [status, response] of Object.entries<any>(operation.responses)) {
+          const resolved = response.$ref ? document.components.responses[response.$ref.split('/').pop()] : response;
+          expect({ at: `${method} ${path} ${status}`, headers: Object.keys(resolved.headers ?? {}) }).toEqual({
+            at: `${method} ${path} ${status}`,
+            headers: expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']),
+          });
+        }
+      }
+    }
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * Small builders for OpenAPI 3.1 operations, so each route file states its paths in a few lines
+ * and every operation gets the same error responses and rate-limit headers.
+ */
+import { z } from 'zod';
+
+export type JsonSchema = Record<string, unknown>;
+export type OpenApiOperation = Record<string, unknown>;
+export type OpenApiPaths = Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'delete', OpenApiOperation>>>;
+
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503;
+
+const ERROR_RESPONSE: Record<ErrorStatus, string> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  409: 'Conflict',
+  413: 'PayloadTooLarge',
+  422: 'ValidationFailed',
+  429: 'TooManyRequests',
+  500: 'InternalError',
+  503: 'ServiceUnavailable',
+};
+
+export const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
+  'X-RateLimit-Remaining': { $ref: '#/components/headers/X-RateLimit-Remaining' },
+  'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
+  'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+};
+
+export const ref = (schema: string): JsonSchema => ({ $ref: `#/components/schemas/${schema}` });
+
+/** A request body schema straight from the zod schema the route validates with, so they can't drift. */
+export function bodySchema(schema: z.ZodType): JsonSchema {
+  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { io: 'input' }) as JsonSchema;
+  return json;
+}
+
+export interface OperationSpec {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  /** false for login, refresh, signup and probes. */
+  authenticated: boolean;
+  requestBody?: JsonSchema;
+  parameters?: Array<Record<string, unknown>>;
+  /** Success responses: status → description and optional body schema. */
+  responses: Record<number, { description: string; schema?: JsonSchema }>;
+  /** false for the health probes, which are not counted and carry no X-RateLimit-* headers. */
+  rateLimited?: boolean;
+  /** Error statuses beyond the ones every operation can answer (429, 500, 503; 401 when authenticated). */
+  errors?: ErrorStatus[];
+}
+
+export function operation(spec: OperationSpec): OpenApiOperation {
+  const responses: Record<string, unknown> = {};
+  for (const [status, response] of Object.entries(spec.responses)) {
+    responses[status] = {
+      description: response.description,
+      headers: spec.rateLimited === false ? { 'X-Request-Id': RATE_LIMIT_HEADERS['X-Request-Id'] } : RATE_LIMIT_HEADERS,
+      ...(response.schema ? { content: { 'application/json': { schema: response.schema } } } : {}),
+    };
+  }
+  const errors = new Set<ErrorStatus>([...(spec.errors ?? []), 429, 500, 503]);
+  if (spec.authenticated) errors.add(401);
+  if (spec.requestBody) {
+    errors.add(400);
+    errors.add(413);
+    errors.add(422);
+  }
+  for (const status of [...errors].sort((a, b) => a - b)) responses[String(status)] = { $ref: `#/components/responses/${ERROR_RESPONSE[status]}` };
+  return {
+    operationId: spec.operationId,
+    summary: spec.summary,
+    ...(spec.description ? { description: spec.description } : {}),
+    tags: spec.tags,
+    security: spec.authenticated ? [{ bearerAuth: [] }] : [],
+    ...(spec.parameters ? { parameters: spec.parameters } : {}),
+    ...(spec.requestBody ? { requestBody: { required: true, content: { 'application/json': { schema: spec.requestBody } } } } : {}),
+    responses,
+  };
+}
+
+export const idParameter = (description: string) => ({ name: 'id', in: 'path', required: true, description, schema: { type: 'string' } });

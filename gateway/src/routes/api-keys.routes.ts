@@ -1,0 +1,120 @@
+/** Workspace API keys in the settings: create (value shown once), list, revoke, usage. */
+import { Router, type Response } from 'express';
+import { z } from 'zod';
+import { DomainError } from '@crm/observability';
+import type { authV1 } from '@crm/grpc';
+import { GRPC_DEADLINE_MS } from '../clients/auth-client';
+import { bodySchema, idParameter, operation, ref, type OpenApiPaths } from '../openapi/operation';
+import { callerContext, callerOf } from '../request-context';
+import type { RouteDeps, RouteModule } from './route-module';
+import { nullIfEmpty, parseBody, pathId } from './validate';
+
+export const createApiKeyBody = z.strictObject({
+  name: z.string().trim().min(1).max(100),
+});
+
+function apiKeyItem(key: authV1.ApiKey) {
+  return { id: key.id, name: key.name, prefix: key.prefix, createdAt: key.createdAt, lastUsedAt: nullIfEmpty(key.lastUsedAt) };
+}
+
+/** A leaked key must not be able to mint or revoke keys: managing keys takes a user login. */
+function requireUser(res: Response): void {
+  if (callerOf(res).actorKind !== 'user') {
+    throw new DomainError('permission_denied', 'API keys are managed with a user login, not with an API key.');
+  }
+}
+
+export function apiKeyRoutes(deps: RouteDeps): RouteModule {
+  const { auth, authenticator, invalidation, logger } = deps;
+  const options = { timeoutMs: GRPC_DEADLINE_MS };
+  const router = Router();
+
+  router.post('/api/settings/api-keys', async (req, res) => {
+    requireUser(res);
+    const input = parseBody(createApiKeyBody, req.body);
+    const created = await auth.call('CreateApiKey', input, callerContext(res), options);
+    if (!created.apiKey) throw new DomainError('internal', 'CreateApiKey answered without the key.');
+    const { id, name, prefix, createdAt } = created.apiKey;
+    res.status(201).json({ id, name, key: created.key, prefix, createdAt });
+  });
+
+  router.get('/api/settings/api-keys', async (_req, res) => {
+    requireUser(res);
+    const { apiKeys } = await auth.call('ListApiKeys', {}, callerContext(res), options);
+    const results = apiKeys.filter((key) => !key.revokedAt).map(apiKeyItem);
+    res.json({ count: results.length, results });
+  });
+
+  router.delete('/api/settings/api-keys/:id', async (req, res) => {
+    requireUser(res);
+    const id = pathId(req.params.id);
+    await auth.call('RevokeApiKey', { id }, callerContext(res), options);
+    // Here at once, and on every other replica through the channel.
+    authenticator.apiKeys.revoke(id);
+    try {
+      await invalidation.publish({ kind: 'api_key_revoked', keyId: id });
+    } catch (error) {
+      logger.error({ err: error, keyId: id, requestId: res.locals.requestId }, 'could not publish an API key revocation; other replicas drop it within 60 s');
+    }
+    res.status(204).end();
+  });
+
+  router.get('/api/settings/api-keys/:id/usage', async (req, res) => {
+    requireUser(res);
+    const id = pathId(req.params.id);
+    // Counts from this replica that haven't been sent yet; best effort, the read goes ahead anyway.
+    await authenticator.usage.flush().catch(() => undefined);
+    const usage = await auth.call('GetApiKeyUsage', { id }, callerContext(res), options);
+    res.json({ id: usage.id || id, lastUsedAt: nullIfEmpty(usage.lastUsedAt), total: usage.total, days: usage.days.map((d) => ({ date: d.date, count: d.count })) });
+  });
+
+  return { name: 'api-keys', access: 'authenticated', router, paths: apiKeyPaths };
+}
+
+const keyId = idParameter('The API key id.');
+
+const apiKeyPaths: OpenApiPaths = {
+  '/api/settings/api-keys/': {
+    post: operation({
+      operationId: 'createApiKey',
+      summary: 'Create a workspace API key',
+      description: 'The `key` value appears only in this response (it is stored hashed); a lost key is revoked and replaced. Needs a user login (403 with an API key).',
+      tags: ['api-keys'],
+      authenticated: true,
+      requestBody: bodySchema(createApiKeyBody),
+      responses: { 201: { description: 'The key, shown once.', schema: ref('CreatedApiKey') } },
+      errors: [403],
+    }),
+    get: operation({
+      operationId: 'listApiKeys',
+      summary: 'List the workspace\'s active API keys (never their values)',
+      tags: ['api-keys'],
+      authenticated: true,
+      responses: { 200: { description: 'The keys.', schema: ref('ApiKeyList') } },
+      errors: [403],
+    }),
+  },
+  '/api/settings/api-keys/{id}/': {
+    delete: operation({
+      operationId: 'revokeApiKey',
+      summary: 'Revoke an API key',
+      description: 'The key stops working at once on every gateway replica.',
+      tags: ['api-keys'],
+      authenticated: true,
+      parameters: [keyId],
+      responses: { 204: { description: 'Revoked; no body.' } },
+      errors: [403, 404],
+    }),
+  },
+  '/api/settings/api-keys/{id}/usage/': {
+    get: operation({
+      operationId: 'getApiKeyUsage',
+      summary: 'Requests made with an API key, per UTC day, and when it was last used',
+      tags: ['api-keys'],
+      authenticated: true,
+      parameters: [keyId],
+      responses: { 200: { description: 'Usage of the key.', schema: ref('ApiKeyUsage') } },
+      errors: [403, 404],
+    }),
+  },
+};

@@ -1,0 +1,14 @@
+import { apiKeyRoutes } from './api-keys.routes';
+import { currentUserRoutes, sessionRoutes } from './auth.routes';
+import { healthRoutes } from './health.routes';
+import type { RouteDeps, RouteModule } from './route-module';
+
+export type { RouteDeps, RouteModule } from './route-module';
+
+/**
+ * Every area of the public API. A new area (records, import, automation) adds its module here;
+ * its OpenAPI paths come with it, and the completeness test checks both agree.
+ */
+export function routeModules(deps: RouteDeps): RouteModule[] {
+  return [healthRoutes(deps), sessionRoutes(deps), currentUserRoutes(deps), apiKeyRoutes(deps)];
+}

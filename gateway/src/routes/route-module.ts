@@ -1,0 +1,33 @@
+import type { Router } from 'express';
+import type { Logger } from '@crm/observability';
+import type { Authenticator } from '../auth/authenticator';
+import type { AuthClient } from '../clients/auth-client';
+import type { InvalidationChannel } from '../clients/invalidation-channel';
+import type { GatewayConfig } from '../config';
+import type { RateLimiter } from '../middleware/rate-limit';
+import type { OpenApiPaths } from '../openapi/operation';
+
+/**
+ * One area of the public API: its router and the OpenAPI paths it serves. `public` routes are
+ * mounted before authentication; `authenticated` ones after authentication, the workspace rate
+ * limit and body parsing. Routers declare full paths (`/api/...`, no trailing slash: it is optional).
+ */
+export interface RouteModule {
+  name: string;
+  access: 'public' | 'authenticated';
+  router: Router;
+  paths: OpenApiPaths;
+}
+
+export interface RouteDeps {
+  config: GatewayConfig;
+  logger: Logger;
+  auth: AuthClient;
+  authenticator: Authenticator;
+  invalidation: InvalidationChannel;
+  limiter: RateLimiter;
+  /** Whether the gateway's dependencies answer (readiness). */
+  checkReadiness: () => Promise<boolean>;
+  /** True once shutdown has begun, so readiness fails and load balancers move on. */
+  isDraining: () => boolean;
+}

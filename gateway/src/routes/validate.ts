@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { DomainError, type FieldErrors } from '@crm/observability';
+
+const NON_FIELD = 'nonFieldErrors';
+
+function messageFor(issue: z.core.$ZodRawIssue): string | undefined {
+  if (issue.code === 'invalid_type' && issue.input === undefined) return 'This field is required.';
+  if (issue.code === 'too_small' && issue.origin === 'string' && issue.minimum === 1) return 'This field may not be blank.';
+  if (issue.code === 'invalid_format' && issue.format === 'email') return 'Enter a valid email address.';
+  return undefined;
+}
+
+/**
+ * Checks a request body's shape before any gRPC call: every failing field is reported at once as
+ * `422 {field: [messages]}`, and unknown fields are refused by name.
+ */
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
+  const result = schema.safeParse(body, { error: messageFor });
+  if (result.success) return result.data;
+  const fields: FieldErrors = {};
+  const add = (field: string, message: string) => (fields[field] ??= []).push(message);
+  for (const issue of result.error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) add([...issue.path, key].join('.'), 'Unknown field.');
+    } else {
+      add(issue.path.length > 0 ? issue.path.map(String).join('.') : NON_FIELD, issue.message);
+    }
+  }
+  throw DomainError.validation(fields);
+}
+
+/** Proto strings are '' when unset; the API says null. */
+export function nullIfEmpty(value: string | undefined | null): string | null {
+  return value ? value : null;
+}
+
+const ID = /^[A-Za-z0-9_-]{1,100}$/;
+
+/** A path id that can't be one of ours is simply not found. */
+export function pathId(value: unknown): string {
+  if (typeof value !== 'string' || !ID.test(value)) throw DomainError.notFound();
+  return value;
+}

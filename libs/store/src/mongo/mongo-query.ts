@@ -1,0 +1,96 @@
+/**
+ * Translates the Query model and Change into MongoDB filters and updates. Every value sits
+ * under an explicit operator (`{ $eq: value }`, never `{ field: value }`), so even a value that
+ * slipped past validation could only ever be compared, never run as an operator.
+ */
+import { Change, Condition, Scalar, SortKey, StoreError } from '../port';
+import { assertChangePath, assertFieldName, isScalar } from '../validate-query';
+
+export type MongoFilter = Record<string, unknown>;
+
+/** The MongoDB path of a field; documents keep their id in `_id`. */
+export function mongoPath(field: string): string {
+  if (field === 'id') return '_id';
+  assertFieldName(field);
+  return field;
+}
+
+function checkedScalar(value: unknown): Scalar {
+  if (!isScalar(value)) throw new StoreError('invalid_query', 'A condition value must be a scalar');
+  return value;
+}
+
+export function escapeRegex(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+}
+
+function conditionToFilter(c: Condition): MongoFilter {
+  if ('or' in c) {
+    if (!Array.isArray(c.or) || c.or.length === 0) throw new StoreError('invalid_query', 'or needs at least one group');
+    return { $or: c.or.map((group) => (group.length === 0 ? { _id: { $exists: true } } : whereToFilter(group))) };
+  }
+  const path = mongoPath(c.field);
+  switch (c.op) {
+    case 'eq':
+      return { [path]: { $eq: checkedScalar(c.value) } };
+    case 'ne':
+      return { [path]: { $ne: checkedScalar(c.value) } };
+    case 'in':
+    case 'nin':
+      if (!Array.isArray(c.values)) throw new StoreError('invalid_query', `${c.op} needs a list of values`);
+      return { [path]: { [`$${c.op}`]: c.values.map(checkedScalar) } };
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte':
+      if (typeof c.value !== 'string' && !(typeof c.value === 'number' && Number.isFinite(c.value))) {
+        throw new StoreError('invalid_query', `${c.op} needs a string or a finite number`);
+      }
+      return { [path]: { [`$${c.op}`]: c.value } };
+    case 'contains_text':
+      if (typeof c.value !== 'string') throw new StoreError('invalid_query', 'contains_text needs a string');
+      return { [path]: { $regex: escapeRegex(c.value), $options: 'i' } };
+    case 'has':
+      return { [path]: { $elemMatch: { $eq: checkedScalar(c.value) } } };
+    case 'exists':
+      if (typeof c.value !== 'boolean') throw new StoreError('invalid_query', 'exists needs true or false');
+      return c.value ? { [path]: { $exists: true, $ne: null } } : { [path]: { $eq: null } };
+    default:
+      throw new StoreError('invalid_query', `Unknown operator: ${JSON.stringify((c as { op?: unknown }).op)}`);
+  }
+}
+
+export function whereToFilter(where: Condition[]): MongoFilter {
+  if (where.length === 0) return {};
+  if (where.length === 1) return conditionToFilter(where[0] as Condition);
+  return { $and: where.map(conditionToFilter) };
+}
+
+/** Ties are broken by id in the direction of the last key, as the port promises. */
+export function sortToMongo(sort: SortKey[]): Record<string, 1 | -1> {
+  const result: Record<string, 1 | -1> = {};
+  for (const key of sort) result[mongoPath(key.field)] = key.direction === 'desc' ? -1 : 1;
+  const last = sort[sort.length - 1];
+  if (!('_id' in result)) result._id = last?.direction === 'desc' ? -1 : 1;
+  return result;
+}
+
+/** The update document for a change, or null when the change does nothing. */
+export function changeToUpdate(change: Change<unknown>): MongoFilter | null {
+  const update: MongoFilter = {};
+  const set = Object.entries(change.set ?? {});
+  if (set.length > 0) {
+    set.forEach(([path]) => assertChangePath(path));
+    update.$set = Object.fromEntries(set);
+  }
+  if (change.unset && change.unset.length > 0) {
+    change.unset.forEach(assertChangePath);
+    update.$unset = Object.fromEntries(change.unset.map((path) => [path, '']));
+  }
+  const inc = Object.entries(change.inc ?? {});
+  if (inc.length > 0) {
+    inc.forEach(([path]) => assertChangePath(path));
+    update.$inc = Object.fromEntries(inc);
+  }
+  return Object.keys(update).length > 0 ? update : null;
+}

@@ -1,0 +1,301 @@
+/**
+ * The production adapter: one mongoose connection per store (one database per service), one
+ * model per collection with the id in `_id`. Units of work run in a MongoDB transaction, so the
+ * deployment must be a replica set (a single-node replica set is enough for development).
+ */
+import mongoose, { ClientSession, Connection, Model, Schema } from 'mongoose';
+import { Change, CollectionDefinition, Condition, FieldType, Query, StoreError } from '../port';
+import { indexLayouts, IndexLayout } from '../index-layout';
+import { AdapterWrite, StoreAdapter, StoredRecord } from '../store-adapter';
+import { changeToUpdate, mongoPath, MongoFilter, sortToMongo, whereToFilter } from './mongo-query';
+
+const SERVER_SELECTION_TIMEOUT_MS = 10_000;
+/** An upsert retries when a concurrent writer inserts the same id between its update and its insert. */
+const UPSERT_ATTEMPTS = 3;
+const DUPLICATE_KEY = 11000;
+/** TypeMismatch (e.g. $inc on a string), PathNotViable, ConflictingUpdateOperators. */
+const INVALID_UPDATE_CODES = new Set([14, 28, 40]);
+const UNAVAILABLE_NAMES = /Network|ServerSelection|NotConnected|TopologyClosed|PoolCleared|Timeout/;
+
+type RawDocument = Record<string, unknown> & { _id: string };
+
+interface MongoCollection {
+  definition: CollectionDefinition<any>;
+  model: Model<any>;
+  layouts: IndexLayout[];
+}
+
+export class MongoStoreAdapter implements StoreAdapter {
+  private readonly collections = new Map<string, Promise<MongoCollection>>();
+
+  private constructor(private readonly connection: Connection) {}
+
+  static async open(url: string, database: string, collections: CollectionDefinition<any>[]): Promise<MongoStoreAdapter> {
+    const connection = mongoose.createConnection(url, { dbName: database, serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS });
+    try {
+      await connection.asPromise();
+      const adapter = new MongoStoreAdapter(connection);
+      for (const collection of collections) await adapter.collection(collection);
+      return adapter;
+    } catch (error) {
+      await connection.close().catch(() => undefined);
+      throw mapError(error);
+    }
+  }
+
+  async find(definition: CollectionDefinition<any>, query: Query): Promise<StoredRecord[]> {
+    return this.guard(definition, async ({ model }) => {
+      // MongoDB reads limit 0 as "no limit"; the port means no documents.
+      if (query.limit === 0) return [];
+      let cursor = model.find(whereToFilter(query.where ?? [])).sort(sortToMongo(query.sort ?? []));
+      if (query.offset) cursor = cursor.skip(query.offset);
+      if (query.limit !== undefined) cursor = cursor.limit(query.limit);
+      return ((await cursor.lean()) as RawDocument[]).map(fromMongo);
+    });
+  }
+
+  async count(definition: CollectionDefinition<any>, where: Condition[]): Promise<number> {
+    return this.guard(definition, ({ model }) => model.countDocuments(whereToFilter(where)).exec());
+  }
+
+  async insert(definition: CollectionDefinition<any>, document: StoredRecord): Promise<StoredRecord> {
+    return this.guard(definition, async (collection) => {
+      await this.insertDocument(collection, document);
+      return structuredClone(document);
+    });
+  }
+
+  async updateOne(definition: CollectionDefinition<any>, where: Condition[], change: Change<unknown>): Promise<StoredRecord | null> {
+    return this.guard(definition, (collection) => this.updateDocument(collection, whereToFilter(where), change));
+  }
+
+  async updateMany(definition: CollectionDefinition<any>, where: Condition[], change: Change<unknown>): Promise<number> {
+    return this.guard(definition, (collection) => this.updateDocuments(collection, whereToFilter(where), change));
+  }
+
+  async upsert(
+    definition: CollectionDefinition<any>,
+    document: StoredRecord,
+    change: Change<unknown>,
+    scope: Condition[],
+  ): Promise<StoredRecord> {
+    return this.guard(definition, async (collection) => {
+      const inScope = whereToFilter([{ field: 'id', op: 'eq', value: document.id }, ...scope]);
+      for (let attempt = 0; attempt < UPSERT_ATTEMPTS; attempt += 1) {
+        const updated = await this.updateDocument(collection, inScope, change);
+        if (updated) return updated;
+        try {
+          // $setOnInsert on the bare id: inserts the document when the id is free, and touches
+          // nothing when another writer (or another scope) holds it.
+          const { _id, ...fields } = toMongo(document);
+          const result = await collection.model
+            .findOneAndUpdate(
+              { _id: { $eq: _id } },
+              { $setOnInsert: fields },
+              { upsert: true, returnDocument: 'after', includeResultMetadata: true, lean: true },
+            )
+            .exec();
+          if (!result.lastErrorObject?.updatedExisting && result.value) return fromMongo(result.value as RawDocument);
+        } catch (error) {
+          if (!isDuplicateKey(error)) throw error;
+        }
+      }
+      throw new StoreError('duplicate', `A ${definition.name} document with this id exists outside this scope`, ['id']);
+    });
+  }
+
+  async deleteMany(definition: CollectionDefinition<any>, where: Condition[]): Promise<number> {
+    return this.guard(definition, async ({ model }) => (await model.deleteMany(whereToFilter(where)).exec()).deletedCount);
+  }
+
+  async commit(writes: AdapterWrite[]): Promise<void> {
+    const resolved = await Promise.all(
+      writes.map(async (write) => ({ write, collection: await this.guard(write.collection, async (c) => c) })),
+    );
+    let session: ClientSession | undefined;
+    try {
+      session = await this.connection.startSession();
+      const active = session;
+      // withTransaction re-runs the callback on transient errors (write conflicts), so it only issues writes.
+      await active.withTransaction(async () => {
+        for (const { write, collection } of resolved) {
+          try {
+            await this.applyWrite(write, collection, active);
+          } catch (error) {
+            // Only duplicates are translated here; transient errors must reach withTransaction as they are.
+            throw isDuplicateKey(error) ? mapError(error, collection) : error;
+          }
+        }
+      });
+    } catch (error) {
+      throw mapError(error);
+    } finally {
+      await session?.endSession();
+    }
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      const db = this.connection.db;
+      if (!db) return false;
+      await db.admin().ping();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.connection.close();
+  }
+
+  private async applyWrite(write: AdapterWrite, collection: MongoCollection, session: ClientSession): Promise<void> {
+    switch (write.kind) {
+      case 'insert':
+        await this.insertDocument(collection, write.document, session);
+        return;
+      case 'update': {
+        const updated = await this.updateDocument(collection, whereToFilter(write.where), write.change, session);
+        if (!updated && write.required) throw new StoreError('conflict', `No ${write.collection.name} document matches the update`);
+        return;
+      }
+      case 'updateMany':
+        await this.updateDocuments(collection, whereToFilter(write.where), write.change, session);
+        return;
+      case 'deleteMany':
+        await collection.model.deleteMany(whereToFilter(write.where), { session }).exec();
+        return;
+    }
+  }
+
+  private async insertDocument(collection: MongoCollection, document: StoredRecord, session?: ClientSession): Promise<void> {
+    await collection.model.insertMany([toMongo(document)], { lean: true, ...(session ? { session } : {}) });
+  }
+
+  private async updateDocument(
+    { model }: MongoCollection,
+    filter: MongoFilter,
+    change: Change<unknown>,
+    session?: ClientSession,
+  ): Promise<StoredRecord | null> {
+    const update = changeToUpdate(change);
+    const options = session ? { session } : {};
+    const raw = update
+      ? await model
+          .findOneAndUpdate(filter, update, { ...options, returnDocument: 'after', lean: true })
+          .sort({ _id: 1 })
+          .exec()
+      : await model.findOne(filter, null, options).sort({ _id: 1 }).lean().exec();
+    return raw ? fromMongo(raw as RawDocument) : null;
+  }
+
+  private async updateDocuments(
+    { model }: MongoCollection,
+    filter: MongoFilter,
+    change: Change<unknown>,
+    session?: ClientSession,
+  ): Promise<number> {
+    const update = changeToUpdate(change);
+    const options = session ? { session } : {};
+    if (!update) return model.countDocuments(filter, options).exec();
+    return (await model.updateMany(filter, update, options).exec()).matchedCount;
+  }
+
+  /** The collection's model, created (with its indexes) on first use. */
+  private collection(definition: CollectionDefinition<any>): Promise<MongoCollection> {
+    let collection = this.collections.get(definition.name);
+    if (!collection) {
+      collection = this.createCollection(definition);
+      this.collections.set(definition.name, collection);
+      collection.catch(() => this.collections.delete(definition.name));
+    }
+    return collection;
+  }
+
+  private async createCollection(definition: CollectionDefinition<any>): Promise<MongoCollection> {
+    const layouts = indexLayouts(definition);
+    const schema = new Schema(
+      { _id: String },
+      { strict: false, strictQuery: false, versionKey: false, minimize: false, autoIndex: false, autoCreate: false, id: false },
+    );
+    for (const layout of layouts) {
+      const keys: Record<string, 1> = Object.fromEntries(layout.keys.map((key) => [mongoPath(key), 1 as const]));
+      const partialFilterExpression = sparseFilter(layout, definition.fields ?? {});
+      schema.index(keys, { name: layout.name, unique: layout.unique, ...(partialFilterExpression ? { partialFilterExpression } : {}) });
+    }
+    const model = this.connection.model(definition.name, schema, definition.name);
+    await model.createCollection().catch((error: unknown) => {
+      // NamespaceExists: created by an earlier start or another replica.
+      if ((error as { code?: number }).code !== 48) throw error;
+    });
+    await model.createIndexes();
+    return { definition, model, layouts };
+  }
+
+  private async guard<T>(definition: CollectionDefinition<any>, work: (collection: MongoCollection) => Promise<T>): Promise<T> {
+    let collection: MongoCollection | undefined;
+    try {
+      collection = await this.collection(definition);
+      return await work(collection);
+    } catch (error) {
+      throw mapError(error, collection);
+    }
+  }
+}
+
+/**
+ * Documents where a sparse index's field is absent or null stay out of the index. `$type` is
+ * used because partial filters cannot say `$ne: null`; without a declared type, `$exists` keeps
+ * absent documents out (null values then still collide).
+ */
+function sparseFilter(layout: IndexLayout, fields: Record<string, FieldType>): MongoFilter | undefined {
+  if (layout.sparseFields.length === 0) return undefined;
+  const bsonType: Record<FieldType, string> = { string: 'string', number: 'number', boolean: 'bool' };
+  return Object.fromEntries(
+    layout.sparseFields.map((field) => {
+      const type = fields[field];
+      return [mongoPath(field), type ? { $type: bsonType[type] } : { $exists: true }];
+    }),
+  );
+}
+
+function toMongo(document: StoredRecord): RawDocument {
+  const { id, ...rest } = document;
+  return { _id: id, ...rest };
+}
+
+function fromMongo(raw: RawDocument): StoredRecord {
+  const { _id, __v: _version, ...rest } = raw;
+  return { id: _id, ...rest };
+}
+
+function isDuplicateKey(error: unknown): boolean {
+  const e = error as { code?: unknown; writeErrors?: { code?: unknown }[] };
+  return e?.code === DUPLICATE_KEY || e?.writeErrors?.some((w) => w.code === DUPLICATE_KEY) === true;
+}
+
+function duplicateFields(error: unknown, collection?: MongoCollection): string[] | undefined {
+  const message = String((error as { message?: unknown }).message ?? '');
+  const indexName = /index: (\S+) dup key/.exec(message)?.[1];
+  if (indexName === '_id_') return ['id'];
+  const layout = collection?.layouts.find((l) => l.name === indexName);
+  if (layout) return layout.declared;
+  const keyPattern = (error as { keyPattern?: Record<string, unknown> }).keyPattern;
+  if (!keyPattern) return undefined;
+  const keys = Object.keys(keyPattern).map((key) => (key === '_id' ? 'id' : key));
+  return collection?.definition.scope === 'workspace' ? keys.filter((key) => key !== 'workspaceId') : keys;
+}
+
+function mapError(error: unknown, collection?: MongoCollection): unknown {
+  if (error instanceof StoreError) return error;
+  if (isDuplicateKey(error)) {
+    const fields = duplicateFields(error, collection);
+    return new StoreError('duplicate', `Duplicate ${fields ? fields.join(', ') : 'key'}`, fields);
+  }
+  const e = error as { name?: unknown; code?: unknown; message?: unknown };
+  if (typeof e?.code === 'number' && INVALID_UPDATE_CODES.has(e.code)) return new StoreError('invalid_query', String(e.message));
+  if ((typeof e?.name === 'string' && UNAVAILABLE_NAMES.test(e.name)) || /buffering timed out/.test(String(e?.message))) {
+    return new StoreError('unavailable', `MongoDB: ${String(e.message)}`);
+  }
+  return error;
+}

@@ -1,0 +1,45 @@
+/**
+ * Opens the store a service's configuration asks for: MongoDB when MONGO_URL is set, otherwise
+ * the embedded SQLite file under CRM_DATA_DIR.
+ */
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { MongoStoreAdapter } from './mongo/mongo-store';
+import { DocumentStore, OpenStoreOptions, StoreLocation } from './port';
+import { createDocumentStore } from './scoped-store';
+import { SqliteStoreAdapter } from './sqlite/sqlite-store';
+import { StoreAdapter } from './store-adapter';
+
+export async function openStore(options: OpenStoreOptions): Promise<DocumentStore> {
+  return createDocumentStore(await openAdapter(options));
+}
+
+async function openAdapter({ location, collections }: OpenStoreOptions): Promise<StoreAdapter> {
+  switch (location.kind) {
+    case 'sqlite':
+      return SqliteStoreAdapter.open(location.file, collections);
+    case 'mongo':
+      return MongoStoreAdapter.open(location.url, location.database, collections);
+    default:
+      throw new Error(`Unknown store location: ${JSON.stringify(location)}`);
+  }
+}
+
+export interface LocationSettings {
+  /** The service's name (`auth`, `records`, …): names its SQLite file and its default database. */
+  service: string;
+  /** MONGO_URL; when set (non-empty), the store is MongoDB. */
+  mongoUrl?: string | undefined;
+  /** MONGO_DATABASE; defaults to `crm_<service>`. */
+  mongoDatabase?: string | undefined;
+  /** CRM_DATA_DIR; defaults to `./data`. Created when missing. */
+  dataDir?: string | undefined;
+}
+
+export function locationFromEnv({ service, mongoUrl, mongoDatabase, dataDir }: LocationSettings): StoreLocation {
+  if (!/^[a-z][a-z0-9_-]*$/.test(service)) throw new Error(`Invalid service name for a store: ${JSON.stringify(service)}`);
+  if (mongoUrl) return { kind: 'mongo', url: mongoUrl, database: mongoDatabase || `crm_${service.replace(/-/g, '_')}` };
+  const directory = resolve(dataDir || './data');
+  mkdirSync(directory, { recursive: true });
+  return { kind: 'sqlite', file: join(directory, `${service}.db`) };
+}

@@ -1,0 +1,305 @@
+import { DomainError } from '@crm/observability';
+import { defaultIds } from '../domain/ids';
+import { StaticUserDirectory } from '../read-models/user-directory';
+import { activities, contacts, notes, outbox, tasks } from '../store/collections';
+import { callerIn, eventually, recordsHarness, type Harness } from '../testing/records-factory';
+
+const A = callerIn('ws_a');
+const B = callerIn('ws_b', { id: 'usr_bob', type: 'user' });
+
+async function kindOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof DomainError) return error.kind;
+    throw error;
+  }
+  return 'ok';
+}
+
+async function fieldsOf(promise: Promise<unknown>): Promise<Record<string, string[]>> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof DomainError && error.fields) return error.fields;
+    throw error;
+  }
+  throw new Error('expected a validation error');
+}
+
+describe('records service', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await recordsHarness();
+  });
+  afterEach(() => h.close());
+
+  const contact = (caller = A, body: Record<string, unknown> = {}) =>
+    h.service.createContact(caller, { body: { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com', ...body } });
+
+  describe('tenancy', () => {
+    it("answers not found for another workspace's records everywhere", async () => {
+      const c = await contact(A);
+      const account = await h.service.createAccount(A, { body: { name: 'Acme' } });
+      const lead = await h.service.createLead(A, { body: { firstName: 'L', email: 'l@x.io' } });
+      expect(await kindOf(h.service.getContact(B, c.id))).toBe('not_found');
+      expect(await kindOf(h.service.updateContact(B, c.id, { body: { title: 'x' } }))).toBe('not_found');
+      expect(await kindOf(h.service.deleteContact(B, c.id))).toBe('not_found');
+      expect(await kindOf(h.service.getAccount(B, account.id))).toBe('not_found');
+      expect(await kindOf(h.service.listAccountContacts(B, account.id))).toBe('not_found');
+      expect(await kindOf(h.service.convertLead(B, lead.id, { body: {} }))).toBe('not_found');
+      expect(await kindOf(h.service.getRecord(B, 'lead', lead.id))).toBe('not_found');
+      expect((await h.service.listContacts(B, {})).total).toBe(0);
+      expect(await h.service.getContact(A, c.id)).toMatchObject({ id: c.id });
+    });
+
+    it("refuses another workspace's account and contacts in a body with 422", async () => {
+      const theirs = await h.service.createAccount(B, { body: { name: 'Theirs' } });
+      const theirContact = await contact(B);
+      const fields = await fieldsOf(
+        h.service.createOpportunity(A, { body: { name: 'Deal', accountId: theirs.id, contactIds: [theirContact.id] } }),
+      );
+      expect(Object.keys(fields).sort()).toEqual(['accountId', 'contactIds']);
+      expect(await fieldsOf(contact(A, { accountId: theirs.id, assignedTo: 'usr_bob' }))).toMatchObject({
+        accountId: [`Invalid pk "${theirs.id}" - object does not exist.`],
+        assignedTo: ['Invalid pk "usr_bob" - object does not exist.'],
+      });
+    });
+  });
+
+  describe('lists', () => {
+    it('pages newest first with a total, and orders on request', async () => {
+      for (const name of ['Cy', 'Al', 'Bo']) await contact(A, { firstName: name, email: `${name}@x.io` });
+      const page = await h.service.listContacts(A, { limit: 2 });
+      expect(page.total).toBe(3);
+      expect(page.items.map((c) => c.firstName)).toEqual(['Bo', 'Al']);
+      const byName = await h.service.listContacts(A, { ordering: 'firstName' });
+      expect(byName.items.map((c) => c.firstName)).toEqual(['Al', 'Bo', 'Cy']);
+      expect(await kindOf(h.service.listContacts(A, { ordering: 'password' }))).toBe('invalid_argument');
+      expect(await kindOf(h.service.listContacts(A, { stage: '{"$ne":"x"}' }))).toBe('invalid_argument');
+      expect(await kindOf(h.service.listContacts(A, { createdAfter: 'yesterday' }))).toBe('invalid_argument');
+      expect(await kindOf(h.service.listContacts(A, { limit: -1 }))).toBe('invalid_argument');
+    });
+
+    it('matches search literally, special characters included', async () => {
+      await contact(A, { firstName: 'Percent', lastName: '100%_done', email: 'p@x.io' });
+      await contact(A, { firstName: 'Plain', lastName: '100 done', email: 'q@x.io' });
+      await contact(A, { firstName: 'Dot', lastName: 'a.*b', email: 'r@x.io' });
+      expect((await h.service.listContacts(A, { search: '100%_' })).items.map((c) => c.firstName)).toEqual(['Percent']);
+      expect((await h.service.listContacts(A, { search: '.*' })).items.map((c) => c.firstName)).toEqual(['Dot']);
+      expect((await h.service.listContacts(A, { search: 'ADA LOVE' })).total).toBe(0);
+      expect((await h.service.listContacts(A, { search: 'percent 100' })).total).toBe(1);
+      expect((await h.service.listContacts(A, { search: '{"$gt":""}' })).total).toBe(0);
+    });
+
+    it('filters an operator-looking value as a literal', async () => {
+      await contact(A, { assignedTo: 'usr_ada' });
+      expect((await h.service.listContacts(A, { assignedTo: '{"$ne":null}' })).total).toBe(0);
+      expect((await h.service.listContacts(A, { assignedTo: 'usr_ada' })).total).toBe(1);
+    });
+
+    it('filters opportunities by value and close date, and accounts carry counts', async () => {
+      const account = await h.service.createAccount(A, { body: { name: 'Acme', website: 'https://acme.test' } });
+      await contact(A, { accountId: account.id });
+      await h.service.createOpportunity(A, { body: { name: 'Small', accountId: account.id, value: 10, closeDate: '2025-03-01' } });
+      await h.service.createOpportunity(A, { body: { name: 'Big', accountId: account.id, value: 1000, closeDate: '2025-06-01' } });
+      await h.service.createOpportunity(A, { body: { name: 'Won', accountId: account.id, value: 5, stage: 'closed_won' } });
+      const big = await h.service.listOpportunities(A, { valueMin: '100', closeDateAfter: '2025-05-01' });
+      expect(big.items.map((o) => o.name)).toEqual(['Big']);
+      expect(big.items[0]!.accountName).toBe('Acme');
+      const [listed] = (await h.service.listAccounts(A, { search: 'acme.TEST' })).items;
+      expect(listed).toMatchObject({ contactCount: 1, openOpportunityCount: 2, openCaseCount: 0 });
+    });
+  });
+
+  describe('read models', () => {
+    it('fills the owner name and leaves it empty when auth cannot be asked', async () => {
+      const c = await contact(A, { assignedTo: 'usr_ada' });
+      expect((await h.service.getContact(A, c.id)).assignedToName).toBe('Ada Lovelace');
+      const offline = await recordsHarness({ store: h.store, users: new StaticUserDirectory(null) });
+      try {
+        expect((await offline.service.getContact(A, c.id)).assignedToName).toBe('');
+      } finally {
+        await offline.close();
+      }
+    });
+  });
+
+  describe('lead conversion', () => {
+    const newLead = () => h.service.createLead(A, { body: { firstName: 'Lin', email: 'lin@x.io', company: 'Hoco', assignedTo: 'usr_ada' } });
+
+    it('converts with an account and an opportunity', async () => {
+      const lead = await newLead();
+      const result = await h.service.convertLead(A, lead.id, { body: { createAccount: true, createOpportunity: true, opportunityStage: 'proposal' } });
+      expect(result.lead).toMatchObject({ status: 'converted', convertedContactId: result.contact.id });
+      expect(result.account).toMatchObject({ name: 'Hoco', contactCount: 1, openOpportunityCount: 1 });
+      expect(result.opportunity).toMatchObject({ name: 'Hoco opportunity', stage: 'proposal', probability: 60, accountName: 'Hoco' });
+      expect(result.contact).toMatchObject({ accountName: 'Hoco', assignedToName: 'Ada Lovelace' });
+      expect(await kindOf(h.service.convertLead(A, lead.id, { body: {} }))).toBe('invalid_argument');
+    });
+
+    it('converts with only a contact: account and opportunity null', async () => {
+      const result = await h.service.convertLead(A, (await newLead()).id, { body: {} });
+      expect(result.account).toBeNull();
+      expect(result.opportunity).toBeNull();
+    });
+
+    it('lets exactly one of two concurrent conversions succeed', async () => {
+      const lead = await newLead();
+      const outcomes = await Promise.all([
+        kindOf(h.service.convertLead(A, lead.id, { body: { createAccount: true } })),
+        kindOf(h.service.convertLead(A, lead.id, { body: { createAccount: true } })),
+      ]);
+      expect(outcomes.sort()).toEqual(['invalid_argument', 'ok']);
+      expect((await h.service.listContacts(A, {})).total).toBe(1);
+      expect((await h.service.listAccounts(A, {})).total).toBe(1);
+    });
+
+    it('changes nothing when a part of the conversion fails', async () => {
+      const lead = await newLead();
+      const existing = await contact(A, { email: 'other@x.io' });
+      // The planned contact reuses an existing id, so its insert fails inside the commit.
+      const broken = await recordsHarness({
+        store: h.store,
+        ids: (prefix) => (prefix === 'cnt_' ? existing.id : defaultIds(prefix)),
+      });
+      try {
+        await expect(broken.service.convertLead(A, lead.id, { body: { createAccount: true, createOpportunity: true } })).rejects.toThrow();
+      } finally {
+        await broken.close();
+      }
+      expect((await h.service.getLead(A, lead.id)).status).toBe('new');
+      expect((await h.service.listAccounts(A, {})).total).toBe(0);
+      expect((await h.service.listOpportunities(A, {})).total).toBe(0);
+      expect((await h.service.listActivities(A, lead.id)).items.map((a) => a.action)).toEqual(['created']);
+    });
+
+    it('refuses status converted on PATCH', async () => {
+      const lead = await newLead();
+      expect(Object.keys(await fieldsOf(h.service.updateLead(A, lead.id, { body: { status: 'converted' } })))).toEqual(['status']);
+    });
+  });
+
+  describe('deletes', () => {
+    it('removes a contact with its notes and tasks but keeps its activities', async () => {
+      const c = await contact(A);
+      await h.service.createTask(A, { name: 'Call', relatedTo: c.id });
+      await h.store.forWorkspace('ws_a').insert(notes, { id: 'nte_1', workspaceId: 'ws_a', relatedTo: c.id, body: 'hi', createdAt: c.createdAt });
+      await h.service.deleteContact(A, c.id);
+      const ws = h.store.forWorkspace('ws_a');
+      expect(await ws.count(contacts)).toBe(0);
+      expect(await ws.count(notes)).toBe(0);
+      expect(await ws.count(tasks)).toBe(0);
+      expect((await h.service.listActivities(A, c.id)).items.map((a) => a.action)).toEqual(['deleted', 'created']);
+    });
+
+    it("unlinks an account's contacts and opportunities", async () => {
+      const account = await h.service.createAccount(A, { body: { name: 'Acme' } });
+      const c = await contact(A, { accountId: account.id });
+      const opp = await h.service.createOpportunity(A, { body: { name: 'Deal', accountId: account.id, contactIds: [c.id] } });
+      await h.service.deleteAccount(A, account.id);
+      expect(await h.service.getContact(A, c.id)).toMatchObject({ accountId: null, accountName: '' });
+      expect(await h.service.getOpportunity(A, opp.id)).toMatchObject({ accountId: null, contactIds: [c.id] });
+    });
+  });
+
+  describe('activities', () => {
+    it('logs every write with its actor', async () => {
+      const apiKey = callerIn('ws_a', { id: 'usr_system', type: 'api_key' });
+      const account = await h.service.createAccount(apiKey, { body: { name: 'Acme' } });
+      await h.service.updateAccount(A, account.id, { body: { stage: 'active' } });
+      const log = (await h.service.listActivities(A, account.id)).items;
+      expect(log.map((a) => [a.action, a.actorId, a.actorType])).toEqual([
+        ['updated', 'usr_ada', 'user'],
+        ['created', 'usr_system', 'api_key'],
+      ]);
+      expect(log[0]).toMatchObject({ recordType: 'account', recordId: account.id });
+    });
+  });
+
+  describe('outbox', () => {
+    it('writes the event in the commit and the relay publishes it once', async () => {
+      const lead = await h.service.createLead(A, { body: { firstName: 'L', email: 'l@x.io' } });
+      await h.service.updateLead(A, lead.id, { body: { status: 'qualified' } });
+      await eventually(() => h.published.length === 2);
+      await h.relay.sweep();
+      expect(h.published.map((m) => m.type)).toEqual(['records.lead_created.v1', 'records.lead_status_changed.v1']);
+      expect(h.published[1]!.payload).toMatchObject({ workspaceId: 'ws_a', previousStatus: 'new', status: 'qualified', record: { id: lead.id } });
+      const stored = await h.store.forWorkspace('ws_a').find(outbox, {});
+      expect(stored.every((e) => e.status === 'published')).toBe(true);
+      expect(new Set(h.published.map((m) => m.id))).toEqual(new Set(stored.map((e) => e.id)));
+    });
+
+    it('emits stage and proposal events for opportunities', async () => {
+      const account = await h.service.createAccount(A, { body: { name: 'Acme' } });
+      const opp = await h.service.createOpportunity(A, { body: { name: 'Deal', accountId: account.id } });
+      await h.service.updateOpportunity(A, opp.id, { body: { stage: 'proposal' } });
+      await h.service.updateOpportunity(A, opp.id, { body: { stage: 'closed_won' } });
+      await eventually(() => h.published.length === 4);
+      expect(h.published.map((m) => [m.type, (m.payload as { stage: string }).stage])).toEqual([
+        ['records.opportunity_stage_changed.v1', 'proposal'],
+        ['records.proposal_status_changed.v1', 'proposal'],
+        ['records.opportunity_stage_changed.v1', 'closed_won'],
+        ['records.proposal_status_changed.v1', 'closed_won'],
+      ]);
+    });
+
+    it('publishes after a restart what an earlier process left pending', async () => {
+      const crashed = await recordsHarness({ relay: 'manual' });
+      await crashed.service.createContact(A, { body: { firstName: 'Ada', email: 'a@x.io' } });
+      expect(crashed.published).toHaveLength(0);
+      expect(await crashed.store.forWorkspace('ws_a').count(outbox, [{ field: 'status', op: 'eq', value: 'pending' }])).toBe(1);
+      const restarted = await recordsHarness({ store: crashed.store });
+      try {
+        await restarted.relay.start();
+        await eventually(() => restarted.published.length === 1);
+        expect(restarted.published[0]!.type).toBe('records.contact_created.v1');
+      } finally {
+        await restarted.close();
+        await crashed.close();
+      }
+    });
+  });
+
+  describe('batch create', () => {
+    it('creates once per key and reports duplicates by email', async () => {
+      const existing = await contact(A, { email: 'Dup@Example.com' });
+      const rows = [
+        { row: 1, body: { firstName: 'One', email: 'one@x.io' } },
+        { row: 2, body: { firstName: 'Two', email: 'dup@example.com' } },
+        { row: 3, body: { firstName: 'Three', email: 'ONE@x.io' } },
+        { row: 4, body: { firstName: 'Four', email: 'nope' } },
+      ];
+      const first = await h.service.batchCreateContacts(A, { idempotencyKey: 'job-1:0', rows, importJobId: 'job-1' });
+      expect(first.created.map((c) => c.row)).toEqual([1]);
+      expect(first.duplicates).toEqual([
+        { row: 2, email: 'dup@example.com', existingContactId: existing.id, sameImport: false },
+        { row: 3, email: 'ONE@x.io', existingContactId: '', sameImport: true },
+      ]);
+      expect(first.errors).toEqual([{ row: 4, message: 'email: Enter a valid email address.' }]);
+      const again = await h.service.batchCreateContacts(A, { idempotencyKey: 'job-1:0', rows, importJobId: 'job-1' });
+      expect(again).toEqual({ ...first, replayed: true });
+      expect((await h.service.listContacts(A, {})).total).toBe(2);
+      const next = await h.service.batchCreateContacts(A, { idempotencyKey: 'job-1:1', rows: [{ row: 5, body: { firstName: 'F', email: 'one@x.io' } }], importJobId: 'job-1' });
+      expect(next.duplicates).toEqual([{ row: 5, email: 'one@x.io', existingContactId: first.created[0]!.contactId, sameImport: true }]);
+    });
+
+    it('creates nothing twice when the same batch runs concurrently', async () => {
+      const rows = [{ row: 1, body: { firstName: 'One', email: 'one@x.io' } }];
+      const [a, b] = await Promise.all([
+        h.service.batchCreateContacts(A, { idempotencyKey: 'k', rows }),
+        h.service.batchCreateContacts(A, { idempotencyKey: 'k', rows }),
+      ]);
+      expect(a.created).toEqual(b.created);
+      expect(await h.store.forWorkspace('ws_a').count(contacts)).toBe(1);
+      expect(await h.store.forWorkspace('ws_a').count(activities)).toBe(1);
+    });
+
+    it('stamps the source name and refuses an unknown source', async () => {
+      const source = await h.service.createSource(A, 'Trade fair');
+      const result = await h.service.batchCreateContacts(A, { idempotencyKey: 's', sourceUid: source.id, rows: [{ row: 1, body: { firstName: 'S', email: 's@x.io' } }] });
+      expect((await h.service.getContact(A, result.created[0]!.contactId)).source).toBe('Trade fair');
+      expect(await kindOf(h.service.batchCreateContacts(B, { idempotencyKey: 's2', sourceUid: source.id, rows: [] }))).toBe('not_found');
+    });
+  });
+});

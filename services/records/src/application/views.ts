@@ -1,0 +1,25 @@
+/** Records with the values the service fills in on read: names from other records and counts. */
+import type { AccountDocument, ContactDocument, LeadDocument, OpportunityDocument } from '../domain/model';
+
+export type ContactView = ContactDocument & { accountName: string; assignedToName: string };
+export type LeadView = LeadDocument & { assignedToName: string };
+export type AccountView = AccountDocument & {
+  assignedToName: string;
+  contactCount: number;
+  openOpportunityCount: number;
+  openCaseCount: number;
+};
+export type OpportunityView = OpportunityDocument & { accountName: string; assignedToName: string };
+
+export interface Caller {
+  workspaceId: string;
+  actor: { id: string; type: 'user' | 'api_key' | 'system' };
+  /** Ties events to the request that caused them. */
+  correlationId: string;
+}
+
+/** A create or update body: camelCase keys, null for JSON null, plus what the gateway already refused. */
+export interface WriteInput {
+  body: Record<string, unknown>;
+  earlierErrors?: Record<string, string[]>;
+}

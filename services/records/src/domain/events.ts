@@ -1,0 +1,71 @@
+/**
+ * The domain events automation reacts to, as written to the outbox in the same commit as the
+ * change. Payloads carry the workspace id and the full record (public shape).
+ */
+import { isClosed } from './opportunity-rules';
+import type { ContactDocument, LeadDocument, OpportunityDocument } from './model';
+import { publicRecord } from './representation';
+
+export const EVENT_TYPES = {
+  leadCreated: 'records.lead_created.v1',
+  leadStatusChanged: 'records.lead_status_changed.v1',
+  contactCreated: 'records.contact_created.v1',
+  opportunityStageChanged: 'records.opportunity_stage_changed.v1',
+  proposalStatusChanged: 'records.proposal_status_changed.v1',
+} as const;
+
+export interface DomainEvent {
+  type: (typeof EVENT_TYPES)[keyof typeof EVENT_TYPES];
+  payload: Record<string, unknown>;
+}
+
+export function leadCreated(lead: LeadDocument): DomainEvent {
+  return { type: EVENT_TYPES.leadCreated, payload: { workspaceId: lead.workspaceId, recordType: 'lead', recordId: lead.id, record: publicRecord(lead) } };
+}
+
+export function leadEvents(before: LeadDocument, after: LeadDocument): DomainEvent[] {
+  if (before.status === after.status) return [];
+  return [
+    {
+      type: EVENT_TYPES.leadStatusChanged,
+      payload: {
+        workspaceId: after.workspaceId,
+        recordType: 'lead',
+        recordId: after.id,
+        previousStatus: before.status,
+        status: after.status,
+        record: publicRecord(after),
+      },
+    },
+  ];
+}
+
+export function contactCreated(contact: ContactDocument): DomainEvent {
+  return {
+    type: EVENT_TYPES.contactCreated,
+    payload: { workspaceId: contact.workspaceId, recordType: 'contact', recordId: contact.id, record: publicRecord(contact) },
+  };
+}
+
+/** Stage events for a change from `before` (null for a new opportunity) to `after`. */
+export function opportunityEvents(before: OpportunityDocument | null, after: OpportunityDocument): DomainEvent[] {
+  const previousStage = before?.stage ?? null;
+  if (previousStage === after.stage) return [];
+  const base = { workspaceId: after.workspaceId, recordType: 'opportunity', recordId: after.id, record: publicRecord(after) };
+  const events: DomainEvent[] = [];
+  if (before) {
+    events.push({
+      type: EVENT_TYPES.opportunityStageChanged,
+      payload: { ...base, previousStage, stage: after.stage, closed: isClosed(after.stage) },
+    });
+  }
+  const wasProposal = previousStage === 'proposal';
+  const isProposal = after.stage === 'proposal';
+  if (wasProposal !== isProposal) {
+    events.push({
+      type: EVENT_TYPES.proposalStatusChanged,
+      payload: { ...base, previousStage, stage: after.stage, change: isProposal ? 'entered' : 'left' },
+    });
+  }
+  return events;
+}

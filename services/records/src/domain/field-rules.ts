@@ -1,0 +1,267 @@
+/**
+ * The field checks every record kind shares: one table per kind says what each writable field
+ * accepts, and `checkFields` reads a request body against it, collecting every failing field at
+ * once (the 422 body). Pure: references to other records arrive as sets of known ids.
+ */
+import { DomainError, type FieldErrors } from '@crm/observability';
+import { isCalendarDate } from './clock';
+
+export type FieldRule =
+  | { kind: 'text'; max: number; required?: boolean; nullable?: boolean }
+  | { kind: 'email'; required?: boolean }
+  | { kind: 'choice'; values: readonly string[] }
+  | { kind: 'integer'; min: number; max: number }
+  | { kind: 'number'; min: number; nullable?: boolean }
+  | { kind: 'boolean' }
+  | { kind: 'tags' }
+  | { kind: 'url' }
+  | { kind: 'date'; nullable?: boolean }
+  | { kind: 'address' }
+  /** An id of a record that must exist in the workspace; null unlinks. */
+  | { kind: 'reference'; target: 'account' | 'contact' | 'user'; nullable?: boolean }
+  | { kind: 'references'; target: 'contact' };
+
+export type FieldTable = Record<string, FieldRule>;
+
+/** The limits decided where the spec is silent (docs in the proto and the OpenAPI document). */
+export const LIMITS = {
+  name: 200,
+  shortText: 200,
+  longText: 10_000,
+  tagCount: 50,
+  tagLength: 50,
+  email: 254,
+  url: 2_000,
+} as const;
+
+export const MESSAGES = {
+  required: 'This field is required.',
+  blank: 'This field may not be blank.',
+  notNull: 'This field may not be null.',
+  unknown: 'Unknown field.',
+  string: 'Not a valid string.',
+  email: 'Enter a valid email address.',
+  integer: 'A valid integer is required.',
+  number: 'A valid number is required.',
+  boolean: 'Must be a valid boolean.',
+  url: 'Enter a valid URL.',
+  date: 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.',
+  list: 'Expected a list of items.',
+  object: 'Expected an object.',
+  choice: (value: unknown) => `"${String(value)}" is not a valid choice.`,
+  maxLength: (max: number) => `Ensure this field has no more than ${max} characters.`,
+  max: (max: number) => `Ensure this value is less than or equal to ${max}.`,
+  min: (min: number) => `Ensure this value is greater than or equal to ${min}.`,
+  tagCount: (max: number) => `Ensure this field has no more than ${max} elements.`,
+  tagLength: (max: number) => `Ensure each tag has no more than ${max} characters.`,
+  missingReference: (value: string) => `Invalid pk "${value}" - object does not exist.`,
+} as const;
+
+/** Ids referenced by a body that exist in the caller's workspace (looked up before the check). */
+export interface KnownReferences {
+  account: ReadonlySet<string>;
+  contact: ReadonlySet<string>;
+  /** Null when the user directory could not be asked; user ids are then accepted as given. */
+  user: ReadonlySet<string> | null;
+}
+
+export const NO_REFERENCES: KnownReferences = { account: new Set(), contact: new Set(), user: new Set() };
+
+/** A body to check: camelCase keys; null means the client sent JSON null. */
+export type Body = Record<string, unknown>;
+
+export class FieldErrorList {
+  readonly errors: FieldErrors = {};
+
+  add(field: string, message: string): void {
+    (this.errors[field] ??= []).includes(message) || this.errors[field].push(message);
+  }
+
+  merge(errors: FieldErrors | undefined): void {
+    for (const [field, messages] of Object.entries(errors ?? {})) for (const message of messages) this.add(field, message);
+  }
+
+  get empty(): boolean {
+    return Object.keys(this.errors).length === 0;
+  }
+
+  throwIfAny(): void {
+    if (!this.empty) throw DomainError.validation(this.errors);
+  }
+}
+
+const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+
+export function isEmail(value: string): boolean {
+  return value.length <= LIMITS.email && EMAIL.test(value) && !value.includes('..');
+}
+
+export function isHttpUrl(value: string): boolean {
+  if (value.length > LIMITS.url) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+const ADDRESS_FIELDS = ['street', 'city', 'state', 'postalCode', 'country'] as const;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Reads `body` against `table`. Keys in `readOnly` are dropped silently (a client may send back
+ * what it read); other keys outside the table are "Unknown field.". Returns the normalised values
+ * of the fields that passed; every problem lands in `errors`.
+ */
+export function checkFields(
+  body: Body,
+  table: FieldTable,
+  readOnly: readonly string[],
+  references: KnownReferences,
+  errors: FieldErrorList,
+  mode: 'create' | 'update',
+): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(body)) {
+    if (readOnly.includes(field)) continue;
+    const rule = Object.prototype.hasOwnProperty.call(table, field) ? table[field] : undefined;
+    if (!rule) {
+      errors.add(field, MESSAGES.unknown);
+      continue;
+    }
+    const checked = checkValue(field, value, rule, references, errors);
+    if (checked !== INVALID) values[field] = checked;
+  }
+  if (mode === 'create') {
+    for (const [field, rule] of Object.entries(table)) {
+      const required = (rule.kind === 'text' || rule.kind === 'email') && rule.required === true;
+      if (required && !(field in body)) errors.add(field, MESSAGES.required);
+    }
+  }
+  return values;
+}
+
+const INVALID = Symbol('invalid');
+
+function checkValue(field: string, value: unknown, rule: FieldRule, references: KnownReferences, errors: FieldErrorList): unknown {
+  const fail = (message: string): typeof INVALID => {
+    errors.add(field, message);
+    return INVALID;
+  };
+  if (value === null || value === undefined) {
+    const nullable = 'nullable' in rule && rule.nullable === true;
+    if (nullable) return null;
+    // Optional free text and lists read null as "empty"; required and typed fields refuse it.
+    if (rule.kind === 'text' && !rule.required) return '';
+    if (rule.kind === 'tags') return [];
+    if (rule.kind === 'references') return [];
+    if (rule.kind === 'address' || rule.kind === 'url') return rule.kind === 'url' ? '' : null;
+    return fail(MESSAGES.notNull);
+  }
+  switch (rule.kind) {
+    case 'text': {
+      if (typeof value !== 'string') return fail(MESSAGES.string);
+      const text = value.trim();
+      if (rule.required && text.length === 0) return fail(MESSAGES.blank);
+      if (text.length > rule.max) return fail(MESSAGES.maxLength(rule.max));
+      return text;
+    }
+    case 'email': {
+      if (typeof value !== 'string') return fail(MESSAGES.string);
+      const email = value.trim();
+      if (email.length === 0) return rule.required ? fail(MESSAGES.blank) : '';
+      if (!isEmail(email)) return fail(MESSAGES.email);
+      return email;
+    }
+    case 'choice':
+      if (typeof value !== 'string' || !rule.values.includes(value)) return fail(MESSAGES.choice(typeof value === 'string' ? value : JSON.stringify(value)));
+      return value;
+    case 'integer':
+      if (typeof value !== 'number' || !Number.isInteger(value)) return fail(MESSAGES.integer);
+      if (value < rule.min) return fail(MESSAGES.min(rule.min));
+      if (value > rule.max) return fail(MESSAGES.max(rule.max));
+      return value;
+    case 'number':
+      if (typeof value !== 'number' || !Number.isFinite(value)) return fail(MESSAGES.number);
+      if (value < rule.min) return fail(MESSAGES.min(rule.min));
+      return value;
+    case 'boolean':
+      if (typeof value !== 'boolean') return fail(MESSAGES.boolean);
+      return value;
+    case 'tags': {
+      if (!Array.isArray(value)) return fail(MESSAGES.list);
+      if (value.some((tag) => typeof tag !== 'string')) return fail(MESSAGES.string);
+      const tags = [...new Set((value as string[]).map((tag) => tag.trim()).filter((tag) => tag.length > 0))];
+      if (tags.length > LIMITS.tagCount) return fail(MESSAGES.tagCount(LIMITS.tagCount));
+      if (tags.some((tag) => tag.length > LIMITS.tagLength)) return fail(MESSAGES.tagLength(LIMITS.tagLength));
+      return tags;
+    }
+    case 'url': {
+      if (typeof value !== 'string') return fail(MESSAGES.string);
+      const url = value.trim();
+      if (url.length === 0) return '';
+      if (!isHttpUrl(url)) return fail(MESSAGES.url);
+      return url;
+    }
+    case 'date':
+      if (typeof value !== 'string' || !isCalendarDate(value)) return fail(MESSAGES.date);
+      return value;
+    case 'address': {
+      if (!isPlainObject(value)) return fail(MESSAGES.object);
+      const address: Record<string, string> = {};
+      let ok = true;
+      for (const [key, part] of Object.entries(value)) {
+        if (!(ADDRESS_FIELDS as readonly string[]).includes(key)) {
+          errors.add(field, `${key}: ${MESSAGES.unknown}`);
+          ok = false;
+        } else if (part !== null && typeof part !== 'string') {
+          errors.add(field, `${key}: ${MESSAGES.string}`);
+          ok = false;
+        } else if (typeof part === 'string' && part.length > LIMITS.shortText) {
+          errors.add(field, `${key}: ${MESSAGES.maxLength(LIMITS.shortText)}`);
+          ok = false;
+        }
+      }
+      if (!ok) return INVALID;
+      for (const key of ADDRESS_FIELDS) address[key] = typeof value[key] === 'string' ? (value[key] as string).trim() : '';
+      return address;
+    }
+    case 'reference': {
+      if (typeof value !== 'string') return fail(MESSAGES.string);
+      if (value.length === 0) return rule.nullable ? null : fail(MESSAGES.blank);
+      const known = references[rule.target];
+      if (known !== null && !known.has(value)) return fail(MESSAGES.missingReference(value));
+      return value;
+    }
+    case 'references': {
+      if (!Array.isArray(value)) return fail(MESSAGES.list);
+      if (value.some((id) => typeof id !== 'string')) return fail(MESSAGES.string);
+      const ids = [...new Set(value as string[])];
+      const missing = ids.filter((id) => !references[rule.target].has(id));
+      if (missing.length > 0) {
+        for (const id of missing) errors.add(field, MESSAGES.missingReference(id));
+        return INVALID;
+      }
+      return ids;
+    }
+  }
+}
+
+/** The ids a body refers to, so the caller can look up which exist before checking. */
+export function referencedIds(body: Body, table: FieldTable): { account: string[]; contact: string[]; user: string[] } {
+  const out = { account: [] as string[], contact: [] as string[], user: [] as string[] };
+  for (const [field, rule] of Object.entries(table)) {
+    const value = body[field];
+    if (rule.kind === 'reference' && typeof value === 'string' && value.length > 0) out[rule.target].push(value);
+    if (rule.kind === 'references' && Array.isArray(value)) out[rule.target].push(...value.filter((v): v is string => typeof v === 'string'));
+  }
+  return out;
+}
+
+export function fullName(firstName: string, lastName: string): string {
+  return [firstName, lastName].filter((part) => part.length > 0).join(' ');
+}

@@ -1,0 +1,142 @@
+/**
+ * Lead conversion as the contract decides it: every option is optional; accountName defaults to
+ * the lead's company, opportunityName to "<account name> opportunity", opportunityStage to
+ * prospecting; an opportunity needs an account to attach to. The new contact copies the lead's
+ * name, email, phone, owner and notes. This module only plans the records; the service writes
+ * them (with the lead's conditional update) in one commit.
+ */
+import { DomainError, type FieldErrors } from '@crm/observability';
+import { accountDocument } from './account-rules';
+import { timestamp } from './clock';
+import { FieldErrorList, LIMITS, MESSAGES, type Body } from './field-rules';
+import { ID_PREFIX, type IdGenerator } from './ids';
+import { OPPORTUNITY_STAGES, type AccountDocument, type ContactDocument, type LeadDocument, type OpportunityDocument } from './model';
+import { opportunityDocument } from './opportunity-rules';
+
+export const ALREADY_CONVERTED = 'Lead is already converted.';
+
+export const CONVERSION_FIELDS = [
+  'createAccount',
+  'accountName',
+  'createOpportunity',
+  'opportunityName',
+  'opportunityValue',
+  'opportunityStage',
+] as const;
+
+export interface ConversionPlan {
+  leadChange: Pick<LeadDocument, 'status' | 'convertedAt' | 'convertedContactId' | 'updatedAt'>;
+  contact: ContactDocument;
+  account: AccountDocument | null;
+  opportunity: OpportunityDocument | null;
+}
+
+export function planConversion(lead: LeadDocument, body: Body, ids: IdGenerator, now: Date, earlierErrors?: FieldErrors): ConversionPlan {
+  if (lead.status === 'converted') throw DomainError.invalid(ALREADY_CONVERTED);
+  const errors = new FieldErrorList();
+  errors.merge(earlierErrors);
+  for (const field of Object.keys(body)) {
+    if (!(CONVERSION_FIELDS as readonly string[]).includes(field)) errors.add(field, MESSAGES.unknown);
+  }
+  const flag = (field: string): boolean => {
+    const value = body[field];
+    if (value === undefined || value === null) return false;
+    if (typeof value !== 'boolean') {
+      errors.add(field, MESSAGES.boolean);
+      return false;
+    }
+    return value;
+  };
+  const text = (field: string): string | undefined => {
+    const value = body[field];
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'string') {
+      errors.add(field, MESSAGES.string);
+      return undefined;
+    }
+    const trimmed = value.trim();
+    if (trimmed.length > LIMITS.name) {
+      errors.add(field, MESSAGES.maxLength(LIMITS.name));
+      return undefined;
+    }
+    return trimmed.length > 0 ? trimmed : undefined;
+  };
+  const createAccount = flag('createAccount');
+  const createOpportunity = flag('createOpportunity');
+  const accountName = text('accountName') ?? (lead.company.trim() || undefined);
+  const opportunityNameGiven = text('opportunityName');
+  let opportunityValue = 0;
+  if (body.opportunityValue !== undefined && body.opportunityValue !== null) {
+    const value = body.opportunityValue;
+    if (typeof value !== 'number' || !Number.isFinite(value)) errors.add('opportunityValue', MESSAGES.number);
+    else if (value < 0) errors.add('opportunityValue', MESSAGES.min(0));
+    else opportunityValue = value;
+  }
+  let opportunityStage: OpportunityDocument['stage'] = 'prospecting';
+  if (body.opportunityStage !== undefined && body.opportunityStage !== null) {
+    const stage = body.opportunityStage;
+    if (typeof stage !== 'string' || !(OPPORTUNITY_STAGES as readonly string[]).includes(stage)) {
+      errors.add('opportunityStage', MESSAGES.choice(typeof stage === 'string' ? stage : JSON.stringify(stage)));
+    } else opportunityStage = stage as OpportunityDocument['stage'];
+  }
+  if (createAccount && !accountName && !errors.errors.accountName) {
+    errors.add('accountName', 'This field is required when the lead has no company.');
+  }
+  if (createOpportunity && !createAccount) {
+    errors.add('createOpportunity', 'An opportunity needs an account: set createAccount to true.');
+  }
+  errors.throwIfAny();
+
+  const at = timestamp(now);
+  const contact: ContactDocument = {
+    id: ids(ID_PREFIX.contact),
+    workspaceId: lead.workspaceId,
+    firstName: lead.firstName,
+    lastName: lead.lastName,
+    fullName: lead.fullName,
+    email: lead.email,
+    emailKey: lead.email.toLowerCase(),
+    phone: lead.phone,
+    title: '',
+    stage: 'new',
+    accountId: null,
+    assignedTo: lead.assignedTo,
+    tags: [],
+    emailOptOut: lead.emailOptOut,
+    emailBounced: lead.emailBounced,
+    notes: lead.notes,
+    source: lead.source || null,
+    importJobId: null,
+    createdAt: at,
+    updatedAt: at,
+  };
+  let account: AccountDocument | null = null;
+  let opportunity: OpportunityDocument | null = null;
+  if (createAccount && accountName) {
+    account = accountDocument({ name: accountName, assignedTo: lead.assignedTo }, ids(ID_PREFIX.account), lead.workspaceId, at);
+    contact.accountId = account.id;
+  }
+  if (createOpportunity && account) {
+    const name = (opportunityNameGiven ?? `${account.name} opportunity`).slice(0, LIMITS.name);
+    opportunity = opportunityDocument(
+      {
+        name,
+        accountId: account.id,
+        value: opportunityValue,
+        stage: opportunityStage,
+        assignedTo: lead.assignedTo,
+        source: lead.source,
+        contactIds: [contact.id],
+      },
+      ids(ID_PREFIX.opportunity),
+      lead.workspaceId,
+      now,
+    );
+  }
+  return {
+    leadChange: { status: 'converted', convertedAt: at, convertedContactId: contact.id, updatedAt: at },
+    contact,
+    account,
+    opportunity,
+  };
+}

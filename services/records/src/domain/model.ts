@@ -1,0 +1,157 @@
+/**
+ * The records service's documents as stored and as the rules see them. Optional values are
+ * stored as null (not left out), so list filters and `null_fields` read them the same way.
+ */
+
+export const CONTACT_STAGES = ['new', 'contacted', 'engaged', 'proposal_sent', 'negotiation', 'customer', 'inactive'] as const;
+export const LEAD_STATUSES = ['new', 'contacted', 'qualified', 'nurturing', 'unqualified', 'converted', 'lost'] as const;
+export const ACCOUNT_STAGES = ['prospect', 'active', 'customer', 'partner', 'churned'] as const;
+export const OPPORTUNITY_STAGES = [
+  'prospecting',
+  'qualification',
+  'needs_analysis',
+  'proposal',
+  'negotiation',
+  'closed_won',
+  'closed_lost',
+] as const;
+export const TASK_STATUSES = ['open', 'completed'] as const;
+
+export type ContactStage = (typeof CONTACT_STAGES)[number];
+export type LeadStatus = (typeof LEAD_STATUSES)[number];
+export type AccountStage = (typeof ACCOUNT_STAGES)[number];
+export type OpportunityStage = (typeof OPPORTUNITY_STAGES)[number];
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+export type RecordType = 'contact' | 'lead' | 'account' | 'opportunity';
+export const RECORD_TYPES: RecordType[] = ['contact', 'lead', 'account', 'opportunity'];
+
+/** Who did a write, for the audit log. API-key calls arrive attributed to the workspace's system user. */
+export interface Actor {
+  id: string;
+  type: 'user' | 'api_key' | 'system';
+}
+
+interface Base {
+  id: string;
+  workspaceId: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ContactDocument extends Base {
+  firstName: string;
+  lastName: string;
+  /** "first last", searched as one string so "Ada Love" finds Ada Lovelace. */
+  fullName: string;
+  email: string;
+  /** Lower-cased email, for duplicate detection. */
+  emailKey: string;
+  phone: string;
+  title: string;
+  stage: ContactStage;
+  accountId: string | null;
+  assignedTo: string | null;
+  tags: string[];
+  emailOptOut: boolean;
+  emailBounced: boolean;
+  notes: string;
+  source: string | null;
+  importJobId: string | null;
+}
+
+export interface LeadDocument extends Base {
+  firstName: string;
+  lastName: string;
+  fullName: string;
+  email: string;
+  phone: string;
+  company: string;
+  status: LeadStatus;
+  source: string;
+  assignedTo: string | null;
+  leadScore: number;
+  emailOptOut: boolean;
+  emailBounced: boolean;
+  convertedAt: string | null;
+  convertedContactId: string | null;
+  notes: string;
+}
+
+export interface BillingAddress {
+  street: string;
+  city: string;
+  state: string;
+  postalCode: string;
+  country: string;
+}
+
+export interface AccountDocument extends Base {
+  name: string;
+  website: string;
+  industry: string;
+  companySize: string;
+  annualRevenue: number | null;
+  stage: AccountStage;
+  phone: string;
+  billingAddress: BillingAddress | null;
+  assignedTo: string | null;
+  tags: string[];
+  description: string;
+}
+
+export interface OpportunityDocument extends Base {
+  name: string;
+  accountId: string | null;
+  value: number;
+  stage: OpportunityStage;
+  probability: number;
+  closeDate: string | null;
+  closedDate: string | null;
+  lossReason: string | null;
+  assignedTo: string | null;
+  source: string;
+  contactIds: string[];
+  description: string;
+}
+
+export interface TaskDocument {
+  id: string;
+  workspaceId: string;
+  name: string;
+  dueDate: string | null;
+  assignedTo: string | null;
+  relatedTo: string;
+  status: TaskStatus;
+  createdAt: string;
+}
+
+export interface NoteDocument {
+  id: string;
+  workspaceId: string;
+  relatedTo: string;
+  body: string;
+  createdAt: string;
+}
+
+export interface SourceDocument {
+  id: string;
+  workspaceId: string;
+  name: string;
+  createdAt: string;
+}
+
+export type ActivityAction = 'created' | 'updated' | 'deleted' | 'converted';
+
+export interface ActivityDocument {
+  id: string;
+  workspaceId: string;
+  action: ActivityAction;
+  recordType: RecordType;
+  recordId: string;
+  actorId: string;
+  actorType: Actor['type'];
+  createdAt: string;
+}
+
+export type RecordDocument = ContactDocument | LeadDocument | AccountDocument | OpportunityDocument;

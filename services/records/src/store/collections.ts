@@ -1,0 +1,217 @@
+/**
+ * The records service's collections. `fields` are the top-level scalars lists filter or sort on
+ * (SQLite gives each an indexed column; MongoDB indexes them); every index starts with
+ * workspaceId implicitly and ends with id, so "filter, newest first, ties by id" reads off one index.
+ */
+import { defineCollection } from '@crm/store';
+import type {
+  AccountDocument,
+  ActivityDocument,
+  ContactDocument,
+  LeadDocument,
+  NoteDocument,
+  OpportunityDocument,
+  SourceDocument,
+  TaskDocument,
+} from '../domain/model';
+
+export const contacts = defineCollection<ContactDocument>({
+  name: 'contacts',
+  scope: 'workspace',
+  fields: {
+    createdAt: 'string',
+    updatedAt: 'string',
+    firstName: 'string',
+    lastName: 'string',
+    fullName: 'string',
+    email: 'string',
+    emailKey: 'string',
+    phone: 'string',
+    stage: 'string',
+    accountId: 'string',
+    assignedTo: 'string',
+    importJobId: 'string',
+  },
+  indexes: [
+    { fields: ['createdAt'] },
+    { fields: ['updatedAt'] },
+    { fields: ['firstName'] },
+    { fields: ['lastName'] },
+    { fields: ['email'] },
+    { fields: ['stage', 'createdAt'] },
+    { fields: ['assignedTo', 'createdAt'] },
+    { fields: ['accountId', 'createdAt'] },
+    { fields: ['emailKey'] },
+  ],
+});
+
+export const leads = defineCollection<LeadDocument>({
+  name: 'leads',
+  scope: 'workspace',
+  fields: {
+    createdAt: 'string',
+    updatedAt: 'string',
+    firstName: 'string',
+    lastName: 'string',
+    fullName: 'string',
+    email: 'string',
+    company: 'string',
+    status: 'string',
+    source: 'string',
+    assignedTo: 'string',
+    leadScore: 'number',
+  },
+  indexes: [
+    { fields: ['createdAt'] },
+    { fields: ['updatedAt'] },
+    { fields: ['firstName'] },
+    { fields: ['lastName'] },
+    { fields: ['email'] },
+    { fields: ['company'] },
+    { fields: ['leadScore'] },
+    { fields: ['status', 'createdAt'] },
+    { fields: ['source', 'createdAt'] },
+    { fields: ['assignedTo', 'createdAt'] },
+  ],
+});
+
+export const accounts = defineCollection<AccountDocument>({
+  name: 'accounts',
+  scope: 'workspace',
+  fields: {
+    createdAt: 'string',
+    updatedAt: 'string',
+    name: 'string',
+    website: 'string',
+    industry: 'string',
+    stage: 'string',
+    assignedTo: 'string',
+  },
+  indexes: [
+    { fields: ['createdAt'] },
+    { fields: ['updatedAt'] },
+    { fields: ['name'] },
+    { fields: ['stage', 'createdAt'] },
+    { fields: ['industry', 'createdAt'] },
+    { fields: ['assignedTo', 'createdAt'] },
+  ],
+});
+
+export const opportunities = defineCollection<OpportunityDocument>({
+  name: 'opportunities',
+  scope: 'workspace',
+  fields: {
+    createdAt: 'string',
+    updatedAt: 'string',
+    name: 'string',
+    value: 'number',
+    stage: 'string',
+    probability: 'number',
+    closeDate: 'string',
+    accountId: 'string',
+    assignedTo: 'string',
+  },
+  indexes: [
+    { fields: ['createdAt'] },
+    { fields: ['updatedAt'] },
+    { fields: ['name'] },
+    { fields: ['value'] },
+    { fields: ['probability'] },
+    { fields: ['closeDate'] },
+    { fields: ['stage', 'createdAt'] },
+    { fields: ['assignedTo', 'createdAt'] },
+    // Also serves the accounts' open-opportunity counts (accountId = ? AND stage IN open stages).
+    { fields: ['accountId', 'stage'] },
+    { fields: ['accountId', 'createdAt'] },
+  ],
+});
+
+export const tasks = defineCollection<TaskDocument>({
+  name: 'tasks',
+  scope: 'workspace',
+  fields: { relatedTo: 'string', createdAt: 'string' },
+  indexes: [{ fields: ['createdAt'] }, { fields: ['relatedTo', 'createdAt'] }],
+});
+
+export const notes = defineCollection<NoteDocument>({
+  name: 'notes',
+  scope: 'workspace',
+  fields: { relatedTo: 'string', createdAt: 'string' },
+  indexes: [{ fields: ['relatedTo', 'createdAt'] }],
+});
+
+export const sources = defineCollection<SourceDocument>({
+  name: 'sources',
+  scope: 'workspace',
+  fields: { createdAt: 'string', name: 'string' },
+  indexes: [{ fields: ['createdAt'] }],
+});
+
+export const activities = defineCollection<ActivityDocument>({
+  name: 'activities',
+  scope: 'workspace',
+  fields: { recordId: 'string', createdAt: 'string' },
+  indexes: [{ fields: ['createdAt'] }, { fields: ['recordId', 'createdAt'] }],
+});
+
+/** A domain event waiting to be (or already) published; written in the commit that caused it. */
+export interface OutboxDocument {
+  /** Also the bus message id, so consumers can drop redeliveries. */
+  id: string;
+  workspaceId: string;
+  type: string;
+  correlationId: string;
+  occurredAt: string;
+  payload: Record<string, unknown>;
+  status: 'pending' | 'published';
+  /** Orders publishing within a workspace (the id's time part breaks ties). */
+  createdAt: string;
+  publishedAt: string | null;
+}
+
+export const outbox = defineCollection<OutboxDocument>({
+  name: 'outbox',
+  scope: 'workspace',
+  fields: { status: 'string', createdAt: 'string' },
+  indexes: [{ fields: ['status', 'createdAt'] }],
+});
+
+/**
+ * Workspaces that have ever had an outbox event, so the relay's sweep can find pending events
+ * without a cross-workspace query (the store keeps every workspace read scoped).
+ */
+export interface OutboxWorkspaceDocument {
+  id: string;
+  registeredAt: string;
+}
+
+export const outboxWorkspaces = defineCollection<OutboxWorkspaceDocument>({ name: 'outbox_workspaces', scope: 'global' });
+
+/** The stored answer of one BatchCreateContacts call, by idempotency key (hashed into the id). */
+export interface BatchResultDocument {
+  id: string;
+  workspaceId: string;
+  idempotencyKey: string;
+  result: {
+    created: { row: number; contactId: string }[];
+    duplicates: { row: number; email: string; existingContactId: string; sameImport: boolean }[];
+    errors: { row: number; message: string }[];
+  };
+  createdAt: string;
+}
+
+export const batchResults = defineCollection<BatchResultDocument>({ name: 'batch_results', scope: 'workspace' });
+
+export const recordsCollections = [
+  contacts,
+  leads,
+  accounts,
+  opportunities,
+  tasks,
+  notes,
+  sources,
+  activities,
+  outbox,
+  outboxWorkspaces,
+  batchResults,
+];

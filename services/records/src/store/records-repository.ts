@@ -1,0 +1,96 @@
+/**
+ * Reads and the one write path (commit) of the records service. Thin: it turns list criteria into
+ * the store's query model and answers lookups; the rules live in domain/, the orchestration in
+ * application/.
+ */
+import type { CollectionDefinition, Condition, DocumentStore, ScopedStore, StoredDocument, WriteOp } from '@crm/store';
+import type { Ordering, Page } from '../domain/list-rules';
+import { OPEN_STAGES } from '../domain/opportunity-rules';
+import type { AccountDocument, ContactDocument } from '../domain/model';
+import { accounts, batchResults, contacts, opportunities, type BatchResultDocument } from './collections';
+
+export interface ListCriteria {
+  where: Condition[];
+  /** Literal, case-insensitive substring over any of these fields. */
+  search?: { text: string; fields: string[] };
+  ordering: Ordering;
+  page: Page;
+}
+
+export interface ListResult<T> {
+  total: number;
+  items: T[];
+}
+
+export class RecordsRepository {
+  constructor(readonly store: DocumentStore) {}
+
+  in(workspaceId: string): ScopedStore {
+    return this.store.forWorkspace(workspaceId);
+  }
+
+  get<T extends StoredDocument>(workspaceId: string, collection: CollectionDefinition<T>, id: string): Promise<T | null> {
+    if (typeof id !== 'string' || id.length === 0) return Promise.resolve(null);
+    return this.in(workspaceId).get(collection, id);
+  }
+
+  /** Which of `ids` name a document of the workspace. */
+  async existing(workspaceId: string, collection: CollectionDefinition<any>, ids: string[]): Promise<Set<string>> {
+    const wanted = ids.filter((id) => typeof id === 'string' && id.length > 0);
+    if (wanted.length === 0) return new Set();
+    const found = await this.in(workspaceId).getMany(collection, wanted);
+    return new Set(found.map((d) => d.id));
+  }
+
+  async list<T extends StoredDocument>(workspaceId: string, collection: CollectionDefinition<T>, criteria: ListCriteria): Promise<ListResult<T>> {
+    const where = [...criteria.where];
+    if (criteria.search) {
+      const text = criteria.search.text;
+      where.push({ or: criteria.search.fields.map((field) => [{ field, op: 'contains_text', value: text }]) });
+    }
+    const scoped = this.in(workspaceId);
+    const [total, items] = await Promise.all([
+      scoped.count(collection, where),
+      scoped.find(collection, {
+        where,
+        sort: [{ field: criteria.ordering.field, direction: criteria.ordering.direction }],
+        offset: criteria.page.offset,
+        limit: criteria.page.limit,
+      }),
+    ]);
+    return { total, items };
+  }
+
+  commit(workspaceId: string, ops: WriteOp[]): Promise<void> {
+    return this.in(workspaceId).commit(ops);
+  }
+
+  accountsById(workspaceId: string, ids: string[]): Promise<AccountDocument[]> {
+    const wanted = [...new Set(ids.filter((id) => id))];
+    return wanted.length === 0 ? Promise.resolve([]) : this.in(workspaceId).getMany(accounts, wanted);
+  }
+
+  contactCount(workspaceId: string, accountId: string): Promise<number> {
+    return this.in(workspaceId).count(contacts, [{ field: 'accountId', op: 'eq', value: accountId }]);
+  }
+
+  openOpportunityCount(workspaceId: string, accountId: string): Promise<number> {
+    return this.in(workspaceId).count(opportunities, [
+      { field: 'accountId', op: 'eq', value: accountId },
+      { field: 'stage', op: 'in', values: [...OPEN_STAGES] },
+    ]);
+  }
+
+  /** Contacts whose lower-cased email is one of `keys`, oldest first (the first one is "the" match). */
+  contactsByEmailKeys(workspaceId: string, keys: string[]): Promise<ContactDocument[]> {
+    if (keys.length === 0) return Promise.resolve([]);
+    return this.in(workspaceId).find(contacts, {
+      where: [{ field: 'emailKey', op: 'in', values: keys }],
+      sort: [{ field: 'createdAt', direction: 'asc' }],
+    });
+  }
+
+  batchResult(workspaceId: string, id: string): Promise<BatchResultDocument | null> {
+    return this.in(workspaceId).get(batchResults, id);
+  }
+}

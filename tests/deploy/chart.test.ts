@@ -1,0 +1,422 @@
+// Static checks of the deployment artifacts (Dockerfiles, charts/crm, skaffold.yaml). No helm,
+// skaffold or docker binary runs on our machines, so nothing is rendered or built here: the files
+// are parsed and cross-checked against each other and against the sources they name.
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import * as yaml from 'js-yaml';
+
+const root = join(__dirname, '..', '..');
+const chartDir = join(root, 'charts', 'crm');
+const templatesDir = join(chartDir, 'templates');
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+type Schema = JsonObject;
+
+const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+const read = (path: string): string => readFileSync(path, 'utf8');
+const loadYaml = (path: string): JsonObject => yaml.load(read(path)) as JsonObject;
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+// The deployables of ARCHITECTURE.md, each with the values block that must run it and its role.
+const deployables = [
+  { process: 'gateway', block: 'gateway', role: undefined },
+  { process: 'auth service', block: 'auth', role: undefined },
+  { process: 'records service', block: 'records', role: undefined },
+  { process: 'import service', block: 'import', role: undefined },
+  { process: 'import worker', block: 'importWorker', role: 'worker' },
+  { process: 'automation service', block: 'automation', role: undefined },
+  { process: 'automation worker', block: 'automationWorker', role: 'worker' },
+] as const;
+const componentKeys = deployables.map((d) => d.block);
+
+const values = loadYaml(join(chartDir, 'values.yaml'));
+const schema = JSON.parse(read(join(chartDir, 'values.schema.json'))) as Schema;
+const chart = loadYaml(join(chartDir, 'Chart.yaml'));
+const skaffold = loadYaml(join(root, 'skaffold.yaml'));
+const templateFiles = filesUnder(templatesDir);
+const templates = templateFiles.map((path) => ({ path, name: relative(chartDir, path), text: read(path) }));
+
+// --- Go templates ----------------------------------------------------------------------------------
+
+const withoutComments = (text: string): string => text.replace(/\{\{-?\s*\/\*[\s\S]*?\*\/\s*-?\}\}/g, '');
+const actions = (text: string): string[] => [...withoutComments(text).matchAll(/\{\{-?\s*([\s\S]*?)\s*-?\}\}/g)].map((m) => m[1]);
+
+/** Problems with the nesting of if/range/with/define … end, in order; [] when balanced. */
+function blockProblems(text: string): string[] {
+  const stack: string[] = [];
+  const problems: string[] = [];
+  for (const action of actions(text)) {
+    const word = /^(\w+)/.exec(action)?.[1];
+    if (word === 'if' || word === 'range' || word === 'with' || word === 'define' || word === 'block') stack.push(word);
+    else if (word === 'else') {
+      if (!['if', 'with', 'range'].includes(stack[stack.length - 1] ?? '')) problems.push(`"else" outside if/with/range: {{ ${action} }}`);
+    } else if (word === 'end') {
+      if (!stack.pop()) problems.push('"end" without an open block');
+    }
+  }
+  if (stack.length) problems.push(`unclosed: ${stack.join(', ')}`);
+  return problems;
+}
+
+/**
+ * The YAML skeleton of a template: comments dropped, lines that hold only template actions dropped
+ * (control flow and `include … | nindent` lines), other actions replaced by a scalar. Duplicate
+ * keys are allowed (json mode) because if/else branches both stay in the skeleton.
+ */
+function skeleton(text: string): string {
+  return withoutComments(text)
+    .split('\n')
+    .filter((line) => line.replace(/\{\{[\s\S]*?\}\}/g, '').trim() !== '' || line.trim() === '')
+    .map((line) => line.replace(/\{\{[\s\S]*?\}\}/g, 'TEMPLATE'))
+    .join('\n');
+}
+
+/** The YAML inside {{ define "crm.topology" }}: what each component runs, its ports, calls, stores. */
+function topology(): Record<string, { name: string; entry: string; role?: string; ports: Record<string, number>; calls: string[]; stores: string[] }> {
+  const helpers = read(join(templatesDir, '_helpers.tpl'));
+  const body = /\{\{-? define "crm\.topology" -?\}\}([\s\S]*?)\{\{-? end -?\}\}/.exec(helpers);
+  if (!body) throw new Error('no "crm.topology" in _helpers.tpl');
+  return yaml.load(body[1]) as ReturnType<typeof topology>;
+}
+
+/** `.Values.a.b` paths, as lists of keys, that the templates read. */
+function valuesPaths(): { path: string[]; where: string }[] {
+  return templates.flatMap(({ name, text }) =>
+    [...withoutComments(text).matchAll(/\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)/g)].map((m) => ({ path: m[1].slice(1).split('.'), where: name })),
+  );
+}
+
+/** Paths read from a component block through the range loops' `$component` variable. */
+function componentPaths(): { path: string[]; where: string }[] {
+  return templates.flatMap(({ name, text }) =>
+    [...withoutComments(text).matchAll(/\$component((?:\.[A-Za-z_][A-Za-z0-9_]*)+)/g)].map((m) => ({ path: m[1].slice(1).split('.'), where: name })),
+  );
+}
+
+// --- values and schema -------------------------------------------------------------------------------
+
+function resolve(node: Schema): Schema {
+  let current = node;
+  while (typeof current.$ref === 'string') {
+    const pointer = current.$ref.replace(/^#\//, '').split('/');
+    current = pointer.reduce<Json>((at, key) => (isObject(at) ? at[key] : null), schema) as Schema;
+    if (!isObject(current)) throw new Error(`unresolvable $ref ${String(node.$ref)}`);
+  }
+  return current;
+}
+
+function hasValue(tree: Json, path: string[]): boolean {
+  let at: Json = tree;
+  for (const key of path) {
+    if (!isObject(at) || !(key in at)) return false;
+    at = at[key];
+  }
+  return true;
+}
+
+/** Whether the schema declares the path, or reaches an object it leaves open (a subchart's, a free map). */
+function schemaAllows(path: string[]): boolean {
+  let at = resolve(schema);
+  for (const key of path) {
+    const properties = isObject(at.properties) ? at.properties : {};
+    if (isObject(properties[key])) at = resolve(properties[key] as Schema);
+    else return at.additionalProperties !== false && at.additionalProperties !== undefined;
+  }
+  return true;
+}
+
+function typeOf(value: Json): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+/** A small JSON-schema check: $ref, type, enum, required, properties, additionalProperties, items, bounds, propertyNames. */
+function validate(value: Json, node: Schema, at = '(root)'): string[] {
+  const s = resolve(node);
+  const errors: string[] = [];
+  if (s.type !== undefined) {
+    const allowed = Array.isArray(s.type) ? (s.type as string[]) : [s.type as string];
+    const actual = typeOf(value);
+    if (!allowed.includes(actual) && !(actual === 'integer' && allowed.includes('number'))) return [`${at}: ${actual}, expected ${allowed.join('|')}`];
+  }
+  if (Array.isArray(s.enum) && !s.enum.some((option) => JSON.stringify(option) === JSON.stringify(value))) errors.push(`${at}: ${JSON.stringify(value)} not in ${JSON.stringify(s.enum)}`);
+  if (typeof value === 'number') {
+    if (typeof s.minimum === 'number' && value < s.minimum) errors.push(`${at}: below ${s.minimum}`);
+    if (typeof s.maximum === 'number' && value > s.maximum) errors.push(`${at}: above ${s.maximum}`);
+  }
+  if (typeof value === 'string' && typeof s.minLength === 'number' && value.length < s.minLength) errors.push(`${at}: shorter than ${s.minLength}`);
+  if (Array.isArray(value) && isObject(s.items)) value.forEach((item, i) => errors.push(...validate(item, s.items as Schema, `${at}[${i}]`)));
+  if (isObject(value)) {
+    const properties = isObject(s.properties) ? s.properties : {};
+    for (const key of Array.isArray(s.required) ? (s.required as string[]) : []) if (!(key in value)) errors.push(`${at}: missing ${key}`);
+    for (const [key, child] of Object.entries(value)) {
+      const path = `${at}.${key}`;
+      if (isObject(s.propertyNames) && typeof s.propertyNames.pattern === 'string' && !new RegExp(s.propertyNames.pattern).test(key)) errors.push(`${path}: bad name`);
+      if (isObject(properties[key])) errors.push(...validate(child, properties[key] as Schema, path));
+      else if (s.additionalProperties === false) errors.push(`${path}: unknown key`);
+      else if (isObject(s.additionalProperties)) errors.push(...validate(child, s.additionalProperties, path));
+    }
+  }
+  return errors;
+}
+
+/** Every object schema, with where it is; $refs are visited once, where they are defined. */
+function objectSchemas(node: Json = schema, at = '(root)'): { at: string; node: Schema }[] {
+  if (!isObject(node)) return [];
+  const here = node.type === 'object' || isObject(node.properties) ? [{ at, node }] : [];
+  const children = Object.entries(node).flatMap(([key, child]) => {
+    if (key === 'properties' && isObject(child)) return Object.entries(child).flatMap(([name, sub]) => objectSchemas(sub, `${at}.${name}`));
+    if (key === 'definitions' && isObject(child)) return Object.entries(child).flatMap(([name, sub]) => objectSchemas(sub, `#/definitions/${name}`));
+    if (key === 'items' || key === 'additionalProperties') return objectSchemas(child, `${at}[${key}]`);
+    return [];
+  });
+  return [...here, ...children];
+}
+
+// --- Dockerfiles -------------------------------------------------------------------------------------
+
+type Artifact = { image: string; context?: string; docker?: { dockerfile?: string } };
+const artifacts = ((skaffold.build as JsonObject).artifacts ?? []) as unknown as Artifact[];
+
+function dockerfileOf(artifact: Artifact): string {
+  return artifact.docker?.dockerfile ?? 'Dockerfile';
+}
+
+/** The Dockerfile's CMD as a list (exec form only; a shell-form CMD is a failure here). */
+function cmdOf(dockerfile: string): string[] {
+  const lines = read(join(root, dockerfile)).split('\n').filter((line) => /^CMD\s/.test(line));
+  if (lines.length === 0) throw new Error(`${dockerfile} has no CMD`);
+  return JSON.parse(lines[lines.length - 1].replace(/^CMD\s+/, '')) as string[];
+}
+
+/** The libs a package's tsconfig references, transitively, by folder name. */
+function referencedLibs(pkg: string, seen = new Set<string>()): Set<string> {
+  const tsconfig = JSON.parse(read(join(root, pkg, 'tsconfig.json'))) as { references?: { path: string }[] };
+  for (const { path } of tsconfig.references ?? []) {
+    const lib = relative(root, join(root, pkg, path));
+    if (!seen.has(lib)) {
+      seen.add(lib);
+      referencedLibs(lib, seen);
+    }
+  }
+  return seen;
+}
+
+/** `<pkg>/dist/<name>.js` → `<pkg>/src/<name>.ts`. */
+const sourceOf = (built: string): string => built.replace(/\/dist\//, '/src/').replace(/\.js$/, '.ts');
+
+// --- the tests ---------------------------------------------------------------------------------------
+
+describe('the YAML files under charts/', () => {
+  const plain = filesUnder(join(root, 'charts')).filter((path) => /\.ya?ml$/.test(path) && !path.startsWith(templatesDir + '/'));
+
+  test.each(plain.map((path) => [relative(root, path), path]))('%s parses as YAML', (_name, path) => {
+    expect(() => yaml.loadAll(read(path))).not.toThrow();
+  });
+
+  test.each(templates.map((t) => [t.name, t.text]))('%s opens and closes its template blocks in balance', (_name, text) => {
+    expect(blockProblems(text)).toEqual([]);
+  });
+
+  test.each(templates.filter((t) => t.name.endsWith('.yaml')).map((t) => [t.name, t.text]))('%s has a YAML skeleton that parses', (_name, text) => {
+    expect(() => yaml.loadAll(skeleton(text), undefined, { json: true })).not.toThrow();
+  });
+
+  test('the template skeleton check catches an indentation mistake', () => {
+    expect(() => yaml.loadAll(skeleton('a:\n  b: {{ .x }}\n c: 1\n'), undefined, { json: true })).toThrow();
+  });
+});
+
+describe('values.yaml and values.schema.json', () => {
+  test('values.yaml satisfies values.schema.json', () => {
+    expect(validate(values, schema)).toEqual([]);
+  });
+
+  test('every .Values path a template reads is in values.yaml', () => {
+    const missing = valuesPaths().filter(({ path }) => !hasValue(values, path)).map(({ path, where }) => `${where}: .Values.${path.join('.')}`);
+    expect([...new Set(missing)]).toEqual([]);
+  });
+
+  test('every .Values path a template reads is declared in the schema', () => {
+    const missing = valuesPaths().filter(({ path }) => !schemaAllows(path)).map(({ path, where }) => `${where}: .Values.${path.join('.')}`);
+    expect([...new Set(missing)]).toEqual([]);
+  });
+
+  test('every $component path a loop reads is in each component block and in the schema', () => {
+    const missing = componentPaths().flatMap(({ path, where }) =>
+      componentKeys.filter((key) => !hasValue(values, [key, ...path]) || !schemaAllows([key, ...path])).map((key) => `${where}: ${key}.${path.join('.')}`),
+    );
+    expect(componentPaths().length).toBeGreaterThan(0);
+    expect([...new Set(missing)]).toEqual([]);
+  });
+
+  test('every object level of the schema rejects unknown keys, unless it says why it is open', () => {
+    const open = objectSchemas().filter(({ node }) => node.additionalProperties !== false && typeof node.description !== 'string').map(({ at }) => at);
+    expect(open).toEqual([]);
+  });
+
+  test('an unknown key at any closed level of values.yaml fails validation', () => {
+    const accepted: string[] = [];
+    const visit = (path: string[]): void => {
+      const node = path.reduce<Json>((at, key) => (isObject(at) ? at[key] : null), values);
+      // Free maps (env, annotations) and the subcharts' blocks are open on purpose; skip them.
+      if (!isObject(node) || schemaAllows([...path, 'surelyNotAKey'])) return;
+      const copy = JSON.parse(JSON.stringify(values)) as JsonObject;
+      (path.reduce<Json>((at, key) => (at as JsonObject)[key], copy) as JsonObject).surelyNotAKey = 'x';
+      if (validate(copy, schema).length === 0) accepted.push(path.join('.') || '(root)');
+      for (const key of Object.keys(node)) visit([...path, key]);
+    };
+    visit([]);
+    expect(accepted).toEqual([]);
+  });
+
+  test('signup is off by default', () => {
+    expect((values.signup as JsonObject).enabled).toBe(false);
+  });
+});
+
+describe('the chart', () => {
+  test.each(['mongodb', 'rabbitmq', 'redis'])('depends on %s from the Bitnami OCI repository, switched by its enabled value, off by default', (name) => {
+    const dependency = (chart.dependencies as JsonObject[]).find((d) => d.name === name);
+    expect(dependency).toMatchObject({ repository: 'oci://registry-1.docker.io/bitnamicharts', condition: `${name}.enabled` });
+    expect((values[name] as JsonObject).enabled).toBe(false);
+  });
+
+  test.each(deployables.map((d) => [d.process, d.block, d.role]))('runs the %s as a workload from values block %s', (_process, block, role) => {
+    const spec = topology()[block];
+    expect(values[block]).toBeDefined();
+    expect(spec).toBeDefined();
+    expect(spec.role).toBe(role);
+  });
+
+  test('runs every process the local-cluster runner starts, with the same program and role', () => {
+    const runner = join(root, 'scripts', 'local-cluster.js');
+    const started = [...read(runner).matchAll(/add\([^,]+,\s*\[\s*'([^']+\.js)'(?:\s*,\s*'--role=(\w+)')?/g)].map((m) => `${m[1]} ${m[2] === 'worker' ? 'worker' : 'server'}`);
+    const deployed = Object.values(topology()).map((spec) => `${spec.entry} ${spec.role ?? 'server'}`);
+    expect(started.length).toBeGreaterThan(0);
+    expect([...new Set(started)].filter((process) => !deployed.includes(process))).toEqual([]);
+  });
+
+  test('runs no workload that is not a deployable', () => {
+    expect(Object.keys(topology()).sort()).toEqual([...componentKeys].sort());
+    const loop = /define "crm\.componentKeys" -?\}\}\s*([^{]*)\{\{/.exec(read(join(templatesDir, '_helpers.tpl')));
+    expect(loop?.[1].trim().split(/\s+/).sort()).toEqual([...componentKeys].sort());
+  });
+
+  test('calls only services that exist, on ports they serve', () => {
+    const table = topology();
+    const problems = Object.entries(table).flatMap(([key, spec]) =>
+      spec.calls.filter((callee) => !table[callee] || table[callee].role || !table[callee].ports.grpc).map((callee) => `${key} → ${callee}`),
+    );
+    expect(problems).toEqual([]);
+  });
+
+  test('tells the operator how to run the CLI, which has a source', () => {
+    const notes = read(join(templatesDir, 'NOTES.txt'));
+    const cli = /node (services\/auth\/dist\/[\w-]+\.js)/.exec(notes)?.[1];
+    expect(cli).toBeDefined();
+    const source = sourceOf(cli as string);
+    expect({ cli, sourceExists: existsSync(join(root, source)) }).toEqual({ cli, sourceExists: true });
+  });
+});
+
+describe('skaffold.yaml and the Dockerfiles', () => {
+  test('uses a v4 schema', () => {
+    expect(String(skaffold.apiVersion)).toMatch(/^skaffold\/v4beta\d+$/);
+  });
+
+  test('builds one artifact per Dockerfile, from the repository root', () => {
+    const dockerfiles = ['gateway/Dockerfile', ...readdirSync(join(root, 'services')).map((s) => `services/${s}/Dockerfile`)].filter((p) => existsSync(join(root, p)));
+    expect(artifacts.map(dockerfileOf).sort()).toEqual(dockerfiles.sort());
+    for (const artifact of artifacts) expect(artifact.context ?? '.').toBe('.');
+  });
+
+  test.each(artifacts.map((a) => [a.image, dockerfileOf(a)]))('%s: %s exists', (_image, dockerfile) => {
+    expect(existsSync(join(root, dockerfile))).toBe(true);
+  });
+
+  test.each(artifacts.map((a) => [a.image, dockerfileOf(a)]))('%s: the CMD of %s names a program the build produces, and its source exists', (_image, dockerfile) => {
+    const pkg = dirname(dockerfile);
+    const cmd = cmdOf(dockerfile);
+    expect(cmd.slice(0, 3)).toEqual(['node', '--require', './libs/telemetry/dist/register.js']);
+    const entry = cmd[3];
+    expect(entry).toMatch(new RegExp(`^${pkg}/dist/[\\w-]+\\.js$`));
+    const sources = [sourceOf('libs/telemetry/dist/register.js'), sourceOf(entry)];
+    expect(sources.filter((source) => !existsSync(join(root, source))).map((source) => `missing source ${source}`)).toEqual([]);
+  });
+
+  test.each(artifacts.map((a) => [a.image, dockerfileOf(a)]))('%s: %s copies the dist of its package and of every lib it references', (_image, dockerfile) => {
+    const pkg = dirname(dockerfile);
+    const text = read(join(root, dockerfile));
+    const needed = [pkg, ...referencedLibs(pkg)].map((folder) => `COPY --from=build /app/${folder}/dist ${folder}/dist`);
+    expect(needed.filter((line) => !text.includes(line))).toEqual([]);
+    expect(text).toMatch(/COPY --from=build \/app\/proto proto/);
+  });
+
+  test.each(artifacts.map((a) => [a.image, dockerfileOf(a)]))('%s: %s runs as node on Node 24 without a HEALTHCHECK, installing only production dependencies', (_image, dockerfile) => {
+    const text = read(join(root, dockerfile));
+    const pkg = dirname(dockerfile);
+    expect(text).toMatch(/^ARG NODE_IMAGE=node:24-bookworm-slim$/m);
+    expect(text).toMatch(/^USER node$/m);
+    expect(text).not.toMatch(/^HEALTHCHECK/m);
+    expect(text).toContain(`npm ci --omit=dev --workspace ${pkg}`);
+    expect(text).toMatch(/^WORKDIR \/app$/m);
+  });
+
+  test('the five Dockerfiles differ only in their package, ports and descriptions', () => {
+    const normalized = artifacts.map((a) => {
+      const pkg = dirname(dockerfileOf(a));
+      return read(join(root, dockerfileOf(a)))
+        .split('\n')
+        .filter((line) => !line.startsWith('#') && !line.startsWith('EXPOSE') && !/COPY --from=build \/app\/libs\//.test(line) && !/^COPY (\S+) \1$/.test(line))
+        .map((line) => line.replace('find libs services gateway ', 'find <workspaces> '))
+        .join('\n')
+        .split(pkg)
+        .join('<pkg>');
+    });
+    expect(new Set(normalized).size).toBe(1);
+  });
+
+  test('deploys every component with an image skaffold builds, and the program that image runs', () => {
+    const release = ((skaffold.deploy as JsonObject).helm as JsonObject).releases as JsonObject[];
+    expect(release[0].chartPath).toBe('charts/crm');
+    const templatesOfValues = release[0].setValueTemplates as Record<string, string>;
+    const table = topology();
+    const problems: string[] = [];
+    for (const key of componentKeys) {
+      const repository = templatesOfValues[`${key}.image.repository`];
+      const tag = templatesOfValues[`${key}.image.tag`];
+      const artifactName = /IMAGE_REPO_(\w+)/.exec(repository ?? '')?.[1];
+      const artifact = artifacts.find((a) => a.image.replace(/[/-]/g, '_') === artifactName);
+      if (!artifact) {
+        problems.push(`${key}: no built image in setValueTemplates`);
+        continue;
+      }
+      if (!tag?.includes(`IMAGE_TAG_${artifactName}`)) problems.push(`${key}: tag not from ${artifact.image}`);
+      const entry = cmdOf(dockerfileOf(artifact))[3];
+      if (table[key].entry !== entry) problems.push(`${key}: the chart runs ${table[key].entry}, ${artifact.image} runs ${entry}`);
+      if ((values[key] as JsonObject & { image: JsonObject }).image.repository !== artifact.image) problems.push(`${key}: values.yaml image is not ${artifact.image}`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  test('the local profile brings up the stores in the cluster and opens signup', () => {
+    const local = (skaffold.profiles as JsonObject[]).find((p) => p.name === 'local') as JsonObject;
+    const patch = (local.patches as JsonObject[]).find((p) => p.path === '/deploy/helm/releases/0/setValues') as JsonObject;
+    expect(patch.value).toMatchObject({ 'mongodb.enabled': 'true', 'rabbitmq.enabled': 'true', 'redis.enabled': 'true', 'signup.enabled': 'true' });
+  });
+
+  test('.dockerignore keeps build outputs and dependencies out of the context', () => {
+    const ignored = read(join(root, '.dockerignore')).split('\n');
+    expect(ignored).toEqual(expect.arrayContaining(['**/node_modules', '**/dist', '**/*.tsbuildinfo', '.git']));
+  });
+});
