@@ -26,7 +26,7 @@ function limitDecision(allowed: boolean, limit: number, res: RateLimiterRes, now
  * counts; the limit itself is not part of the name, so a plan change keeps the current count.
  */
 export function windowKeyPrefix(keyPrefix: string, windowSeconds: number): string {
-  return `${keyPrefix}:${windowSeconds}s`;
+  return `${keyPrefix.replace(/:+$/, '')}:${windowSeconds}s`;
 }
 
 /** One limiter per (limit, window) pair, built on first use. */

@@ -7,7 +7,9 @@ export class MemoryRateLimitCounter implements RateLimitCounter {
   private readonly limiters: LimiterCache<RateLimiterMemory>;
 
   constructor(keyPrefix: string) {
-    this.limiters = new LimiterCache((points, duration) => new RateLimiterMemory({ points, duration, keyPrefix: windowKeyPrefix(keyPrefix, duration) }));
+    this.limiters = new LimiterCache(
+      (points, duration) => new RateLimiterMemory({ points, duration, keyPrefix: windowKeyPrefix(keyPrefix, duration) }),
+    );
   }
 
   consume(key: string, limit: number, windowSeconds: number): Promise<LimitDecision> {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { Redis } from 'ioredis';
 import pino from 'pino';
 import { createLogger } from '@crm/observability';
 import { openRateLimitCounter } from './open-rate-limit';
+import { openRedisConnection } from './redis-connection';
 import type { InvalidationEvent, RateLimitCounter, RateLimitLocation } from './port';
 import { openInvalidationChannel } from './revocation-channel';
 
@@ -21,13 +21,15 @@ const locations: { name: string; location: RateLimitLocation }[] = [
 
 async function requireRedis(location: RateLimitLocation): Promise<void> {
   if (location.kind !== 'redis') return;
-  const probe = new Redis(location.url, { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+  const probe = openRedisConnection(location.url, { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
   probe.on('error', () => undefined);
   try {
     await probe.connect();
     await probe.ping();
   } catch (err) {
-    throw new Error(`Redis is not reachable at ${location.url} (${(err as Error).message}). Start it with \`redis-server --daemonize yes --port 6379 --save "" --appendonly no\` (or set REDIS_URL).`);
+    throw new Error(
+      `Redis is not reachable at ${location.url} (${(err as Error).message}). Start it with \`redis-server --daemonize yes --port 6379 --save "" --appendonly no\` (or set REDIS_URL).`,
+    );
   } finally {
     probe.disconnect();
   }
@@ -119,7 +121,13 @@ describe('redis rate-limit counters on one Redis', () => {
   it('share one budget between replicas', async () => {
     const key = `workspace-${randomUUID()}`;
     const [a, b] = replicas;
-    const decisions = [await a.consume(key, 4, 60), await b.consume(key, 4, 60), await a.consume(key, 4, 60), await b.consume(key, 4, 60), await a.consume(key, 4, 60)];
+    const decisions = [
+      await a.consume(key, 4, 60),
+      await b.consume(key, 4, 60),
+      await a.consume(key, 4, 60),
+      await b.consume(key, 4, 60),
+      await a.consume(key, 4, 60),
+    ];
 
     expect(decisions.map((d) => d.remaining)).toEqual([3, 2, 1, 0, 0]);
     expect(decisions[4].allowed).toBe(false);

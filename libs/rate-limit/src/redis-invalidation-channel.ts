@@ -82,7 +82,8 @@ function parseInvalidation(text: string): InvalidationEvent | undefined {
   try {
     const value = JSON.parse(text) as Partial<Record<string, unknown>>;
     if (value.kind === 'api_key_revoked' && typeof value.keyId === 'string') return { kind: value.kind, keyId: value.keyId };
-    if (value.kind === 'workspace_changed' && typeof value.workspaceId === 'string') return { kind: value.kind, workspaceId: value.workspaceId };
+    if (value.kind === 'workspace_changed' && typeof value.workspaceId === 'string')
+      return { kind: value.kind, workspaceId: value.workspaceId };
   } catch {
     // Falls through to "malformed".
   }

@@ -609,6 +609,44 @@ describe.each(targets)('document store on $name', (target) => {
     });
   });
 
+  describe('text search pages', () => {
+    beforeEach(async () => {
+      // Enough matches for "common" that an adapter may plan it differently from the rare "needle".
+      const ops: WriteOp[] = Array.from({ length: 1200 }, (_, i) => ({
+        kind: 'insert',
+        collection: contacts,
+        document: {
+          id: `s${String(i).padStart(4, '0')}`,
+          name: i % 100 === 0 ? `Needle ${i}` : `Common ${i}`,
+          createdAt: `2026-03-${String(1 + (i % 28)).padStart(2, '0')}`,
+        },
+      }));
+      await ws.commit(ops);
+    });
+
+    async function page(value: string, offset: number): Promise<string[]> {
+      const where: Condition[] = [{ field: 'name', op: 'contains_text', value }];
+      return (await ws.find(contacts, { where, sort: [{ field: 'createdAt', direction: 'desc' }], limit: 5, offset })).map((c) => c.id);
+    }
+
+    function expected(prefix: string, offset: number): string[] {
+      const matching = Array.from({ length: 1200 }, (_, i) => i)
+        .filter((i) => (prefix === 'needle' ? i % 100 === 0 : i % 100 !== 0))
+        .map((i) => ({ id: `s${String(i).padStart(4, '0')}`, createdAt: `2026-03-${String(1 + (i % 28)).padStart(2, '0')}` }))
+        .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
+      return matching.slice(offset, offset + 5).map((c) => c.id);
+    }
+
+    it.each([
+      ['needle', 0],
+      ['needle', 10],
+      ['common', 0],
+      ['common', 500],
+    ])('returns the %s matches in sort order from offset %d', async (value, offset) => {
+      await expect(page(value, offset)).resolves.toEqual(expected(value, offset));
+    });
+  });
+
   describe('unique indexes', () => {
     it('refuses a duplicate within a workspace and names the fields', async () => {
       await ws.insert(accounts, { id: 'acc1', slug: 'acme' });

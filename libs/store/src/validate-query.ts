@@ -10,8 +10,8 @@ const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 /** A path a change may write: like a field name, but later segments may be map keys such as `2026-01-01`. */
 const CHANGE_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_-]+)*$/;
 const COLLECTION_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/** Segments that would reach an object's prototype when a change is applied in JavaScript. */
-const FORBIDDEN_SEGMENTS = new Set(['__proto__', 'constructor', 'prototype']);
+/** A segment that would reach an object's prototype when a change is applied in JavaScript. */
+const FORBIDDEN_SEGMENTS = new Set(['__proto__']);
 
 function invalid(message: string): StoreError {
   return new StoreError('invalid_query', message);
@@ -172,8 +172,7 @@ export function assertDocumentValue(value: unknown, path: string): void {
     return;
   }
   if (typeof value === 'object') {
-    const prototype = Object.getPrototypeOf(value);
-    if (prototype !== Object.prototype && prototype !== null) throw invalid(`${path} must be plain JSON data`);
+    if (!isPlainObject(value)) throw invalid(`${path} must be plain JSON data (no Date, Map or class instances)`);
     for (const [key, inner] of Object.entries(value)) {
       if (key.startsWith('$') || FORBIDDEN_SEGMENTS.has(key)) throw invalid(`Invalid key ${JSON.stringify(key)} in ${path}`);
       if (inner !== undefined) assertDocumentValue(inner, `${path}.${key}`);
@@ -181,6 +180,12 @@ export function assertDocumentValue(value: unknown, path: string): void {
     return;
   }
   throw invalid(`${path} must be JSON data`);
+}
+
+/** A plain object from any realm (jest sandboxes and Node's core modules have their own Object). */
+function isPlainObject(value: object): boolean {
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === null || (Object.getPrototypeOf(prototype) === null && Object.prototype.toString.call(value) === '[object Object]');
 }
 
 export function assertDocument(document: unknown): asserts document is { id: string } & Record<string, unknown> {

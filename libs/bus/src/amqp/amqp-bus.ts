@@ -2,7 +2,15 @@
  * The message bus on RabbitMQ: one connection that reconnects with backoff, a confirm channel for
  * publishing, quorum work queues with dead-letter queues, and delayed delivery through TTL tiers.
  */
-import { connect, type Channel, type ChannelModel, type ConfirmChannel, type ConsumeMessage, type Options, type RecoveringChannelModel } from 'amqplib';
+import {
+  connect,
+  type Channel,
+  type ChannelModel,
+  type ConfirmChannel,
+  type ConsumeMessage,
+  type Options,
+  type RecoveringChannelModel,
+} from 'amqplib';
 import type { Socket } from 'node:net';
 import type { Logger } from '@crm/observability';
 import type { BusMessage, Consumer, MessageBus, MessageHandler, QueueDefinition } from '../port';
@@ -51,7 +59,9 @@ export class AmqpBus implements MessageBus {
     this.names = topologyNames(options.exchange);
     this.outageTimeoutMs = options.outageTimeoutMs ?? 30_000;
     this.stopGraceMs = options.stopGraceMs ?? 30_000;
-    this.delayForwarder = this.newConsumer(this.names.delayReturnQueue, DELAY_FORWARDER_PREFETCH, (delivery) => this.forwardDelayed(delivery));
+    this.delayForwarder = this.newConsumer(this.names.delayReturnQueue, DELAY_FORWARDER_PREFETCH, (delivery) =>
+      this.forwardDelayed(delivery),
+    );
   }
 
   /** Connects, declares the topology and starts forwarding delayed messages. */
@@ -80,7 +90,9 @@ export class AmqpBus implements MessageBus {
     const session = await this.waitForSession();
     await this.withChannel(session.model, (channel) => declareWorkQueue(channel, this.names, queue));
     this.workQueues.set(queue.name, queue);
-    const consumer = this.newConsumer(queue.name, queue.prefetch ?? DEFAULT_PREFETCH, async (delivery) => handler(decodeMessage(delivery), deliveryInfo(delivery)));
+    const consumer = this.newConsumer(queue.name, queue.prefetch ?? DEFAULT_PREFETCH, async (delivery) =>
+      handler(decodeMessage(delivery), deliveryInfo(delivery)),
+    );
     this.consumers.add(consumer);
     try {
       await consumer.attach(session.model);
@@ -186,7 +198,9 @@ export class AmqpBus implements MessageBus {
     await this.delayForwarder.attach(model);
     for (const consumer of this.consumers) {
       // One queue that cannot be consumed (deleted behind our back) must not keep the rest down.
-      await consumer.attach(model).catch((err: unknown) => this.logger.error({ err, queue: consumer.queueName }, 'could not resume consumer'));
+      await consumer
+        .attach(model)
+        .catch((err: unknown) => this.logger.error({ err, queue: consumer.queueName }, 'could not resume consumer'));
     }
     for (const waiter of this.sessionWaiters) waiter.resolve(session);
     this.sessionWaiters.clear();
@@ -210,7 +224,9 @@ export class AmqpBus implements MessageBus {
     const timer = setTimeout(() => {
       const session = this.session;
       if (!session || this.closed) return;
-      consumer.attach(session.model).catch((err: unknown) => this.logger.warn({ err, queue: consumer.queueName }, 'could not resume consumer'));
+      consumer
+        .attach(session.model)
+        .catch((err: unknown) => this.logger.warn({ err, queue: consumer.queueName }, 'could not resume consumer'));
     }, CHANNEL_REOPEN_DELAY_MS);
     timer.unref();
   }
@@ -252,10 +268,13 @@ export class AmqpBus implements MessageBus {
     if (this.closed) return Promise.reject(new Error('message bus closed'));
     if (this.session) return Promise.resolve(this.session);
     return new Promise<Session>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.sessionWaiters.delete(waiter);
-        reject(new Error(`RabbitMQ unavailable for ${this.outageTimeoutMs} ms at ${redactedUrl(this.options.url)}`));
-      }, Math.max(0, deadline - Date.now()));
+      const timer = setTimeout(
+        () => {
+          this.sessionWaiters.delete(waiter);
+          reject(new Error(`RabbitMQ unavailable for ${this.outageTimeoutMs} ms at ${redactedUrl(this.options.url)}`));
+        },
+        Math.max(0, deadline - Date.now()),
+      );
       const waiter = {
         resolve: (session: Session) => {
           clearTimeout(timer);

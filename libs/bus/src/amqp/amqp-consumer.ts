@@ -104,7 +104,10 @@ export class AmqpConsumer implements Consumer {
     await Promise.race([Promise.allSettled([...this.handlersUnderWay]), graceOver]);
     clearTimeout(timer);
     if (this.handlersUnderWay.size > 0) {
-      this.logger.warn({ queue: this.queueName, handlers: this.handlersUnderWay.size }, 'handlers still running at stop; their messages go back to the queue');
+      this.logger.warn(
+        { queue: this.queueName, handlers: this.handlersUnderWay.size },
+        'handlers still running at stop; their messages go back to the queue',
+      );
     }
   }
 

@@ -6,9 +6,20 @@ import type { ConsumeMessage, Options } from 'amqplib';
 import type { BusMessage, DeliveryInfo } from '../port';
 
 /** Headers the broker adds on dead-lettering; dropped when a delayed message is republished. */
-const BROKER_DEATH_HEADERS = ['x-death', 'x-first-death-exchange', 'x-first-death-queue', 'x-first-death-reason', 'x-last-death-exchange', 'x-last-death-queue', 'x-last-death-reason'];
+const BROKER_DEATH_HEADERS = [
+  'x-death',
+  'x-first-death-exchange',
+  'x-first-death-queue',
+  'x-first-death-reason',
+  'x-last-death-exchange',
+  'x-last-death-queue',
+  'x-last-death-reason',
+];
 
-export function encodeMessage(message: BusMessage, extraHeaders: Record<string, unknown> = {}): { content: Buffer; options: Options.Publish } {
+export function encodeMessage(
+  message: BusMessage,
+  extraHeaders: Record<string, unknown> = {},
+): { content: Buffer; options: Options.Publish } {
   return {
     content: Buffer.from(JSON.stringify(message)),
     options: {
@@ -62,5 +73,10 @@ export function republishOptions(delivery: ConsumeMessage, headers: Record<strin
 function isBusMessage(value: unknown): value is BusMessage {
   if (typeof value !== 'object' || value === null) return false;
   const candidate = value as Partial<BusMessage>;
-  return typeof candidate.id === 'string' && typeof candidate.type === 'string' && typeof candidate.correlationId === 'string' && typeof candidate.occurredAt === 'string';
+  return (
+    typeof candidate.id === 'string' &&
+    typeof candidate.type === 'string' &&
+    typeof candidate.correlationId === 'string' &&
+    typeof candidate.occurredAt === 'string'
+  );
 }

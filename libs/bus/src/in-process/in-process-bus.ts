@@ -59,13 +59,16 @@ export class InProcessBus implements MessageBus {
   }
 
   private publishAt(message: BusMessage, dueAt: number): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      if (this.closed) return;
-      // Timers may fire a millisecond early by the wall clock; a delay is a promise of "not before".
-      if (Date.now() < dueAt) this.publishAt(message, dueAt);
-      else void this.publish(message);
-    }, Math.max(0, dueAt - Date.now()));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer);
+        if (this.closed) return;
+        // Timers may fire a millisecond early by the wall clock; a delay is a promise of "not before".
+        if (Date.now() < dueAt) this.publishAt(message, dueAt);
+        else void this.publish(message);
+      },
+      Math.max(0, dueAt - Date.now()),
+    );
     this.timers.add(timer);
   }
 
@@ -137,7 +140,10 @@ export class InProcessBus implements MessageBus {
     const maxDeliveries = Math.max(1, queue.definition.maxDeliveries ?? DEFAULT_MAX_DELIVERIES);
     if (envelope.deliveries >= maxDeliveries) {
       const deadName = `${queue.definition.name}.dead`;
-      this.logger.warn({ queue: queue.definition.name, messageId: envelope.message.id, deliveries: envelope.deliveries }, 'message dead-lettered');
+      this.logger.warn(
+        { queue: queue.definition.name, messageId: envelope.message.id, deliveries: envelope.deliveries },
+        'message dead-lettered',
+      );
       this.deadLetters.set(deadName, [...(this.deadLetters.get(deadName) ?? []), envelope.message]);
       return;
     }

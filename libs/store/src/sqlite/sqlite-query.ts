@@ -154,6 +154,25 @@ export function selectToSql(query: Query, columns: SqliteColumns, select = 'doc'
   return { sql, params };
 }
 
+/** Whether a query searches text anywhere in its conditions (see SqliteStoreAdapter.find). */
+export function searchesText(where: Condition[]): boolean {
+  return where.some((c) => ('or' in c ? c.or.some(searchesText) : c.op === 'contains_text'));
+}
+
+/** The rowids of up to `cap` matching documents, in no order, so the planner may pick a covering index. */
+export function matchingRowidsToSql(where: Condition[], columns: SqliteColumns, cap: number): SqlFragment {
+  const fragment = whereToSql(where, columns);
+  return { sql: `SELECT rowid FROM ${columns.table} WHERE ${fragment.sql} LIMIT ?`, params: [...fragment.params, cap] };
+}
+
+/** The documents with these rowids (a JSON array), in the query's order, paged. */
+export function selectRowidsToSql(query: Query, rowidsJson: string, columns: SqliteColumns): SqlFragment {
+  const sql =
+    `SELECT doc FROM ${columns.table} WHERE rowid IN (SELECT value FROM json_each(?))` +
+    ` ORDER BY ${orderToSql(query.sort ?? [], columns)} LIMIT ? OFFSET ?`;
+  return { sql, params: [rowidsJson, query.limit ?? -1, query.offset ?? 0] };
+}
+
 export function countToSql(where: Condition[], columns: SqliteColumns): SqlFragment {
   const fragment = whereToSql(where, columns);
   return { sql: `SELECT count(*) FROM ${columns.table} WHERE ${fragment.sql}`, params: fragment.params };

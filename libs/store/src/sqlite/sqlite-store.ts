@@ -8,7 +8,16 @@ import Database from 'better-sqlite3';
 import { Change, CollectionDefinition, Condition, Query, StoreError } from '../port';
 import { AdapterWrite, StoreAdapter, StoredRecord } from '../store-adapter';
 import { applyChange } from './apply-change';
-import { countToSql, selectToSql, SqlValue, whereToSql } from './sqlite-query';
+import {
+  countToSql,
+  matchingRowidsToSql,
+  searchesText,
+  selectRowidsToSql,
+  selectToSql,
+  SqlFragment,
+  SqlValue,
+  whereToSql,
+} from './sqlite-query';
 import { createCollectionSchema, duplicateFields, SqliteCollection } from './sqlite-schema';
 
 /** How long a writer waits for another process's write lock before giving up with 'unavailable'. */
@@ -16,6 +25,8 @@ const BUSY_TIMEOUT_MS = 5000;
 /** Statement texts vary only with the query's shape; the cap bounds memory for `in` lists of many lengths. */
 const STATEMENT_CACHE_SIZE = 500;
 
+/** Up to this many text-search matches are sorted directly instead of walking a sort index. */
+const TEXT_SEARCH_SORT_LIMIT = 1000;
 const CACHE_SIZE_KIB = 64 * 1024;
 const MMAP_SIZE_BYTES = 256 * 1024 * 1024;
 
@@ -65,21 +76,42 @@ export class SqliteStoreAdapter implements StoreAdapter {
 
   async find(collection: CollectionDefinition<any>, query: Query): Promise<StoredRecord[]> {
     return this.guard(collection, (c) => {
-      const { sql, params } = selectToSql(query, c.columns);
-      return (
-        this.statement(sql)
-          .pluck(true)
-          .all(...params) as string[]
-      ).map(parse);
+      if (query.limit !== undefined && searchesText(query.where ?? [])) {
+        return this.runInTransaction.deferred(() => this.findText(c, query)) as StoredRecord[];
+      }
+      return this.documents(selectToSql(query, c.columns));
     });
+  }
+
+  /**
+   * A sorted page filtered by contains_text. Left alone, SQLite walks the sort index and parses
+   * every document until the page is full: instant for a common word, a parse of the whole
+   * workspace for a rare one. So the matches are collected first, which for a declared field
+   * reads only its index; when they are few, just those are sorted; when many, the walk along
+   * the sort index fills a page quickly.
+   */
+  private findText(c: SqliteCollection, query: Query): StoredRecord[] {
+    const probe = matchingRowidsToSql(query.where ?? [], c.columns, TEXT_SEARCH_SORT_LIMIT + 1);
+    const rowids = this.firstColumn<number>(probe);
+    if (rowids.length > TEXT_SEARCH_SORT_LIMIT) return this.documents(selectToSql(query, c.columns));
+    return this.documents(selectRowidsToSql(query, JSON.stringify(rowids), c.columns));
+  }
+
+  private documents(select: SqlFragment): StoredRecord[] {
+    return this.firstColumn<string>(select).map(parse);
+  }
+
+  /** The first column of every row of a SELECT. */
+  private firstColumn<T>({ sql, params }: SqlFragment): T[] {
+    return this.statement(sql)
+      .pluck(true)
+      .all(...params) as T[];
   }
 
   async count(collection: CollectionDefinition<any>, where: Condition[]): Promise<number> {
     return this.guard(collection, (c) => {
-      const { sql, params } = countToSql(where, c.columns);
-      return this.statement(sql)
-        .pluck(true)
-        .get(...params) as number;
+      const [count] = this.firstColumn<number>(countToSql(where, c.columns));
+      return count ?? 0;
     });
   }
 
