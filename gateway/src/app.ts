@@ -8,7 +8,7 @@ import { DomainError, type Logger } from '@crm/observability';
 import type { RateLimitCounter } from '@crm/rate-limit';
 import { Authenticator, type AuthenticatorOptions } from './auth/authenticator';
 import type { AuthClient } from './clients/auth-client';
-import type { InvalidationChannel } from './clients/invalidation-channel';
+import type { InvalidationChannel } from '@crm/rate-limit';
 import type { GatewayConfig } from './config';
 import { apiVersion } from './middleware/api-version';
 import { errorHandler } from './middleware/error-handler';

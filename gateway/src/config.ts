@@ -26,6 +26,10 @@ export const gatewayConfigSchema = z.object({
   AUTOMATION_GRPC_ADDR: hostPort('127.0.0.1:50054'),
   REDIS_URL: env.url(['redis', 'rediss']),
   SIGNUP_ENABLED: env.bool(true),
+  /** Prefix of rate-limit keys and the invalidation channel in Redis (lets several deployments share one Redis). */
+  RATE_LIMIT_KEY_PREFIX: z.string().regex(/^[\w:.-]*$/).default('crm:'),
+  /** How often API-key usage counts go to auth (one write per key per flush, none per request). */
+  API_KEY_USAGE_FLUSH_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   BODY_LIMIT: byteSize,
   PUBLIC_BASE_URL: env.url(['https', 'http']),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '@crm/observability';
-import { createLocalInvalidationChannel } from './clients/invalidation-channel';
+import { LocalInvalidationChannel } from '@crm/rate-limit';
 import { gatewayConfig } from './config';
 import { startGateway, type RunningGateway } from './index';
 import { FakeAuthService } from './testing/fake-auth-service';
@@ -25,7 +25,7 @@ async function closedPort(): Promise<number> {
 
 describe('gateway over HTTPS with a fake auth service', () => {
   const auth = new FakeAuthService();
-  const invalidation = createLocalInvalidationChannel();
+  const invalidation = new LocalInvalidationChannel(createLogger('test', { level: 'silent' }));
   let gateway: RunningGateway;
   let client: HttpsClient;
 
@@ -134,7 +134,7 @@ describe('gateway over HTTPS with a fake auth service', () => {
     it('reports every failing field of a body with 422, unknown fields included', async () => {
       const response = await client.send('POST', '/api/auth/signup/', { json: { email: 'not-an-email', extra: 1 } });
       expect(response.status).toBe(422);
-      expect(Object.keys(response.body).sort()).toEqual(['email', 'extra', 'password', 'workspaceName']);
+      expect(Object.keys(response.body).sort()).toEqual(['email', 'extra', 'firstName', 'lastName', 'password', 'workspaceName']);
       expect(response.body.extra).toEqual(['Unknown field.']);
     });
   });
@@ -304,7 +304,7 @@ describe('gateway whose auth service is down', () => {
     const port = await closedPort();
     gateway = await startGateway(
       gatewayConfig({ CRM_HOST: '127.0.0.1', CRM_PORT: 0, CRM_DATA_DIR: dataDir, AUTH_GRPC_ADDR: `127.0.0.1:${port}`, SIGNUP_ENABLED: false }),
-      { logger: silent, rateLimitCounter: new MemoryCounter(), invalidation: createLocalInvalidationChannel() },
+      { logger: silent, rateLimitCounter: new MemoryCounter(), invalidation: new LocalInvalidationChannel(createLogger('test', { level: 'silent' })) },
     );
     client = new HttpsClient(gateway.url);
   });

@@ -7,11 +7,15 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { checkHealth } from '@crm/grpc';
 import { createLogger, type Logger } from '@crm/observability';
-import * as rateLimitLib from '@crm/rate-limit';
-import type { RateLimitCounter, RateLimitLocation } from '@crm/rate-limit';
+import {
+  openInvalidationChannel,
+  openRateLimitCounter,
+  type InvalidationChannel,
+  type RateLimitCounter,
+  type RateLimitLocation,
+} from '@crm/rate-limit';
 import { createApp, type AppDeps } from './app';
 import { openAuthClient, type AuthClient } from './clients/auth-client';
-import { createLocalInvalidationChannel, type InvalidationChannel } from './clients/invalidation-channel';
 import type { GatewayConfig } from './config';
 import { loadTlsMaterial } from './tls-certificate';
 
@@ -35,36 +39,16 @@ export interface RunningGateway {
   stop(): Promise<void>;
 }
 
-/** What @crm/rate-limit exports once its adapters land; looked up at run time until then. */
-interface RateLimitAdapters {
-  openRateLimitCounter(location: RateLimitLocation, logger: Logger): Promise<RateLimitCounter>;
-  openInvalidationChannel(location: RateLimitLocation, logger: Logger): Promise<InvalidationChannel> | InvalidationChannel;
-}
-
-async function openCounter(config: GatewayConfig, logger: Logger): Promise<RateLimitCounter> {
-  const adapters = rateLimitLib as unknown as Partial<RateLimitAdapters>;
-  if (typeof adapters.openRateLimitCounter !== 'function') throw new Error('@crm/rate-limit does not provide openRateLimitCounter.');
-  const location: RateLimitLocation = config.REDIS_URL ? { kind: 'redis', url: config.REDIS_URL, keyPrefix: 'crm:rl:' } : { kind: 'memory' };
-  return adapters.openRateLimitCounter(location, logger);
-}
-
-async function openInvalidation(config: GatewayConfig, logger: Logger): Promise<InvalidationChannel> {
-  const adapters = rateLimitLib as unknown as Partial<RateLimitAdapters>;
-  if (typeof adapters.openInvalidationChannel === 'function') {
-    const location: RateLimitLocation = config.REDIS_URL ? { kind: 'redis', url: config.REDIS_URL } : { kind: 'memory' };
-    return adapters.openInvalidationChannel(location, logger);
-  }
-  // Without Redis one process is the whole fleet, so in-process fan-out is exact; with Redis, it is not.
-  if (config.REDIS_URL) throw new Error('@crm/rate-limit does not provide openInvalidationChannel; revocations could not reach other replicas.');
-  return createLocalInvalidationChannel();
+function rateLimitLocation(config: GatewayConfig): RateLimitLocation {
+  return config.REDIS_URL ? { kind: 'redis', url: config.REDIS_URL, keyPrefix: config.RATE_LIMIT_KEY_PREFIX } : { kind: 'memory' };
 }
 
 export async function startGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<RunningGateway> {
   const logger = options.logger ?? createLogger('gateway', { level: config.LOG_LEVEL });
   const ownedAuth = options.auth ? undefined : openAuthClient(config.AUTH_GRPC_ADDR);
   const auth: AuthClient = options.auth ?? ownedAuth!;
-  const counter = options.rateLimitCounter ?? (await openCounter(config, logger));
-  const invalidation = options.invalidation ?? (await openInvalidation(config, logger));
+  const counter = options.rateLimitCounter ?? (await openRateLimitCounter(rateLimitLocation(config), logger));
+  const invalidation = options.invalidation ?? (await openInvalidationChannel(rateLimitLocation(config), logger));
 
   const gateway = createApp({
     config,
@@ -74,6 +58,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     invalidation,
     checkReadiness: options.checkReadiness ?? (() => checkHealth(config.AUTH_GRPC_ADDR)),
     budgets: options.budgets,
+    authenticator: { usageFlushIntervalMs: config.API_KEY_USAGE_FLUSH_MS },
   });
   await gateway.start();
 

@@ -4,7 +4,7 @@
  */
 import { isDomainError, type Logger } from '@crm/observability';
 import type { AuthClient } from '../clients/auth-client';
-import type { InvalidationChannel, InvalidationEvent } from '../clients/invalidation-channel';
+import type { InvalidationChannel, InvalidationEvent } from '@crm/rate-limit';
 import type { Caller } from '../request-context';
 import { AccessTokenVerifier, type AccessTokenVerifierOptions } from './access-token-verifier';
 import { API_KEY_PREFIX, ApiKeyVerifier, type ApiKeyVerifierOptions } from './api-key-verifier';

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { createLogger } from '@crm/observability';
 import { createApp, type GatewayApp } from '../app';
-import { createLocalInvalidationChannel } from '../clients/invalidation-channel';
+import { LocalInvalidationChannel } from '@crm/rate-limit';
 import { gatewayConfig } from '../config';
 import { MemoryCounter } from '../testing/memory-counter';
 import { compareRoutes, registeredRoutes } from './route-inventory';
@@ -12,7 +12,7 @@ function buildApp(): GatewayApp {
     logger: createLogger('openapi-test', { level: 'silent' }),
     auth: { call: () => Promise.reject(new Error('no auth service in this test')) },
     rateLimitCounter: new MemoryCounter(),
-    invalidation: createLocalInvalidationChannel(),
+    invalidation: new LocalInvalidationChannel(createLogger('test', { level: 'silent' })),
   });
 }
 

@@ -13,9 +13,10 @@ import { parseBody } from './validate';
 export const signUpBody = z.strictObject({
   workspaceName: z.string().trim().min(1).max(200),
   email: z.email().max(254),
-  password: z.string().min(8).max(1024),
-  firstName: z.string().trim().max(150).optional(),
-  lastName: z.string().trim().max(150).optional(),
+  // The same rules the auth service enforces, so one response lists every failing field.
+  password: z.string().min(10, 'Ensure this field has at least 10 characters.').max(256),
+  firstName: z.string().trim().min(1).max(150),
+  lastName: z.string().trim().min(1).max(150),
 });
 
 export const logInBody = z.strictObject({
@@ -43,7 +44,7 @@ export function sessionRoutes(deps: RouteDeps): RouteModule {
 
   router.post('/api/auth/signup', (_req, _res, next) => next(config.SIGNUP_ENABLED ? undefined : DomainError.notFound()), sessionLimit, body, async (req, res) => {
     const input = parseBody(signUpBody, req.body);
-    const response = await auth.call('SignUp', { ...input, firstName: input.firstName ?? '', lastName: input.lastName ?? '' }, { requestId: res.locals.requestId }, options);
+    const response = await auth.call('SignUp', input, { requestId: res.locals.requestId }, options);
     res.status(201).json(session(response));
   });
 

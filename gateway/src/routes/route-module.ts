@@ -2,7 +2,7 @@ import type { Router } from 'express';
 import type { Logger } from '@crm/observability';
 import type { Authenticator } from '../auth/authenticator';
 import type { AuthClient } from '../clients/auth-client';
-import type { InvalidationChannel } from '../clients/invalidation-channel';
+import type { InvalidationChannel } from '@crm/rate-limit';
 import type { GatewayConfig } from '../config';
 import type { RateLimiter } from '../middleware/rate-limit';
 import type { OpenApiPaths } from '../openapi/operation';

@@ -2,4 +2,5 @@ export * from './port';
 export * from './open-rate-limit';
 export * from './revocation-channel';
 export { MemoryRateLimitCounter } from './memory-counter';
+export { LocalInvalidationChannel } from './local-invalidation-channel';
 export { RedisRateLimitCounter } from './redis-counter';

@@ -4,10 +4,11 @@
  * deployment must be a replica set (a single-node replica set is enough for development).
  */
 import mongoose, { ClientSession, Connection, Model, Schema } from 'mongoose';
-import { Change, CollectionDefinition, Condition, FieldType, Query, StoreError } from '../port';
+import { Change, CollectionDefinition, Condition, Query, StoreError } from '../port';
 import { indexLayouts, IndexLayout } from '../index-layout';
 import { AdapterWrite, StoreAdapter, StoredRecord } from '../store-adapter';
-import { changeToUpdate, mongoPath, MongoFilter, sortToMongo, whereToFilter } from './mongo-query';
+import { mongoIndexes } from './mongo-indexes';
+import { changeToUpdate, MongoFilter, sortToMongo, whereToFilter } from './mongo-query';
 
 const SERVER_SELECTION_TIMEOUT_MS = 10_000;
 /** An upsert retries when a concurrent writer inserts the same id between its update and its insert. */
@@ -218,11 +219,7 @@ export class MongoStoreAdapter implements StoreAdapter {
       { _id: String },
       { strict: false, strictQuery: false, versionKey: false, minimize: false, autoIndex: false, autoCreate: false, id: false },
     );
-    for (const layout of layouts) {
-      const keys: Record<string, 1> = Object.fromEntries(layout.keys.map((key) => [mongoPath(key), 1 as const]));
-      const partialFilterExpression = sparseFilter(layout, definition.fields ?? {});
-      schema.index(keys, { name: layout.name, unique: layout.unique, ...(partialFilterExpression ? { partialFilterExpression } : {}) });
-    }
+    for (const { keys, options } of mongoIndexes(definition)) schema.index(keys, options);
     const model = this.connection.model(definition.name, schema, definition.name);
     await model.createCollection().catch((error: unknown) => {
       // NamespaceExists: created by an earlier start or another replica.
@@ -241,22 +238,6 @@ export class MongoStoreAdapter implements StoreAdapter {
       throw mapError(error, collection);
     }
   }
-}
-
-/**
- * Documents where a sparse index's field is absent or null stay out of the index. `$type` is
- * used because partial filters cannot say `$ne: null`; without a declared type, `$exists` keeps
- * absent documents out (null values then still collide).
- */
-function sparseFilter(layout: IndexLayout, fields: Record<string, FieldType>): MongoFilter | undefined {
-  if (layout.sparseFields.length === 0) return undefined;
-  const bsonType: Record<FieldType, string> = { string: 'string', number: 'number', boolean: 'bool' };
-  return Object.fromEntries(
-    layout.sparseFields.map((field) => {
-      const type = fields[field];
-      return [mongoPath(field), type ? { $type: bsonType[type] } : { $exists: true }];
-    }),
-  );
 }
 
 function toMongo(document: StoredRecord): RawDocument {

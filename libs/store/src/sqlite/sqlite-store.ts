@@ -274,18 +274,18 @@ function parse(json: string): StoredRecord {
 
 function mapError(error: unknown, collection?: SqliteCollection): unknown {
   if (error instanceof StoreError) return error;
-  // Not instanceof: the native addon keeps one error class per process, so under several module
-  // registries (jest) the thrown class need not be the one this module imported.
-  const code = (error as { code?: unknown })?.code;
-  if (error instanceof Error && error.name === 'SqliteError' && typeof code === 'string') {
+  // Duck-typed, not instanceof: the native addon keeps one error class per process, made in
+  // whichever realm loaded it last (jest gives each test file its own), so neither SqliteError
+  // nor even Error need be this module's.
+  const { name, code, message } = (error ?? {}) as { name?: unknown; code?: unknown; message?: unknown };
+  const text = typeof message === 'string' ? message : '';
+  if (name === 'SqliteError' && typeof code === 'string') {
     if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE') {
-      const fields = collection ? duplicateFields(collection, error.message) : undefined;
+      const fields = collection ? duplicateFields(collection, text) : undefined;
       return new StoreError('duplicate', `Duplicate ${fields ? fields.join(', ') : 'key'}`, fields);
     }
-    if (UNAVAILABLE_CODES.test(code)) return new StoreError('unavailable', `SQLite: ${error.message}`);
+    if (UNAVAILABLE_CODES.test(code)) return new StoreError('unavailable', `SQLite: ${text}`);
   }
-  if (error instanceof TypeError && /database connection is not open/.test(error.message)) {
-    return new StoreError('unavailable', 'The store is closed');
-  }
+  if (name === 'TypeError' && /database connection is not open/.test(text)) return new StoreError('unavailable', 'The store is closed');
   return error;
 }
