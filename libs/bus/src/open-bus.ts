@@ -12,15 +12,33 @@ export interface BusOptions {
   initialConnectRetries?: number;
 }
 
-/** RabbitMQ when `AMQP_URL` is set, the in-process bus otherwise. */
-export function busLocationFromEnv(amqpUrl: string | undefined = process.env.AMQP_URL): BusLocation {
-  return amqpUrl ? { kind: 'amqp', url: amqpUrl } : { kind: 'in-process' };
+/**
+ * RabbitMQ when `AMQP_URL` is set, the in-process bus otherwise. `CRM_BUS_EXCHANGE` and
+ * `CRM_QUEUE_PREFIX` name the exchange and prefix the queues (the local-cluster runner sets them per run).
+ */
+export function busLocationFromEnv(amqpUrl: string | undefined = process.env.AMQP_URL, env: NodeJS.ProcessEnv = process.env): BusLocation {
+  if (!amqpUrl) return { kind: 'in-process' };
+  return { kind: 'amqp', url: amqpUrl, exchange: env.CRM_BUS_EXCHANGE || undefined, queuePrefix: env.CRM_QUEUE_PREFIX || undefined };
+}
+
+/** The same bus with `prefix` before every work queue's name. */
+function withQueuePrefix(bus: MessageBus, prefix: string): MessageBus {
+  return {
+    publish: (message) => bus.publish(message),
+    schedule: (message, delayMs) => bus.schedule(message, delayMs),
+    consume: (queue, handler) => bus.consume({ ...queue, name: `${prefix}${queue.name}` }, handler),
+    depth: (queueName) => bus.depth(`${prefix}${queueName}`),
+    ping: () => bus.ping(),
+    close: () => bus.close(),
+  };
 }
 
 export async function openBus(location: BusLocation, logger: Logger, options: BusOptions = {}): Promise<MessageBus> {
   switch (location.kind) {
-    case 'amqp':
-      return AmqpBus.open({ url: location.url, exchange: location.exchange, ...options }, logger);
+    case 'amqp': {
+      const bus = await AmqpBus.open({ url: location.url, exchange: location.exchange, ...options }, logger);
+      return location.queuePrefix ? withQueuePrefix(bus, location.queuePrefix) : bus;
+    }
     case 'in-process':
       return new InProcessBus(logger, options);
   }

@@ -60,4 +60,13 @@ export interface MessageBus {
   close(): Promise<void>;
 }
 
-export type BusLocation = { kind: 'amqp'; url: string; exchange?: string } | { kind: 'in-process' };
+export type BusLocation =
+  | {
+      kind: 'amqp';
+      url: string;
+      /** The topic exchange (default `crm.events`); delay and dead-letter names derive from it. */
+      exchange?: string;
+      /** Put before every work queue's name, so test runs or deployments sharing a broker never share a queue. */
+      queuePrefix?: string;
+    }
+  | { kind: 'in-process' };

@@ -86,19 +86,15 @@ export class MongoStoreAdapter implements StoreAdapter {
         const updated = await this.updateDocument(collection, inScope, change);
         if (updated) return updated;
         try {
-          // $setOnInsert on the bare id: inserts the document when the id is free, and touches
-          // nothing when another writer (or another scope) holds it.
-          const { _id, ...fields } = toMongo(document);
-          const result = await collection.model
-            .findOneAndUpdate(
-              { _id: { $eq: _id } },
-              { $setOnInsert: fields },
-              { upsert: true, returnDocument: 'after', includeResultMetadata: true, lean: true },
-            )
-            .exec();
-          if (!result.lastErrorObject?.updatedExisting && result.value) return fromMongo(result.value as RawDocument);
+          // A plain insert, not findOneAndUpdate with $setOnInsert: it stores exactly `document`
+          // (no operator-conflict rules between the document and the change, works for a
+          // document with only an id), and the unique _id still lets only one writer insert.
+          await this.insertDocument(collection, document);
+          return structuredClone(document);
         } catch (error) {
-          if (!isDuplicateKey(error)) throw error;
+          // Another writer inserted the id first (apply the change on the next round), or the
+          // id belongs to another scope (the next round finds nothing again and gives up).
+          if (!isDuplicateKey(error) || duplicateFields(error, collection)?.[0] !== 'id') throw error;
         }
       }
       throw new StoreError('duplicate', `A ${definition.name} document with this id exists outside this scope`, ['id']);

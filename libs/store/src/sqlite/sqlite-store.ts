@@ -53,7 +53,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
       for (const collection of collections) adapter.collection(collection);
     } catch (error) {
       adapter.db.close();
-      throw error;
+      throw mapError(error);
     }
     return adapter;
   }
