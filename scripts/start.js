@@ -72,15 +72,17 @@ async function ensureDemoWorkspace(operatorToken, logger) {
 
 async function main() {
   fs.mkdirSync(dataDir, { recursive: true });
-  const logger = createLogger('crm', { level: process.env.LOG_LEVEL || 'info' });
+  const level = process.env.LOG_LEVEL || 'info';
+  const logger = createLogger('crm', { level });
+  const serviceLogger = (name) => createLogger(name, { level });
   const running = [];
-  const authService = await auth.startAuthService(configFor(auth.authConfigSchema, 50051), { logger: logger.child({ service: 'auth' }) });
+  const authService = await auth.startAuthService(configFor(auth.authConfigSchema, 50051), { logger: serviceLogger('auth') });
   running.push(authService);
-  running.push(await records.startRecordsService(configFor(records.recordsConfigSchema, 50052), { logger: logger.child({ service: 'records' }) }));
-  running.push(await importService.startImportService(configFor(importService.importConfigSchema, 50053), { logger: logger.child({ service: 'import' }) }));
-  running.push(await automation.startAutomationService(configFor(automation.automationConfigSchema, 50054), { logger: logger.child({ service: 'automation' }) }));
+  running.push(await records.startRecordsService(configFor(records.recordsConfigSchema, 50052), { logger: serviceLogger('records') }));
+  running.push(await importService.startImportService(configFor(importService.importConfigSchema, 50053), { logger: serviceLogger('import') }));
+  running.push(await automation.startAutomationService(configFor(automation.automationConfigSchema, 50054), { logger: serviceLogger('automation') }));
   const gatewayConfig = loadConfig(gateway.gatewayConfigSchema, shared);
-  const edge = await gateway.startGateway(gatewayConfig, { logger: logger.child({ service: 'gateway' }) });
+  const edge = await gateway.startGateway(gatewayConfig, { logger: serviceLogger('gateway') });
   running.push(edge);
   logger.info({ config: redactConfig(gatewayConfig) }, 'gateway configuration');
 
