@@ -125,7 +125,8 @@ export interface ScopedStore {
   delete<T extends StoredDocument>(collection: CollectionDefinition<T>, id: string): Promise<boolean>;
   deleteMany<T extends StoredDocument>(collection: CollectionDefinition<T>, where: Condition[]): Promise<number>;
   /**
-   * Applies every write or none (a transaction). An insert that hits a duplicate, or a required
+   * Applies every write or none (a transaction). A workspace's unit may include writes to global
+   * collections (applied unscoped); a global unit may not touch workspace collections. An insert that hits a duplicate, or a required
    * update whose document is missing or fails its `where`, aborts the whole unit with a StoreError.
    */
   commit(ops: WriteOp[]): Promise<void>;

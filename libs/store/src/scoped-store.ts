@@ -122,7 +122,10 @@ class ScopedDocumentStore implements ScopedStore {
   async commit(ops: WriteOp[]): Promise<void> {
     if (!Array.isArray(ops)) throw new StoreError('invalid_query', 'commit needs a list of writes');
     if (ops.length === 0) return;
-    await this.adapter.commit(ops.map((op) => this.toAdapterWrite(op)));
+    // A workspace's unit of work may also write global documents that belong with it (a login
+    // lookup beside its user); those go through the global scope's rules, everything else through ours.
+    const global = this.scope.kind === 'workspace' ? new ScopedDocumentStore(this.adapter, { kind: 'global' }) : this;
+    await this.adapter.commit(ops.map((op) => (op.collection?.scope === 'global' ? global : this).toAdapterWrite(op)));
   }
 
   private toAdapterWrite(op: WriteOp): AdapterWrite {

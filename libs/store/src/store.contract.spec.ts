@@ -517,11 +517,25 @@ describe.each(targets)('document store on $name', (target) => {
       await expect(storeError(store.global().find(contacts))).resolves.toMatchObject({ code: 'wrong_scope' });
       await expect(storeError(store.global().insert(contacts, { id: 'g', name: 'G' }))).resolves.toMatchObject({ code: 'wrong_scope' });
       await expect(storeError(a.get(users, 'anyone'))).resolves.toMatchObject({ code: 'wrong_scope' });
-      await expect(storeError(a.commit([{ kind: 'insert', collection: users, document: { id: 'u', login: 'u' } }]))).resolves.toMatchObject(
-        {
-          code: 'wrong_scope',
-        },
-      );
+      await expect(
+        storeError(store.global().commit([{ kind: 'insert', collection: contacts, document: { id: 'w', name: 'W' } }])),
+      ).resolves.toMatchObject({ code: 'wrong_scope' });
+    });
+
+    it("lets a workspace's unit of work write global documents with its own, all or nothing", async () => {
+      await a.commit([
+        { kind: 'insert', collection: contacts, document: { id: 'with-login', name: 'Has a login' } },
+        { kind: 'insert', collection: users, document: { id: 'login-1', login: 'with-login' } },
+      ]);
+      await expect(a.get(contacts, 'with-login')).resolves.toMatchObject({ name: 'Has a login' });
+      await expect(store.global().get(users, 'login-1')).resolves.toEqual({ id: 'login-1', login: 'with-login' });
+
+      const clash = a.commit([
+        { kind: 'insert', collection: contacts, document: { id: 'orphan', name: 'Never lands' } },
+        { kind: 'insert', collection: users, document: { id: 'login-1', login: 'again' } },
+      ]);
+      await expect(storeError(clash)).resolves.toMatchObject({ code: 'duplicate' });
+      await expect(a.get(contacts, 'orphan')).resolves.toBeNull();
     });
   });
 

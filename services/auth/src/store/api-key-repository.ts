@@ -6,19 +6,12 @@ import { apiKeyLookup, apiKeys, apiKeyUsage } from './collections';
 export class StoreApiKeyRepository implements ApiKeyRepository {
   constructor(private readonly store: DocumentStore) {}
 
-  /**
-   * Two writes, since a commit cannot span the global and a workspace scope: the lookup first, which
-   * verifies nothing without its key, then the key, which makes it live. A failed key insert removes
-   * the lookup; a crash in between leaves a lookup that never verifies.
-   */
+  /** The key and the lookup that verifies it land together. */
   async create(key: ApiKey, lookup: ApiKeyLookup): Promise<void> {
-    await this.store.global().insert(apiKeyLookup, lookup);
-    try {
-      await this.store.forWorkspace(key.workspaceId).insert(apiKeys, key);
-    } catch (error) {
-      await this.store.global().delete(apiKeyLookup, lookup.id);
-      throw error;
-    }
+    await this.store.forWorkspace(key.workspaceId).commit([
+      { kind: 'insert', collection: apiKeys, document: { ...key } },
+      { kind: 'insert', collection: apiKeyLookup, document: { ...lookup } },
+    ]);
   }
 
   get(workspaceId: string, id: string): Promise<ApiKey | null> {

@@ -6,26 +6,17 @@ import { userLogins, users, workspaces } from './collections';
 export class StoreWorkspaceRepository implements WorkspaceRepository {
   constructor(private readonly store: DocumentStore) {}
 
-  /**
-   * The store's unit of work is per scope (a workspace commit refuses global collections), so this
-   * is two commits ordered by reachability: first the users, which nothing can reach yet, then the
-   * workspace with the admin's login together, which makes them reachable. A crash in between
-   * leaves only unreachable users behind; a taken email removes them again.
-   */
+  /** The workspace, its system user, its admin and the admin's login land together or not at all. */
   async create({ workspace, systemUser, admin, adminLogin }: NewWorkspace): Promise<'created' | 'email_taken'> {
-    const scoped = this.store.forWorkspace(workspace.id);
-    await scoped.commit([
-      { kind: 'insert', collection: users, document: { ...systemUser } },
-      { kind: 'insert', collection: users, document: { ...admin } },
-    ]);
     try {
-      await this.store.global().commit([
+      await this.store.forWorkspace(workspace.id).commit([
         { kind: 'insert', collection: workspaces, document: { ...workspace } },
+        { kind: 'insert', collection: users, document: { ...systemUser } },
+        { kind: 'insert', collection: users, document: { ...admin } },
         { kind: 'insert', collection: userLogins, document: { ...adminLogin } },
       ]);
       return 'created';
     } catch (error) {
-      await scoped.deleteMany(users, [{ field: 'id', op: 'in', values: [systemUser.id, admin.id] }]);
       // Ids are random, so the only duplicate that can happen is the login (the email).
       if (error instanceof StoreError && error.code === 'duplicate') return 'email_taken';
       throw error;
