@@ -11,7 +11,7 @@ export const ISSUER = 'crm-auth';
 export const AUDIENCE = 'crm-api';
 export const KID = 'test-key-1';
 
-export interface FakeWorkspace extends authV1.Workspace {}
+export type FakeWorkspace = authV1.Workspace;
 
 export class FakeAuthService {
   readonly keys = generateKeyPairSync('rsa', { modulusLength: 2048 });

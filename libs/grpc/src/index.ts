@@ -6,3 +6,5 @@ export * from './proto-files';
 export * from './server';
 export * as authV1 from './generated/auth.v1';
 export * as recordsV1 from './generated/records.v1';
+export * as importV1 from './generated/import.v1';
+export * as automationV1 from './generated/automation.v1';

@@ -1,9 +1,48 @@
 import { env, z } from '@crm/config';
 
-export const importConfigSchema = z.object({
-  GRPC_HOST: z.string().default('0.0.0.0'),
-  GRPC_PORT: env.port(50053),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-});
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/**
+ * One schema for both roles (`--role=server` and `--role=worker`): they share the store, the file
+ * storage and the bus, so they read the same variables.
+ */
+export const importConfigSchema = z
+  .object({
+    GRPC_HOST: z.string().default('0.0.0.0'),
+    /** gRPC (job reads) in the server role; gRPC health only in the worker role (0 picks a free port). */
+    GRPC_PORT: env.port(50053),
+    /** The upload HTTP endpoint the gateway streams multipart bodies to (server role). */
+    UPLOAD_HOST: z.string().default('127.0.0.1'),
+    UPLOAD_PORT: env.port(8081),
+    /**
+     * Shared secret the gateway sends in `x-crm-upload-secret`. Required unless the upload endpoint
+     * listens on loopback only: the endpoint trusts the caller headers the gateway sets.
+     */
+    UPLOAD_SECRET: z.string().min(16).optional(),
+    MONGO_URL: env.url(['mongodb', 'mongodb+srv']),
+    MONGO_DATABASE: z.string().min(1).default('crm_import'),
+    /** The embedded store and the uploaded files (until their job ends). */
+    CRM_DATA_DIR: z.string().min(1).default('./data'),
+    AMQP_URL: env.url(['amqp', 'amqps']),
+    RECORDS_GRPC_ADDR: z.string().min(1).default('127.0.0.1:50052'),
+    /** Rows per chunk message (and per records BatchCreateContacts call). */
+    CHUNK_ROWS: z.coerce.number().int().min(1).max(5000).default(500),
+    /** Chunks a worker handles at once. */
+    WORKER_PREFETCH: z.coerce.number().int().min(1).max(100).default(4),
+    /** A job that has moved nothing for this long has its missing work re-published by the sweeper. */
+    IMPORT_STALL_MS: z.coerce.number().int().min(200).max(3_600_000).default(30_000),
+    /** How often the sweeper looks for stalled jobs (server role). */
+    IMPORT_SWEEP_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .superRefine((config, ctx) => {
+    if (!config.UPLOAD_SECRET && !LOOPBACK.has(config.UPLOAD_HOST)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['UPLOAD_SECRET'],
+        message: `required when UPLOAD_HOST (${config.UPLOAD_HOST}) is not a loopback address: the upload endpoint trusts the gateway's caller headers`,
+      });
+    }
+  });
 
 export type ImportConfig = z.infer<typeof importConfigSchema>;

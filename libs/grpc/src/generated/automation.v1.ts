@@ -4,15 +4,279 @@
 /** Request and response types of automation.v1.AutomationService, for GrpcClient and handlers. */
 export interface AutomationServiceMethods {
   [method: string]: { request: object; response: object };
-  Ping: { request: PingRequest; response: PingResponse };
+  ListRules: { request: ListRulesRequest; response: ListRulesResponse };
+  CreateRule: { request: CreateRuleRequest; response: CreateRuleResponse };
+  GetRule: { request: GetRuleRequest; response: GetRuleResponse };
+  UpdateRule: { request: UpdateRuleRequest; response: UpdateRuleResponse };
+  DeleteRule: { request: DeleteRuleRequest; response: DeleteRuleResponse };
+  ActivateRule: { request: ActivateRuleRequest; response: ActivateRuleResponse };
+  DeactivateRule: { request: DeactivateRuleRequest; response: DeactivateRuleResponse };
+  ListExecutionLogs: { request: ListExecutionLogsRequest; response: ListExecutionLogsResponse };
+  SaveRuleAsTemplate: { request: SaveRuleAsTemplateRequest; response: SaveRuleAsTemplateResponse };
+  ListTemplates: { request: ListTemplatesRequest; response: ListTemplatesResponse };
+  GetTemplate: { request: GetTemplateRequest; response: GetTemplateResponse };
+  InstallTemplate: { request: InstallTemplateRequest; response: InstallTemplateResponse };
+  ListEmails: { request: ListEmailsRequest; response: ListEmailsResponse };
+  ListNotifications: { request: ListNotificationsRequest; response: ListNotificationsResponse };
 }
 
 export const AutomationServiceName = 'automation.v1.AutomationService';
 
-export interface PingRequest {
+export interface Condition {
+  /** A field of the trigger's record type, camelCase (`status`, `leadScore`, `email`). */
+  field: string;
+  /** eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty. */
+  operator: string;
+  /** The compared value as JSON text; empty when the condition has none. */
+  valueJson: string;
 }
 
-export interface PingResponse {
-  service: string;
+export interface Step {
+  /** send_email, wait, create_task, assign_user, send_notification. */
+  type: string;
+  /** Position from 1; a rule's orders are 1..n without gaps. */
+  order: number;
+  /** The step's config object as JSON text; its keys depend on `type`. */
+  configJson: string;
+  /** Optional display label; empty when none. */
+  label: string;
+}
+
+export interface Rule {
+  /** `rul_...` */
+  id: string;
+  name: string;
+  /** lead_created, lead_status_changed, proposal_status_changed, contact_created, opportunity_stage_changed. */
+  trigger: string;
+  triggerConditions: Condition[];
+  exitConditions: Condition[];
+  steps: Step[];
+  isActive: boolean;
+  stepCount: number;
+  enrolledCount: number;
+  /** `tmpl_...` when the rule was made by installing a template; empty otherwise. */
+  installedFromTemplateId: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ListRulesRequest {
+}
+
+export interface ListRulesResponse {
+  /** Newest first. */
+  rules: Rule[];
+}
+
+export interface CreateRuleRequest {
+  rule: Rule | null;
+  /** camelCase names of the fields the client sent (name, trigger, triggerConditions, exitConditions, steps); empty means "every field with a non-empty value". */
+  providedFields: string[];
+}
+
+export interface CreateRuleResponse {
+  rule: Rule | null;
+}
+
+export interface GetRuleRequest {
+  id: string;
+}
+
+export interface GetRuleResponse {
+  rule: Rule | null;
+}
+
+export interface UpdateRuleRequest {
+  id: string;
+  rule: Rule | null;
+  /** The fields to change (camelCase); the rest of `rule` is ignored. */
+  updateFields: string[];
+}
+
+export interface UpdateRuleResponse {
+  rule: Rule | null;
+}
+
+export interface DeleteRuleRequest {
+  id: string;
+}
+
+export interface DeleteRuleResponse {
+}
+
+export interface ActivateRuleRequest {
+  id: string;
+}
+
+export interface ActivateRuleResponse {
+  rule: Rule | null;
+}
+
+export interface DeactivateRuleRequest {
+  id: string;
+}
+
+export interface DeactivateRuleResponse {
+  rule: Rule | null;
+}
+
+export interface StepResult {
+  /** Position in the enrollment's steps, from 1. */
+  order: number;
+  type: string;
+  /** completed, skipped or failed. */
+  status: string;
+  /** Why a step was skipped or failed, or what it did (e.g. the task or email id). */
+  detail: string;
+  finishedAt: string;
+}
+
+export interface ExecutionLog {
+  /** `log_...` */
+  id: string;
+  ruleId: string;
+  /** lead, contact or opportunity. */
+  enrolledRecordType: string;
+  enrolledRecordId: string;
+  /** in_progress, completed, failed, cancelled. */
+  status: string;
+  completedSteps: number;
+  totalSteps: number;
+  startedAt: string;
+  /** Empty while in progress. */
+  completedAt: string;
+  /** Why the enrollment failed or was cancelled; empty otherwise. */
+  reason: string;
+  stepResults: StepResult[];
+  /** When the next step is due while in progress; empty otherwise. */
+  nextStepDueAt: string;
+}
+
+export interface ListExecutionLogsRequest {
+  ruleId: string;
+  /** in_progress, completed, failed, cancelled; empty for any (another value is INVALID_ARGUMENT). */
+  status: string;
+  /** ISO 8601; only logs started after this instant. */
+  after: string;
+  offset: number;
+  limit: number;
+}
+
+export interface ListExecutionLogsResponse {
+  total: number;
+  /** Newest first. */
+  logs: ExecutionLog[];
+}
+
+export interface Template {
+  /** `tmpl_...` */
+  id: string;
+  name: string;
+  description: string;
+  /** lead_management, sales_pipeline, customer_success, support, or custom. */
+  category: string;
+  trigger: string;
+  triggerConditions: Condition[];
+  exitConditions: Condition[];
+  steps: Step[];
+  stepCount: number;
+  isBuiltIn: boolean;
+  installCount: number;
+  createdAt: string;
+}
+
+export interface SaveRuleAsTemplateRequest {
+  ruleId: string;
+  name: string;
+  description: string;
+  category: string;
+  /** camelCase names sent by the client (name, description, category). */
+  providedFields: string[];
+}
+
+export interface SaveRuleAsTemplateResponse {
+  template: Template | null;
+}
+
+export interface ListTemplatesRequest {
+  category: string;
+  trigger: string;
+  /** Literal, case-insensitive match on name or description. */
+  search: string;
+}
+
+export interface ListTemplatesResponse {
+  /** Built-in templates first (gallery order), then the workspace's custom ones, newest first. */
+  templates: Template[];
+}
+
+export interface GetTemplateRequest {
+  id: string;
+}
+
+export interface GetTemplateResponse {
+  template: Template | null;
+}
+
+export interface InstallTemplateRequest {
+  templateId: string;
+  /** Optional; the template's name when empty. */
+  name: string;
+}
+
+export interface InstallTemplateResponse {
+  rule: Rule | null;
+}
+
+export interface Email {
+  /** `eml_...` */
+  id: string;
+  to: string;
+  subject: string;
+  body: string;
+  /** template or ai_generated. */
+  mode: string;
+  /** queued, sent or failed. */
+  status: string;
+  /** The record the email was about. */
+  relatedTo: string;
+  createdAt: string;
+  ruleId: string;
+  executionLogId: string;
+}
+
+export interface ListEmailsRequest {
+  /** Empty for every email of the workspace. */
+  relatedTo: string;
+  offset: number;
+  limit: number;
+}
+
+export interface ListEmailsResponse {
+  total: number;
+  emails: Email[];
+}
+
+export interface Notification {
+  /** `ntf_...` */
+  id: string;
+  /** A user id. */
+  recipient: string;
+  message: string;
+  relatedTo: string;
+  createdAt: string;
+}
+
+export interface ListNotificationsRequest {
+  /** Empty for every recipient. */
+  recipient: string;
+  relatedTo: string;
+  offset: number;
+  limit: number;
+}
+
+export interface ListNotificationsResponse {
+  total: number;
+  notifications: Notification[];
 }
 export const protoPath = 'automation/v1/automation.proto';

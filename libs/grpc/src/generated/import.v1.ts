@@ -4,15 +4,61 @@
 /** Request and response types of import.v1.ImportService, for GrpcClient and handlers. */
 export interface ImportServiceMethods {
   [method: string]: { request: object; response: object };
-  Ping: { request: PingRequest; response: PingResponse };
+  GetImportJob: { request: GetImportJobRequest; response: GetImportJobResponse };
+  ListImportJobs: { request: ListImportJobsRequest; response: ListImportJobsResponse };
 }
 
 export const ImportServiceName = 'import.v1.ImportService';
 
-export interface PingRequest {
+export interface ImportRowError {
+  /** Data-row number in the file, from 1 (the header row is not counted). */
+  row: number;
+  message: string;
 }
 
-export interface PingResponse {
-  service: string;
+export interface ImportDuplicate {
+  row: number;
+  email: string;
+  /** The contact that already had this email; empty when the duplicate is an earlier row of the same file (rendered as null). */
+  existingContactId: string;
+}
+
+export interface ImportJob {
+  /** UUID-shaped. */
+  uid: string;
+  filename: string;
+  /** queued, processing, complete, failed */
+  status: string;
+  progressPercent: number;
+  totalRows: number;
+  processedRows: number;
+  successCount: number;
+  errorCount: number;
+  errors: ImportRowError[];
+  duplicates: ImportDuplicate[];
+  /** The reason when status is failed; empty otherwise. */
+  errorMessage: string;
+  /** Name of the source stamped on the created contacts; empty when none was given. */
+  sourceName: string;
+  createdAt: string;
+  startedAt: string;
+  finishedAt: string;
+  /** Columns of the file that matched no contact field and no mapping, so were not imported. */
+  ignoredColumns: string[];
+}
+
+export interface GetImportJobRequest {
+  uid: string;
+}
+
+export interface GetImportJobResponse {
+  job: ImportJob | null;
+}
+
+export interface ListImportJobsRequest {
+}
+
+export interface ListImportJobsResponse {
+  jobs: ImportJob[];
 }
 export const protoPath = 'import/v1/import.proto';

@@ -28,6 +28,7 @@ import {
   type TaskDocument,
 } from '../domain/model';
 import { newOpportunity, opportunityChanges, OPPORTUNITY_FIELDS } from '../domain/opportunity-rules';
+import { searchNeedle } from '../domain/search-text';
 import { publicRecord } from '../domain/representation';
 import type { UserDirectory } from '../read-models/user-directory';
 import {
@@ -214,7 +215,7 @@ export class RecordsService {
     for (const tag of filters.tags ?? []) if (tag.trim()) where.push({ field: 'tags', op: 'has', value: tag.trim() });
     const result = await this.repo.list(caller.workspaceId, contacts, {
       where,
-      search: this.searchOver(filters.search, ['fullName', 'email', 'phone']),
+      search: this.searchFor(filters.search),
       ordering: lists.ordering('contact', filters.ordering),
       page: lists.page(filters.offset, filters.limit),
     });
@@ -356,7 +357,7 @@ export class RecordsService {
     if (before) where.push({ field: 'createdAt', op: 'lte', value: before });
     const result = await this.repo.list(caller.workspaceId, leads, {
       where,
-      search: this.searchOver(filters.search, ['fullName', 'email', 'company']),
+      search: this.searchFor(filters.search),
       ordering: lists.ordering('lead', filters.ordering),
       page: lists.page(filters.offset, filters.limit),
     });
@@ -422,7 +423,7 @@ export class RecordsService {
     const current = await this.found(this.repo.get(caller.workspaceId, accounts, id));
     const references = await this.references(caller, input.body, ACCOUNT_FIELDS);
     const now = this.now();
-    const changes = accountChanges({ ...input, references }, now);
+    const changes = accountChanges(current, { ...input, references }, now);
     await this.write(caller, [this.update(accounts, id, changes), this.activity(caller, 'updated', 'account', id, now)], []);
     return (await this.accountViews(caller.workspaceId, [{ ...current, ...changes }], true))[0]!;
   }
@@ -453,7 +454,7 @@ export class RecordsService {
     if (filters.assignedTo) where.push({ field: 'assignedTo', op: 'eq', value: filters.assignedTo });
     const result = await this.repo.list(caller.workspaceId, accounts, {
       where,
-      search: this.searchOver(filters.search, ['name', 'website']),
+      search: this.searchFor(filters.search),
       ordering: lists.ordering('account', filters.ordering),
       page: lists.page(filters.offset, filters.limit),
     });
@@ -531,7 +532,7 @@ export class RecordsService {
     if (max !== undefined) where.push({ field: 'value', op: 'lte', value: max });
     const result = await this.repo.list(caller.workspaceId, opportunities, {
       where,
-      search: this.searchOver(filters.search, ['name']),
+      search: this.searchFor(filters.search),
       ordering: lists.ordering('opportunity', filters.ordering),
       page: lists.page(filters.offset, filters.limit),
     });
@@ -633,9 +634,10 @@ export class RecordsService {
     return document;
   }
 
-  private searchOver(value: string | undefined, fields: string[]): { text: string; fields: string[] } | undefined {
+  /** The literal the stored `searchText` must contain (see domain/search-text.ts). */
+  private searchFor(value: string | undefined): string | undefined {
     const text = lists.search(value);
-    return text ? { text, fields } : undefined;
+    return text ? searchNeedle(text) : undefined;
   }
 
   /** Which referenced accounts, contacts and users exist in the caller's workspace. */

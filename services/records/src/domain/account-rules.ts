@@ -2,6 +2,7 @@
 import type { FieldErrors } from '@crm/observability';
 import { checkFields, FieldErrorList, LIMITS, type Body, type FieldTable, type KnownReferences } from './field-rules';
 import { ACCOUNT_STAGES, type AccountDocument, type AccountStage, type BillingAddress } from './model';
+import { accountSearchText } from './search-text';
 
 export const ACCOUNT_FIELDS: FieldTable = {
   name: { kind: 'text', max: LIMITS.name, required: true },
@@ -43,10 +44,11 @@ export function newAccount(input: AccountInput, id: string, workspaceId: string,
 
 /** An account from already-checked values (also used by lead conversion). */
 export function accountDocument(v: Record<string, unknown>, id: string, workspaceId: string, now: string): AccountDocument {
-  return {
+  const account: AccountDocument = {
     id,
     workspaceId,
     name: v.name as string,
+    searchText: '',
     website: (v.website as string | undefined) ?? '',
     industry: (v.industry as string | undefined) ?? '',
     companySize: (v.companySize as string | undefined) ?? '',
@@ -60,12 +62,16 @@ export function accountDocument(v: Record<string, unknown>, id: string, workspac
     createdAt: now,
     updatedAt: now,
   };
+  account.searchText = accountSearchText(account);
+  return account;
 }
 
-export function accountChanges(input: AccountInput, now: string): Partial<AccountDocument> {
+export function accountChanges(current: AccountDocument, input: AccountInput, now: string): Partial<AccountDocument> {
   const errors = new FieldErrorList();
   errors.merge(input.earlierErrors);
   const v = checkFields(input.body, ACCOUNT_FIELDS, ACCOUNT_READ_ONLY, input.references, errors, 'update');
   errors.throwIfAny();
-  return { ...(v as Partial<AccountDocument>), updatedAt: now };
+  const changes: Partial<AccountDocument> = { ...(v as Partial<AccountDocument>), updatedAt: now };
+  if ('name' in changes || 'website' in changes) changes.searchText = accountSearchText({ ...current, ...changes });
+  return changes;
 }

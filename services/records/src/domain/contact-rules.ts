@@ -2,6 +2,7 @@
 import { CONTACT_STAGES, type ContactDocument } from './model';
 import { checkFields, FieldErrorList, fullName, LIMITS, MESSAGES, type Body, type FieldTable, type KnownReferences } from './field-rules';
 import type { FieldErrors } from '@crm/observability';
+import { contactSearchText } from './search-text';
 
 export const CONTACT_FIELDS: FieldTable = {
   firstName: { kind: 'text', max: LIMITS.name },
@@ -39,7 +40,7 @@ export function newContact(input: ContactInput, id: string, workspaceId: string,
   }
   errors.throwIfAny();
   const email = v.email as string;
-  return {
+  const contact: ContactDocument = {
     id,
     workspaceId,
     firstName,
@@ -47,6 +48,7 @@ export function newContact(input: ContactInput, id: string, workspaceId: string,
     fullName: fullName(firstName, lastName),
     email,
     emailKey: email.toLowerCase(),
+    searchText: '',
     phone: (v.phone as string | undefined) ?? '',
     title: (v.title as string | undefined) ?? '',
     stage: (v.stage as ContactDocument['stage'] | undefined) ?? 'new',
@@ -61,6 +63,8 @@ export function newContact(input: ContactInput, id: string, workspaceId: string,
     createdAt: now,
     updatedAt: now,
   };
+  contact.searchText = contactSearchText(contact);
+  return contact;
 }
 
 /** The changed fields of a contact after a PATCH; throws the 422 with every failing field. */
@@ -78,5 +82,6 @@ export function contactChanges(current: ContactDocument, input: ContactInput, no
   const changes: Partial<ContactDocument> = { ...(v as Partial<ContactDocument>), updatedAt: now };
   if ('firstName' in v || 'lastName' in v) changes.fullName = fullName(firstName, lastName);
   if (typeof v.email === 'string') changes.emailKey = v.email.toLowerCase();
+  if ('fullName' in changes || 'email' in changes || 'phone' in changes) changes.searchText = contactSearchText({ ...current, ...changes });
   return changes;
 }

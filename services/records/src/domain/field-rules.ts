@@ -74,7 +74,8 @@ export class FieldErrorList {
   readonly errors: FieldErrors = {};
 
   add(field: string, message: string): void {
-    (this.errors[field] ??= []).includes(message) || this.errors[field].push(message);
+    const messages = (this.errors[field] ??= []);
+    if (!messages.includes(message)) messages.push(message);
   }
 
   merge(errors: FieldErrors | undefined): void {

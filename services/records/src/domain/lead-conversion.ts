@@ -12,6 +12,7 @@ import { FieldErrorList, LIMITS, MESSAGES, type Body } from './field-rules';
 import { ID_PREFIX, type IdGenerator } from './ids';
 import { OPPORTUNITY_STAGES, type AccountDocument, type ContactDocument, type LeadDocument, type OpportunityDocument } from './model';
 import { opportunityDocument } from './opportunity-rules';
+import { contactSearchText } from './search-text';
 
 export const ALREADY_CONVERTED = 'Lead is already converted.';
 
@@ -96,6 +97,7 @@ export function planConversion(lead: LeadDocument, body: Body, ids: IdGenerator,
     fullName: lead.fullName,
     email: lead.email,
     emailKey: lead.email.toLowerCase(),
+    searchText: contactSearchText(lead),
     phone: lead.phone,
     title: '',
     stage: 'new',

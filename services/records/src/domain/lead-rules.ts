@@ -2,6 +2,7 @@
 import type { FieldErrors } from '@crm/observability';
 import { checkFields, FieldErrorList, fullName, LIMITS, MESSAGES, type Body, type FieldTable, type KnownReferences } from './field-rules';
 import { LEAD_STATUSES, type LeadDocument, type LeadStatus } from './model';
+import { leadSearchText } from './search-text';
 
 export const LEAD_FIELDS: FieldTable = {
   firstName: { kind: 'text', max: LIMITS.name },
@@ -46,12 +47,13 @@ export function newLead(input: LeadInput, id: string, workspaceId: string, now: 
     errors.add('firstName', 'At least one of firstName and lastName is required.');
   }
   errors.throwIfAny();
-  return {
+  const lead: LeadDocument = {
     id,
     workspaceId,
     firstName,
     lastName,
     fullName: fullName(firstName, lastName),
+    searchText: '',
     email: v.email as string,
     phone: (v.phone as string | undefined) ?? '',
     company: (v.company as string | undefined) ?? '',
@@ -67,6 +69,8 @@ export function newLead(input: LeadInput, id: string, workspaceId: string, now: 
     createdAt: now,
     updatedAt: now,
   };
+  lead.searchText = leadSearchText(lead);
+  return lead;
 }
 
 export function leadChanges(current: LeadDocument, input: LeadInput, now: string): Partial<LeadDocument> {
@@ -87,5 +91,6 @@ export function leadChanges(current: LeadDocument, input: LeadInput, now: string
   errors.throwIfAny();
   const changes: Partial<LeadDocument> = { ...(v as Partial<LeadDocument>), updatedAt: now };
   if ('firstName' in v || 'lastName' in v) changes.fullName = fullName(firstName, lastName);
+  if ('fullName' in changes || 'email' in changes || 'company' in changes) changes.searchText = leadSearchText({ ...current, ...changes });
   return changes;
 }

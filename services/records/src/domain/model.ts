@@ -47,6 +47,8 @@ export interface ContactDocument extends Base {
   email: string;
   /** Lower-cased email, for duplicate detection. */
   emailKey: string;
+  /** What `search` matches (see search-text.ts); internal. */
+  searchText: string;
   phone: string;
   title: string;
   stage: ContactStage;
@@ -64,6 +66,7 @@ export interface LeadDocument extends Base {
   firstName: string;
   lastName: string;
   fullName: string;
+  searchText: string;
   email: string;
   phone: string;
   company: string;
@@ -88,6 +91,7 @@ export interface BillingAddress {
 
 export interface AccountDocument extends Base {
   name: string;
+  searchText: string;
   website: string;
   industry: string;
   companySize: string;
@@ -102,6 +106,7 @@ export interface AccountDocument extends Base {
 
 export interface OpportunityDocument extends Base {
   name: string;
+  searchText: string;
   accountId: string | null;
   value: number;
   stage: OpportunityStage;

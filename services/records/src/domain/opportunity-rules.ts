@@ -6,6 +6,7 @@ import type { FieldErrors } from '@crm/observability';
 import { dateOf } from './clock';
 import { checkFields, FieldErrorList, LIMITS, type Body, type FieldTable, type KnownReferences } from './field-rules';
 import { OPPORTUNITY_STAGES, type OpportunityDocument, type OpportunityStage } from './model';
+import { opportunitySearchText } from './search-text';
 
 export const OPPORTUNITY_FIELDS: FieldTable = {
   name: { kind: 'text', max: LIMITS.name, required: true },
@@ -63,10 +64,11 @@ export function newOpportunity(input: OpportunityInput, id: string, workspaceId:
 export function opportunityDocument(v: Record<string, unknown>, id: string, workspaceId: string, now: Date): OpportunityDocument {
   const stage = (v.stage as OpportunityStage | undefined) ?? 'prospecting';
   const at = `${now.toISOString().slice(0, 19)}Z`;
-  return {
+  const opportunity: OpportunityDocument = {
     id,
     workspaceId,
     name: v.name as string,
+    searchText: '',
     accountId: v.accountId as string,
     value: (v.value as number | undefined) ?? 0,
     stage,
@@ -81,6 +83,8 @@ export function opportunityDocument(v: Record<string, unknown>, id: string, work
     createdAt: at,
     updatedAt: at,
   };
+  opportunity.searchText = opportunitySearchText(opportunity);
+  return opportunity;
 }
 
 export function opportunityChanges(current: OpportunityDocument, input: OpportunityInput, now: Date): Partial<OpportunityDocument> {
@@ -96,5 +100,6 @@ export function opportunityChanges(current: OpportunityDocument, input: Opportun
     // Reopening clears the close bookkeeping unless the client says otherwise.
     if (!isClosed(stage) && isClosed(current.stage) && !('closedDate' in v)) changes.closedDate = null;
   }
+  if ('name' in changes) changes.searchText = opportunitySearchText({ ...current, ...changes });
   return changes;
 }

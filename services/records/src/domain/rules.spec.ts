@@ -68,7 +68,8 @@ describe('account rules', () => {
   });
 
   it('refuses a name over 200 characters on update', () => {
-    expect(errorsOf(() => accountChanges({ body: { name: 'n'.repeat(201) }, references: refs }, NOW)).name).toEqual([
+    const current = newAccount({ body: { name: 'Acme' }, references: refs }, 'acc_1', 'ws', NOW);
+    expect(errorsOf(() => accountChanges(current, { body: { name: 'n'.repeat(201) }, references: refs }, NOW)).name).toEqual([
       'Ensure this field has no more than 200 characters.',
     ]);
   });

@@ -11,8 +11,11 @@ import { accounts, batchResults, contacts, opportunities, type BatchResultDocume
 
 export interface ListCriteria {
   where: Condition[];
-  /** Literal, case-insensitive substring over any of these fields. */
-  search?: { text: string; fields: string[] };
+  /**
+   * A literal, already lower-cased, that the record's `searchText` must contain: one substring test
+   * on one indexed field (SQLite reads it from the index; no per-field JSON extraction).
+   */
+  search?: string;
   ordering: Ordering;
   page: Page;
 }
@@ -44,10 +47,7 @@ export class RecordsRepository {
 
   async list<T extends StoredDocument>(workspaceId: string, collection: CollectionDefinition<T>, criteria: ListCriteria): Promise<ListResult<T>> {
     const where = [...criteria.where];
-    if (criteria.search) {
-      const text = criteria.search.text;
-      where.push({ or: criteria.search.fields.map((field) => [{ field, op: 'contains_text', value: text }]) });
-    }
+    if (criteria.search) where.push({ field: 'searchText', op: 'contains_text', value: criteria.search });
     const scoped = this.in(workspaceId);
     const [total, items] = await Promise.all([
       scoped.count(collection, where),

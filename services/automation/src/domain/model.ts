@@ -1,0 +1,173 @@
+/**
+ * The automation service's documents as stored and as the rules see them. A rule's conditions and
+ * steps are kept exactly as validated; an enrollment (shown to clients as an execution log) keeps
+ * the steps it started with, so editing a rule affects new enrollments only.
+ */
+
+export const TRIGGER_KINDS = [
+  'lead_created',
+  'lead_status_changed',
+  'proposal_status_changed',
+  'contact_created',
+  'opportunity_stage_changed',
+] as const;
+export type TriggerKind = (typeof TRIGGER_KINDS)[number];
+
+export const CONDITION_OPERATORS = ['eq', 'neq', 'in', 'not_in', 'contains', 'gt', 'gte', 'lt', 'lte', 'is_empty', 'is_not_empty'] as const;
+export type ConditionOperator = (typeof CONDITION_OPERATORS)[number];
+
+export const STEP_TYPES = ['send_email', 'wait', 'create_task', 'assign_user', 'send_notification'] as const;
+export type StepType = (typeof STEP_TYPES)[number];
+
+export const WAIT_UNITS = ['minutes', 'hours', 'days'] as const;
+export type WaitUnit = (typeof WAIT_UNITS)[number];
+
+export const LOG_STATUSES = ['in_progress', 'completed', 'failed', 'cancelled'] as const;
+export type LogStatus = (typeof LOG_STATUSES)[number];
+
+export const TEMPLATE_CATEGORIES = ['lead_management', 'sales_pipeline', 'customer_success', 'support', 'custom'] as const;
+
+export type RecordType = 'lead' | 'contact' | 'opportunity';
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+export interface Condition {
+  field: string;
+  operator: ConditionOperator;
+  /** Absent for is_empty / is_not_empty. */
+  value?: JsonValue;
+}
+
+export interface SendEmailConfig {
+  mode: 'template' | 'ai_generated';
+  templateId?: string;
+  prompt?: string;
+  /** Optional subject line (placeholders allowed); a default is made from the template otherwise. */
+  subject?: string;
+}
+export interface WaitConfig {
+  duration: number;
+  unit: WaitUnit;
+}
+export interface CreateTaskConfig {
+  name: string;
+  /** `assigned_user` (the record's owner) or a user id. */
+  assignTo: string;
+  dueDays: number;
+}
+export interface AssignUserConfig {
+  mode: 'round_robin';
+  userIds: string[];
+}
+export interface SendNotificationConfig {
+  /** `assigned_user` (the record's owner) or user ids. */
+  recipients: string[];
+  message: string;
+}
+
+export type Step =
+  | { type: 'send_email'; order: number; config: SendEmailConfig; label?: string }
+  | { type: 'wait'; order: number; config: WaitConfig; label?: string }
+  | { type: 'create_task'; order: number; config: CreateTaskConfig; label?: string }
+  | { type: 'assign_user'; order: number; config: AssignUserConfig; label?: string }
+  | { type: 'send_notification'; order: number; config: SendNotificationConfig; label?: string };
+
+/** What a rule or a template defines: the part a template install copies. */
+export interface RuleDefinition {
+  name: string;
+  trigger: TriggerKind;
+  triggerConditions: Condition[];
+  exitConditions: Condition[];
+  steps: Step[];
+}
+
+export interface RuleDocument extends RuleDefinition {
+  id: string;
+  workspaceId: string;
+  isActive: boolean;
+  enrolledCount: number;
+  /** Round-robin position of assign_user steps, keyed `s<order>`; moved only by atomic increments. */
+  roundRobin: Record<string, number>;
+  installedFromTemplateId: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface TemplateDefinition extends RuleDefinition {
+  id: string;
+  description: string;
+  category: string;
+}
+
+export interface CustomTemplateDocument extends TemplateDefinition {
+  workspaceId: string;
+  installCount: number;
+  createdAt: string;
+}
+
+export interface StepResult {
+  order: number;
+  type: StepType;
+  status: 'completed' | 'skipped' | 'failed';
+  detail: string;
+  finishedAt: string;
+}
+
+/**
+ * One record's run through one rule: the execution log clients read, and the engine's cursor.
+ * `stepIndex` is the next step to run (0-based) and `dueAt` (Unix ms) when; the sweeper re-publishes
+ * whatever is overdue, and a step runs only after claiming (stepIndex, claim) with a conditional update.
+ */
+export interface EnrollmentDocument {
+  id: string;
+  workspaceId: string;
+  ruleId: string;
+  ruleName: string;
+  enrolledRecordType: RecordType;
+  enrolledRecordId: string;
+  status: LogStatus;
+  /** `<ruleId>:<recordId>` while in progress, null after: a sparse unique index keeps one at a time. */
+  activeKey: string | null;
+  /** The message that caused the enrollment, so a redelivered event enrolls nobody twice. */
+  sourceEventId: string;
+  steps: Step[];
+  exitConditions: Condition[];
+  stepIndex: number;
+  dueAt: number | null;
+  /** Unix ms until which a worker holds the current step; null when nobody does. */
+  claimUntil: number | null;
+  claimToken: string | null;
+  completedSteps: number;
+  totalSteps: number;
+  stepResults: StepResult[];
+  reason: string | null;
+  startedAt: string;
+  completedAt: string | null;
+  correlationId: string;
+}
+
+export interface EmailDocument {
+  id: string;
+  workspaceId: string;
+  to: string;
+  subject: string;
+  body: string;
+  mode: 'template' | 'ai_generated';
+  status: 'queued' | 'sent' | 'failed';
+  relatedTo: string;
+  ruleId: string;
+  executionLogId: string;
+  error: string | null;
+  createdAt: string;
+}
+
+export interface NotificationDocument {
+  id: string;
+  workspaceId: string;
+  recipient: string;
+  message: string;
+  relatedTo: string;
+  ruleId: string;
+  executionLogId: string;
+  createdAt: string;
+}
