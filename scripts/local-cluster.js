@@ -241,6 +241,7 @@ async function startLocalCluster(options = {}) {
     runId,
     operatorToken,
     authAddress: address('auth'),
+    recordsAddress: address('records'),
     processes,
     async restart(name, signal = 'SIGTERM') {
       const proc = processes.get(name);

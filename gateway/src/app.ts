@@ -20,6 +20,7 @@ import { securityHeaders } from './middleware/security-headers';
 import { buildOpenApiDocument } from './openapi/document';
 import { openApiRoutes } from './openapi/openapi.routes';
 import { routeModules, type RouteDeps, type RouteModule } from './routes';
+import { importUploadProxy } from './routes/import.routes';
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -121,7 +122,9 @@ export function createApp(deps: AppDeps): GatewayApp {
   });
   // 7. Per-workspace rate limit (anonymous per address when 6 failed), then 6's failure if any.
   app.use(limiter.workspaceLimit());
-  // 8. JSON bodies, for authenticated routes only (public ones parse after their own limits).
+  // 8. The CSV import upload is streamed to the import service as it arrives, so it goes before the JSON parser.
+  app.use(importUploadProxy(logger));
+  // 8b. JSON bodies, for authenticated routes only (public ones parse after their own limits).
   app.use(jsonBody(config.BODY_LIMIT));
   // 9. Routes.
   for (const module of modules.filter((m) => m.access === 'authenticated')) app.use(module.router);

@@ -1,6 +1,9 @@
 import { apiKeyRoutes } from './api-keys.routes';
+import { automationRoutes } from './automation/automation.routes';
 import { currentUserRoutes, sessionRoutes } from './auth.routes';
 import { healthRoutes } from './health.routes';
+import { importRoutes } from './import.routes';
+import { recordsRoutes } from './records';
 import type { RouteDeps, RouteModule } from './route-module';
 
 export type { RouteDeps, RouteModule } from './route-module';
@@ -10,5 +13,5 @@ export type { RouteDeps, RouteModule } from './route-module';
  * its OpenAPI paths come with it, and the completeness test checks both agree.
  */
 export function routeModules(deps: RouteDeps): RouteModule[] {
-  return [healthRoutes(deps), sessionRoutes(deps), currentUserRoutes(deps), apiKeyRoutes(deps)];
+  return [healthRoutes(deps), sessionRoutes(deps), currentUserRoutes(deps), apiKeyRoutes(deps), recordsRoutes(deps), importRoutes(deps), automationRoutes(deps)];
 }

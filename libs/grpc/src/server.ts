@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { isDomainError, type Logger } from '@crm/observability';
+import { counter, histogram } from '@crm/telemetry';
 import { contextFromMetadata, type CallerContext } from './caller-context';
 import { toServiceError } from './errors';
 import { loadService } from './proto-files';
@@ -16,6 +17,9 @@ export type UnaryHandler<Req = any, Res = any> = (request: Req, context: CallCon
 export type ServiceHandlers = Record<string, UnaryHandler>;
 
 type ServingStatus = 'SERVING' | 'NOT_SERVING';
+
+const handled = counter('grpc_server_handled_total', 'gRPC calls completed, by method and status code.', ['service', 'method', 'code']);
+const handlingSeconds = histogram('grpc_server_handling_seconds', 'gRPC call latency, by method.', ['service', 'method'], [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10]);
 
 export interface GrpcServerOptions {
   logger: Logger;
@@ -72,13 +76,21 @@ export class GrpcServer {
       const controller = new AbortController();
       call.on('cancelled', () => controller.abort());
       const context: CallContext = { ...contextFromMetadata(call.metadata), metadata: call.metadata, signal: controller.signal };
+      const stopTimer = handlingSeconds.startTimer({ service: serviceName, method: methodName });
       handler(call.request, context).then(
-        (response) => callback(null, response),
+        (response) => {
+          stopTimer();
+          handled.inc({ service: serviceName, method: methodName, code: 'OK' });
+          callback(null, response);
+        },
         (error: unknown) => {
+          stopTimer();
+          const serviceError = toServiceError(error);
+          handled.inc({ service: serviceName, method: methodName, code: grpc.status[serviceError.code ?? grpc.status.UNKNOWN] ?? 'UNKNOWN' });
           if (!isDomainError(error) || error.kind === 'internal') {
             this.logger.error({ err: error, rpc: `${serviceName}/${methodName}`, requestId: context.requestId }, 'rpc failed');
           }
-          callback(toServiceError(error) as grpc.ServiceError);
+          callback(serviceError as grpc.ServiceError);
         },
       );
     };

@@ -2,7 +2,28 @@ import { env, z } from '@crm/config';
 
 export const automationConfigSchema = z.object({
   GRPC_HOST: z.string().default('0.0.0.0'),
+  /** The server's gRPC port; workers serve gRPC health here (0 picks a free port). */
   GRPC_PORT: env.port(50054),
+  MONGO_URL: env.url(['mongodb', 'mongodb+srv']),
+  MONGO_DATABASE: z.string().min(1).default('crm_automation'),
+  CRM_DATA_DIR: z.string().min(1).default('./data'),
+  /** RabbitMQ; the in-process bus when unset (CRM_BUS_EXCHANGE and CRM_QUEUE_PREFIX are read by the bus). */
+  AMQP_URL: env.url(['amqp', 'amqps']),
+  RECORDS_GRPC_ADDR: z.string().min(1).default('127.0.0.1:50052'),
+  AUTH_GRPC_ADDR: z.string().min(1).default('127.0.0.1:50051'),
+  /** Multiplies every wait step's delay (0.001 turns a day into 86.4 s); for local runs and tests. */
+  CRM_WAIT_TIME_SCALE: z.coerce.number().positive().max(1000).default(1),
+  /** How often a worker looks for overdue steps to re-publish. */
+  SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  /** How overdue a step must be before the sweeper re-publishes it. */
+  SWEEP_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(2_000),
+  /** smtp(s)://user:pass@host:port; emails go to the log transport when unset. */
+  SMTP_URL: env.url(['smtp', 'smtps']),
+  EMAIL_FROM: z.string().min(3).default('CRM Automation <automation@crm.local>'),
+  /** An OpenAI-compatible API base URL and model for ai_generated emails; those steps fail, saying so, without them. */
+  AI_PROVIDER_URL: env.url(['https', 'http']),
+  AI_MODEL: z.string().min(1).optional(),
+  AI_API_KEY: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -1,7 +1,30 @@
-import { GrpcServer } from '@crm/grpc';
+/**
+ * The automation service's two roles, one image:
+ * - server (`startAutomationService`): the gRPC API for rules, logs, templates, emails and
+ *   notifications;
+ * - worker (`startAutomationWorker`): consumes records events (enrollment) and step messages
+ *   (execution), runs the sweeper for overdue steps (one worker at a time, by lease), and serves
+ *   gRPC health on GRPC_PORT for Kubernetes probes.
+ * One-process mode (scripts/start.js) starts both, handing them the same in-process bus as records.
+ */
+import { busLocationFromEnv, openBus, type Consumer, type MessageBus } from '@crm/bus';
+import { GrpcServer, automationV1 } from '@crm/grpc';
 import { createLogger, type Logger } from '@crm/observability';
+import { locationFromEnv, openStore, type DocumentStore, type StoreLocation } from '@crm/store';
+import { AutomationService } from './application/automation-service';
+import { GrpcRecordsGateway, type RecordsGateway } from './clients/records-gateway';
+import { AuthWorkspaceDirectory, type WorkspaceDirectory } from './clients/workspace-directory';
 import type { AutomationConfig } from './config';
+import { aiWriterFor, type AiWriter } from './email/ai-writer';
+import { emailTransportFor, type EmailTransport } from './email/email-transport';
+import { Enroller } from './engine/enroller';
+import { EVENTS_QUEUE, STEPS_QUEUE } from './engine/messages';
+import { StepActions } from './engine/step-actions';
+import { StepDispatcher } from './engine/step-dispatcher';
+import { StepRunner } from './engine/step-runner';
+import { Sweeper } from './engine/sweeper';
 import { automationHandlers } from './grpc/automation-handlers';
+import { automationCollections } from './store/collections';
 
 export * from './config';
 
@@ -10,10 +33,105 @@ export interface RunningAutomationService {
   stop(): Promise<void>;
 }
 
-export async function startAutomationService(config: AutomationConfig, options: { logger?: Logger } = {}): Promise<RunningAutomationService> {
+export interface StartAutomationOptions {
+  logger?: Logger;
+  /** Overrides where the store lives (tests: `{ kind: 'sqlite', file: ':memory:' }`). */
+  storeLocation?: StoreLocation;
+  /** An already open store (tests share one between server and worker). */
+  store?: DocumentStore;
+}
+
+export interface StartAutomationWorkerOptions extends StartAutomationOptions {
+  /** Overrides the bus (one-process mode and tests pass the in-process bus records publishes to). */
+  bus?: MessageBus;
+  records?: RecordsGateway;
+  directory?: WorkspaceDirectory;
+  transport?: EmailTransport;
+  ai?: AiWriter;
+}
+
+function listenAddress(host: string, port: number): string {
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+async function storeFor(config: AutomationConfig, options: StartAutomationOptions): Promise<{ store: DocumentStore; owned: boolean }> {
+  if (options.store) return { store: options.store, owned: false };
+  const location =
+    options.storeLocation ??
+    locationFromEnv({ service: 'automation', mongoUrl: config.MONGO_URL, mongoDatabase: config.MONGO_DATABASE, dataDir: config.CRM_DATA_DIR });
+  return { store: await openStore({ location, collections: automationCollections }), owned: true };
+}
+
+/** The gRPC server role. */
+export async function startAutomationService(config: AutomationConfig, options: StartAutomationOptions = {}): Promise<RunningAutomationService> {
   const logger = options.logger ?? createLogger('automation', { level: config.LOG_LEVEL });
-  const server = new GrpcServer({ logger }).addService('automation/v1/automation.proto', 'automation.v1.AutomationService', automationHandlers());
-  const port = await server.listen(`${config.GRPC_HOST}:${config.GRPC_PORT}`);
+  const { store, owned } = await storeFor(config, options);
+  const service = new AutomationService(store);
+  const server = new GrpcServer({ logger }).addService(automationV1.protoPath, automationV1.AutomationServiceName, automationHandlers(service));
+  let port: number;
+  try {
+    port = await server.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT));
+  } catch (error) {
+    if (owned) await store.close();
+    throw error;
+  }
   server.setServing(true);
-  return { port, stop: () => server.shutdown() };
+  return {
+    port,
+    async stop() {
+      await server.shutdown();
+      if (owned) await store.close();
+    },
+  };
+}
+
+/** The worker role: enrollment and step consumers, the sweeper, and gRPC health. */
+export async function startAutomationWorker(config: AutomationConfig, options: StartAutomationWorkerOptions = {}): Promise<RunningAutomationService> {
+  const logger = options.logger ?? createLogger('automation-worker', { level: config.LOG_LEVEL });
+  const { store, owned } = await storeFor(config, options);
+  const ownsBus = !options.bus;
+  const opened: Array<() => Promise<void> | void> = [];
+  try {
+    const bus = options.bus ?? (await openBus(busLocationFromEnv(config.AMQP_URL), logger));
+    if (ownsBus) opened.push(() => bus.close());
+    const records = options.records ?? new GrpcRecordsGateway(config.RECORDS_GRPC_ADDR);
+    if (!options.records) opened.push(() => records.close());
+    const directory = options.directory ?? new AuthWorkspaceDirectory(config.AUTH_GRPC_ADDR);
+    if (!options.directory) opened.push(() => directory.close());
+    const transport = options.transport ?? emailTransportFor(config.SMTP_URL, config.EMAIL_FROM, logger);
+    if (!options.transport) opened.push(() => transport.close());
+    const ai = options.ai ?? aiWriterFor(config.AI_PROVIDER_URL, config.AI_MODEL, config.AI_API_KEY);
+
+    const dispatcher = new StepDispatcher(bus);
+    const enroller = new Enroller(store, dispatcher, logger, config.CRM_WAIT_TIME_SCALE);
+    const runner = new StepRunner(store, records, new StepActions({ store, records, directory, transport, ai }), dispatcher, logger, {
+      waitScale: config.CRM_WAIT_TIME_SCALE,
+    });
+    const sweeper = new Sweeper(store, dispatcher, logger, { intervalMs: config.SWEEP_INTERVAL_MS, graceMs: config.SWEEP_GRACE_MS });
+    const health = new GrpcServer({ logger });
+    const port = await health.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT));
+    opened.push(() => health.shutdown(2_000));
+
+    const consumers: Consumer[] = [];
+    consumers.push(await bus.consume(EVENTS_QUEUE, (message) => enroller.handle(message)));
+    consumers.push(await bus.consume(STEPS_QUEUE, (message) => runner.handle(message)));
+    sweeper.start();
+    health.setServing(true);
+    logger.info({ port, emailTransport: transport.kind, aiProvider: ai.missing ? 'none' : 'configured', waitScale: config.CRM_WAIT_TIME_SCALE }, 'automation worker consuming');
+    return {
+      port,
+      async stop() {
+        health.setServing(false);
+        // Consumers first: handlers under way finish (and ack) before the store closes.
+        await Promise.all(consumers.map((consumer) => consumer.stop()));
+        await sweeper.stop();
+        for (const close of opened.reverse()) await close();
+        if (owned) await store.close();
+      },
+    };
+  } catch (error) {
+    for (const close of opened.reverse()) await Promise.resolve(close()).catch(() => undefined);
+    if (owned) await store.close();
+    throw error;
+  }
 }

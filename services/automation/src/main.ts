@@ -1,17 +1,38 @@
 import { loadConfigOrExit, redactConfig } from '@crm/config';
 import { createLogger, stopOnSignals } from '@crm/observability';
-import { automationConfigSchema, startAutomationService } from './index';
+import { automationConfigSchema, startAutomationService, startAutomationWorker } from './index';
+
+const HELP = [
+  'Usage: node services/automation/dist/main.js [--role=server|worker]',
+  '  server (default): the automation gRPC service (rules, logs, templates, emails, notifications).',
+  '  worker: consumes records events and step messages, sweeps overdue steps, serves gRPC health.',
+  '  Environment: GRPC_HOST, GRPC_PORT (50054), MONGO_URL, MONGO_DATABASE (crm_automation), CRM_DATA_DIR (./data),',
+  '  AMQP_URL, RECORDS_GRPC_ADDR, AUTH_GRPC_ADDR, CRM_WAIT_TIME_SCALE (1), SWEEP_INTERVAL_MS (5000),',
+  '  SWEEP_GRACE_MS (2000), SMTP_URL, EMAIL_FROM, AI_PROVIDER_URL, AI_MODEL, AI_API_KEY, LOG_LEVEL (info).',
+  '',
+].join('\n');
+
+function roleOf(argv: string[]): 'server' | 'worker' {
+  const flag = argv.find((arg) => arg.startsWith('--role='));
+  const role = flag ? flag.slice('--role='.length) : 'server';
+  if (role !== 'server' && role !== 'worker') {
+    process.stderr.write(`Unknown role ${JSON.stringify(role)}: use --role=server or --role=worker.\n`);
+    process.exit(64);
+  }
+  return role;
+}
 
 async function main(): Promise<void> {
   if (process.argv.includes('--help')) {
-    process.stdout.write('Usage: node services/automation/dist/main.js [--role=server]\n  Starts the automation gRPC service. Configuration comes from the environment; see docs/development.md.\n');
+    process.stdout.write(HELP);
     return;
   }
+  const role = roleOf(process.argv);
   const config = loadConfigOrExit(automationConfigSchema);
-  const logger = createLogger('automation', { level: config.LOG_LEVEL });
-  const service = await startAutomationService(config, { logger });
-  logger.info({ port: service.port, config: redactConfig(config) }, 'automation service listening (gRPC)');
-  stopOnSignals(logger, () => service.stop());
+  const logger = createLogger(role === 'worker' ? 'automation-worker' : 'automation', { level: config.LOG_LEVEL });
+  const running = role === 'worker' ? await startAutomationWorker(config, { logger }) : await startAutomationService(config, { logger });
+  logger.info({ role, port: running.port, config: redactConfig(config) }, role === 'worker' ? 'automation worker started' : 'automation service listening (gRPC)');
+  stopOnSignals(logger, () => running.stop());
 }
 
 main().catch((error: unknown) => {

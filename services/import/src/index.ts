@@ -1,19 +1,167 @@
-import { GrpcServer } from '@crm/grpc';
+/**
+ * The import service's two roles, started from one image:
+ * - server (`startImportService`): gRPC job reads, the upload HTTP endpoint, and the sweeper;
+ * - worker (`startImportWorker`): consumes split and chunk messages; serves gRPC health only.
+ * With the in-process bus (no AMQP_URL) nothing outside this process could consume what the server
+ * publishes, so the server also runs the worker role in-process (the one-process `npm start`).
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { busLocationFromEnv, openBus, type Consumer, type MessageBus } from '@crm/bus';
+import { GrpcClient, GrpcServer, importV1, recordsV1 } from '@crm/grpc';
 import { createLogger, type Logger } from '@crm/observability';
+import { locationFromEnv, openStore, type DocumentStore, type StoreLocation } from '@crm/store';
+import { ChunkImporter } from './application/chunk-importer';
+import { chunkQueue, splitQueue, type ChunkPayload, type SplitPayload } from './application/import-messages';
+import { JobSplitter } from './application/job-splitter';
+import { JobSweeper } from './application/job-sweeper';
+import type { RecordsClient } from './application/ports';
 import type { ImportConfig } from './config';
 import { importHandlers } from './grpc/import-handlers';
+import { importCollections } from './store/collections';
+import type { FileStorage } from './store/file-storage';
+import { GridFsFileStorage } from './store/gridfs-file-storage';
+import { ImportJobRepository } from './store/import-job-repository';
+import { LocalFileStorage } from './store/local-file-storage';
+import { createUploadServer } from './upload/upload-server';
 
 export * from './config';
 
+export interface StartImportOptions {
+  logger?: Logger;
+  /** Tests: `{ kind: 'sqlite', file: ':memory:' }`. */
+  storeLocation?: StoreLocation;
+  /** Tests share one in-process bus between roles. */
+  bus?: MessageBus;
+  records?: RecordsClient;
+  files?: FileStorage;
+  /** Server role: also run the worker role in this process. Default: when the bus is in-process. */
+  withWorker?: boolean;
+}
+
 export interface RunningImportService {
+  /** gRPC port. */
   port: number;
+  /** Upload HTTP port (server role). */
+  uploadPort?: number;
   stop(): Promise<void>;
 }
 
-export async function startImportService(config: ImportConfig, options: { logger?: Logger } = {}): Promise<RunningImportService> {
+interface Runtime {
+  store: DocumentStore;
+  files: FileStorage;
+  bus: MessageBus;
+  records: RecordsClient;
+  repo: ImportJobRepository;
+  importer: ChunkImporter;
+  close(): Promise<void>;
+}
+
+function listenAddress(host: string, port: number): string {
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+async function openRuntime(config: ImportConfig, logger: Logger, options: StartImportOptions): Promise<Runtime> {
+  const location =
+    options.storeLocation ?? locationFromEnv({ service: 'import', mongoUrl: config.MONGO_URL, mongoDatabase: config.MONGO_DATABASE, dataDir: config.CRM_DATA_DIR });
+  const store = await openStore({ location, collections: importCollections });
+  const files =
+    options.files ?? (location.kind === 'mongo' ? await GridFsFileStorage.open(location.url, location.database) : new LocalFileStorage(config.CRM_DATA_DIR));
+  const bus = options.bus ?? (await openBus(busLocationFromEnv(config.AMQP_URL), logger));
+  const ownedRecords = options.records
+    ? undefined
+    : new GrpcClient<recordsV1.RecordsServiceMethods>(recordsV1.protoPath, recordsV1.RecordsServiceName, config.RECORDS_GRPC_ADDR);
+  const records: RecordsClient = options.records ?? ownedRecords!;
+  const repo = new ImportJobRepository(store);
+  const importer = new ChunkImporter({ repo, files, records, logger });
+  return {
+    store,
+    files,
+    bus,
+    records,
+    repo,
+    importer,
+    async close() {
+      if (!options.bus) await bus.close();
+      ownedRecords?.close();
+      if (!options.files) await files.close();
+      await store.close();
+    },
+  };
+}
+
+/** The worker role's consumers on an open runtime. */
+async function startConsumers(config: ImportConfig, runtime: Runtime, logger: Logger): Promise<Consumer[]> {
+  const splitter = new JobSplitter({ repo: runtime.repo, files: runtime.files, bus: runtime.bus, importer: runtime.importer, logger, chunkRows: config.CHUNK_ROWS });
+  const chunks = await runtime.bus.consume(chunkQueue(config.WORKER_PREFETCH), (message, info) => runtime.importer.handle(message.payload as ChunkPayload, info));
+  const splits = await runtime.bus.consume(splitQueue, async (message) => {
+    const { workspaceId, jobUid } = message.payload as SplitPayload;
+    await splitter.split(workspaceId, jobUid);
+  });
+  return [splits, chunks];
+}
+
+export async function startImportService(config: ImportConfig, options: StartImportOptions = {}): Promise<RunningImportService> {
   const logger = options.logger ?? createLogger('import', { level: config.LOG_LEVEL });
-  const server = new GrpcServer({ logger }).addService('import/v1/import.proto', 'import.v1.ImportService', importHandlers());
-  const port = await server.listen(`${config.GRPC_HOST}:${config.GRPC_PORT}`);
+  const runtime = await openRuntime(config, logger, options);
+  const withWorker = options.withWorker ?? !config.AMQP_URL;
+  const consumers = withWorker ? await startConsumers(config, runtime, logger) : [];
+  const sweeper = new JobSweeper({ repo: runtime.repo, bus: runtime.bus, importer: runtime.importer, logger, stallMs: config.IMPORT_STALL_MS, intervalMs: config.IMPORT_SWEEP_MS });
+  const server = new GrpcServer({ logger }).addService(importV1.protoPath, importV1.ImportServiceName, importHandlers(runtime.repo));
+  const upload: Server = createUploadServer({
+    repo: runtime.repo,
+    files: runtime.files,
+    bus: runtime.bus,
+    records: runtime.records,
+    logger,
+    secret: config.UPLOAD_SECRET,
+    stallMs: config.IMPORT_STALL_MS,
+  });
+  let port: number;
+  let uploadPort: number;
+  try {
+    port = await server.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT));
+    uploadPort = await new Promise<number>((resolve, reject) => {
+      upload.once('error', reject);
+      upload.listen(config.UPLOAD_PORT, config.UPLOAD_HOST, () => resolve((upload.address() as AddressInfo).port));
+    });
+  } catch (error) {
+    await server.shutdown(0);
+    await Promise.all(consumers.map((c) => c.stop()));
+    await runtime.close();
+    throw error;
+  }
+  sweeper.start();
   server.setServing(true);
-  return { port, stop: () => server.shutdown() };
+  logger.info({ uploadPort, inProcessWorker: withWorker }, 'import upload endpoint listening');
+  return {
+    port,
+    uploadPort,
+    async stop() {
+      await new Promise<void>((resolve) => upload.close(() => resolve()));
+      await server.shutdown();
+      await sweeper.stop();
+      await Promise.all(consumers.map((c) => c.stop()));
+      await runtime.close();
+    },
+  };
+}
+
+/** The worker role: chunk and split consumers, and gRPC health for the Kubernetes probes. */
+export async function startImportWorker(config: ImportConfig, options: StartImportOptions = {}): Promise<RunningImportService> {
+  const logger = options.logger ?? createLogger('import-worker', { level: config.LOG_LEVEL });
+  const runtime = await openRuntime(config, logger, options);
+  const consumers = await startConsumers(config, runtime, logger);
+  const health = new GrpcServer({ logger });
+  const port = await health.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT));
+  health.setServing(true);
+  return {
+    port,
+    async stop() {
+      health.setServing(false);
+      await Promise.all(consumers.map((c) => c.stop()));
+      await health.shutdown();
+      await runtime.close();
+    },
+  };
 }

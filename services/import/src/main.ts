@@ -1,16 +1,40 @@
 import { loadConfigOrExit, redactConfig } from '@crm/config';
 import { createLogger, stopOnSignals } from '@crm/observability';
-import { importConfigSchema, startImportService } from './index';
+import { importConfigSchema, startImportService, startImportWorker } from './index';
+
+const HELP = `Usage: node services/import/dist/main.js [--role=server|worker]
+
+  --role=server  (default) gRPC job reads on GRPC_PORT (50053), the upload HTTP endpoint on
+                 UPLOAD_HOST:UPLOAD_PORT (127.0.0.1:8081) that the gateway streams uploads to, and
+                 the sweeper that re-publishes stalled work. Without AMQP_URL it also runs the worker.
+  --role=worker  Splits uploaded files and imports their chunks from RabbitMQ; serves gRPC health
+                 on GRPC_PORT for the probes.
+
+Environment: GRPC_HOST, GRPC_PORT, UPLOAD_HOST, UPLOAD_PORT, UPLOAD_SECRET, MONGO_URL,
+MONGO_DATABASE, CRM_DATA_DIR, AMQP_URL, CRM_BUS_EXCHANGE, CRM_QUEUE_PREFIX, RECORDS_GRPC_ADDR,
+CHUNK_ROWS, WORKER_PREFETCH, IMPORT_STALL_MS, IMPORT_SWEEP_MS, LOG_LEVEL (see services/import/README.md).
+`;
+
+function roleOf(argv: string[]): 'server' | 'worker' {
+  const flag = argv.find((arg) => arg.startsWith('--role='));
+  const role = flag ? flag.slice('--role='.length) : 'server';
+  if (role !== 'server' && role !== 'worker') {
+    process.stderr.write(`Unknown role ${JSON.stringify(role)}: use --role=server or --role=worker.\n`);
+    process.exit(64);
+  }
+  return role;
+}
 
 async function main(): Promise<void> {
   if (process.argv.includes('--help')) {
-    process.stdout.write('Usage: node services/import/dist/main.js [--role=server]\n  Starts the import gRPC service. Configuration comes from the environment; see docs/development.md.\n');
+    process.stdout.write(HELP);
     return;
   }
+  const role = roleOf(process.argv);
   const config = loadConfigOrExit(importConfigSchema);
-  const logger = createLogger('import', { level: config.LOG_LEVEL });
-  const service = await startImportService(config, { logger });
-  logger.info({ port: service.port, config: redactConfig(config) }, 'import service listening (gRPC)');
+  const logger = createLogger(role === 'worker' ? 'import-worker' : 'import', { level: config.LOG_LEVEL });
+  const service = role === 'worker' ? await startImportWorker(config, { logger }) : await startImportService(config, { logger });
+  logger.info({ role, port: service.port, uploadPort: service.uploadPort, config: redactConfig(config) }, `import ${role} started`);
   stopOnSignals(logger, () => service.stop());
 }
 

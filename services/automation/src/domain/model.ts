@@ -137,6 +137,12 @@ export interface EnrollmentDocument {
   /** Unix ms until which a worker holds the current step; null when nobody does. */
   claimUntil: number | null;
   claimToken: string | null;
+  /** The step index and time of the latest claim: a claim of the same step again means an earlier attempt may have had effects. */
+  lastClaim: { stepIndex: number; at: number } | null;
+  /** Transient failures of the current step so far (records or auth unreachable); reset when it advances. */
+  attempts: number;
+  /** The user an assign_user step chose, kept so a retried step assigns the same one. */
+  assignment: { stepIndex: number; userId: string } | null;
   completedSteps: number;
   totalSteps: number;
   stepResults: StepResult[];

@@ -1,0 +1,30 @@
+import { GrpcClient, automationV1, type CallOptions, type CallerContext } from '@crm/grpc';
+import { GRPC_DEADLINE_MS } from './auth-client';
+
+/** What the gateway needs of the automation service client; tests may pass anything with this shape. */
+export interface AutomationClient {
+  call<K extends keyof automationV1.AutomationServiceMethods & string>(
+    method: K,
+    request: Partial<automationV1.AutomationServiceMethods[K]['request']>,
+    context?: Partial<CallerContext>,
+    options?: CallOptions,
+  ): Promise<automationV1.AutomationServiceMethods[K]['response']>;
+  close?(): void;
+}
+
+export const AUTOMATION_DEADLINE_MS = GRPC_DEADLINE_MS;
+
+/** Connects on the first call, so building the app opens no channel to a service it may never use. */
+export function lazyAutomationClient(address: string): AutomationClient {
+  let client: GrpcClient<automationV1.AutomationServiceMethods> | undefined;
+  return {
+    call: (method, request, context, options) =>
+      (client ??= new GrpcClient<automationV1.AutomationServiceMethods>(automationV1.protoPath, automationV1.AutomationServiceName, address)).call(
+        method,
+        request,
+        context,
+        options,
+      ),
+    close: () => client?.close(),
+  };
+}

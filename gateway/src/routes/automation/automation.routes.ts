@@ -1,0 +1,397 @@
+/**
+ * Automation: rules (CRUD, activate/deactivate, execution logs, save as template), the template
+ * gallery (list, read, install), and what the engine sent (emails, notifications). REST ↔ gRPC
+ * translation only; the automation service holds the rules.
+ */
+import { Router, type Request } from 'express';
+import { DomainError } from '@crm/observability';
+import { AUTOMATION_DEADLINE_MS, lazyAutomationClient, type AutomationClient } from '../../clients/automation-client';
+import type { GatewayConfig } from '../../config';
+import { bodySchema, idParameter, operation, type OpenApiPaths } from '../../openapi/operation';
+import { callerContext } from '../../request-context';
+import type { RouteDeps, RouteModule } from '../route-module';
+import { parseBody, pathId } from '../validate';
+import {
+  emailJson,
+  emailListSchema,
+  installBody,
+  logJson,
+  logListSchema,
+  notificationJson,
+  notificationListSchema,
+  READ_ONLY_RULE_FIELDS,
+  ruleBody,
+  ruleFromBody,
+  ruleJson,
+  ruleListItem,
+  ruleListSchema,
+  ruleSchema,
+  saveAsTemplateBody,
+  templateJson,
+  templateListItem,
+  templateListSchema,
+  templateSchema,
+} from './automation-shapes';
+
+const DEFAULT_LIMIT = 20;
+const MAX_LIMIT = 100;
+
+/** Every query parameter a single plain string; a bracketed or repeated one is a 400, never an operator. */
+function queryValues(req: Request): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.query as Record<string, unknown>)) {
+    if (/[[\]]/.test(name)) throw DomainError.invalid(`Query parameter "${name}" is not supported: parameters take plain values.`);
+    if (typeof value !== 'string') throw DomainError.invalid(`Query parameter "${name}" must be given once, as a plain value.`);
+    values[name] = value;
+  }
+  return values;
+}
+
+function integerParam(name: string, value: string, min: number): number {
+  if (!/^\d{1,9}$/.test(value) || Number(value) < min) throw DomainError.invalid(`${name} must be ${min === 0 ? 'a non-negative' : 'a positive'} integer.`);
+  return Number(value);
+}
+
+interface Paging {
+  offset: number;
+  limit: number;
+  mode: 'page' | 'offset';
+  limitGiven: boolean;
+}
+
+function paging(values: Record<string, string>): Paging {
+  const limitGiven = values.limit !== undefined;
+  const limit = limitGiven ? Math.min(integerParam('limit', values.limit!, 1), MAX_LIMIT) : DEFAULT_LIMIT;
+  if (values.page !== undefined && values.offset !== undefined) throw DomainError.invalid('Use either page or offset, not both.');
+  if (values.offset !== undefined) return { offset: integerParam('offset', values.offset, 0), limit, mode: 'offset', limitGiven };
+  const page = values.page !== undefined ? integerParam('page', values.page, 1) : 1;
+  return { offset: (page - 1) * limit, limit, mode: 'page', limitGiven };
+}
+
+function isoParam(name: string, value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(new Date(value).getTime())) throw DomainError.invalid(`${name} must be an ISO 8601 date or timestamp.`);
+  return value;
+}
+
+const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+
+/** `{count, next, previous, results}` with absolute links that keep every filter. */
+function paginated<T>(req: Request, config: GatewayConfig, page: Paging, filters: Record<string, string | undefined>, total: number, results: T[]) {
+  const origin = config.PUBLIC_BASE_URL ? config.PUBLIC_BASE_URL.replace(/\/+$/, '') : `https://${HOST.test(req.get('host') ?? '') ? req.get('host') : 'localhost'}`;
+  const link = (offset: number) => {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(filters)) if (value) params.set(name, value);
+    if (page.limitGiven) params.set('limit', String(page.limit));
+    if (page.mode === 'offset') params.set('offset', String(offset));
+    else params.set('page', String(Math.floor(offset / page.limit) + 1));
+    return `${origin}${req.originalUrl.split('?')[0]}?${params.toString()}`;
+  };
+  return {
+    count: total,
+    next: page.offset + page.limit < total ? link(page.offset + page.limit) : null,
+    previous: page.offset > 0 ? link(Math.max(0, page.offset - page.limit)) : null,
+    results,
+  };
+}
+
+function withoutReadOnly(body: unknown): unknown {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+  const copy = { ...(body as Record<string, unknown>) };
+  for (const field of READ_ONLY_RULE_FIELDS) delete copy[field];
+  return copy;
+}
+
+export function automationRoutes(deps: RouteDeps, client: AutomationClient = lazyAutomationClient(deps.config.AUTOMATION_GRPC_ADDR)): RouteModule {
+  const options = { timeoutMs: AUTOMATION_DEADLINE_MS };
+  const router = Router();
+
+  // ---------------------------------------------------------------- rules
+  router.get('/api/automations/rules', async (_req, res) => {
+    const { rules } = await client.call('ListRules', {}, callerContext(res), options);
+    res.json({ count: rules.length, results: rules.map(ruleListItem) });
+  });
+
+  router.post('/api/automations/rules', async (req, res) => {
+    const { rule, fields } = ruleFromBody(parseBody(ruleBody, req.body));
+    const created = await client.call('CreateRule', { rule: rule as never, providedFields: fields }, callerContext(res), options);
+    res.status(201).json(ruleJson(created.rule!));
+  });
+
+  router.get('/api/automations/rules/:id', async (req, res) => {
+    const { rule } = await client.call('GetRule', { id: pathId(req.params.id) }, callerContext(res), options);
+    res.json(ruleJson(rule!));
+  });
+
+  router.patch('/api/automations/rules/:id', async (req, res) => {
+    const id = pathId(req.params.id);
+    const { rule, fields } = ruleFromBody(parseBody(ruleBody, withoutReadOnly(req.body)));
+    const updated = await client.call('UpdateRule', { id, rule: rule as never, updateFields: fields }, callerContext(res), options);
+    res.json(ruleJson(updated.rule!));
+  });
+
+  router.delete('/api/automations/rules/:id', async (req, res) => {
+    await client.call('DeleteRule', { id: pathId(req.params.id) }, callerContext(res), options);
+    res.status(204).end();
+  });
+
+  router.post('/api/automations/rules/:id/activate', async (req, res) => {
+    const { rule } = await client.call('ActivateRule', { id: pathId(req.params.id) }, callerContext(res), options);
+    res.json(ruleJson(rule!));
+  });
+
+  router.post('/api/automations/rules/:id/deactivate', async (req, res) => {
+    const { rule } = await client.call('DeactivateRule', { id: pathId(req.params.id) }, callerContext(res), options);
+    res.json(ruleJson(rule!));
+  });
+
+  router.get('/api/automations/rules/:id/logs', async (req, res) => {
+    const ruleId = pathId(req.params.id);
+    const values = queryValues(req);
+    const page = paging(values);
+    const after = isoParam('after', values.after);
+    const { logs, total } = await client.call(
+      'ListExecutionLogs',
+      { ruleId, status: values.status ?? '', after: after ?? '', offset: page.offset, limit: page.limit },
+      callerContext(res),
+      options,
+    );
+    res.json({ count: total, results: logs.map(logJson) });
+  });
+
+  router.post('/api/automations/rules/:id/save-as-template', async (req, res) => {
+    const ruleId = pathId(req.params.id);
+    const body = parseBody(saveAsTemplateBody, req.body ?? {});
+    const providedFields = Object.keys(body).filter((key) => (body as Record<string, unknown>)[key] !== undefined);
+    const { template } = await client.call(
+      'SaveRuleAsTemplate',
+      { ruleId, name: body.name ?? '', description: body.description ?? '', category: body.category ?? '', providedFields: providedFields.length ? providedFields : ['none'] },
+      callerContext(res),
+      options,
+    );
+    res.status(201).json(templateJson(template!));
+  });
+
+  // ---------------------------------------------------------------- templates
+  router.get('/api/automations/templates', async (req, res) => {
+    const values = queryValues(req);
+    const { templates } = await client.call(
+      'ListTemplates',
+      { category: values.category ?? '', trigger: values.trigger ?? '', search: values.search ?? '' },
+      callerContext(res),
+      options,
+    );
+    res.json({ count: templates.length, results: templates.map(templateListItem) });
+  });
+
+  router.get('/api/automations/templates/:id', async (req, res) => {
+    const { template } = await client.call('GetTemplate', { id: pathId(req.params.id) }, callerContext(res), options);
+    res.json(templateJson(template!));
+  });
+
+  router.post('/api/automations/templates/:id/install', async (req, res) => {
+    const templateId = pathId(req.params.id);
+    const body = parseBody(installBody, req.body ?? {});
+    const { rule } = await client.call('InstallTemplate', { templateId, name: body.name ?? '' }, callerContext(res), options);
+    res.status(201).json(ruleJson(rule!));
+  });
+
+  // ---------------------------------------------------------------- what the engine sent
+  router.get('/api/emails', async (req, res) => {
+    const values = queryValues(req);
+    const page = paging(values);
+    const { emails, total } = await client.call('ListEmails', { relatedTo: values.relatedTo ?? '', offset: page.offset, limit: page.limit }, callerContext(res), options);
+    res.json(paginated(req, deps.config, page, { relatedTo: values.relatedTo }, total, emails.map(emailJson)));
+  });
+
+  router.get('/api/notifications', async (req, res) => {
+    const values = queryValues(req);
+    const page = paging(values);
+    const filters = { recipient: values.recipient, relatedTo: values.relatedTo };
+    const { notifications, total } = await client.call(
+      'ListNotifications',
+      { recipient: filters.recipient ?? '', relatedTo: filters.relatedTo ?? '', offset: page.offset, limit: page.limit },
+      callerContext(res),
+      options,
+    );
+    res.json(paginated(req, deps.config, page, filters, total, notifications.map(notificationJson)));
+  });
+
+  return { name: 'automation', access: 'authenticated', router, paths: automationPaths };
+}
+
+const ruleId = idParameter('The rule id (rul_...).');
+const templateId = idParameter('The template id (tmpl_...).');
+const query = (name: string, description: string, schema: Record<string, unknown> = { type: 'string' }) => ({ name, in: 'query', required: false, description, schema });
+const pagingParameters = [
+  query('page', 'Page number, from 1.', { type: 'integer', minimum: 1 }),
+  query('limit', 'Items per page (default 20; values above 100 are served as 100).', { type: 'integer', minimum: 1 }),
+  query('offset', 'Items to skip, with limit; instead of page.', { type: 'integer', minimum: 0 }),
+];
+const tags = ['automation'];
+
+const automationPaths: OpenApiPaths = {
+  '/api/automations/rules/': {
+    get: operation({
+      operationId: 'listAutomationRules',
+      summary: 'List the workspace\'s automation rules, newest first',
+      tags,
+      authenticated: true,
+      responses: { 200: { description: 'The rules (count and results only).', schema: ruleListSchema } },
+    }),
+    post: operation({
+      operationId: 'createAutomationRule',
+      summary: 'Create an automation rule (inactive)',
+      description:
+        'Requires name, a known trigger and at least one valid step; step orders are 1..n without gaps. Conditions name fields of the trigger\'s record type (lead for lead_created/lead_status_changed, contact for contact_created, opportunity for opportunity_stage_changed/proposal_status_changed; trigger conditions may also use the event\'s previousStatus/previousStage/change). Validation errors name paths such as `steps.2.config.duration` (positions from 0). Loop protection: an event caused by a rule\'s own actions never re-enrolls a record in that rule, and chains of rules stop after 3 hops.',
+      tags,
+      authenticated: true,
+      requestBody: bodySchema(ruleBody),
+      responses: { 201: { description: 'The new rule, inactive.', schema: ruleSchema } },
+    }),
+  },
+  '/api/automations/rules/{id}/': {
+    get: operation({
+      operationId: 'getAutomationRule',
+      summary: 'Read a rule',
+      tags,
+      authenticated: true,
+      parameters: [ruleId],
+      responses: { 200: { description: 'The rule.', schema: ruleSchema } },
+      errors: [404],
+    }),
+    patch: operation({
+      operationId: 'updateAutomationRule',
+      summary: 'Change any subset of name, trigger, triggerConditions, exitConditions, steps',
+      description: 'The result is validated as a whole. Enrollments under way keep the steps they started with. Read-only fields sent back are ignored.',
+      tags,
+      authenticated: true,
+      parameters: [ruleId],
+      requestBody: bodySchema(ruleBody),
+      responses: { 200: { description: 'The full updated rule.', schema: ruleSchema } },
+      errors: [404, 409],
+    }),
+    delete: operation({
+      operationId: 'deleteAutomationRule',
+      summary: 'Delete a rule; its enrollments under way end cancelled',
+      tags,
+      authenticated: true,
+      parameters: [ruleId],
+      responses: { 204: { description: 'Deleted; no body.' } },
+      errors: [404],
+    }),
+  },
+  '/api/automations/rules/{id}/activate/': {
+    post: operation({
+      operationId: 'activateAutomationRule',
+      summary: 'Activate a rule: matching records enroll from now on',
+      description: 'A rule with an assign_user step without users (as installed from a gallery template) answers 422 until users are chosen.',
+      tags,
+      authenticated: true,
+      parameters: [ruleId],
+      responses: { 200: { description: 'The updated rule.', schema: ruleSchema } },
+      errors: [404, 422],
+    }),
+  },
+  '/api/automations/rules/{id}/deactivate/': {
+    post: operation({
+      operationId: 'deactivateAutomationRule',
+      summary: 'Deactivate a rule: no new enrollments; enrollments under way run to their end',
+      tags,
+      authenticated: true,
+      parameters: [ruleId],
+      responses: { 200: { description: 'The updated rule.', schema: ruleSchema } },
+      errors: [404],
+    }),
+  },
+  '/api/automations/rules/{id}/logs/': {
+    get: operation({
+      operationId: 'listAutomationRuleLogs',
+      summary: 'The rule\'s execution logs, newest first',
+      tags,
+      authenticated: true,
+      parameters: [
+        ruleId,
+        query('status', 'completed, failed, cancelled or in_progress.', { type: 'string', enum: ['completed', 'failed', 'cancelled', 'in_progress'] }),
+        query('after', 'ISO 8601: only logs started after this instant.', { type: 'string', format: 'date-time' }),
+        ...pagingParameters,
+      ],
+      responses: { 200: { description: 'Execution logs (count and results only).', schema: logListSchema } },
+      errors: [400, 404],
+    }),
+  },
+  '/api/automations/rules/{id}/save-as-template/': {
+    post: operation({
+      operationId: 'saveAutomationRuleAsTemplate',
+      summary: 'Save a rule as a custom template, visible only to this workspace',
+      description: '`name` is required; `category` defaults to `custom`.',
+      tags,
+      authenticated: true,
+      parameters: [ruleId],
+      requestBody: bodySchema(saveAsTemplateBody),
+      responses: { 201: { description: 'The new template.', schema: templateSchema } },
+      errors: [404],
+    }),
+  },
+  '/api/automations/templates/': {
+    get: operation({
+      operationId: 'listAutomationTemplates',
+      summary: 'The built-in gallery and the workspace\'s custom templates',
+      tags,
+      authenticated: true,
+      parameters: [
+        query('category', 'lead_management, sales_pipeline, customer_success, support, custom, ...'),
+        query('trigger', 'A trigger kind.'),
+        query('search', 'Literal, case-insensitive match on name or description.'),
+      ],
+      responses: { 200: { description: 'Templates (count and results only).', schema: templateListSchema } },
+      errors: [400],
+    }),
+  },
+  '/api/automations/templates/{id}/': {
+    get: operation({
+      operationId: 'getAutomationTemplate',
+      summary: 'Read a template',
+      tags,
+      authenticated: true,
+      parameters: [templateId],
+      responses: { 200: { description: 'The template.', schema: templateSchema } },
+      errors: [404],
+    }),
+  },
+  '/api/automations/templates/{id}/install/': {
+    post: operation({
+      operationId: 'installAutomationTemplate',
+      summary: 'Install a template as a new inactive rule (an independent copy)',
+      description: 'Without `name`, the rule takes the template\'s name. The template\'s installCount moves by one.',
+      tags,
+      authenticated: true,
+      parameters: [templateId],
+      requestBody: bodySchema(installBody),
+      responses: { 201: { description: 'The new rule.', schema: ruleSchema } },
+      errors: [404],
+    }),
+  },
+  '/api/emails/': {
+    get: operation({
+      operationId: 'listOutboundEmails',
+      summary: 'Emails automation sent (the workspace\'s outbox), newest first',
+      tags,
+      authenticated: true,
+      parameters: [query('relatedTo', 'Only emails about this record id.'), ...pagingParameters],
+      responses: { 200: { description: 'A page of emails.', schema: emailListSchema } },
+      errors: [400],
+    }),
+  },
+  '/api/notifications/': {
+    get: operation({
+      operationId: 'listNotifications',
+      summary: 'In-app notifications automation created, newest first',
+      tags,
+      authenticated: true,
+      parameters: [query('recipient', 'Only notifications for this user id.'), query('relatedTo', 'Only notifications about this record id.'), ...pagingParameters],
+      responses: { 200: { description: 'A page of notifications.', schema: notificationListSchema } },
+      errors: [400],
+    }),
+  },
+};

@@ -1,0 +1,193 @@
+/**
+ * Contact import: the upload is streamed to the import service's upload endpoint (it must not go
+ * through the JSON body parser, so app.ts mounts `importUploadProxy` before it), job reads go over gRPC.
+ */
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { ClientRequest } from 'node:http';
+import { createProxyMiddleware } from 'http-proxy-middleware';
+import { DomainError, type Logger } from '@crm/observability';
+import type { importV1 } from '@crm/grpc';
+import { GRPC_DEADLINE_MS } from '../clients/auth-client';
+import { openImportClient, uploadTargetFromEnv, type ImportClient, type UploadTarget } from '../clients/import-client';
+import { operation, type OpenApiPaths } from '../openapi/operation';
+import { callerOf, callerContext } from '../request-context';
+import type { RouteDeps, RouteModule } from './route-module';
+import { nullIfEmpty } from './validate';
+
+export const IMPORT_START_PATH = '/api/crm/contacts/import/start';
+/** The spec's 10 MB CSV limit plus room for the form around it; the import service checks the file itself. */
+const MAX_UPLOAD_BODY_BYTES = 10 * 1024 * 1024 + 256 * 1024;
+const CALLER_HEADERS = ['x-crm-workspace-id', 'x-crm-actor-id', 'x-crm-actor-kind', 'x-crm-request-id', 'x-crm-plan', 'x-crm-api-key-id', 'x-crm-upload-secret'];
+
+function importJobBody(job: importV1.ImportJob) {
+  return {
+    uid: job.uid,
+    filename: job.filename,
+    status: job.status,
+    progressPercent: job.progressPercent,
+    totalRows: job.totalRows,
+    processedRows: job.processedRows,
+    successCount: job.successCount,
+    errorCount: job.errorCount,
+    errors: job.errors.map((e) => ({ row: e.row, message: e.message })),
+    duplicates: job.duplicates.map((d) => ({ row: d.row, email: d.email, existingContactId: nullIfEmpty(d.existingContactId) })),
+    errorMessage: job.errorMessage,
+    sourceName: job.sourceName,
+    ignoredColumns: job.ignoredColumns,
+    createdAt: job.createdAt,
+    startedAt: nullIfEmpty(job.startedAt),
+    finishedAt: nullIfEmpty(job.finishedAt),
+  };
+}
+
+/**
+ * `POST /api/crm/contacts/import/start/`, after authentication and the rate limit: checks what can
+ * be checked from the headers, then streams the body to the import service with the caller context
+ * set from the verified credential (any client-sent x-crm-* header is dropped first).
+ */
+export function importUploadProxy(logger: Logger, target: UploadTarget = uploadTargetFromEnv()): Router {
+  const proxy = createProxyMiddleware<Request, Response>({
+    target: target.url,
+    changeOrigin: true,
+    pathRewrite: () => '/v1/uploads',
+    proxyTimeout: 300_000,
+    on: {
+      proxyReq: (proxyReq: ClientRequest, _req: Request, res: Response) => {
+        for (const header of CALLER_HEADERS) proxyReq.removeHeader(header);
+        proxyReq.removeHeader('authorization');
+        proxyReq.removeHeader('cookie');
+        const caller = callerContext(res);
+        proxyReq.setHeader('x-crm-workspace-id', caller.workspaceId);
+        proxyReq.setHeader('x-crm-actor-id', caller.actorId);
+        proxyReq.setHeader('x-crm-actor-kind', caller.actorKind);
+        proxyReq.setHeader('x-crm-request-id', caller.requestId);
+        if (caller.plan) proxyReq.setHeader('x-crm-plan', caller.plan);
+        if (target.secret) proxyReq.setHeader('x-crm-upload-secret', target.secret);
+      },
+      error: (error, _req, res) => {
+        logger.warn({ err: error }, 'import upload proxy failed');
+        const response = res as Response;
+        if (typeof response.status !== 'function' || response.headersSent) {
+          (res as { destroy?: () => void }).destroy?.();
+          return;
+        }
+        response.status(503).json({ detail: 'The import service is unavailable; try again shortly.' });
+      },
+    },
+  });
+  const checks: RequestHandler = (req, res, next) => {
+    callerOf(res);
+    if (!req.is('multipart/form-data')) {
+      return next(DomainError.invalid('Send the file as multipart/form-data with a form field named "file".'));
+    }
+    const length = Number(req.headers['content-length']);
+    if (Number.isFinite(length) && length > MAX_UPLOAD_BODY_BYTES) {
+      res.set('connection', 'close');
+      return next(new DomainError('payload_too_large', 'The file is larger than the 10 MB limit.'));
+    }
+    next();
+  };
+  return Router().post(IMPORT_START_PATH, checks, proxy);
+}
+
+export function importRoutes(deps: RouteDeps, client: ImportClient = openImportClient(deps.config.IMPORT_GRPC_ADDR)): RouteModule {
+  const options = { timeoutMs: GRPC_DEADLINE_MS };
+  const router = Router();
+
+  router.get('/api/crm/contacts/import-jobs', async (_req, res) => {
+    const { jobs } = await client.call('ListImportJobs', {}, callerContext(res), options);
+    res.json(jobs.map(importJobBody));
+  });
+
+  router.get('/api/crm/contacts/import-jobs/:job_uid', async (req, res) => {
+    const { job } = await client.call('GetImportJob', { uid: String(req.params.job_uid) }, callerContext(res), options);
+    if (!job) throw DomainError.notFound();
+    res.json(importJobBody(job));
+  });
+
+  return { name: 'import', access: 'authenticated', router, paths: importPaths };
+}
+
+const jobUid = { name: 'job_uid', in: 'path', required: true, description: 'The import job uid.', schema: { type: 'string' } };
+
+const importJobSchema = {
+  type: 'object',
+  properties: {
+    uid: { type: 'string' },
+    filename: { type: 'string' },
+    status: { type: 'string', enum: ['queued', 'processing', 'complete', 'failed'] },
+    progressPercent: { type: 'integer' },
+    totalRows: { type: 'integer' },
+    processedRows: { type: 'integer', description: 'successCount + errorCount + len(duplicates)' },
+    successCount: { type: 'integer' },
+    errorCount: { type: 'integer' },
+    errors: { type: 'array', items: { type: 'object', properties: { row: { type: 'integer' }, message: { type: 'string' } } } },
+    duplicates: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { row: { type: 'integer' }, email: { type: 'string' }, existingContactId: { type: ['string', 'null'], description: 'null when the earlier row is in the same file' } },
+      },
+    },
+    errorMessage: { type: 'string' },
+    sourceName: { type: 'string' },
+    ignoredColumns: { type: 'array', items: { type: 'string' }, description: 'Columns that matched no contact field and were not imported.' },
+    createdAt: { type: 'string' },
+    startedAt: { type: ['string', 'null'] },
+    finishedAt: { type: ['string', 'null'] },
+  },
+};
+
+const importPaths: OpenApiPaths = {
+  '/api/crm/contacts/import/start/': {
+    post: {
+      ...operation({
+        operationId: 'startContactImport',
+        summary: 'Start an asynchronous CSV contact import',
+        description:
+          'multipart/form-data: `file` (required, `.csv`, at most 10 MB, UTF-8 with or without BOM, else read as windows-1252), `source_uid` (optional), `field_mappings` (optional JSON object: CSV header → contact field). Answers 202 at once; poll the job. Not .csv, no file part, two files, an empty or binary file, bad field_mappings or an unknown source_uid: 400. Over 10 MB: 413. Formula-like cells are stored as plain text; exports must escape them.',
+        tags: ['import'],
+        authenticated: true,
+        responses: {
+          202: {
+            description: 'The job, queued.',
+            schema: { type: 'object', properties: { uid: { type: 'string' }, status: { type: 'string', enum: ['queued'] }, filename: { type: 'string' } } },
+          },
+        },
+        errors: [400, 413],
+      }),
+      requestBody: {
+        required: true,
+        content: {
+          'multipart/form-data': {
+            schema: {
+              type: 'object',
+              required: ['file'],
+              properties: { file: { type: 'string', format: 'binary' }, source_uid: { type: 'string' }, field_mappings: { type: 'string', description: 'JSON object' } },
+            },
+          },
+        },
+      },
+    },
+  },
+  '/api/crm/contacts/import-jobs/': {
+    get: operation({
+      operationId: 'listImportJobs',
+      summary: 'The last 50 import jobs of the workspace, newest first',
+      tags: ['import'],
+      authenticated: true,
+      responses: { 200: { description: 'A JSON array of import jobs.', schema: { type: 'array', items: importJobSchema } } },
+    }),
+  },
+  '/api/crm/contacts/import-jobs/{job_uid}/': {
+    get: operation({
+      operationId: 'getImportJob',
+      summary: 'An import job, for polling (every 1–2 s until complete or failed)',
+      tags: ['import'],
+      authenticated: true,
+      parameters: [jobUid],
+      responses: { 200: { description: 'The import job.', schema: importJobSchema } },
+      errors: [404],
+    }),
+  },
+};

@@ -1,0 +1,136 @@
+/** Leads: `/api/leads/` CRUD and list, and conversion into a contact (+ account, + opportunity). */
+import type { Router } from 'express';
+import { idParameter, operation, type OpenApiPaths } from '../../openapi/operation';
+import { pathId } from '../validate';
+import { OPPORTUNITY_STAGES } from './opportunities.routes';
+import type { RecordKind, RecordsCall } from './record-routes';
+import { nullable, objectSchema, render, t, type RecordMessage, type ResponseFields } from './record-shape';
+import { translateWrite, writeSchema, type WriteShape } from './write-body';
+
+export const LEAD_STATUSES = ['new', 'contacted', 'qualified', 'nurturing', 'unqualified', 'converted', 'lost'] as const;
+
+export const leadFields: ResponseFields = {
+  id: t.id('ld_'),
+  firstName: t.string(),
+  lastName: t.string(),
+  email: t.string(),
+  phone: t.string(),
+  company: t.string(),
+  status: t.choice(LEAD_STATUSES),
+  source: t.string('Lead source (free text).'),
+  assignedTo: t.nullableString('Owner user id, or null.'),
+  assignedToName: t.nullableString('The owner\'s name (read-only).'),
+  leadScore: t.integer('0..100.'),
+  emailOptOut: t.boolean(),
+  emailBounced: t.boolean(),
+  convertedAt: t.nullableTimestamp('Null until converted.'),
+  convertedContactId: t.nullableString('Null until converted.'),
+  notes: t.string(),
+  createdAt: t.timestamp(),
+  updatedAt: t.timestamp(),
+};
+
+type LeadFilter = 'status' | 'source' | 'assignedTo' | 'search' | 'createdAfter' | 'createdBefore' | 'ordering';
+const ISO = 'ISO 8601 date or timestamp (any offset); 400 when not one.';
+
+export const leadKind: RecordKind<LeadFilter> = {
+  singular: 'lead',
+  plural: 'leads',
+  name: 'Lead',
+  pluralName: 'Leads',
+  aName: 'a lead',
+  path: '/api/leads',
+  tag: 'leads',
+  idPrefix: 'ld_',
+  write: {
+    fields: {
+      firstName: { type: 'string', description: 'At least one of firstName and lastName is required on create.' },
+      lastName: { type: 'string' },
+      email: { type: 'string', format: 'email' },
+      phone: { type: 'string' },
+      company: { type: 'string' },
+      status: { type: 'string', choices: LEAD_STATUSES, description: 'Default `new`; `converted` only through conversion (422 here).' },
+      source: { type: 'string', description: 'At most 200 characters.' },
+      assignedTo: { type: 'string', nullable: true },
+      leadScore: { type: 'integer', description: '0..100, default 0.' },
+      emailOptOut: { type: 'boolean' },
+      emailBounced: { type: 'boolean' },
+      notes: { type: 'string' },
+    },
+    readOnly: ['id', 'assignedToName', 'convertedAt', 'convertedContactId', 'createdAt', 'updatedAt'],
+    required: ['email'],
+  },
+  responseFields: leadFields,
+  fullFields: ['id', 'firstName', 'lastName', 'email', 'phone', 'company', 'status', 'source', 'assignedTo', 'assignedToName', 'leadScore', 'emailOptOut', 'emailBounced', 'convertedAt', 'convertedContactId', 'notes', 'createdAt', 'updatedAt'],
+  listFields: ['id', 'firstName', 'lastName', 'email', 'phone', 'company', 'status', 'source', 'assignedTo', 'leadScore', 'createdAt', 'updatedAt'],
+  filters: [
+    { name: 'status', description: 'A lead status value.', schema: t.choice(LEAD_STATUSES) },
+    { name: 'source', description: 'Exact lead source.', schema: t.string() },
+    { name: 'assignedTo', description: 'Owner user id.', schema: t.string() },
+    { name: 'search', description: 'Case-insensitive literal substring of the name ("first last"), email or company (one literal, no wildcards).', schema: t.string() },
+    { name: 'createdAfter', description: `createdAt on or after; ${ISO}`, schema: t.string() },
+    { name: 'createdBefore', description: `createdAt on or before; ${ISO}`, schema: t.string() },
+    { name: 'ordering', description: 'createdAt, updatedAt, firstName, lastName, email, company, status or leadScore; `-` for descending. Default `-createdAt`.', schema: t.string() },
+  ],
+  listRequest: (f) => ({ ...f }),
+  createDescription: 'Requires `email` and at least one of `firstName`, `lastName`. Every failing field is listed in one 422. Read-only fields are ignored.',
+  updateDescription: 'Any subset of the writable fields (status, leadScore, ...). `status: converted` is refused (422): use convert. Read-only fields are ignored.',
+  listDescription: 'Paginated lead list items, newest first.',
+  deleteDescription: 'Removes the lead with its notes and tasks; its activities stay in the audit log.',
+};
+
+const conversionShape: WriteShape = {
+  fields: {
+    createAccount: { type: 'boolean', description: 'Default false.' },
+    accountName: { type: 'string', description: 'Default: the lead\'s company (422 when creating an account and the lead has none).' },
+    createOpportunity: { type: 'boolean', description: 'Default false; needs createAccount (422 otherwise).' },
+    opportunityName: { type: 'string', description: 'Default "<account name> opportunity".' },
+    opportunityValue: { type: 'number', description: 'Default 0.' },
+    opportunityStage: { type: 'string', choices: OPPORTUNITY_STAGES, description: 'Default `prospecting`.' },
+  },
+  readOnly: [],
+  required: [],
+};
+
+const conversionSchema = {
+  type: 'object',
+  required: ['lead', 'contact', 'account', 'opportunity'],
+  properties: {
+    lead: objectSchema(leadFields, ['id', 'status', 'convertedAt']),
+    contact: objectSchema({ id: t.id('cnt_'), firstName: t.string(), lastName: t.string() }, ['id', 'firstName', 'lastName']),
+    account: nullable(objectSchema({ id: t.id('acc_'), name: t.string() }, ['id', 'name'])),
+    opportunity: nullable(objectSchema({ id: t.id('opp_'), name: t.string(), value: t.number() }, ['id', 'name', 'value'])),
+  },
+  additionalProperties: false,
+};
+
+/** POST /api/leads/{id}/convert/, on the leads router. */
+export function conversionRoute(router: Router, call: RecordsCall): OpenApiPaths {
+  router.post('/api/leads/:id/convert', async (req, res) => {
+    const leadId = pathId(req.params.id);
+    const write = translateWrite((req.body ?? {}) as Record<string, unknown>, conversionShape, 'absent');
+    const answer = await call('ConvertLead', { leadId, ...write.message, providedFields: write.sent, invalidFields: write.invalid }, res);
+    res.json({
+      lead: render(answer.lead as RecordMessage, ['id', 'status', 'convertedAt']),
+      contact: render(answer.contact as RecordMessage, ['id', 'firstName', 'lastName']),
+      account: render(answer.account as RecordMessage | null, ['id', 'name']),
+      opportunity: render(answer.opportunity as RecordMessage | null, ['id', 'name', 'value']),
+    });
+  });
+  return {
+    '/api/leads/{id}/convert/': {
+      post: operation({
+        operationId: 'convertLead',
+        summary: 'Convert a lead into a contact, optionally with an account and an opportunity',
+        description:
+          'All fields optional. Atomic: the lead becomes `converted` (with convertedAt and convertedContactId) together with everything asked for, or nothing changes. The new contact copies name, email, phone, owner and notes. `account`/`opportunity` are null when not created. A lead already converted: 400 `{"detail": "Lead is already converted."}`.',
+        tags: ['leads'],
+        authenticated: true,
+        parameters: [idParameter('The lead id (`ld_...`).')],
+        requestBody: writeSchema(conversionShape, 'update'),
+        responses: { 200: { description: 'What the conversion made.', schema: conversionSchema } },
+        errors: [400, 404],
+      }),
+    },
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * A paginated list's query string: paging (`page`, or `offset` with `limit`), the filters a list
+ * names, and the `{count, next, previous, results}` answer whose links are absolute URLs on the
+ * caller's origin that keep every filter. Values reach the service only as plain strings: a
+ * repeated parameter or a bracketed name (`stage[$ne]=x`) is a 400, never an operator.
+ */
+import type { Request } from 'express';
+import { DomainError } from '@crm/observability';
+import type { GatewayConfig } from '../../config';
+
+export const DEFAULT_LIMIT = 20;
+export const MAX_LIMIT = 100;
+/** Offsets travel as int32. */
+const MAX_OFFSET = 2_147_483_647;
+const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+
+export interface ListQuery<F extends string> {
+  filters: Partial<Record<F, string>>;
+  offset: number;
+  limit: number;
+  /** How the client paged, so the links page the same way. */
+  mode: 'page' | 'offset';
+  /** Whether the client named a limit (the links then carry the limit served). */
+  limitGiven: boolean;
+}
+
+function positiveInteger(name: string, value: string, min: number): number {
+  if (!/^\d{1,10}$/.test(value) || Number(value) < min) {
+    throw DomainError.invalid(`${name} must be ${min === 0 ? 'a non-negative' : 'a positive'} integer.`);
+  }
+  return Number(value);
+}
+
+/**
+ * Reads the query string: every parameter a single plain string; `filters` are the names this
+ * list accepts besides paging (other names are ignored, as most APIs do, except bracketed ones).
+ */
+export function readListQuery<F extends string>(req: Request, filters: readonly F[]): ListQuery<F> {
+  const query = req.query as Record<string, unknown>;
+  const values: Record<string, string> = {};
+  for (const [name, value] of Object.entries(query)) {
+    if (/[[\]]/.test(name)) throw DomainError.invalid(`Query parameter "${name}" is not supported: parameters take plain values.`);
+    if (typeof value !== 'string') throw DomainError.invalid(`Query parameter "${name}" must be given once, as a plain value.`);
+    values[name] = value;
+  }
+  const limitGiven = values.limit !== undefined;
+  const limit = limitGiven ? Math.min(positiveInteger('limit', values.limit!, 1), MAX_LIMIT) : DEFAULT_LIMIT;
+  if (values.page !== undefined && values.offset !== undefined) throw DomainError.invalid('Use either page or offset, not both.');
+  let offset = 0;
+  let mode: ListQuery<F>['mode'] = 'page';
+  if (values.offset !== undefined) {
+    offset = positiveInteger('offset', values.offset, 0);
+    mode = 'offset';
+  } else if (values.page !== undefined) {
+    offset = (positiveInteger('page', values.page, 1) - 1) * limit;
+  }
+  if (offset > MAX_OFFSET) throw DomainError.invalid('page or offset is out of range.');
+  const chosen: Partial<Record<F, string>> = {};
+  for (const name of filters) if (values[name] !== undefined && values[name] !== '') chosen[name] = values[name];
+  return { filters: chosen, offset, limit, mode, limitGiven };
+}
+
+/** PUBLIC_BASE_URL when set, else the request's Host over https (the API is HTTPS only). */
+function origin(req: Request, config: GatewayConfig): string {
+  if (config.PUBLIC_BASE_URL) return config.PUBLIC_BASE_URL.replace(/\/+$/, '');
+  const host = req.get('host') ?? '';
+  return `https://${HOST.test(host) ? host : 'localhost'}`;
+}
+
+function link<F extends string>(req: Request, config: GatewayConfig, list: ListQuery<F>, offset: number): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(list.filters)) if (typeof value === 'string') params.set(name, value);
+  if (list.limitGiven) params.set('limit', String(list.limit));
+  if (list.mode === 'offset') params.set('offset', String(offset));
+  else params.set('page', String(Math.floor(offset / list.limit) + 1));
+  // The path the caller used (with /api/v1 if it had it), without its query.
+  const path = req.originalUrl.split('?')[0]!;
+  return `${origin(req, config)}${path}?${params.toString()}`;
+}
+
+export interface Paginated<T> {
+  count: number;
+  next: string | null;
+  previous: string | null;
+  results: T[];
+}
+
+export function paginated<T, F extends string>(req: Request, config: GatewayConfig, list: ListQuery<F>, total: number, results: T[]): Paginated<T> {
+  const hasNext = list.offset + list.limit < total;
+  const hasPrevious = list.offset > 0;
+  return {
+    count: total,
+    next: hasNext ? link(req, config, list, list.offset + list.limit) : null,
+    previous: hasPrevious ? link(req, config, list, Math.max(0, list.offset - list.limit)) : null,
+    results,
+  };
+}
+
+/** The `tags` filter: comma-separated names, blanks dropped. */
+export function splitTags(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((tag) => tag.trim())
+    .filter((tag) => tag.length > 0);
+}
+

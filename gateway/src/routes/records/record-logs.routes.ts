@@ -1,0 +1,118 @@
+/**
+ * The records the spec mentions without endpoints of their own, as the contract decisions give
+ * them: lead sources (`/api/crm/sources/`), tasks about a record (`/api/tasks/?relatedTo=`) and the
+ * audit log (`/api/activities/?recordId=`). Paginated like every other list.
+ */
+import { Router } from 'express';
+import { z } from 'zod';
+import type { GatewayConfig } from '../../config';
+import { bodySchema, operation, type OpenApiPaths } from '../../openapi/operation';
+import { parseBody } from '../validate';
+import { paginated, readListQuery } from './list-query';
+import { listParameters, type RecordsCall } from './record-routes';
+import { objectSchema, pageSchema, render, t, type RecordMessage, type ResponseFields } from './record-shape';
+
+// Length and blankness are the service's rules; the gateway checks shape and unknown fields.
+export const createSourceBody = z.strictObject({ name: z.string() });
+
+const sourceFields: ResponseFields = { uid: { type: 'string', format: 'uuid' }, name: t.string(), createdAt: t.timestamp() };
+const SOURCE = ['uid', 'name', 'createdAt'] as const;
+
+const taskFields: ResponseFields = {
+  id: t.id('tsk_'),
+  name: t.string(),
+  dueDate: t.nullableDate('`YYYY-MM-DD`, or null.'),
+  assignedTo: t.nullableString('User id, or null.'),
+  relatedTo: t.string('The record the task is about (`cnt_`, `ld_`, `acc_`, `opp_`).'),
+  status: t.choice(['open', 'completed']),
+  createdAt: t.timestamp(),
+};
+const TASK = ['id', 'name', 'dueDate', 'assignedTo', 'relatedTo', 'status', 'createdAt'] as const;
+
+const activityFields: ResponseFields = {
+  id: t.id('act_'),
+  action: t.choice(['created', 'updated', 'deleted', 'converted']),
+  recordType: t.choice(['contact', 'lead', 'account', 'opportunity']),
+  recordId: t.string(),
+  actorId: t.string('The acting user; for API keys the workspace\'s system user.'),
+  actorType: t.choice(['user', 'api_key', 'system']),
+  createdAt: t.timestamp(),
+};
+const ACTIVITY = ['id', 'action', 'recordType', 'recordId', 'actorId', 'actorType', 'createdAt'] as const;
+
+export function recordLogRoutes(call: RecordsCall, config: GatewayConfig): { router: Router; paths: OpenApiPaths } {
+  const router = Router();
+
+  router.post('/api/crm/sources', async (req, res) => {
+    const input = parseBody(createSourceBody, req.body);
+    const answer = await call('CreateSource', { name: input.name }, res);
+    res.status(201).json(render(answer.source as RecordMessage, SOURCE));
+  });
+
+  router.get('/api/crm/sources', async (req, res) => {
+    const list = readListQuery(req, []);
+    const answer = await call('ListSources', { offset: list.offset, limit: list.limit }, res);
+    res.json(paginated(req, config, list, answer.total as number, (answer.sources as RecordMessage[]).map((s) => render(s, SOURCE))));
+  });
+
+  router.get('/api/tasks', async (req, res) => {
+    const list = readListQuery(req, ['relatedTo']);
+    const answer = await call('ListTasks', { relatedTo: list.filters.relatedTo, offset: list.offset, limit: list.limit }, res);
+    res.json(paginated(req, config, list, answer.total as number, (answer.tasks as RecordMessage[]).map((task) => render(task, TASK))));
+  });
+
+  router.get('/api/activities', async (req, res) => {
+    const list = readListQuery(req, ['recordId']);
+    const answer = await call('ListActivities', { recordId: list.filters.recordId, offset: list.offset, limit: list.limit }, res);
+    res.json(paginated(req, config, list, answer.total as number, (answer.activities as RecordMessage[]).map((a) => render(a, ACTIVITY))));
+  });
+
+  const paths: OpenApiPaths = {
+    '/api/crm/sources/': {
+      get: operation({
+        operationId: 'listSources',
+        summary: 'List lead sources',
+        description: 'The workspace\'s sources, newest first. An import\'s `source_uid` names one.',
+        tags: ['sources'],
+        authenticated: true,
+        parameters: listParameters([]),
+        responses: { 200: { description: 'A page of sources.', schema: pageSchema(objectSchema(sourceFields, SOURCE), 'A page of sources.') } },
+        errors: [400],
+      }),
+      post: operation({
+        operationId: 'createSource',
+        summary: 'Create a lead source',
+        description: '`name` is required, at most 200 characters.',
+        tags: ['sources'],
+        authenticated: true,
+        requestBody: bodySchema(createSourceBody),
+        responses: { 201: { description: 'The new source.', schema: objectSchema(sourceFields, SOURCE) } },
+      }),
+    },
+    '/api/tasks/': {
+      get: operation({
+        operationId: 'listTasks',
+        summary: 'List tasks, optionally those about one record',
+        description: 'Newest first. A record\'s tasks are deleted with it.',
+        tags: ['tasks'],
+        authenticated: true,
+        parameters: listParameters([{ name: 'relatedTo', description: 'A record id; every task of the workspace when absent.', schema: t.string() }]),
+        responses: { 200: { description: 'A page of tasks.', schema: pageSchema(objectSchema(taskFields, TASK), 'A page of tasks.') } },
+        errors: [400],
+      }),
+    },
+    '/api/activities/': {
+      get: operation({
+        operationId: 'listActivities',
+        summary: 'The audit log, optionally of one record',
+        description: 'Every write to a record, newest first, with the actor and its kind (`user`, `api_key` for calls made with a workspace API key, attributed to the workspace\'s system user, or `system`). Entries outlive their record.',
+        tags: ['activities'],
+        authenticated: true,
+        parameters: listParameters([{ name: 'recordId', description: 'A record id; the whole workspace\'s log when absent.', schema: t.string() }]),
+        responses: { 200: { description: 'A page of activities.', schema: pageSchema(objectSchema(activityFields, ACTIVITY), 'A page of activities.') } },
+        errors: [400],
+      }),
+    },
+  };
+  return { router, paths };
+}

@@ -1,0 +1,178 @@
+/**
+ * The five routes every record kind has (create, list, read, update, delete) as REST ↔ proto
+ * translation, built from one description of the kind. Kinds with more (lead conversion, an
+ * account's contacts) add their routes to the same router.
+ */
+import { Router, type Request, type Response } from 'express';
+import type { CallerContext } from '@crm/grpc';
+import { RECORDS_DEADLINE_MS, type RecordsClient } from '../../clients/records-client';
+import type { GatewayConfig } from '../../config';
+import { idParameter, operation, type JsonSchema, type OpenApiPaths } from '../../openapi/operation';
+import { callerContext } from '../../request-context';
+import { pathId } from '../validate';
+import { paginated, readListQuery, type ListQuery } from './list-query';
+import { objectSchema, pageSchema, render, type RecordMessage, type ResponseFields } from './record-shape';
+import { translateWrite, writeSchema, type WriteShape } from './write-body';
+
+/** A records rpc called by name; the kinds' tables pick the names, this file stays generic. */
+export type RecordsCall = (method: string, request: object, res: Response) => Promise<Record<string, unknown>>;
+
+export function recordsCall(records: RecordsClient): RecordsCall {
+  const call = records.call as unknown as (method: string, request: object, context: Partial<CallerContext>, options: { timeoutMs: number }) => Promise<Record<string, unknown>>;
+  return (method, request, res) => call.call(records, method, request, callerContext(res), { timeoutMs: RECORDS_DEADLINE_MS });
+}
+
+export interface QueryParameter<F extends string = string> {
+  name: F;
+  description: string;
+  schema: JsonSchema;
+}
+
+export interface RecordKind<F extends string> {
+  /** `contact`: the message key in requests and responses. */
+  singular: string;
+  /** `contacts`: the list response's key. */
+  plural: string;
+  /** `Contact`: rpc names are `Create${Name}` and so on; also the OpenAPI operation ids. */
+  name: string;
+  /** `Contacts`, `Opportunities`: the list rpc is `List${PluralName}`. */
+  pluralName: string;
+  /** `a contact`, `an account`: for summaries. */
+  aName: string;
+  path: string;
+  tag: string;
+  idPrefix: string;
+  write: WriteShape;
+  responseFields: ResponseFields;
+  fullFields: readonly string[];
+  listFields: readonly string[];
+  filters: readonly QueryParameter<F>[];
+  /** The list request from the filters read off the query string. */
+  listRequest(filters: Partial<Record<F, string>>): Record<string, unknown>;
+  createDescription: string;
+  updateDescription: string;
+  listDescription: string;
+  deleteDescription: string;
+}
+
+export interface KindRoutes {
+  router: Router;
+  paths: OpenApiPaths;
+  fullSchema: JsonSchema;
+}
+
+export const PAGING_PARAMETERS = [
+  { name: 'page', in: 'query', required: false, description: 'Page number, from 1 (default 1). 400 when not a positive integer.', schema: { type: 'integer', minimum: 1 } },
+  {
+    name: 'limit',
+    in: 'query',
+    required: false,
+    description: 'Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer.',
+    schema: { type: 'integer', minimum: 1 },
+  },
+  { name: 'offset', in: 'query', required: false, description: 'Items to skip, with `limit`: an alternative to `page` (not both).', schema: { type: 'integer', minimum: 0 } },
+];
+
+export function listParameters(filters: readonly QueryParameter[]): Array<Record<string, unknown>> {
+  return [...PAGING_PARAMETERS, ...filters.map((f) => ({ name: f.name, in: 'query', required: false, description: f.description, schema: f.schema }))];
+}
+
+export function recordRoutes<F extends string>(kind: RecordKind<F>, call: RecordsCall, config: GatewayConfig): KindRoutes {
+  const router = Router();
+  const full = (message: unknown) => render(message as RecordMessage, kind.fullFields);
+  const item = (message: unknown) => render(message as RecordMessage, kind.listFields);
+  const body = (req: Request) => (req.body ?? {}) as Record<string, unknown>;
+
+  router.post(kind.path, async (req, res) => {
+    const write = translateWrite(body(req), kind.write);
+    const answer = await call(`Create${kind.name}`, { [kind.singular]: write.message, providedFields: write.sent, clearFields: write.cleared, invalidFields: write.invalid }, res);
+    res.status(201).json(full(answer[kind.singular]));
+  });
+
+  router.get(kind.path, async (req, res) => {
+    const list: ListQuery<F> = readListQuery(req, kind.filters.map((f) => f.name));
+    const answer = await call(`List${kind.pluralName}`, { ...kind.listRequest(list.filters), offset: list.offset, limit: list.limit }, res);
+    const items = (answer[kind.plural] as unknown[]).map(item);
+    res.json(paginated(req, config, list, answer.total as number, items));
+  });
+
+  router.get(`${kind.path}/:id`, async (req, res) => {
+    const answer = await call(`Get${kind.name}`, { id: pathId(req.params.id) }, res);
+    res.json(full(answer[kind.singular]));
+  });
+
+  router.patch(`${kind.path}/:id`, async (req, res) => {
+    const id = pathId(req.params.id);
+    const write = translateWrite(body(req), kind.write);
+    const answer = await call(`Update${kind.name}`, { id, [kind.singular]: write.message, updateFields: write.sent, clearFields: write.cleared, invalidFields: write.invalid }, res);
+    res.json(full(answer[kind.singular]));
+  });
+
+  router.delete(`${kind.path}/:id`, async (req, res) => {
+    await call(`Delete${kind.name}`, { id: pathId(req.params.id) }, res);
+    res.status(204).end();
+  });
+
+  const fullSchema = objectSchema(kind.responseFields, kind.fullFields, `${kind.aName[0]!.toUpperCase()}${kind.aName.slice(1)} (single-record shape).`);
+  const itemSchema = objectSchema(kind.responseFields, kind.listFields, `${kind.aName[0]!.toUpperCase()}${kind.aName.slice(1)} as a list item.`);
+  const id = idParameter(`The ${kind.singular} id (\`${kind.idPrefix}...\`).`);
+  const collection = `${kind.path}/`;
+  const single = `${kind.path}/{id}/`;
+  const paths: OpenApiPaths = {
+    [collection]: {
+      get: operation({
+        operationId: `list${kind.pluralName}`,
+        summary: `List ${kind.plural}`,
+        description: kind.listDescription,
+        tags: [kind.tag],
+        authenticated: true,
+        parameters: listParameters(kind.filters),
+        responses: { 200: { description: `A page of ${kind.plural}.`, schema: pageSchema(itemSchema, `A page of ${kind.plural}, newest first unless \`ordering\` says otherwise.`) } },
+        errors: [400],
+      }),
+      post: operation({
+        operationId: `create${kind.name}`,
+        summary: `Create ${kind.aName}`,
+        description: kind.createDescription,
+        tags: [kind.tag],
+        authenticated: true,
+        requestBody: writeSchema(kind.write, 'create'),
+        responses: { 201: { description: `The new ${kind.singular}.`, schema: fullSchema } },
+      }),
+    },
+    [single]: {
+      get: operation({
+        operationId: `get${kind.name}`,
+        summary: `Read ${kind.aName}`,
+        tags: [kind.tag],
+        authenticated: true,
+        parameters: [id],
+        responses: { 200: { description: `The ${kind.singular}.`, schema: fullSchema } },
+        errors: [404],
+      }),
+      patch: operation({
+        operationId: `update${kind.name}`,
+        summary: `Update ${kind.aName}`,
+        description: kind.updateDescription,
+        tags: [kind.tag],
+        authenticated: true,
+        parameters: [id],
+        requestBody: writeSchema(kind.write, 'update'),
+        responses: { 200: { description: `The updated ${kind.singular}.`, schema: fullSchema } },
+        errors: [404],
+      }),
+      delete: operation({
+        operationId: `delete${kind.name}`,
+        summary: `Delete ${kind.aName}`,
+        description: kind.deleteDescription,
+        tags: [kind.tag],
+        authenticated: true,
+        parameters: [id],
+        responses: { 204: { description: 'Deleted; no body.' } },
+        errors: [404],
+      }),
+    },
+  };
+  return { router, paths, fullSchema };
+}
+

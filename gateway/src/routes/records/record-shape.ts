@@ -1,0 +1,72 @@
+/**
+ * How a record message of the records service becomes the public JSON: exactly the spec's field
+ * names, the full shape for single-record responses and the list-item shape for lists, with
+ * `null_fields` (and the names of unset links) as JSON null. The same field tables give the
+ * OpenAPI response schemas, so the document and the responses cannot drift.
+ */
+import type { JsonSchema } from '../../openapi/operation';
+
+export type RecordMessage = Record<string, unknown> & { nullFields?: string[] };
+
+/** A name filled by the service, null when the id it names is null. */
+const NAME_OF: Record<string, string> = { accountName: 'accountId', assignedToName: 'assignedTo' };
+
+export function render(message: RecordMessage | null | undefined, fields: readonly string[]): Record<string, unknown> | null {
+  if (!message) return null;
+  const nulls = new Set(message.nullFields ?? []);
+  const out: Record<string, unknown> = {};
+  for (const field of fields) {
+    const idField = NAME_OF[field];
+    if (nulls.has(field)) out[field] = null;
+    else if (idField && (nulls.has(idField) || !message[field])) out[field] = null;
+    else out[field] = message[field] ?? null;
+  }
+  return out;
+}
+
+/** Field → JSON schema of its value in responses. */
+export type ResponseFields = Record<string, JsonSchema>;
+
+export const t = {
+  id: (prefix: string): JsonSchema => ({ type: 'string', examples: [`${prefix}01J8Z6K3Q4V5W6X7Y8Z9A0B1C2`] }),
+  string: (description?: string): JsonSchema => ({ type: 'string', ...(description ? { description } : {}) }),
+  nullableString: (description?: string): JsonSchema => ({ type: ['string', 'null'], ...(description ? { description } : {}) }),
+  choice: (values: readonly string[]): JsonSchema => ({ type: 'string', enum: [...values] }),
+  integer: (description?: string): JsonSchema => ({ type: 'integer', ...(description ? { description } : {}) }),
+  number: (description?: string): JsonSchema => ({ type: 'number', ...(description ? { description } : {}) }),
+  nullableNumber: (description?: string): JsonSchema => ({ type: ['number', 'null'], ...(description ? { description } : {}) }),
+  boolean: (): JsonSchema => ({ type: 'boolean' }),
+  strings: (description?: string): JsonSchema => ({ type: 'array', items: { type: 'string' }, ...(description ? { description } : {}) }),
+  timestamp: (): JsonSchema => ({ type: 'string', format: 'date-time', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$' }),
+  nullableTimestamp: (description?: string): JsonSchema => ({ type: ['string', 'null'], format: 'date-time', ...(description ? { description } : {}) }),
+  nullableDate: (description?: string): JsonSchema => ({ type: ['string', 'null'], format: 'date', ...(description ? { description } : {}) }),
+};
+
+export function objectSchema(fields: ResponseFields, names: readonly string[], description?: string): JsonSchema {
+  return {
+    type: 'object',
+    ...(description ? { description } : {}),
+    required: [...names],
+    properties: Object.fromEntries(names.map((name) => [name, fields[name]!])),
+    additionalProperties: false,
+  };
+}
+
+export function nullable(schema: JsonSchema): JsonSchema {
+  return { oneOf: [schema, { type: 'null' }] };
+}
+
+export function pageSchema(item: JsonSchema, description: string): JsonSchema {
+  return {
+    type: 'object',
+    description,
+    required: ['count', 'next', 'previous', 'results'],
+    properties: {
+      count: { type: 'integer', description: 'Matches over every page.' },
+      next: { type: ['string', 'null'], format: 'uri', description: 'Absolute URL of the next page (keeps every filter), or null.' },
+      previous: { type: ['string', 'null'], format: 'uri', description: 'Absolute URL of the previous page, or null.' },
+      results: { type: 'array', items: item },
+    },
+    additionalProperties: false,
+  };
+}

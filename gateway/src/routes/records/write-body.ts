@@ -1,0 +1,149 @@
+/**
+ * A JSON write body → the records service's write request: the typed message, which fields the
+ * client sent (`provided_fields` / `update_fields`), which it sent as null (`clear_fields`), and
+ * what cannot be put in the typed message at all (`invalid_fields`: an unknown field, a value of
+ * the wrong JSON type). The service checks values and merges these, so one 422 lists every
+ * failing field. Read-only fields of the representation are dropped without a word, so a client
+ * may send back what it read.
+ */
+import type { recordsV1 } from '@crm/grpc';
+import type { JsonSchema } from '../../openapi/operation';
+
+export type FieldType = 'string' | 'integer' | 'number' | 'boolean' | 'strings' | 'address';
+
+export interface WritableField {
+  type: FieldType;
+  description?: string;
+  /** Allowed values, for the OpenAPI document (the service checks them). */
+  choices?: readonly string[];
+  format?: 'email' | 'uri' | 'date';
+  /** JSON null is accepted (clears the value). */
+  nullable?: boolean;
+}
+
+export interface WriteShape {
+  fields: Record<string, WritableField>;
+  readOnly: readonly string[];
+  /** Required on create, for the OpenAPI document (the service enforces them). */
+  required: readonly string[];
+}
+
+export interface TranslatedWrite {
+  message: Record<string, unknown>;
+  sent: string[];
+  cleared: string[];
+  invalid: recordsV1.FieldError[];
+}
+
+/** The messages the service uses for the same problems, so a 422 reads the same whoever found it. */
+const TYPE_MESSAGE: Record<FieldType, string> = {
+  string: 'Not a valid string.',
+  integer: 'A valid integer is required.',
+  number: 'A valid number is required.',
+  boolean: 'Must be a valid boolean.',
+  strings: 'Expected a list of items.',
+  address: 'Expected an object.',
+};
+const UNKNOWN = 'Unknown field.';
+const INT32_MAX = 2_147_483_647;
+const ADDRESS_PARTS = ['street', 'city', 'state', 'postalCode', 'country'] as const;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The value as the message carries it, or the messages saying why it can't be. */
+function translate(type: FieldType, value: unknown): { value: unknown } | { problems: string[] } {
+  switch (type) {
+    case 'string':
+      return typeof value === 'string' ? { value } : { problems: [TYPE_MESSAGE.string] };
+    case 'integer':
+      // Beyond int32 it could not travel; the service's own range is far narrower anyway.
+      return typeof value === 'number' && Number.isInteger(value) && Math.abs(value) <= INT32_MAX ? { value } : { problems: [TYPE_MESSAGE.integer] };
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value) ? { value } : { problems: [TYPE_MESSAGE.number] };
+    case 'boolean':
+      return typeof value === 'boolean' ? { value } : { problems: [TYPE_MESSAGE.boolean] };
+    case 'strings':
+      if (!Array.isArray(value)) return { problems: [TYPE_MESSAGE.strings] };
+      return value.every((item) => typeof item === 'string') ? { value: [...value] } : { problems: [TYPE_MESSAGE.string] };
+    case 'address': {
+      if (!isPlainObject(value)) return { problems: [TYPE_MESSAGE.address] };
+      const problems: string[] = [];
+      const address: Record<string, string> = {};
+      for (const [key, part] of Object.entries(value)) {
+        if (!(ADDRESS_PARTS as readonly string[]).includes(key)) problems.push(`${key}: ${UNKNOWN}`);
+        else if (part !== null && typeof part !== 'string') problems.push(`${key}: ${TYPE_MESSAGE.string}`);
+      }
+      if (problems.length > 0) return { problems };
+      for (const key of ADDRESS_PARTS) address[key] = typeof value[key] === 'string' ? (value[key] as string) : '';
+      return { value: address };
+    }
+  }
+}
+
+/**
+ * Reads a JSON object body against a kind's writable fields. `nullMeans`: `clear` for record
+ * writes (null goes to clear_fields, the service decides whether the field may be null), `absent`
+ * for option bodies such as conversion (null is the same as leaving the field out).
+ */
+export function translateWrite(body: Record<string, unknown>, shape: WriteShape, nullMeans: 'clear' | 'absent' = 'clear'): TranslatedWrite {
+  const out: TranslatedWrite = { message: {}, sent: [], cleared: [], invalid: [] };
+  for (const [key, value] of Object.entries(body)) {
+    if (shape.readOnly.includes(key)) continue;
+    const field = Object.prototype.hasOwnProperty.call(shape.fields, key) ? shape.fields[key] : undefined;
+    if (!field) {
+      out.invalid.push({ field: key, messages: [UNKNOWN] });
+      continue;
+    }
+    if (value === null) {
+      if (nullMeans === 'clear') out.cleared.push(key);
+      continue;
+    }
+    const translated = translate(field.type, value);
+    if ('problems' in translated) {
+      out.invalid.push({ field: key, messages: translated.problems });
+      continue;
+    }
+    out.message[key] = translated.value;
+    out.sent.push(key);
+  }
+  return out;
+}
+
+function fieldSchema(field: WritableField): JsonSchema {
+  const base: JsonSchema = (() => {
+    switch (field.type) {
+      case 'strings':
+        return { type: 'array', items: { type: 'string' } };
+      case 'address':
+        return {
+          type: 'object',
+          properties: Object.fromEntries(ADDRESS_PARTS.map((part) => [part, { type: ['string', 'null'] }])),
+          additionalProperties: false,
+        };
+      default:
+        return { type: field.type };
+    }
+  })();
+  if (field.choices) base.enum = [...field.choices, ...(field.nullable ? [null] : [])];
+  if (field.format) base.format = field.format;
+  if (field.nullable) base.type = [base.type, 'null'];
+  if (field.description) base.description = field.description;
+  return base;
+}
+
+/** The request body schema of a create (`required` applies) or an update (any subset). */
+export function writeSchema(shape: WriteShape, mode: 'create' | 'update', description?: string): JsonSchema {
+  return {
+    type: 'object',
+    ...(description ? { description } : {}),
+    properties: {
+      ...Object.fromEntries(Object.entries(shape.fields).map(([name, field]) => [name, fieldSchema(field)])),
+      // What a client read may be sent back: these are ignored, never refused.
+      ...Object.fromEntries(shape.readOnly.map((name) => [name, { readOnly: true, description: 'Read-only; ignored when sent.' }])),
+    },
+    ...(mode === 'create' && shape.required.length > 0 ? { required: [...shape.required] } : {}),
+    additionalProperties: false,
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * Workspace names and users from the auth service, for merge placeholders and recipients' emails;
+ * answers cached for a minute. When auth cannot be reached the engine retries the step later
+ * (the error propagates), so an email never goes out with a blank where a name belongs.
+ */
+import { authV1, GrpcClient } from '@crm/grpc';
+
+export interface DirectoryUser {
+  id: string;
+  firstName: string;
+  lastName: string;
+  email: string;
+}
+
+export interface WorkspaceDirectory {
+  workspaceName(workspaceId: string): Promise<string>;
+  /** The workspace's users among `ids`; others are left out. */
+  users(workspaceId: string, ids: string[]): Promise<Map<string, DirectoryUser>>;
+  close(): void;
+}
+
+export class AuthWorkspaceDirectory implements WorkspaceDirectory {
+  private readonly client: GrpcClient<authV1.AuthServiceMethods>;
+  private readonly names = new Map<string, { value: string; expiresAt: number }>();
+  private readonly people = new Map<string, { value: DirectoryUser | null; expiresAt: number }>();
+
+  constructor(
+    address: string,
+    private readonly ttlMs = 60_000,
+  ) {
+    this.client = new GrpcClient<authV1.AuthServiceMethods>(authV1.protoPath, authV1.AuthServiceName, address);
+  }
+
+  async workspaceName(workspaceId: string): Promise<string> {
+    const cached = this.names.get(workspaceId);
+    if (cached && cached.expiresAt > Date.now()) return cached.value;
+    const workspace = await this.client.call('GetWorkspace', { workspaceId }, { workspaceId, actorId: 'automation', actorKind: 'system' }, { timeoutMs: 5000 });
+    this.names.set(workspaceId, { value: workspace.name, expiresAt: Date.now() + this.ttlMs });
+    return workspace.name;
+  }
+
+  async users(workspaceId: string, ids: string[]): Promise<Map<string, DirectoryUser>> {
+    const out = new Map<string, DirectoryUser>();
+    const missing: string[] = [];
+    for (const id of new Set(ids.filter(Boolean))) {
+      const cached = this.people.get(`${workspaceId}/${id}`);
+      if (cached && cached.expiresAt > Date.now()) {
+        if (cached.value) out.set(id, cached.value);
+      } else missing.push(id);
+    }
+    if (missing.length === 0) return out;
+    const response = await this.client.call('GetUsers', { ids: missing }, { workspaceId, actorId: 'automation', actorKind: 'system' }, { timeoutMs: 5000 });
+    const expiresAt = Date.now() + this.ttlMs;
+    for (const id of missing) this.people.set(`${workspaceId}/${id}`, { value: null, expiresAt });
+    for (const user of response.users) {
+      if (user.workspaceId && user.workspaceId !== workspaceId) continue;
+      const entry = { id: user.id, firstName: user.firstName, lastName: user.lastName, email: user.email };
+      this.people.set(`${workspaceId}/${user.id}`, { value: entry, expiresAt });
+      out.set(user.id, entry);
+    }
+    return out;
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * Enrollment: a records event arrives, every active rule of the workspace whose trigger it raises
+ * and whose trigger conditions hold enrolls the record. The enrollment, its execution log (the same
+ * document) and the rule's enrolledCount move in one commit; the enrollment's id is derived from
+ * (event, rule), so a redelivered event enrolls nobody twice, and a sparse unique key on
+ * (rule, record) while in progress keeps a record in a rule at most once at a time.
+ */
+import { newMessage, type BusMessage } from '@crm/bus';
+import type { Logger } from '@crm/observability';
+import { StoreError, type DocumentStore } from '@crm/store';
+import { allHold } from '../domain/conditions';
+import { derivedId, ID_PREFIX } from '../domain/ids';
+import { automationCorrelationId, causeOf, loopRefusal } from '../domain/loop-guard';
+import type { EnrollmentDocument, RuleDocument, TriggerKind } from '../domain/model';
+import { dueAtOnReaching } from '../domain/schedule';
+import { timestamp } from '../domain/time';
+import { EVENT_FIELDS, TRIGGERS, triggersForEvent } from '../domain/triggers';
+import { enrollments, rules } from '../store/collections';
+import type { StepDispatcher } from './step-dispatcher';
+
+interface RecordEventPayload {
+  workspaceId?: string;
+  recordType?: string;
+  recordId?: string;
+  record?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export class Enroller {
+  constructor(
+    private readonly store: DocumentStore,
+    private readonly dispatcher: StepDispatcher,
+    private readonly logger: Logger,
+    private readonly waitScale: number,
+  ) {}
+
+  async handle(message: BusMessage): Promise<void> {
+    const triggers = triggersForEvent(message.type);
+    if (triggers.length === 0) return;
+    const payload = message.payload as RecordEventPayload;
+    const { workspaceId, recordId, record } = payload;
+    if (!workspaceId || !recordId || !record) {
+      this.logger.warn({ messageId: message.id, type: message.type }, 'records event without workspace, record id or record; ignored');
+      return;
+    }
+    const scoped = this.store.forWorkspace(workspaceId);
+    const active = await scoped.find(rules, {
+      where: [
+        { field: 'trigger', op: 'in', values: triggers },
+        { field: 'isActive', op: 'eq', value: true },
+      ],
+    });
+    const cause = causeOf(message.correlationId);
+    for (const rule of active) {
+      const refusal = loopRefusal(cause, rule.id);
+      if (refusal) {
+        this.logger.info({ ruleId: rule.id, recordId, correlationId: message.correlationId }, refusal);
+        continue;
+      }
+      const fields = { ...record, ...eventFields(rule.trigger, payload) };
+      if (!allHold(rule.triggerConditions, fields)) continue;
+      await this.enroll(rule, recordId, message, automationCorrelationId(cause, rule.id, derivedId(ID_PREFIX.log, message.id, rule.id)));
+    }
+  }
+
+  private async enroll(rule: RuleDocument, recordId: string, message: BusMessage, correlationId: string): Promise<void> {
+    const now = Date.now();
+    const first = rule.steps[0]!;
+    const enrollment: EnrollmentDocument = {
+      id: derivedId(ID_PREFIX.log, message.id, rule.id),
+      workspaceId: rule.workspaceId,
+      ruleId: rule.id,
+      ruleName: rule.name,
+      enrolledRecordType: TRIGGERS[rule.trigger].recordType,
+      enrolledRecordId: recordId,
+      status: 'in_progress',
+      activeKey: `${rule.id}:${recordId}`,
+      sourceEventId: message.id,
+      steps: rule.steps,
+      exitConditions: rule.exitConditions,
+      stepIndex: 0,
+      dueAt: dueAtOnReaching(first, now, this.waitScale),
+      claimUntil: null,
+      claimToken: null,
+      lastClaim: null,
+      attempts: 0,
+      assignment: null,
+      completedSteps: 0,
+      totalSteps: rule.steps.length,
+      stepResults: [],
+      reason: null,
+      startedAt: timestamp(new Date(now)),
+      completedAt: null,
+      correlationId,
+    };
+    try {
+      await this.store.forWorkspace(rule.workspaceId).commit([
+        { kind: 'insert', collection: enrollments, document: enrollment as unknown as EnrollmentDocument & Record<string, unknown> },
+        { kind: 'update', collection: rules, id: rule.id, change: { inc: { enrolledCount: 1 } }, where: [{ field: 'isActive', op: 'eq', value: true }] },
+      ]);
+    } catch (error) {
+      // A duplicate is a redelivered event (same id) or a record already in this rule (activeKey);
+      // a conflict is a rule deactivated or deleted since it was read. Either way: nobody enrolls.
+      if (error instanceof StoreError && (error.code === 'duplicate' || error.code === 'conflict')) return;
+      throw error;
+    }
+    await this.dispatcher.dispatch(
+      newMessage('automation.step_due.v1', { workspaceId: rule.workspaceId, executionLogId: enrollment.id, stepIndex: 0, dueAt: enrollment.dueAt! }, { correlationId }),
+    );
+  }
+}
+
+function eventFields(trigger: TriggerKind, payload: RecordEventPayload): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of Object.keys(EVENT_FIELDS[trigger] ?? {})) if (field in payload) out[field] = payload[field];
+  return out;
+}

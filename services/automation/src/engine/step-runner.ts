@@ -1,0 +1,186 @@
+/**
+ * Runs an enrollment's steps. A step message names (enrollment, stepIndex); the runner
+ * - drops it when the enrollment has moved on or ended (a duplicate or a sweeper re-publish);
+ * - claims the step with a conditional update on (status, stepIndex, no live claim), so two
+ *   workers handed the same step never both run it;
+ * - reads the record again: gone → the enrollment ends cancelled (cleanly); an exit condition
+ *   holds → cancelled;
+ * - runs the step (StepActions, idempotent by (enrollment, step)), then moves the cursor with a
+ *   write conditional on its claim, and goes on with the next step at once when it is due now,
+ *   or hands it to bus.schedule when it is a wait.
+ * A step that cannot succeed ends the enrollment failed with its reason; a dependency that is
+ * down (records, auth) is retried with backoff a few times before that.
+ */
+import { randomUUID } from 'node:crypto';
+import { newMessage, type BusMessage } from '@crm/bus';
+import { isDomainError, type Logger } from '@crm/observability';
+import type { DocumentStore } from '@crm/store';
+import type { RecordsGateway } from '../clients/records-gateway';
+import { anyHolds, conditionHolds } from '../domain/conditions';
+import type { EnrollmentDocument, LogStatus, StepResult } from '../domain/model';
+import { dueAtOnReaching, retryDelayMs } from '../domain/schedule';
+import { timestamp } from '../domain/time';
+import { enrollments } from '../store/collections';
+import { STEP_DUE_TYPE, type StepDuePayload } from './messages';
+import { StepActions, StepFailure } from './step-actions';
+import type { StepDispatcher } from './step-dispatcher';
+
+export interface StepRunnerOptions {
+  waitScale: number;
+  /** How long a claim holds before another worker may take the step over. */
+  claimLeaseMs?: number;
+  /** Transient failures of one step before the enrollment fails. */
+  maxAttempts?: number;
+}
+
+export class StepRunner {
+  private readonly leaseMs: number;
+  private readonly maxAttempts: number;
+
+  constructor(
+    private readonly store: DocumentStore,
+    private readonly records: RecordsGateway,
+    private readonly actions: StepActions,
+    private readonly dispatcher: StepDispatcher,
+    private readonly logger: Logger,
+    private readonly options: StepRunnerOptions,
+  ) {
+    this.leaseMs = options.claimLeaseMs ?? 60_000;
+    this.maxAttempts = options.maxAttempts ?? 5;
+  }
+
+  async handle(message: BusMessage): Promise<void> {
+    if (message.type !== STEP_DUE_TYPE) return;
+    const payload = message.payload as StepDuePayload;
+    let stepIndex: number | null = payload.stepIndex;
+    while (stepIndex !== null) stepIndex = await this.runStep(payload.workspaceId, payload.executionLogId, stepIndex);
+  }
+
+  /** Runs one step if it is due and unclaimed; returns the next step index to run at once, if any. */
+  async runStep(workspaceId: string, id: string, stepIndex: number): Promise<number | null> {
+    const scoped = this.store.forWorkspace(workspaceId);
+    const current = await scoped.get(enrollments, id);
+    if (!current || current.status !== 'in_progress' || current.stepIndex !== stepIndex) return null;
+    const now = Date.now();
+    if (current.dueAt !== null && current.dueAt > now + 5) {
+      // Early (a stray duplicate): the store's due time is what counts.
+      await this.dispatch(current, current.dueAt);
+      return null;
+    }
+    const token = randomUUID();
+    const claimed = await scoped.update(
+      enrollments,
+      id,
+      { set: { claimUntil: now + this.leaseMs, claimToken: token, lastClaim: { stepIndex, at: now } } },
+      {
+        where: [
+          { field: 'status', op: 'eq', value: 'in_progress' },
+          { field: 'stepIndex', op: 'eq', value: stepIndex },
+          { or: [[{ field: 'claimUntil', op: 'exists', value: false }], [{ field: 'claimUntil', op: 'lt', value: now }]] },
+        ],
+      },
+    );
+    if (!claimed) return null; // another worker holds it, or it moved on
+    const step = current.steps[stepIndex]!;
+    const rerun = current.lastClaim?.stepIndex === stepIndex;
+    const started = new Date();
+    try {
+      const record = await this.records.getRecord(workspaceId, current.enrolledRecordType, current.enrolledRecordId, current.correlationId);
+      if (!record) {
+        await this.finish(claimed, token, 'cancelled', `The enrolled ${current.enrolledRecordType} was deleted.`);
+        return null;
+      }
+      if (anyHolds(current.exitConditions, record)) {
+        const met = current.exitConditions.find((condition) => conditionHolds(condition, record))!;
+        await this.finish(claimed, token, 'cancelled', `Exit condition met: ${met.field} ${met.operator}${met.value === undefined ? '' : ` ${JSON.stringify(met.value)}`}.`);
+        return null;
+      }
+      const outcome = await this.actions.run({ enrollment: claimed, step, stepIndex, record, rerun, claimToken: token, now: started });
+      return await this.advance(claimed, token, { order: step.order, type: step.type, status: outcome.status, detail: outcome.detail, finishedAt: timestamp(new Date()) });
+    } catch (error) {
+      if (error instanceof StepFailure) {
+        await this.finish(claimed, token, 'failed', `Step ${step.order} (${step.type}) failed: ${error.message}`, {
+          order: step.order,
+          type: step.type,
+          status: 'failed',
+          detail: error.message,
+          finishedAt: timestamp(new Date()),
+        });
+        return null;
+      }
+      await this.retryLater(claimed, token, step.order, error);
+      return null;
+    }
+  }
+
+  private async advance(enrollment: EnrollmentDocument, token: string, result: StepResult): Promise<number | null> {
+    const next = enrollment.stepIndex + 1;
+    const stepResults = [...enrollment.stepResults, result];
+    if (next >= enrollment.steps.length) {
+      await this.finish(enrollment, token, 'completed', null, result);
+      return null;
+    }
+    const now = Date.now();
+    const dueAt = dueAtOnReaching(enrollment.steps[next]!, now, this.options.waitScale);
+    const moved = await this.store.forWorkspace(enrollment.workspaceId).update(
+      enrollments,
+      enrollment.id,
+      { set: { stepIndex: next, dueAt, claimUntil: null, claimToken: null, attempts: 0, stepResults }, inc: { completedSteps: 1 } },
+      { where: [{ field: 'claimToken', op: 'eq', value: token }] },
+    );
+    if (!moved) return null; // the rule was deleted meanwhile (cancelled), or the claim was taken over
+    if (dueAt <= now) return next;
+    await this.dispatch(moved, dueAt);
+    return null;
+  }
+
+  private async finish(enrollment: EnrollmentDocument, token: string, status: Exclude<LogStatus, 'in_progress'>, reason: string | null, result?: StepResult): Promise<void> {
+    await this.store.forWorkspace(enrollment.workspaceId).update(
+      enrollments,
+      enrollment.id,
+      {
+        set: {
+          status,
+          reason,
+          activeKey: null,
+          dueAt: null,
+          claimUntil: null,
+          claimToken: null,
+          completedAt: timestamp(new Date()),
+          stepResults: result ? [...enrollment.stepResults, result] : enrollment.stepResults,
+        },
+        inc: { completedSteps: result && result.status !== 'failed' ? 1 : 0 },
+      },
+      { where: [{ field: 'claimToken', op: 'eq', value: token }] },
+    );
+  }
+
+  private async retryLater(enrollment: EnrollmentDocument, token: string, order: number, error: unknown): Promise<void> {
+    const attempts = enrollment.attempts + 1;
+    const reason = isDomainError(error) ? error.message : 'Internal error.';
+    if (attempts >= this.maxAttempts) {
+      this.logger.error({ err: error, executionLogId: enrollment.id, attempts }, 'step failed after retries');
+      await this.finish(enrollment, token, 'failed', `Step ${order} failed after ${attempts} attempts: ${reason}`);
+      return;
+    }
+    const dueAt = Date.now() + retryDelayMs(attempts);
+    this.logger.warn({ err: error, executionLogId: enrollment.id, attempts }, 'step hit a transient failure; retrying');
+    const released = await this.store.forWorkspace(enrollment.workspaceId).update(
+      enrollments,
+      enrollment.id,
+      { set: { claimUntil: null, claimToken: null, attempts, dueAt } },
+      { where: [{ field: 'claimToken', op: 'eq', value: token }] },
+    );
+    if (released) await this.dispatch(released, dueAt);
+  }
+
+  private dispatch(enrollment: EnrollmentDocument, dueAt: number): Promise<void> {
+    return this.dispatcher.dispatch(
+      newMessage<StepDuePayload>(
+        STEP_DUE_TYPE,
+        { workspaceId: enrollment.workspaceId, executionLogId: enrollment.id, stepIndex: enrollment.stepIndex, dueAt },
+        { correlationId: enrollment.correlationId },
+      ),
+    );
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * The safety net under the bus: the store records each enrollment's next step and when it is due,
+ * and the sweeper re-publishes every step that is overdue (by more than a grace period) and not
+ * claimed, so a lost message, a broker restart or a worker crash delays a step by at most about a
+ * sweep interval. Re-publishing is harmless: the runner claims before it runs.
+ *
+ * Runs in the workers; a lease in the store lets one worker at a time sweep, and another take over
+ * within a few intervals when it stops.
+ */
+import { randomUUID } from 'node:crypto';
+import { newMessage } from '@crm/bus';
+import type { Logger } from '@crm/observability';
+import { StoreError, type DocumentStore } from '@crm/store';
+import { engineWorkspaces, enrollments, leases } from '../store/collections';
+import { STEP_DUE_TYPE, type StepDuePayload } from './messages';
+import type { StepDispatcher } from './step-dispatcher';
+
+export interface SweeperOptions {
+  intervalMs: number;
+  /** How overdue a step must be before the sweeper re-publishes it (its own message is probably just late). */
+  graceMs: number;
+  /** Steps re-published per workspace per sweep. */
+  batchSize?: number;
+}
+
+const LEASE_ID = 'step-sweeper';
+
+export class Sweeper {
+  private readonly holder = randomUUID();
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly store: DocumentStore,
+    private readonly dispatcher: StepDispatcher,
+    private readonly logger: Logger,
+    private readonly options: SweeperOptions,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => {
+      if (!this.running) this.running = this.sweep().finally(() => (this.running = undefined));
+    }, this.options.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+    // Hand the lease back so another worker takes over at its next tick.
+    await this.store
+      .global()
+      .update(leases, LEASE_ID, { set: { until: 0 } }, { where: [{ field: 'holder', op: 'eq', value: this.holder }] })
+      .catch(() => undefined);
+  }
+
+  /** Takes or renews the lease; true when this worker may sweep now. */
+  async acquireLease(now = Date.now()): Promise<boolean> {
+    const until = now + this.options.intervalMs * 3;
+    const global = this.store.global();
+    try {
+      await global.insert(leases, { id: LEASE_ID, holder: this.holder, until });
+      return true;
+    } catch (error) {
+      if (!(error instanceof StoreError && error.code === 'duplicate')) throw error;
+    }
+    const taken = await global.update(
+      leases,
+      LEASE_ID,
+      { set: { holder: this.holder, until } },
+      { where: [{ or: [[{ field: 'holder', op: 'eq', value: this.holder }], [{ field: 'until', op: 'lt', value: now }]] }] },
+    );
+    return taken !== null;
+  }
+
+  /** One pass; returns how many steps it re-published. */
+  async sweep(): Promise<number> {
+    if (this.stopped) return 0;
+    let published = 0;
+    try {
+      if (!(await this.acquireLease())) return 0;
+      const now = Date.now();
+      const workspaces = await this.store.global().find(engineWorkspaces, {});
+      for (const workspace of workspaces) {
+        if (this.stopped) break;
+        const overdue = await this.store.forWorkspace(workspace.id).find(enrollments, {
+          where: [
+            { field: 'status', op: 'eq', value: 'in_progress' },
+            { field: 'dueAt', op: 'lte', value: now - this.options.graceMs },
+            { or: [[{ field: 'claimUntil', op: 'exists', value: false }], [{ field: 'claimUntil', op: 'lt', value: now }]] },
+          ],
+          sort: [{ field: 'dueAt', direction: 'asc' }],
+          limit: this.options.batchSize ?? 500,
+        });
+        for (const enrollment of overdue) {
+          await this.dispatcher.dispatch(
+            newMessage<StepDuePayload>(
+              STEP_DUE_TYPE,
+              { workspaceId: enrollment.workspaceId, executionLogId: enrollment.id, stepIndex: enrollment.stepIndex, dueAt: enrollment.dueAt ?? now },
+              { correlationId: enrollment.correlationId },
+            ),
+          );
+          published += 1;
+        }
+      }
+      if (published > 0) this.logger.info({ published }, 're-published overdue automation steps');
+    } catch (error) {
+      this.logger.warn({ err: error }, 'automation sweep failed; will retry');
+    }
+    return published;
+  }
+}

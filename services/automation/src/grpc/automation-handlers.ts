@@ -1,0 +1,53 @@
+import type { automationV1, CallContext, ServiceHandlers, UnaryHandler } from '@crm/grpc';
+import { DomainError } from '@crm/observability';
+import type { AutomationService, Caller } from '../application/automation-service';
+import { emailMessage, logMessage, notificationMessage, ruleInput, ruleMessage, templateMessage } from './proto-mapping';
+
+type M = automationV1.AutomationServiceMethods;
+type Handlers = { [K in keyof M as string extends K ? never : K]: UnaryHandler<M[K]['request'], M[K]['response']> };
+
+function callerOf(context: CallContext): Caller {
+  if (!context.workspaceId) throw DomainError.unauthenticated('The call carries no workspace.');
+  return { workspaceId: context.workspaceId };
+}
+
+/** Translation only: proto ↔ the automation service's calls. */
+export function automationHandlers(service: AutomationService): ServiceHandlers {
+  const handlers: Handlers = {
+    ListRules: async (_r, c) => ({ rules: (await service.listRules(callerOf(c))).map(ruleMessage) }),
+    CreateRule: async (r, c) => ({ rule: ruleMessage(await service.createRule(callerOf(c), ruleInput(r.rule, r.providedFields))) }),
+    GetRule: async (r, c) => ({ rule: ruleMessage(await service.getRule(callerOf(c), r.id)) }),
+    UpdateRule: async (r, c) => ({ rule: ruleMessage(await service.updateRule(callerOf(c), r.id, ruleInput(r.rule, r.updateFields), r.updateFields)) }),
+    DeleteRule: async (r, c) => {
+      await service.deleteRule(callerOf(c), r.id);
+      return {};
+    },
+    ActivateRule: async (r, c) => ({ rule: ruleMessage(await service.setActive(callerOf(c), r.id, true)) }),
+    DeactivateRule: async (r, c) => ({ rule: ruleMessage(await service.setActive(callerOf(c), r.id, false)) }),
+    ListExecutionLogs: async (r, c) => {
+      const page = await service.listLogs(callerOf(c), r.ruleId, { status: r.status, after: r.after, offset: r.offset, limit: r.limit });
+      return { total: page.total, logs: page.items.map(logMessage) };
+    },
+    SaveRuleAsTemplate: async (r, c) => {
+      const sent = (field: string) => r.providedFields.length === 0 || r.providedFields.includes(field);
+      const template = await service.saveAsTemplate(callerOf(c), r.ruleId, {
+        name: sent('name') ? r.name : undefined,
+        description: sent('description') ? r.description : undefined,
+        category: sent('category') ? r.category : undefined,
+      });
+      return { template: templateMessage(template) };
+    },
+    ListTemplates: async (r, c) => ({ templates: (await service.listTemplates(callerOf(c), r)).map(templateMessage) }),
+    GetTemplate: async (r, c) => ({ template: templateMessage(await service.getTemplate(callerOf(c), r.id)) }),
+    InstallTemplate: async (r, c) => ({ rule: ruleMessage(await service.installTemplate(callerOf(c), r.templateId, r.name)) }),
+    ListEmails: async (r, c) => {
+      const page = await service.listEmails(callerOf(c), { relatedTo: r.relatedTo, offset: r.offset, limit: r.limit });
+      return { total: page.total, emails: page.items.map(emailMessage) };
+    },
+    ListNotifications: async (r, c) => {
+      const page = await service.listNotifications(callerOf(c), { recipient: r.recipient, relatedTo: r.relatedTo, offset: r.offset, limit: r.limit });
+      return { total: page.total, notifications: page.items.map(notificationMessage) };
+    },
+  };
+  return handlers as ServiceHandlers;
+}

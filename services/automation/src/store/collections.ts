@@ -1,0 +1,68 @@
+/**
+ * The automation service's collections. Engine state lives in the enrollments (one per record's run
+ * through a rule, shown as the execution log); the sparse unique `activeKey` keeps a record in a
+ * rule at most once at a time, and (status, dueAt) lets the sweeper find overdue steps.
+ */
+import { defineCollection, type StoredDocument } from '@crm/store';
+import type { CustomTemplateDocument, EmailDocument, EnrollmentDocument, NotificationDocument, RuleDocument } from '../domain/model';
+
+export const rules = defineCollection<RuleDocument>({
+  name: 'rules',
+  scope: 'workspace',
+  fields: { createdAt: 'string', trigger: 'string', isActive: 'boolean' },
+  indexes: [{ fields: ['createdAt'] }, { fields: ['trigger', 'isActive'] }],
+});
+
+export const customTemplates = defineCollection<CustomTemplateDocument>({
+  name: 'custom_templates',
+  scope: 'workspace',
+  fields: { createdAt: 'string', category: 'string', trigger: 'string' },
+  indexes: [{ fields: ['createdAt'] }],
+});
+
+/** Install counts of the built-in templates (the templates themselves are code). */
+export interface GalleryInstallDocument extends StoredDocument {
+  installCount: number;
+}
+export const galleryInstalls = defineCollection<GalleryInstallDocument>({ name: 'gallery_installs', scope: 'global' });
+
+export const enrollments = defineCollection<EnrollmentDocument>({
+  name: 'enrollments',
+  scope: 'workspace',
+  fields: { ruleId: 'string', status: 'string', startedAt: 'string', dueAt: 'number', activeKey: 'string', enrolledRecordId: 'string' },
+  indexes: [
+    { fields: ['activeKey'], unique: true, sparse: true },
+    { fields: ['ruleId', 'startedAt'] },
+    { fields: ['ruleId', 'status', 'startedAt'] },
+    { fields: ['status', 'dueAt'] },
+  ],
+});
+
+export const emails = defineCollection<EmailDocument>({
+  name: 'emails',
+  scope: 'workspace',
+  fields: { createdAt: 'string', relatedTo: 'string' },
+  indexes: [{ fields: ['createdAt'] }, { fields: ['relatedTo', 'createdAt'] }],
+});
+
+export const notifications = defineCollection<NotificationDocument>({
+  name: 'notifications',
+  scope: 'workspace',
+  fields: { createdAt: 'string', recipient: 'string', relatedTo: 'string' },
+  indexes: [{ fields: ['createdAt'] }, { fields: ['recipient', 'createdAt'] }, { fields: ['relatedTo', 'createdAt'] }],
+});
+
+/** Workspaces that have (had) active rules: the sweeper looks for overdue steps in these. */
+export interface EngineWorkspaceDocument extends StoredDocument {
+  registeredAt: string;
+}
+export const engineWorkspaces = defineCollection<EngineWorkspaceDocument>({ name: 'engine_workspaces', scope: 'global' });
+
+/** A time-limited lease, so one worker at a time sweeps. */
+export interface LeaseDocument extends StoredDocument {
+  holder: string;
+  until: number;
+}
+export const leases = defineCollection<LeaseDocument>({ name: 'leases', scope: 'global', fields: { until: 'number' } });
+
+export const automationCollections = [rules, customTemplates, galleryInstalls, enrollments, emails, notifications, engineWorkspaces, leases];

@@ -1,0 +1,148 @@
+/**
+ * Builds the engine against SQLite :memory:, the in-process bus and fakes of records, auth and the
+ * email transport, for unit specs.
+ */
+import { InProcessBus, newMessage, type BusMessage } from '@crm/bus';
+import { createLogger } from '@crm/observability';
+import { openStore, type DocumentStore } from '@crm/store';
+import { AutomationService } from '../application/automation-service';
+import type { RecordsGateway, TaskSummary } from '../clients/records-gateway';
+import type { DirectoryUser, WorkspaceDirectory } from '../clients/workspace-directory';
+import { NoAiWriter, type AiWriter } from '../email/ai-writer';
+import type { EmailTransport, OutboundEmail } from '../email/email-transport';
+import { Enroller } from '../engine/enroller';
+import { StepActions } from '../engine/step-actions';
+import { StepDispatcher } from '../engine/step-dispatcher';
+import { StepRunner } from '../engine/step-runner';
+import { Sweeper } from '../engine/sweeper';
+import type { RecordType } from '../domain/model';
+import { automationCollections } from '../store/collections';
+
+export class FakeRecords implements RecordsGateway {
+  readonly records = new Map<string, Record<string, unknown>>();
+  readonly tasks: Array<TaskSummary & { assignedTo: string | null; relatedTo: string; workspaceId: string }> = [];
+  readonly assignments: Array<{ id: string; userId: string; correlationId: string }> = [];
+  /** Fails the next n calls with an unavailable error. */
+  failNext = 0;
+  private taskSeq = 0;
+
+  put(record: Record<string, unknown>): Record<string, unknown> {
+    this.records.set(String(record.id), record);
+    return record;
+  }
+
+  private maybeFail(): void {
+    if (this.failNext > 0) {
+      this.failNext -= 1;
+      throw Object.assign(new Error('records unavailable'), { name: 'DomainError', kind: 'unavailable' });
+    }
+  }
+
+  async getRecord(_ws: string, _type: RecordType, id: string): Promise<Record<string, unknown> | null> {
+    this.maybeFail();
+    const record = this.records.get(id);
+    return record ? structuredClone(record) : null;
+  }
+  async createTask(workspaceId: string, task: { name: string; dueDate: string; assignedTo: string | null; relatedTo: string }): Promise<TaskSummary> {
+    this.maybeFail();
+    const created = { id: `tsk_${++this.taskSeq}`, name: task.name, dueDate: task.dueDate, createdAt: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), assignedTo: task.assignedTo, relatedTo: task.relatedTo, workspaceId };
+    this.tasks.push(created);
+    return created;
+  }
+  async listTasks(_ws: string, relatedTo: string): Promise<TaskSummary[]> {
+    return this.tasks.filter((t) => t.relatedTo === relatedTo);
+  }
+  async assignOwner(_ws: string, _type: RecordType, id: string, userId: string, correlationId: string): Promise<void> {
+    this.maybeFail();
+    this.assignments.push({ id, userId, correlationId });
+    const record = this.records.get(id);
+    if (record) record.assignedTo = userId;
+  }
+  close(): void {}
+}
+
+export class FakeDirectory implements WorkspaceDirectory {
+  readonly people = new Map<string, DirectoryUser>();
+  async workspaceName(): Promise<string> {
+    return 'Acme Corp';
+  }
+  async users(_ws: string, ids: string[]): Promise<Map<string, DirectoryUser>> {
+    return new Map(ids.filter((id) => this.people.has(id)).map((id) => [id, this.people.get(id)!]));
+  }
+  close(): void {}
+}
+
+export class RecordingTransport implements EmailTransport {
+  readonly kind = 'log' as const;
+  readonly sent: OutboundEmail[] = [];
+  async send(email: OutboundEmail): Promise<void> {
+    this.sent.push(email);
+  }
+  close(): void {}
+}
+
+export interface EngineHarness {
+  store: DocumentStore;
+  bus: InProcessBus;
+  service: AutomationService;
+  records: FakeRecords;
+  directory: FakeDirectory;
+  transport: RecordingTransport;
+  enroller: Enroller;
+  runner: StepRunner;
+  sweeper: Sweeper;
+  /** Publishes a records event as the records service would. */
+  publishEvent(type: string, payload: Record<string, unknown>, correlationId?: string): Promise<BusMessage>;
+  close(): Promise<void>;
+}
+
+export async function buildEngine(options: { waitScale?: number; ai?: AiWriter; consume?: boolean } = {}): Promise<EngineHarness> {
+  const logger = createLogger('automation-test', { level: 'silent' });
+  const store = await openStore({ location: { kind: 'sqlite', file: ':memory:' }, collections: automationCollections });
+  const bus = new InProcessBus(logger, { stopGraceMs: 1000 });
+  const records = new FakeRecords();
+  const directory = new FakeDirectory();
+  const transport = new RecordingTransport();
+  const dispatcher = new StepDispatcher(bus);
+  const waitScale = options.waitScale ?? 1;
+  const enroller = new Enroller(store, dispatcher, logger, waitScale);
+  const actions = new StepActions({ store, records, directory, transport, ai: options.ai ?? new NoAiWriter() });
+  const runner = new StepRunner(store, records, actions, dispatcher, logger, { waitScale, claimLeaseMs: 60_000 });
+  const sweeper = new Sweeper(store, dispatcher, logger, { intervalMs: 1000, graceMs: 0 });
+  if (options.consume !== false) {
+    await bus.consume({ name: 'automation.events', bindings: ['records.#'] }, (m) => enroller.handle(m));
+    await bus.consume({ name: 'automation.steps', bindings: ['automation.step_due.v1'] }, (m) => runner.handle(m));
+  }
+  return {
+    store,
+    bus,
+    service: new AutomationService(store),
+    records,
+    directory,
+    transport,
+    enroller,
+    runner,
+    sweeper,
+    async publishEvent(type, payload, correlationId = 'req-1') {
+      const message = newMessage(type, payload, { correlationId });
+      await bus.publish(message);
+      return message;
+    },
+    async close() {
+      await sweeper.stop();
+      await bus.close();
+      await store.close();
+    },
+  };
+}
+
+/** Resolves once `check` holds (polling), or rejects after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -1,0 +1,212 @@
+/**
+ * The pipeline in one process: SQLite :memory:, the in-process bus, files in memory and a fake
+ * records service that behaves like the real one (idempotent on the key, duplicates by email).
+ */
+import { InProcessBus, newMessage } from '@crm/bus';
+import { createLogger } from '@crm/observability';
+import { openStore, type DocumentStore } from '@crm/store';
+import { PassThrough, Readable } from 'node:stream';
+import { decodeText } from '../csv/text-encoding';
+import { splitCsv } from '../csv/chunk-splitter';
+import type { ImportJobDocument } from '../domain/import-job';
+import { importCollections } from '../store/collections';
+import type { FileStorage } from '../store/file-storage';
+import { ImportJobRepository } from '../store/import-job-repository';
+import { ChunkImporter } from './chunk-importer';
+import { CHUNK_MESSAGE, chunkQueue, SPLIT_MESSAGE, splitQueue, type ChunkPayload } from './import-messages';
+import { JobSplitter } from './job-splitter';
+import { JobSweeper } from './job-sweeper';
+import type { RecordsClient } from './ports';
+
+const logger = createLogger('import-test', { level: 'silent' });
+const WS = 'ws_test';
+
+class MemoryFiles implements FileStorage {
+  readonly files = new Map<string, Buffer>();
+  create(fileId: string) {
+    const parts: Buffer[] = [];
+    const stream = new PassThrough();
+    stream.on('data', (b: Buffer) => parts.push(b));
+    return { stream, done: async () => void this.files.set(fileId, Buffer.concat(parts)), abort: async () => undefined };
+  }
+  open(fileId: string) {
+    return Readable.from([this.files.get(fileId)!]);
+  }
+  async remove(fileId: string) {
+    this.files.delete(fileId);
+  }
+  async close() {}
+}
+
+class FakeRecords implements RecordsClient {
+  readonly contacts = new Map<string, { id: string; importJobId: string }>();
+  readonly answers = new Map<string, unknown>();
+  calls = 0;
+  failNext = 0;
+  async call(method: string, request: any): Promise<any> {
+    if (method !== 'BatchCreateContacts') throw new Error(method);
+    this.calls += 1;
+    if (this.failNext > 0) {
+      this.failNext -= 1;
+      throw new Error('records unavailable');
+    }
+    const stored = this.answers.get(request.idempotencyKey);
+    if (stored) return { ...(stored as object), replayed: true };
+    const answer = { created: [] as any[], duplicates: [] as any[], errors: [] as any[], replayed: false };
+    for (const row of request.rows) {
+      const key = row.email.toLowerCase();
+      const existing = this.contacts.get(key);
+      if (existing) answer.duplicates.push({ row: row.row, email: row.email, existingContactId: existing.id, sameImport: existing.importJobId === request.importJobId });
+      else {
+        const id = `cnt_${this.contacts.size + 1}`;
+        this.contacts.set(key, { id, importJobId: request.importJobId });
+        answer.created.push({ row: row.row, contactId: id });
+      }
+    }
+    this.answers.set(request.idempotencyKey, answer);
+    return answer;
+  }
+}
+
+let store: DocumentStore;
+let bus: InProcessBus;
+let files: MemoryFiles;
+let records: FakeRecords;
+let repo: ImportJobRepository;
+let importer: ChunkImporter;
+let splitter: JobSplitter;
+let sequence = 0;
+
+beforeEach(async () => {
+  store = await openStore({ location: { kind: 'sqlite', file: ':memory:' }, collections: importCollections });
+  bus = new InProcessBus(logger, { stopGraceMs: 100 });
+  files = new MemoryFiles();
+  records = new FakeRecords();
+  repo = new ImportJobRepository(store);
+  importer = new ChunkImporter({ repo, files, records, logger, retryBackoffMs: 0 });
+  splitter = new JobSplitter({ repo, files, bus, importer, logger, chunkRows: 2 });
+});
+
+afterEach(async () => {
+  await bus.close();
+  await store.close();
+});
+
+async function newJob(csv: string): Promise<string> {
+  sequence += 1;
+  const id = `00000000-0000-4000-8000-${String(sequence).padStart(12, '0')}`;
+  files.files.set(id, Buffer.from(csv));
+  const job: ImportJobDocument & { workspaceId: string } = {
+    id, workspaceId: WS, filename: 'people.csv', fileId: id, fileBytes: csv.length, encoding: 'utf-8', sourceUid: null, sourceName: '',
+    fieldMappings: {}, actorId: 'usr_1', actorKind: 'user', status: 'queued', errorMessage: '', totalRows: 0, successCount: 0,
+    errorCount: 0, duplicateCount: 0, chunksDone: 0, chunkCount: null, splitDone: false, ignoredColumns: [], errors: null,
+    duplicates: null, lastProgressMs: Date.now(), createdAt: '2024-01-01T00:00:00Z', startedAt: null, finishedAt: null,
+  };
+  await repo.createJob(job, 60_000);
+  return id;
+}
+
+async function consumeAll(): Promise<void> {
+  await bus.consume(chunkQueue(4), (m, info) => importer.handle(m.payload as ChunkPayload, info));
+  await bus.consume(splitQueue, (m) => splitter.split((m.payload as any).workspaceId, (m.payload as any).jobUid));
+}
+
+async function settled(jobUid: string): Promise<ImportJobDocument> {
+  for (let i = 0; i < 500; i++) {
+    const job = await repo.get(WS, jobUid);
+    if (job && (job.status === 'complete' || job.status === 'failed')) return job;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error('job did not settle');
+}
+
+const CSV = 'Email,First Name,Company\na@x.io,A,Acme\nb@x.io,B,Acme\nbad,C,Acme\nA@x.io,Again,Acme\nc@x.io,,Acme\n';
+
+describe('import pipeline', () => {
+  it('moves queued → processing → complete with exact counters', async () => {
+    await consumeAll();
+    const uid = await newJob(CSV);
+    expect((await repo.get(WS, uid))!.status).toBe('queued');
+    await bus.publish(newMessage(SPLIT_MESSAGE, { jobUid: uid, workspaceId: WS }, { correlationId: uid }));
+    const job = await settled(uid);
+    expect(job).toMatchObject({ status: 'complete', totalRows: 5, successCount: 2, errorCount: 2, duplicateCount: 1, ignoredColumns: ['Company'] });
+    expect(job.startedAt).not.toBeNull();
+    expect(job.finishedAt).not.toBeNull();
+    expect(job.duplicates).toEqual([{ row: 4, email: 'A@x.io', existingContactId: null }]);
+    expect(job.errors!.map((e) => e.row).sort()).toEqual([3, 5]);
+    expect(files.files.has(uid)).toBe(false);
+  });
+
+  it('counts a chunk once however often it is delivered', async () => {
+    const uid = await newJob(CSV);
+    await repo.markStarted(WS, uid);
+    const chunks: ChunkPayload[] = [];
+    await splitCsv(files.open(uid).pipe(decodeText('utf-8')), {
+      chunkRows: 2,
+      mappings: {},
+      onChunk: async (c) => {
+        await repo.planChunk(WS, uid, c.index, c.firstRow, c.rows.length);
+        chunks.push({ jobUid: uid, workspaceId: WS, index: c.index, firstRow: c.firstRow, rows: c.rows });
+      },
+    });
+    await repo.recordSplitDone(WS, uid, 5, chunks.length, []);
+    await importer.handle(chunks[0]!);
+    await importer.handle(chunks[0]!);
+    const afterTwice = await repo.get(WS, uid);
+    expect(afterTwice).toMatchObject({ successCount: 2, chunksDone: 1, status: 'processing' });
+    for (const chunk of [...chunks, ...chunks]) await importer.handle(chunk);
+    expect(await repo.get(WS, uid)).toMatchObject({ status: 'complete', successCount: 2, errorCount: 2, duplicateCount: 1, chunksDone: 3 });
+    expect(records.contacts.size).toBe(2);
+  });
+
+  it('reports a chunk that fails on every delivery as row errors instead of hanging', async () => {
+    await consumeAll();
+    records.failNext = 1000;
+    const uid = await newJob('Email,First Name\na@x.io,A\n');
+    await bus.publish(newMessage(SPLIT_MESSAGE, { jobUid: uid, workspaceId: WS }, { correlationId: uid }));
+    const job = await settled(uid);
+    expect(job).toMatchObject({ status: 'complete', successCount: 0, errorCount: 1 });
+    expect(job.errors![0]!.message).toMatch(/^Not imported: /);
+  });
+
+  it('fails a job whose file has no email column, with the reason', async () => {
+    await consumeAll();
+    const uid = await newJob('Name,Company\nA,B\n');
+    await bus.publish(newMessage(SPLIT_MESSAGE, { jobUid: uid, workspaceId: WS }, { correlationId: uid }));
+    const job = await settled(uid);
+    expect(job.status).toBe('failed');
+    expect(job.errorMessage).toMatch(/no email column/);
+  });
+
+  it('completes a header-only file with zero rows', async () => {
+    await consumeAll();
+    const uid = await newJob('Email,First Name\n');
+    await bus.publish(newMessage(SPLIT_MESSAGE, { jobUid: uid, workspaceId: WS }, { correlationId: uid }));
+    expect(await settled(uid)).toMatchObject({ status: 'complete', totalRows: 0, successCount: 0 });
+  });
+
+  it('recovers a job whose split message was lost: the sweeper re-publishes it once stalled', async () => {
+    await consumeAll();
+    let clock = Date.now();
+    const clocked = new ImportJobRepository(store, () => clock);
+    const sweeper = new JobSweeper({ repo: clocked, bus, importer, logger, stallMs: 1000, intervalMs: 1000, now: () => clock });
+    const uid = await newJob(CSV);
+    expect(await sweeper.sweep()).toEqual([]);
+    clock += 61_000;
+    expect(await sweeper.sweep()).toEqual([uid]);
+    expect(await settled(uid)).toMatchObject({ status: 'complete', successCount: 2 });
+  });
+
+  it('re-publishes only the chunks that were lost', async () => {
+    const published: ChunkPayload[] = [];
+    await bus.consume({ name: 'spy', bindings: [CHUNK_MESSAGE] }, async (m) => void published.push(m.payload as ChunkPayload));
+    const uid = await newJob(CSV);
+    await splitter.split(WS, uid);
+    await new Promise((r) => setTimeout(r, 20));
+    await importer.handle(published[0]!);
+    published.length = 0;
+    await splitter.split(WS, uid);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(published.map((p) => p.index).sort()).toEqual([1, 2]);
+  });
+});

@@ -1,0 +1,84 @@
+/**
+ * Cuts a job's stored file into chunks and puts them on the bus, recording the chunk plan in the
+ * store first. Running it again for the same job is safe and is how lost work is recovered: chunks
+ * already counted are skipped, the others are published again, and a chunk that has been
+ * published too often without being counted is given up on (its rows are reported as errors), so
+ * a job never hangs.
+ */
+import { newMessage, type MessageBus } from '@crm/bus';
+import { isDomainError, type Logger } from '@crm/observability';
+import { splitCsv, type CsvChunk } from '../csv/chunk-splitter';
+import { decodeText } from '../csv/text-encoding';
+import { isTerminal, type ImportJobDocument } from '../domain/import-job';
+import type { FileStorage } from '../store/file-storage';
+import type { ImportJobRepository } from '../store/import-job-repository';
+import type { ChunkImporter } from './chunk-importer';
+import { CHUNK_MESSAGE, MAX_CHUNK_PUBLISHES, type ChunkPayload } from './import-messages';
+
+export interface JobSplitterDeps {
+  repo: ImportJobRepository;
+  files: FileStorage;
+  bus: MessageBus;
+  importer: ChunkImporter;
+  logger: Logger;
+  chunkRows: number;
+}
+
+export class JobSplitter {
+  constructor(private readonly deps: JobSplitterDeps) {}
+
+  async split(workspaceId: string, jobUid: string): Promise<void> {
+    const { repo, logger } = this.deps;
+    const job = await repo.get(workspaceId, jobUid);
+    if (!job || isTerminal(job.status)) return;
+    if (job.status === 'queued') await repo.markStarted(workspaceId, jobUid);
+    const log = logger.child({ jobUid, workspaceId });
+    try {
+      const summary = await splitCsv(this.deps.files.open(job.fileId).pipe(decodeText(job.encoding)), {
+        chunkRows: this.deps.chunkRows,
+        mappings: job.fieldMappings,
+        onHeader: (plan) => repo.recordHeader(workspaceId, jobUid, plan.ignoredColumns),
+        onChunk: (chunk) => this.dispatch(job, chunk),
+      });
+      await repo.recordSplitDone(workspaceId, jobUid, summary.totalRows, summary.chunkCount, summary.ignoredColumns);
+      log.info({ totalRows: summary.totalRows, chunks: summary.chunkCount }, 'import file split');
+      await this.deps.importer.finishIfDone(workspaceId, jobUid);
+    } catch (error) {
+      if (isDomainError(error) && error.kind === 'invalid_argument') {
+        log.info({ reason: error.message }, 'import failed: the file cannot be imported');
+        await this.end(job, error.message);
+        return;
+      }
+      if (isMissingFile(error)) {
+        log.error({ err: error }, 'import failed: its file is gone');
+        await this.end(job, 'The uploaded file is no longer available; upload it again.');
+        return;
+      }
+      throw error;
+    }
+  }
+
+  private async dispatch(job: ImportJobDocument, chunk: CsvChunk): Promise<void> {
+    const { repo, bus } = this.deps;
+    const workspaceId = job.workspaceId!;
+    const planned = await repo.planChunk(workspaceId, job.id, chunk.index, chunk.firstRow, chunk.rows.length);
+    if (planned.status === 'done') return;
+    if (planned.publishCount >= MAX_CHUNK_PUBLISHES) {
+      await this.deps.importer.giveUp(job, chunk, 'its batch failed repeatedly');
+      return;
+    }
+    await repo.countPublish(workspaceId, job.id, chunk.index);
+    const payload: ChunkPayload = { jobUid: job.id, workspaceId, index: chunk.index, firstRow: chunk.firstRow, rows: chunk.rows };
+    await bus.publish(newMessage(CHUNK_MESSAGE, payload, { correlationId: job.id }));
+  }
+
+  private async end(job: ImportJobDocument, reason: string): Promise<void> {
+    const failed = await this.deps.repo.fail(job.workspaceId!, job.id, reason);
+    if (failed) await this.deps.files.remove(job.fileId).catch(() => undefined);
+  }
+}
+
+function isMissingFile(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ENOENT' || code === 'FileNotFound' || /FileNotFound|file not found/i.test(String((error as Error | null)?.message));
+}

@@ -1,0 +1,90 @@
+import { Readable } from 'node:stream';
+import { splitCsv, type CsvChunk } from './chunk-splitter';
+import { decodeText, EncodingSniffer } from './text-encoding';
+
+function bytes(text: string, encoding: 'utf8' | 'latin1' = 'utf8'): Buffer {
+  return Buffer.from(text, encoding);
+}
+
+async function split(data: Buffer, chunkRows = 2, mappings = {}) {
+  const sniffer = new EncodingSniffer();
+  sniffer.push(data);
+  const { encoding } = sniffer.finish();
+  const chunks: CsvChunk[] = [];
+  const summary = await splitCsv(Readable.from([data]).pipe(decodeText(encoding)), { chunkRows, mappings, onChunk: (c) => void chunks.push(c) });
+  return { summary, chunks, encoding };
+}
+
+describe('encodings', () => {
+  it('reads UTF-8 with a BOM without keeping the BOM in the first header', async () => {
+    const { chunks, encoding } = await split(bytes('\uFEFFEmail,First Name\nzoe@example.com,Zoë\n'));
+    expect(encoding).toBe('utf-8');
+    expect(chunks[0]!.rows[0]).toEqual({ row: 1, fields: { email: 'zoe@example.com', firstName: 'Zoë' } });
+  });
+
+  it('falls back to windows-1252 when the bytes are not UTF-8', async () => {
+    const { chunks, encoding } = await split(bytes('Email,First Name\nrene@example.com,René\n', 'latin1'));
+    expect(encoding).toBe('windows-1252');
+    expect(chunks[0]!.rows[0]).toMatchObject({ fields: { firstName: 'René' } });
+  });
+
+  it('sees UTF-8 split across network chunks as UTF-8', () => {
+    const data = bytes('é');
+    const sniffer = new EncodingSniffer();
+    sniffer.push(data.subarray(0, 1));
+    sniffer.push(data.subarray(1));
+    expect(sniffer.finish()).toEqual({ encoding: 'utf-8', binary: false });
+  });
+
+  it('flags NUL bytes as binary', () => {
+    const sniffer = new EncodingSniffer();
+    sniffer.push(Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0xff]));
+    expect(sniffer.finish().binary).toBe(true);
+  });
+});
+
+describe('splitting', () => {
+  it('cuts rows into chunks numbered from data row 1', async () => {
+    const { summary, chunks } = await split(bytes('email,first_name\na@x.io,A\nb@x.io,B\nc@x.io,C\n'));
+    expect(summary).toEqual({ totalRows: 3, chunkCount: 2, ignoredColumns: [] });
+    expect(chunks.map((c) => [c.index, c.firstRow, c.rows.length])).toEqual([
+      [0, 1, 2],
+      [1, 3, 1],
+    ]);
+  });
+
+  it('reads quoted fields with commas and line breaks', async () => {
+    const { chunks } = await split(bytes('Email,Notes,Last Name\r\na@x.io,"one, two\nthree","O""Brien"\r\n'));
+    expect(chunks[0]!.rows[0]).toEqual({ row: 1, fields: { email: 'a@x.io', notes: 'one, two\nthree', lastName: 'O"Brien' } });
+  });
+
+  it('marks a later row with an email already seen in the file as an in-file duplicate', async () => {
+    const { chunks } = await split(bytes('Email,First Name\na@x.io,A\nb@x.io,B\nA@X.io,Again\n'));
+    expect(chunks[1]!.rows[0]).toMatchObject({ row: 3, duplicateInFile: true });
+  });
+
+  it('does not let an invalid row claim an email', async () => {
+    const { chunks } = await split(bytes('Email,First Name\na@x.io,\na@x.io,A\n'));
+    expect(chunks[0]!.rows[1]).not.toHaveProperty('duplicateInFile');
+  });
+
+  it('reports a row with more values than the header has columns', async () => {
+    const { chunks } = await split(bytes('Email,First Name\na@x.io,A,extra\nb@x.io,B,\n'));
+    expect(chunks[0]!.rows[0]).toEqual({ row: 1, problem: expect.stringMatching(/3 values but the header has 2 columns/) });
+    expect(chunks[0]!.rows[1]).toMatchObject({ fields: { email: 'b@x.io' } });
+  });
+
+  it('gives a header-only file zero rows and zero chunks', async () => {
+    const { summary, chunks } = await split(bytes('Email,First Name\n'));
+    expect(summary.totalRows).toBe(0);
+    expect(chunks).toEqual([]);
+  });
+
+  it('refuses a file with no header row', async () => {
+    await expect(split(bytes('\n\n'))).rejects.toThrow('The file is empty: it has no header row.');
+  });
+
+  it('refuses a header without an email column', async () => {
+    await expect(split(bytes('Name,Company\nA,B\n'))).rejects.toThrow(/no email column/);
+  });
+});

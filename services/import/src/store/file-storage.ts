@@ -1,0 +1,22 @@
+/**
+ * Where an upload is kept between the upload and the end of its job: a file under CRM_DATA_DIR on
+ * the embedded store, GridFS when the store is MongoDB (so every pod sees it). One port, two adapters.
+ */
+import type { Readable, Writable } from 'node:stream';
+
+export interface StoredFileWriter {
+  /** Write the upload's bytes here. */
+  stream: Writable;
+  /** Resolves once every byte is durable; call after ending `stream`. */
+  done(): Promise<void>;
+  /** Throws away what was written (a refused or broken upload). */
+  abort(): Promise<void>;
+}
+
+export interface FileStorage {
+  /** Starts storing a new file under `fileId` (unique, chosen by the caller). */
+  create(fileId: string): StoredFileWriter;
+  open(fileId: string): Readable;
+  remove(fileId: string): Promise<void>;
+  close(): Promise<void>;
+}
