@@ -368,7 +368,7 @@ describe('skaffold.yaml and the Dockerfiles', () => {
     expect(text).toMatch(/^ARG NODE_IMAGE=node:24-bookworm-slim$/m);
     expect(text).toMatch(/^USER node$/m);
     expect(text).not.toMatch(/^HEALTHCHECK/m);
-    expect(text).toContain(`npm ci --omit=dev --workspace ${pkg}`);
+    expect(text).toContain(`npm install --no-audit --no-fund --omit=dev --workspace ${pkg}`);
     expect(text).toMatch(/^WORKDIR \/app$/m);
   });
 
