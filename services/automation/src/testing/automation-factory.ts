@@ -3,7 +3,7 @@
  * email transport, for unit specs.
  */
 import { InProcessBus, newMessage, type BusMessage } from '@crm/bus';
-import { createLogger } from '@crm/observability';
+import { createLogger, DomainError } from '@crm/observability';
 import { openStore, type DocumentStore } from '@crm/store';
 import { AutomationService } from '../application/automation-service';
 import type { RecordsGateway, TaskSummary } from '../clients/records-gateway';
@@ -34,7 +34,7 @@ export class FakeRecords implements RecordsGateway {
   private maybeFail(): void {
     if (this.failNext > 0) {
       this.failNext -= 1;
-      throw Object.assign(new Error('records unavailable'), { name: 'DomainError', kind: 'unavailable' });
+      throw new DomainError('unavailable', 'records unavailable');
     }
   }
 

@@ -6,7 +6,7 @@
  * again after a crash and mean the same rows.
  */
 import { parse } from 'fast-csv';
-import type { Readable } from 'node:stream';
+import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { DomainError } from '@crm/observability';
 import { planColumns, type ColumnPlan, type FieldMappings } from '../domain/column-plan';
 import { emailKey, rowFields, rowProblem, type ChunkRow } from '../domain/contact-row';
@@ -21,6 +21,8 @@ export interface CsvChunk {
 export interface SplitOptions {
   chunkRows: number;
   mappings: FieldMappings;
+  /** Default MAX_LINE_CHARS. */
+  maxLineChars?: number;
   onHeader?(plan: ColumnPlan): Promise<void> | void;
   /** Awaited before the next chunk is cut, so a slow consumer slows the reader (back-pressure). */
   onChunk(chunk: CsvChunk): Promise<void> | void;
@@ -39,10 +41,43 @@ export class UnreadableFileError extends DomainError {
   }
 }
 
+/** No contact row is anywhere near this long; fast-csv slows down badly on giant lines, so stop early. */
+export const MAX_LINE_CHARS = 1_000_000;
+
+/** Passes text through, failing once a line (text between line breaks) grows past `max` characters. */
+function lineLengthGuard(max: number): Transform {
+  let sinceBreak = 0;
+  return new Transform({
+    decodeStrings: false,
+    transform(chunk: string | Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
+      const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+      const firstBreak = firstLineBreak(text);
+      // Lines wholly inside one chunk are shorter than the chunk, which is far below `max`.
+      const longest = firstBreak === -1 ? sinceBreak + text.length : sinceBreak + firstBreak;
+      sinceBreak = firstBreak === -1 ? longest : text.length - Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r')) - 1;
+      if (longest > max || sinceBreak > max) {
+        callback(new UnreadableFileError(`The file has a line longer than ${max.toLocaleString('en')} characters; it does not look like a contact CSV.`));
+        return;
+      }
+      callback(null, text);
+    },
+  });
+}
+
+function firstLineBreak(text: string): number {
+  const n = text.indexOf('\n');
+  const r = text.indexOf('\r');
+  if (n === -1) return r;
+  if (r === -1) return n;
+  return Math.min(n, r);
+}
+
 export async function splitCsv(text: Readable, options: SplitOptions): Promise<SplitSummary> {
   const parser = parse({ headers: false, ignoreEmpty: true, trim: false });
-  text.on('error', (error) => parser.destroy(error));
-  text.pipe(parser);
+  const guard = lineLengthGuard(options.maxLineChars ?? MAX_LINE_CHARS);
+  text.on('error', (error) => guard.destroy(error));
+  guard.on('error', (error) => parser.destroy(error));
+  text.pipe(guard).pipe(parser);
   let plan: ColumnPlan | undefined;
   let headerWidth = 0;
   let rowNumber = 0;

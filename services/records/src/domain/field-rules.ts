@@ -140,7 +140,8 @@ export function checkFields(
   if (mode === 'create') {
     for (const [field, rule] of Object.entries(table)) {
       const required = (rule.kind === 'text' || rule.kind === 'email') && rule.required === true;
-      if (required && !(field in body)) errors.add(field, MESSAGES.required);
+      // A field already refused (e.g. sent with the wrong JSON type, reported by the gateway) is not also "missing".
+      if (required && !(field in body) && !errors.errors[field]) errors.add(field, MESSAGES.required);
     }
   }
   return values;

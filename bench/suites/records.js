@@ -1,0 +1,126 @@
+// Records suite: list, filtered list and search latency on a workspace of 100,000 contacts, and
+// create throughput, through gateway → gRPC → records. Every figure is divided by two baselines
+// measured in the same run: the gateway's own authenticated GET /api/auth/me/ (the primary one:
+// it pays the same TLS, authentication, rate limit and gRPC hop, so the ratio shows what the
+// records path adds on top) and the bare Express 5 handler (what the gateway suite divides by).
+'use strict';
+const { fork, execFileSync } = require('node:child_process');
+const path = require('node:path');
+const autocannon = require('autocannon');
+const { load } = require('../load');
+
+const ROOT = path.resolve(__dirname, '../..');
+const CONTACTS = 100_000;
+const BATCH = 1000;
+const PARALLEL_BATCHES = 4;
+const STAGES = ['new', 'contacted', 'engaged', 'proposal_sent', 'negotiation', 'customer', 'inactive'];
+
+async function signUpAndLiftLimit(cluster, api) {
+  const email = `bench-records-${Date.now()}@example.com`;
+  const signup = await api('POST', '/api/auth/signup/', { workspaceName: 'Bench records', email, password: 'bench-password-123', firstName: 'Bench', lastName: 'Mark' });
+  execFileSync(process.execPath, [path.join(ROOT, 'services/auth/dist/cli.js'), 'change-plan', '--workspace', signup.user.workspaceId, '--plan', 'enterprise', '--rate-limit', '100000000'], {
+    env: { ...process.env, AUTH_GRPC_ADDR: cluster.authAddress, CRM_OPERATOR_TOKEN: cluster.operatorToken },
+  });
+  return signup;
+}
+
+/** 100,000 contacts straight into records over gRPC (the import workers' call), a few batches at a time. */
+async function seed(cluster, user, log) {
+  if (!cluster.recordsAddress) throw new Error('scripts/local-cluster.js does not report recordsAddress');
+  const { GrpcClient } = require(path.join(ROOT, 'libs/grpc/dist'));
+  const client = new GrpcClient('records/v1/records.proto', 'records.v1.RecordsService', cluster.recordsAddress);
+  const context = { workspaceId: user.workspaceId, actorId: user.id, actorKind: 'user', requestId: 'bench-seed' };
+  const started = Date.now();
+  const batches = Math.ceil(CONTACTS / BATCH);
+  let nextBatch = 0;
+  const worker = async () => {
+    while (nextBatch < batches) {
+      const b = nextBatch++;
+      const rows = [];
+      for (let i = 0; i < BATCH; i += 1) {
+        const n = b * BATCH + i;
+        rows.push({ row: i + 1, firstName: `First${n % 997}`, lastName: `Last${n}`, email: `person${n}@example${n % 89}.com`, phone: `+1 555 ${String(n).padStart(7, '0')}`, stage: STAGES[n % STAGES.length], tags: n % 2 ? ['odd'] : ['even'] });
+      }
+      const result = await client.call('BatchCreateContacts', { idempotencyKey: `bench-seed:${b}`, rows }, context, { timeoutMs: 120_000 });
+      if (result.errors.length > 0 || result.duplicates.length > 0) throw new Error(`seed batch ${b}: ${JSON.stringify(result.errors[0] ?? result.duplicates[0])}`);
+    }
+  };
+  await Promise.all(Array.from({ length: PARALLEL_BATCHES }, worker));
+  client.close();
+  const ms = Date.now() - started;
+  log(`seeded ${CONTACTS} contacts in ${(ms / 1000).toFixed(1)} s`);
+  return ms;
+}
+
+/** autocannon with a method and a body (bench/load.js only does GETs). */
+function loadRequest({ url, headers, seconds, method, body, connections = 32 }) {
+  return new Promise((resolve, reject) => {
+    autocannon({ url, headers, method, body, duration: seconds, connections, tlsOptions: { rejectUnauthorized: false } }, (error, result) => {
+      if (error) return reject(error);
+      resolve({ requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total, failed: result.non2xx + result.errors + result.timeouts });
+    });
+  });
+}
+
+const ratios = (measured, baseline) => ({
+  requestsPerSecond: measured.requestsPerSecond / baseline.requestsPerSecond,
+  p50: measured.p50 / Math.max(baseline.p50, 0.001),
+  p99: measured.p99 / Math.max(baseline.p99, 0.001),
+});
+
+module.exports = async function recordsSuite({ cluster, api, seconds, log }) {
+  const { access, user } = await signUpAndLiftLimit(cluster, api);
+  const seedMs = await seed(cluster, user, log);
+  const gateway = cluster.gateways[0].url;
+  const headers = { authorization: `Bearer ${access}` };
+  const count = (await api('GET', '/api/contacts/?limit=1', undefined, access)).count;
+  if (count < CONTACTS) throw new Error(`expected ${CONTACTS} contacts, the list counts ${count}`);
+
+  const baselineServer = fork(path.join(__dirname, '../baseline-server.js'), [path.join(cluster.dataDir, 'tls/cert.pem'), path.join(cluster.dataDir, 'tls/key.pem')]);
+  const baselinePort = await new Promise((resolve) => baselineServer.once('message', (m) => resolve(m.port)));
+  const targets = {
+    listPage: `${gateway}/api/contacts/?limit=20`,
+    filteredList: `${gateway}/api/contacts/?stage=customer`,
+    search: `${gateway}/api/contacts/?search=person4242`,
+  };
+  try {
+    log('warming up');
+    await load({ url: `https://127.0.0.1:${baselinePort}/api/auth/me/`, seconds: 2 });
+    await load({ url: `${gateway}/api/auth/me/`, headers, seconds: 2 });
+    for (const url of Object.values(targets)) await load({ url, headers, seconds: 1 });
+
+    log(`baseline: bare Express 5 JSON handler, ${seconds} s`);
+    const bare = await load({ url: `https://127.0.0.1:${baselinePort}/api/auth/me/`, seconds });
+    log(`baseline: gateway GET /api/auth/me/ (auth, rate limit, gRPC hop), ${seconds} s`);
+    const me = await load({ url: `${gateway}/api/auth/me/`, headers, seconds });
+    const measured = {};
+    for (const [name, url] of Object.entries(targets)) {
+      log(`${name}: GET ${url.replace(gateway, '')}, ${seconds} s`);
+      measured[name] = await load({ url, headers, seconds });
+    }
+    log(`create: POST /api/contacts/, ${seconds} s`);
+    measured.create = await loadRequest({
+      url: `${gateway}/api/contacts/`,
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ firstName: 'Bench', lastName: 'Create', email: 'bench-create@example.com', stage: 'new', tags: ['bench'] }),
+      seconds,
+    });
+
+    const versusMe = Object.fromEntries(Object.entries(measured).map(([name, m]) => [name, ratios(m, me)]));
+    const versusBare = Object.fromEntries(Object.entries(measured).map(([name, m]) => [name, ratios(m, bare)]));
+    return {
+      name: `records: list, filtered list, search and create on a ${CONTACTS}-contact workspace`,
+      // The headline: a list page's req/s against the gateway's GET /api/auth/me/ in the same run.
+      ratio: versusMe.listPage.requestsPerSecond,
+      target: 'list page ≥ 0.3 of GET /api/auth/me/ req/s',
+      seedSeconds: seedMs / 1000,
+      baselines: { gatewayMe: me, bareExpress: bare },
+      measured,
+      ratiosVersusGatewayMe: versusMe,
+      ratiosVersusBareExpress: versusBare,
+    };
+  } finally {
+    baselineServer.kill();
+  }
+};

@@ -1,0 +1,104 @@
+import type { TestCluster } from '../support/cluster';
+import { allPages, createContact, createOpportunity, createAccount, startRecordsCluster, workspace, type Workspace } from './records-fixtures';
+
+let t: TestCluster;
+let w: Workspace;
+const created: { id: string; stage: string; tags: string[] }[] = [];
+
+beforeAll(async () => {
+  t = await startRecordsCluster();
+  w = await workspace(t);
+  // 25 contacts: every 5th a customer; tags alternate so that "a,b" picks every 6th.
+  for (let i = 0; i < 25; i += 1) {
+    const tags = [i % 2 === 0 ? 'a' : 'x', i % 3 === 0 ? 'b' : 'y'];
+    const stage = i % 5 === 0 ? 'customer' : 'new';
+    const contact = await createContact(w, { firstName: `Person${String(i).padStart(2, '0')}`, stage, tags });
+    created.push({ id: contact.id, stage, tags });
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await t?.stop();
+});
+
+const ids = (pages: any[]) => pages.flatMap((p) => p.results.map((r: { id: string }) => r.id));
+const newestFirst = () => [...created].reverse().map((c) => c.id);
+
+describe('paginated lists', () => {
+  it('pages 20 at a time by default, newest first, with absolute next/previous links on the caller\'s origin', async () => {
+    const first = await w.api.get('/api/contacts/');
+    expect(first.body.count).toBe(25);
+    expect(first.body.results).toHaveLength(20);
+    expect(first.body.previous).toBeNull();
+    expect(first.body.next).toBe(`${t.api.baseUrl}/api/contacts/?page=2`);
+    const second = await w.api.get(first.body.next.replace(t.api.baseUrl, ''));
+    expect(second.body.results).toHaveLength(5);
+    expect(second.body.next).toBeNull();
+    expect(second.body.previous).toBe(`${t.api.baseUrl}/api/contacts/?page=1`);
+    expect(ids([first.body, second.body])).toEqual(newestFirst());
+  });
+
+  it('follows next to the end keeping every filter, and previous back to the start', async () => {
+    const pages = await allPages(w, '/api/contacts/?stage=new&limit=7&ordering=firstName');
+    expect(pages.map((p) => p.results.length)).toEqual([7, 7, 6]);
+    for (const page of pages.slice(1)) expect(page.previous).toContain('stage=new');
+    expect(pages[0].next).toContain('stage=new');
+    expect(pages[0].next).toContain('ordering=firstName');
+    expect(pages[0].next).toContain('limit=7');
+    const expected = created.filter((c) => c.stage === 'new').map((c) => c.id);
+    expect(ids(pages)).toEqual(expected);
+    const back = await w.api.get(pages[2].previous.replace(t.api.baseUrl, ''));
+    expect(back.body.results.map((r: { id: string }) => r.id)).toEqual(pages[1].results.map((r: { id: string }) => r.id));
+  });
+
+  it('pages by offset and limit the same way', async () => {
+    const pages = await allPages(w, '/api/contacts/?offset=0&limit=10');
+    expect(pages.map((p) => p.results.length)).toEqual([10, 10, 5]);
+    expect(pages[0].next).toBe(`${t.api.baseUrl}/api/contacts/?limit=10&offset=10`);
+    expect(pages[2].previous).toBe(`${t.api.baseUrl}/api/contacts/?limit=10&offset=10`);
+    expect(ids(pages)).toEqual(newestFirst());
+  });
+
+  it('keeps the /api/v1 prefix in links when the caller used it', async () => {
+    const first = await w.api.get('/api/v1/contacts/?limit=5');
+    expect(first.body.next).toBe(`${t.api.baseUrl}/api/v1/contacts/?limit=5&page=2`);
+  });
+
+  it('filters by stage and by every one of the comma-separated tags', async () => {
+    const customers = await w.api.get('/api/contacts/?stage=customer');
+    expect(customers.body.count).toBe(5);
+    const tagged = await w.api.get('/api/contacts/?tags=a,%20b');
+    const expected = created.filter((c) => c.tags.includes('a') && c.tags.includes('b')).map((c) => c.id).reverse();
+    expect(tagged.body.results.map((r: { id: string }) => r.id)).toEqual(expected);
+  });
+
+  it('filters by createdAfter and createdBefore', async () => {
+    const future = await w.api.get('/api/contacts/?createdAfter=2999-01-01T00:00:00Z');
+    expect(future.body).toEqual({ count: 0, next: null, previous: null, results: [] });
+    const past = await w.api.get('/api/contacts/?createdBefore=2999-01-01');
+    expect(past.body.count).toBe(25);
+  });
+
+  it('orders by an allowed field in either direction', async () => {
+    const ascending = await w.api.get('/api/contacts/?ordering=firstName&limit=3');
+    expect(ascending.body.results.map((r: { firstName: string }) => r.firstName)).toEqual(['Person00', 'Person01', 'Person02']);
+    const descending = await w.api.get('/api/contacts/?ordering=-firstName&limit=1');
+    expect(descending.body.results[0].firstName).toBe('Person24');
+  });
+
+  it('answers a page past the end with an empty page and the count', async () => {
+    const response = await w.api.get('/api/contacts/?page=9');
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ count: 25, next: null, results: [] });
+  });
+
+  it('filters opportunities by account, value and close date bounds', async () => {
+    const account = await createAccount(w);
+    const small = await createOpportunity(w, account.id, { value: 100, closeDate: '2030-01-15' });
+    const large = await createOpportunity(w, account.id, { value: 9000, closeDate: '2030-03-15' });
+    const byValue = await w.api.get(`/api/opportunities/?accountId=${account.id}&valueMin=500`);
+    expect(byValue.body.results.map((o: { id: string }) => o.id)).toEqual([large.id]);
+    const byDate = await w.api.get(`/api/opportunities/?accountId=${account.id}&closeDateBefore=2030-02-01`);
+    expect(byDate.body.results.map((o: { id: string }) => o.id)).toEqual([small.id]);
+  });
+});
