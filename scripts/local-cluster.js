@@ -171,6 +171,7 @@ async function startLocalCluster(options = {}) {
   const ports = { auth: await freePort(), records: await freePort(), import: await freePort(), automation: await freePort(), upload: await freePort() };
   const address = (name) => `127.0.0.1:${ports[name]}`;
   const common = {
+    METRICS_PORT: '0',
     LOG_LEVEL: options.logLevel ?? process.env.CLUSTER_LOG_LEVEL ?? 'info',
     REDIS_URL: redisUrl,
     AMQP_URL: amqpUrl,

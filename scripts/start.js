@@ -25,6 +25,7 @@ if (process.argv.includes('--help')) {
 const { loadConfig, redactConfig } = require('../libs/config/dist');
 const { createLogger, stopOnSignals } = require('../libs/observability/dist');
 const { GrpcClient, OPERATOR_TOKEN_HEADER } = require('../libs/grpc/dist');
+const { startProcessMetrics } = require('../libs/telemetry/dist');
 const auth = require('../services/auth/dist');
 const records = require('../services/records/dist');
 const importService = require('../services/import/dist');
@@ -84,6 +85,8 @@ async function main() {
   const gatewayConfig = loadConfig(gateway.gatewayConfigSchema, shared);
   const edge = await gateway.startGateway(gatewayConfig, { logger: serviceLogger('gateway') });
   running.push(edge);
+  const metrics = await startProcessMetrics();
+  if (metrics) running.push({ stop: () => metrics.close() });
   logger.info({ config: redactConfig(gatewayConfig) }, 'gateway configuration');
 
   const demo = await ensureDemoWorkspace(authService.operatorToken, logger);

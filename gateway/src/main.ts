@@ -1,5 +1,6 @@
 import { loadConfigOrExit, redactConfig } from '@crm/config';
 import { createLogger, stopOnSignals } from '@crm/observability';
+import { startProcessMetrics } from '@crm/telemetry';
 import { gatewayConfigSchema } from './config';
 import { startGateway } from './index';
 
@@ -11,8 +12,12 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit(gatewayConfigSchema);
   const logger = createLogger('gateway', { level: config.LOG_LEVEL });
   const gateway = await startGateway(config, { logger });
-  logger.info({ url: gateway.url, config: redactConfig(config) }, `gateway listening on ${gateway.url}`);
-  stopOnSignals(logger, () => gateway.stop());
+  const metrics = await startProcessMetrics();
+  logger.info({ url: gateway.url, metricsPort: metrics?.port, config: redactConfig(config) }, `gateway listening on ${gateway.url}`);
+  stopOnSignals(logger, async () => {
+    await gateway.stop();
+    await metrics?.close();
+  });
 }
 
 main().catch((error: unknown) => {

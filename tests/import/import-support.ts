@@ -25,12 +25,17 @@ export async function waitForJob(api: ApiClient, token: string, uid: string, tim
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const response = await api.get(`/api/crm/contacts/import-jobs/${uid}/`, { token });
+    if (response.status === 429) {
+      await new Promise((r) => setTimeout(r, 1000 * Number(response.headers['retry-after'] ?? 1)));
+      continue;
+    }
     if (response.status !== 200) throw new Error(`poll failed: ${response.status} ${response.text}`);
     const job = response.body;
     expect(job.processedRows).toBe(job.successCount + job.errorCount + job.duplicates.length);
     if (job.status === 'complete' || job.status === 'failed') return job;
     if (Date.now() > deadline) throw new Error(`job ${uid} still ${job.status} (${job.processedRows}/${job.totalRows})`);
-    await new Promise((r) => setTimeout(r, 250));
+    // The spec advises polling every 1 to 2 seconds.
+    await new Promise((r) => setTimeout(r, 1000));
   }
 }
 

@@ -61,3 +61,15 @@ export async function startMetricsServer(port: number, host = '0.0.0.0'): Promis
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+/**
+ * The metrics server of a process entry point, from METRICS_PORT: a port (default 9464), 0 for
+ * any free port (the local-cluster runner, where many processes share one machine), or `off`.
+ */
+export async function startProcessMetrics(env: NodeJS.ProcessEnv = process.env): Promise<MetricsServer | undefined> {
+  const raw = (env.METRICS_PORT ?? '9464').trim();
+  if (raw === 'off') return undefined;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`METRICS_PORT must be a port number or "off", not ${JSON.stringify(raw)}`);
+  return startMetricsServer(port);
+}

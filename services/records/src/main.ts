@@ -1,5 +1,6 @@
 import { loadConfigOrExit, redactConfig } from '@crm/config';
 import { createLogger, stopOnSignals } from '@crm/observability';
+import { startProcessMetrics } from '@crm/telemetry';
 import { recordsConfigSchema, startRecordsService } from './index';
 
 async function main(): Promise<void> {
@@ -10,7 +11,7 @@ async function main(): Promise<void> {
         '  Starts the records gRPC service (contacts, leads, accounts, opportunities, tasks, activities)',
         '  and its outbox relay. Configuration comes from the environment:',
         '  GRPC_HOST, GRPC_PORT (50052), MONGO_URL, MONGO_DATABASE (crm_records), CRM_DATA_DIR (./data),',
-        '  AMQP_URL (in-process bus when unset), AUTH_GRPC_ADDR (127.0.0.1:50051), LOG_LEVEL (info).',
+        '  AMQP_URL (in-process bus when unset), AUTH_GRPC_ADDR (127.0.0.1:50051), METRICS_PORT (9464), LOG_LEVEL (info).',
         '  See docs/development.md.',
         '',
       ].join('\n'),
@@ -20,8 +21,12 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit(recordsConfigSchema);
   const logger = createLogger('records', { level: config.LOG_LEVEL });
   const service = await startRecordsService(config, { logger });
-  logger.info({ port: service.port, config: redactConfig(config) }, 'records service listening (gRPC)');
-  stopOnSignals(logger, () => service.stop());
+  const metrics = await startProcessMetrics();
+  logger.info({ port: service.port, metricsPort: metrics?.port, config: redactConfig(config) }, 'records service listening (gRPC)');
+  stopOnSignals(logger, async () => {
+    await service.stop();
+    await metrics?.close();
+  });
 }
 
 main().catch((error: unknown) => {
