@@ -21,6 +21,7 @@ import { buildOpenApiDocument } from './openapi/document';
 import { openApiRoutes } from './openapi/openapi.routes';
 import { routeModules, type RouteDeps, type RouteModule } from './routes';
 import { importUploadProxy } from './routes/import.routes';
+import { counter, histogram } from '@crm/telemetry';
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -47,11 +48,18 @@ export interface GatewayApp {
   close(): Promise<void>;
 }
 
+const httpRequests = counter('http_requests_total', 'HTTP requests answered, by method, route and status.', ['method', 'route', 'status']);
+const httpSeconds = histogram('http_request_duration_seconds', 'HTTP request latency, by method and route.', ['method', 'route'], [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10]);
+
+/** One log line and the request metrics per response. Routes are labelled by pattern, never by raw path. */
 function accessLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const route = typeof req.route?.path === 'string' ? req.route.path : 'unmatched';
+      httpRequests.inc({ method: req.method, route, status: String(res.statusCode) });
+      httpSeconds.observe({ method: req.method, route }, ms / 1000);
       logger.info(
         {
           requestId: res.locals.requestId,
