@@ -85,15 +85,15 @@ function makeCertificate(dir) {
 }
 
 class ManagedProcess {
-  constructor({ name, args, env, logFile }) {
-    Object.assign(this, { name, args, env, logFile });
+  constructor({ name, args, env, logFile, nodeArgs = [] }) {
+    Object.assign(this, { name, args, env, logFile, nodeArgs });
     this.child = undefined;
     this.exits = 0;
   }
 
   start() {
     const log = fs.openSync(this.logFile, 'a');
-    this.child = spawn(process.execPath, ['--require', TELEMETRY, ...this.args], {
+    this.child = spawn(process.execPath, [...this.nodeArgs, '--require', TELEMETRY, ...this.args], {
       cwd: ROOT,
       env: { ...process.env, ...this.env },
       stdio: ['ignore', log, log],
@@ -194,7 +194,7 @@ async function startLocalCluster(options = {}) {
   });
   const processes = new Map();
   const add = (name, args, env) => {
-    const proc = new ManagedProcess({ name, args, env, logFile: path.join(dataDir, 'logs', `${name}.log`) });
+    const proc = new ManagedProcess({ name, args, env, logFile: path.join(dataDir, 'logs', `${name}.log`), nodeArgs: options.nodeArgs });
     processes.set(name, proc);
     return proc;
   };

@@ -6,6 +6,7 @@
  */
 import type { ApiClient } from '../support/api-client';
 import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
+import { operatorCli } from '../support/operator-cli';
 
 jest.setTimeout(180_000);
 
@@ -16,6 +17,9 @@ let owner: SignedUp;
 beforeAll(async () => {
   cluster = await startTestCluster({ gateways: 1, workers: 2, env: { CRM_WAIT_TIME_SCALE: '0.001', SWEEP_INTERVAL_MS: '1000', SWEEP_GRACE_MS: '1000' } });
   owner = await signUp(cluster.api);
+  // The suite polls execution logs; a starter plan's 100 requests a minute would get in the way.
+  const changed = await operatorCli(cluster.cluster, ['change-plan', '--workspace', owner.user.workspaceId, '--plan', 'enterprise', '--rate-limit', '100000']);
+  if (changed.code !== 0) throw new Error(`change-plan failed: ${changed.stderr}`);
   api = cluster.api.withToken(owner.access);
 });
 

@@ -1,5 +1,5 @@
 import type { TestCluster } from '../support/cluster';
-import { DATE, TIMESTAMP, createAccount, createContact, createLead, createOpportunity, createTaskOver, startRecordsCluster, unique, workspace, type Workspace } from './records-fixtures';
+import { DATE, TIMESTAMP, createAccount, createContact, createOpportunity, createTaskOver, startRecordsCluster, unique, workspace, type Workspace } from './records-fixtures';
 
 let t: TestCluster;
 let w: Workspace;

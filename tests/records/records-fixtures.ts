@@ -56,7 +56,7 @@ export async function allPages(w: Workspace, firstPath: string): Promise<any[]> 
   const pages: any[] = [];
   let path: string | null = firstPath;
   while (path) {
-    const response = await w.api.get(path);
+    const response: { status: number; text: string; body: any } = await w.api.get(path);
     if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${response.text}`);
     pages.push(response.body);
     const next: string | null = response.body.next;

@@ -1,2 +1,3 @@
 export * from './metrics';
 export * from './start-telemetry';
+export * from './trace-context';

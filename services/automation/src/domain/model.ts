@@ -111,6 +111,8 @@ export interface StepResult {
   status: 'completed' | 'skipped' | 'failed';
   detail: string;
   finishedAt: string;
+  /** Internal: how late the step started after it fell due (ms), for the bench's lateness figures. */
+  lateMs?: number;
 }
 
 /**

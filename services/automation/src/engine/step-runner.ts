@@ -96,7 +96,8 @@ export class StepRunner {
         return null;
       }
       const outcome = await this.actions.run({ enrollment: claimed, step, stepIndex, record, rerun, claimToken: token, now: started });
-      return await this.advance(claimed, token, { order: step.order, type: step.type, status: outcome.status, detail: outcome.detail, finishedAt: timestamp(new Date()) });
+      const lateMs = Math.max(0, now - (current.dueAt ?? now));
+      return await this.advance(claimed, token, { order: step.order, type: step.type, status: outcome.status, detail: outcome.detail, finishedAt: timestamp(new Date()), lateMs });
     } catch (error) {
       if (error instanceof StepFailure) {
         await this.finish(claimed, token, 'failed', `Step ${step.order} (${step.type}) failed: ${error.message}`, {
