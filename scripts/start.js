@@ -26,6 +26,7 @@ const { loadConfig, redactConfig } = require('../libs/config/dist');
 const { createLogger, stopOnSignals } = require('../libs/observability/dist');
 const { GrpcClient, OPERATOR_TOKEN_HEADER } = require('../libs/grpc/dist');
 const { startProcessMetrics } = require('../libs/telemetry/dist');
+const { openBus, busLocationFromEnv } = require('../libs/bus/dist');
 const auth = require('../services/auth/dist');
 const records = require('../services/records/dist');
 const importService = require('../services/import/dist');
@@ -77,11 +78,21 @@ async function main() {
   const logger = createLogger('crm', { level });
   const serviceLogger = (name) => createLogger(name, { level });
   const running = [];
+  // One bus for the whole process, so records' events reach automation and import's chunks reach
+  // its worker role (RabbitMQ when AMQP_URL is set, the in-process bus otherwise).
+  const bus = await openBus(busLocationFromEnv(process.env.AMQP_URL), serviceLogger('bus'));
+  running.push({ stop: () => bus.close() });
   const authService = await auth.startAuthService(configFor(auth.authConfigSchema, 50051), { logger: serviceLogger('auth') });
   running.push(authService);
-  running.push(await records.startRecordsService(configFor(records.recordsConfigSchema, 50052), { logger: serviceLogger('records') }));
-  running.push(await importService.startImportService(configFor(importService.importConfigSchema, 50053), { logger: serviceLogger('import') }));
-  running.push(await automation.startAutomationService(configFor(automation.automationConfigSchema, 50054), { logger: serviceLogger('automation') }));
+  running.push(await records.startRecordsService(configFor(records.recordsConfigSchema, 50052), { logger: serviceLogger('records'), bus }));
+  running.push(
+    await importService.startImportService(configFor(importService.importConfigSchema, 50053), { logger: serviceLogger('import'), bus, withWorker: true }),
+  );
+  const automationConfig = configFor(automation.automationConfigSchema, 50054);
+  running.push(await automation.startAutomationService(automationConfig, { logger: serviceLogger('automation') }));
+  running.push(
+    await automation.startAutomationWorker({ ...automationConfig, GRPC_PORT: 0 }, { logger: serviceLogger('automation-worker'), bus }),
+  );
   const gatewayConfig = loadConfig(gateway.gatewayConfigSchema, shared);
   const edge = await gateway.startGateway(gatewayConfig, { logger: serviceLogger('gateway') });
   running.push(edge);

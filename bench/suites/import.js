@@ -36,17 +36,38 @@ async function parseOnly(buffer) {
 
 function multipart(buffer, filename) {
   const boundary = `----crm-bench-${Date.now()}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: text/csv\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: text/csv\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   return { body: Buffer.concat([head, buffer, tail]), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
 module.exports = async function importSuite({ cluster, api, log }) {
   const email = `bench-import-${Date.now()}@example.com`;
-  const signup = await api('POST', '/api/auth/signup/', { workspaceName: 'Bench import', email, password: 'bench-password-123', firstName: 'Bench', lastName: 'Mark' });
-  execFileSync(process.execPath, [path.join(ROOT, 'services/auth/dist/cli.js'), 'change-plan', '--workspace', signup.user.workspaceId, '--plan', 'enterprise', '--rate-limit', '100000000'], {
-    env: { ...process.env, AUTH_GRPC_ADDR: cluster.authAddress, CRM_OPERATOR_TOKEN: cluster.operatorToken },
+  const signup = await api('POST', '/api/auth/signup/', {
+    workspaceName: 'Bench import',
+    email,
+    password: 'bench-password-123',
+    firstName: 'Bench',
+    lastName: 'Mark',
   });
+  execFileSync(
+    process.execPath,
+    [
+      path.join(ROOT, 'services/auth/dist/cli.js'),
+      'change-plan',
+      '--workspace',
+      signup.user.workspaceId,
+      '--plan',
+      'enterprise',
+      '--rate-limit',
+      '100000000',
+    ],
+    {
+      env: { ...process.env, AUTH_GRPC_ADDR: cluster.authAddress, CRM_OPERATOR_TOKEN: cluster.operatorToken },
+    },
+  );
   const token = signup.access;
 
   const csv = generateCsv(ROWS);
@@ -85,7 +106,8 @@ module.exports = async function importSuite({ cluster, api, log }) {
       await new Promise((r) => setTimeout(r, 200));
     }
     const totalMs = ms();
-    if (job.status !== 'complete' || job.successCount !== ROWS) throw new Error(`import ended ${job.status}: ${job.successCount}/${ROWS} ${job.errorMessage}`);
+    if (job.status !== 'complete' || job.successCount !== ROWS)
+      throw new Error(`import ended ${job.status}: ${job.successCount}/${ROWS} ${job.errorMessage}`);
     const rowsPerSecond = ROWS / (totalMs / 1000);
 
     // The records side alone: one 500-row BatchCreateContacts straight over gRPC, in a fresh workspace key space.
@@ -95,9 +117,17 @@ module.exports = async function importSuite({ cluster, api, log }) {
     const context = { workspaceId: signup.user.workspaceId, actorId: signup.user.id, actorKind: 'user' };
     const batchTimes = [];
     for (let b = 0; b < 4; b++) {
-      const rows = Array.from({ length: 500 }, (_, i) => ({ row: i + 1, firstName: 'Direct', lastName: `B${b}`, email: `direct-${b}-${i}@example.com`, tags: [] }));
+      const rows = Array.from({ length: 500 }, (_, i) => ({
+        row: i + 1,
+        firstName: 'Direct',
+        lastName: `B${b}`,
+        email: `direct-${b}-${i}@example.com`,
+        tags: [],
+      }));
       const t0 = process.hrtime.bigint();
-      await records.call('BatchCreateContacts', { idempotencyKey: `bench-direct-${Date.now()}-${b}`, rows }, context, { timeoutMs: 60_000 });
+      await records.call('BatchCreateContacts', { idempotencyKey: `bench-direct-${Date.now()}-${b}`, rows }, context, {
+        timeoutMs: 60_000,
+      });
       batchTimes.push(Number(process.hrtime.bigint() - t0) / 1e6);
     }
     records.close();

@@ -31,7 +31,11 @@ describe('contact import through the gateway', () => {
     const me = await signUp(t.api);
     const sourceUid = await records.createSource(me, 'Trade fair 2024');
     // One contact exists before the import, so its row is a duplicate with an existing id.
-    await waitForJob(t.api, me.access, await uploadCsv(t.api, me.access, 'Email,Name\nexisting@example.com,Old\n', { field_mappings: '{"Name": "firstName"}' }));
+    await waitForJob(
+      t.api,
+      me.access,
+      await uploadCsv(t.api, me.access, 'Email,Name\nexisting@example.com,Old\n', { field_mappings: '{"Name": "firstName"}' }),
+    );
 
     const lines = ['E-mail,First Name,Last Name,Company,Tags,Mobile'];
     for (let i = 1; i <= 1200; i++) lines.push(`p${i}@example.com,"Ann, ${i}",Lee,Acme,"vip; fair",555-${i}`);
@@ -42,7 +46,18 @@ describe('contact import through the gateway', () => {
     const uid = await uploadCsv(t.api, me.access, `${lines.join('\r\n')}\r\n`, { source_uid: sourceUid });
 
     const job = await waitForJob(t.api, me.access, uid);
-    expect(job).toMatchObject({ status: 'complete', filename: 'people.csv', totalRows: 1204, processedRows: 1204, successCount: 1201, errorCount: 1, progressPercent: 100, errorMessage: '', sourceName: 'Trade fair 2024', ignoredColumns: ['Company'] });
+    expect(job).toMatchObject({
+      status: 'complete',
+      filename: 'people.csv',
+      totalRows: 1204,
+      processedRows: 1204,
+      successCount: 1201,
+      errorCount: 1,
+      progressPercent: 100,
+      errorMessage: '',
+      sourceName: 'Trade fair 2024',
+      ignoredColumns: ['Company'],
+    });
     expect(job.errors).toEqual([{ row: 1201, message: 'Email "not-an-email" is not a valid email address.' }]);
     const existing = (await records.contacts(me)).find((c) => c.email === 'existing@example.com')!;
     expect(job.duplicates).toEqual([
@@ -68,7 +83,12 @@ describe('contact import through the gateway', () => {
 
   it('completes a header-only file with zero rows', async () => {
     const uid = await uploadCsv(t.api, owner.access, 'Email,First Name\n');
-    expect(await waitForJob(t.api, owner.access, uid)).toMatchObject({ status: 'complete', totalRows: 0, processedRows: 0, progressPercent: 100 });
+    expect(await waitForJob(t.api, owner.access, uid)).toMatchObject({
+      status: 'complete',
+      totalRows: 0,
+      processedRows: 0,
+      progressPercent: 100,
+    });
   });
 
   it('fails a file without an email column, saying how to map one', async () => {
@@ -107,10 +127,31 @@ describe('refused uploads create no job', () => {
     ['no file part', () => upload(t.api, owner.access, [{ name: 'source_uid', content: '' }]), 400, /No file part/],
     ['two files', () => upload(t.api, owner.access, [csvFile('Email\na@x.io\n'), csvFile('Email\nb@x.io\n', 'b.csv')]), 400, /one file/],
     ['an empty file', () => upload(t.api, owner.access, [csvFile('')]), 400, /empty/],
-    ['binary junk', () => upload(t.api, owner.access, [csvFile(Buffer.concat([Buffer.from('PK\x03\x04'), randomBytes(2000), Buffer.alloc(8)]))]), 400, /binary/],
-    ['invalid field_mappings', () => upload(t.api, owner.access, [csvFile('Email\na@x.io\n'), { name: 'field_mappings', content: '{"a":' }]), 400, /field_mappings/],
-    ['a mapping to an unknown field', () => upload(t.api, owner.access, [csvFile('Email\na@x.io\n'), { name: 'field_mappings', content: '{"a":"shoeSize"}' }]), 400, /not a contact field/],
-    ['an unknown source_uid', () => upload(t.api, owner.access, [csvFile('Email\na@x.io\n'), { name: 'source_uid', content: '00000000-0000-4000-8000-000000000000' }]), 400, /source_uid/],
+    [
+      'binary junk',
+      () => upload(t.api, owner.access, [csvFile(Buffer.concat([Buffer.from('PK\x03\x04'), randomBytes(2000), Buffer.alloc(8)]))]),
+      400,
+      /binary/,
+    ],
+    [
+      'invalid field_mappings',
+      () => upload(t.api, owner.access, [csvFile('Email\na@x.io\n'), { name: 'field_mappings', content: '{"a":' }]),
+      400,
+      /field_mappings/,
+    ],
+    [
+      'a mapping to an unknown field',
+      () => upload(t.api, owner.access, [csvFile('Email\na@x.io\n'), { name: 'field_mappings', content: '{"a":"shoeSize"}' }]),
+      400,
+      /not a contact field/,
+    ],
+    [
+      'an unknown source_uid',
+      () =>
+        upload(t.api, owner.access, [csvFile('Email\na@x.io\n'), { name: 'source_uid', content: '00000000-0000-4000-8000-000000000000' }]),
+      400,
+      /source_uid/,
+    ],
     ['a file over 10 MB', () => upload(t.api, owner.access, [csvFile(Buffer.alloc(10 * 1024 * 1024 + 10, 'a'))]), 413, /10 MB/],
     [
       'a truncated upload',
@@ -118,7 +159,8 @@ describe('refused uploads create no job', () => {
         t.api.call('POST', START, {
           token: owner.access,
           headers: { 'content-type': 'multipart/form-data; boundary=XYZ' },
-          rawBody: '--XYZ\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\nContent-Type: text/csv\r\n\r\nEmail\na@x.io\n',
+          rawBody:
+            '--XYZ\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\nContent-Type: text/csv\r\n\r\nEmail\na@x.io\n',
         }),
       400,
       /incomplete|multipart/,
@@ -149,10 +191,14 @@ describe('tenancy', () => {
     const other = await signUp(t.api);
     const uid = await uploadCsv(t.api, owner.access, peopleCsv(2, `ten-${randomBytes(3).toString('hex')}`), {});
     expect((await t.api.get(`/api/crm/contacts/import-jobs/${uid}/`, { token: other.access })).status).toBe(404);
-    expect((await t.api.get('/api/crm/contacts/import-jobs/', { token: other.access })).body.map((j: { uid: string }) => j.uid)).not.toContain(uid);
+    expect(
+      (await t.api.get('/api/crm/contacts/import-jobs/', { token: other.access })).body.map((j: { uid: string }) => j.uid),
+    ).not.toContain(uid);
     expect((await t.api.get('/api/crm/contacts/import-jobs/not-a-uid/', { token: other.access })).status).toBe(404);
 
-    const spoofed = await upload(t.api, other.access, [csvFile('Email,First Name\nspoof@example.com,S\n')], { 'x-crm-workspace-id': owner.user.workspaceId });
+    const spoofed = await upload(t.api, other.access, [csvFile('Email,First Name\nspoof@example.com,S\n')], {
+      'x-crm-workspace-id': owner.user.workspaceId,
+    });
     expect(spoofed.status).toBe(202);
     expect((await t.api.get(`/api/crm/contacts/import-jobs/${spoofed.body.uid}/`, { token: owner.access })).status).toBe(404);
     expect((await waitForJob(t.api, other.access, spoofed.body.uid)).successCount).toBe(1);

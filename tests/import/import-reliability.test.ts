@@ -57,7 +57,10 @@ it('completes when a worker is killed in the middle of an import', async () => {
 it('counts every chunk once when chunks are delivered twice', async () => {
   const owner = await signUp(t.api);
   const rows = 3000;
-  const bus = await openBus(busLocationFromEnv(process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672', { CRM_BUS_EXCHANGE: `crm.events.${t.cluster.runId}` }), createLogger('test', { level: 'silent' }));
+  const bus = await openBus(
+    busLocationFromEnv(process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672', { CRM_BUS_EXCHANGE: `crm.events.${t.cluster.runId}` }),
+    createLogger('test', { level: 'silent' }),
+  );
   try {
     const uid = await uploadCsv(t.api, owner.access, peopleCsv(rows, `twice-${randomBytes(3).toString('hex')}`));
     // A second split of the same job publishes every chunk not yet counted a second time.

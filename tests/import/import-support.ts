@@ -15,8 +15,16 @@ export function csvFile(content: string | Buffer, filename = 'people.csv'): Form
   return { name: 'file', filename, content };
 }
 
-export async function uploadCsv(api: ApiClient, token: string, content: string | Buffer, fields: Record<string, string> = {}): Promise<string> {
-  const response = await upload(api, token, [csvFile(content), ...Object.entries(fields).map(([name, value]) => ({ name, content: value }))]);
+export async function uploadCsv(
+  api: ApiClient,
+  token: string,
+  content: string | Buffer,
+  fields: Record<string, string> = {},
+): Promise<string> {
+  const response = await upload(api, token, [
+    csvFile(content),
+    ...Object.entries(fields).map(([name, value]) => ({ name, content: value })),
+  ]);
   if (response.status !== 202) throw new Error(`upload refused: ${response.status} ${response.text}`);
   return response.body.uid as string;
 }
@@ -51,7 +59,11 @@ export class RecordsReader {
 
   constructor(cluster: LocalCluster) {
     const records = cluster.processes.get('records') as unknown as { env: Record<string, string> };
-    this.client = new GrpcClient<recordsV1.RecordsServiceMethods>(recordsV1.protoPath, recordsV1.RecordsServiceName, `127.0.0.1:${records.env.GRPC_PORT}`);
+    this.client = new GrpcClient<recordsV1.RecordsServiceMethods>(
+      recordsV1.protoPath,
+      recordsV1.RecordsServiceName,
+      `127.0.0.1:${records.env.GRPC_PORT}`,
+    );
   }
 
   private context(owner: SignedUp) {

@@ -17,7 +17,15 @@ import { nullIfEmpty } from './validate';
 export const IMPORT_START_PATH = '/api/crm/contacts/import/start';
 /** The spec's 10 MB CSV limit plus room for the form around it; the import service checks the file itself. */
 const MAX_UPLOAD_BODY_BYTES = 10 * 1024 * 1024 + 256 * 1024;
-const CALLER_HEADERS = ['x-crm-workspace-id', 'x-crm-actor-id', 'x-crm-actor-kind', 'x-crm-request-id', 'x-crm-plan', 'x-crm-api-key-id', 'x-crm-upload-secret'];
+const CALLER_HEADERS = [
+  'x-crm-workspace-id',
+  'x-crm-actor-id',
+  'x-crm-actor-kind',
+  'x-crm-request-id',
+  'x-crm-plan',
+  'x-crm-api-key-id',
+  'x-crm-upload-secret',
+];
 
 function importJobBody(job: importV1.ImportJob) {
   return {
@@ -126,12 +134,20 @@ const importJobSchema = {
       type: 'array',
       items: {
         type: 'object',
-        properties: { row: { type: 'integer' }, email: { type: 'string' }, existingContactId: { type: ['string', 'null'], description: 'null when the earlier row is in the same file' } },
+        properties: {
+          row: { type: 'integer' },
+          email: { type: 'string' },
+          existingContactId: { type: ['string', 'null'], description: 'null when the earlier row is in the same file' },
+        },
       },
     },
     errorMessage: { type: 'string' },
     sourceName: { type: 'string' },
-    ignoredColumns: { type: 'array', items: { type: 'string' }, description: 'Columns that matched no contact field and were not imported.' },
+    ignoredColumns: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Columns that matched no contact field and were not imported.',
+    },
     createdAt: { type: 'string' },
     startedAt: { type: ['string', 'null'] },
     finishedAt: { type: ['string', 'null'] },
@@ -151,7 +167,10 @@ const importPaths: OpenApiPaths = {
         responses: {
           202: {
             description: 'The job, queued.',
-            schema: { type: 'object', properties: { uid: { type: 'string' }, status: { type: 'string', enum: ['queued'] }, filename: { type: 'string' } } },
+            schema: {
+              type: 'object',
+              properties: { uid: { type: 'string' }, status: { type: 'string', enum: ['queued'] }, filename: { type: 'string' } },
+            },
           },
         },
         errors: [400, 413],
@@ -163,7 +182,11 @@ const importPaths: OpenApiPaths = {
             schema: {
               type: 'object',
               required: ['file'],
-              properties: { file: { type: 'string', format: 'binary' }, source_uid: { type: 'string' }, field_mappings: { type: 'string', description: 'JSON object' } },
+              properties: {
+                file: { type: 'string', format: 'binary' },
+                source_uid: { type: 'string' },
+                field_mappings: { type: 'string', description: 'JSON object' },
+              },
             },
           },
         },

@@ -63,10 +63,12 @@ function listenAddress(host: string, port: number): string {
 
 async function openRuntime(config: ImportConfig, logger: Logger, options: StartImportOptions): Promise<Runtime> {
   const location =
-    options.storeLocation ?? locationFromEnv({ service: 'import', mongoUrl: config.MONGO_URL, mongoDatabase: config.MONGO_DATABASE, dataDir: config.CRM_DATA_DIR });
+    options.storeLocation ??
+    locationFromEnv({ service: 'import', mongoUrl: config.MONGO_URL, mongoDatabase: config.MONGO_DATABASE, dataDir: config.CRM_DATA_DIR });
   const store = await openStore({ location, collections: importCollections });
   const files =
-    options.files ?? (location.kind === 'mongo' ? await GridFsFileStorage.open(location.url, location.database) : new LocalFileStorage(config.CRM_DATA_DIR));
+    options.files ??
+    (location.kind === 'mongo' ? await GridFsFileStorage.open(location.url, location.database) : new LocalFileStorage(config.CRM_DATA_DIR));
   const bus = options.bus ?? (await openBus(busLocationFromEnv(config.AMQP_URL), logger));
   const ownedRecords = options.records
     ? undefined
@@ -92,8 +94,17 @@ async function openRuntime(config: ImportConfig, logger: Logger, options: StartI
 
 /** The worker role's consumers on an open runtime. */
 async function startConsumers(config: ImportConfig, runtime: Runtime, logger: Logger): Promise<Consumer[]> {
-  const splitter = new JobSplitter({ repo: runtime.repo, files: runtime.files, bus: runtime.bus, importer: runtime.importer, logger, chunkRows: config.CHUNK_ROWS });
-  const chunks = await runtime.bus.consume(chunkQueue(config.WORKER_PREFETCH), (message, info) => runtime.importer.handle(message.payload as ChunkPayload, info));
+  const splitter = new JobSplitter({
+    repo: runtime.repo,
+    files: runtime.files,
+    bus: runtime.bus,
+    importer: runtime.importer,
+    logger,
+    chunkRows: config.CHUNK_ROWS,
+  });
+  const chunks = await runtime.bus.consume(chunkQueue(config.WORKER_PREFETCH), (message, info) =>
+    runtime.importer.handle(message.payload as ChunkPayload, info),
+  );
   const splits = await runtime.bus.consume(splitQueue, async (message) => {
     const { workspaceId, jobUid } = message.payload as SplitPayload;
     await splitter.split(workspaceId, jobUid);
@@ -106,7 +117,14 @@ export async function startImportService(config: ImportConfig, options: StartImp
   const runtime = await openRuntime(config, logger, options);
   const withWorker = options.withWorker ?? !config.AMQP_URL;
   const consumers = withWorker ? await startConsumers(config, runtime, logger) : [];
-  const sweeper = new JobSweeper({ repo: runtime.repo, bus: runtime.bus, importer: runtime.importer, logger, stallMs: config.IMPORT_STALL_MS, intervalMs: config.IMPORT_SWEEP_MS });
+  const sweeper = new JobSweeper({
+    repo: runtime.repo,
+    bus: runtime.bus,
+    importer: runtime.importer,
+    logger,
+    stallMs: config.IMPORT_STALL_MS,
+    intervalMs: config.IMPORT_SWEEP_MS,
+  });
   const server = new GrpcServer({ logger }).addService(importV1.protoPath, importV1.ImportServiceName, importHandlers(runtime.repo));
   const upload: Server = createUploadServer({
     repo: runtime.repo,

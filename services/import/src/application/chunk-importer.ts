@@ -41,11 +41,17 @@ export class ChunkImporter {
     } catch (error) {
       const lastAttempt = info.attempt >= MAX_DELIVERIES;
       if (!lastAttempt) {
-        this.deps.logger.warn({ err: error, jobUid: job.id, chunk: payload.index, attempt: info.attempt }, 'chunk failed; it will be retried');
+        this.deps.logger.warn(
+          { err: error, jobUid: job.id, chunk: payload.index, attempt: info.attempt },
+          'chunk failed; it will be retried',
+        );
         await delay((this.deps.retryBackoffMs ?? 500) * info.attempt);
         throw error;
       }
-      this.deps.logger.error({ err: error, jobUid: job.id, chunk: payload.index }, 'chunk failed on its last delivery; its rows are reported as errors');
+      this.deps.logger.error(
+        { err: error, jobUid: job.id, chunk: payload.index },
+        'chunk failed on its last delivery; its rows are reported as errors',
+      );
       result = failedRows(payload, 'the contacts service did not answer after several attempts');
     }
     await repo.applyChunkResult(payload.workspaceId, payload.jobUid, payload.index, result);
@@ -54,7 +60,13 @@ export class ChunkImporter {
 
   /** Counts a chunk that cannot be imported: every row an error with `reason`. */
   async giveUp(job: ImportJobDocument, chunk: CsvChunk, reason: string): Promise<void> {
-    const payload: ChunkPayload = { jobUid: job.id, workspaceId: job.workspaceId!, index: chunk.index, firstRow: chunk.firstRow, rows: chunk.rows };
+    const payload: ChunkPayload = {
+      jobUid: job.id,
+      workspaceId: job.workspaceId!,
+      index: chunk.index,
+      firstRow: chunk.firstRow,
+      rows: chunk.rows,
+    };
     this.deps.logger.error({ jobUid: job.id, chunk: chunk.index }, 'chunk given up; its rows are reported as errors');
     await this.deps.repo.applyChunkResult(payload.workspaceId, payload.jobUid, payload.index, failedRows(payload, reason));
   }
@@ -63,8 +75,19 @@ export class ChunkImporter {
   async finishIfDone(workspaceId: string, jobUid: string): Promise<void> {
     const completed = await this.deps.repo.completeIfFinished(workspaceId, jobUid);
     if (completed) {
-      await this.deps.files.remove(completed.fileId).catch((err: unknown) => this.deps.logger.warn({ err, jobUid }, 'could not remove an import file'));
-      this.deps.logger.info({ jobUid, workspaceId, successCount: completed.successCount, errorCount: completed.errorCount, duplicates: completed.duplicateCount }, 'import complete');
+      await this.deps.files
+        .remove(completed.fileId)
+        .catch((err: unknown) => this.deps.logger.warn({ err, jobUid }, 'could not remove an import file'));
+      this.deps.logger.info(
+        {
+          jobUid,
+          workspaceId,
+          successCount: completed.successCount,
+          errorCount: completed.errorCount,
+          duplicates: completed.duplicateCount,
+        },
+        'import complete',
+      );
     }
   }
 
@@ -105,14 +128,20 @@ export class ChunkImporter {
       successCount = answer.created.length;
       for (const duplicate of answer.duplicates) {
         answered.add(duplicate.row);
-        duplicates.push({ row: duplicate.row, email: duplicate.email, existingContactId: duplicate.sameImport || !duplicate.existingContactId ? null : duplicate.existingContactId });
+        duplicates.push({
+          row: duplicate.row,
+          email: duplicate.email,
+          existingContactId: duplicate.sameImport || !duplicate.existingContactId ? null : duplicate.existingContactId,
+        });
       }
       for (const error of answer.errors) {
         answered.add(error.row);
         errors.push({ row: error.row, message: recordsProblem(error.message) });
       }
       // Every row is accounted for, whatever records answered.
-      for (const row of toCreate) if (!answered.has(row.row)) errors.push({ row: row.row, message: 'Not imported: the contacts service gave no answer for this row.' });
+      for (const row of toCreate)
+        if (!answered.has(row.row))
+          errors.push({ row: row.row, message: 'Not imported: the contacts service gave no answer for this row.' });
     }
     return { successCount, errors, duplicates };
   }

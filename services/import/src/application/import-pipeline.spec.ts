@@ -56,7 +56,13 @@ class FakeRecords implements RecordsClient {
     for (const row of request.rows) {
       const key = row.email.toLowerCase();
       const existing = this.contacts.get(key);
-      if (existing) answer.duplicates.push({ row: row.row, email: row.email, existingContactId: existing.id, sameImport: existing.importJobId === request.importJobId });
+      if (existing)
+        answer.duplicates.push({
+          row: row.row,
+          email: row.email,
+          existingContactId: existing.id,
+          sameImport: existing.importJobId === request.importJobId,
+        });
       else {
         const id = `cnt_${this.contacts.size + 1}`;
         this.contacts.set(key, { id, importJobId: request.importJobId });
@@ -97,10 +103,33 @@ async function newJob(csv: string): Promise<string> {
   const id = `00000000-0000-4000-8000-${String(sequence).padStart(12, '0')}`;
   files.files.set(id, Buffer.from(csv));
   const job: ImportJobDocument & { workspaceId: string } = {
-    id, workspaceId: WS, filename: 'people.csv', fileId: id, fileBytes: csv.length, encoding: 'utf-8', sourceUid: null, sourceName: '',
-    fieldMappings: {}, actorId: 'usr_1', actorKind: 'user', status: 'queued', errorMessage: '', totalRows: 0, successCount: 0,
-    errorCount: 0, duplicateCount: 0, chunksDone: 0, chunkCount: null, splitDone: false, ignoredColumns: [], errors: null,
-    duplicates: null, lastProgressMs: Date.now(), createdAt: '2024-01-01T00:00:00Z', startedAt: null, finishedAt: null,
+    id,
+    workspaceId: WS,
+    filename: 'people.csv',
+    fileId: id,
+    fileBytes: csv.length,
+    encoding: 'utf-8',
+    sourceUid: null,
+    sourceName: '',
+    fieldMappings: {},
+    actorId: 'usr_1',
+    actorKind: 'user',
+    status: 'queued',
+    errorMessage: '',
+    totalRows: 0,
+    successCount: 0,
+    errorCount: 0,
+    duplicateCount: 0,
+    chunksDone: 0,
+    chunkCount: null,
+    splitDone: false,
+    ignoredColumns: [],
+    errors: null,
+    duplicates: null,
+    lastProgressMs: Date.now(),
+    createdAt: '2024-01-01T00:00:00Z',
+    startedAt: null,
+    finishedAt: null,
   };
   await repo.createJob(job, 60_000);
   return id;
@@ -129,7 +158,14 @@ describe('import pipeline', () => {
     expect((await repo.get(WS, uid))!.status).toBe('queued');
     await bus.publish(newMessage(SPLIT_MESSAGE, { jobUid: uid, workspaceId: WS }, { correlationId: uid }));
     const job = await settled(uid);
-    expect(job).toMatchObject({ status: 'complete', totalRows: 5, successCount: 2, errorCount: 2, duplicateCount: 1, ignoredColumns: ['Company'] });
+    expect(job).toMatchObject({
+      status: 'complete',
+      totalRows: 5,
+      successCount: 2,
+      errorCount: 2,
+      duplicateCount: 1,
+      ignoredColumns: ['Company'],
+    });
     expect(job.startedAt).not.toBeNull();
     expect(job.finishedAt).not.toBeNull();
     expect(job.duplicates).toEqual([{ row: 4, email: 'A@x.io', existingContactId: null }]);

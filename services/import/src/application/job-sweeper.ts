@@ -56,7 +56,10 @@ export class JobSweeper {
         await this.deps.importer.finishIfDone(marker.jobWorkspaceId, job.id);
         continue;
       }
-      logger.warn({ jobUid: job.id, workspaceId: marker.jobWorkspaceId, status: job.status, idleMs: now - job.lastProgressMs }, 'import job stalled; re-publishing its missing work');
+      logger.warn(
+        { jobUid: job.id, workspaceId: marker.jobWorkspaceId, status: job.status, idleMs: now - job.lastProgressMs },
+        'import job stalled; re-publishing its missing work',
+      );
       await repo.touch(marker.jobWorkspaceId, job.id);
       const payload: SplitPayload = { jobUid: job.id, workspaceId: marker.jobWorkspaceId };
       await bus.publish(newMessage(SPLIT_MESSAGE, payload, { correlationId: job.id }));

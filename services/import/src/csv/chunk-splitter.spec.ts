@@ -11,7 +11,11 @@ async function split(data: Buffer, chunkRows = 2, mappings = {}) {
   sniffer.push(data);
   const { encoding } = sniffer.finish();
   const chunks: CsvChunk[] = [];
-  const summary = await splitCsv(Readable.from([data]).pipe(decodeText(encoding)), { chunkRows, mappings, onChunk: (c) => void chunks.push(c) });
+  const summary = await splitCsv(Readable.from([data]).pipe(decodeText(encoding)), {
+    chunkRows,
+    mappings,
+    onChunk: (c) => void chunks.push(c),
+  });
   return { summary, chunks, encoding };
 }
 
@@ -92,14 +96,24 @@ describe('splitting', () => {
 describe('giant lines', () => {
   it('refuses a line longer than the limit early', async () => {
     const data = Buffer.from(`Email,Notes\na@x.io,${'n'.repeat(5000)}\n`);
-    const run = splitCsv(Readable.from([data.subarray(0, 3000), data.subarray(3000)]).pipe(decodeText('utf-8')), { chunkRows: 10, mappings: {}, maxLineChars: 4000, onChunk: () => undefined });
+    const run = splitCsv(Readable.from([data.subarray(0, 3000), data.subarray(3000)]).pipe(decodeText('utf-8')), {
+      chunkRows: 10,
+      mappings: {},
+      maxLineChars: 4000,
+      onChunk: () => undefined,
+    });
     await expect(run).rejects.toThrow(/line longer than 4,000 characters/);
   });
 
   it('accepts lines under the limit spread over several chunks', async () => {
     const data = Buffer.from(`Email,Notes\na@x.io,${'n'.repeat(3000)}\nb@x.io,x\n`);
     const chunks: CsvChunk[] = [];
-    await splitCsv(Readable.from([data.subarray(0, 1000), data.subarray(1000, 2000), data.subarray(2000)]).pipe(decodeText('utf-8')), { chunkRows: 10, mappings: {}, maxLineChars: 4000, onChunk: (c) => void chunks.push(c) });
+    await splitCsv(Readable.from([data.subarray(0, 1000), data.subarray(1000, 2000), data.subarray(2000)]).pipe(decodeText('utf-8')), {
+      chunkRows: 10,
+      mappings: {},
+      maxLineChars: 4000,
+      onChunk: (c) => void chunks.push(c),
+    });
     expect(chunks[0]!.rows).toHaveLength(2);
   });
 });

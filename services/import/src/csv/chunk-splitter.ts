@@ -56,7 +56,11 @@ function lineLengthGuard(max: number): Transform {
       const longest = firstBreak === -1 ? sinceBreak + text.length : sinceBreak + firstBreak;
       sinceBreak = firstBreak === -1 ? longest : text.length - Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r')) - 1;
       if (longest > max || sinceBreak > max) {
-        callback(new UnreadableFileError(`The file has a line longer than ${max.toLocaleString('en')} characters; it does not look like a contact CSV.`));
+        callback(
+          new UnreadableFileError(
+            `The file has a line longer than ${max.toLocaleString('en')} characters; it does not look like a contact CSV.`,
+          ),
+        );
         return;
       }
       callback(null, text);

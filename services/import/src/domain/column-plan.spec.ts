@@ -84,7 +84,9 @@ describe('rows', () => {
   });
 
   it('explains every problem of a row in words', () => {
-    expect(rowProblem({ email: 'not-an-email' })).toBe('Email "not-an-email" is not a valid email address. A first name or a last name is required.');
+    expect(rowProblem({ email: 'not-an-email' })).toBe(
+      'Email "not-an-email" is not a valid email address. A first name or a last name is required.',
+    );
     expect(rowProblem({ firstName: 'Ann' })).toBe('Email is missing.');
     expect(rowProblem({ email: 'a@example.com', lastName: 'B', stage: 'Proposal Sent' })).toBeUndefined();
     expect(rowProblem({ email: 'a@example.com', lastName: 'B', stage: 'won' })).toMatch(/Stage "won" is not one of/);

@@ -107,12 +107,18 @@ export function rowProblem(fields: ContactFields): string | undefined {
 
 /** `Proposal Sent` → `proposal_sent`: stages as people type them. */
 export function normaliseStage(stage: string): string {
-  return stage.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  return stage
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
 }
 
 /** The message the records service gave for a row, in the file's words (`email: ...` → `Email: ...`). */
 export function recordsProblem(message: string): string {
-  return message.replace(/(^|; )(firstName|lastName|email|phone|title|stage|notes|tags): /g, (_m, sep: string, field: ImportField) => `${sep}${LABEL[field]}: `);
+  return message.replace(
+    /(^|; )(firstName|lastName|email|phone|title|stage|notes|tags): /g,
+    (_m, sep: string, field: ImportField) => `${sep}${LABEL[field]}: `,
+  );
 }
 
 function clip(value: string): string {

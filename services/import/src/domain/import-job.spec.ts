@@ -52,7 +52,13 @@ describe('import job', () => {
   });
 
   it('sorts errors and duplicates by row in the view', () => {
-    const view = viewOf(job(), { errors: [{ row: 9, message: 'b' }, { row: 2, message: 'a' }], duplicates: [] });
+    const view = viewOf(job(), {
+      errors: [
+        { row: 9, message: 'b' },
+        { row: 2, message: 'a' },
+      ],
+      duplicates: [],
+    });
     expect(view.errors.map((e) => e.row)).toEqual([2, 9]);
   });
 });

@@ -47,7 +47,10 @@ export class ImportJobRepository {
   }
 
   chunks(workspaceId: string, jobUid: string): Promise<ImportChunkDocument[]> {
-    return this.ws(workspaceId).find(importChunks, { where: [{ field: 'jobUid', op: 'eq', value: jobUid }], sort: [{ field: 'index', direction: 'asc' }] });
+    return this.ws(workspaceId).find(importChunks, {
+      where: [{ field: 'jobUid', op: 'eq', value: jobUid }],
+      sort: [{ field: 'index', direction: 'asc' }],
+    });
   }
 
   /** Errors and duplicates counted so far, from the chunks (the job holds them only once ended). */
@@ -86,7 +89,18 @@ export class ImportJobRepository {
     const id = chunkId(jobUid, index);
     const existing = await scoped.get(importChunks, id);
     if (existing && existing.status === 'done') return existing;
-    const fresh: ImportChunkDocument = { id, jobUid, index, firstRow, rowCount, status: 'pending', publishCount: 0, successCount: 0, errors: [], duplicates: [] };
+    const fresh: ImportChunkDocument = {
+      id,
+      jobUid,
+      index,
+      firstRow,
+      rowCount,
+      status: 'pending',
+      publishCount: 0,
+      successCount: 0,
+      errors: [],
+      duplicates: [],
+    };
     const chunk = existing ?? (await scoped.upsert(importChunks, fresh, {}));
     const totalRows = firstRow - 1 + rowCount;
     await scoped.update(
@@ -102,7 +116,13 @@ export class ImportJobRepository {
     await this.ws(workspaceId).update(importChunks, chunkId(jobUid, index), { inc: { publishCount: 1 } });
   }
 
-  async recordSplitDone(workspaceId: string, jobUid: string, totalRows: number, chunkCount: number, ignoredColumns: string[]): Promise<void> {
+  async recordSplitDone(
+    workspaceId: string,
+    jobUid: string,
+    totalRows: number,
+    chunkCount: number,
+    ignoredColumns: string[],
+  ): Promise<void> {
     await this.ws(workspaceId).update(importJobs, jobUid, {
       set: { splitDone: true, totalRows, chunkCount, ignoredColumns, lastProgressMs: this.now() },
     });
@@ -190,12 +210,20 @@ export class ImportJobRepository {
 
   /** Markers due for a look, oldest first. */
   dueMarkers(limit = 100) {
-    return this.store.global().find(activeJobs, { where: [{ field: 'checkAt', op: 'lte', value: this.now() }], sort: [{ field: 'checkAt', direction: 'asc' }], limit });
+    return this.store
+      .global()
+      .find(activeJobs, {
+        where: [{ field: 'checkAt', op: 'lte', value: this.now() }],
+        sort: [{ field: 'checkAt', direction: 'asc' }],
+        limit,
+      });
   }
 
   /** Moves a marker's next look to later; false when another sweeper took it first. */
   async claimMarker(jobUid: string, seenCheckAt: number, nextCheckAt: number): Promise<boolean> {
-    const updated = await this.store.global().update(activeJobs, jobUid, { set: { checkAt: nextCheckAt } }, { where: [{ field: 'checkAt', op: 'eq', value: seenCheckAt }] });
+    const updated = await this.store
+      .global()
+      .update(activeJobs, jobUid, { set: { checkAt: nextCheckAt } }, { where: [{ field: 'checkAt', op: 'eq', value: seenCheckAt }] });
     return updated !== null;
   }
 

@@ -211,7 +211,12 @@ function receiveForm(req: IncomingMessage, files: FileStorage): Promise<FormOutc
   });
 }
 
-async function acceptUpload(deps: UploadServerDeps, caller: Caller, upload: ReceivedFile, fields: Record<string, string>): Promise<ImportJobDocument> {
+async function acceptUpload(
+  deps: UploadServerDeps,
+  caller: Caller,
+  upload: ReceivedFile,
+  fields: Record<string, string>,
+): Promise<ImportJobDocument> {
   const fieldMappings = parseFieldMappings(fields.field_mappings);
   const sourceUid = fields.source_uid?.trim() || null;
   let sourceName = '';
@@ -269,7 +274,12 @@ function callerOf(req: IncomingMessage): Caller | undefined {
   const actorId = header('x-crm-actor-id');
   const kind = header('x-crm-actor-kind');
   if (!workspaceId || !actorId) return undefined;
-  return { workspaceId, actorId, actorKind: kind === 'api_key' ? 'api_key' : 'user', requestId: header('x-crm-request-id') ?? randomUUID() };
+  return {
+    workspaceId,
+    actorId,
+    actorKind: kind === 'api_key' ? 'api_key' : 'user',
+    requestId: header('x-crm-request-id') ?? randomUUID(),
+  };
 }
 
 function sameSecret(sent: string | string[] | undefined, expected: string): boolean {
