@@ -1,3 +1,4 @@
+import * as sweeperModule from './sweeper';
 import type { RuleInput } from '../domain/rule-validation';
 import { OpenAiCompatibleWriter } from '../email/ai-writer';
 import { enrollments, emails, notifications, rules } from '../store/collections';
@@ -237,7 +238,7 @@ describe('the automation engine', () => {
     try {
       expect(await engine.sweeper.acquireLease()).toBe(true);
       expect(await engine.sweeper.acquireLease()).toBe(true);
-      const { Sweeper } = await import('./sweeper');
+      const { Sweeper } = sweeperModule;
       const rival = new Sweeper(engine.store, { dispatch: async () => undefined } as never, { info() {}, warn() {} } as never, { intervalMs: 1000, graceMs: 0 });
       expect(await rival.acquireLease()).toBe(false);
       expect(await rival.acquireLease(Date.now() + 10_000)).toBe(true);
