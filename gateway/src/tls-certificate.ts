@@ -5,7 +5,13 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generate } from 'selfsigned';
+import type { generate as Generate } from 'selfsigned';
+
+/** Loaded only when a certificate must be made: selfsigned pulls in ~150 ms of crypto modules. */
+function generate(...args: Parameters<typeof Generate>): ReturnType<typeof Generate> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('selfsigned') as { generate: typeof Generate }).generate(...args);
+}
 import type { Logger } from '@crm/observability';
 import type { GatewayConfig } from './config';
 

@@ -4,7 +4,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { MongoStoreAdapter } from './mongo/mongo-store';
+import type { MongoStoreAdapter as MongoAdapter } from './mongo/mongo-store';
 import { DocumentStore, OpenStoreOptions, StoreLocation } from './port';
 import { createDocumentStore } from './scoped-store';
 import { SqliteStoreAdapter } from './sqlite/sqlite-store';
@@ -18,8 +18,12 @@ async function openAdapter({ location, collections }: OpenStoreOptions): Promise
   switch (location.kind) {
     case 'sqlite':
       return SqliteStoreAdapter.open(location.file, collections);
-    case 'mongo':
+    case 'mongo': {
+      // Loaded only when asked for: mongoose costs about a second of start-up on every embedded run.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { MongoStoreAdapter } = require('./mongo/mongo-store') as { MongoStoreAdapter: typeof MongoAdapter };
       return MongoStoreAdapter.open(location.url, location.database, collections);
+    }
     default:
       throw new Error(`Unknown store location: ${JSON.stringify(location)}`);
   }

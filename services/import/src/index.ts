@@ -20,12 +20,18 @@ import type { ImportConfig } from './config';
 import { importHandlers } from './grpc/import-handlers';
 import { importCollections } from './store/collections';
 import type { FileStorage } from './store/file-storage';
-import { GridFsFileStorage } from './store/gridfs-file-storage';
 import { ImportJobRepository } from './store/import-job-repository';
+import type { GridFsFileStorage } from './store/gridfs-file-storage';
 import { LocalFileStorage } from './store/local-file-storage';
 import { createUploadServer } from './upload/upload-server';
 
 export * from './config';
+
+/** Loaded only on MongoDB, so the embedded default never pays for the driver. */
+function gridFs(): typeof GridFsFileStorage {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('./store/gridfs-file-storage') as { GridFsFileStorage: typeof GridFsFileStorage }).GridFsFileStorage;
+}
 
 export interface StartImportOptions {
   logger?: Logger;
@@ -68,7 +74,9 @@ async function openRuntime(config: ImportConfig, logger: Logger, options: StartI
   const store = await openStore({ location, collections: importCollections });
   const files =
     options.files ??
-    (location.kind === 'mongo' ? await GridFsFileStorage.open(location.url, location.database) : new LocalFileStorage(config.CRM_DATA_DIR));
+    (location.kind === 'mongo'
+      ? await gridFs().open(location.url, location.database)
+      : new LocalFileStorage(config.CRM_DATA_DIR));
   const bus = options.bus ?? (await openBus(busLocationFromEnv(config.AMQP_URL), logger));
   const ownedRecords = options.records
     ? undefined

@@ -47,6 +47,7 @@ import {
 } from '../store/collections';
 import type { ListResult, RecordsRepository } from '../store/records-repository';
 import type { AccountView, Caller, ContactView, LeadView, OpportunityView, WriteInput } from './views';
+import { captureTraceContext } from '@crm/telemetry';
 
 /** Where committed events go next: the outbox relay. */
 export interface EventRelay {
@@ -688,6 +689,7 @@ export class RecordsService {
   /** Commits the writes and their outbox events together, then pokes the relay. */
   private async write(caller: Caller, ops: WriteOp[], events: DomainEvent[]): Promise<void> {
     const now = this.now();
+    const traceHeaders = captureTraceContext();
     const outboxOps: WriteOp[] = events.map((event) => {
       const document: OutboxDocument = {
         id: this.ids(ID_PREFIX.event),
@@ -699,6 +701,7 @@ export class RecordsService {
         status: 'pending',
         createdAt: now,
         publishedAt: null,
+        ...(traceHeaders.traceparent ? { traceHeaders } : {}),
       };
       return { kind: 'insert', collection: outbox, document: { ...document } };
     });

@@ -8,6 +8,7 @@
 import type { MessageBus } from '@crm/bus';
 import type { Logger } from '@crm/observability';
 import type { DocumentStore } from '@crm/store';
+import { withTraceContext } from '@crm/telemetry';
 import { timestamp } from '../domain/clock';
 import { outbox, outboxWorkspaces, type OutboxDocument } from '../store/collections';
 
@@ -103,9 +104,12 @@ export class OutboxRelay {
       sort: [{ field: 'createdAt', direction: 'asc' }],
       limit: this.batchSize,
     });
-    for (const event of pending) {
-      await this.bus.publish(toMessage(event));
-      await scoped.update(outbox, event.id, { set: { status: 'published', publishedAt: timestamp(new Date()) } });
+    // Publishes are issued in order on one channel and confirmed together, then marked in one write.
+    await Promise.all(pending.map((event) => withTraceContext(event.traceHeaders, () => this.bus.publish(toMessage(event)))));
+    if (pending.length > 0) {
+      await scoped.updateMany(outbox, [{ field: 'id', op: 'in', values: pending.map((event) => event.id) }], {
+        set: { status: 'published', publishedAt: timestamp(new Date()) },
+      });
     }
     return pending.length === this.batchSize;
   }

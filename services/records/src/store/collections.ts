@@ -170,6 +170,8 @@ export interface OutboxDocument {
   /** Orders publishing within a workspace (the id's time part breaks ties). */
   createdAt: string;
   publishedAt: string | null;
+  /** W3C trace context of the request that caused the event, so its trace continues through the bus. */
+  traceHeaders?: Record<string, string>;
 }
 
 export const outbox = defineCollection<OutboxDocument>({
