@@ -5,6 +5,8 @@ const libs = ['config', 'observability', 'telemetry', 'grpc', 'store', 'bus', 'r
 const moduleNameMapper = Object.fromEntries(libs.map((l) => [`^@crm/${l}$`, `<rootDir>/libs/${l}/src`]));
 
 module.exports = {
+  // Cross-service tests poll a real cluster; a global option (jest ignores it per project).
+  testTimeout: 60000,
   projects: [
     {
       displayName: 'unit',
@@ -19,7 +21,6 @@ module.exports = {
       transform: { '^.+\\.ts$': swc },
       moduleNameMapper,
       testMatch: ['<rootDir>/tests/**/*.test.ts'],
-      testTimeout: 60000,
       slowTestThreshold: 30,
     },
   ],

@@ -79,7 +79,8 @@ function skeleton(text: string): string {
 }
 
 /** The YAML inside {{ define "crm.topology" }}: what each component runs, its ports, calls, stores. */
-function topology(): Record<string, { name: string; entry: string; role?: string; ports: Record<string, number>; calls: string[]; stores: string[] }> {
+type Spec = { name: string; entry: string; role?: string; ports: Record<string, number>; calls: string[]; stores: string[]; metrics?: boolean; uploads?: boolean; database?: string; outbound?: string[] };
+function topology(): Record<string, Spec> {
   const helpers = read(join(templatesDir, '_helpers.tpl'));
   const body = /\{\{-? define "crm\.topology" -?\}\}([\s\S]*?)\{\{-? end -?\}\}/.exec(helpers);
   if (!body) throw new Error('no "crm.topology" in _helpers.tpl');
@@ -139,7 +140,7 @@ function typeOf(value: Json): string {
   return typeof value;
 }
 
-/** A small JSON-schema check: $ref, type, enum, required, properties, additionalProperties, items, bounds, propertyNames. */
+/** A small JSON-schema check: $ref, type, enum, required, properties, additionalProperties, items, bounds, pattern, propertyNames. */
 function validate(value: Json, node: Schema, at = '(root)'): string[] {
   const s = resolve(node);
   const errors: string[] = [];
@@ -154,6 +155,7 @@ function validate(value: Json, node: Schema, at = '(root)'): string[] {
     if (typeof s.maximum === 'number' && value > s.maximum) errors.push(`${at}: above ${s.maximum}`);
   }
   if (typeof value === 'string' && typeof s.minLength === 'number' && value.length < s.minLength) errors.push(`${at}: shorter than ${s.minLength}`);
+  if (typeof value === 'string' && typeof s.pattern === 'string' && !new RegExp(s.pattern).test(value)) errors.push(`${at}: does not match ${s.pattern}`);
   if (Array.isArray(value) && isObject(s.items)) value.forEach((item, i) => errors.push(...validate(item, s.items as Schema, `${at}[${i}]`)));
   if (isObject(value)) {
     const properties = isObject(s.properties) ? s.properties : {};

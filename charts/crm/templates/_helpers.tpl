@@ -2,6 +2,11 @@
 What each component is: its resource name, the program it runs, its ports, whom it calls over gRPC
 and which stores it uses. Values choose how much of each runs; this table is the topology of
 ARCHITECTURE.md and the one place the Deployments, Services and NetworkPolicies read it from.
+- metrics: the process serves GET /metrics on METRICS_PORT (its main.ts calls startProcessMetrics;
+  tests/deploy/chart.test.ts keeps this flag in step with the sources). Without it the chart sets
+  no METRICS_PORT, declares no metrics port and adds no scrape annotations for the component.
+- uploads: the component streams uploads to import's `upload` port (only such pods may reach it).
+- outbound: destinations outside the cluster the component talks to when configured (smtp, ai).
 */}}
 {{- define "crm.topology" -}}
 gateway:
@@ -10,10 +15,12 @@ gateway:
   ports: { api: 8443 }   # HTTPS, or plain HTTP behind a TLS-terminating ingress
   calls: [auth, records, import, automation]
   uploads: true
+  metrics: true
   stores: [redis]
 auth:
   name: auth
   entry: services/auth/dist/main.js
+  metrics: true
   ports: { grpc: 50051 }
   calls: []
   stores: [mongodb]
@@ -21,6 +28,7 @@ auth:
 records:
   name: records
   entry: services/records/dist/main.js
+  metrics: true
   ports: { grpc: 50052 }
   calls: [auth]
   stores: [mongodb, rabbitmq]
@@ -28,6 +36,7 @@ records:
 import:
   name: import
   entry: services/import/dist/main.js
+  metrics: false   # services/import/src/main.ts starts no metrics server (yet)
   ports: { grpc: 50053, upload: 8081 }
   calls: [records]
   stores: [mongodb, rabbitmq]
@@ -35,14 +44,16 @@ import:
 importWorker:
   name: import-worker
   entry: services/import/dist/main.js
+  metrics: false   # services/import/src/main.ts starts no metrics server (yet)
   role: worker
-  ports: { grpc: 50053 }
+  ports: { grpc: 50053 }   # gRPC health only (startImportWorker), for the probes
   calls: [records]
   stores: [mongodb, rabbitmq]
   database: crm_import
 automation:
   name: automation
   entry: services/automation/dist/main.js
+  metrics: false   # services/automation/src/main.ts starts no metrics server (yet)
   ports: { grpc: 50054 }
   calls: [records, auth]
   stores: [mongodb, rabbitmq]
@@ -50,9 +61,11 @@ automation:
 automationWorker:
   name: automation-worker
   entry: services/automation/dist/main.js
+  metrics: false   # services/automation/src/main.ts starts no metrics server (yet)
   role: worker
-  ports: { grpc: 50054 }
+  ports: { grpc: 50054 }   # gRPC health only (startAutomationWorker), for the probes
   calls: [records, auth]
+  outbound: [smtp, ai]     # the worker sends the emails and asks the model for ai_generated ones
   stores: [mongodb, rabbitmq]
   database: crm_automation
 {{- end }}
@@ -124,13 +137,9 @@ app.kubernetes.io/component: {{ index . 1 }}
 {{- printf "%s:%s" $image.repository (default $root.Chart.AppVersion $image.tag) }}
 {{- end }}
 
-{{/* Name of the Secret holding values the chart generates (operator token, JWT key). */}}
+{{/* Name of the Secret holding values the chart generates (operator token, JWT key, upload secret) or is given as values (SMTP URL, AI API key). */}}
 {{- define "crm.generatedSecretName" -}}
 {{- printf "%s-generated" (include "crm.fullname" .) }}
-{{- end }}
-
-{{- define "crm.needsGeneratedSecret" -}}
-{{- if or (not .Values.operatorToken.existingSecret) (and (not .Values.jwtPrivateKey.existingSecret) .Values.jwtPrivateKey.generate) }}true{{ end }}
 {{- end }}
 
 {{/* Whether the gateway speaks TLS itself (probes use HTTPS then). */}}
