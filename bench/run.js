@@ -10,9 +10,14 @@ const { startLocalCluster } = require('../scripts/local-cluster.js');
 
 const { values } = parseArgs({ options: { only: { type: 'string' }, seconds: { type: 'string' }, help: { type: 'boolean' } } });
 const suitesDir = path.join(__dirname, 'suites');
-const suites = fs.readdirSync(suitesDir).filter((f) => f.endsWith('.js')).map((f) => f.replace(/\.js$/, ''));
+const suites = fs
+  .readdirSync(suitesDir)
+  .filter((f) => f.endsWith('.js'))
+  .map((f) => f.replace(/\.js$/, ''));
 if (values.help) {
-  console.log(`Usage: npm run bench [-- --only <suite>] [--seconds N]\n  Suites: ${suites.join(', ')}\n  Results are printed and written to bench/results/.`);
+  console.log(
+    `Usage: npm run bench [-- --only <suite>] [--seconds N]\n  Suites: ${suites.join(', ')}\n  Results are printed and written to bench/results/.`,
+  );
   process.exit(0);
 }
 
@@ -47,7 +52,12 @@ async function main() {
   for (const r of results) {
     console.log(`\n${r.name}`);
     console.log(`  ratio ${r.ratio.toFixed(2)} (target ${r.target})`);
-    console.log(JSON.stringify(r, null, 2).split('\n').map((l) => `  ${l}`).join('\n'));
+    console.log(
+      JSON.stringify(r, null, 2)
+        .split('\n')
+        .map((l) => `  ${l}`)
+        .join('\n'),
+    );
   }
   const outDir = path.join(__dirname, 'results');
   fs.mkdirSync(outDir, { recursive: true });

@@ -62,8 +62,11 @@ function reachable(url, timeoutMs = 1500) {
 async function requireBrokers(redisUrl, amqpUrl) {
   const problems = [];
   if (!(await reachable(redisUrl)))
-    problems.push(`Redis is not reachable at ${redisUrl}. Start it: redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no`);
-  if (!(await reachable(amqpUrl))) problems.push(`RabbitMQ is not reachable at ${amqpUrl}. Start it: rabbitmq-server -detached (then wait ~10 s)`);
+    problems.push(
+      `Redis is not reachable at ${redisUrl}. Start it: redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no`,
+    );
+  if (!(await reachable(amqpUrl)))
+    problems.push(`RabbitMQ is not reachable at ${amqpUrl}. Start it: rabbitmq-server -detached (then wait ~10 s)`);
   if (problems.length) throw new Error(problems.join('\n'));
 }
 
@@ -74,8 +77,18 @@ function makeCertificate(dir) {
     const selfsigned = require('selfsigned');
     fs.mkdirSync(dir, { recursive: true });
     const attrs = [{ name: 'commonName', value: 'localhost' }];
-    const extensions = [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }];
-    return Promise.resolve(selfsigned.generate(attrs, { notAfterDate: new Date(Date.now() + 30 * 86_400_000), keySize: 2048, algorithm: 'sha256', extensions })).then((pems) => {
+    const extensions = [
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+        ],
+      },
+    ];
+    return Promise.resolve(
+      selfsigned.generate(attrs, { notAfterDate: new Date(Date.now() + 30 * 86_400_000), keySize: 2048, algorithm: 'sha256', extensions }),
+    ).then((pems) => {
       fs.writeFileSync(certFile, pems.cert);
       fs.writeFileSync(keyFile, pems.private, { mode: 0o600 });
       return { certFile, keyFile };
@@ -130,7 +143,8 @@ async function waitFor(description, check, proc, timeoutMs = 30_000) {
   for (;;) {
     if (await check().catch(() => false)) return;
     if (proc && !proc.running) throw new Error(`${proc.name} exited while starting. Its log (${proc.logFile}):\n${proc.tail()}`);
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${description}.${proc ? ` Log of ${proc.name}:\n${proc.tail()}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`Timed out waiting for ${description}.${proc ? ` Log of ${proc.name}:\n${proc.tail()}` : ''}`);
     await new Promise((r) => setTimeout(r, 150));
   }
 }
@@ -168,7 +182,13 @@ async function startLocalCluster(options = {}) {
   fs.mkdirSync(path.join(dataDir, 'logs'), { recursive: true });
   const tls = await makeCertificate(path.join(dataDir, 'tls'));
   const operatorToken = randomBytes(24).toString('base64url');
-  const ports = { auth: await freePort(), records: await freePort(), import: await freePort(), automation: await freePort(), upload: await freePort() };
+  const ports = {
+    auth: await freePort(),
+    records: await freePort(),
+    import: await freePort(),
+    automation: await freePort(),
+    upload: await freePort(),
+  };
   const address = (name) => `127.0.0.1:${ports[name]}`;
   const common = {
     METRICS_PORT: '0',

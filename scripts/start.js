@@ -59,7 +59,14 @@ async function ensureDemoWorkspace(operatorToken, logger) {
   try {
     const created = await client.call(
       'CreateWorkspace',
-      { name: 'Demo workspace', plan: 'growth', adminEmail: demo.email, adminPassword: demo.password, adminFirstName: 'Demo', adminLastName: 'User' },
+      {
+        name: 'Demo workspace',
+        plan: 'growth',
+        adminEmail: demo.email,
+        adminPassword: demo.password,
+        adminFirstName: 'Demo',
+        adminLastName: 'User',
+      },
       {},
       { metadata: { [OPERATOR_TOKEN_HEADER]: operatorToken } },
     );
@@ -86,7 +93,11 @@ async function main() {
   running.push(authService);
   running.push(await records.startRecordsService(configFor(records.recordsConfigSchema, 50052), { logger: serviceLogger('records'), bus }));
   running.push(
-    await importService.startImportService(configFor(importService.importConfigSchema, 50053), { logger: serviceLogger('import'), bus, withWorker: true }),
+    await importService.startImportService(configFor(importService.importConfigSchema, 50053), {
+      logger: serviceLogger('import'),
+      bus,
+      withWorker: true,
+    }),
   );
   const automationConfig = configFor(automation.automationConfigSchema, 50054);
   running.push(await automation.startAutomationService(automationConfig, { logger: serviceLogger('automation') }));

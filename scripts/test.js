@@ -8,7 +8,9 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 if (process.argv.includes('--help')) {
-  console.log('Usage: npm test [-- <jest args>]\n  Builds, type-checks, runs jest projects "unit" then "cross", and prints a summary line.');
+  console.log(
+    'Usage: npm test [-- <jest args>]\n  Builds, type-checks, runs jest projects "unit" then "cross", and prints a summary line.',
+  );
   process.exit(0);
 }
 
@@ -49,5 +51,7 @@ for (const [project, args] of runs) {
   totals.suitesFailed += report.numFailedTestSuites;
 }
 if (totals.suitesFailed > 0) console.error(`${totals.suitesFailed} test file(s) failed to run or had failures`);
-console.log(`tests: ${totals.passed} passed, ${totals.failed + (totals.failed === 0 && totals.suitesFailed ? totals.suitesFailed : 0)} failed, ${totals.skipped} skipped`);
+console.log(
+  `tests: ${totals.passed} passed, ${totals.failed + (totals.failed === 0 && totals.suitesFailed ? totals.suitesFailed : 0)} failed, ${totals.skipped} skipped`,
+);
 process.exit(exitCode || (totals.failed > 0 ? 1 : 0));

@@ -28,7 +28,12 @@ function percentile(sorted, p) {
 
 module.exports = async function automationSuite({ log }) {
   log('automation: starting a cluster with CRM_WAIT_TIME_SCALE=0.001 and 2 automation workers');
-  const cluster = await startLocalCluster({ gateways: 1, workers: 2, logLevel: 'warn', env: { CRM_WAIT_TIME_SCALE: String(SCALE), SWEEP_INTERVAL_MS: '2000' } });
+  const cluster = await startLocalCluster({
+    gateways: 1,
+    workers: 2,
+    logLevel: 'warn',
+    env: { CRM_WAIT_TIME_SCALE: String(SCALE), SWEEP_INTERVAL_MS: '2000' },
+  });
   const agent = new Agent({ connect: { ca: cluster.ca }, connections: 8 });
   const { GrpcClient } = require(path.join(ROOT, 'libs/grpc/dist'));
   const { openStore } = require(path.join(ROOT, 'libs/store/dist'));
@@ -48,12 +53,28 @@ module.exports = async function automationSuite({ log }) {
   };
   let store;
   try {
-    const signup = await api('POST', '/api/auth/signup/', { workspaceName: 'Bench', email: `bench-auto-${Date.now()}@example.com`, password: 'bench-password-123', firstName: 'Bench', lastName: 'Mark' });
+    const signup = await api('POST', '/api/auth/signup/', {
+      workspaceName: 'Bench',
+      email: `bench-auto-${Date.now()}@example.com`,
+      password: 'bench-password-123',
+      firstName: 'Bench',
+      lastName: 'Mark',
+    });
     const token = signup.access;
     const workspaceId = signup.user.workspaceId;
     const context = { workspaceId, actorId: signup.user.id, actorKind: 'user' };
     const rule = async (company, steps) => {
-      const created = await api('POST', '/api/automations/rules/', { name: `Bench ${company}`, trigger: 'lead_created', triggerConditions: [{ field: 'company', operator: 'eq', value: company }], steps }, token);
+      const created = await api(
+        'POST',
+        '/api/automations/rules/',
+        {
+          name: `Bench ${company}`,
+          trigger: 'lead_created',
+          triggerConditions: [{ field: 'company', operator: 'eq', value: company }],
+          steps,
+        },
+        token,
+      );
       await api('POST', `/api/automations/rules/${created.id}/activate/`, undefined, token);
       return created.id;
     };
@@ -62,17 +83,34 @@ module.exports = async function automationSuite({ log }) {
       const worker = async () => {
         while (next < count) {
           const i = next++;
-          await records.call('CreateLead', { lead: { firstName: 'Lead', lastName: String(i), email: `lead-${company.replace(/\W/g, '')}-${i}-${Date.now()}@example.com`, company } }, context, { timeoutMs: 30_000 });
+          await records.call(
+            'CreateLead',
+            {
+              lead: {
+                firstName: 'Lead',
+                lastName: String(i),
+                email: `lead-${company.replace(/\W/g, '')}-${i}-${Date.now()}@example.com`,
+                company,
+              },
+            },
+            context,
+            { timeoutMs: 30_000 },
+          );
         }
       };
       await Promise.all(Array.from({ length: concurrency }, worker));
     };
-    store = await openStore({ location: { kind: 'sqlite', file: path.join(cluster.dataDir, 'automation', 'automation.db') }, collections: automationCollections });
+    store = await openStore({
+      location: { kind: 'sqlite', file: path.join(cluster.dataDir, 'automation', 'automation.db') },
+      collections: automationCollections,
+    });
     const scoped = store.forWorkspace(workspaceId);
     const count = (ruleId, extra = []) => scoped.count(enrollments, [{ field: 'ruleId', op: 'eq', value: ruleId }, ...extra]);
 
     // 1. Enrollment throughput.
-    const throughputRule = await rule('Throughput Co', [{ type: 'send_notification', order: 1, config: { recipients: ['assigned_user'], message: 'Hi {{lead.firstName}}' } }]);
+    const throughputRule = await rule('Throughput Co', [
+      { type: 'send_notification', order: 1, config: { recipients: ['assigned_user'], message: 'Hi {{lead.firstName}}' } },
+    ]);
     log(`automation: creating ${LEADS} matching leads through records gRPC`);
     const started = Date.now();
     await createLeads(LEADS, 'Throughput Co');
@@ -117,11 +155,21 @@ module.exports = async function automationSuite({ log }) {
     let withinTarget = 0;
     for (const w of waitRules) {
       const logs = await scoped.find(enrollments, { where: [{ field: 'ruleId', op: 'eq', value: w.ruleId }] });
-      const late = logs.map((l) => l.stepResults[0]?.lateMs).filter((v) => typeof v === 'number').sort((a, b) => a - b);
+      const late = logs
+        .map((l) => l.stepResults[0]?.lateMs)
+        .filter((v) => typeof v === 'number')
+        .sort((a, b) => a - b);
       const target = 0.02 * w.delayMs + 250;
       withinTarget += late.filter((v) => v <= target).length;
       all.push(...late);
-      byDelay.push({ delayMs: w.delayMs, steps: late.length, p50LateMs: percentile(late, 50), p99LateMs: percentile(late, 99), maxLateMs: late[late.length - 1] ?? null, targetP99Ms: target });
+      byDelay.push({
+        delayMs: w.delayMs,
+        steps: late.length,
+        p50LateMs: percentile(late, 50),
+        p99LateMs: percentile(late, 99),
+        maxLateMs: late[late.length - 1] ?? null,
+        targetP99Ms: target,
+      });
     }
     all.sort((a, b) => a - b);
     const p99Ratios = byDelay.map((d) => (d.p99LateMs ?? Infinity) / d.targetP99Ms);
@@ -136,7 +184,13 @@ module.exports = async function automationSuite({ log }) {
         enrollmentsPerSecond: Math.round((enrolled / enrolledMs) * 1000),
         firstStepCompletedPerSecond: Math.round((LEADS / completedMs) * 1000),
       },
-      lateness: { steps: all.length, p50LateMs: percentile(all, 50), p99LateMs: percentile(all, 99), withinTarget: `${withinTarget}/${all.length}`, byDelay },
+      lateness: {
+        steps: all.length,
+        p50LateMs: percentile(all, 50),
+        p99LateMs: percentile(all, 99),
+        withinTarget: `${withinTarget}/${all.length}`,
+        byDelay,
+      },
     };
   } finally {
     records.close();

@@ -11,9 +11,22 @@ async function signUpAndLiftLimit(cluster, api) {
   const email = `bench-${Date.now()}@example.com`;
   const password = 'bench-password-123';
   const signup = await api('POST', '/api/auth/signup/', { workspaceName: 'Bench', email, password, firstName: 'Bench', lastName: 'Mark' });
-  execFileSync(process.execPath, [path.join(ROOT, 'services/auth/dist/cli.js'), 'change-plan', '--workspace', signup.user.workspaceId, '--plan', 'enterprise', '--rate-limit', '100000000'], {
-    env: { ...process.env, AUTH_GRPC_ADDR: cluster.authAddress, CRM_OPERATOR_TOKEN: cluster.operatorToken },
-  });
+  execFileSync(
+    process.execPath,
+    [
+      path.join(ROOT, 'services/auth/dist/cli.js'),
+      'change-plan',
+      '--workspace',
+      signup.user.workspaceId,
+      '--plan',
+      'enterprise',
+      '--rate-limit',
+      '100000000',
+    ],
+    {
+      env: { ...process.env, AUTH_GRPC_ADDR: cluster.authAddress, CRM_OPERATOR_TOKEN: cluster.operatorToken },
+    },
+  );
   return signup;
 }
 
@@ -22,7 +35,10 @@ module.exports = async function gatewaySuite({ cluster, api, seconds, log }) {
   const gatewayUrl = `${cluster.gateways[0].url}/api/auth/me/`;
   const headers = { authorization: `Bearer ${access}` };
 
-  const baseline = fork(path.join(__dirname, '../baseline-server.js'), [path.join(cluster.dataDir, 'tls/cert.pem'), path.join(cluster.dataDir, 'tls/key.pem')]);
+  const baseline = fork(path.join(__dirname, '../baseline-server.js'), [
+    path.join(cluster.dataDir, 'tls/cert.pem'),
+    path.join(cluster.dataDir, 'tls/key.pem'),
+  ]);
   const baselinePort = await new Promise((resolve) => baseline.once('message', (m) => resolve(m.port)));
   try {
     log('warming up');
@@ -45,7 +61,10 @@ module.exports = async function gatewaySuite({ cluster, api, seconds, log }) {
     authClient.close();
     const { openRateLimitCounter } = require(path.join(ROOT, 'libs/rate-limit/dist'));
     const { createLogger } = require(path.join(ROOT, 'libs/observability/dist'));
-    const counter = await openRateLimitCounter({ kind: 'redis', url: process.env.REDIS_URL || 'redis://127.0.0.1:6379', keyPrefix: `bench:${Date.now()}:` }, createLogger('bench', { level: 'warn' }));
+    const counter = await openRateLimitCounter(
+      { kind: 'redis', url: process.env.REDIS_URL || 'redis://127.0.0.1:6379', keyPrefix: `bench:${Date.now()}:` },
+      createLogger('bench', { level: 'warn' }),
+    );
     const limiter = await timeSequential(2000, (i) => counter.consume(`ws_bench_${i % 10}`, 1e9, 60));
     await counter.close();
 

@@ -17,10 +17,29 @@ const STAGES = ['new', 'contacted', 'engaged', 'proposal_sent', 'negotiation', '
 
 async function signUpAndLiftLimit(cluster, api) {
   const email = `bench-records-${Date.now()}@example.com`;
-  const signup = await api('POST', '/api/auth/signup/', { workspaceName: 'Bench records', email, password: 'bench-password-123', firstName: 'Bench', lastName: 'Mark' });
-  execFileSync(process.execPath, [path.join(ROOT, 'services/auth/dist/cli.js'), 'change-plan', '--workspace', signup.user.workspaceId, '--plan', 'enterprise', '--rate-limit', '100000000'], {
-    env: { ...process.env, AUTH_GRPC_ADDR: cluster.authAddress, CRM_OPERATOR_TOKEN: cluster.operatorToken },
+  const signup = await api('POST', '/api/auth/signup/', {
+    workspaceName: 'Bench records',
+    email,
+    password: 'bench-password-123',
+    firstName: 'Bench',
+    lastName: 'Mark',
   });
+  execFileSync(
+    process.execPath,
+    [
+      path.join(ROOT, 'services/auth/dist/cli.js'),
+      'change-plan',
+      '--workspace',
+      signup.user.workspaceId,
+      '--plan',
+      'enterprise',
+      '--rate-limit',
+      '100000000',
+    ],
+    {
+      env: { ...process.env, AUTH_GRPC_ADDR: cluster.authAddress, CRM_OPERATOR_TOKEN: cluster.operatorToken },
+    },
+  );
   return signup;
 }
 
@@ -39,10 +58,19 @@ async function seed(cluster, user, log) {
       const rows = [];
       for (let i = 0; i < BATCH; i += 1) {
         const n = b * BATCH + i;
-        rows.push({ row: i + 1, firstName: `First${n % 997}`, lastName: `Last${n}`, email: `person${n}@example${n % 89}.com`, phone: `+1 555 ${String(n).padStart(7, '0')}`, stage: STAGES[n % STAGES.length], tags: n % 2 ? ['odd'] : ['even'] });
+        rows.push({
+          row: i + 1,
+          firstName: `First${n % 997}`,
+          lastName: `Last${n}`,
+          email: `person${n}@example${n % 89}.com`,
+          phone: `+1 555 ${String(n).padStart(7, '0')}`,
+          stage: STAGES[n % STAGES.length],
+          tags: n % 2 ? ['odd'] : ['even'],
+        });
       }
       const result = await client.call('BatchCreateContacts', { idempotencyKey: `bench-seed:${b}`, rows }, context, { timeoutMs: 120_000 });
-      if (result.errors.length > 0 || result.duplicates.length > 0) throw new Error(`seed batch ${b}: ${JSON.stringify(result.errors[0] ?? result.duplicates[0])}`);
+      if (result.errors.length > 0 || result.duplicates.length > 0)
+        throw new Error(`seed batch ${b}: ${JSON.stringify(result.errors[0] ?? result.duplicates[0])}`);
     }
   };
   await Promise.all(Array.from({ length: PARALLEL_BATCHES }, worker));
@@ -89,10 +117,19 @@ async function settle(cluster, api, access, log, timeoutMs = 300_000) {
 /** autocannon with a method and a body (bench/load.js only does GETs). */
 function loadRequest({ url, headers, seconds, method, body, connections = 32 }) {
   return new Promise((resolve, reject) => {
-    autocannon({ url, headers, method, body, duration: seconds, connections, tlsOptions: { rejectUnauthorized: false } }, (error, result) => {
-      if (error) return reject(error);
-      resolve({ requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total, failed: result.non2xx + result.errors + result.timeouts });
-    });
+    autocannon(
+      { url, headers, method, body, duration: seconds, connections, tlsOptions: { rejectUnauthorized: false } },
+      (error, result) => {
+        if (error) return reject(error);
+        resolve({
+          requestsPerSecond: result.requests.average,
+          p50: result.latency.p50,
+          p99: result.latency.p99,
+          total: result.requests.total,
+          failed: result.non2xx + result.errors + result.timeouts,
+        });
+      },
+    );
   });
 }
 
@@ -111,7 +148,10 @@ module.exports = async function recordsSuite({ cluster, api, seconds, log }) {
   const count = (await api('GET', '/api/contacts/?limit=1', undefined, access)).count;
   if (count < CONTACTS) throw new Error(`expected ${CONTACTS} contacts, the list counts ${count}`);
 
-  const baselineServer = fork(path.join(__dirname, '../baseline-server.js'), [path.join(cluster.dataDir, 'tls/cert.pem'), path.join(cluster.dataDir, 'tls/key.pem')]);
+  const baselineServer = fork(path.join(__dirname, '../baseline-server.js'), [
+    path.join(cluster.dataDir, 'tls/cert.pem'),
+    path.join(cluster.dataDir, 'tls/key.pem'),
+  ]);
   const baselinePort = await new Promise((resolve) => baselineServer.once('message', (m) => resolve(m.port)));
   const targets = {
     listPage: `${gateway}/api/contacts/?limit=20`,

@@ -49,7 +49,12 @@ export interface GatewayApp {
 }
 
 const httpRequests = counter('http_requests_total', 'HTTP requests answered, by method, route and status.', ['method', 'route', 'status']);
-const httpSeconds = histogram('http_request_duration_seconds', 'HTTP request latency, by method and route.', ['method', 'route'], [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10]);
+const httpSeconds = histogram(
+  'http_request_duration_seconds',
+  'HTTP request latency, by method and route.',
+  ['method', 'route'],
+  [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+);
 
 /** One log line and the request metrics per response. Routes are labelled by pattern, never by raw path. */
 function accessLog(logger: Logger): RequestHandler {
@@ -131,7 +136,7 @@ export function createApp(deps: AppDeps): GatewayApp {
   // 7. Per-workspace rate limit (anonymous per address when 6 failed), then 6's failure if any.
   app.use(limiter.workspaceLimit());
   // 8. The CSV import upload is streamed to the import service as it arrives, so it goes before the JSON parser.
-  app.use(importUploadProxy(logger));
+  app.use(importUploadProxy(logger, { url: config.IMPORT_UPLOAD_URL.replace(/\/+$/, ''), secret: config.IMPORT_UPLOAD_SECRET }));
   // 8b. JSON bodies, for authenticated routes only (public ones parse after their own limits).
   app.use(jsonBody(config.BODY_LIMIT));
   // 9. Routes.

@@ -26,8 +26,14 @@ export const gatewayConfigSchema = z.object({
   AUTOMATION_GRPC_ADDR: hostPort('127.0.0.1:50054'),
   REDIS_URL: env.url(['redis', 'rediss']),
   SIGNUP_ENABLED: env.bool(true),
+  /** Where CSV uploads are streamed (the import service's upload endpoint), and the secret sent with them. */
+  IMPORT_UPLOAD_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8081'),
+  IMPORT_UPLOAD_SECRET: z.string().min(16).optional(),
   /** Prefix of rate-limit keys and the invalidation channel in Redis (lets several deployments share one Redis). */
-  RATE_LIMIT_KEY_PREFIX: z.string().regex(/^[\w:.-]*$/).default('crm:'),
+  RATE_LIMIT_KEY_PREFIX: z
+    .string()
+    .regex(/^[\w:.-]*$/)
+    .default('crm:'),
   /** How often API-key usage counts go to auth (one write per key per flush, none per request). */
   API_KEY_USAGE_FLUSH_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   BODY_LIMIT: byteSize,

@@ -34,8 +34,19 @@ describe('gateway over HTTPS with a fake auth service', () => {
     auth.addWorkspace('ws_small', 3);
     auth.addUser('usr_bob', 'bob@example.com', 'pw', 'ws_small');
     gateway = await startGateway(
-      gatewayConfig({ CRM_HOST: '127.0.0.1', CRM_PORT: 0, CRM_DATA_DIR: dataDir, AUTH_GRPC_ADDR: `127.0.0.1:${authPort}`, BODY_LIMIT: '10kb' }),
-      { logger: silent, rateLimitCounter: new MemoryCounter(), invalidation, budgets: { anonymousPerMinute: 1000, sessionPerAddressPerMinute: 1000, loginPerEmailPerMinute: 3 } },
+      gatewayConfig({
+        CRM_HOST: '127.0.0.1',
+        CRM_PORT: 0,
+        CRM_DATA_DIR: dataDir,
+        AUTH_GRPC_ADDR: `127.0.0.1:${authPort}`,
+        BODY_LIMIT: '10kb',
+      }),
+      {
+        logger: silent,
+        rateLimitCounter: new MemoryCounter(),
+        invalidation,
+        budgets: { anonymousPerMinute: 1000, sessionPerAddressPerMinute: 1000, loginPerEmailPerMinute: 3 },
+      },
     );
     client = new HttpsClient(gateway.url);
   });
@@ -98,7 +109,11 @@ describe('gateway over HTTPS with a fake auth service', () => {
     it('logs in, then rotates the refresh token and refuses the old one', async () => {
       const login = await client.send('POST', '/api/auth/login/', { json: { email: 'ann@example.com', password: 'correct horse' } });
       expect(login.status).toBe(200);
-      expect(login.body).toEqual({ access: expect.any(String), refresh: expect.any(String), user: expect.objectContaining({ id: 'usr_ann' }) });
+      expect(login.body).toEqual({
+        access: expect.any(String),
+        refresh: expect.any(String),
+        user: expect.objectContaining({ id: 'usr_ann' }),
+      });
 
       const refreshed = await client.send('POST', '/api/auth/token/refresh/', { json: { refresh: login.body.refresh } });
       expect(refreshed.status).toBe(200);
@@ -144,14 +159,22 @@ describe('gateway over HTTPS with a fake auth service', () => {
       const owner = auth.accessToken();
       const created = await client.send('POST', '/api/settings/api-keys/', { token: owner, json: { name: 'CI' } });
       expect(created.status).toBe(201);
-      expect(created.body).toEqual({ id: expect.any(String), name: 'CI', key: expect.stringMatching(/^crm_/), prefix: expect.any(String), createdAt: expect.any(String) });
+      expect(created.body).toEqual({
+        id: expect.any(String),
+        name: 'CI',
+        key: expect.stringMatching(/^crm_/),
+        prefix: expect.any(String),
+        createdAt: expect.any(String),
+      });
 
       const me = await client.send('GET', '/api/auth/me/', { token: created.body.key });
       expect(me.status).toBe(200);
       expect(me.body.id).toBe('usr_system_ws_main');
 
       const list = await client.send('GET', '/api/settings/api-keys', { token: owner });
-      expect(list.body.results.find((k: { id: string }) => k.id === created.body.id)).toEqual(expect.objectContaining({ lastUsedAt: null }));
+      expect(list.body.results.find((k: { id: string }) => k.id === created.body.id)).toEqual(
+        expect.objectContaining({ lastUsedAt: null }),
+      );
       expect(JSON.stringify(list.body)).not.toContain(created.body.key);
 
       expect((await client.send('DELETE', `/api/settings/api-keys/${created.body.id}/`, { token: owner })).status).toBe(204);
@@ -175,7 +198,12 @@ describe('gateway over HTTPS with a fake auth service', () => {
       await client.send('GET', '/api/auth/me/', { token: created.body.key });
       const usage = await client.send('GET', `/api/settings/api-keys/${created.body.id}/usage/`, { token: owner });
       expect(usage.status).toBe(200);
-      expect(usage.body).toEqual({ id: created.body.id, lastUsedAt: expect.any(String), total: 2, days: [{ date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/), count: 2 }] });
+      expect(usage.body).toEqual({
+        id: created.body.id,
+        lastUsedAt: expect.any(String),
+        total: 2,
+        days: [{ date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/), count: 2 }],
+      });
     });
 
     it('does not let an API key manage API keys', async () => {
@@ -220,13 +248,21 @@ describe('gateway over HTTPS with a fake auth service', () => {
     const token = () => auth.accessToken();
 
     it('answers malformed JSON with 400', async () => {
-      const response = await client.send('POST', '/api/settings/api-keys/', { token: token(), body: '{"name": ', headers: { 'content-type': 'application/json' } });
+      const response = await client.send('POST', '/api/settings/api-keys/', {
+        token: token(),
+        body: '{"name": ',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(response.status).toBe(400);
       expect(response.body).toEqual({ detail: expect.any(String) });
     });
 
     it('answers a body that is not application/json with 400', async () => {
-      const response = await client.send('POST', '/api/settings/api-keys/', { token: token(), body: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const response = await client.send('POST', '/api/settings/api-keys/', {
+        token: token(),
+        body: 'name=x',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       expect(response.status).toBe(400);
       expect(response.body.detail).toMatch(/content type/i);
     });
@@ -238,7 +274,11 @@ describe('gateway over HTTPS with a fake auth service', () => {
     });
 
     it('refuses prototype-pollution keys with 400', async () => {
-      const response = await client.send('POST', '/api/settings/api-keys/', { token: token(), body: '{"name":"x","__proto__":{"admin":true}}', headers: { 'content-type': 'application/json' } });
+      const response = await client.send('POST', '/api/settings/api-keys/', {
+        token: token(),
+        body: '{"name":"x","__proto__":{"admin":true}}',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(response.status).toBe(400);
       expect(({} as Record<string, unknown>).admin).toBeUndefined();
     });
@@ -303,8 +343,18 @@ describe('gateway whose auth service is down', () => {
   beforeAll(async () => {
     const port = await closedPort();
     gateway = await startGateway(
-      gatewayConfig({ CRM_HOST: '127.0.0.1', CRM_PORT: 0, CRM_DATA_DIR: dataDir, AUTH_GRPC_ADDR: `127.0.0.1:${port}`, SIGNUP_ENABLED: false }),
-      { logger: silent, rateLimitCounter: new MemoryCounter(), invalidation: new LocalInvalidationChannel(createLogger('test', { level: 'silent' })) },
+      gatewayConfig({
+        CRM_HOST: '127.0.0.1',
+        CRM_PORT: 0,
+        CRM_DATA_DIR: dataDir,
+        AUTH_GRPC_ADDR: `127.0.0.1:${port}`,
+        SIGNUP_ENABLED: false,
+      }),
+      {
+        logger: silent,
+        rateLimitCounter: new MemoryCounter(),
+        invalidation: new LocalInvalidationChannel(createLogger('test', { level: 'silent' })),
+      },
     );
     client = new HttpsClient(gateway.url);
   });

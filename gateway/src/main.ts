@@ -6,7 +6,9 @@ import { startGateway } from './index';
 
 async function main(): Promise<void> {
   if (process.argv.includes('--help')) {
-    process.stdout.write('Usage: node gateway/dist/main.js\n  Starts the HTTPS gateway. Configuration comes from the environment; see docs/development.md.\n');
+    process.stdout.write(
+      'Usage: node gateway/dist/main.js\n  Starts the HTTPS gateway. Configuration comes from the environment; see docs/development.md.\n',
+    );
     return;
   }
   const config = loadConfigOrExit(gatewayConfigSchema);

@@ -15,10 +15,22 @@ let api: ApiClient;
 let owner: SignedUp;
 
 beforeAll(async () => {
-  cluster = await startTestCluster({ gateways: 1, workers: 2, env: { CRM_WAIT_TIME_SCALE: '0.001', SWEEP_INTERVAL_MS: '1000', SWEEP_GRACE_MS: '1000' } });
+  cluster = await startTestCluster({
+    gateways: 1,
+    workers: 2,
+    env: { CRM_WAIT_TIME_SCALE: '0.001', SWEEP_INTERVAL_MS: '1000', SWEEP_GRACE_MS: '1000' },
+  });
   owner = await signUp(cluster.api);
   // The suite polls execution logs; a starter plan's 100 requests a minute would get in the way.
-  const changed = await operatorCli(cluster.cluster, ['change-plan', '--workspace', owner.user.workspaceId, '--plan', 'enterprise', '--rate-limit', '100000']);
+  const changed = await operatorCli(cluster.cluster, [
+    'change-plan',
+    '--workspace',
+    owner.user.workspaceId,
+    '--plan',
+    'enterprise',
+    '--rate-limit',
+    '100000',
+  ]);
   if (changed.code !== 0) throw new Error(`change-plan failed: ${changed.stderr}`);
   api = cluster.api.withToken(owner.access);
 });
@@ -95,14 +107,20 @@ describe('automation rules through the gateway', () => {
   });
 
   it('creates inactive, patches any subset, lists, and deletes with 204', async () => {
-    const created = await api.post('/api/automations/rules/', { name: 'CRUD', trigger: 'lead_created', steps: [{ type: 'wait', order: 1, config: { duration: 1, unit: 'days' } }] });
+    const created = await api.post('/api/automations/rules/', {
+      name: 'CRUD',
+      trigger: 'lead_created',
+      steps: [{ type: 'wait', order: 1, config: { duration: 1, unit: 'days' } }],
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ isActive: false, stepCount: 1, enrolledCount: 0, triggerConditions: [], exitConditions: [] });
     const patched = await api.patch(`/api/automations/rules/${created.body.id}/`, { ...created.body, name: 'Renamed' });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ id: created.body.id, name: 'Renamed', steps: created.body.steps });
     const list = await api.get('/api/automations/rules/');
-    expect(list.body.results).toEqual(expect.arrayContaining([expect.objectContaining({ id: created.body.id, name: 'Renamed', stepCount: 1 })]));
+    expect(list.body.results).toEqual(
+      expect.arrayContaining([expect.objectContaining({ id: created.body.id, name: 'Renamed', stepCount: 1 })]),
+    );
     expect((await api.delete(`/api/automations/rules/${created.body.id}/`)).status).toBe(204);
     expect((await api.get(`/api/automations/rules/${created.body.id}/`)).status).toBe(404);
   });
@@ -115,8 +133,16 @@ describe('the engine on the local cluster', () => {
       exitConditions: [{ field: 'status', operator: 'eq', value: 'lost' }],
       steps: [
         { type: 'send_email', order: 1, config: { mode: 'template', templateId: 'lead_welcome' } },
-        { type: 'create_task', order: 2, config: { name: 'Call {{lead.firstName}} at {{lead.company}}', assignTo: 'assigned_user', dueDays: 2 } },
-        { type: 'send_notification', order: 3, config: { recipients: ['assigned_user'], message: 'New lead {{lead.firstName}} {{lead.lastName}} for {{workspace.name}}' } },
+        {
+          type: 'create_task',
+          order: 2,
+          config: { name: 'Call {{lead.firstName}} at {{lead.company}}', assignTo: 'assigned_user', dueDays: 2 },
+        },
+        {
+          type: 'send_notification',
+          order: 3,
+          config: { recipients: ['assigned_user'], message: 'New lead {{lead.firstName}} {{lead.lastName}} for {{workspace.name}}' },
+        },
         { type: 'assign_user', order: 4, config: { mode: 'round_robin', userIds: [owner.user.id] } },
       ],
     });
@@ -125,12 +151,23 @@ describe('the engine on the local cluster', () => {
     expect(log).toMatchObject({ status: 'completed', completedSteps: 4, totalSteps: 4, enrolledRecordType: 'lead' });
 
     const outbox = await api.get(`/api/emails/?relatedTo=${lead.id}`);
-    expect(outbox.body).toMatchObject({ count: 1, results: [{ to: lead.email, subject: 'Welcome, Ada', mode: 'template', status: 'sent', relatedTo: lead.id }] });
+    expect(outbox.body).toMatchObject({
+      count: 1,
+      results: [{ to: lead.email, subject: 'Welcome, Ada', mode: 'template', status: 'sent', relatedTo: lead.id }],
+    });
     const tasks = await api.get(`/api/tasks/?relatedTo=${lead.id}`);
-    expect(tasks.body.results).toEqual([expect.objectContaining({ name: 'Call Ada at Analytical Engines', assignedTo: owner.user.id, relatedTo: lead.id })]);
+    expect(tasks.body.results).toEqual([
+      expect.objectContaining({ name: 'Call Ada at Analytical Engines', assignedTo: owner.user.id, relatedTo: lead.id }),
+    ]);
     const notifications = await api.get('/api/notifications/');
     expect(notifications.body.results).toEqual(
-      expect.arrayContaining([expect.objectContaining({ recipient: owner.user.id, relatedTo: lead.id, message: expect.stringMatching(/^New lead Ada Lovelace for Acme /) })]),
+      expect.arrayContaining([
+        expect.objectContaining({
+          recipient: owner.user.id,
+          relatedTo: lead.id,
+          message: expect.stringMatching(/^New lead Ada Lovelace for Acme /),
+        }),
+      ]),
     );
     expect((await api.get(`/api/automations/rules/${rule.id}/`)).body.enrolledCount).toBe(1);
     const completed = await api.get(`/api/automations/rules/${rule.id}/logs/?status=completed`);
@@ -190,7 +227,9 @@ describe('the engine on the local cluster', () => {
     await cluster.cluster.restart('automation-worker-1');
     await cluster.cluster.restart('automation-worker-2');
     for (const lead of leads) expect((await finishedLog(rule.id, lead.id)).status).toBe('completed');
-    const notifications = (await api.get('/api/notifications/?limit=100')).body.results.filter((n: any) => n.message.startsWith('After restart'));
+    const notifications = (await api.get('/api/notifications/?limit=100')).body.results.filter((n: any) =>
+      n.message.startsWith('After restart'),
+    );
     expect(notifications.map((n: any) => n.relatedTo).sort()).toEqual(leads.map((l) => l.id).sort());
     for (const lead of leads) expect((await api.get(`/api/emails/?relatedTo=${lead.id}`)).body.count).toBe(1);
     await api.post(`/api/automations/rules/${rule.id}/deactivate/`);
@@ -208,12 +247,21 @@ describe('templates through the gateway', () => {
     expect(before).toMatchObject({ isBuiltIn: true, stepCount: 4, steps: expect.any(Array) });
     const installed = await api.post('/api/automations/templates/tmpl_proposal_follow_up/install/', {});
     expect(installed.status).toBe(201);
-    expect(installed.body).toMatchObject({ name: before.name, isActive: false, installedFromTemplateId: 'tmpl_proposal_follow_up', stepCount: 4 });
+    expect(installed.body).toMatchObject({
+      name: before.name,
+      isActive: false,
+      installedFromTemplateId: 'tmpl_proposal_follow_up',
+      stepCount: 4,
+    });
     expect((await api.get('/api/automations/templates/tmpl_proposal_follow_up/')).body.installCount).toBe(before.installCount + 1);
   });
 
   it('keeps a saved template visible to its workspace only', async () => {
-    const rule = await api.post('/api/automations/rules/', { name: 'To save', trigger: 'contact_created', steps: [{ type: 'wait', order: 1, config: { duration: 1, unit: 'days' } }] });
+    const rule = await api.post('/api/automations/rules/', {
+      name: 'To save',
+      trigger: 'contact_created',
+      steps: [{ type: 'wait', order: 1, config: { duration: 1, unit: 'days' } }],
+    });
     expect((await api.post(`/api/automations/rules/${rule.body.id}/save-as-template/`, {})).status).toBe(422);
     const saved = await api.post(`/api/automations/rules/${rule.body.id}/save-as-template/`, { name: 'Ours', description: 'Team only' });
     expect(saved.status).toBe(201);

@@ -79,7 +79,18 @@ function skeleton(text: string): string {
 }
 
 /** The YAML inside {{ define "crm.topology" }}: what each component runs, its ports, calls, stores. */
-type Spec = { name: string; entry: string; role?: string; ports: Record<string, number>; calls: string[]; stores: string[]; metrics?: boolean; uploads?: boolean; database?: string; outbound?: string[] };
+type Spec = {
+  name: string;
+  entry: string;
+  role?: string;
+  ports: Record<string, number>;
+  calls: string[];
+  stores: string[];
+  metrics?: boolean;
+  uploads?: boolean;
+  database?: string;
+  outbound?: string[];
+};
 function topology(): Record<string, Spec> {
   const helpers = read(join(templatesDir, '_helpers.tpl'));
   const body = /\{\{-? define "crm\.topology" -?\}\}([\s\S]*?)\{\{-? end -?\}\}/.exec(helpers);
@@ -90,14 +101,20 @@ function topology(): Record<string, Spec> {
 /** `.Values.a.b` paths, as lists of keys, that the templates read. */
 function valuesPaths(): { path: string[]; where: string }[] {
   return templates.flatMap(({ name, text }) =>
-    [...withoutComments(text).matchAll(/\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)/g)].map((m) => ({ path: m[1].slice(1).split('.'), where: name })),
+    [...withoutComments(text).matchAll(/\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)/g)].map((m) => ({
+      path: m[1].slice(1).split('.'),
+      where: name,
+    })),
   );
 }
 
 /** Paths read from a component block through the range loops' `$component` variable. */
 function componentPaths(): { path: string[]; where: string }[] {
   return templates.flatMap(({ name, text }) =>
-    [...withoutComments(text).matchAll(/\$component((?:\.[A-Za-z_][A-Za-z0-9_]*)+)/g)].map((m) => ({ path: m[1].slice(1).split('.'), where: name })),
+    [...withoutComments(text).matchAll(/\$component((?:\.[A-Za-z_][A-Za-z0-9_]*)+)/g)].map((m) => ({
+      path: m[1].slice(1).split('.'),
+      where: name,
+    })),
   );
 }
 
@@ -147,22 +164,28 @@ function validate(value: Json, node: Schema, at = '(root)'): string[] {
   if (s.type !== undefined) {
     const allowed = Array.isArray(s.type) ? (s.type as string[]) : [s.type as string];
     const actual = typeOf(value);
-    if (!allowed.includes(actual) && !(actual === 'integer' && allowed.includes('number'))) return [`${at}: ${actual}, expected ${allowed.join('|')}`];
+    if (!allowed.includes(actual) && !(actual === 'integer' && allowed.includes('number')))
+      return [`${at}: ${actual}, expected ${allowed.join('|')}`];
   }
-  if (Array.isArray(s.enum) && !s.enum.some((option) => JSON.stringify(option) === JSON.stringify(value))) errors.push(`${at}: ${JSON.stringify(value)} not in ${JSON.stringify(s.enum)}`);
+  if (Array.isArray(s.enum) && !s.enum.some((option) => JSON.stringify(option) === JSON.stringify(value)))
+    errors.push(`${at}: ${JSON.stringify(value)} not in ${JSON.stringify(s.enum)}`);
   if (typeof value === 'number') {
     if (typeof s.minimum === 'number' && value < s.minimum) errors.push(`${at}: below ${s.minimum}`);
     if (typeof s.maximum === 'number' && value > s.maximum) errors.push(`${at}: above ${s.maximum}`);
   }
-  if (typeof value === 'string' && typeof s.minLength === 'number' && value.length < s.minLength) errors.push(`${at}: shorter than ${s.minLength}`);
-  if (typeof value === 'string' && typeof s.pattern === 'string' && !new RegExp(s.pattern).test(value)) errors.push(`${at}: does not match ${s.pattern}`);
-  if (Array.isArray(value) && isObject(s.items)) value.forEach((item, i) => errors.push(...validate(item, s.items as Schema, `${at}[${i}]`)));
+  if (typeof value === 'string' && typeof s.minLength === 'number' && value.length < s.minLength)
+    errors.push(`${at}: shorter than ${s.minLength}`);
+  if (typeof value === 'string' && typeof s.pattern === 'string' && !new RegExp(s.pattern).test(value))
+    errors.push(`${at}: does not match ${s.pattern}`);
+  if (Array.isArray(value) && isObject(s.items))
+    value.forEach((item, i) => errors.push(...validate(item, s.items as Schema, `${at}[${i}]`)));
   if (isObject(value)) {
     const properties = isObject(s.properties) ? s.properties : {};
     for (const key of Array.isArray(s.required) ? (s.required as string[]) : []) if (!(key in value)) errors.push(`${at}: missing ${key}`);
     for (const [key, child] of Object.entries(value)) {
       const path = `${at}.${key}`;
-      if (isObject(s.propertyNames) && typeof s.propertyNames.pattern === 'string' && !new RegExp(s.propertyNames.pattern).test(key)) errors.push(`${path}: bad name`);
+      if (isObject(s.propertyNames) && typeof s.propertyNames.pattern === 'string' && !new RegExp(s.propertyNames.pattern).test(key))
+        errors.push(`${path}: bad name`);
       if (isObject(properties[key])) errors.push(...validate(child, properties[key] as Schema, path));
       else if (s.additionalProperties === false) errors.push(`${path}: unknown key`);
       else if (isObject(s.additionalProperties)) errors.push(...validate(child, s.additionalProperties, path));
@@ -177,7 +200,8 @@ function objectSchemas(node: Json = schema, at = '(root)'): { at: string; node: 
   const here = node.type === 'object' || isObject(node.properties) ? [{ at, node }] : [];
   const children = Object.entries(node).flatMap(([key, child]) => {
     if (key === 'properties' && isObject(child)) return Object.entries(child).flatMap(([name, sub]) => objectSchemas(sub, `${at}.${name}`));
-    if (key === 'definitions' && isObject(child)) return Object.entries(child).flatMap(([name, sub]) => objectSchemas(sub, `#/definitions/${name}`));
+    if (key === 'definitions' && isObject(child))
+      return Object.entries(child).flatMap(([name, sub]) => objectSchemas(sub, `#/definitions/${name}`));
     if (key === 'items' || key === 'additionalProperties') return objectSchemas(child, `${at}[${key}]`);
     return [];
   });
@@ -195,7 +219,9 @@ function dockerfileOf(artifact: Artifact): string {
 
 /** The Dockerfile's CMD as a list (exec form only; a shell-form CMD is a failure here). */
 function cmdOf(dockerfile: string): string[] {
-  const lines = read(join(root, dockerfile)).split('\n').filter((line) => /^CMD\s/.test(line));
+  const lines = read(join(root, dockerfile))
+    .split('\n')
+    .filter((line) => /^CMD\s/.test(line));
   if (lines.length === 0) throw new Error(`${dockerfile} has no CMD`);
   return JSON.parse(lines[lines.length - 1].replace(/^CMD\s+/, '')) as string[];
 }
@@ -229,9 +255,12 @@ describe('the YAML files under charts/', () => {
     expect(blockProblems(text)).toEqual([]);
   });
 
-  test.each(templates.filter((t) => t.name.endsWith('.yaml')).map((t) => [t.name, t.text]))('%s has a YAML skeleton that parses', (_name, text) => {
-    expect(() => yaml.loadAll(skeleton(text), undefined, { json: true })).not.toThrow();
-  });
+  test.each(templates.filter((t) => t.name.endsWith('.yaml')).map((t) => [t.name, t.text]))(
+    '%s has a YAML skeleton that parses',
+    (_name, text) => {
+      expect(() => yaml.loadAll(skeleton(text), undefined, { json: true })).not.toThrow();
+    },
+  );
 
   test('the template skeleton check catches an indentation mistake', () => {
     expect(() => yaml.loadAll(skeleton('a:\n  b: {{ .x }}\n c: 1\n'), undefined, { json: true })).toThrow();
@@ -244,25 +273,33 @@ describe('values.yaml and values.schema.json', () => {
   });
 
   test('every .Values path a template reads is in values.yaml', () => {
-    const missing = valuesPaths().filter(({ path }) => !hasValue(values, path)).map(({ path, where }) => `${where}: .Values.${path.join('.')}`);
+    const missing = valuesPaths()
+      .filter(({ path }) => !hasValue(values, path))
+      .map(({ path, where }) => `${where}: .Values.${path.join('.')}`);
     expect([...new Set(missing)]).toEqual([]);
   });
 
   test('every .Values path a template reads is declared in the schema', () => {
-    const missing = valuesPaths().filter(({ path }) => !schemaAllows(path)).map(({ path, where }) => `${where}: .Values.${path.join('.')}`);
+    const missing = valuesPaths()
+      .filter(({ path }) => !schemaAllows(path))
+      .map(({ path, where }) => `${where}: .Values.${path.join('.')}`);
     expect([...new Set(missing)]).toEqual([]);
   });
 
   test('every $component path a loop reads is in each component block and in the schema', () => {
     const missing = componentPaths().flatMap(({ path, where }) =>
-      componentKeys.filter((key) => !hasValue(values, [key, ...path]) || !schemaAllows([key, ...path])).map((key) => `${where}: ${key}.${path.join('.')}`),
+      componentKeys
+        .filter((key) => !hasValue(values, [key, ...path]) || !schemaAllows([key, ...path]))
+        .map((key) => `${where}: ${key}.${path.join('.')}`),
     );
     expect(componentPaths().length).toBeGreaterThan(0);
     expect([...new Set(missing)]).toEqual([]);
   });
 
   test('every object level of the schema rejects unknown keys, unless it says why it is open', () => {
-    const open = objectSchemas().filter(({ node }) => node.additionalProperties !== false && typeof node.description !== 'string').map(({ at }) => at);
+    const open = objectSchemas()
+      .filter(({ node }) => node.additionalProperties !== false && typeof node.description !== 'string')
+      .map(({ at }) => at);
     expect(open).toEqual([]);
   });
 
@@ -287,22 +324,30 @@ describe('values.yaml and values.schema.json', () => {
 });
 
 describe('the chart', () => {
-  test.each(['mongodb', 'rabbitmq', 'redis'])('depends on %s from the Bitnami OCI repository, switched by its enabled value, off by default', (name) => {
-    const dependency = (chart.dependencies as JsonObject[]).find((d) => d.name === name);
-    expect(dependency).toMatchObject({ repository: 'oci://registry-1.docker.io/bitnamicharts', condition: `${name}.enabled` });
-    expect((values[name] as JsonObject).enabled).toBe(false);
-  });
+  test.each(['mongodb', 'rabbitmq', 'redis'])(
+    'depends on %s from the Bitnami OCI repository, switched by its enabled value, off by default',
+    (name) => {
+      const dependency = (chart.dependencies as JsonObject[]).find((d) => d.name === name);
+      expect(dependency).toMatchObject({ repository: 'oci://registry-1.docker.io/bitnamicharts', condition: `${name}.enabled` });
+      expect((values[name] as JsonObject).enabled).toBe(false);
+    },
+  );
 
-  test.each(deployables.map((d) => [d.process, d.block, d.role]))('runs the %s as a workload from values block %s', (_process, block, role) => {
-    const spec = topology()[block];
-    expect(values[block]).toBeDefined();
-    expect(spec).toBeDefined();
-    expect(spec.role).toBe(role);
-  });
+  test.each(deployables.map((d) => [d.process, d.block, d.role]))(
+    'runs the %s as a workload from values block %s',
+    (_process, block, role) => {
+      const spec = topology()[block];
+      expect(values[block]).toBeDefined();
+      expect(spec).toBeDefined();
+      expect(spec.role).toBe(role);
+    },
+  );
 
   test('runs every process the local-cluster runner starts, with the same program and role', () => {
     const runner = join(root, 'scripts', 'local-cluster.js');
-    const started = [...read(runner).matchAll(/add\([^,]+,\s*\[\s*'([^']+\.js)'(?:\s*,\s*'--role=(\w+)')?/g)].map((m) => `${m[1]} ${m[2] === 'worker' ? 'worker' : 'server'}`);
+    const started = [...read(runner).matchAll(/add\([^,]+,\s*\[\s*'([^']+\.js)'(?:\s*,\s*'--role=(\w+)')?/g)].map(
+      (m) => `${m[1]} ${m[2] === 'worker' ? 'worker' : 'server'}`,
+    );
     const deployed = Object.values(topology()).map((spec) => `${spec.entry} ${spec.role ?? 'server'}`);
     expect(started.length).toBeGreaterThan(0);
     expect([...new Set(started)].filter((process) => !deployed.includes(process))).toEqual([]);
@@ -317,7 +362,9 @@ describe('the chart', () => {
   test('calls only services that exist, on ports they serve', () => {
     const table = topology();
     const problems = Object.entries(table).flatMap(([key, spec]) =>
-      spec.calls.filter((callee) => !table[callee] || table[callee].role || !table[callee].ports.grpc).map((callee) => `${key} → ${callee}`),
+      spec.calls
+        .filter((callee) => !table[callee] || table[callee].role || !table[callee].ports.grpc)
+        .map((callee) => `${key} → ${callee}`),
     );
     expect(problems).toEqual([]);
   });
@@ -337,7 +384,9 @@ describe('skaffold.yaml and the Dockerfiles', () => {
   });
 
   test('builds one artifact per Dockerfile, from the repository root', () => {
-    const dockerfiles = ['gateway/Dockerfile', ...readdirSync(join(root, 'services')).map((s) => `services/${s}/Dockerfile`)].filter((p) => existsSync(join(root, p)));
+    const dockerfiles = ['gateway/Dockerfile', ...readdirSync(join(root, 'services')).map((s) => `services/${s}/Dockerfile`)].filter((p) =>
+      existsSync(join(root, p)),
+    );
     expect(artifacts.map(dockerfileOf).sort()).toEqual(dockerfiles.sort());
     for (const artifact of artifacts) expect(artifact.context ?? '.').toBe('.');
   });
@@ -346,40 +395,55 @@ describe('skaffold.yaml and the Dockerfiles', () => {
     expect(existsSync(join(root, dockerfile))).toBe(true);
   });
 
-  test.each(artifacts.map((a) => [a.image, dockerfileOf(a)]))('%s: the CMD of %s names a program the build produces, and its source exists', (_image, dockerfile) => {
-    const pkg = dirname(dockerfile);
-    const cmd = cmdOf(dockerfile);
-    expect(cmd.slice(0, 3)).toEqual(['node', '--require', './libs/telemetry/dist/register.js']);
-    const entry = cmd[3];
-    expect(entry).toMatch(new RegExp(`^${pkg}/dist/[\\w-]+\\.js$`));
-    const sources = [sourceOf('libs/telemetry/dist/register.js'), sourceOf(entry)];
-    expect(sources.filter((source) => !existsSync(join(root, source))).map((source) => `missing source ${source}`)).toEqual([]);
-  });
+  test.each(artifacts.map((a) => [a.image, dockerfileOf(a)]))(
+    '%s: the CMD of %s names a program the build produces, and its source exists',
+    (_image, dockerfile) => {
+      const pkg = dirname(dockerfile);
+      const cmd = cmdOf(dockerfile);
+      expect(cmd.slice(0, 3)).toEqual(['node', '--require', './libs/telemetry/dist/register.js']);
+      const entry = cmd[3];
+      expect(entry).toMatch(new RegExp(`^${pkg}/dist/[\\w-]+\\.js$`));
+      const sources = [sourceOf('libs/telemetry/dist/register.js'), sourceOf(entry)];
+      expect(sources.filter((source) => !existsSync(join(root, source))).map((source) => `missing source ${source}`)).toEqual([]);
+    },
+  );
 
-  test.each(artifacts.map((a) => [a.image, dockerfileOf(a)]))('%s: %s copies the dist of its package and of every lib it references', (_image, dockerfile) => {
-    const pkg = dirname(dockerfile);
-    const text = read(join(root, dockerfile));
-    const needed = [pkg, ...referencedLibs(pkg)].map((folder) => `COPY --from=build /app/${folder}/dist ${folder}/dist`);
-    expect(needed.filter((line) => !text.includes(line))).toEqual([]);
-    expect(text).toMatch(/COPY --from=build \/app\/proto proto/);
-  });
+  test.each(artifacts.map((a) => [a.image, dockerfileOf(a)]))(
+    '%s: %s copies the dist of its package and of every lib it references',
+    (_image, dockerfile) => {
+      const pkg = dirname(dockerfile);
+      const text = read(join(root, dockerfile));
+      const needed = [pkg, ...referencedLibs(pkg)].map((folder) => `COPY --from=build /app/${folder}/dist ${folder}/dist`);
+      expect(needed.filter((line) => !text.includes(line))).toEqual([]);
+      expect(text).toMatch(/COPY --from=build \/app\/proto proto/);
+    },
+  );
 
-  test.each(artifacts.map((a) => [a.image, dockerfileOf(a)]))('%s: %s runs as node on Node 24 without a HEALTHCHECK, installing only production dependencies', (_image, dockerfile) => {
-    const text = read(join(root, dockerfile));
-    const pkg = dirname(dockerfile);
-    expect(text).toMatch(/^ARG NODE_IMAGE=node:24-bookworm-slim$/m);
-    expect(text).toMatch(/^USER node$/m);
-    expect(text).not.toMatch(/^HEALTHCHECK/m);
-    expect(text).toContain(`npm install --no-audit --no-fund --omit=dev --workspace ${pkg}`);
-    expect(text).toMatch(/^WORKDIR \/app$/m);
-  });
+  test.each(artifacts.map((a) => [a.image, dockerfileOf(a)]))(
+    '%s: %s runs as node on Node 24 without a HEALTHCHECK, installing only production dependencies',
+    (_image, dockerfile) => {
+      const text = read(join(root, dockerfile));
+      const pkg = dirname(dockerfile);
+      expect(text).toMatch(/^ARG NODE_IMAGE=node:24-bookworm-slim$/m);
+      expect(text).toMatch(/^USER node$/m);
+      expect(text).not.toMatch(/^HEALTHCHECK/m);
+      expect(text).toContain(`npm install --no-audit --no-fund --omit=dev --workspace ${pkg}`);
+      expect(text).toMatch(/^WORKDIR \/app$/m);
+    },
+  );
 
   test('the five Dockerfiles differ only in their package, ports and descriptions', () => {
     const normalized = artifacts.map((a) => {
       const pkg = dirname(dockerfileOf(a));
       return read(join(root, dockerfileOf(a)))
         .split('\n')
-        .filter((line) => !line.startsWith('#') && !line.startsWith('EXPOSE') && !/COPY --from=build \/app\/libs\//.test(line) && !/^COPY (\S+) \1$/.test(line))
+        .filter(
+          (line) =>
+            !line.startsWith('#') &&
+            !line.startsWith('EXPOSE') &&
+            !/COPY --from=build \/app\/libs\//.test(line) &&
+            !/^COPY (\S+) \1$/.test(line),
+        )
         .map((line) => line.replace('find libs services gateway ', 'find <workspaces> '))
         .join('\n')
         .split(pkg)
@@ -406,7 +470,8 @@ describe('skaffold.yaml and the Dockerfiles', () => {
       if (!tag?.includes(`IMAGE_TAG_${artifactName}`)) problems.push(`${key}: tag not from ${artifact.image}`);
       const entry = cmdOf(dockerfileOf(artifact))[3];
       if (table[key].entry !== entry) problems.push(`${key}: the chart runs ${table[key].entry}, ${artifact.image} runs ${entry}`);
-      if ((values[key] as JsonObject & { image: JsonObject }).image.repository !== artifact.image) problems.push(`${key}: values.yaml image is not ${artifact.image}`);
+      if ((values[key] as JsonObject & { image: JsonObject }).image.repository !== artifact.image)
+        problems.push(`${key}: values.yaml image is not ${artifact.image}`);
     }
     expect(problems).toEqual([]);
   });
@@ -414,11 +479,359 @@ describe('skaffold.yaml and the Dockerfiles', () => {
   test('the local profile brings up the stores in the cluster and opens signup', () => {
     const local = (skaffold.profiles as JsonObject[]).find((p) => p.name === 'local') as JsonObject;
     const patch = (local.patches as JsonObject[]).find((p) => p.path === '/deploy/helm/releases/0/setValues') as JsonObject;
-    expect(patch.value).toMatchObject({ 'mongodb.enabled': 'true', 'rabbitmq.enabled': 'true', 'redis.enabled': 'true', 'signup.enabled': 'true' });
+    expect(patch.value).toMatchObject({
+      'mongodb.enabled': 'true',
+      'rabbitmq.enabled': 'true',
+      'redis.enabled': 'true',
+      'signup.enabled': 'true',
+    });
   });
 
   test('.dockerignore keeps build outputs and dependencies out of the context', () => {
     const ignored = read(join(root, '.dockerignore')).split('\n');
     expect(ignored).toEqual(expect.arrayContaining(['**/node_modules', '**/dist', '**/*.tsbuildinfo', '.git']));
+  });
+});
+
+// --- the environment the chart sets, against what each process reads ---------------------------------
+//
+// templates/_env.tpl defines each component's container environment ("crm.env" and the
+// "crm.env.<component>" it includes); configmap.yaml holds what every process gets. Both are read
+// here textually: `- name: NAME` lines, with the parts under `if`/`with` on a `$spec.<path>` of the
+// topology counted only for the components where that path is set (`else` for the others).
+
+const helperTexts = templates
+  .filter((t) => t.name.endsWith('.tpl'))
+  .map((t) => withoutComments(t.text))
+  .join('\n');
+
+/** The bodies of every `define`, by name (nesting-aware). */
+function defines(text: string): Map<string, string> {
+  const found = new Map<string, string>();
+  const pattern = /\{\{-?\s*([\s\S]*?)\s*-?\}\}/g;
+  const open: { name: string | undefined; bodyStart: number }[] = [];
+  for (const match of text.matchAll(pattern)) {
+    const action = match[1];
+    const word = /^(\w+)/.exec(action)?.[1];
+    const end = (match.index ?? 0) + match[0].length;
+    if (word === 'define') open.push({ name: /^define\s+"([^"]+)"/.exec(action)?.[1], bodyStart: end });
+    else if (word === 'if' || word === 'range' || word === 'with' || word === 'block') open.push({ name: undefined, bodyStart: end });
+    else if (word === 'end') {
+      const block = open.pop();
+      if (block?.name) found.set(block.name, text.slice(block.bodyStart, match.index));
+    }
+  }
+  return found;
+}
+
+const envDefines = defines(helperTexts);
+
+/** Whether a path of the topology entry (`metrics`, `ports.grpc`) is set (truthy, non-empty). */
+function specHas(spec: Spec, path: string[]): boolean {
+  const value = path.reduce<unknown>((at, key) => (isObject(at as Json) ? (at as JsonObject)[key] : undefined), spec as unknown);
+  return Array.isArray(value) ? value.length > 0 : Boolean(value);
+}
+
+/** Per store, the variables "crm.storeEnv" sets (URL and the password it expands). */
+function storeEnvNames(): Record<string, string[]> {
+  const body = envDefines.get('crm.storeEnv') ?? '';
+  const names: Record<string, string[]> = {};
+  for (const segment of body.split(/eq \$store "/).slice(1)) {
+    const store = /^(\w+)"/.exec(segment)?.[1] as string;
+    names[store] = [
+      ...[...segment.matchAll(/^- name: ([A-Z][A-Z0-9_]*)\s*$/gm)].map((m) => m[1]),
+      ...[...segment.matchAll(/include "crm\.externalUrlEnv" \(list \$root "([A-Z][A-Z0-9_]*)"/g)].map((m) => m[1]),
+    ];
+  }
+  return names;
+}
+
+interface SetVariable {
+  name: string;
+  /** The literal value, when the template writes one (`value: "x"` or `value: x`). */
+  value?: string;
+  /** The generated Secret's key, for `include "crm.generatedSecretEnv"`. */
+  generatedKey?: string;
+}
+
+/** The variables a define sets for one component; problems collects names the test cannot read. */
+function envOf(defineName: string, key: string, spec: Spec, problems: string[]): SetVariable[] {
+  const body = envDefines.get(defineName);
+  if (body === undefined) {
+    problems.push(`no define "${defineName}"`);
+    return [];
+  }
+  const out: SetVariable[] = [];
+  const guards: ({ path: string[]; negate: boolean } | null)[] = [];
+  const active = (): boolean => guards.every((g) => g === null || specHas(spec, g.path) !== g.negate);
+  const pieces = body.split(/(\{\{-?\s*[\s\S]*?\s*-?\}\})/);
+  let computedName = false;
+  for (const piece of pieces) {
+    const action = /^\{\{-?\s*([\s\S]*?)\s*-?\}\}$/.exec(piece)?.[1];
+    if (computedName && !/^printf "%s_GRPC_ADDR" \(upper \$callee\)$/.test(action ?? ''))
+      problems.push(`${defineName}: a computed variable name: {{ ${action ?? ''} }}`);
+    computedName = false;
+    if (action === undefined) {
+      if (!active()) continue;
+      const lines = piece.split('\n');
+      lines.forEach((line, i) => {
+        const name = /^- name: ([A-Z][A-Z0-9_]*)\s*$/.exec(line)?.[1];
+        if (name) {
+          // A literal value: the whole next line, not one a template action continues.
+          const literal = i + 1 < lines.length - 1 ? /^ {2}value: "?([^"]+?)"?\s*$/.exec(lines[i + 1])?.[1] : undefined;
+          out.push({ name, ...(literal !== undefined ? { value: literal } : {}) });
+        } else if (/^- name:/.test(line) && line.trim() !== '- name:')
+          problems.push(`${defineName}: a name the test cannot read: ${line.trim()}`);
+      });
+      computedName = /^- name:\s*$/.test(lines[lines.length - 1]);
+      continue;
+    }
+    const word = /^(\w+)/.exec(action)?.[1];
+    const guard = /^(?:if|with)\s+\$spec((?:\.\w+)+)\s*$/.exec(action);
+    if (word === 'if' || word === 'with') guards.push(guard ? { path: guard[1].slice(1).split('.'), negate: false } : null);
+    else if (word === 'range') guards.push(null);
+    else if (word === 'else') {
+      const top = guards[guards.length - 1];
+      guards[guards.length - 1] = top && action === 'else' ? { path: top.path, negate: !top.negate } : null;
+    } else if (word === 'end') guards.pop();
+    if (!active()) continue;
+    const generated = /include "crm\.generatedSecretEnv" \(list \$root "([A-Z][A-Z0-9_]*)" "(\w+)"\)/.exec(action);
+    if (generated) out.push({ name: generated[1], generatedKey: generated[2] });
+    const included = /include "(crm\.env\.[\w.]+)"/.exec(action);
+    if (included) out.push(...envOf(included[1], key, spec, problems));
+    if (/include \(printf "crm\.env\.%s" \$key\)/.test(action)) out.push(...envOf(`crm.env.${key}`, key, spec, problems));
+    if (/include "crm\.storeEnv"/.test(action))
+      for (const store of spec.stores) out.push(...(storeEnvNames()[store] ?? []).map((name) => ({ name })));
+    if (/^printf "%s_GRPC_ADDR" \(upper \$callee\)$/.test(action))
+      out.push(...spec.calls.map((callee) => ({ name: `${callee.toUpperCase()}_GRPC_ADDR` })));
+  }
+  return out;
+}
+
+/** Keys of the shared ConfigMap's data, set for every component. */
+function configMapNames(): string[] {
+  const text = withoutComments(read(join(templatesDir, 'configmap.yaml')));
+  return [...text.matchAll(/^ {2}([A-Z][A-Z0-9_]*):/gm)].map((m) => m[1]);
+}
+
+/** Everything the chart sets in a component's container: ConfigMap, "crm.env", and its values `env`. */
+function chartEnv(key: string, problems: string[] = []): SetVariable[] {
+  const spec = topology()[key];
+  const userEnv = Object.keys(((values[key] as JsonObject).env as JsonObject | undefined) ?? {});
+  return [...configMapNames().map((name) => ({ name })), ...envOf('crm.env', key, spec, problems), ...userEnv.map((name) => ({ name }))];
+}
+
+const packageOf = (spec: Spec): string => spec.entry.replace(/\/dist\/.*$/, '');
+const sourcesOf = (folder: string): string[] =>
+  filesUnder(join(root, folder, 'src')).filter(
+    (path) => /\.ts$/.test(path) && !/\.(spec|test)\.ts$/.test(path) && !/\/(testing|generated)\//.test(path),
+  );
+
+/** The keys of the zod object in a config.ts, read textually (`  NAME: z…` or `  NAME: env.…`). */
+function zodEntries(path: string): { name: string; expression: string }[] {
+  const text = read(path);
+  const lines = text.split('\n');
+  const entries: { name: string; expression: string }[] = [];
+  lines.forEach((line, i) => {
+    const m = /^(\s+)([A-Z][A-Z0-9_]*):\s*(.*)$/.exec(line);
+    if (!m) return;
+    const indent = m[1].length;
+    let expression = m[3];
+    for (let j = i + 1; j < lines.length; j++) {
+      const next = lines[j];
+      const nextIndent = /^(\s*)/.exec(next)?.[1].length ?? 0;
+      if (next.trim() === '' || next.trim().startsWith('/**') || next.trim().startsWith('*') || next.trim().startsWith('//')) {
+        if (nextIndent <= indent && !next.trim().startsWith('*')) break;
+        continue;
+      }
+      if (nextIndent <= indent) break;
+      expression += ` ${next.trim()}`;
+    }
+    entries.push({ name: m[2], expression });
+  });
+  return entries;
+}
+
+/** The `env.*` helpers of @crm/config that give a default or allow absence. */
+function lenientHelpers(): Set<string> {
+  const text = read(join(root, 'libs', 'config', 'src', 'load-config.ts'));
+  const block = /export const env = \{([\s\S]*?)\n\};/.exec(text)?.[1] ?? '';
+  const lenient = new Set<string>();
+  for (const part of block.split(/\n(?= {2}\w+:)/)) {
+    const name = /^\s*(\w+):/.exec(part)?.[1];
+    if (name && /\.default\(|\.optional\(/.test(part)) lenient.add(name);
+  }
+  return lenient;
+}
+
+/** A variable the process refuses to start without: no default, not optional. */
+function isRequired(expression: string, lenient: Set<string>, file?: string): boolean {
+  if (/\.default\(|\.optional\(/.test(expression)) return false;
+  // A schema kept in a constant of the same file (`BODY_LIMIT: byteSize`, `hostPort('…')`).
+  const constant = /^([a-zA-Z_]\w*)\b/.exec(expression)?.[1];
+  if (file && constant && constant !== 'z' && constant !== 'env') {
+    const definition = new RegExp(`const ${constant}\\s*=([\\s\\S]*?);\\n`).exec(read(file))?.[1];
+    if (definition !== undefined) return isRequired(definition.trim(), lenient);
+  }
+  const helper = /^env\.(\w+)\(/.exec(expression)?.[1];
+  return !(helper && lenient.has(helper));
+}
+
+const envReads = (path: string): string[] => [...read(path).matchAll(/\benv\.([A-Z][A-Z0-9_]*)\b/g)].map((m) => m[1]);
+
+/** Whether a package's sources start the Prometheus endpoint (METRICS_PORT). */
+const servesMetrics = (pkg: string): boolean =>
+  sourcesOf(pkg).some((path) => /\bstart(Process)?Metrics(Server)?\(/.test(read(path)) && !path.includes('libs/telemetry'));
+
+/** Variables read outside config.ts, each checked to be read where it says. */
+const readElsewhere: Record<string, { file: string; names: string[] }[]> = {
+  // The operator CLI, run in the auth pod with kubectl exec (NOTES.txt).
+  auth: [{ file: 'services/auth/src/cli.ts', names: ['AUTH_GRPC_ADDR', 'CRM_OPERATOR_TOKEN'] }],
+};
+
+/** What a component's process reads: its config.ts, the libs it links, the reads listed above. */
+function readsOf(key: string): Set<string> {
+  const spec = topology()[key];
+  const pkg = packageOf(spec);
+  const names = new Set(zodEntries(join(root, pkg, 'src', 'config.ts')).map((e) => e.name));
+  for (const lib of referencedLibs(pkg))
+    for (const path of sourcesOf(lib)) for (const name of envReads(path)) if (name !== 'METRICS_PORT') names.add(name);
+  if (servesMetrics(pkg) && envReads(join(root, 'libs', 'telemetry', 'src', 'metrics.ts')).includes('METRICS_PORT'))
+    names.add('METRICS_PORT');
+  for (const { file, names: extra } of readElsewhere[key] ?? [])
+    for (const name of extra) if (envReads(join(root, file)).includes(name)) names.add(name);
+  names.add('NODE_ENV'); // production mode of express and other dependencies
+  return names;
+}
+
+/** Variables set only to be expanded into another's value, `$(NAME)`. */
+const expansionOnly = new Set([...helperTexts.matchAll(/\$\(([A-Z][A-Z0-9_]*)\)/g)].map((m) => m[1]));
+
+describe('the environment the chart sets', () => {
+  test('deployments.yaml sets container variables only through "crm.env" and the values env block', () => {
+    const text = withoutComments(read(join(templatesDir, 'deployments.yaml')));
+    expect(text).toContain('include "crm.env" (list $ $key)');
+    expect([...text.matchAll(/^\s*- name: ([A-Z][A-Z0-9_]*)\s*$/gm)].map((m) => m[1])).toEqual([]);
+  });
+
+  test.each(componentKeys)('%s: every variable name is one the test can read', (key) => {
+    const problems: string[] = [];
+    expect(chartEnv(key, problems).length).toBeGreaterThan(0);
+    expect(problems).toEqual([]);
+  });
+
+  test.each(componentKeys)('%s: every variable the chart sets is read by that process', (key) => {
+    const reads = readsOf(key);
+    const unread = chartEnv(key)
+      .map((v) => v.name)
+      .filter((name) => !reads.has(name) && !name.startsWith('OTEL_') && !expansionOnly.has(name));
+    expect([...new Set(unread)]).toEqual([]);
+  });
+
+  test.each(componentKeys)('%s: every variable its config.ts requires (no default, not optional) is set', (key) => {
+    const spec = topology()[key];
+    const lenient = lenientHelpers();
+    expect(lenient.has('url') && lenient.has('port')).toBe(true);
+    const set = new Set(chartEnv(key).map((v) => v.name));
+    const file = join(root, packageOf(spec), 'src', 'config.ts');
+    const required = zodEntries(file).filter((e) => isRequired(e.expression, lenient, file));
+    expect(required.map((e) => e.name).filter((name) => !set.has(name))).toEqual([]);
+  });
+
+  test('the config.ts parser finds defaults, optional values and required ones', () => {
+    const lenient = lenientHelpers();
+    expect(isRequired("z.string().default('x')", lenient)).toBe(false);
+    expect(isRequired("env.url(['https'])", lenient)).toBe(false);
+    expect(isRequired('z.string().min(16).optional()', lenient)).toBe(false);
+    expect(isRequired('z.string().min(1)', lenient)).toBe(true);
+    const gatewayConfig = join(root, 'gateway', 'src', 'config.ts');
+    expect(zodEntries(gatewayConfig).filter((e) => isRequired(e.expression, lenient, gatewayConfig))).toEqual([]);
+    const entries = zodEntries(join(root, 'services', 'import', 'src', 'config.ts'));
+    expect(entries.map((e) => e.name)).toEqual(
+      expect.arrayContaining(['UPLOAD_HOST', 'UPLOAD_SECRET', 'MONGO_URL', 'CHUNK_ROWS', 'IMPORT_STALL_MS']),
+    );
+  });
+
+  test.each(componentKeys)('%s: a variable its config.ts requires only in some cases is set in those cases', (key) => {
+    const spec = topology()[key];
+    const text = read(join(root, packageOf(spec), 'src', 'config.ts'));
+    const loopback = new Set([...(/LOOPBACK = new Set\(\[([^\]]*)\]\)/.exec(text)?.[1] ?? '').matchAll(/'([^']+)'/g)].map((m) => m[1]));
+    const env = chartEnv(key);
+    const problems: string[] = [];
+    // `if (!config.SECRET && !LOOPBACK.has(config.HOST))`: SECRET is needed when HOST is not loopback.
+    for (const [, needed, host] of text.matchAll(/!config\.(\w+) && !LOOPBACK\.has\(config\.(\w+)\)/g)) {
+      const setHost = env.find((v) => v.name === host);
+      const defaultHost = /\.default\('([^']*)'\)/.exec(
+        zodEntries(join(root, packageOf(spec), 'src', 'config.ts')).find((e) => e.name === host)?.expression ?? '',
+      )?.[1];
+      const effective = setHost ? setHost.value : defaultHost;
+      if (effective === undefined || !loopback.has(effective))
+        if (!env.some((v) => v.name === needed)) problems.push(`${needed} unset while ${host} is ${effective ?? 'computed'}`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  test('the import server listens for uploads on the pod address, with the secret the gateway sends', () => {
+    const importEnv = chartEnv('import');
+    const gatewayEnv = chartEnv('gateway');
+    expect(importEnv.find((v) => v.name === 'UPLOAD_HOST')?.value).toBe('0.0.0.0');
+    const secretKey = importEnv.find((v) => v.name === 'UPLOAD_SECRET')?.generatedKey;
+    expect(secretKey).toBeDefined();
+    expect(gatewayEnv.find((v) => v.name === 'IMPORT_UPLOAD_SECRET')?.generatedKey).toBe(secretKey);
+    expect(gatewayEnv.some((v) => v.name === 'IMPORT_UPLOAD_URL')).toBe(true);
+    // Generated once, then kept across upgrades (looked up), at least 16 characters.
+    const secret = read(join(templatesDir, 'secret.yaml'));
+    expect(secret).toMatch(new RegExp(`${secretKey}: \\{\\{ get \\$data "${secretKey}" \\| default \\(randAlphaNum (\\d+) \\| b64enc\\)`));
+    expect(Number(new RegExp(`${secretKey}:[^\\n]*randAlphaNum (\\d+)`).exec(secret)?.[1])).toBeGreaterThanOrEqual(16);
+    // The workers serve no upload endpoint: UPLOAD_HOST stays on loopback, so they need no secret.
+    expect(chartEnv('importWorker').some((v) => v.name === 'UPLOAD_HOST' || v.name === 'UPLOAD_SECRET')).toBe(false);
+  });
+
+  test('only the components that stream uploads may reach the upload port', () => {
+    const table = topology();
+    expect(
+      Object.entries(table)
+        .filter(([, spec]) => spec.uploads)
+        .map(([key]) => key),
+    ).toEqual(['gateway']);
+    expect(table.import.ports.upload).toBeDefined();
+    const policies = read(join(templatesDir, 'networkpolicies.yaml'));
+    expect(policies).toContain('ternary $caller.uploads (has $key $caller.calls) (eq $portName "upload")');
+  });
+
+  test('the import service keeps uploads in GridFS when MONGO_URL is set, and the chart always sets it', () => {
+    expect(read(join(root, 'services', 'import', 'src', 'index.ts'))).toMatch(
+      /location\.kind === 'mongo'\s*\?\s*await (?:GridFsFileStorage|gridFs\(\))\.open\(/,
+    );
+    for (const key of ['import', 'importWorker']) expect(chartEnv(key).some((v) => v.name === 'MONGO_URL')).toBe(true);
+  });
+
+  test.each(componentKeys)('%s: the topology says it serves metrics exactly when its sources start the metrics server', (key) => {
+    const spec = topology()[key];
+    expect({ key, metrics: Boolean(spec.metrics) }).toEqual({ key, metrics: servesMetrics(packageOf(spec)) });
+    expect(chartEnv(key).some((v) => v.name === 'METRICS_PORT')).toBe(Boolean(spec.metrics));
+  });
+
+  test.each(deployables.filter((d) => d.role === 'worker').map((d) => d.block))(
+    '%s: the worker serves gRPC health on GRPC_PORT, as its probes expect',
+    (key) => {
+      const spec = topology()[key];
+      const index = read(join(root, packageOf(spec), 'src', 'index.ts'));
+      const worker = /export async function start\w*Worker\([\s\S]*?\n\}\n/.exec(index)?.[0] ?? '';
+      expect(worker).toMatch(/new GrpcServer\(/);
+      expect(worker).toMatch(/\.listen\(listenAddress\(config\.GRPC_HOST, config\.GRPC_PORT\)\)/);
+      expect(worker).toMatch(/setServing\(true\)/);
+      expect(chartEnv(key).some((v) => v.name === 'GRPC_PORT')).toBe(true);
+    },
+  );
+
+  test('SMTP and AI settings reach the automation workers, the secrets from Secrets', () => {
+    const body = envDefines.get('crm.env.automationWorker') ?? '';
+    for (const name of ['SMTP_URL', 'AI_API_KEY']) {
+      expect(body).toMatch(new RegExp(`- name: ${name}\\n {2}valueFrom:\\n {4}secretKeyRef:`));
+      expect(body).toMatch(new RegExp(`include "crm\\.generatedSecretEnv" \\(list \\$root "${name}"`));
+    }
+    const reads = readsOf('automationWorker');
+    for (const name of ['SMTP_URL', 'EMAIL_FROM', 'AI_PROVIDER_URL', 'AI_MODEL', 'AI_API_KEY']) expect(reads.has(name)).toBe(true);
   });
 });

@@ -14,7 +14,15 @@ beforeAll(async () => {
   redis = await PrivateRedis.start();
   t = await startTestCluster({ gateways: 2, withWorkers: false, redisUrl: redis.url });
   owner = await signUp(t.api);
-  const lifted = await operatorCli(t.cluster, ['change-plan', '--workspace', owner.user.workspaceId, '--plan', 'enterprise', '--rate-limit', '100000']);
+  const lifted = await operatorCli(t.cluster, [
+    'change-plan',
+    '--workspace',
+    owner.user.workspaceId,
+    '--plan',
+    'enterprise',
+    '--rate-limit',
+    '100000',
+  ]);
   expect(lifted.code).toBe(0);
 }, 90_000);
 
@@ -50,7 +58,10 @@ describe('Redis stops and returns under load', () => {
 
   it('counts in Redis again once it is back: two replicas share one budget', async () => {
     const small = await signUp(t.api);
-    expect((await operatorCli(t.cluster, ['change-plan', '--workspace', small.user.workspaceId, '--plan', 'enterprise', '--rate-limit', '10'])).code).toBe(0);
+    expect(
+      (await operatorCli(t.cluster, ['change-plan', '--workspace', small.user.workspaceId, '--plan', 'enterprise', '--rate-limit', '10']))
+        .code,
+    ).toBe(0);
     const first = await t.api.get('/api/auth/me/', { token: small.access });
     if (Number(first.headers['x-ratelimit-reset']) - Date.now() / 1000 < 8) await new Promise((r) => setTimeout(r, 9000));
     const seen = await statuses(14, small.access);
@@ -91,7 +102,19 @@ describe('a burst at twice the plan limit across two replicas', () => {
     const limit = 60;
     const busy = await signUp(t.api);
     const bystander = await signUp(t.api);
-    expect((await operatorCli(t.cluster, ['change-plan', '--workspace', busy.user.workspaceId, '--plan', 'enterprise', '--rate-limit', String(limit)])).code).toBe(0);
+    expect(
+      (
+        await operatorCli(t.cluster, [
+          'change-plan',
+          '--workspace',
+          busy.user.workspaceId,
+          '--plan',
+          'enterprise',
+          '--rate-limit',
+          String(limit),
+        ])
+      ).code,
+    ).toBe(0);
     // Start the burst early in a window so that it fits in one.
     const probe = await t.api.get('/api/auth/me/', { token: bystander.access });
     const secondsLeft = Number(probe.headers['x-ratelimit-reset']) - Date.now() / 1000;
@@ -111,7 +134,8 @@ describe('a burst at twice the plan limit across two replicas', () => {
         );
       });
     const [a, b] = await Promise.all(t.cluster.gateways.map((g) => burst(g.url)));
-    const count = (result: autocannon.Result, code: string) => (result.statusCodeStats as Record<string, { count: number }> | undefined)?.[code]?.count ?? 0;
+    const count = (result: autocannon.Result, code: string) =>
+      (result.statusCodeStats as Record<string, { count: number }> | undefined)?.[code]?.count ?? 0;
     const ok = count(a!, '200') + count(b!, '200');
     const refused = count(a!, '429') + count(b!, '429');
     expect(ok).toBe(limit);

@@ -89,7 +89,10 @@ describe('bearer credentials', () => {
     ['no Authorization header', undefined],
     ['a garbled token', 'Bearer abc.def.ghi'],
     ['a non-bearer scheme', 'Basic dXNlcjpwYXNz'],
-    ['an unsigned token (alg none)', `Bearer ${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from('{"sub":"usr_x","wid":"ws_x"}').toString('base64url')}.`],
+    [
+      'an unsigned token (alg none)',
+      `Bearer ${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from('{"sub":"usr_x","wid":"ws_x"}').toString('base64url')}.`,
+    ],
     ['an unknown API key', 'Bearer crm_abcdefgh_notarealkeynotarealkeynotarealkeynotarea'],
   ];
   it.each(cases)('answers %s with 401, WWW-Authenticate and a detail', async (_name, authorization) => {

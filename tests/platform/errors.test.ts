@@ -100,7 +100,12 @@ describe('error shapes at the edge', () => {
     expect(down.status).toBe(503);
     expect(down.body).toEqual({ detail: expect.any(String) });
     await t.cluster.restart('auth');
-    const back = await t.api.post('/api/auth/login/', { email: owner.user.email, password: owner.password });
+    // The gateway's channel reconnects with a short backoff (at most 2 s): calls fail fast until then.
+    let back = await t.api.post('/api/auth/login/', { email: owner.user.email, password: owner.password });
+    for (let tries = 0; back.status === 503 && tries < 20; tries += 1) {
+      await new Promise((r) => setTimeout(r, 250));
+      back = await t.api.post('/api/auth/login/', { email: owner.user.email, password: owner.password });
+    }
     expect(back.status).toBe(200);
   });
 });

@@ -21,7 +21,15 @@ async function freshWindow(owner: SignedUp, marginSeconds = 8): Promise<void> {
 
 async function enterpriseWorkspace(limit: number): Promise<SignedUp> {
   const owner = await signUp(t.api);
-  const result = await operatorCli(t.cluster, ['change-plan', '--workspace', owner.user.workspaceId, '--plan', 'enterprise', '--rate-limit', String(limit)]);
+  const result = await operatorCli(t.cluster, [
+    'change-plan',
+    '--workspace',
+    owner.user.workspaceId,
+    '--plan',
+    'enterprise',
+    '--rate-limit',
+    String(limit),
+  ]);
   expect(result).toMatchObject({ code: 0 });
   return owner;
 }
@@ -67,7 +75,8 @@ describe('per-plan rate limits', () => {
     const key = (await t.api.post('/api/settings/api-keys/', { name: 'k' }, { token: owner.access })).body.key as string;
     await freshWindow(owner);
     const statuses: number[] = [];
-    for (let i = 0; i < 8; i += 1) statuses.push((await t.gateways[i % 2]!.get('/api/auth/me/', { token: i % 2 ? key : owner.access })).status);
+    for (let i = 0; i < 8; i += 1)
+      statuses.push((await t.gateways[i % 2]!.get('/api/auth/me/', { token: i % 2 ? key : owner.access })).status);
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(2);
     expect((await t.api.get('/api/auth/me/', { token: bystander.access })).status).toBe(200);
   });
@@ -75,7 +84,8 @@ describe('per-plan rate limits', () => {
   it('slows password guessing on login per email', async () => {
     const owner = await signUp(t.api);
     const statuses: number[] = [];
-    for (let i = 0; i < 25; i += 1) statuses.push((await t.gateways[i % 2]!.post('/api/auth/login/', { email: owner.user.email, password: `guess-${i}` })).status);
+    for (let i = 0; i < 25; i += 1)
+      statuses.push((await t.gateways[i % 2]!.post('/api/auth/login/', { email: owner.user.email, password: `guess-${i}` })).status);
     expect(statuses).toContain(429);
     expect(statuses.filter((s) => s === 401).length).toBeGreaterThan(0);
   });

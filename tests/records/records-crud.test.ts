@@ -1,5 +1,16 @@
 import type { TestCluster } from '../support/cluster';
-import { DATE, TIMESTAMP, createAccount, createContact, createOpportunity, createTaskOver, startRecordsCluster, unique, workspace, type Workspace } from './records-fixtures';
+import {
+  DATE,
+  TIMESTAMP,
+  createAccount,
+  createContact,
+  createOpportunity,
+  createTaskOver,
+  startRecordsCluster,
+  unique,
+  workspace,
+  type Workspace,
+} from './records-fixtures';
 
 let t: TestCluster;
 let w: Workspace;
@@ -13,14 +24,141 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const CONTACT_FULL = ['id', 'firstName', 'lastName', 'email', 'phone', 'title', 'stage', 'accountId', 'accountName', 'assignedTo', 'assignedToName', 'tags', 'emailOptOut', 'emailBounced', 'notes', 'source', 'createdAt', 'updatedAt'];
-const CONTACT_ITEM = ['id', 'firstName', 'lastName', 'email', 'phone', 'title', 'stage', 'accountId', 'accountName', 'assignedTo', 'tags', 'createdAt', 'updatedAt'];
-const LEAD_FULL = ['id', 'firstName', 'lastName', 'email', 'phone', 'company', 'status', 'source', 'assignedTo', 'assignedToName', 'leadScore', 'emailOptOut', 'emailBounced', 'convertedAt', 'convertedContactId', 'notes', 'createdAt', 'updatedAt'];
-const LEAD_ITEM = ['id', 'firstName', 'lastName', 'email', 'phone', 'company', 'status', 'source', 'assignedTo', 'leadScore', 'createdAt', 'updatedAt'];
-const ACCOUNT_FULL = ['id', 'name', 'website', 'industry', 'companySize', 'annualRevenue', 'stage', 'phone', 'billingAddress', 'assignedTo', 'assignedToName', 'tags', 'description', 'contactCount', 'openOpportunityCount', 'openCaseCount', 'createdAt', 'updatedAt'];
-const ACCOUNT_ITEM = ['id', 'name', 'website', 'industry', 'companySize', 'stage', 'assignedTo', 'contactCount', 'openOpportunityCount', 'createdAt', 'updatedAt'];
-const OPPORTUNITY_FULL = ['id', 'name', 'accountId', 'accountName', 'value', 'stage', 'probability', 'closeDate', 'closedDate', 'lossReason', 'assignedTo', 'assignedToName', 'source', 'contactIds', 'description', 'createdAt', 'updatedAt'];
-const OPPORTUNITY_ITEM = ['id', 'name', 'accountId', 'accountName', 'value', 'stage', 'probability', 'closeDate', 'assignedTo', 'source', 'createdAt', 'updatedAt'];
+const CONTACT_FULL = [
+  'id',
+  'firstName',
+  'lastName',
+  'email',
+  'phone',
+  'title',
+  'stage',
+  'accountId',
+  'accountName',
+  'assignedTo',
+  'assignedToName',
+  'tags',
+  'emailOptOut',
+  'emailBounced',
+  'notes',
+  'source',
+  'createdAt',
+  'updatedAt',
+];
+const CONTACT_ITEM = [
+  'id',
+  'firstName',
+  'lastName',
+  'email',
+  'phone',
+  'title',
+  'stage',
+  'accountId',
+  'accountName',
+  'assignedTo',
+  'tags',
+  'createdAt',
+  'updatedAt',
+];
+const LEAD_FULL = [
+  'id',
+  'firstName',
+  'lastName',
+  'email',
+  'phone',
+  'company',
+  'status',
+  'source',
+  'assignedTo',
+  'assignedToName',
+  'leadScore',
+  'emailOptOut',
+  'emailBounced',
+  'convertedAt',
+  'convertedContactId',
+  'notes',
+  'createdAt',
+  'updatedAt',
+];
+const LEAD_ITEM = [
+  'id',
+  'firstName',
+  'lastName',
+  'email',
+  'phone',
+  'company',
+  'status',
+  'source',
+  'assignedTo',
+  'leadScore',
+  'createdAt',
+  'updatedAt',
+];
+const ACCOUNT_FULL = [
+  'id',
+  'name',
+  'website',
+  'industry',
+  'companySize',
+  'annualRevenue',
+  'stage',
+  'phone',
+  'billingAddress',
+  'assignedTo',
+  'assignedToName',
+  'tags',
+  'description',
+  'contactCount',
+  'openOpportunityCount',
+  'openCaseCount',
+  'createdAt',
+  'updatedAt',
+];
+const ACCOUNT_ITEM = [
+  'id',
+  'name',
+  'website',
+  'industry',
+  'companySize',
+  'stage',
+  'assignedTo',
+  'contactCount',
+  'openOpportunityCount',
+  'createdAt',
+  'updatedAt',
+];
+const OPPORTUNITY_FULL = [
+  'id',
+  'name',
+  'accountId',
+  'accountName',
+  'value',
+  'stage',
+  'probability',
+  'closeDate',
+  'closedDate',
+  'lossReason',
+  'assignedTo',
+  'assignedToName',
+  'source',
+  'contactIds',
+  'description',
+  'createdAt',
+  'updatedAt',
+];
+const OPPORTUNITY_ITEM = [
+  'id',
+  'name',
+  'accountId',
+  'accountName',
+  'value',
+  'stage',
+  'probability',
+  'closeDate',
+  'assignedTo',
+  'source',
+  'createdAt',
+  'updatedAt',
+];
 
 const keys = (value: object) => Object.keys(value).sort();
 
@@ -81,7 +219,13 @@ describe('contacts', () => {
   it('ignores read-only fields sent back on PATCH, and clears a nullable field with null', async () => {
     const account = await createAccount(w);
     const contact = await createContact(w, { accountId: account.id });
-    const response = await w.api.patch(`/api/contacts/${contact.id}/`, { ...contact, id: 'cnt_other', createdAt: '2000-01-01T00:00:00Z', accountName: 'x', accountId: null });
+    const response = await w.api.patch(`/api/contacts/${contact.id}/`, {
+      ...contact,
+      id: 'cnt_other',
+      createdAt: '2000-01-01T00:00:00Z',
+      accountName: 'x',
+      accountId: null,
+    });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ id: contact.id, createdAt: contact.createdAt, accountId: null, accountName: null });
   });
@@ -100,7 +244,15 @@ describe('contacts', () => {
     const before = await w.api.get(`/api/tasks/?relatedTo=${contact.id}`);
     expect(before.status).toBe(200);
     expect(before.body.results).toEqual([
-      { id: taskId, name: 'Follow up', dueDate: null, assignedTo: null, relatedTo: contact.id, status: 'open', createdAt: expect.stringMatching(TIMESTAMP) },
+      {
+        id: taskId,
+        name: 'Follow up',
+        dueDate: null,
+        assignedTo: null,
+        relatedTo: contact.id,
+        status: 'open',
+        createdAt: expect.stringMatching(TIMESTAMP),
+      },
     ]);
     expect((await w.api.delete(`/api/contacts/${contact.id}/`)).status).toBe(204);
     const after = await w.api.get(`/api/tasks/?relatedTo=${contact.id}`);
@@ -110,10 +262,25 @@ describe('contacts', () => {
 
 describe('leads', () => {
   it('creates, reads, updates, lists and deletes a lead with the spec shapes', async () => {
-    const created = await w.api.post('/api/leads/', { firstName: 'Alan', lastName: 'Turing', email: `alan-${unique()}@example.com`, company: 'Bletchley', source: 'referral', leadScore: 42 });
+    const created = await w.api.post('/api/leads/', {
+      firstName: 'Alan',
+      lastName: 'Turing',
+      email: `alan-${unique()}@example.com`,
+      company: 'Bletchley',
+      source: 'referral',
+      leadScore: 42,
+    });
     expect(created.status).toBe(201);
     expect(keys(created.body)).toEqual([...LEAD_FULL].sort());
-    expect(created.body).toMatchObject({ status: 'new', source: 'referral', leadScore: 42, convertedAt: null, convertedContactId: null, assignedTo: null, assignedToName: null });
+    expect(created.body).toMatchObject({
+      status: 'new',
+      source: 'referral',
+      leadScore: 42,
+      convertedAt: null,
+      convertedContactId: null,
+      assignedTo: null,
+      assignedToName: null,
+    });
     expect(created.body.id).toMatch(/^ld_/);
 
     const patched = await w.api.patch(`/api/leads/${created.body.id}/`, { status: 'qualified', leadScore: 80 });
@@ -146,7 +313,13 @@ describe('accounts', () => {
     });
     expect(created.status).toBe(201);
     expect(keys(created.body)).toEqual([...ACCOUNT_FULL].sort());
-    expect(created.body).toMatchObject({ annualRevenue: 1500000.5, contactCount: 0, openOpportunityCount: 0, openCaseCount: 0, billingAddress: { city: 'Austin', postalCode: '73301' } });
+    expect(created.body).toMatchObject({
+      annualRevenue: 1500000.5,
+      contactCount: 0,
+      openOpportunityCount: 0,
+      openCaseCount: 0,
+      billingAddress: { city: 'Austin', postalCode: '73301' },
+    });
     expect(created.body.id).toMatch(/^acc_/);
 
     const contact = await createContact(w, { accountId: created.body.id, title: 'Manager', stage: 'contacted' });
@@ -158,7 +331,16 @@ describe('accounts', () => {
     expect(contacts.status).toBe(200);
     expect(contacts.body).toEqual({
       count: 1,
-      results: [{ id: contact.id, firstName: contact.firstName, lastName: contact.lastName, email: contact.email, title: 'Manager', stage: 'contacted' }],
+      results: [
+        {
+          id: contact.id,
+          firstName: contact.firstName,
+          lastName: contact.lastName,
+          email: contact.email,
+          title: 'Manager',
+          stage: 'contacted',
+        },
+      ],
     });
 
     const list = await w.api.get('/api/accounts/?industry=software');
@@ -188,13 +370,32 @@ describe('opportunities', () => {
   it('creates, closes as won and as lost, lists and deletes opportunities', async () => {
     const account = await createAccount(w, { name: 'Globex' });
     const contact = await createContact(w);
-    const created = await w.api.post('/api/opportunities/', { name: 'Globex renewal', accountId: account.id, value: 25000, closeDate: '2030-06-30', contactIds: [contact.id], description: 'Yearly.' });
+    const created = await w.api.post('/api/opportunities/', {
+      name: 'Globex renewal',
+      accountId: account.id,
+      value: 25000,
+      closeDate: '2030-06-30',
+      contactIds: [contact.id],
+      description: 'Yearly.',
+    });
     expect(created.status).toBe(201);
     expect(keys(created.body)).toEqual([...OPPORTUNITY_FULL].sort());
-    expect(created.body).toMatchObject({ accountName: 'Globex', stage: 'prospecting', probability: 10, closeDate: '2030-06-30', closedDate: null, lossReason: null, contactIds: [contact.id] });
+    expect(created.body).toMatchObject({
+      accountName: 'Globex',
+      stage: 'prospecting',
+      probability: 10,
+      closeDate: '2030-06-30',
+      closedDate: null,
+      lossReason: null,
+      contactIds: [contact.id],
+    });
     expect(created.body.id).toMatch(/^opp_/);
 
-    const won = await w.api.patch(`/api/opportunities/${created.body.id}/`, { stage: 'closed_won', closedDate: '2030-06-01', probability: 100 });
+    const won = await w.api.patch(`/api/opportunities/${created.body.id}/`, {
+      stage: 'closed_won',
+      closedDate: '2030-06-01',
+      probability: 100,
+    });
     expect(won.status).toBe(200);
     expect(won.body).toMatchObject({ stage: 'closed_won', closedDate: '2030-06-01', probability: 100 });
 
@@ -234,7 +435,13 @@ describe('sources, activities and the /api/v1 alias', () => {
     expect(log.body.count).toBe(2);
     const [updated, created] = log.body.results;
     expect(keys(created)).toEqual(['action', 'actorId', 'actorType', 'createdAt', 'id', 'recordId', 'recordType']);
-    expect(created).toMatchObject({ action: 'created', recordType: 'contact', recordId: contact.id, actorId: w.user.id, actorType: 'user' });
+    expect(created).toMatchObject({
+      action: 'created',
+      recordType: 'contact',
+      recordId: contact.id,
+      actorId: w.user.id,
+      actorType: 'user',
+    });
     expect(updated).toMatchObject({ action: 'updated', actorType: 'api_key' });
     expect(updated.actorId).not.toBe(w.user.id);
   });

@@ -20,7 +20,15 @@ export interface Workspace extends SignedUp {
 /** A new workspace whose rate limit won't get in the way of a suite's many calls. */
 export async function workspace(t: TestCluster): Promise<Workspace> {
   const owner = await signUp(t.api);
-  const changed = await operatorCli(t.cluster, ['change-plan', '--workspace', owner.user.workspaceId, '--plan', 'enterprise', '--rate-limit', '100000']);
+  const changed = await operatorCli(t.cluster, [
+    'change-plan',
+    '--workspace',
+    owner.user.workspaceId,
+    '--plan',
+    'enterprise',
+    '--rate-limit',
+    '100000',
+  ]);
   if (changed.code !== 0) throw new Error(`change-plan failed: ${changed.stderr}`);
   return { ...owner, api: t.api.withToken(owner.access) };
 }
@@ -28,13 +36,24 @@ export async function workspace(t: TestCluster): Promise<Workspace> {
 export const unique = (): string => randomBytes(5).toString('hex');
 
 export async function createContact(w: Workspace, body: Record<string, unknown> = {}): Promise<any> {
-  const response = await w.api.post('/api/contacts/', { firstName: 'Grace', lastName: 'Hopper', email: `grace-${unique()}@example.com`, ...body });
+  const response = await w.api.post('/api/contacts/', {
+    firstName: 'Grace',
+    lastName: 'Hopper',
+    email: `grace-${unique()}@example.com`,
+    ...body,
+  });
   if (response.status !== 201) throw new Error(`create contact: ${response.status} ${response.text}`);
   return response.body;
 }
 
 export async function createLead(w: Workspace, body: Record<string, unknown> = {}): Promise<any> {
-  const response = await w.api.post('/api/leads/', { firstName: 'Alan', lastName: 'Turing', email: `alan-${unique()}@example.com`, company: 'Bletchley', ...body });
+  const response = await w.api.post('/api/leads/', {
+    firstName: 'Alan',
+    lastName: 'Turing',
+    email: `alan-${unique()}@example.com`,
+    company: 'Bletchley',
+    ...body,
+  });
   if (response.status !== 201) throw new Error(`create lead: ${response.status} ${response.text}`);
   return response.body;
 }
@@ -75,7 +94,11 @@ export async function createTaskOver(t: TestCluster, w: Workspace, relatedTo: st
   if (!address) throw new Error('the local cluster does not report recordsAddress');
   const client = new GrpcClient<recordsV1.RecordsServiceMethods>('records/v1/records.proto', recordsV1.RecordsServiceName, address);
   try {
-    const { task } = await client.call('CreateTask', { name: 'Follow up', relatedTo }, { workspaceId: w.user.workspaceId, actorId: 'system', actorKind: 'system', requestId: 'test' });
+    const { task } = await client.call(
+      'CreateTask',
+      { name: 'Follow up', relatedTo },
+      { workspaceId: w.user.workspaceId, actorId: 'system', actorKind: 'system', requestId: 'test' },
+    );
     return task!.id;
   } finally {
     client.close();

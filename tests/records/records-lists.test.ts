@@ -1,5 +1,13 @@
 import type { TestCluster } from '../support/cluster';
-import { allPages, createContact, createOpportunity, createAccount, startRecordsCluster, workspace, type Workspace } from './records-fixtures';
+import {
+  allPages,
+  createContact,
+  createOpportunity,
+  createAccount,
+  startRecordsCluster,
+  workspace,
+  type Workspace,
+} from './records-fixtures';
 
 let t: TestCluster;
 let w: Workspace;
@@ -25,7 +33,7 @@ const ids = (pages: any[]) => pages.flatMap((p) => p.results.map((r: { id: strin
 const newestFirst = () => [...created].reverse().map((c) => c.id);
 
 describe('paginated lists', () => {
-  it('pages 20 at a time by default, newest first, with absolute next/previous links on the caller\'s origin', async () => {
+  it("pages 20 at a time by default, newest first, with absolute next/previous links on the caller's origin", async () => {
     const first = await w.api.get('/api/contacts/');
     expect(first.body.count).toBe(25);
     expect(first.body.results).toHaveLength(20);
@@ -68,7 +76,10 @@ describe('paginated lists', () => {
     const customers = await w.api.get('/api/contacts/?stage=customer');
     expect(customers.body.count).toBe(5);
     const tagged = await w.api.get('/api/contacts/?tags=a,%20b');
-    const expected = created.filter((c) => c.tags.includes('a') && c.tags.includes('b')).map((c) => c.id).reverse();
+    const expected = created
+      .filter((c) => c.tags.includes('a') && c.tags.includes('b'))
+      .map((c) => c.id)
+      .reverse();
     expect(tagged.body.results.map((r: { id: string }) => r.id)).toEqual(expected);
   });
 

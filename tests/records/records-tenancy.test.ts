@@ -1,5 +1,15 @@
 import type { TestCluster } from '../support/cluster';
-import { TIMESTAMP, createAccount, createContact, createLead, createOpportunity, startRecordsCluster, unique, workspace, type Workspace } from './records-fixtures';
+import {
+  TIMESTAMP,
+  createAccount,
+  createContact,
+  createLead,
+  createOpportunity,
+  startRecordsCluster,
+  unique,
+  workspace,
+  type Workspace,
+} from './records-fixtures';
 
 let t: TestCluster;
 let mine: Workspace;
@@ -32,7 +42,7 @@ describe("another workspace's records", () => {
     expect((await theirs.api.get(`/api/${path}/${record.id}/`)).status).toBe(200);
   });
 
-  it('are 404 for an opportunity, an account\'s contacts and a lead conversion', async () => {
+  it("are 404 for an opportunity, an account's contacts and a lead conversion", async () => {
     const account = await createAccount(theirs);
     const opportunity = await createOpportunity(theirs, account.id);
     const lead = await createLead(theirs);
@@ -73,17 +83,29 @@ describe('lead conversion', () => {
     const contact = await mine.api.get(`/api/contacts/${response.body.contact.id}/`);
     expect(contact.body).toMatchObject({ email: lead.email, phone: '+1 555 0101', notes: 'Warm.', accountId: null });
     const after = await mine.api.get(`/api/leads/${lead.id}/`);
-    expect(after.body).toMatchObject({ status: 'converted', convertedAt: response.body.lead.convertedAt, convertedContactId: response.body.contact.id });
+    expect(after.body).toMatchObject({
+      status: 'converted',
+      convertedAt: response.body.lead.convertedAt,
+      convertedContactId: response.body.contact.id,
+    });
   });
 
   it('converts with an account named after the company and a default opportunity', async () => {
     const lead = await createLead(mine, { company: 'Wayne Enterprises' });
-    const response = await mine.api.post(`/api/leads/${lead.id}/convert/`, { createAccount: true, createOpportunity: true, opportunityValue: 5000 });
+    const response = await mine.api.post(`/api/leads/${lead.id}/convert/`, {
+      createAccount: true,
+      createOpportunity: true,
+      opportunityValue: 5000,
+    });
     expect(response.status).toBe(200);
     expect(response.body.account).toEqual({ id: expect.stringMatching(/^acc_/), name: 'Wayne Enterprises' });
     expect(response.body.opportunity).toEqual({ id: expect.stringMatching(/^opp_/), name: 'Wayne Enterprises opportunity', value: 5000 });
     const opportunity = await mine.api.get(`/api/opportunities/${response.body.opportunity.id}/`);
-    expect(opportunity.body).toMatchObject({ stage: 'prospecting', accountId: response.body.account.id, contactIds: [response.body.contact.id] });
+    expect(opportunity.body).toMatchObject({
+      stage: 'prospecting',
+      accountId: response.body.account.id,
+      contactIds: [response.body.contact.id],
+    });
     const contact = await mine.api.get(`/api/contacts/${response.body.contact.id}/`);
     expect(contact.body.accountId).toBe(response.body.account.id);
   });
@@ -104,7 +126,12 @@ describe('lead conversion', () => {
 
   it('refuses an opportunity without an account, and bad option types, in one 422, changing nothing', async () => {
     const lead = await createLead(mine);
-    const response = await mine.api.post(`/api/leads/${lead.id}/convert/`, { createOpportunity: true, opportunityValue: 'lots', opportunityStage: 'won', extra: 1 });
+    const response = await mine.api.post(`/api/leads/${lead.id}/convert/`, {
+      createOpportunity: true,
+      opportunityValue: 'lots',
+      opportunityStage: 'won',
+      extra: 1,
+    });
     expect(response.status).toBe(422);
     expect(Object.keys(response.body).sort()).toEqual(['createOpportunity', 'extra', 'opportunityStage', 'opportunityValue']);
     expect((await mine.api.get(`/api/leads/${lead.id}/`)).body.status).toBe('new');

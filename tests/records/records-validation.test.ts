@@ -77,7 +77,10 @@ describe('422: every failing field of a body at once', () => {
   });
 
   it('answers malformed JSON and a body that is not an object with 400', async () => {
-    const malformed = await w.api.call('POST', '/api/contacts/', { rawBody: '{"email": ', headers: { 'content-type': 'application/json' } });
+    const malformed = await w.api.call('POST', '/api/contacts/', {
+      rawBody: '{"email": ',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.body).toEqual({ detail: expect.any(String) });
     const array = await w.api.post('/api/contacts/', [{ email: 'a@example.com' }]);
@@ -149,8 +152,14 @@ describe('search is literal', () => {
 
   it('finds by email and phone too', async () => {
     const contact = await createContact(s, { firstName: 'Searchable', email: `needle-${unique()}@example.org`, phone: '+1 555 867 5309' });
-    expect((await s.api.get(`/api/contacts/?search=${encodeURIComponent(contact.email.toUpperCase())}`)).body.results.map((c: { id: string }) => c.id)).toEqual([contact.id]);
-    expect((await s.api.get(`/api/contacts/?search=${encodeURIComponent('867 5309')}`)).body.results.map((c: { id: string }) => c.id)).toEqual([contact.id]);
+    expect(
+      (await s.api.get(`/api/contacts/?search=${encodeURIComponent(contact.email.toUpperCase())}`)).body.results.map(
+        (c: { id: string }) => c.id,
+      ),
+    ).toEqual([contact.id]);
+    expect(
+      (await s.api.get(`/api/contacts/?search=${encodeURIComponent('867 5309')}`)).body.results.map((c: { id: string }) => c.id),
+    ).toEqual([contact.id]);
   });
 
   it('finds a contact by a new name after an update', async () => {

@@ -14,7 +14,10 @@ export interface LocalCluster {
   runId: string;
   operatorToken: string;
   authAddress: string;
-  processes: Map<string, { name: string; running: boolean; stop(signal?: string): Promise<void>; start(): void; tail(lines?: number): string }>;
+  processes: Map<
+    string,
+    { name: string; running: boolean; stop(signal?: string): Promise<void>; start(): void; tail(lines?: number): string }
+  >;
   restart(name: string, signal?: string): Promise<void>;
   stop(): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 
 /**
  * A Redis server of the test's own on a free port, so a test can stop and restart it without
@@ -30,7 +30,9 @@ export class PrivateRedis {
 
   /** Starts (or restarts) the server on the same port and waits until it answers PING. */
   async resume(): Promise<void> {
-    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    });
     const spawned = await new Promise<boolean>((resolve) => {
       this.child!.once('spawn', () => resolve(true));
       this.child!.once('error', () => resolve(false));
@@ -54,7 +56,6 @@ export class PrivateRedis {
 
   private ping(): Promise<boolean> {
     return new Promise((resolve) => {
-      const { connect } = require('node:net') as typeof import('node:net');
       const socket = connect(this.port, '127.0.0.1', () => socket.write('PING\r\n'));
       socket.setTimeout(500, () => {
         socket.destroy();

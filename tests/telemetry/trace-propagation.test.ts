@@ -19,7 +19,11 @@ afterAll(async () => {
 
 it('follows a lead creation from the gateway through records and RabbitMQ into the automation worker', async () => {
   const owner = await signUp(t.api);
-  const created = await t.api.post('/api/leads/', { firstName: 'Trace', lastName: 'Me', email: 'trace@example.com', company: 'Spans' }, { token: owner.access });
+  const created = await t.api.post(
+    '/api/leads/',
+    { firstName: 'Trace', lastName: 'Me', email: 'trace@example.com', company: 'Spans' },
+    { token: owner.access },
+  );
   expect(created.status).toBe(201);
 
   // Wait until some trace holds the gateway, records and automation together.

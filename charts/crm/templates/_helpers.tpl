@@ -36,7 +36,7 @@ records:
 import:
   name: import
   entry: services/import/dist/main.js
-  metrics: false   # services/import/src/main.ts starts no metrics server (yet)
+  metrics: true
   ports: { grpc: 50053, upload: 8081 }
   calls: [records]
   stores: [mongodb, rabbitmq]
@@ -44,7 +44,7 @@ import:
 importWorker:
   name: import-worker
   entry: services/import/dist/main.js
-  metrics: false   # services/import/src/main.ts starts no metrics server (yet)
+  metrics: true
   role: worker
   ports: { grpc: 50053 }   # gRPC health only (startImportWorker), for the probes
   calls: [records]
@@ -53,7 +53,7 @@ importWorker:
 automation:
   name: automation
   entry: services/automation/dist/main.js
-  metrics: false   # services/automation/src/main.ts starts no metrics server (yet)
+  metrics: true
   ports: { grpc: 50054 }
   calls: [records, auth]
   stores: [mongodb, rabbitmq]
@@ -61,7 +61,7 @@ automation:
 automationWorker:
   name: automation-worker
   entry: services/automation/dist/main.js
-  metrics: false   # services/automation/src/main.ts starts no metrics server (yet)
+  metrics: true
   role: worker
   ports: { grpc: 50054 }   # gRPC health only (startAutomationWorker), for the probes
   calls: [records, auth]

@@ -19,12 +19,11 @@ export function lazyAutomationClient(address: string): AutomationClient {
   let client: GrpcClient<automationV1.AutomationServiceMethods> | undefined;
   return {
     call: (method, request, context, options) =>
-      (client ??= new GrpcClient<automationV1.AutomationServiceMethods>(automationV1.protoPath, automationV1.AutomationServiceName, address)).call(
-        method,
-        request,
-        context,
-        options,
-      ),
+      (client ??= new GrpcClient<automationV1.AutomationServiceMethods>(
+        automationV1.protoPath,
+        automationV1.AutomationServiceName,
+        address,
+      )).call(method, request, context, options),
     close: () => client?.close(),
   };
 }

@@ -4,7 +4,11 @@ import { httpErrorFor } from './error-handler';
 
 describe('the error table', () => {
   it('hides the message of an internal error', () => {
-    expect(httpErrorFor(new DomainError('internal', 'db password is hunter2'))).toEqual({ status: 500, body: { detail: 'Internal server error.' }, headers: {} });
+    expect(httpErrorFor(new DomainError('internal', 'db password is hunter2'))).toEqual({
+      status: 500,
+      body: { detail: 'Internal server error.' },
+      headers: {},
+    });
   });
 
   it('answers an unavailable service with 503 saying so', () => {
@@ -14,7 +18,11 @@ describe('the error table', () => {
   });
 
   it('keys validation errors by field', () => {
-    expect(httpErrorFor(DomainError.validation({ email: ['Enter a valid email address.'] }))).toEqual({ status: 422, body: { email: ['Enter a valid email address.'] }, headers: {} });
+    expect(httpErrorFor(DomainError.validation({ email: ['Enter a valid email address.'] }))).toEqual({
+      status: 422,
+      body: { email: ['Enter a valid email address.'] },
+      headers: {},
+    });
   });
 
   it('answers every not-found with the same body', () => {
@@ -22,7 +30,9 @@ describe('the error table', () => {
   });
 
   it('challenges a bad token with invalid_token', () => {
-    expect(httpErrorFor(credentialError('Invalid token.', 'invalid_token')).headers).toEqual({ 'WWW-Authenticate': 'Bearer realm="crm", error="invalid_token"' });
+    expect(httpErrorFor(credentialError('Invalid token.', 'invalid_token')).headers).toEqual({
+      'WWW-Authenticate': 'Bearer realm="crm", error="invalid_token"',
+    });
   });
 
   it.each([

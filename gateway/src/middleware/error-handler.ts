@@ -54,7 +54,11 @@ export function httpErrorFor(error: DomainError): HttpError {
     case 'not_found':
       return { status, body: { detail: 'Not found.' }, headers };
     case 'validation_failed':
-      return { status, body: error.fields && Object.keys(error.fields).length > 0 ? error.fields : { nonFieldErrors: [error.message] }, headers };
+      return {
+        status,
+        body: error.fields && Object.keys(error.fields).length > 0 ? error.fields : { nonFieldErrors: [error.message] },
+        headers,
+      };
     case 'unauthenticated': {
       const code = bearerErrorOf(error);
       headers['WWW-Authenticate'] = code ? `Bearer realm="crm", error="${code}"` : 'Bearer realm="crm"';
@@ -73,7 +77,8 @@ export function httpErrorFor(error: DomainError): HttpError {
 /** Errors raised by Express itself or by libraries (e.g. a path that isn't valid percent-encoding). */
 function asDomainError(error: unknown): DomainError {
   if (isDomainError(error)) return error;
-  const status = (error as { status?: unknown; statusCode?: unknown } | null)?.status ?? (error as { statusCode?: unknown } | null)?.statusCode;
+  const status =
+    (error as { status?: unknown; statusCode?: unknown } | null)?.status ?? (error as { statusCode?: unknown } | null)?.statusCode;
   if (status === 413) return new DomainError('payload_too_large', 'Request body is too large.');
   if (typeof status === 'number' && status >= 400 && status < 500) return DomainError.invalid('Bad request.');
   return new DomainError('internal', 'Unexpected error.');

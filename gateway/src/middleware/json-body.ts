@@ -66,5 +66,10 @@ const requireSafeObject: RequestHandler = (req, _res, next) => {
 
 /** One handler doing all of the above, in order. */
 export function jsonBody(limit: string): Router {
-  return Router().use(requireJsonContentType, express.json({ limit, type: 'application/json', strict: true }), bodyParserErrors, requireSafeObject);
+  return Router().use(
+    requireJsonContentType,
+    express.json({ limit, type: 'application/json', strict: true }),
+    bodyParserErrors,
+    requireSafeObject,
+  );
 }

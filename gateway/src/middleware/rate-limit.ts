@@ -40,7 +40,10 @@ export function setRateLimitHeaders(res: Response, decision: LimitDecision): voi
 
 function tooManyRequests(res: Response, decision: LimitDecision): DomainError {
   res.setHeader('Retry-After', String(Math.max(1, Math.ceil(decision.retryAfterSeconds))));
-  return new DomainError('rate_limited', `Request was throttled. Expected available in ${Math.max(1, Math.ceil(decision.retryAfterSeconds))} seconds.`);
+  return new DomainError(
+    'rate_limited',
+    `Request was throttled. Expected available in ${Math.max(1, Math.ceil(decision.retryAfterSeconds))} seconds.`,
+  );
 }
 
 export function limitFor(plan: string, rateLimitPerMinute: number): number {

@@ -38,8 +38,11 @@ const COMPONENTS = {
     'X-RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
     'X-RateLimit-Reset': { description: 'Unix time (seconds) at which the window resets.', schema: { type: 'integer' } },
     'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
-    'X-Request-Id': { description: 'The request id (the client\'s own when it is safe, otherwise generated).', schema: { type: 'string' } },
-    'WWW-Authenticate': { description: 'The Bearer challenge, e.g. `Bearer realm="crm", error="invalid_token"`.', schema: { type: 'string' } },
+    'X-Request-Id': { description: "The request id (the client's own when it is safe, otherwise generated).", schema: { type: 'string' } },
+    'WWW-Authenticate': {
+      description: 'The Bearer challenge, e.g. `Bearer realm="crm", error="invalid_token"`.',
+      schema: { type: 'string' },
+    },
   },
   schemas: {
     Error: error('Not found.'),
@@ -129,7 +132,7 @@ const COMPONENTS = {
       headers: { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' }, ...rateLimitHeaders() },
     },
     Forbidden: errorResponse('Authenticated, but not permitted to do this.', 'You do not have permission to perform this action.'),
-    NotFound: errorResponse('No such path, or no such record in the caller\'s workspace.', 'Not found.'),
+    NotFound: errorResponse("No such path, or no such record in the caller's workspace.", 'Not found.'),
     Conflict: errorResponse('The request conflicts with the current state.', 'Already exists.'),
     PayloadTooLarge: errorResponse('The body is over the size limit.', 'Request body is too large.'),
     ValidationFailed: {

@@ -45,7 +45,13 @@ describe('the OpenAPI document', () => {
 
   it('sees the routes of the areas built so far', () => {
     expect(registeredRoutes(buildApp().app)).toEqual(
-      expect.arrayContaining(['POST /api/auth/login', 'GET /api/auth/me', 'DELETE /api/settings/api-keys/{id}', 'GET /api/openapi.json', 'GET /healthz']),
+      expect.arrayContaining([
+        'POST /api/auth/login',
+        'GET /api/auth/me',
+        'DELETE /api/settings/api-keys/{id}',
+        'GET /api/openapi.json',
+        'GET /healthz',
+      ]),
     );
   });
 
@@ -55,12 +61,15 @@ describe('the OpenAPI document', () => {
     expect(document.servers).toHaveLength(1);
     expect(document.components.securitySchemes.bearerAuth).toEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }));
     for (const ref of collectRefs(document)) {
-      const target = ref.replace(/^#\//, '').split('/').reduce<any>((node, part) => node?.[part], document);
+      const target = ref
+        .replace(/^#\//, '')
+        .split('/')
+        .reduce<any>((node, part) => node?.[part], document);
       expect({ ref, resolved: target !== undefined }).toEqual({ ref, resolved: true });
     }
   });
 
-  it('documents the rate-limit headers on every operation\'s responses', () => {
+  it("documents the rate-limit headers on every operation's responses", () => {
     const document = buildApp().openApiDocument() as Record<string, any>;
     for (const [path, operations] of Object.entries<Record<string, any>>(document.paths)) {
       if (path === '/healthz' || path === '/readyz') continue; // probes are not rate limited

@@ -71,7 +71,8 @@ export function operation(spec: OperationSpec): OpenApiOperation {
     errors.add(413);
     errors.add(422);
   }
-  for (const status of [...errors].sort((a, b) => a - b)) responses[String(status)] = { $ref: `#/components/responses/${ERROR_RESPONSE[status]}` };
+  for (const status of [...errors].sort((a, b) => a - b))
+    responses[String(status)] = { $ref: `#/components/responses/${ERROR_RESPONSE[status]}` };
   return {
     operationId: spec.operationId,
     summary: spec.summary,

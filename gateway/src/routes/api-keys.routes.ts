@@ -54,7 +54,10 @@ export function apiKeyRoutes(deps: RouteDeps): RouteModule {
     try {
       await invalidation.publish({ kind: 'api_key_revoked', keyId: id });
     } catch (error) {
-      logger.error({ err: error, keyId: id, requestId: res.locals.requestId }, 'could not publish an API key revocation; other replicas drop it within 60 s');
+      logger.error(
+        { err: error, keyId: id, requestId: res.locals.requestId },
+        'could not publish an API key revocation; other replicas drop it within 60 s',
+      );
     }
     res.status(204).end();
   });
@@ -65,7 +68,12 @@ export function apiKeyRoutes(deps: RouteDeps): RouteModule {
     // Counts from this replica that haven't been sent yet; best effort, the read goes ahead anyway.
     await authenticator.usage.flush().catch(() => undefined);
     const usage = await auth.call('GetApiKeyUsage', { id }, callerContext(res), options);
-    res.json({ id: usage.id || id, lastUsedAt: nullIfEmpty(usage.lastUsedAt), total: usage.total, days: usage.days.map((d) => ({ date: d.date, count: d.count })) });
+    res.json({
+      id: usage.id || id,
+      lastUsedAt: nullIfEmpty(usage.lastUsedAt),
+      total: usage.total,
+      days: usage.days.map((d) => ({ date: d.date, count: d.count })),
+    });
   });
 
   return { name: 'api-keys', access: 'authenticated', router, paths: apiKeyPaths };
@@ -78,7 +86,8 @@ const apiKeyPaths: OpenApiPaths = {
     post: operation({
       operationId: 'createApiKey',
       summary: 'Create a workspace API key',
-      description: 'The `key` value appears only in this response (it is stored hashed); a lost key is revoked and replaced. Needs a user login (403 with an API key).',
+      description:
+        'The `key` value appears only in this response (it is stored hashed); a lost key is revoked and replaced. Needs a user login (403 with an API key).',
       tags: ['api-keys'],
       authenticated: true,
       requestBody: bodySchema(createApiKeyBody),
@@ -87,7 +96,7 @@ const apiKeyPaths: OpenApiPaths = {
     }),
     get: operation({
       operationId: 'listApiKeys',
-      summary: 'List the workspace\'s active API keys (never their values)',
+      summary: "List the workspace's active API keys (never their values)",
       tags: ['api-keys'],
       authenticated: true,
       responses: { 200: { description: 'The keys.', schema: ref('ApiKeyList') } },

@@ -33,7 +33,11 @@ export function loginUser(user: authV1.User | null): Record<string, string> {
   return { id: user.id, email: user.email, firstName: user.firstName, lastName: user.lastName, workspaceId: user.workspaceId };
 }
 
-const session = (response: authV1.SessionResponse) => ({ access: response.access, refresh: response.refresh, user: loginUser(response.user) });
+const session = (response: authV1.SessionResponse) => ({
+  access: response.access,
+  refresh: response.refresh,
+  user: loginUser(response.user),
+});
 
 export function sessionRoutes(deps: RouteDeps): RouteModule {
   const { auth, limiter, config } = deps;
@@ -42,11 +46,17 @@ export function sessionRoutes(deps: RouteDeps): RouteModule {
   const sessionLimit = limiter.sessionLimit();
   const body = jsonBody(config.BODY_LIMIT);
 
-  router.post('/api/auth/signup', (_req, _res, next) => next(config.SIGNUP_ENABLED ? undefined : DomainError.notFound()), sessionLimit, body, async (req, res) => {
-    const input = parseBody(signUpBody, req.body);
-    const response = await auth.call('SignUp', input, { requestId: res.locals.requestId }, options);
-    res.status(201).json(session(response));
-  });
+  router.post(
+    '/api/auth/signup',
+    (_req, _res, next) => next(config.SIGNUP_ENABLED ? undefined : DomainError.notFound()),
+    sessionLimit,
+    body,
+    async (req, res) => {
+      const input = parseBody(signUpBody, req.body);
+      const response = await auth.call('SignUp', input, { requestId: res.locals.requestId }, options);
+      res.status(201).json(session(response));
+    },
+  );
 
   router.post('/api/auth/login', sessionLimit, body, async (req, res) => {
     const input = parseBody(logInBody, req.body);
@@ -117,7 +127,7 @@ const currentUserPaths: OpenApiPaths = {
   '/api/auth/me/': {
     get: operation({
       operationId: 'getCurrentUser',
-      summary: 'The caller\'s login user (for an API key, the workspace\'s system user)',
+      summary: "The caller's login user (for an API key, the workspace's system user)",
       tags: ['auth'],
       authenticated: true,
       responses: { 200: { description: 'The login user.', schema: ref('LoginUser') } },

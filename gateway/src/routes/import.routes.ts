@@ -8,7 +8,7 @@ import { createProxyMiddleware } from 'http-proxy-middleware';
 import { DomainError, type Logger } from '@crm/observability';
 import type { importV1 } from '@crm/grpc';
 import { GRPC_DEADLINE_MS } from '../clients/auth-client';
-import { openImportClient, uploadTargetFromEnv, type ImportClient, type UploadTarget } from '../clients/import-client';
+import { openImportClient, type ImportClient, type UploadTarget } from '../clients/import-client';
 import { operation, type OpenApiPaths } from '../openapi/operation';
 import { callerOf, callerContext } from '../request-context';
 import type { RouteDeps, RouteModule } from './route-module';
@@ -53,7 +53,7 @@ function importJobBody(job: importV1.ImportJob) {
  * be checked from the headers, then streams the body to the import service with the caller context
  * set from the verified credential (any client-sent x-crm-* header is dropped first).
  */
-export function importUploadProxy(logger: Logger, target: UploadTarget = uploadTargetFromEnv()): Router {
+export function importUploadProxy(logger: Logger, target: UploadTarget): Router {
   const proxy = createProxyMiddleware<Request, Response>({
     target: target.url,
     changeOrigin: true,

@@ -13,5 +13,13 @@ export type { RouteDeps, RouteModule } from './route-module';
  * its OpenAPI paths come with it, and the completeness test checks both agree.
  */
 export function routeModules(deps: RouteDeps): RouteModule[] {
-  return [healthRoutes(deps), sessionRoutes(deps), currentUserRoutes(deps), apiKeyRoutes(deps), recordsRoutes(deps), importRoutes(deps), automationRoutes(deps)];
+  return [
+    healthRoutes(deps),
+    sessionRoutes(deps),
+    currentUserRoutes(deps),
+    apiKeyRoutes(deps),
+    recordsRoutes(deps),
+    importRoutes(deps),
+    automationRoutes(deps),
+  ];
 }

@@ -32,7 +32,15 @@ export class FakeAuthService {
   addWorkspace(id: string, rateLimitPerMinute: number, plan = 'starter'): FakeWorkspace {
     const workspace = { id, name: id, plan, rateLimitPerMinute, systemUserId: `usr_system_${id}`, createdAt: '2025-01-01T00:00:00Z' };
     this.workspaces.set(id, workspace);
-    this.users.set(workspace.systemUserId, { id: workspace.systemUserId, email: '', password: '', firstName: 'System', lastName: '', workspaceId: id, role: 'system' });
+    this.users.set(workspace.systemUserId, {
+      id: workspace.systemUserId,
+      email: '',
+      password: '',
+      firstName: 'System',
+      lastName: '',
+      workspaceId: id,
+      role: 'system',
+    });
     return workspace;
   }
 
@@ -56,7 +64,16 @@ export class FakeAuthService {
   addApiKey(workspaceId: string, name = 'test key'): string {
     const id = `key_${randomUUID().slice(0, 8)}`;
     const key = `crm_${randomUUID().replace(/-/g, '')}`;
-    this.apiKeys.set(id, { id, name, prefix: key.slice(0, 8), createdAt: '2025-01-02T00:00:00Z', lastUsedAt: '', revokedAt: '', key, workspaceId });
+    this.apiKeys.set(id, {
+      id,
+      name,
+      prefix: key.slice(0, 8),
+      createdAt: '2025-01-02T00:00:00Z',
+      lastUsedAt: '',
+      revokedAt: '',
+      key,
+      workspaceId,
+    });
     return key;
   }
 
@@ -119,7 +136,9 @@ export class FakeAuthService {
         return { apiKey, key };
       },
       ListApiKeys: async (_request: unknown, context: { workspaceId: string }) => ({
-        apiKeys: [...this.apiKeys.values()].filter((k) => k.workspaceId === context.workspaceId).map(({ key: _k, workspaceId: _w, ...k }) => k),
+        apiKeys: [...this.apiKeys.values()]
+          .filter((k) => k.workspaceId === context.workspaceId)
+          .map(({ key: _k, workspaceId: _w, ...k }) => k),
       }),
       RevokeApiKey: async (request: authV1.RevokeApiKeyRequest, context: { workspaceId: string }) => {
         const key = this.apiKeys.get(request.id);
@@ -140,9 +159,16 @@ export class FakeAuthService {
       },
     };
     const traced = Object.fromEntries(
-      Object.entries(handlers).map(([name, handler]) => [name, (request: unknown, context: unknown) => (this.calls.push(name), handler(request, context))]),
+      Object.entries(handlers).map(([name, handler]) => [
+        name,
+        (request: unknown, context: unknown) => (this.calls.push(name), handler(request, context)),
+      ]),
     );
-    this.server = new GrpcServer({ logger: createLogger('fake-auth', { level: 'silent' }) }).addService('auth/v1/auth.proto', authV1.AuthServiceName, traced);
+    this.server = new GrpcServer({ logger: createLogger('fake-auth', { level: 'silent' }) }).addService(
+      'auth/v1/auth.proto',
+      authV1.AuthServiceName,
+      traced,
+    );
     this.port = await this.server.listen('127.0.0.1:0');
     this.server.setServing(true);
     return this.port;

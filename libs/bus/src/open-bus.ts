@@ -1,5 +1,6 @@
 import type { Logger } from '@crm/observability';
 import { AmqpBus } from './amqp/amqp-bus';
+import { withMetrics } from './bus-metrics';
 import { InProcessBus } from './in-process/in-process-bus';
 import type { BusLocation, MessageBus } from './port';
 
@@ -37,9 +38,9 @@ export async function openBus(location: BusLocation, logger: Logger, options: Bu
   switch (location.kind) {
     case 'amqp': {
       const bus = await AmqpBus.open({ url: location.url, exchange: location.exchange, ...options }, logger);
-      return location.queuePrefix ? withQueuePrefix(bus, location.queuePrefix) : bus;
+      return withMetrics(location.queuePrefix ? withQueuePrefix(bus, location.queuePrefix) : bus);
     }
     case 'in-process':
-      return new InProcessBus(logger, options);
+      return withMetrics(new InProcessBus(logger, options));
   }
 }

@@ -44,10 +44,16 @@ export class GrpcClient<M extends MethodMap> {
     const fn = (this.client as unknown as Record<string, grpc.requestCallback<unknown> | undefined>)[method];
     if (typeof fn !== 'function') return Promise.reject(new Error(`No method ${method} on ${this.address}`));
     return new Promise((resolve, reject) => {
-      (fn as unknown as (...args: unknown[]) => void).call(this.client, request, metadata, { deadline }, (error: grpc.ServiceError | null, response: unknown) => {
-        if (error) reject(fromServiceError(error));
-        else resolve(response as M[K]['response']);
-      });
+      (fn as unknown as (...args: unknown[]) => void).call(
+        this.client,
+        request,
+        metadata,
+        { deadline },
+        (error: grpc.ServiceError | null, response: unknown) => {
+          if (error) reject(fromServiceError(error));
+          else resolve(response as M[K]['response']);
+        },
+      );
     });
   }
 

@@ -19,7 +19,12 @@ export type ServiceHandlers = Record<string, UnaryHandler>;
 type ServingStatus = 'SERVING' | 'NOT_SERVING';
 
 const handled = counter('grpc_server_handled_total', 'gRPC calls completed, by method and status code.', ['service', 'method', 'code']);
-const handlingSeconds = histogram('grpc_server_handling_seconds', 'gRPC call latency, by method.', ['service', 'method'], [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10]);
+const handlingSeconds = histogram(
+  'grpc_server_handling_seconds',
+  'gRPC call latency, by method.',
+  ['service', 'method'],
+  [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+);
 
 export interface GrpcServerOptions {
   logger: Logger;
@@ -86,7 +91,11 @@ export class GrpcServer {
         (error: unknown) => {
           stopTimer();
           const serviceError = toServiceError(error);
-          handled.inc({ service: serviceName, method: methodName, code: grpc.status[serviceError.code ?? grpc.status.UNKNOWN] ?? 'UNKNOWN' });
+          handled.inc({
+            service: serviceName,
+            method: methodName,
+            code: grpc.status[serviceError.code ?? grpc.status.UNKNOWN] ?? 'UNKNOWN',
+          });
           if (!isDomainError(error) || error.kind === 'internal') {
             this.logger.error({ err: error, rpc: `${serviceName}/${methodName}`, requestId: context.requestId }, 'rpc failed');
           }

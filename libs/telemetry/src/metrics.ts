@@ -70,6 +70,7 @@ export async function startProcessMetrics(env: NodeJS.ProcessEnv = process.env):
   const raw = (env.METRICS_PORT ?? '9464').trim();
   if (raw === 'off') return undefined;
   const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`METRICS_PORT must be a port number or "off", not ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`METRICS_PORT must be a port number or "off", not ${JSON.stringify(raw)}`);
   return startMetricsServer(port);
 }

@@ -15,14 +15,20 @@ export interface TelemetryOptions {
 /** The instrumentations every process loads: HTTP/Express, gRPC, RabbitMQ, Redis, MongoDB, and trace ids in pino logs. */
 export function instrumentations() {
   const { HttpInstrumentation } = require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
-  const { ExpressInstrumentation } = require('@opentelemetry/instrumentation-express') as typeof import('@opentelemetry/instrumentation-express');
+  const { ExpressInstrumentation } =
+    require('@opentelemetry/instrumentation-express') as typeof import('@opentelemetry/instrumentation-express');
   const { GrpcInstrumentation } = require('@opentelemetry/instrumentation-grpc') as typeof import('@opentelemetry/instrumentation-grpc');
-  const { AmqplibInstrumentation } = require('@opentelemetry/instrumentation-amqplib') as typeof import('@opentelemetry/instrumentation-amqplib');
-  const { IORedisInstrumentation } = require('@opentelemetry/instrumentation-ioredis') as typeof import('@opentelemetry/instrumentation-ioredis');
-  const { MongooseInstrumentation } = require('@opentelemetry/instrumentation-mongoose') as typeof import('@opentelemetry/instrumentation-mongoose');
+  const { AmqplibInstrumentation } =
+    require('@opentelemetry/instrumentation-amqplib') as typeof import('@opentelemetry/instrumentation-amqplib');
+  const { IORedisInstrumentation } =
+    require('@opentelemetry/instrumentation-ioredis') as typeof import('@opentelemetry/instrumentation-ioredis');
+  const { MongooseInstrumentation } =
+    require('@opentelemetry/instrumentation-mongoose') as typeof import('@opentelemetry/instrumentation-mongoose');
   const { PinoInstrumentation } = require('@opentelemetry/instrumentation-pino') as typeof import('@opentelemetry/instrumentation-pino');
   return [
-    new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics' }),
+    new HttpInstrumentation({
+      ignoreIncomingRequestHook: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics',
+    }),
     new ExpressInstrumentation(),
     new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch'] }),
     new AmqplibInstrumentation(),

@@ -50,7 +50,8 @@ function rateLimit(values: Values): number | undefined {
   const raw = values['rate-limit'];
   if (raw === undefined) return undefined;
   const n = Number(raw);
-  if (typeof raw !== 'string' || !Number.isInteger(n) || n <= 0 || n > 2_147_483_647) throw new UsageError('--rate-limit must be a positive whole number.');
+  if (typeof raw !== 'string' || !Number.isInteger(n) || n <= 0 || n > 2_147_483_647)
+    throw new UsageError('--rate-limit must be a positive whole number.');
   return n;
 }
 
@@ -76,7 +77,15 @@ const COMMANDS: Record<string, Command> = {
       plan: { type: 'string' },
       'rate-limit': { type: 'string' },
     },
-    flags: { workspaceName: '--name', email: '--email', password: '--password', firstName: '--first-name', lastName: '--last-name', plan: '--plan', rateLimitPerMinute: '--rate-limit' },
+    flags: {
+      workspaceName: '--name',
+      email: '--email',
+      password: '--password',
+      firstName: '--first-name',
+      lastName: '--last-name',
+      plan: '--plan',
+      rateLimitPerMinute: '--rate-limit',
+    },
     async run(values, call, env) {
       const password = (values.password as string | undefined) ?? env.CRM_ADMIN_PASSWORD;
       if (!password) throw new UsageError('--password (or CRM_ADMIN_PASSWORD) is required.');
@@ -162,13 +171,18 @@ function operatorToken(env: NodeJS.ProcessEnv): string {
   } catch {
     // fall through to the message below
   }
-  throw new ConfigProblem(`No operator token: set CRM_OPERATOR_TOKEN, or run where ${file} exists (the auth service writes it on its first start).`);
+  throw new ConfigProblem(
+    `No operator token: set CRM_OPERATOR_TOKEN, or run where ${file} exists (the auth service writes it on its first start).`,
+  );
 }
 
 class ConfigProblem extends Error {}
 
 /** Runs one CLI invocation; returns the exit code. */
-export async function runCli(argv: string[], io: Io = { env: process.env, out: (t) => process.stdout.write(`${t}\n`), err: (t) => process.stderr.write(`${t}\n`) }): Promise<number> {
+export async function runCli(
+  argv: string[],
+  io: Io = { env: process.env, out: (t) => process.stdout.write(`${t}\n`), err: (t) => process.stderr.write(`${t}\n`) },
+): Promise<number> {
   const name = argv.find((a) => !a.startsWith('-'));
   const command = name ? COMMANDS[name] : undefined;
   if (!command) {
@@ -182,7 +196,12 @@ export async function runCli(argv: string[], io: Io = { env: process.env, out: (
 
   let values: Values;
   try {
-    const parsed = parseArgs({ args: argv.filter((a) => a !== name), options: { ...COMMON, ...command.options }, strict: true, allowPositionals: false });
+    const parsed = parseArgs({
+      args: argv.filter((a) => a !== name),
+      options: { ...COMMON, ...command.options },
+      strict: true,
+      allowPositionals: false,
+    });
     values = parsed.values as Values;
   } catch (error) {
     io.err(`${(error as Error).message}\n\nUsage: ${command.usage}`);
@@ -200,7 +219,12 @@ export async function runCli(argv: string[], io: Io = { env: process.env, out: (
     const activeClient = new GrpcClient<authV1.AuthOperatorServiceMethods>('auth/v1/auth.proto', authV1.AuthOperatorServiceName, address);
     client = activeClient;
     const call: CallFn = (method, request) =>
-      activeClient.call(method, request, { actorKind: 'operator', actorId: 'operator' }, { metadata: { [OPERATOR_TOKEN_HEADER]: token }, timeoutMs: 15_000 });
+      activeClient.call(
+        method,
+        request,
+        { actorKind: 'operator', actorId: 'operator' },
+        { metadata: { [OPERATOR_TOKEN_HEADER]: token }, timeoutMs: 15_000 },
+      );
     const result = await command.run(values, call, io.env);
     io.out(values.json ? JSON.stringify(result.json, null, 2) : result.text);
     return EXIT.ok;
@@ -225,15 +249,21 @@ function report(error: unknown, command: Command, values: Values, io: Io): numbe
   switch (error.kind) {
     case 'validation_failed':
       if (!values.json) {
-        const lines = Object.entries(error.fields ?? {}).map(([field, messages]) => `  ${command.flags[field] ?? field}: ${messages.join(' ')}`);
+        const lines = Object.entries(error.fields ?? {}).map(
+          ([field, messages]) => `  ${command.flags[field] ?? field}: ${messages.join(' ')}`,
+        );
         io.err(`Not accepted:\n${lines.join('\n')}`);
       }
       return EXIT.invalid;
     case 'permission_denied':
-      if (!values.json) io.err('The auth service refused the operator token. Check CRM_OPERATOR_TOKEN or the operator-token file of the running system.');
+      if (!values.json)
+        io.err('The auth service refused the operator token. Check CRM_OPERATOR_TOKEN or the operator-token file of the running system.');
       return EXIT.denied;
     case 'unavailable':
-      if (!values.json) io.err(`Cannot reach the auth service at ${io.env.AUTH_GRPC_ADDR || '127.0.0.1:50051'}. Is the CRM running? (AUTH_GRPC_ADDR sets the address.)`);
+      if (!values.json)
+        io.err(
+          `Cannot reach the auth service at ${io.env.AUTH_GRPC_ADDR || '127.0.0.1:50051'}. Is the CRM running? (AUTH_GRPC_ADDR sets the address.)`,
+        );
       return EXIT.unavailable;
     case 'not_found':
       if (!values.json) io.err('No such workspace.');

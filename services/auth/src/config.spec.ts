@@ -19,7 +19,9 @@ describe('auth config', () => {
       throw new Error('expected a ConfigError');
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError);
-      expect((error as ConfigError).problems.map((p) => p.split(':')[0])).toEqual(expect.arrayContaining(['GRPC_PORT', 'AUTH_JWT_PRIVATE_KEY', 'MONGO_URL']));
+      expect((error as ConfigError).problems.map((p) => p.split(':')[0])).toEqual(
+        expect.arrayContaining(['GRPC_PORT', 'AUTH_JWT_PRIVATE_KEY', 'MONGO_URL']),
+      );
     }
   });
 });

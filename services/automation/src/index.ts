@@ -58,16 +58,28 @@ async function storeFor(config: AutomationConfig, options: StartAutomationOption
   if (options.store) return { store: options.store, owned: false };
   const location =
     options.storeLocation ??
-    locationFromEnv({ service: 'automation', mongoUrl: config.MONGO_URL, mongoDatabase: config.MONGO_DATABASE, dataDir: config.CRM_DATA_DIR });
+    locationFromEnv({
+      service: 'automation',
+      mongoUrl: config.MONGO_URL,
+      mongoDatabase: config.MONGO_DATABASE,
+      dataDir: config.CRM_DATA_DIR,
+    });
   return { store: await openStore({ location, collections: automationCollections }), owned: true };
 }
 
 /** The gRPC server role. */
-export async function startAutomationService(config: AutomationConfig, options: StartAutomationOptions = {}): Promise<RunningAutomationService> {
+export async function startAutomationService(
+  config: AutomationConfig,
+  options: StartAutomationOptions = {},
+): Promise<RunningAutomationService> {
   const logger = options.logger ?? createLogger('automation', { level: config.LOG_LEVEL });
   const { store, owned } = await storeFor(config, options);
   const service = new AutomationService(store);
-  const server = new GrpcServer({ logger }).addService(automationV1.protoPath, automationV1.AutomationServiceName, automationHandlers(service));
+  const server = new GrpcServer({ logger }).addService(
+    automationV1.protoPath,
+    automationV1.AutomationServiceName,
+    automationHandlers(service),
+  );
   let port: number;
   try {
     port = await server.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT));
@@ -86,7 +98,10 @@ export async function startAutomationService(config: AutomationConfig, options: 
 }
 
 /** The worker role: enrollment and step consumers, the sweeper, and gRPC health. */
-export async function startAutomationWorker(config: AutomationConfig, options: StartAutomationWorkerOptions = {}): Promise<RunningAutomationService> {
+export async function startAutomationWorker(
+  config: AutomationConfig,
+  options: StartAutomationWorkerOptions = {},
+): Promise<RunningAutomationService> {
   const logger = options.logger ?? createLogger('automation-worker', { level: config.LOG_LEVEL });
   const { store, owned } = await storeFor(config, options);
   const ownsBus = !options.bus;
@@ -117,7 +132,10 @@ export async function startAutomationWorker(config: AutomationConfig, options: S
     consumers.push(await bus.consume(STEPS_QUEUE, (message) => runner.handle(message)));
     sweeper.start();
     health.setServing(true);
-    logger.info({ port, emailTransport: transport.kind, aiProvider: ai.missing ? 'none' : 'configured', waitScale: config.CRM_WAIT_TIME_SCALE }, 'automation worker consuming');
+    logger.info(
+      { port, emailTransport: transport.kind, aiProvider: ai.missing ? 'none' : 'configured', waitScale: config.CRM_WAIT_TIME_SCALE },
+      'automation worker consuming',
+    );
     return {
       port,
       async stop() {

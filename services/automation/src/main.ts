@@ -1,5 +1,6 @@
 import { loadConfigOrExit, redactConfig } from '@crm/config';
 import { createLogger, stopOnSignals } from '@crm/observability';
+import { startProcessMetrics } from '@crm/telemetry';
 import { automationConfigSchema, startAutomationService, startAutomationWorker } from './index';
 
 const HELP = [
@@ -31,8 +32,15 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit(automationConfigSchema);
   const logger = createLogger(role === 'worker' ? 'automation-worker' : 'automation', { level: config.LOG_LEVEL });
   const running = role === 'worker' ? await startAutomationWorker(config, { logger }) : await startAutomationService(config, { logger });
-  logger.info({ role, port: running.port, config: redactConfig(config) }, role === 'worker' ? 'automation worker started' : 'automation service listening (gRPC)');
-  stopOnSignals(logger, () => running.stop());
+  const metrics = await startProcessMetrics();
+  logger.info(
+    { role, port: running.port, metricsPort: metrics?.port, config: redactConfig(config) },
+    role === 'worker' ? 'automation worker started' : 'automation service listening (gRPC)',
+  );
+  stopOnSignals(logger, async () => {
+    await running.stop();
+    await metrics?.close();
+  });
 }
 
 main().catch((error: unknown) => {

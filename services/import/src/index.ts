@@ -74,9 +74,7 @@ async function openRuntime(config: ImportConfig, logger: Logger, options: StartI
   const store = await openStore({ location, collections: importCollections });
   const files =
     options.files ??
-    (location.kind === 'mongo'
-      ? await gridFs().open(location.url, location.database)
-      : new LocalFileStorage(config.CRM_DATA_DIR));
+    (location.kind === 'mongo' ? await gridFs().open(location.url, location.database) : new LocalFileStorage(config.CRM_DATA_DIR));
   const bus = options.bus ?? (await openBus(busLocationFromEnv(config.AMQP_URL), logger));
   const ownedRecords = options.records
     ? undefined

@@ -1,5 +1,6 @@
 import { loadConfigOrExit, redactConfig } from '@crm/config';
 import { createLogger, stopOnSignals } from '@crm/observability';
+import { startProcessMetrics } from '@crm/telemetry';
 import { importConfigSchema, startImportService, startImportWorker } from './index';
 
 const HELP = `Usage: node services/import/dist/main.js [--role=server|worker]
@@ -34,8 +35,15 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit(importConfigSchema);
   const logger = createLogger(role === 'worker' ? 'import-worker' : 'import', { level: config.LOG_LEVEL });
   const service = role === 'worker' ? await startImportWorker(config, { logger }) : await startImportService(config, { logger });
-  logger.info({ role, port: service.port, uploadPort: service.uploadPort, config: redactConfig(config) }, `import ${role} started`);
-  stopOnSignals(logger, () => service.stop());
+  const metrics = await startProcessMetrics();
+  logger.info(
+    { role, port: service.port, uploadPort: service.uploadPort, metricsPort: metrics?.port, config: redactConfig(config) },
+    `import ${role} started`,
+  );
+  stopOnSignals(logger, async () => {
+    await service.stop();
+    await metrics?.close();
+  });
 }
 
 main().catch((error: unknown) => {

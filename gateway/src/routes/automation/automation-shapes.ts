@@ -146,7 +146,16 @@ export function templateJson(t: automationV1.Template) {
 }
 
 export function emailJson(e: automationV1.Email) {
-  return { id: e.id, to: e.to, subject: e.subject, body: e.body, mode: e.mode, status: e.status, relatedTo: e.relatedTo, createdAt: e.createdAt };
+  return {
+    id: e.id,
+    to: e.to,
+    subject: e.subject,
+    body: e.body,
+    mode: e.mode,
+    status: e.status,
+    relatedTo: e.relatedTo,
+    createdAt: e.createdAt,
+  };
 }
 
 export function notificationJson(n: automationV1.Notification) {
@@ -160,7 +169,7 @@ const conditionSchema: JsonSchema = {
   type: 'object',
   required: ['field', 'operator'],
   properties: {
-    field: { type: 'string', description: 'A field of the trigger\'s record type (camelCase).', examples: ['status'] },
+    field: { type: 'string', description: "A field of the trigger's record type (camelCase).", examples: ['status'] },
     operator: { type: 'string', enum: ['eq', 'neq', 'in', 'not_in', 'contains', 'gt', 'gte', 'lt', 'lte', 'is_empty', 'is_not_empty'] },
     value: { description: 'The compared value; a list for in/not_in; left out for is_empty/is_not_empty.' },
   },
@@ -179,11 +188,25 @@ const stepSchema: JsonSchema = {
     label: { type: 'string' },
   },
 };
-const triggerSchema = { type: 'string', enum: ['lead_created', 'lead_status_changed', 'proposal_status_changed', 'contact_created', 'opportunity_stage_changed'] };
+const triggerSchema = {
+  type: 'string',
+  enum: ['lead_created', 'lead_status_changed', 'proposal_status_changed', 'contact_created', 'opportunity_stage_changed'],
+};
 
 export const ruleSchema: JsonSchema = {
   type: 'object',
-  required: ['id', 'name', 'trigger', 'triggerConditions', 'exitConditions', 'steps', 'isActive', 'stepCount', 'enrolledCount', 'createdAt'],
+  required: [
+    'id',
+    'name',
+    'trigger',
+    'triggerConditions',
+    'exitConditions',
+    'steps',
+    'isActive',
+    'stepCount',
+    'enrolledCount',
+    'createdAt',
+  ],
   properties: {
     id: { type: 'string', examples: ['rul_0m7x2k1ab3f9c2d4e5f6a7b8'] },
     name: { type: 'string' },
@@ -247,7 +270,8 @@ export const logListSchema: JsonSchema = {
           reason: { type: ['string', 'null'], description: 'Why the enrollment failed or was cancelled.' },
           steps: {
             type: 'array',
-            description: 'What each step did so far: completed, skipped (e.g. an email to a recipient who opted out) or failed, with a detail.',
+            description:
+              'What each step did so far: completed, skipped (e.g. an email to a recipient who opted out) or failed, with a detail.',
             items: {
               type: 'object',
               properties: {

@@ -48,7 +48,8 @@ function queryValues(req: Request): Record<string, string> {
 }
 
 function integerParam(name: string, value: string, min: number): number {
-  if (!/^\d{1,9}$/.test(value) || Number(value) < min) throw DomainError.invalid(`${name} must be ${min === 0 ? 'a non-negative' : 'a positive'} integer.`);
+  if (!/^\d{1,9}$/.test(value) || Number(value) < min)
+    throw DomainError.invalid(`${name} must be ${min === 0 ? 'a non-negative' : 'a positive'} integer.`);
   return Number(value);
 }
 
@@ -70,15 +71,25 @@ function paging(values: Record<string, string>): Paging {
 
 function isoParam(name: string, value: string | undefined): string | undefined {
   if (value === undefined || value === '') return undefined;
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(new Date(value).getTime())) throw DomainError.invalid(`${name} must be an ISO 8601 date or timestamp.`);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(new Date(value).getTime()))
+    throw DomainError.invalid(`${name} must be an ISO 8601 date or timestamp.`);
   return value;
 }
 
 const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
 /** `{count, next, previous, results}` with absolute links that keep every filter. */
-function paginated<T>(req: Request, config: GatewayConfig, page: Paging, filters: Record<string, string | undefined>, total: number, results: T[]) {
-  const origin = config.PUBLIC_BASE_URL ? config.PUBLIC_BASE_URL.replace(/\/+$/, '') : `https://${HOST.test(req.get('host') ?? '') ? req.get('host') : 'localhost'}`;
+function paginated<T>(
+  req: Request,
+  config: GatewayConfig,
+  page: Paging,
+  filters: Record<string, string | undefined>,
+  total: number,
+  results: T[],
+) {
+  const origin = config.PUBLIC_BASE_URL
+    ? config.PUBLIC_BASE_URL.replace(/\/+$/, '')
+    : `https://${HOST.test(req.get('host') ?? '') ? req.get('host') : 'localhost'}`;
   const link = (offset: number) => {
     const params = new URLSearchParams();
     for (const [name, value] of Object.entries(filters)) if (value) params.set(name, value);
@@ -102,7 +113,10 @@ function withoutReadOnly(body: unknown): unknown {
   return copy;
 }
 
-export function automationRoutes(deps: RouteDeps, client: AutomationClient = lazyAutomationClient(deps.config.AUTOMATION_GRPC_ADDR)): RouteModule {
+export function automationRoutes(
+  deps: RouteDeps,
+  client: AutomationClient = lazyAutomationClient(deps.config.AUTOMATION_GRPC_ADDR),
+): RouteModule {
   const options = { timeoutMs: AUTOMATION_DEADLINE_MS };
   const router = Router();
 
@@ -165,7 +179,13 @@ export function automationRoutes(deps: RouteDeps, client: AutomationClient = laz
     const providedFields = Object.keys(body).filter((key) => (body as Record<string, unknown>)[key] !== undefined);
     const { template } = await client.call(
       'SaveRuleAsTemplate',
-      { ruleId, name: body.name ?? '', description: body.description ?? '', category: body.category ?? '', providedFields: providedFields.length ? providedFields : ['none'] },
+      {
+        ruleId,
+        name: body.name ?? '',
+        description: body.description ?? '',
+        category: body.category ?? '',
+        providedFields: providedFields.length ? providedFields : ['none'],
+      },
       callerContext(res),
       options,
     );
@@ -200,7 +220,12 @@ export function automationRoutes(deps: RouteDeps, client: AutomationClient = laz
   router.get('/api/emails', async (req, res) => {
     const values = queryValues(req);
     const page = paging(values);
-    const { emails, total } = await client.call('ListEmails', { relatedTo: values.relatedTo ?? '', offset: page.offset, limit: page.limit }, callerContext(res), options);
+    const { emails, total } = await client.call(
+      'ListEmails',
+      { relatedTo: values.relatedTo ?? '', offset: page.offset, limit: page.limit },
+      callerContext(res),
+      options,
+    );
     res.json(paginated(req, deps.config, page, { relatedTo: values.relatedTo }, total, emails.map(emailJson)));
   });
 
@@ -222,7 +247,13 @@ export function automationRoutes(deps: RouteDeps, client: AutomationClient = laz
 
 const ruleId = idParameter('The rule id (rul_...).');
 const templateId = idParameter('The template id (tmpl_...).');
-const query = (name: string, description: string, schema: Record<string, unknown> = { type: 'string' }) => ({ name, in: 'query', required: false, description, schema });
+const query = (name: string, description: string, schema: Record<string, unknown> = { type: 'string' }) => ({
+  name,
+  in: 'query',
+  required: false,
+  description,
+  schema,
+});
 const pagingParameters = [
   query('page', 'Page number, from 1.', { type: 'integer', minimum: 1 }),
   query('limit', 'Items per page (default 20; values above 100 are served as 100).', { type: 'integer', minimum: 1 }),
@@ -234,7 +265,7 @@ const automationPaths: OpenApiPaths = {
   '/api/automations/rules/': {
     get: operation({
       operationId: 'listAutomationRules',
-      summary: 'List the workspace\'s automation rules, newest first',
+      summary: "List the workspace's automation rules, newest first",
       tags,
       authenticated: true,
       responses: { 200: { description: 'The rules (count and results only).', schema: ruleListSchema } },
@@ -243,7 +274,7 @@ const automationPaths: OpenApiPaths = {
       operationId: 'createAutomationRule',
       summary: 'Create an automation rule (inactive)',
       description:
-        'Requires name, a known trigger and at least one valid step; step orders are 1..n without gaps. Conditions name fields of the trigger\'s record type (lead for lead_created/lead_status_changed, contact for contact_created, opportunity for opportunity_stage_changed/proposal_status_changed; trigger conditions may also use the event\'s previousStatus/previousStage/change). Validation errors name paths such as `steps.2.config.duration` (positions from 0). Loop protection: an event caused by a rule\'s own actions never re-enrolls a record in that rule, and chains of rules stop after 3 hops.',
+        "Requires name, a known trigger and at least one valid step; step orders are 1..n without gaps. Conditions name fields of the trigger's record type (lead for lead_created/lead_status_changed, contact for contact_created, opportunity for opportunity_stage_changed/proposal_status_changed; trigger conditions may also use the event's previousStatus/previousStage/change). Validation errors name paths such as `steps.2.config.duration` (positions from 0). Loop protection: an event caused by a rule's own actions never re-enrolls a record in that rule, and chains of rules stop after 3 hops.",
       tags,
       authenticated: true,
       requestBody: bodySchema(ruleBody),
@@ -263,7 +294,8 @@ const automationPaths: OpenApiPaths = {
     patch: operation({
       operationId: 'updateAutomationRule',
       summary: 'Change any subset of name, trigger, triggerConditions, exitConditions, steps',
-      description: 'The result is validated as a whole. Enrollments under way keep the steps they started with. Read-only fields sent back are ignored.',
+      description:
+        'The result is validated as a whole. Enrollments under way keep the steps they started with. Read-only fields sent back are ignored.',
       tags,
       authenticated: true,
       parameters: [ruleId],
@@ -285,7 +317,8 @@ const automationPaths: OpenApiPaths = {
     post: operation({
       operationId: 'activateAutomationRule',
       summary: 'Activate a rule: matching records enroll from now on',
-      description: 'A rule with an assign_user step without users (as installed from a gallery template) answers 422 until users are chosen.',
+      description:
+        'A rule with an assign_user step without users (as installed from a gallery template) answers 422 until users are chosen.',
       tags,
       authenticated: true,
       parameters: [ruleId],
@@ -307,12 +340,15 @@ const automationPaths: OpenApiPaths = {
   '/api/automations/rules/{id}/logs/': {
     get: operation({
       operationId: 'listAutomationRuleLogs',
-      summary: 'The rule\'s execution logs, newest first',
+      summary: "The rule's execution logs, newest first",
       tags,
       authenticated: true,
       parameters: [
         ruleId,
-        query('status', 'completed, failed, cancelled or in_progress.', { type: 'string', enum: ['completed', 'failed', 'cancelled', 'in_progress'] }),
+        query('status', 'completed, failed, cancelled or in_progress.', {
+          type: 'string',
+          enum: ['completed', 'failed', 'cancelled', 'in_progress'],
+        }),
         query('after', 'ISO 8601: only logs started after this instant.', { type: 'string', format: 'date-time' }),
         ...pagingParameters,
       ],
@@ -336,7 +372,7 @@ const automationPaths: OpenApiPaths = {
   '/api/automations/templates/': {
     get: operation({
       operationId: 'listAutomationTemplates',
-      summary: 'The built-in gallery and the workspace\'s custom templates',
+      summary: "The built-in gallery and the workspace's custom templates",
       tags,
       authenticated: true,
       parameters: [
@@ -363,7 +399,7 @@ const automationPaths: OpenApiPaths = {
     post: operation({
       operationId: 'installAutomationTemplate',
       summary: 'Install a template as a new inactive rule (an independent copy)',
-      description: 'Without `name`, the rule takes the template\'s name. The template\'s installCount moves by one.',
+      description: "Without `name`, the rule takes the template's name. The template's installCount moves by one.",
       tags,
       authenticated: true,
       parameters: [templateId],
@@ -375,7 +411,7 @@ const automationPaths: OpenApiPaths = {
   '/api/emails/': {
     get: operation({
       operationId: 'listOutboundEmails',
-      summary: 'Emails automation sent (the workspace\'s outbox), newest first',
+      summary: "Emails automation sent (the workspace's outbox), newest first",
       tags,
       authenticated: true,
       parameters: [query('relatedTo', 'Only emails about this record id.'), ...pagingParameters],
@@ -389,7 +425,11 @@ const automationPaths: OpenApiPaths = {
       summary: 'In-app notifications automation created, newest first',
       tags,
       authenticated: true,
-      parameters: [query('recipient', 'Only notifications for this user id.'), query('relatedTo', 'Only notifications about this record id.'), ...pagingParameters],
+      parameters: [
+        query('recipient', 'Only notifications for this user id.'),
+        query('relatedTo', 'Only notifications about this record id.'),
+        ...pagingParameters,
+      ],
       responses: { 200: { description: 'A page of notifications.', schema: notificationListSchema } },
       errors: [400],
     }),

@@ -85,7 +85,13 @@ export interface Paginated<T> {
   results: T[];
 }
 
-export function paginated<T, F extends string>(req: Request, config: GatewayConfig, list: ListQuery<F>, total: number, results: T[]): Paginated<T> {
+export function paginated<T, F extends string>(
+  req: Request,
+  config: GatewayConfig,
+  list: ListQuery<F>,
+  total: number,
+  results: T[],
+): Paginated<T> {
   const hasNext = list.offset + list.limit < total;
   const hasPrevious = list.offset > 0;
   return {
@@ -103,4 +109,3 @@ export function splitTags(value: string | undefined): string[] {
     .map((tag) => tag.trim())
     .filter((tag) => tag.length > 0);
 }
-

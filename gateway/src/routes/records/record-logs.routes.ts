@@ -34,7 +34,7 @@ const activityFields: ResponseFields = {
   action: t.choice(['created', 'updated', 'deleted', 'converted']),
   recordType: t.choice(['contact', 'lead', 'account', 'opportunity']),
   recordId: t.string(),
-  actorId: t.string('The acting user; for API keys the workspace\'s system user.'),
+  actorId: t.string("The acting user; for API keys the workspace's system user."),
   actorType: t.choice(['user', 'api_key', 'system']),
   createdAt: t.timestamp(),
 };
@@ -52,19 +52,43 @@ export function recordLogRoutes(call: RecordsCall, config: GatewayConfig): { rou
   router.get('/api/crm/sources', async (req, res) => {
     const list = readListQuery(req, []);
     const answer = await call('ListSources', { offset: list.offset, limit: list.limit }, res);
-    res.json(paginated(req, config, list, answer.total as number, (answer.sources as RecordMessage[]).map((s) => render(s, SOURCE))));
+    res.json(
+      paginated(
+        req,
+        config,
+        list,
+        answer.total as number,
+        (answer.sources as RecordMessage[]).map((s) => render(s, SOURCE)),
+      ),
+    );
   });
 
   router.get('/api/tasks', async (req, res) => {
     const list = readListQuery(req, ['relatedTo']);
     const answer = await call('ListTasks', { relatedTo: list.filters.relatedTo, offset: list.offset, limit: list.limit }, res);
-    res.json(paginated(req, config, list, answer.total as number, (answer.tasks as RecordMessage[]).map((task) => render(task, TASK))));
+    res.json(
+      paginated(
+        req,
+        config,
+        list,
+        answer.total as number,
+        (answer.tasks as RecordMessage[]).map((task) => render(task, TASK)),
+      ),
+    );
   });
 
   router.get('/api/activities', async (req, res) => {
     const list = readListQuery(req, ['recordId']);
     const answer = await call('ListActivities', { recordId: list.filters.recordId, offset: list.offset, limit: list.limit }, res);
-    res.json(paginated(req, config, list, answer.total as number, (answer.activities as RecordMessage[]).map((a) => render(a, ACTIVITY))));
+    res.json(
+      paginated(
+        req,
+        config,
+        list,
+        answer.total as number,
+        (answer.activities as RecordMessage[]).map((a) => render(a, ACTIVITY)),
+      ),
+    );
   });
 
   const paths: OpenApiPaths = {
@@ -72,11 +96,13 @@ export function recordLogRoutes(call: RecordsCall, config: GatewayConfig): { rou
       get: operation({
         operationId: 'listSources',
         summary: 'List lead sources',
-        description: 'The workspace\'s sources, newest first. An import\'s `source_uid` names one.',
+        description: "The workspace's sources, newest first. An import's `source_uid` names one.",
         tags: ['sources'],
         authenticated: true,
         parameters: listParameters([]),
-        responses: { 200: { description: 'A page of sources.', schema: pageSchema(objectSchema(sourceFields, SOURCE), 'A page of sources.') } },
+        responses: {
+          200: { description: 'A page of sources.', schema: pageSchema(objectSchema(sourceFields, SOURCE), 'A page of sources.') },
+        },
         errors: [400],
       }),
       post: operation({
@@ -93,10 +119,12 @@ export function recordLogRoutes(call: RecordsCall, config: GatewayConfig): { rou
       get: operation({
         operationId: 'listTasks',
         summary: 'List tasks, optionally those about one record',
-        description: 'Newest first. A record\'s tasks are deleted with it.',
+        description: "Newest first. A record's tasks are deleted with it.",
         tags: ['tasks'],
         authenticated: true,
-        parameters: listParameters([{ name: 'relatedTo', description: 'A record id; every task of the workspace when absent.', schema: t.string() }]),
+        parameters: listParameters([
+          { name: 'relatedTo', description: 'A record id; every task of the workspace when absent.', schema: t.string() },
+        ]),
         responses: { 200: { description: 'A page of tasks.', schema: pageSchema(objectSchema(taskFields, TASK), 'A page of tasks.') } },
         errors: [400],
       }),
@@ -105,11 +133,19 @@ export function recordLogRoutes(call: RecordsCall, config: GatewayConfig): { rou
       get: operation({
         operationId: 'listActivities',
         summary: 'The audit log, optionally of one record',
-        description: 'Every write to a record, newest first, with the actor and its kind (`user`, `api_key` for calls made with a workspace API key, attributed to the workspace\'s system user, or `system`). Entries outlive their record.',
+        description:
+          "Every write to a record, newest first, with the actor and its kind (`user`, `api_key` for calls made with a workspace API key, attributed to the workspace's system user, or `system`). Entries outlive their record.",
         tags: ['activities'],
         authenticated: true,
-        parameters: listParameters([{ name: 'recordId', description: 'A record id; the whole workspace\'s log when absent.', schema: t.string() }]),
-        responses: { 200: { description: 'A page of activities.', schema: pageSchema(objectSchema(activityFields, ACTIVITY), 'A page of activities.') } },
+        parameters: listParameters([
+          { name: 'recordId', description: "A record id; the whole workspace's log when absent.", schema: t.string() },
+        ]),
+        responses: {
+          200: {
+            description: 'A page of activities.',
+            schema: pageSchema(objectSchema(activityFields, ACTIVITY), 'A page of activities.'),
+          },
+        },
         errors: [400],
       }),
     },

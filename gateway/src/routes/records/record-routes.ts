@@ -18,7 +18,12 @@ import { translateWrite, writeSchema, type WriteShape } from './write-body';
 export type RecordsCall = (method: string, request: object, res: Response) => Promise<Record<string, unknown>>;
 
 export function recordsCall(records: RecordsClient): RecordsCall {
-  const call = records.call as unknown as (method: string, request: object, context: Partial<CallerContext>, options: { timeoutMs: number }) => Promise<Record<string, unknown>>;
+  const call = records.call as unknown as (
+    method: string,
+    request: object,
+    context: Partial<CallerContext>,
+    options: { timeoutMs: number },
+  ) => Promise<Record<string, unknown>>;
   return (method, request, res) => call.call(records, method, request, callerContext(res), { timeoutMs: RECORDS_DEADLINE_MS });
 }
 
@@ -62,7 +67,13 @@ export interface KindRoutes {
 }
 
 export const PAGING_PARAMETERS = [
-  { name: 'page', in: 'query', required: false, description: 'Page number, from 1 (default 1). 400 when not a positive integer.', schema: { type: 'integer', minimum: 1 } },
+  {
+    name: 'page',
+    in: 'query',
+    required: false,
+    description: 'Page number, from 1 (default 1). 400 when not a positive integer.',
+    schema: { type: 'integer', minimum: 1 },
+  },
   {
     name: 'limit',
     in: 'query',
@@ -70,11 +81,20 @@ export const PAGING_PARAMETERS = [
     description: 'Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer.',
     schema: { type: 'integer', minimum: 1 },
   },
-  { name: 'offset', in: 'query', required: false, description: 'Items to skip, with `limit`: an alternative to `page` (not both).', schema: { type: 'integer', minimum: 0 } },
+  {
+    name: 'offset',
+    in: 'query',
+    required: false,
+    description: 'Items to skip, with `limit`: an alternative to `page` (not both).',
+    schema: { type: 'integer', minimum: 0 },
+  },
 ];
 
 export function listParameters(filters: readonly QueryParameter[]): Array<Record<string, unknown>> {
-  return [...PAGING_PARAMETERS, ...filters.map((f) => ({ name: f.name, in: 'query', required: false, description: f.description, schema: f.schema }))];
+  return [
+    ...PAGING_PARAMETERS,
+    ...filters.map((f) => ({ name: f.name, in: 'query', required: false, description: f.description, schema: f.schema })),
+  ];
 }
 
 export function recordRoutes<F extends string>(kind: RecordKind<F>, call: RecordsCall, config: GatewayConfig): KindRoutes {
@@ -85,12 +105,19 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
 
   router.post(kind.path, async (req, res) => {
     const write = translateWrite(body(req), kind.write);
-    const answer = await call(`Create${kind.name}`, { [kind.singular]: write.message, providedFields: write.sent, clearFields: write.cleared, invalidFields: write.invalid }, res);
+    const answer = await call(
+      `Create${kind.name}`,
+      { [kind.singular]: write.message, providedFields: write.sent, clearFields: write.cleared, invalidFields: write.invalid },
+      res,
+    );
     res.status(201).json(full(answer[kind.singular]));
   });
 
   router.get(kind.path, async (req, res) => {
-    const list: ListQuery<F> = readListQuery(req, kind.filters.map((f) => f.name));
+    const list: ListQuery<F> = readListQuery(
+      req,
+      kind.filters.map((f) => f.name),
+    );
     const answer = await call(`List${kind.pluralName}`, { ...kind.listRequest(list.filters), offset: list.offset, limit: list.limit }, res);
     const items = (answer[kind.plural] as unknown[]).map(item);
     res.json(paginated(req, config, list, answer.total as number, items));
@@ -104,7 +131,11 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
   router.patch(`${kind.path}/:id`, async (req, res) => {
     const id = pathId(req.params.id);
     const write = translateWrite(body(req), kind.write);
-    const answer = await call(`Update${kind.name}`, { id, [kind.singular]: write.message, updateFields: write.sent, clearFields: write.cleared, invalidFields: write.invalid }, res);
+    const answer = await call(
+      `Update${kind.name}`,
+      { id, [kind.singular]: write.message, updateFields: write.sent, clearFields: write.cleared, invalidFields: write.invalid },
+      res,
+    );
     res.json(full(answer[kind.singular]));
   });
 
@@ -113,8 +144,16 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
     res.status(204).end();
   });
 
-  const fullSchema = objectSchema(kind.responseFields, kind.fullFields, `${kind.aName[0]!.toUpperCase()}${kind.aName.slice(1)} (single-record shape).`);
-  const itemSchema = objectSchema(kind.responseFields, kind.listFields, `${kind.aName[0]!.toUpperCase()}${kind.aName.slice(1)} as a list item.`);
+  const fullSchema = objectSchema(
+    kind.responseFields,
+    kind.fullFields,
+    `${kind.aName[0]!.toUpperCase()}${kind.aName.slice(1)} (single-record shape).`,
+  );
+  const itemSchema = objectSchema(
+    kind.responseFields,
+    kind.listFields,
+    `${kind.aName[0]!.toUpperCase()}${kind.aName.slice(1)} as a list item.`,
+  );
   const id = idParameter(`The ${kind.singular} id (\`${kind.idPrefix}...\`).`);
   const collection = `${kind.path}/`;
   const single = `${kind.path}/{id}/`;
@@ -127,7 +166,12 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
         tags: [kind.tag],
         authenticated: true,
         parameters: listParameters(kind.filters),
-        responses: { 200: { description: `A page of ${kind.plural}.`, schema: pageSchema(itemSchema, `A page of ${kind.plural}, newest first unless \`ordering\` says otherwise.`) } },
+        responses: {
+          200: {
+            description: `A page of ${kind.plural}.`,
+            schema: pageSchema(itemSchema, `A page of ${kind.plural}, newest first unless \`ordering\` says otherwise.`),
+          },
+        },
         errors: [400],
       }),
       post: operation({
@@ -175,4 +219,3 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
   };
   return { router, paths, fullSchema };
 }
-

@@ -38,8 +38,16 @@ export const t = {
   boolean: (): JsonSchema => ({ type: 'boolean' }),
   strings: (description?: string): JsonSchema => ({ type: 'array', items: { type: 'string' }, ...(description ? { description } : {}) }),
   timestamp: (): JsonSchema => ({ type: 'string', format: 'date-time', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$' }),
-  nullableTimestamp: (description?: string): JsonSchema => ({ type: ['string', 'null'], format: 'date-time', ...(description ? { description } : {}) }),
-  nullableDate: (description?: string): JsonSchema => ({ type: ['string', 'null'], format: 'date', ...(description ? { description } : {}) }),
+  nullableTimestamp: (description?: string): JsonSchema => ({
+    type: ['string', 'null'],
+    format: 'date-time',
+    ...(description ? { description } : {}),
+  }),
+  nullableDate: (description?: string): JsonSchema => ({
+    type: ['string', 'null'],
+    format: 'date',
+    ...(description ? { description } : {}),
+  }),
 };
 
 export function objectSchema(fields: ResponseFields, names: readonly string[], description?: string): JsonSchema {

@@ -59,7 +59,9 @@ function translate(type: FieldType, value: unknown): { value: unknown } | { prob
       return typeof value === 'string' ? { value } : { problems: [TYPE_MESSAGE.string] };
     case 'integer':
       // Beyond int32 it could not travel; the service's own range is far narrower anyway.
-      return typeof value === 'number' && Number.isInteger(value) && Math.abs(value) <= INT32_MAX ? { value } : { problems: [TYPE_MESSAGE.integer] };
+      return typeof value === 'number' && Number.isInteger(value) && Math.abs(value) <= INT32_MAX
+        ? { value }
+        : { problems: [TYPE_MESSAGE.integer] };
     case 'number':
       return typeof value === 'number' && Number.isFinite(value) ? { value } : { problems: [TYPE_MESSAGE.number] };
     case 'boolean':

@@ -15,7 +15,11 @@ describe('access tokens', () => {
   /** What the gateway does with the published key: RS256 pinned, issuer and audience checked. */
   function verifyAsGateway(token: string) {
     const [published] = issuer.published().keys;
-    return jwt.verify(token, published!.publicKeyPem, { algorithms: ['RS256'], issuer: ACCESS_TOKEN_ISSUER, audience: ACCESS_TOKEN_AUDIENCE });
+    return jwt.verify(token, published!.publicKeyPem, {
+      algorithms: ['RS256'],
+      issuer: ACCESS_TOKEN_ISSUER,
+      audience: ACCESS_TOKEN_AUDIENCE,
+    });
   }
 
   it('carries sub, wid, issuer, audience, a one-hour expiry and the kid header', () => {
@@ -33,20 +37,36 @@ describe('access tokens', () => {
   });
 
   it('refuses a token with alg none', () => {
-    const unsigned = jwt.sign({ wid: 'ws_1' }, '', { algorithm: 'none', subject: 'usr_1', issuer: ACCESS_TOKEN_ISSUER, audience: ACCESS_TOKEN_AUDIENCE });
+    const unsigned = jwt.sign({ wid: 'ws_1' }, '', {
+      algorithm: 'none',
+      subject: 'usr_1',
+      issuer: ACCESS_TOKEN_ISSUER,
+      audience: ACCESS_TOKEN_AUDIENCE,
+    });
     expect(() => verifyAsGateway(unsigned)).toThrow();
     expect(() => issuer.verify(unsigned)).toThrow(expect.objectContaining({ kind: 'unauthenticated' }));
   });
 
   it('refuses a token signed by another key', () => {
     const otherKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
-    const forged = jwt.sign({ wid: 'ws_1' }, otherKey, { algorithm: 'RS256', keyid: key.kid, subject: 'usr_1', issuer: ACCESS_TOKEN_ISSUER, audience: ACCESS_TOKEN_AUDIENCE });
+    const forged = jwt.sign({ wid: 'ws_1' }, otherKey, {
+      algorithm: 'RS256',
+      keyid: key.kid,
+      subject: 'usr_1',
+      issuer: ACCESS_TOKEN_ISSUER,
+      audience: ACCESS_TOKEN_AUDIENCE,
+    });
     expect(() => verifyAsGateway(forged)).toThrow();
     expect(() => issuer.verify(forged)).toThrow(expect.objectContaining({ kind: 'unauthenticated' }));
   });
 
   it('refuses an HS256 token keyed with the public key (algorithm confusion)', () => {
-    const confused = jwt.sign({ wid: 'ws_1' }, Buffer.from(key.publicKeyPem), { algorithm: 'HS256', subject: 'usr_1', issuer: ACCESS_TOKEN_ISSUER, audience: ACCESS_TOKEN_AUDIENCE });
+    const confused = jwt.sign({ wid: 'ws_1' }, Buffer.from(key.publicKeyPem), {
+      algorithm: 'HS256',
+      subject: 'usr_1',
+      issuer: ACCESS_TOKEN_ISSUER,
+      audience: ACCESS_TOKEN_AUDIENCE,
+    });
     expect(() => issuer.verify(confused)).toThrow(expect.objectContaining({ kind: 'unauthenticated' }));
   });
 
@@ -67,7 +87,10 @@ describe('signing key', () => {
     const store = await openStore({ location: { kind: 'sqlite', file: ':memory:' }, collections: authCollections });
     try {
       const repository = createRepositories(store).signingKeys;
-      const [a, b] = await Promise.all([loadSigningKey(repository, undefined, new Date()), loadSigningKey(repository, undefined, new Date())]);
+      const [a, b] = await Promise.all([
+        loadSigningKey(repository, undefined, new Date()),
+        loadSigningKey(repository, undefined, new Date()),
+      ]);
       expect(a.kid).toBe(b.kid);
       const later = await loadSigningKey(repository, undefined, new Date());
       expect(later.publicKeyPem).toBe(a.publicKeyPem);

@@ -81,7 +81,10 @@ describe('API keys', () => {
   });
 
   it('needs a name', async () => {
-    await expect(auth.apiKeys.create(caller, '  ')).rejects.toMatchObject({ kind: 'validation_failed', fields: { name: ['This field is required.'] } });
+    await expect(auth.apiKeys.create(caller, '  ')).rejects.toMatchObject({
+      kind: 'validation_failed',
+      fields: { name: ['This field is required.'] },
+    });
   });
 
   describe('usage', () => {

@@ -79,7 +79,10 @@ export class ApiKeyService {
     if (!KEY_SHAPE.test(key ?? '')) throw DomainError.unauthenticated(INVALID_KEY);
     const lookup = await this.apiKeys.findByHash(hashApiKey(key));
     if (!lookup) throw DomainError.unauthenticated(INVALID_KEY);
-    const [apiKey, workspace] = await Promise.all([this.apiKeys.get(lookup.workspaceId, lookup.keyId), this.workspaces.get(lookup.workspaceId)]);
+    const [apiKey, workspace] = await Promise.all([
+      this.apiKeys.get(lookup.workspaceId, lookup.keyId),
+      this.workspaces.get(lookup.workspaceId),
+    ]);
     if (!apiKey || apiKey.revokedAt || !workspace) throw DomainError.unauthenticated(INVALID_KEY);
     return { keyId: apiKey.id, workspace };
   }
@@ -93,9 +96,11 @@ export class ApiKeyService {
     const owners = new Map<string, string | null>();
     let recorded = 0;
     for (const entry of entries) {
-      const lastUsedAt = entry.lastUsedAt && !Number.isNaN(Date.parse(entry.lastUsedAt)) ? new Date(entry.lastUsedAt).toISOString() : undefined;
+      const lastUsedAt =
+        entry.lastUsedAt && !Number.isNaN(Date.parse(entry.lastUsedAt)) ? new Date(entry.lastUsedAt).toISOString() : undefined;
       const valid = /^\d{4}-\d{2}-\d{2}$/.test(entry.day) && Number.isInteger(entry.count) && entry.count >= 0;
-      if (!owners.has(entry.keyId)) owners.set(entry.keyId, entry.keyId ? ((await this.apiKeys.findByKeyId(entry.keyId))?.workspaceId ?? null) : null);
+      if (!owners.has(entry.keyId))
+        owners.set(entry.keyId, entry.keyId ? ((await this.apiKeys.findByKeyId(entry.keyId))?.workspaceId ?? null) : null);
       const workspaceId = owners.get(entry.keyId);
       if (!valid || !workspaceId) continue;
       if (entry.count > 0) await this.apiKeys.addUsage(workspaceId, entry.keyId, entry.day, entry.count);

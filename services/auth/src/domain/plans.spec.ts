@@ -14,7 +14,9 @@ describe('plans', () => {
   });
 
   it.each([undefined, 0, -5, 1.5])('refuses enterprise without a positive whole limit (%p)', (limit) => {
-    expect(() => resolvePlan('enterprise', limit)).toThrow(expect.objectContaining({ kind: 'validation_failed', fields: { rateLimitPerMinute: [expect.any(String)] } }));
+    expect(() => resolvePlan('enterprise', limit)).toThrow(
+      expect.objectContaining({ kind: 'validation_failed', fields: { rateLimitPerMinute: [expect.any(String)] } }),
+    );
   });
 
   it('refuses a custom limit on a fixed plan', () => {

@@ -22,12 +22,16 @@ export function resolvePlan(plan: string, rateLimitPerMinute?: number): { plan: 
   if (!isPlan(plan)) throw DomainError.validation({ plan: [`"${plan}" is not a valid choice; use one of ${PLANS.join(', ')}.`] });
   if (plan === 'enterprise') {
     if (rateLimitPerMinute === undefined || !Number.isInteger(rateLimitPerMinute) || rateLimitPerMinute <= 0) {
-      throw DomainError.validation({ rateLimitPerMinute: ['The enterprise plan needs its own positive whole number of requests per minute.'] });
+      throw DomainError.validation({
+        rateLimitPerMinute: ['The enterprise plan needs its own positive whole number of requests per minute.'],
+      });
     }
     return { plan, rateLimitPerMinute };
   }
   if (rateLimitPerMinute !== undefined) {
-    throw DomainError.validation({ rateLimitPerMinute: [`Only the enterprise plan takes a custom limit; ${plan} allows ${PLAN_LIMITS[plan]}.`] });
+    throw DomainError.validation({
+      rateLimitPerMinute: [`Only the enterprise plan takes a custom limit; ${plan} allows ${PLAN_LIMITS[plan]}.`],
+    });
   }
   return { plan, rateLimitPerMinute: PLAN_LIMITS[plan] };
 }

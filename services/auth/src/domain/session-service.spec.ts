@@ -34,7 +34,9 @@ describe('sessions', () => {
     });
 
     it('reports every failing field at once', async () => {
-      const error = await failure(auth.sessions.signUp({ workspaceName: ' ', email: 'not-an-email', password: 'short', firstName: '', lastName: '' }));
+      const error = await failure(
+        auth.sessions.signUp({ workspaceName: ' ', email: 'not-an-email', password: 'short', firstName: '', lastName: '' }),
+      );
       expect(error.kind).toBe('validation_failed');
       expect(Object.keys(error.fields ?? {}).sort()).toEqual(['email', 'firstName', 'lastName', 'password', 'workspaceName']);
       expect(error.fields?.password).toEqual(['Ensure this field has at least 10 characters.']);
@@ -42,7 +44,9 @@ describe('sessions', () => {
     });
 
     it('refuses a password longer than 256 characters', async () => {
-      const error = await failure(auth.sessions.signUp({ workspaceName: 'A', email: 'a@b.co', password: 'x'.repeat(257), firstName: 'A', lastName: 'B' }));
+      const error = await failure(
+        auth.sessions.signUp({ workspaceName: 'A', email: 'a@b.co', password: 'x'.repeat(257), firstName: 'A', lastName: 'B' }),
+      );
       expect(error.fields).toEqual({ password: ['Ensure this field has no more than 256 characters.'] });
     });
 
@@ -142,18 +146,22 @@ describe('sessions', () => {
   describe('current user', () => {
     it('is the caller in its workspace', async () => {
       const { user } = await auth.signUp();
-      await expect(auth.sessions.currentUser({ workspaceId: user.workspaceId, actorId: user.id, actorKind: 'user' })).resolves.toMatchObject({ id: user.id });
+      await expect(
+        auth.sessions.currentUser({ workspaceId: user.workspaceId, actorId: user.id, actorKind: 'user' }),
+      ).resolves.toMatchObject({ id: user.id });
     });
 
     it('does not find a user through another workspace', async () => {
       const { user } = await auth.signUp();
       const { user: other } = await auth.signUp();
-      await expect(auth.sessions.currentUser({ workspaceId: other.workspaceId, actorId: user.id, actorKind: 'user' })).rejects.toMatchObject({
+      await expect(
+        auth.sessions.currentUser({ workspaceId: other.workspaceId, actorId: user.id, actorKind: 'user' }),
+      ).rejects.toMatchObject({
         kind: 'unauthenticated',
       });
-      await expect(auth.sessions.usersById({ workspaceId: other.workspaceId, actorId: other.id, actorKind: 'user' }, [user.id, other.id])).resolves.toEqual([
-        expect.objectContaining({ id: other.id }),
-      ]);
+      await expect(
+        auth.sessions.usersById({ workspaceId: other.workspaceId, actorId: other.id, actorKind: 'user' }, [user.id, other.id]),
+      ).resolves.toEqual([expect.objectContaining({ id: other.id })]);
     });
   });
 });

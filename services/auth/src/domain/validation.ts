@@ -29,8 +29,10 @@ export class FieldCheck {
   password(field: string, value: string | undefined): string | undefined {
     const password = value ?? '';
     if (!password) return void this.add(field, REQUIRED);
-    if (password.length < PASSWORD_MIN_LENGTH) return void this.add(field, `Ensure this field has at least ${PASSWORD_MIN_LENGTH} characters.`);
-    if (password.length > PASSWORD_MAX_LENGTH) return void this.add(field, `Ensure this field has no more than ${PASSWORD_MAX_LENGTH} characters.`);
+    if (password.length < PASSWORD_MIN_LENGTH)
+      return void this.add(field, `Ensure this field has at least ${PASSWORD_MIN_LENGTH} characters.`);
+    if (password.length > PASSWORD_MAX_LENGTH)
+      return void this.add(field, `Ensure this field has no more than ${PASSWORD_MAX_LENGTH} characters.`);
     return password;
   }
 

@@ -10,14 +10,21 @@ describe('workspaces', () => {
   afterEach(() => auth.close());
 
   it('creates an enterprise workspace with its own limit', async () => {
-    const { workspace, admin: user } = await auth.workspaces.createWorkspace({ workspaceName: 'Big', plan: 'enterprise', rateLimitPerMinute: 5000, ...admin });
+    const { workspace, admin: user } = await auth.workspaces.createWorkspace({
+      workspaceName: 'Big',
+      plan: 'enterprise',
+      rateLimitPerMinute: 5000,
+      ...admin,
+    });
     expect(workspace).toMatchObject({ plan: 'enterprise', rateLimitPerMinute: 5000 });
     expect(user.role).toBe('admin');
     await expect(auth.sessions.logIn(admin.email, PASSWORD)).resolves.toMatchObject({ user: { id: user.id } });
   });
 
   it('refuses an enterprise workspace without a limit, listing it with the other failing fields', async () => {
-    await expect(auth.workspaces.createWorkspace({ workspaceName: 'Big', plan: 'enterprise', ...admin, email: 'bad' })).rejects.toMatchObject({
+    await expect(
+      auth.workspaces.createWorkspace({ workspaceName: 'Big', plan: 'enterprise', ...admin, email: 'bad' }),
+    ).rejects.toMatchObject({
       kind: 'validation_failed',
       fields: { rateLimitPerMinute: [expect.any(String)], email: ['Enter a valid email address.'] },
     });
@@ -25,7 +32,10 @@ describe('workspaces', () => {
 
   it('changes the plan and the limit with it', async () => {
     const { workspace } = await auth.workspaces.createWorkspace({ workspaceName: 'Small', ...admin });
-    await expect(auth.workspaces.changePlan(workspace.id, 'business')).resolves.toMatchObject({ plan: 'business', rateLimitPerMinute: 600 });
+    await expect(auth.workspaces.changePlan(workspace.id, 'business')).resolves.toMatchObject({
+      plan: 'business',
+      rateLimitPerMinute: 600,
+    });
     await expect(auth.workspaces.changePlan(workspace.id, 'enterprise')).rejects.toMatchObject({ kind: 'validation_failed' });
     await expect(auth.workspaces.changePlan(workspace.id, 'enterprise', 2000)).resolves.toMatchObject({ rateLimitPerMinute: 2000 });
   });

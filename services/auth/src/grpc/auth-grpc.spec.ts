@@ -54,7 +54,13 @@ describe('auth service over gRPC', () => {
   it('carries every failing sign-up field to the caller', async () => {
     await expect(auth.call('SignUp', { email: 'x' })).rejects.toMatchObject({
       kind: 'validation_failed',
-      fields: { workspaceName: expect.any(Array), email: expect.any(Array), password: expect.any(Array), firstName: expect.any(Array), lastName: expect.any(Array) },
+      fields: {
+        workspaceName: expect.any(Array),
+        email: expect.any(Array),
+        password: expect.any(Array),
+        firstName: expect.any(Array),
+        lastName: expect.any(Array),
+      },
     });
   });
 
@@ -83,7 +89,9 @@ describe('auth service over gRPC', () => {
     const verified = await auth.call('VerifyApiKey', { key: created.key });
     expect(verified).toMatchObject({ keyId: created.apiKey!.id, workspace: { id: user!.workspaceId, rateLimitPerMinute: 100 } });
 
-    await auth.call('RecordApiKeyUsage', { entries: [{ keyId: created.apiKey!.id, day: '2025-03-01', count: 5, lastUsedAt: '2025-03-01T10:00:00Z' }] });
+    await auth.call('RecordApiKeyUsage', {
+      entries: [{ keyId: created.apiKey!.id, day: '2025-03-01', count: 5, lastUsedAt: '2025-03-01T10:00:00Z' }],
+    });
     const usage = await auth.call('GetApiKeyUsage', { id: created.apiKey!.id }, caller);
     expect(usage).toMatchObject({ lastUsedAt: '2025-03-01T10:00:00Z' });
 
@@ -110,7 +118,14 @@ describe('auth service over gRPC', () => {
   });
 
   it('lets the operator create an enterprise workspace only with a limit, and change plans', async () => {
-    const request = { name: 'Big', plan: 'enterprise', adminEmail: 'big@example.com', adminPassword: PASSWORD, adminFirstName: 'B', adminLastName: 'G' };
+    const request = {
+      name: 'Big',
+      plan: 'enterprise',
+      adminEmail: 'big@example.com',
+      adminPassword: PASSWORD,
+      adminFirstName: 'B',
+      adminLastName: 'G',
+    };
     await expect(operator.call('CreateWorkspace', request, {}, asOperator())).rejects.toMatchObject({
       kind: 'validation_failed',
       fields: { rateLimitPerMinute: expect.any(Array) },
@@ -136,7 +151,9 @@ describe('auth service over gRPC', () => {
     });
 
     it('creates a workspace and an API key with the token from the data folder', async () => {
-      expect(await runCli(['create-workspace', '--name', 'CLI Co', '--email', 'cli@example.com', '--password', PASSWORD, '--json'], io())).toBe(0);
+      expect(
+        await runCli(['create-workspace', '--name', 'CLI Co', '--email', 'cli@example.com', '--password', PASSWORD, '--json'], io()),
+      ).toBe(0);
       const { workspace } = JSON.parse(output[0]!) as authV1.CreateWorkspaceResponse;
       expect(await runCli(['create-api-key', '--workspace', workspace!.id, '--name', 'ci', '--json'], io())).toBe(0);
       const { key } = JSON.parse(output[1]!) as authV1.CreateApiKeyResponse;

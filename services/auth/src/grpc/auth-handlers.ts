@@ -21,7 +21,9 @@ export function authHandlers({ sessions, workspaces, apiKeys, accessTokens }: Au
     },
     GetWorkspace: async (request) => toWorkspace(await workspaces.get(request.workspaceId)),
     RecordApiKeyUsage: async (request) => {
-      await apiKeys.recordUsage(request.entries.map((e) => ({ keyId: e.keyId, day: e.day, count: e.count, lastUsedAt: e.lastUsedAt || undefined })));
+      await apiKeys.recordUsage(
+        request.entries.map((e) => ({ keyId: e.keyId, day: e.day, count: e.count, lastUsedAt: e.lastUsedAt || undefined })),
+      );
       return {};
     },
     GetCurrentUser: async (_request, context) => toUser(await sessions.currentUser(callerOf(context))),

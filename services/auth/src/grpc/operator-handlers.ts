@@ -18,7 +18,10 @@ function requireOperator(context: CallContext, expectedDigest: Buffer): void {
 }
 
 /** auth.v1.AuthOperatorService, for the `crm` CLI: every call needs the operator token. */
-export function operatorHandlers({ workspaces, apiKeys }: AuthServices, operatorToken: string): HandlersOf<authV1.AuthOperatorServiceMethods> {
+export function operatorHandlers(
+  { workspaces, apiKeys }: AuthServices,
+  operatorToken: string,
+): HandlersOf<authV1.AuthOperatorServiceMethods> {
   const expected = digest(operatorToken);
   return {
     CreateWorkspace: async (request, context) => {

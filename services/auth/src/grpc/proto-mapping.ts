@@ -5,7 +5,9 @@ import type { ApiKey, User, Workspace } from '../domain/model';
 
 /** Method name → typed handler, from a generated `*Methods` interface (its index signature left out). */
 export type HandlersOf<M> = {
-  [K in keyof M as string extends K ? never : K]: M[K] extends { request: infer Req; response: infer Res } ? (request: Req, context: CallContext) => Promise<Res> : never;
+  [K in keyof M as string extends K ? never : K]: M[K] extends { request: infer Req; response: infer Res }
+    ? (request: Req, context: CallContext) => Promise<Res>
+    : never;
 };
 
 export function isoSeconds(value: string | undefined): string {

@@ -26,10 +26,17 @@ describe('the automation service', () => {
   it('updates any subset and validates the result as a whole', async () => {
     const rule = await service.createRule(mine, { name: 'R', trigger: 'lead_created', steps });
     expect((await service.updateRule(mine, rule.id, { name: 'Renamed' }, ['name'])).name).toBe('Renamed');
-    await expect(service.updateRule(mine, rule.id, { trigger: 'contact_created', triggerConditions: [{ field: 'company', operator: 'eq', value: 'x' }] }, ['trigger', 'triggerConditions'])).rejects.toThrow(DomainError);
+    await expect(
+      service.updateRule(
+        mine,
+        rule.id,
+        { trigger: 'contact_created', triggerConditions: [{ field: 'company', operator: 'eq', value: 'x' }] },
+        ['trigger', 'triggerConditions'],
+      ),
+    ).rejects.toThrow(DomainError);
   });
 
-  it('hides another workspace\'s rules and custom templates', async () => {
+  it("hides another workspace's rules and custom templates", async () => {
     const rule = await service.createRule(mine, { name: 'R', trigger: 'lead_created', steps });
     const template = await service.saveAsTemplate(mine, rule.id, { name: 'My template' });
     expect(template).toMatchObject({ category: 'custom', isBuiltIn: false, installCount: 0 });
@@ -50,7 +57,11 @@ describe('the automation service', () => {
   });
 
   it('installs an independent copy and counts installs atomically', async () => {
-    const installs = await Promise.all(Array.from({ length: 5 }, (_, i) => service.installTemplate(i % 2 ? mine : theirs, 'tmpl_new_lead_welcome', i === 0 ? 'Named' : undefined)));
+    const installs = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        service.installTemplate(i % 2 ? mine : theirs, 'tmpl_new_lead_welcome', i === 0 ? 'Named' : undefined),
+      ),
+    );
     expect(installs[0]).toMatchObject({ name: 'Named', installedFromTemplateId: 'tmpl_new_lead_welcome', isActive: false });
     expect(installs[1]!.name).toBe('Welcome new leads');
     expect((await service.getTemplate(mine, 'tmpl_new_lead_welcome')).installCount).toBe(5);
@@ -60,12 +71,20 @@ describe('the automation service', () => {
 
   it('refuses to activate an installed rule until its assign_user step has users', async () => {
     const rule = await service.installTemplate(mine, 'tmpl_lead_round_robin');
-    await expect(service.setActive(mine, rule.id, true)).rejects.toMatchObject({ kind: 'validation_failed', fields: { 'steps.0.config.userIds': [expect.any(String)] } });
+    await expect(service.setActive(mine, rule.id, true)).rejects.toMatchObject({
+      kind: 'validation_failed',
+      fields: { 'steps.0.config.userIds': [expect.any(String)] },
+    });
   });
 
   it('pages and filters execution logs, refusing a bad status', async () => {
     const rule = await service.createRule(mine, { name: 'R', trigger: 'lead_created', steps });
-    await expect(service.listLogs(mine, rule.id, { status: 'done', offset: 0, limit: 20 })).rejects.toMatchObject({ kind: 'invalid_argument' });
-    expect(await service.listLogs(mine, rule.id, { status: 'completed', after: '2020-01-01', offset: 0, limit: 20 })).toEqual({ total: 0, items: [] });
+    await expect(service.listLogs(mine, rule.id, { status: 'done', offset: 0, limit: 20 })).rejects.toMatchObject({
+      kind: 'invalid_argument',
+    });
+    expect(await service.listLogs(mine, rule.id, { status: 'completed', after: '2020-01-01', offset: 0, limit: 20 })).toEqual({
+      total: 0,
+      items: [],
+    });
   });
 });

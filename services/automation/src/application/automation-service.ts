@@ -88,14 +88,25 @@ export class AutomationService {
   async updateRule(caller: Caller, id: string, input: RuleInput, fields: string[]): Promise<RuleDocument> {
     const scoped = this.store.forWorkspace(caller.workspaceId);
     const current = await this.getRule(caller, id);
-    const merged: RuleInput = { name: current.name, trigger: current.trigger, triggerConditions: current.triggerConditions, exitConditions: current.exitConditions, steps: current.steps };
+    const merged: RuleInput = {
+      name: current.name,
+      trigger: current.trigger,
+      triggerConditions: current.triggerConditions,
+      exitConditions: current.exitConditions,
+      steps: current.steps,
+    };
     for (const field of fields) {
       if ((RULE_FIELDS as readonly string[]).includes(field)) merged[field as keyof RuleInput] = input[field as keyof RuleInput];
     }
     const definition = validateRuleDefinition(merged);
     if (current.isActive) this.assertReady(definition);
     // Trigger changes re-key the round-robin positions: a step's position is its order.
-    const updated = await scoped.update(rules, id, { set: { ...definition, updatedAt: this.now() } }, { where: [{ field: 'updatedAt', op: 'eq', value: current.updatedAt }] });
+    const updated = await scoped.update(
+      rules,
+      id,
+      { set: { ...definition, updatedAt: this.now() } },
+      { where: [{ field: 'updatedAt', op: 'eq', value: current.updatedAt }] },
+    );
     if (!updated) {
       // Changed or deleted under us: report what holds now.
       if (!(await scoped.get(rules, id))) throw DomainError.notFound();
@@ -146,7 +157,8 @@ export class AutomationService {
     await this.getRule(caller, ruleId);
     const where: StoreCondition[] = [{ field: 'ruleId', op: 'eq', value: ruleId }];
     if (filter.status) {
-      if (!(LOG_STATUSES as readonly string[]).includes(filter.status)) throw DomainError.invalid(`status must be one of ${LOG_STATUSES.join(', ')}.`);
+      if (!(LOG_STATUSES as readonly string[]).includes(filter.status))
+        throw DomainError.invalid(`status must be one of ${LOG_STATUSES.join(', ')}.`);
       where.push({ field: 'status', op: 'eq', value: filter.status });
     }
     if (filter.after) {
@@ -163,7 +175,11 @@ export class AutomationService {
     return { total, items };
   }
 
-  async saveAsTemplate(caller: Caller, ruleId: string, input: { name?: unknown; description?: unknown; category?: unknown }): Promise<TemplateView> {
+  async saveAsTemplate(
+    caller: Caller,
+    ruleId: string,
+    input: { name?: unknown; description?: unknown; category?: unknown },
+  ): Promise<TemplateView> {
     const rule = await this.getRule(caller, ruleId);
     const fields = validateTemplateFields(input);
     const template: CustomTemplateDocument = {
@@ -204,7 +220,10 @@ export class AutomationService {
         (!needle || t.name.toLowerCase().includes(needle) || t.description.toLowerCase().includes(needle)),
     );
     const [counts, custom] = await Promise.all([
-      this.store.global().getMany(galleryInstalls, builtIn.map((t) => t.id)),
+      this.store.global().getMany(
+        galleryInstalls,
+        builtIn.map((t) => t.id),
+      ),
       this.store.forWorkspace(caller.workspaceId).find(customTemplates, { where, sort: [{ field: 'createdAt', direction: 'desc' }] }),
     ]);
     const countOf = new Map(counts.map((c) => [c.id, c.installCount]));
@@ -233,7 +252,8 @@ export class AutomationService {
       steps: template.steps,
     });
     const rule = await this.createRule(caller, copy, template.id);
-    if (template.isBuiltIn) await this.store.global().upsert(galleryInstalls, { id: template.id, installCount: 1 }, { inc: { installCount: 1 } });
+    if (template.isBuiltIn)
+      await this.store.global().upsert(galleryInstalls, { id: template.id, installCount: 1 }, { inc: { installCount: 1 } });
     else await this.store.forWorkspace(caller.workspaceId).update(customTemplates, template.id, { inc: { installCount: 1 } });
     return rule;
   }
@@ -245,7 +265,10 @@ export class AutomationService {
     return this.page(caller, emails, where, filter);
   }
 
-  async listNotifications(caller: Caller, filter: { recipient?: string; relatedTo?: string; offset: number; limit: number }): Promise<Page<NotificationDocument>> {
+  async listNotifications(
+    caller: Caller,
+    filter: { recipient?: string; relatedTo?: string; offset: number; limit: number },
+  ): Promise<Page<NotificationDocument>> {
     const where: StoreCondition[] = [];
     if (filter.recipient) where.push({ field: 'recipient', op: 'eq', value: filter.recipient });
     if (filter.relatedTo) where.push({ field: 'relatedTo', op: 'eq', value: filter.relatedTo });
@@ -276,4 +299,3 @@ function customView(template: CustomTemplateDocument): TemplateView {
   const { workspaceId: _workspace, ...rest } = template;
   return { ...rest, isBuiltIn: false };
 }
-

@@ -43,7 +43,9 @@ export class GrpcRecordsGateway implements RecordsGateway {
 
   async getRecord(workspaceId: string, recordType: RecordType, id: string, correlationId: string): Promise<Record<string, unknown> | null> {
     try {
-      const response = await this.client.call('GetRecord', { recordType, id }, this.context(workspaceId, correlationId), { timeoutMs: TIMEOUT_MS });
+      const response = await this.client.call('GetRecord', { recordType, id }, this.context(workspaceId, correlationId), {
+        timeoutMs: TIMEOUT_MS,
+      });
       return JSON.parse(response.fieldsJson) as Record<string, unknown>;
     } catch (error) {
       if (isDomainError(error) && error.kind === 'not_found') return null;
@@ -66,7 +68,9 @@ export class GrpcRecordsGateway implements RecordsGateway {
   }
 
   async listTasks(workspaceId: string, relatedTo: string, correlationId: string): Promise<TaskSummary[]> {
-    const response = await this.client.call('ListTasks', { relatedTo, limit: 100 }, this.context(workspaceId, correlationId), { timeoutMs: TIMEOUT_MS });
+    const response = await this.client.call('ListTasks', { relatedTo, limit: 100 }, this.context(workspaceId, correlationId), {
+      timeoutMs: TIMEOUT_MS,
+    });
     return response.tasks.map(taskSummary);
   }
 
@@ -82,7 +86,12 @@ export class GrpcRecordsGateway implements RecordsGateway {
         await this.client.call('UpdateContact', { ...update, contact: { assignedTo: userId } as recordsV1.Contact }, context, options);
         return;
       case 'opportunity':
-        await this.client.call('UpdateOpportunity', { ...update, opportunity: { assignedTo: userId } as recordsV1.Opportunity }, context, options);
+        await this.client.call(
+          'UpdateOpportunity',
+          { ...update, opportunity: { assignedTo: userId } as recordsV1.Opportunity },
+          context,
+          options,
+        );
         return;
     }
   }

@@ -34,7 +34,12 @@ export class AuthWorkspaceDirectory implements WorkspaceDirectory {
   async workspaceName(workspaceId: string): Promise<string> {
     const cached = this.names.get(workspaceId);
     if (cached && cached.expiresAt > Date.now()) return cached.value;
-    const workspace = await this.client.call('GetWorkspace', { workspaceId }, { workspaceId, actorId: 'automation', actorKind: 'system' }, { timeoutMs: 5000 });
+    const workspace = await this.client.call(
+      'GetWorkspace',
+      { workspaceId },
+      { workspaceId, actorId: 'automation', actorKind: 'system' },
+      { timeoutMs: 5000 },
+    );
     this.names.set(workspaceId, { value: workspace.name, expiresAt: Date.now() + this.ttlMs });
     return workspace.name;
   }
@@ -49,7 +54,12 @@ export class AuthWorkspaceDirectory implements WorkspaceDirectory {
       } else missing.push(id);
     }
     if (missing.length === 0) return out;
-    const response = await this.client.call('GetUsers', { ids: missing }, { workspaceId, actorId: 'automation', actorKind: 'system' }, { timeoutMs: 5000 });
+    const response = await this.client.call(
+      'GetUsers',
+      { ids: missing },
+      { workspaceId, actorId: 'automation', actorKind: 'system' },
+      { timeoutMs: 5000 },
+    );
     const expiresAt = Date.now() + this.ttlMs;
     for (const id of missing) this.people.set(`${workspaceId}/${id}`, { value: null, expiresAt });
     for (const user of response.users) {

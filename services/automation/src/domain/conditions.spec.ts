@@ -1,7 +1,15 @@
 import { allHold, anyHolds, conditionHolds } from './conditions';
 import type { Condition } from './model';
 
-const lead = { status: 'new', leadScore: 72, company: 'Acme Widgets', email: '', tags: ['vip', 'emea'], createdAt: '2025-03-01T10:00:00Z', convertedAt: null };
+const lead = {
+  status: 'new',
+  leadScore: 72,
+  company: 'Acme Widgets',
+  email: '',
+  tags: ['vip', 'emea'],
+  createdAt: '2025-03-01T10:00:00Z',
+  convertedAt: null,
+};
 const holds = (condition: Condition) => conditionHolds(condition, lead);
 
 describe('condition evaluation', () => {

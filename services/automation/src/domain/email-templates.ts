@@ -19,19 +19,25 @@ export const EMAIL_TEMPLATES: EmailTemplate[] = [
     id: 'lead_welcome',
     recordType: 'lead',
     subject: 'Welcome, {{lead.firstName}}',
-    body: 'Hi {{lead.firstName}},\n\nThanks for your interest in {{workspace.name}}. We would love to learn what {{lead.company}} is working on.' + SIGNATURE,
+    body:
+      'Hi {{lead.firstName}},\n\nThanks for your interest in {{workspace.name}}. We would love to learn what {{lead.company}} is working on.' +
+      SIGNATURE,
   },
   {
     id: 'lead_follow_up',
     recordType: 'lead',
     subject: 'Following up, {{lead.firstName}}',
-    body: 'Hi {{lead.firstName}},\n\nI wanted to follow up on my last note. Is there a good time this week to talk about {{lead.company}}?' + SIGNATURE,
+    body:
+      'Hi {{lead.firstName}},\n\nI wanted to follow up on my last note. Is there a good time this week to talk about {{lead.company}}?' +
+      SIGNATURE,
   },
   {
     id: 'lead_nurture_tips',
     recordType: 'lead',
     subject: 'A few ideas for {{lead.company}}',
-    body: 'Hi {{lead.firstName}},\n\nHere are three ways teams like {{lead.company}} get value from {{workspace.name}} in their first month.' + SIGNATURE,
+    body:
+      'Hi {{lead.firstName}},\n\nHere are three ways teams like {{lead.company}} get value from {{workspace.name}} in their first month.' +
+      SIGNATURE,
   },
   {
     id: 'lead_reengage',
@@ -43,7 +49,9 @@ export const EMAIL_TEMPLATES: EmailTemplate[] = [
     id: 'contact_welcome',
     recordType: 'contact',
     subject: 'Welcome to {{workspace.name}}, {{contact.firstName}}',
-    body: 'Hi {{contact.firstName}},\n\nWelcome aboard. Your point of contact is {{owner.firstName}} {{owner.lastName}}; reply any time.' + SIGNATURE,
+    body:
+      'Hi {{contact.firstName}},\n\nWelcome aboard. Your point of contact is {{owner.firstName}} {{owner.lastName}}; reply any time.' +
+      SIGNATURE,
   },
   {
     id: 'contact_onboarding',

@@ -13,7 +13,9 @@ describe('the built-in template gallery', () => {
 
   it('has at least twelve templates across the four spec categories, with unique tmpl_ ids', () => {
     expect(BUILT_IN_TEMPLATES.length).toBeGreaterThanOrEqual(12);
-    expect(new Set(BUILT_IN_TEMPLATES.map((t) => t.category))).toEqual(new Set(['lead_management', 'sales_pipeline', 'customer_success', 'support']));
+    expect(new Set(BUILT_IN_TEMPLATES.map((t) => t.category))).toEqual(
+      new Set(['lead_management', 'sales_pipeline', 'customer_success', 'support']),
+    );
     expect(new Set(BUILT_IN_TEMPLATES.map((t) => t.id)).size).toBe(BUILT_IN_TEMPLATES.length);
     for (const t of BUILT_IN_TEMPLATES) expect(t.id).toMatch(/^tmpl_[a-z0-9_]+$/);
   });

@@ -16,11 +16,31 @@ const op = (field: string, operator: Condition['operator'], value?: Condition['v
 function steps(...list: Array<Omit<Step, 'order'>>): Step[] {
   return list.map((step, index) => ({ ...step, order: index + 1 }) as Step);
 }
-const email = (templateId: string, label: string): Omit<Step, 'order'> => ({ type: 'send_email', config: { mode: 'template', templateId }, label });
-const aiEmail = (prompt: string, label: string): Omit<Step, 'order'> => ({ type: 'send_email', config: { mode: 'ai_generated', prompt }, label });
-const wait = (duration: number, unit: 'minutes' | 'hours' | 'days', label: string): Omit<Step, 'order'> => ({ type: 'wait', config: { duration, unit }, label });
-const task = (name: string, dueDays: number, label: string): Omit<Step, 'order'> => ({ type: 'create_task', config: { name, assignTo: 'assigned_user', dueDays }, label });
-const notify = (message: string, label: string): Omit<Step, 'order'> => ({ type: 'send_notification', config: { recipients: ['assigned_user'], message }, label });
+const email = (templateId: string, label: string): Omit<Step, 'order'> => ({
+  type: 'send_email',
+  config: { mode: 'template', templateId },
+  label,
+});
+const aiEmail = (prompt: string, label: string): Omit<Step, 'order'> => ({
+  type: 'send_email',
+  config: { mode: 'ai_generated', prompt },
+  label,
+});
+const wait = (duration: number, unit: 'minutes' | 'hours' | 'days', label: string): Omit<Step, 'order'> => ({
+  type: 'wait',
+  config: { duration, unit },
+  label,
+});
+const task = (name: string, dueDays: number, label: string): Omit<Step, 'order'> => ({
+  type: 'create_task',
+  config: { name, assignTo: 'assigned_user', dueDays },
+  label,
+});
+const notify = (message: string, label: string): Omit<Step, 'order'> => ({
+  type: 'send_notification',
+  config: { recipients: ['assigned_user'], message },
+  label,
+});
 const assign = (label: string): Omit<Step, 'order'> => ({ type: 'assign_user', config: { mode: 'round_robin', userIds: [] }, label });
 
 export const BUILT_IN_TEMPLATES: TemplateDefinition[] = [
@@ -28,7 +48,8 @@ export const BUILT_IN_TEMPLATES: TemplateDefinition[] = [
   {
     id: 'tmpl_new_lead_welcome',
     name: 'Welcome new leads',
-    description: 'Sends a welcome email the moment a lead arrives, follows up two days later, and asks the owner to call if the lead is still new.',
+    description:
+      'Sends a welcome email the moment a lead arrives, follows up two days later, and asks the owner to call if the lead is still new.',
     category: 'lead_management',
     trigger: 'lead_created',
     triggerConditions: [op('email', 'is_not_empty')],
@@ -77,7 +98,10 @@ export const BUILT_IN_TEMPLATES: TemplateDefinition[] = [
     steps: steps(
       email('lead_nurture_tips', 'Helpful ideas'),
       wait(1, 'days', 'A day later'),
-      aiEmail('Write a short, friendly note to {{lead.firstName}} at {{lead.company}} sharing one customer story relevant to their industry, signed by {{workspace.name}}.', 'Personal story'),
+      aiEmail(
+        'Write a short, friendly note to {{lead.firstName}} at {{lead.company}} sharing one customer story relevant to their industry, signed by {{workspace.name}}.',
+        'Personal story',
+      ),
       wait(14, 'days', 'Two weeks later'),
       email('lead_reengage', 'Check back in'),
     ),
@@ -192,7 +216,12 @@ export const BUILT_IN_TEMPLATES: TemplateDefinition[] = [
     trigger: 'contact_created',
     triggerConditions: [eq('stage', 'customer')],
     exitConditions: [eq('stage', 'inactive')],
-    steps: steps(wait(30, 'days', 'After a month'), email('contact_check_in', 'Check in'), wait(7, 'days', 'A week later'), email('contact_feedback', 'Feedback request')),
+    steps: steps(
+      wait(30, 'days', 'After a month'),
+      email('contact_check_in', 'Check in'),
+      wait(7, 'days', 'A week later'),
+      email('contact_feedback', 'Feedback request'),
+    ),
   },
   // ---------------------------------------------------------------- support
   {
@@ -205,7 +234,10 @@ export const BUILT_IN_TEMPLATES: TemplateDefinition[] = [
     exitConditions: [],
     steps: steps(
       assign('Assign a support rep in turn'),
-      notify('VIP contact {{contact.firstName}} {{contact.lastName}} ({{contact.title}}) was added. You are their support contact.', 'Tell the rep'),
+      notify(
+        'VIP contact {{contact.firstName}} {{contact.lastName}} ({{contact.title}}) was added. You are their support contact.',
+        'Tell the rep',
+      ),
       task('Introduce yourself to {{contact.firstName}} {{contact.lastName}}', 1, 'Introduction'),
     ),
   },
@@ -219,7 +251,10 @@ export const BUILT_IN_TEMPLATES: TemplateDefinition[] = [
     exitConditions: [eq('status', 'converted')],
     steps: steps(
       assign('Assign a support rep in turn'),
-      aiEmail('Write a brief, helpful reply to {{lead.firstName}} {{lead.lastName}} offering support resources from {{workspace.name}} and asking how we can help.', 'Personal reply'),
+      aiEmail(
+        'Write a brief, helpful reply to {{lead.firstName}} {{lead.lastName}} offering support resources from {{workspace.name}} and asking how we can help.',
+        'Personal reply',
+      ),
       task('Make sure {{lead.firstName}} {{lead.lastName}} got an answer', 2, 'Support follow-up'),
     ),
   },

@@ -1,7 +1,7 @@
 import { automationCorrelationId, causeOf, loopRefusal, MAX_CHAIN_DEPTH } from './loop-guard';
 
 describe('loop protection', () => {
-  it('reads a person\'s change as depth 0 with no rules behind it', () => {
+  it("reads a person's change as depth 0 with no rules behind it", () => {
     expect(causeOf('9b2f0c1e-request-id')).toEqual({ depth: 0, ruleIds: [] });
   });
 

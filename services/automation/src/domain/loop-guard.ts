@@ -37,6 +37,7 @@ export function causeOf(correlationId: string | undefined): Cause {
 /** Why an event may not enroll a record in a rule, or null when it may. */
 export function loopRefusal(cause: Cause, ruleId: string): string | null {
   if (cause.ruleIds.includes(ruleId)) return 'The event was caused by this rule (or a chain through it); a rule never re-triggers itself.';
-  if (cause.depth >= MAX_CHAIN_DEPTH) return `The event comes from a chain of ${cause.depth} automation rules; chains stop at ${MAX_CHAIN_DEPTH}.`;
+  if (cause.depth >= MAX_CHAIN_DEPTH)
+    return `The event comes from a chain of ${cause.depth} automation rules; chains stop at ${MAX_CHAIN_DEPTH}.`;
   return null;
 }

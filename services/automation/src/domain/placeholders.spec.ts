@@ -9,9 +9,12 @@ describe('merge placeholders', () => {
   };
 
   it('fills record, workspace and owner placeholders', () => {
-    expect(mergePlaceholders('Hi {{lead.firstName}} {{ lead.lastName }} of {{lead.company}} — {{owner.firstName}} at {{workspace.name}}', context)).toBe(
-      'Hi Ada Lovelace of Analytical Engines — Grace at Acme Corp',
-    );
+    expect(
+      mergePlaceholders(
+        'Hi {{lead.firstName}} {{ lead.lastName }} of {{lead.company}} — {{owner.firstName}} at {{workspace.name}}',
+        context,
+      ),
+    ).toBe('Hi Ada Lovelace of Analytical Engines — Grace at Acme Corp');
   });
 
   it('renders numbers as text and missing or null values as empty', () => {
@@ -25,6 +28,9 @@ describe('merge placeholders', () => {
 
   it('finds placeholders the record type does not offer', () => {
     expect(placeholdersIn('{{a.b}} and {{ c.d }}')).toEqual(['a.b', 'c.d']);
-    expect(unknownPlaceholders('{{lead.firstName}} {{lead.salary}} {{contact.title}} {{workspace.name}}', 'lead')).toEqual(['lead.salary', 'contact.title']);
+    expect(unknownPlaceholders('{{lead.firstName}} {{lead.salary}} {{contact.title}} {{workspace.name}}', 'lead')).toEqual([
+      'lead.salary',
+      'contact.title',
+    ]);
   });
 });

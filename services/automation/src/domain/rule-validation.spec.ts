@@ -31,7 +31,11 @@ describe('rule validation', () => {
   });
 
   it('requires a name, a trigger and steps', () => {
-    expect(errorsOf({})).toEqual({ name: ['This field is required.'], trigger: ['This field is required.'], steps: ['This field is required.'] });
+    expect(errorsOf({})).toEqual({
+      name: ['This field is required.'],
+      trigger: ['This field is required.'],
+      steps: ['This field is required.'],
+    });
   });
 
   it('refuses an unknown trigger kind', () => {
@@ -43,7 +47,9 @@ describe('rule validation', () => {
   });
 
   it('refuses an unknown step type', () => {
-    expect(errorsOf({ ...valid(), steps: [{ type: 'send_sms', order: 1, config: {} }] })['steps.0.type']).toEqual(['"send_sms" is not a valid choice.']);
+    expect(errorsOf({ ...valid(), steps: [{ type: 'send_sms', order: 1, config: {} }] })['steps.0.type']).toEqual([
+      '"send_sms" is not a valid choice.',
+    ]);
   });
 
   it('refuses gaps and repeats in step orders', () => {
@@ -58,7 +64,10 @@ describe('rule validation', () => {
   it('names the failing config key of a step by its path', () => {
     const input = valid();
     (input.steps as Array<Record<string, unknown>>)[1] = { type: 'wait', order: 2, config: { unit: 'weeks' } };
-    expect(errorsOf(input)).toEqual({ 'steps.1.config.unit': ['"weeks" is not a valid choice.'], 'steps.1.config.duration': ['This field is required.'] });
+    expect(errorsOf(input)).toEqual({
+      'steps.1.config.unit': ['"weeks" is not a valid choice.'],
+      'steps.1.config.duration': ['This field is required.'],
+    });
   });
 
   it('refuses unknown and missing config keys for every step type', () => {
@@ -87,7 +96,7 @@ describe('rule validation', () => {
     expect(errorsOf(input)['steps.0.config.templateId']?.[0]).toMatch(/written for a contact, not a lead/);
   });
 
-  it('refuses conditions on fields the trigger\'s record type does not have', () => {
+  it("refuses conditions on fields the trigger's record type does not have", () => {
     const input = { ...valid(), triggerConditions: [{ field: 'stage', operator: 'eq', value: 'proposal' }] };
     expect(errorsOf(input)['triggerConditions.0.field']).toEqual(['Unknown field "stage" for a lead.']);
   });
@@ -134,8 +143,13 @@ describe('rule validation', () => {
   });
 
   it('keeps an assign_user step without users as a draft that is not ready to activate', () => {
-    const definition = validateRuleDefinition({ ...valid(), steps: [{ type: 'assign_user', order: 1, config: { mode: 'round_robin', userIds: [] } }] });
-    expect(readinessProblems(definition)).toEqual({ 'steps.0.config.userIds': ['Choose at least one user to assign before activating the rule.'] });
+    const definition = validateRuleDefinition({
+      ...valid(),
+      steps: [{ type: 'assign_user', order: 1, config: { mode: 'round_robin', userIds: [] } }],
+    });
+    expect(readinessProblems(definition)).toEqual({
+      'steps.0.config.userIds': ['Choose at least one user to assign before activating the rule.'],
+    });
   });
 
   it('checks template fields, defaulting the category to custom', () => {

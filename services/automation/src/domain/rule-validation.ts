@@ -72,7 +72,8 @@ export function validateRuleDefinition(input: RuleInput): RuleDefinition {
   const name = checkName(input.name, 'name', problems);
   let trigger: TriggerKind | undefined;
   if (input.trigger === undefined || input.trigger === null || input.trigger === '') problems.add('trigger', MESSAGES.required);
-  else if (typeof input.trigger !== 'string' || !(TRIGGER_KINDS as readonly string[]).includes(input.trigger)) problems.add('trigger', MESSAGES.choice(input.trigger));
+  else if (typeof input.trigger !== 'string' || !(TRIGGER_KINDS as readonly string[]).includes(input.trigger))
+    problems.add('trigger', MESSAGES.choice(input.trigger));
   else trigger = input.trigger as TriggerKind;
   const recordType = trigger ? TRIGGERS[trigger].recordType : undefined;
   const triggerConditions = checkConditions(input.triggerConditions, 'triggerConditions', trigger, recordType, true, problems);
@@ -98,13 +99,18 @@ function checkName(value: unknown, path: string, problems: Problems): string | u
 }
 
 /** A template's or a save-as-template's name, description and category, in the same words. */
-export function validateTemplateFields(input: { name?: unknown; description?: unknown; category?: unknown }): { name: string; description: string; category: string } {
+export function validateTemplateFields(input: { name?: unknown; description?: unknown; category?: unknown }): {
+  name: string;
+  description: string;
+  category: string;
+} {
   const problems = new Problems();
   const name = checkName(input.name, 'name', problems);
   let description = '';
   if (input.description !== undefined && input.description !== null) {
     if (typeof input.description !== 'string') problems.add('description', 'Not a valid string.');
-    else if (input.description.length > LIMITS.text) problems.add('description', `Ensure this field has no more than ${LIMITS.text} characters.`);
+    else if (input.description.length > LIMITS.text)
+      problems.add('description', `Ensure this field has no more than ${LIMITS.text} characters.`);
     else description = input.description.trim();
   }
   let category = 'custom';
@@ -138,7 +144,8 @@ function checkConditions(
       problems.add(at, 'Expected a condition object with field, operator and value.');
       return;
     }
-    for (const key of Object.keys(raw)) if (!['field', 'operator', 'value'].includes(key)) problems.add(`${at}.${key}`, MESSAGES.unknownKey);
+    for (const key of Object.keys(raw))
+      if (!['field', 'operator', 'value'].includes(key)) problems.add(`${at}.${key}`, MESSAGES.unknownKey);
     let spec: FieldSpec | undefined;
     if (typeof raw.field !== 'string' || raw.field === '') problems.add(`${at}.field`, MESSAGES.required);
     else if (recordType) {
@@ -147,12 +154,14 @@ function checkConditions(
     }
     let operator: ConditionOperator | undefined;
     if (raw.operator === undefined || raw.operator === null || raw.operator === '') problems.add(`${at}.operator`, MESSAGES.required);
-    else if (typeof raw.operator !== 'string' || !(CONDITION_OPERATORS as readonly string[]).includes(raw.operator)) problems.add(`${at}.operator`, MESSAGES.choice(raw.operator));
+    else if (typeof raw.operator !== 'string' || !(CONDITION_OPERATORS as readonly string[]).includes(raw.operator))
+      problems.add(`${at}.operator`, MESSAGES.choice(raw.operator));
     else operator = raw.operator as ConditionOperator;
     if (operator && spec) checkConditionValue(operator, spec, raw.value, `${at}.value`, problems);
     if (typeof raw.field === 'string' && operator) {
       const condition: Condition = { field: raw.field, operator };
-      if (raw.value !== undefined && raw.value !== null && operator !== 'is_empty' && operator !== 'is_not_empty') condition.value = raw.value as JsonValue;
+      if (raw.value !== undefined && raw.value !== null && operator !== 'is_empty' && operator !== 'is_not_empty')
+        condition.value = raw.value as JsonValue;
       out.push(condition);
     }
   });
@@ -177,7 +186,8 @@ function checkConditionValue(operator: ConditionOperator, spec: FieldSpec, value
       return;
     case 'eq':
     case 'neq':
-      if (value === undefined || value === null) problems.add(path, `${MESSAGES.required} Use is_empty or is_not_empty to test for no value.`);
+      if (value === undefined || value === null)
+        problems.add(path, `${MESSAGES.required} Use is_empty or is_not_empty to test for no value.`);
       else checkScalarFor(spec, value, path, problems);
       return;
     case 'in':
@@ -238,10 +248,12 @@ function checkSteps(value: unknown, recordType: RecordType | undefined, problems
       problems.add(at, 'Expected a step object with type, order and config.');
       return;
     }
-    for (const key of Object.keys(raw)) if (!['type', 'order', 'config', 'label'].includes(key)) problems.add(`${at}.${key}`, MESSAGES.unknownKey);
+    for (const key of Object.keys(raw))
+      if (!['type', 'order', 'config', 'label'].includes(key)) problems.add(`${at}.${key}`, MESSAGES.unknownKey);
     let type: Step['type'] | undefined;
     if (raw.type === undefined || raw.type === null || raw.type === '') problems.add(`${at}.type`, MESSAGES.required);
-    else if (typeof raw.type !== 'string' || !(STEP_TYPES as readonly string[]).includes(raw.type)) problems.add(`${at}.type`, MESSAGES.choice(raw.type));
+    else if (typeof raw.type !== 'string' || !(STEP_TYPES as readonly string[]).includes(raw.type))
+      problems.add(`${at}.type`, MESSAGES.choice(raw.type));
     else type = raw.type as Step['type'];
     if (raw.order === undefined || raw.order === null) problems.add(`${at}.order`, MESSAGES.required);
     else if (!isInteger(raw.order) || raw.order < 1) problems.add(`${at}.order`, 'Expected a whole number from 1.');
@@ -271,7 +283,13 @@ function checkSteps(value: unknown, recordType: RecordType | undefined, problems
   return steps;
 }
 
-function checkText(value: unknown, path: string, recordType: RecordType | undefined, problems: Problems, max: number = LIMITS.text): string | undefined {
+function checkText(
+  value: unknown,
+  path: string,
+  recordType: RecordType | undefined,
+  problems: Problems,
+  max: number = LIMITS.text,
+): string | undefined {
   if (value === undefined || value === null) {
     problems.add(path, MESSAGES.required);
     return undefined;
@@ -287,7 +305,12 @@ function checkText(value: unknown, path: string, recordType: RecordType | undefi
   if (value.length > max) problems.add(path, `Ensure this field has no more than ${max} characters.`);
   if (recordType) {
     for (const name of unknownPlaceholders(value, recordType)) {
-      problems.add(path, `Unknown placeholder {{${name}}} for a ${recordType}; use ${placeholdersFor(recordType).map((p) => `{{${p}}}`).join(', ')}.`);
+      problems.add(
+        path,
+        `Unknown placeholder {{${name}}} for a ${recordType}; use ${placeholdersFor(recordType)
+          .map((p) => `{{${p}}}`)
+          .join(', ')}.`,
+      );
     }
   }
   return value;
@@ -296,14 +319,24 @@ function checkText(value: unknown, path: string, recordType: RecordType | undefi
 function checkUserRef(value: unknown, path: string, problems: Problems): string | undefined {
   if (value === 'assigned_user') return value;
   if (typeof value === 'string' && USER_ID.test(value)) return value;
-  problems.add(path, value === undefined || value === null || value === '' ? MESSAGES.required : 'Expected "assigned_user" or a user id (usr_...).');
+  problems.add(
+    path,
+    value === undefined || value === null || value === '' ? MESSAGES.required : 'Expected "assigned_user" or a user id (usr_...).',
+  );
   return undefined;
 }
 
-function checkStepConfig(type: Step['type'], config: Record<string, unknown>, at: string, recordType: RecordType | undefined, problems: Problems): Step['config'] | undefined {
+function checkStepConfig(
+  type: Step['type'],
+  config: Record<string, unknown>,
+  at: string,
+  recordType: RecordType | undefined,
+  problems: Problems,
+): Step['config'] | undefined {
   const keys = CONFIG_KEYS[type];
   const before = Object.keys(problems.fields).length;
-  for (const key of Object.keys(config)) if (![...keys.required, ...keys.optional].includes(key)) problems.add(`${at}.${key}`, MESSAGES.unknownKey);
+  for (const key of Object.keys(config))
+    if (![...keys.required, ...keys.optional].includes(key)) problems.add(`${at}.${key}`, MESSAGES.unknownKey);
   switch (type) {
     case 'send_email': {
       const mode = config.mode;
@@ -316,7 +349,10 @@ function checkStepConfig(type: Step['type'], config: Record<string, unknown>, at
           const template = findEmailTemplate(config.templateId);
           if (!template) problems.add(`${at}.templateId`, `Unknown email template "${config.templateId}".`);
           else if (recordType && template.recordType !== recordType) {
-            problems.add(`${at}.templateId`, `Email template "${template.id}" is written for a ${template.recordType}, not a ${recordType}.`);
+            problems.add(
+              `${at}.templateId`,
+              `Email template "${template.id}" is written for a ${template.recordType}, not a ${recordType}.`,
+            );
           }
         }
       }
@@ -334,8 +370,14 @@ function checkStepConfig(type: Step['type'], config: Record<string, unknown>, at
       const duration = config.duration;
       if (duration === undefined || duration === null) problems.add(`${at}.duration`, MESSAGES.required);
       else if (!isInteger(duration) || duration < 1) problems.add(`${at}.duration`, 'Expected a whole number from 1.');
-      else if ((WAIT_UNITS as readonly string[]).includes(unit as string) && duration > LIMITS.waitMax[unit as keyof typeof LIMITS.waitMax]) {
-        problems.add(`${at}.duration`, `A wait is at most a year (${LIMITS.waitMax[unit as keyof typeof LIMITS.waitMax]} ${String(unit)}).`);
+      else if (
+        (WAIT_UNITS as readonly string[]).includes(unit as string) &&
+        duration > LIMITS.waitMax[unit as keyof typeof LIMITS.waitMax]
+      ) {
+        problems.add(
+          `${at}.duration`,
+          `A wait is at most a year (${LIMITS.waitMax[unit as keyof typeof LIMITS.waitMax]} ${String(unit)}).`,
+        );
       }
       break;
     }
@@ -344,7 +386,8 @@ function checkStepConfig(type: Step['type'], config: Record<string, unknown>, at
       checkUserRef(config.assignTo, `${at}.assignTo`, problems);
       const dueDays = config.dueDays;
       if (dueDays === undefined || dueDays === null) problems.add(`${at}.dueDays`, MESSAGES.required);
-      else if (!isInteger(dueDays) || dueDays < 0 || dueDays > LIMITS.dueDays) problems.add(`${at}.dueDays`, `Expected a whole number from 0 to ${LIMITS.dueDays}.`);
+      else if (!isInteger(dueDays) || dueDays < 0 || dueDays > LIMITS.dueDays)
+        problems.add(`${at}.dueDays`, `Expected a whole number from 0 to ${LIMITS.dueDays}.`);
       break;
     }
     case 'assign_user': {
@@ -367,7 +410,8 @@ function checkStepConfig(type: Step['type'], config: Record<string, unknown>, at
     case 'send_notification': {
       const recipients = config.recipients;
       if (recipients === undefined || recipients === null) problems.add(`${at}.recipients`, MESSAGES.required);
-      else if (!Array.isArray(recipients) || recipients.length === 0) problems.add(`${at}.recipients`, 'Expected a non-empty list of recipients.');
+      else if (!Array.isArray(recipients) || recipients.length === 0)
+        problems.add(`${at}.recipients`, 'Expected a non-empty list of recipients.');
       else recipients.forEach((recipient, index) => checkUserRef(recipient, `${at}.recipients.${index}`, problems));
       checkText(config.message, `${at}.message`, recordType, problems);
       break;

@@ -29,7 +29,15 @@ export type FieldKind = 'string' | 'number' | 'boolean' | 'date' | 'list';
 
 export const LEAD_STATUSES = ['new', 'contacted', 'qualified', 'nurturing', 'unqualified', 'converted', 'lost'];
 export const CONTACT_STAGES = ['new', 'contacted', 'engaged', 'proposal_sent', 'negotiation', 'customer', 'inactive'];
-export const OPPORTUNITY_STAGES = ['prospecting', 'qualification', 'needs_analysis', 'proposal', 'negotiation', 'closed_won', 'closed_lost'];
+export const OPPORTUNITY_STAGES = [
+  'prospecting',
+  'qualification',
+  'needs_analysis',
+  'proposal',
+  'negotiation',
+  'closed_won',
+  'closed_lost',
+];
 
 export interface FieldSpec {
   kind: FieldKind;
@@ -97,5 +105,8 @@ export const RECORD_FIELDS: Record<RecordType, Record<string, FieldSpec>> = {
 export const EVENT_FIELDS: Partial<Record<TriggerKind, Record<string, FieldSpec>>> = {
   lead_status_changed: { previousStatus: { kind: 'string', values: LEAD_STATUSES } },
   opportunity_stage_changed: { previousStage: { kind: 'string', values: OPPORTUNITY_STAGES } },
-  proposal_status_changed: { previousStage: { kind: 'string', values: OPPORTUNITY_STAGES }, change: { kind: 'string', values: ['entered', 'left'] } },
+  proposal_status_changed: {
+    previousStage: { kind: 'string', values: OPPORTUNITY_STAGES },
+    change: { kind: 'string', values: ['entered', 'left'] },
+  },
 };

@@ -33,7 +33,10 @@ export class OpenAiCompatibleWriter implements AiWriter {
       body: JSON.stringify({
         model: this.model,
         messages: [
-          { role: 'system', content: 'You write short, plain-text business emails. Answer with the subject on the first line, a blank line, then the body.' },
+          {
+            role: 'system',
+            content: 'You write short, plain-text business emails. Answer with the subject on the first line, a blank line, then the body.',
+          },
           { role: 'user', content: prompt },
         ],
       }),

@@ -34,7 +34,13 @@ export class SmtpEmailTransport implements EmailTransport {
 
   async send(email: OutboundEmail): Promise<void> {
     const domain = this.from.split('@')[1]?.replace(/>$/, '') || 'crm.local';
-    await this.transporter.sendMail({ from: this.from, to: email.to, subject: email.subject, text: email.body, messageId: `<${email.id}@${domain}>` });
+    await this.transporter.sendMail({
+      from: this.from,
+      to: email.to,
+      subject: email.subject,
+      text: email.body,
+      messageId: `<${email.id}@${domain}>`,
+    });
   }
 
   close(): void {
@@ -47,7 +53,10 @@ export class LogEmailTransport implements EmailTransport {
   constructor(private readonly logger: Logger) {}
 
   async send(email: OutboundEmail): Promise<void> {
-    this.logger.info({ emailId: email.id, to: email.to, subject: email.subject }, 'email handed to the log transport (SMTP_URL is not set)');
+    this.logger.info(
+      { emailId: email.id, to: email.to, subject: email.subject },
+      'email handed to the log transport (SMTP_URL is not set)',
+    );
   }
 
   close(): void {}

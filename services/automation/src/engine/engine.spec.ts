@@ -10,7 +10,19 @@ let seq = 0;
 
 function lead(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   seq += 1;
-  return { id: `ld_${seq}`, firstName: 'Ada', lastName: 'Lovelace', email: `ada${seq}@example.com`, company: 'Engines', status: 'new', leadScore: 50, assignedTo: 'usr_owner', emailOptOut: false, emailBounced: false, ...overrides };
+  return {
+    id: `ld_${seq}`,
+    firstName: 'Ada',
+    lastName: 'Lovelace',
+    email: `ada${seq}@example.com`,
+    company: 'Engines',
+    status: 'new',
+    leadScore: 50,
+    assignedTo: 'usr_owner',
+    emailOptOut: false,
+    emailBounced: false,
+    ...overrides,
+  };
 }
 
 async function activeRule(engine: EngineHarness, input: Partial<RuleInput>): Promise<string> {
@@ -21,7 +33,11 @@ async function activeRule(engine: EngineHarness, input: Partial<RuleInput>): Pro
 
 function leadCreated(engine: EngineHarness, record: Record<string, unknown>, correlationId?: string) {
   engine.records.put(record);
-  return engine.publishEvent('records.lead_created.v1', { workspaceId: WS, recordType: 'lead', recordId: record.id, record }, correlationId);
+  return engine.publishEvent(
+    'records.lead_created.v1',
+    { workspaceId: WS, recordType: 'lead', recordId: record.id, record },
+    correlationId,
+  );
 }
 
 async function logsOf(engine: EngineHarness, ruleId: string) {
@@ -49,26 +65,51 @@ describe('the automation engine', () => {
       steps: [
         { type: 'send_email', order: 1, config: { mode: 'template', templateId: 'lead_welcome' } },
         { type: 'wait', order: 2, config: { duration: 1, unit: 'hours' } },
-        { type: 'create_task', order: 3, config: { name: 'Call {{lead.firstName}} at {{lead.company}}', assignTo: 'assigned_user', dueDays: 3 } },
-        { type: 'send_notification', order: 4, config: { recipients: ['assigned_user'], message: '{{lead.firstName}} {{lead.lastName}} joined {{workspace.name}}' } },
+        {
+          type: 'create_task',
+          order: 3,
+          config: { name: 'Call {{lead.firstName}} at {{lead.company}}', assignTo: 'assigned_user', dueDays: 3 },
+        },
+        {
+          type: 'send_notification',
+          order: 4,
+          config: { recipients: ['assigned_user'], message: '{{lead.firstName}} {{lead.lastName}} joined {{workspace.name}}' },
+        },
       ],
     });
     const record = lead();
     await leadCreated(engine, record);
     const [log] = await settled(engine, ruleId);
-    expect(log).toMatchObject({ status: 'completed', completedSteps: 4, totalSteps: 4, enrolledRecordId: record.id, enrolledRecordType: 'lead' });
+    expect(log).toMatchObject({
+      status: 'completed',
+      completedSteps: 4,
+      totalSteps: 4,
+      enrolledRecordId: record.id,
+      enrolledRecordType: 'lead',
+    });
     expect(engine.transport.sent).toEqual([expect.objectContaining({ to: record.email, subject: 'Welcome, Ada' })]);
     expect(engine.transport.sent[0]!.body).toContain('Grace at Acme Corp');
     const due = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
-    expect(engine.records.tasks).toEqual([expect.objectContaining({ name: 'Call Ada at Engines', assignedTo: 'usr_owner', relatedTo: record.id, dueDate: due })]);
+    expect(engine.records.tasks).toEqual([
+      expect.objectContaining({ name: 'Call Ada at Engines', assignedTo: 'usr_owner', relatedTo: record.id, dueDate: due }),
+    ]);
     const sent = await engine.store.forWorkspace(WS).find(notifications);
-    expect(sent).toEqual([expect.objectContaining({ recipient: 'usr_owner', message: 'Ada Lovelace joined Acme Corp', relatedTo: record.id })]);
+    expect(sent).toEqual([
+      expect.objectContaining({ recipient: 'usr_owner', message: 'Ada Lovelace joined Acme Corp', relatedTo: record.id }),
+    ]);
     expect((await engine.store.forWorkspace(WS).get(rules, ruleId))!.enrolledCount).toBe(1);
   });
 
   it('does not enroll a record whose trigger conditions do not hold, or into an inactive rule', async () => {
-    const ruleId = await activeRule(engine, { triggerConditions: [{ field: 'leadScore', operator: 'gte', value: 80 }], steps: [{ type: 'wait', order: 1, config: { duration: 1, unit: 'minutes' } }] });
-    const inactive = await engine.service.createRule(caller, { name: 'Off', trigger: 'lead_created', steps: [{ type: 'wait', order: 1, config: { duration: 1, unit: 'minutes' } }] });
+    const ruleId = await activeRule(engine, {
+      triggerConditions: [{ field: 'leadScore', operator: 'gte', value: 80 }],
+      steps: [{ type: 'wait', order: 1, config: { duration: 1, unit: 'minutes' } }],
+    });
+    const inactive = await engine.service.createRule(caller, {
+      name: 'Off',
+      trigger: 'lead_created',
+      steps: [{ type: 'wait', order: 1, config: { duration: 1, unit: 'minutes' } }],
+    });
     await leadCreated(engine, lead({ leadScore: 10 }));
     await new Promise((r) => setTimeout(r, 100));
     expect(await logsOf(engine, ruleId)).toEqual([]);
@@ -76,7 +117,9 @@ describe('the automation engine', () => {
   });
 
   it('enrolls once when the same event is delivered twice', async () => {
-    const ruleId = await activeRule(engine, { steps: [{ type: 'send_notification', order: 1, config: { recipients: ['assigned_user'], message: 'hi' } }] });
+    const ruleId = await activeRule(engine, {
+      steps: [{ type: 'send_notification', order: 1, config: { recipients: ['assigned_user'], message: 'hi' } }],
+    });
     const record = lead();
     engine.records.put(record);
     const message = await leadCreated(engine, record);
@@ -126,7 +169,9 @@ describe('the automation engine', () => {
   });
 
   it('skips, without failing, an email to a lead that opted out or bounced', async () => {
-    const ruleId = await activeRule(engine, { steps: [{ type: 'send_email', order: 1, config: { mode: 'template', templateId: 'lead_welcome' } }] });
+    const ruleId = await activeRule(engine, {
+      steps: [{ type: 'send_email', order: 1, config: { mode: 'template', templateId: 'lead_welcome' } }],
+    });
     await leadCreated(engine, lead({ emailOptOut: true }));
     await leadCreated(engine, lead({ emailBounced: true }));
     const logs = await settled(engine, ruleId, 2);
@@ -137,7 +182,9 @@ describe('the automation engine', () => {
   });
 
   it('fails an ai_generated email without a model provider, saying what is missing', async () => {
-    const ruleId = await activeRule(engine, { steps: [{ type: 'send_email', order: 1, config: { mode: 'ai_generated', prompt: 'Greet {{lead.firstName}}' } }] });
+    const ruleId = await activeRule(engine, {
+      steps: [{ type: 'send_email', order: 1, config: { mode: 'ai_generated', prompt: 'Greet {{lead.firstName}}' } }],
+    });
     await leadCreated(engine, lead());
     const [log] = await settled(engine, ruleId);
     expect(log!.status).toBe('failed');
@@ -150,14 +197,18 @@ describe('the automation engine', () => {
     const writer = new OpenAiCompatibleWriter('http://unused', 'm', undefined);
     writer.write = async (prompt) => ({ subject: 'Hello', body: `Written for: ${prompt}` });
     engine = await buildEngine({ waitScale: 0.00001, ai: writer });
-    const ruleId = await activeRule(engine, { steps: [{ type: 'send_email', order: 1, config: { mode: 'ai_generated', prompt: 'Greet {{lead.firstName}}' } }] });
+    const ruleId = await activeRule(engine, {
+      steps: [{ type: 'send_email', order: 1, config: { mode: 'ai_generated', prompt: 'Greet {{lead.firstName}}' } }],
+    });
     await leadCreated(engine, lead());
     await settled(engine, ruleId);
     expect(engine.transport.sent).toEqual([expect.objectContaining({ subject: 'Hello', body: 'Written for: Greet Ada' })]);
   });
 
   it('retries a step when records is briefly unavailable', async () => {
-    const ruleId = await activeRule(engine, { steps: [{ type: 'create_task', order: 1, config: { name: 'Call', assignTo: 'assigned_user', dueDays: 0 } }] });
+    const ruleId = await activeRule(engine, {
+      steps: [{ type: 'create_task', order: 1, config: { name: 'Call', assignTo: 'assigned_user', dueDays: 0 } }],
+    });
     engine.records.failNext = 1;
     await leadCreated(engine, lead());
     const [log] = await eventually(async () => {
@@ -172,10 +223,18 @@ describe('the automation engine', () => {
     await engine.close();
     engine = await buildEngine({ consume: false });
     const users = ['usr_a', 'usr_b', 'usr_c'];
-    const ruleId = await activeRule(engine, { steps: [{ type: 'assign_user', order: 1, config: { mode: 'round_robin', userIds: users } }] });
+    const ruleId = await activeRule(engine, {
+      steps: [{ type: 'assign_user', order: 1, config: { mode: 'round_robin', userIds: users } }],
+    });
     const records = Array.from({ length: 30 }, () => engine.records.put(lead()));
     for (const record of records) {
-      await engine.enroller.handle({ id: `evt-${String(record.id)}`, type: 'records.lead_created.v1', correlationId: 'c', occurredAt: '', payload: { workspaceId: WS, recordId: record.id, record } });
+      await engine.enroller.handle({
+        id: `evt-${String(record.id)}`,
+        type: 'records.lead_created.v1',
+        correlationId: 'c',
+        occurredAt: '',
+        payload: { workspaceId: WS, recordId: record.id, record },
+      });
     }
     const enrolled = await engine.store.forWorkspace(WS).find(enrollments);
     await Promise.all(enrolled.map((e) => engine.runner.runStep(WS, e.id, 0)));
@@ -195,9 +254,19 @@ describe('the automation engine', () => {
       ],
     });
     const record = engine.records.put(lead());
-    await engine.enroller.handle({ id: 'evt-1', type: 'records.lead_created.v1', correlationId: 'c', occurredAt: '', payload: { workspaceId: WS, recordId: record.id, record } });
+    await engine.enroller.handle({
+      id: 'evt-1',
+      type: 'records.lead_created.v1',
+      correlationId: 'c',
+      occurredAt: '',
+      payload: { workspaceId: WS, recordId: record.id, record },
+    });
     const [enrollment] = await engine.store.forWorkspace(WS).find(enrollments);
-    await Promise.all([engine.runner.runStep(WS, enrollment!.id, 0), engine.runner.runStep(WS, enrollment!.id, 0), engine.runner.runStep(WS, enrollment!.id, 0)]);
+    await Promise.all([
+      engine.runner.runStep(WS, enrollment!.id, 0),
+      engine.runner.runStep(WS, enrollment!.id, 0),
+      engine.runner.runStep(WS, enrollment!.id, 0),
+    ]);
     await Promise.all([engine.runner.runStep(WS, enrollment!.id, 1), engine.runner.runStep(WS, enrollment!.id, 1)]);
     expect(engine.transport.sent).toHaveLength(1);
     expect(engine.records.tasks).toHaveLength(1);
@@ -207,13 +276,23 @@ describe('the automation engine', () => {
   it('does not repeat a task when a crashed attempt of the step is taken over', async () => {
     await engine.close();
     engine = await buildEngine({ consume: false });
-    await activeRule(engine, { steps: [{ type: 'create_task', order: 1, config: { name: 'Call', assignTo: 'assigned_user', dueDays: 1 } }] });
+    await activeRule(engine, {
+      steps: [{ type: 'create_task', order: 1, config: { name: 'Call', assignTo: 'assigned_user', dueDays: 1 } }],
+    });
     const record = engine.records.put(lead());
-    await engine.enroller.handle({ id: 'evt-2', type: 'records.lead_created.v1', correlationId: 'c', occurredAt: '', payload: { workspaceId: WS, recordId: record.id, record } });
+    await engine.enroller.handle({
+      id: 'evt-2',
+      type: 'records.lead_created.v1',
+      correlationId: 'c',
+      occurredAt: '',
+      payload: { workspaceId: WS, recordId: record.id, record },
+    });
     const scoped = engine.store.forWorkspace(WS);
     const [enrollment] = await scoped.find(enrollments);
     // A worker claimed the step, created the task, and died before recording it; its claim has expired.
-    await scoped.update(enrollments, enrollment!.id, { set: { claimUntil: Date.now() - 1, claimToken: 'dead', lastClaim: { stepIndex: 0, at: Date.now() - 500 } } });
+    await scoped.update(enrollments, enrollment!.id, {
+      set: { claimUntil: Date.now() - 1, claimToken: 'dead', lastClaim: { stepIndex: 0, at: Date.now() - 500 } },
+    });
     await engine.records.createTask(WS, { name: 'Call', dueDate: '2030-01-01', assignedTo: 'usr_owner', relatedTo: String(record.id) });
     await engine.runner.runStep(WS, enrollment!.id, 0);
     expect(engine.records.tasks).toHaveLength(1);
@@ -223,10 +302,18 @@ describe('the automation engine', () => {
   it('re-publishes an overdue step whose message was lost', async () => {
     await engine.close();
     engine = await buildEngine({ consume: false });
-    const ruleId = await activeRule(engine, { steps: [{ type: 'send_notification', order: 1, config: { recipients: ['assigned_user'], message: 'hi' } }] });
+    const ruleId = await activeRule(engine, {
+      steps: [{ type: 'send_notification', order: 1, config: { recipients: ['assigned_user'], message: 'hi' } }],
+    });
     const record = engine.records.put(lead());
     // The step message goes nowhere: no step consumer is attached yet.
-    await engine.enroller.handle({ id: 'evt-3', type: 'records.lead_created.v1', correlationId: 'c', occurredAt: '', payload: { workspaceId: WS, recordId: record.id, record } });
+    await engine.enroller.handle({
+      id: 'evt-3',
+      type: 'records.lead_created.v1',
+      correlationId: 'c',
+      occurredAt: '',
+      payload: { workspaceId: WS, recordId: record.id, record },
+    });
     await engine.bus.consume({ name: 'automation.steps', bindings: ['automation.step_due.v1'] }, (m) => engine.runner.handle(m));
     expect(await engine.sweeper.sweep()).toBe(1);
     const [log] = await settled(engine, ruleId);
@@ -239,7 +326,10 @@ describe('the automation engine', () => {
       expect(await engine.sweeper.acquireLease()).toBe(true);
       expect(await engine.sweeper.acquireLease()).toBe(true);
       const { Sweeper } = sweeperModule;
-      const rival = new Sweeper(engine.store, { dispatch: async () => undefined } as never, { info() {}, warn() {} } as never, { intervalMs: 1000, graceMs: 0 });
+      const rival = new Sweeper(engine.store, { dispatch: async () => undefined } as never, { info() {}, warn() {} } as never, {
+        intervalMs: 1000,
+        graceMs: 0,
+      });
       expect(await rival.acquireLease()).toBe(false);
       expect(await rival.acquireLease(Date.now() + 10_000)).toBe(true);
     } finally {
@@ -247,8 +337,10 @@ describe('the automation engine', () => {
     }
   });
 
-  it('never re-enrolls a record in a rule through that rule\'s own actions', async () => {
-    const ruleId = await activeRule(engine, { steps: [{ type: 'assign_user', order: 1, config: { mode: 'round_robin', userIds: ['usr_a'] } }] });
+  it("never re-enrolls a record in a rule through that rule's own actions", async () => {
+    const ruleId = await activeRule(engine, {
+      steps: [{ type: 'assign_user', order: 1, config: { mode: 'round_robin', userIds: ['usr_a'] } }],
+    });
     const record = lead();
     await leadCreated(engine, record);
     await settled(engine, ruleId);

@@ -96,7 +96,13 @@ export class Enroller {
     try {
       await this.store.forWorkspace(rule.workspaceId).commit([
         { kind: 'insert', collection: enrollments, document: enrollment as unknown as EnrollmentDocument & Record<string, unknown> },
-        { kind: 'update', collection: rules, id: rule.id, change: { inc: { enrolledCount: 1 } }, where: [{ field: 'isActive', op: 'eq', value: true }] },
+        {
+          kind: 'update',
+          collection: rules,
+          id: rule.id,
+          change: { inc: { enrolledCount: 1 } },
+          where: [{ field: 'isActive', op: 'eq', value: true }],
+        },
       ]);
     } catch (error) {
       // A duplicate is a redelivered event (same id) or a record already in this rule (activeKey);
@@ -105,7 +111,11 @@ export class Enroller {
       throw error;
     }
     await this.dispatcher.dispatch(
-      newMessage('automation.step_due.v1', { workspaceId: rule.workspaceId, executionLogId: enrollment.id, stepIndex: 0, dueAt: enrollment.dueAt! }, { correlationId }),
+      newMessage(
+        'automation.step_due.v1',
+        { workspaceId: rule.workspaceId, executionLogId: enrollment.id, stepIndex: 0, dueAt: enrollment.dueAt! },
+        { correlationId },
+      ),
     );
   }
 }

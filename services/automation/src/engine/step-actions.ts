@@ -91,7 +91,7 @@ export class StepActions {
       const contactIds = Array.isArray(record.contactIds) ? (record.contactIds as string[]) : [];
       if (contactIds.length === 0) return { skip: 'The opportunity has no linked contact to email.' };
       const contact = await this.deps.records.getRecord(enrollment.workspaceId, 'contact', contactIds[0]!, enrollment.correlationId);
-      if (!contact) return { skip: 'The opportunity\'s contact no longer exists.' };
+      if (!contact) return { skip: "The opportunity's contact no longer exists." };
       person = contact;
     }
     if (person.emailOptOut === true) return { skip: 'Not sent: the recipient opted out of email (emailOptOut).' };
@@ -170,9 +170,9 @@ export class StepActions {
     const assignedTo = step.config.assignTo === 'assigned_user' ? this.ownerOf(run.record) : step.config.assignTo;
     if (run.rerun && enrollment.lastClaim) {
       const since = timestamp(new Date(enrollment.lastClaim.at - 1000));
-      const earlier = (await this.deps.records.listTasks(enrollment.workspaceId, enrollment.enrolledRecordId, enrollment.correlationId)).find(
-        (task) => task.name === name && task.createdAt >= since,
-      );
+      const earlier = (
+        await this.deps.records.listTasks(enrollment.workspaceId, enrollment.enrolledRecordId, enrollment.correlationId)
+      ).find((task) => task.name === name && task.createdAt >= since);
       if (earlier) return { status: 'completed', detail: `Task ${earlier.id} was created by an earlier attempt.` };
     }
     try {
@@ -181,7 +181,10 @@ export class StepActions {
         { name, dueDate, assignedTo, relatedTo: enrollment.enrolledRecordId },
         enrollment.correlationId,
       );
-      return { status: 'completed', detail: `Task ${task.id} created, due ${dueDate}${assignedTo ? `, assigned to ${assignedTo}` : ', unassigned (the record has no owner)'}.` };
+      return {
+        status: 'completed',
+        detail: `Task ${task.id} created, due ${dueDate}${assignedTo ? `, assigned to ${assignedTo}` : ', unassigned (the record has no owner)'}.`,
+      };
     } catch (error) {
       if (isDomainError(error) && error.kind === 'validation_failed') {
         throw new StepFailure(`The task was refused: ${JSON.stringify(error.fields ?? error.message)}`);
@@ -211,7 +214,13 @@ export class StepActions {
       );
     }
     try {
-      await this.deps.records.assignOwner(enrollment.workspaceId, enrollment.enrolledRecordType, enrollment.enrolledRecordId, userId, enrollment.correlationId);
+      await this.deps.records.assignOwner(
+        enrollment.workspaceId,
+        enrollment.enrolledRecordType,
+        enrollment.enrolledRecordId,
+        userId,
+        enrollment.correlationId,
+      );
     } catch (error) {
       if (isDomainError(error) && error.kind === 'validation_failed') {
         throw new StepFailure(`Could not assign ${userId}: ${JSON.stringify(error.fields ?? error.message)}`);

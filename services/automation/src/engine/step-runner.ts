@@ -24,6 +24,15 @@ import { enrollments } from '../store/collections';
 import { STEP_DUE_TYPE, type StepDuePayload } from './messages';
 import { StepActions, StepFailure } from './step-actions';
 import type { StepDispatcher } from './step-dispatcher';
+import { counter, histogram } from '@crm/telemetry';
+
+const stepsRun = counter('automation_steps_total', 'Automation steps run, by step type and outcome.', ['type', 'status']);
+const stepLateness = histogram(
+  'automation_step_lateness_seconds',
+  'How late a step ran after its due time, by step type.',
+  ['type'],
+  [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
+);
 
 export interface StepRunnerOptions {
   waitScale: number;
@@ -92,14 +101,29 @@ export class StepRunner {
       }
       if (anyHolds(current.exitConditions, record)) {
         const met = current.exitConditions.find((condition) => conditionHolds(condition, record))!;
-        await this.finish(claimed, token, 'cancelled', `Exit condition met: ${met.field} ${met.operator}${met.value === undefined ? '' : ` ${JSON.stringify(met.value)}`}.`);
+        await this.finish(
+          claimed,
+          token,
+          'cancelled',
+          `Exit condition met: ${met.field} ${met.operator}${met.value === undefined ? '' : ` ${JSON.stringify(met.value)}`}.`,
+        );
         return null;
       }
       const outcome = await this.actions.run({ enrollment: claimed, step, stepIndex, record, rerun, claimToken: token, now: started });
       const lateMs = Math.max(0, now - (current.dueAt ?? now));
-      return await this.advance(claimed, token, { order: step.order, type: step.type, status: outcome.status, detail: outcome.detail, finishedAt: timestamp(new Date()), lateMs });
+      stepsRun.inc({ type: step.type, status: outcome.status });
+      stepLateness.observe({ type: step.type }, lateMs / 1000);
+      return await this.advance(claimed, token, {
+        order: step.order,
+        type: step.type,
+        status: outcome.status,
+        detail: outcome.detail,
+        finishedAt: timestamp(new Date()),
+        lateMs,
+      });
     } catch (error) {
       if (error instanceof StepFailure) {
+        stepsRun.inc({ type: step.type, status: 'failed' });
         await this.finish(claimed, token, 'failed', `Step ${step.order} (${step.type}) failed: ${error.message}`, {
           order: step.order,
           type: step.type,
@@ -123,19 +147,27 @@ export class StepRunner {
     }
     const now = Date.now();
     const dueAt = dueAtOnReaching(enrollment.steps[next]!, now, this.options.waitScale);
-    const moved = await this.store.forWorkspace(enrollment.workspaceId).update(
-      enrollments,
-      enrollment.id,
-      { set: { stepIndex: next, dueAt, claimUntil: null, claimToken: null, attempts: 0, stepResults }, inc: { completedSteps: 1 } },
-      { where: [{ field: 'claimToken', op: 'eq', value: token }] },
-    );
+    const moved = await this.store
+      .forWorkspace(enrollment.workspaceId)
+      .update(
+        enrollments,
+        enrollment.id,
+        { set: { stepIndex: next, dueAt, claimUntil: null, claimToken: null, attempts: 0, stepResults }, inc: { completedSteps: 1 } },
+        { where: [{ field: 'claimToken', op: 'eq', value: token }] },
+      );
     if (!moved) return null; // the rule was deleted meanwhile (cancelled), or the claim was taken over
     if (dueAt <= now) return next;
     await this.dispatch(moved, dueAt);
     return null;
   }
 
-  private async finish(enrollment: EnrollmentDocument, token: string, status: Exclude<LogStatus, 'in_progress'>, reason: string | null, result?: StepResult): Promise<void> {
+  private async finish(
+    enrollment: EnrollmentDocument,
+    token: string,
+    status: Exclude<LogStatus, 'in_progress'>,
+    reason: string | null,
+    result?: StepResult,
+  ): Promise<void> {
     await this.store.forWorkspace(enrollment.workspaceId).update(
       enrollments,
       enrollment.id,
@@ -166,12 +198,14 @@ export class StepRunner {
     }
     const dueAt = Date.now() + retryDelayMs(attempts);
     this.logger.warn({ err: error, executionLogId: enrollment.id, attempts }, 'step hit a transient failure; retrying');
-    const released = await this.store.forWorkspace(enrollment.workspaceId).update(
-      enrollments,
-      enrollment.id,
-      { set: { claimUntil: null, claimToken: null, attempts, dueAt } },
-      { where: [{ field: 'claimToken', op: 'eq', value: token }] },
-    );
+    const released = await this.store
+      .forWorkspace(enrollment.workspaceId)
+      .update(
+        enrollments,
+        enrollment.id,
+        { set: { claimUntil: null, claimToken: null, attempts, dueAt } },
+        { where: [{ field: 'claimToken', op: 'eq', value: token }] },
+      );
     if (released) await this.dispatch(released, dueAt);
   }
 

@@ -98,7 +98,12 @@ export class Sweeper {
           await this.dispatcher.dispatch(
             newMessage<StepDuePayload>(
               STEP_DUE_TYPE,
-              { workspaceId: enrollment.workspaceId, executionLogId: enrollment.id, stepIndex: enrollment.stepIndex, dueAt: enrollment.dueAt ?? now },
+              {
+                workspaceId: enrollment.workspaceId,
+                executionLogId: enrollment.id,
+                stepIndex: enrollment.stepIndex,
+                dueAt: enrollment.dueAt ?? now,
+              },
               { correlationId: enrollment.correlationId },
             ),
           );

@@ -17,7 +17,9 @@ export function automationHandlers(service: AutomationService): ServiceHandlers 
     ListRules: async (_r, c) => ({ rules: (await service.listRules(callerOf(c))).map(ruleMessage) }),
     CreateRule: async (r, c) => ({ rule: ruleMessage(await service.createRule(callerOf(c), ruleInput(r.rule, r.providedFields))) }),
     GetRule: async (r, c) => ({ rule: ruleMessage(await service.getRule(callerOf(c), r.id)) }),
-    UpdateRule: async (r, c) => ({ rule: ruleMessage(await service.updateRule(callerOf(c), r.id, ruleInput(r.rule, r.updateFields), r.updateFields)) }),
+    UpdateRule: async (r, c) => ({
+      rule: ruleMessage(await service.updateRule(callerOf(c), r.id, ruleInput(r.rule, r.updateFields), r.updateFields)),
+    }),
     DeleteRule: async (r, c) => {
       await service.deleteRule(callerOf(c), r.id);
       return {};
@@ -45,7 +47,12 @@ export function automationHandlers(service: AutomationService): ServiceHandlers 
       return { total: page.total, emails: page.items.map(emailMessage) };
     },
     ListNotifications: async (r, c) => {
-      const page = await service.listNotifications(callerOf(c), { recipient: r.recipient, relatedTo: r.relatedTo, offset: r.offset, limit: r.limit });
+      const page = await service.listNotifications(callerOf(c), {
+        recipient: r.recipient,
+        relatedTo: r.relatedTo,
+        offset: r.offset,
+        limit: r.limit,
+      });
       return { total: page.total, notifications: page.items.map(notificationMessage) };
     },
   };

@@ -34,7 +34,11 @@ export function ruleInput(rule: automationV1.Rule | null, fields: string[]): Rul
   if (has('exitConditions')) input.exitConditions = conditions(source.exitConditions, 'exitConditions');
   if (has('steps') && (fields.length > 0 || (source.steps ?? []).length > 0)) {
     input.steps = (source.steps ?? []).map((s, index) => {
-      const out: Record<string, unknown> = { type: s.type, order: s.order, config: parseJson(s.configJson, `steps.${index}.config`, problems) ?? null };
+      const out: Record<string, unknown> = {
+        type: s.type,
+        order: s.order,
+        config: parseJson(s.configJson, `steps.${index}.config`, problems) ?? null,
+      };
       if (s.label) out.label = s.label;
       return out;
     });
@@ -44,7 +48,11 @@ export function ruleInput(rule: automationV1.Rule | null, fields: string[]): Rul
 }
 
 export function conditionMessage(condition: Condition): automationV1.Condition {
-  return { field: condition.field, operator: condition.operator, valueJson: condition.value === undefined ? '' : JSON.stringify(condition.value) };
+  return {
+    field: condition.field,
+    operator: condition.operator,
+    valueJson: condition.value === undefined ? '' : JSON.stringify(condition.value),
+  };
 }
 
 export function stepMessage(step: Step): automationV1.Step {
@@ -97,7 +105,13 @@ export function logMessage(log: EnrollmentDocument): automationV1.ExecutionLog {
     startedAt: log.startedAt,
     completedAt: log.completedAt ?? '',
     reason: log.reason ?? '',
-    stepResults: log.stepResults.map((r) => ({ order: r.order, type: r.type, status: r.status, detail: r.detail, finishedAt: r.finishedAt })),
+    stepResults: log.stepResults.map((r) => ({
+      order: r.order,
+      type: r.type,
+      status: r.status,
+      detail: r.detail,
+      finishedAt: r.finishedAt,
+    })),
     nextStepDueAt: log.status === 'in_progress' && log.dueAt !== null ? new Date(log.dueAt).toISOString().replace(/\.\d{3}Z$/, 'Z') : '',
   };
 }
@@ -118,5 +132,11 @@ export function emailMessage(email: EmailDocument): automationV1.Email {
 }
 
 export function notificationMessage(notification: NotificationDocument): automationV1.Notification {
-  return { id: notification.id, recipient: notification.recipient, message: notification.message, relatedTo: notification.relatedTo, createdAt: notification.createdAt };
+  return {
+    id: notification.id,
+    recipient: notification.recipient,
+    message: notification.message,
+    relatedTo: notification.relatedTo,
+    createdAt: notification.createdAt,
+  };
 }

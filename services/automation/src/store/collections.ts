@@ -65,4 +65,13 @@ export interface LeaseDocument extends StoredDocument {
 }
 export const leases = defineCollection<LeaseDocument>({ name: 'leases', scope: 'global', fields: { until: 'number' } });
 
-export const automationCollections = [rules, customTemplates, galleryInstalls, enrollments, emails, notifications, engineWorkspaces, leases];
+export const automationCollections = [
+  rules,
+  customTemplates,
+  galleryInstalls,
+  enrollments,
+  emails,
+  notifications,
+  engineWorkspaces,
+  leases,
+];

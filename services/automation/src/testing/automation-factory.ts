@@ -43,9 +43,20 @@ export class FakeRecords implements RecordsGateway {
     const record = this.records.get(id);
     return record ? structuredClone(record) : null;
   }
-  async createTask(workspaceId: string, task: { name: string; dueDate: string; assignedTo: string | null; relatedTo: string }): Promise<TaskSummary> {
+  async createTask(
+    workspaceId: string,
+    task: { name: string; dueDate: string; assignedTo: string | null; relatedTo: string },
+  ): Promise<TaskSummary> {
     this.maybeFail();
-    const created = { id: `tsk_${++this.taskSeq}`, name: task.name, dueDate: task.dueDate, createdAt: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), assignedTo: task.assignedTo, relatedTo: task.relatedTo, workspaceId };
+    const created = {
+      id: `tsk_${++this.taskSeq}`,
+      name: task.name,
+      dueDate: task.dueDate,
+      createdAt: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      assignedTo: task.assignedTo,
+      relatedTo: task.relatedTo,
+      workspaceId,
+    };
     this.tasks.push(created);
     return created;
   }

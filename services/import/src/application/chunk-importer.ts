@@ -13,6 +13,9 @@ import type { FileStorage } from '../store/file-storage';
 import type { ImportJobRepository } from '../store/import-job-repository';
 import { MAX_DELIVERIES, type ChunkPayload } from './import-messages';
 import type { RecordsClient } from './ports';
+import { counter } from '@crm/telemetry';
+
+const importedRows = counter('import_rows_total', 'CSV rows handled by import workers, by outcome.', ['outcome']);
 
 /** Errors from records that no retry will fix: the rows are reported instead. */
 const PERMANENT = new Set(['invalid_argument', 'validation_failed', 'not_found', 'permission_denied', 'payload_too_large']);
@@ -119,7 +122,7 @@ export class ChunkImporter {
         if (isDomainError(error) && PERMANENT.has(error.kind)) {
           const reason = error.kind === 'not_found' && job.sourceUid ? 'the source chosen for this import no longer exists' : error.message;
           for (const row of toCreate) errors.push({ row: row.row, message: `Not imported: ${reason}` });
-          return { successCount: 0, errors, duplicates };
+          return counted({ successCount: 0, errors, duplicates });
         }
         throw error;
       }
@@ -143,8 +146,16 @@ export class ChunkImporter {
         if (!answered.has(row.row))
           errors.push({ row: row.row, message: 'Not imported: the contacts service gave no answer for this row.' });
     }
-    return { successCount, errors, duplicates };
+    return counted({ successCount, errors, duplicates });
   }
+}
+
+/** Rows through the import workers, by outcome (a redelivered chunk is counted again). */
+function counted(result: ChunkResult): ChunkResult {
+  importedRows.inc({ outcome: 'created' }, result.successCount);
+  importedRows.inc({ outcome: 'error' }, result.errors.length);
+  importedRows.inc({ outcome: 'duplicate' }, result.duplicates.length);
+  return result;
 }
 
 function contactRow(row: number, fields: ContactFields): recordsV1.ContactRow {

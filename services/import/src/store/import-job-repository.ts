@@ -210,13 +210,11 @@ export class ImportJobRepository {
 
   /** Markers due for a look, oldest first. */
   dueMarkers(limit = 100) {
-    return this.store
-      .global()
-      .find(activeJobs, {
-        where: [{ field: 'checkAt', op: 'lte', value: this.now() }],
-        sort: [{ field: 'checkAt', direction: 'asc' }],
-        limit,
-      });
+    return this.store.global().find(activeJobs, {
+      where: [{ field: 'checkAt', op: 'lte', value: this.now() }],
+      sort: [{ field: 'checkAt', direction: 'asc' }],
+      limit,
+    });
   }
 
   /** Moves a marker's next look to later; false when another sweeper took it first. */

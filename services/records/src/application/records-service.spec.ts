@@ -126,11 +126,14 @@ describe('records service', () => {
   });
 
   describe('lead conversion', () => {
-    const newLead = () => h.service.createLead(A, { body: { firstName: 'Lin', email: 'lin@x.io', company: 'Hoco', assignedTo: 'usr_ada' } });
+    const newLead = () =>
+      h.service.createLead(A, { body: { firstName: 'Lin', email: 'lin@x.io', company: 'Hoco', assignedTo: 'usr_ada' } });
 
     it('converts with an account and an opportunity', async () => {
       const lead = await newLead();
-      const result = await h.service.convertLead(A, lead.id, { body: { createAccount: true, createOpportunity: true, opportunityStage: 'proposal' } });
+      const result = await h.service.convertLead(A, lead.id, {
+        body: { createAccount: true, createOpportunity: true, opportunityStage: 'proposal' },
+      });
       expect(result.lead).toMatchObject({ status: 'converted', convertedContactId: result.contact.id });
       expect(result.account).toMatchObject({ name: 'Hoco', contactCount: 1, openOpportunityCount: 1 });
       expect(result.opportunity).toMatchObject({ name: 'Hoco opportunity', stage: 'proposal', probability: 60, accountName: 'Hoco' });
@@ -184,7 +187,9 @@ describe('records service', () => {
     it('removes a contact with its notes and tasks but keeps its activities', async () => {
       const c = await contact(A);
       await h.service.createTask(A, { name: 'Call', relatedTo: c.id });
-      await h.store.forWorkspace('ws_a').insert(notes, { id: 'nte_1', workspaceId: 'ws_a', relatedTo: c.id, body: 'hi', createdAt: c.createdAt });
+      await h.store
+        .forWorkspace('ws_a')
+        .insert(notes, { id: 'nte_1', workspaceId: 'ws_a', relatedTo: c.id, body: 'hi', createdAt: c.createdAt });
       await h.service.deleteContact(A, c.id);
       const ws = h.store.forWorkspace('ws_a');
       expect(await ws.count(contacts)).toBe(0);
@@ -224,7 +229,12 @@ describe('records service', () => {
       await eventually(() => h.published.length === 2);
       await h.relay.sweep();
       expect(h.published.map((m) => m.type)).toEqual(['records.lead_created.v1', 'records.lead_status_changed.v1']);
-      expect(h.published[1]!.payload).toMatchObject({ workspaceId: 'ws_a', previousStatus: 'new', status: 'qualified', record: { id: lead.id } });
+      expect(h.published[1]!.payload).toMatchObject({
+        workspaceId: 'ws_a',
+        previousStatus: 'new',
+        status: 'qualified',
+        record: { id: lead.id },
+      });
       const stored = await h.store.forWorkspace('ws_a').find(outbox, {});
       expect(stored.every((e) => e.status === 'published')).toBe(true);
       expect(new Set(h.published.map((m) => m.id))).toEqual(new Set(stored.map((e) => e.id)));
@@ -280,7 +290,11 @@ describe('records service', () => {
       const again = await h.service.batchCreateContacts(A, { idempotencyKey: 'job-1:0', rows, importJobId: 'job-1' });
       expect(again).toEqual({ ...first, replayed: true });
       expect((await h.service.listContacts(A, {})).total).toBe(2);
-      const next = await h.service.batchCreateContacts(A, { idempotencyKey: 'job-1:1', rows: [{ row: 5, body: { firstName: 'F', email: 'one@x.io' } }], importJobId: 'job-1' });
+      const next = await h.service.batchCreateContacts(A, {
+        idempotencyKey: 'job-1:1',
+        rows: [{ row: 5, body: { firstName: 'F', email: 'one@x.io' } }],
+        importJobId: 'job-1',
+      });
       expect(next.duplicates).toEqual([{ row: 5, email: 'one@x.io', existingContactId: first.created[0]!.contactId, sameImport: true }]);
     });
 
@@ -297,7 +311,11 @@ describe('records service', () => {
 
     it('stamps the source name and refuses an unknown source', async () => {
       const source = await h.service.createSource(A, 'Trade fair');
-      const result = await h.service.batchCreateContacts(A, { idempotencyKey: 's', sourceUid: source.id, rows: [{ row: 1, body: { firstName: 'S', email: 's@x.io' } }] });
+      const result = await h.service.batchCreateContacts(A, {
+        idempotencyKey: 's',
+        sourceUid: source.id,
+        rows: [{ row: 1, body: { firstName: 'S', email: 's@x.io' } }],
+      });
       expect((await h.service.getContact(A, result.created[0]!.contactId)).source).toBe('Trade fair');
       expect(await kindOf(h.service.batchCreateContacts(B, { idempotencyKey: 's2', sourceUid: source.id, rows: [] }))).toBe('not_found');
     });

@@ -10,7 +10,15 @@ import { accountChanges, newAccount, ACCOUNT_FIELDS } from '../domain/account-ru
 import { timestamp, systemClock, type Clock, isCalendarDate } from '../domain/clock';
 import { contactChanges, newContact, CONTACT_FIELDS } from '../domain/contact-rules';
 import { contactCreated, leadCreated, leadEvents, opportunityEvents, type DomainEvent } from '../domain/events';
-import { FieldErrorList, LIMITS, MESSAGES, NO_REFERENCES, referencedIds, type FieldTable, type KnownReferences } from '../domain/field-rules';
+import {
+  FieldErrorList,
+  LIMITS,
+  MESSAGES,
+  NO_REFERENCES,
+  referencedIds,
+  type FieldTable,
+  type KnownReferences,
+} from '../domain/field-rules';
 import { defaultIds, ID_PREFIX, newSourceUid, type IdGenerator } from '../domain/ids';
 import { ALREADY_CONVERTED, planConversion } from '../domain/lead-conversion';
 import { leadChanges, newLead, LEAD_FIELDS } from '../domain/lead-rules';
@@ -161,9 +169,11 @@ export class RecordsService {
     const references = await this.references(caller, input.body, CONTACT_FIELDS);
     const now = this.now();
     const contact = newContact({ ...input, references }, this.ids(ID_PREFIX.contact), caller.workspaceId, now);
-    await this.write(caller, [{ kind: 'insert', collection: contacts, document: { ...contact } }, this.activity(caller, 'created', 'contact', contact.id, now)], [
-      contactCreated(contact),
-    ]);
+    await this.write(
+      caller,
+      [{ kind: 'insert', collection: contacts, document: { ...contact } }, this.activity(caller, 'created', 'contact', contact.id, now)],
+      [contactCreated(contact)],
+    );
     return (await this.contactViews(caller.workspaceId, [contact], true))[0]!;
   }
 
@@ -177,11 +187,7 @@ export class RecordsService {
     const references = await this.references(caller, input.body, CONTACT_FIELDS);
     const now = this.now();
     const changes = contactChanges(current, { ...input, references }, now);
-    await this.write(
-      caller,
-      [this.update(contacts, id, changes), this.activity(caller, 'updated', 'contact', id, now)],
-      [],
-    );
+    await this.write(caller, [this.update(contacts, id, changes), this.activity(caller, 'updated', 'contact', id, now)], []);
     return (await this.contactViews(caller.workspaceId, [{ ...current, ...changes }], true))[0]!;
   }
 
@@ -283,11 +289,20 @@ export class RecordsService {
       } else {
         seen.add(contact.emailKey);
         result.created.push({ row, contactId: contact.id });
-        ops.push({ kind: 'insert', collection: contacts, document: { ...contact } }, this.activity(caller, 'created', 'contact', contact.id, now));
+        ops.push(
+          { kind: 'insert', collection: contacts, document: { ...contact } },
+          this.activity(caller, 'created', 'contact', contact.id, now),
+        );
         events.push(contactCreated(contact));
       }
     }
-    const record: BatchResultDocument = { id: batchId, workspaceId: caller.workspaceId, idempotencyKey: input.idempotencyKey, result, createdAt: now };
+    const record: BatchResultDocument = {
+      id: batchId,
+      workspaceId: caller.workspaceId,
+      idempotencyKey: input.idempotencyKey,
+      result,
+      createdAt: now,
+    };
     ops.push({ kind: 'insert', collection: batchResults, document: { ...record } });
     try {
       await this.write(caller, ops, events);
@@ -308,9 +323,11 @@ export class RecordsService {
     const references = await this.references(caller, input.body, LEAD_FIELDS);
     const now = this.now();
     const lead = newLead({ ...input, references }, this.ids(ID_PREFIX.lead), caller.workspaceId, now);
-    await this.write(caller, [{ kind: 'insert', collection: leads, document: { ...lead } }, this.activity(caller, 'created', 'lead', lead.id, now)], [
-      leadCreated(lead),
-    ]);
+    await this.write(
+      caller,
+      [{ kind: 'insert', collection: leads, document: { ...lead } }, this.activity(caller, 'created', 'lead', lead.id, now)],
+      [leadCreated(lead)],
+    );
     return (await this.leadViews(caller.workspaceId, [lead], true))[0]!;
   }
 
@@ -330,7 +347,10 @@ export class RecordsService {
         // Conditional on the status read, so the status-change event names the right previous status.
         await this.write(
           caller,
-          [this.update(leads, id, changes, [{ field: 'status', op: 'eq', value: current.status }]), this.activity(caller, 'updated', 'lead', id, now)],
+          [
+            this.update(leads, id, changes, [{ field: 'status', op: 'eq', value: current.status }]),
+            this.activity(caller, 'updated', 'lead', id, now),
+          ],
           leadEvents(current, after),
         );
       } catch (error) {
@@ -343,7 +363,11 @@ export class RecordsService {
 
   async deleteLead(caller: Caller, id: string): Promise<void> {
     await this.found(this.repo.get(caller.workspaceId, leads, id));
-    await this.write(caller, [{ kind: 'delete', collection: leads, id }, ...this.dependentsOf(id), this.activity(caller, 'deleted', 'lead', id, this.now())], []);
+    await this.write(
+      caller,
+      [{ kind: 'delete', collection: leads, id }, ...this.dependentsOf(id), this.activity(caller, 'deleted', 'lead', id, this.now())],
+      [],
+    );
   }
 
   async listLeads(caller: Caller, filters: LeadFilters): Promise<ListResult<LeadView>> {
@@ -383,7 +407,10 @@ export class RecordsService {
     const convertedLead: LeadDocument = { ...lead, ...plan.leadChange };
     const events: DomainEvent[] = [...leadEvents(lead, convertedLead), contactCreated(plan.contact)];
     if (plan.account) {
-      ops.push({ kind: 'insert', collection: accounts, document: { ...plan.account } }, this.activity(caller, 'created', 'account', plan.account.id, now));
+      ops.push(
+        { kind: 'insert', collection: accounts, document: { ...plan.account } },
+        this.activity(caller, 'created', 'account', plan.account.id, now),
+      );
     }
     if (plan.opportunity) {
       ops.push(
@@ -411,7 +438,11 @@ export class RecordsService {
     const references = await this.references(caller, input.body, ACCOUNT_FIELDS);
     const now = this.now();
     const account = newAccount({ ...input, references }, this.ids(ID_PREFIX.account), caller.workspaceId, now);
-    await this.write(caller, [{ kind: 'insert', collection: accounts, document: { ...account } }, this.activity(caller, 'created', 'account', account.id, now)], []);
+    await this.write(
+      caller,
+      [{ kind: 'insert', collection: accounts, document: { ...account } }, this.activity(caller, 'created', 'account', account.id, now)],
+      [],
+    );
     return (await this.accountViews(caller.workspaceId, [account], true))[0]!;
   }
 
@@ -512,7 +543,11 @@ export class RecordsService {
     await this.found(this.repo.get(caller.workspaceId, opportunities, id));
     await this.write(
       caller,
-      [{ kind: 'delete', collection: opportunities, id }, ...this.dependentsOf(id), this.activity(caller, 'deleted', 'opportunity', id, this.now())],
+      [
+        { kind: 'delete', collection: opportunities, id },
+        ...this.dependentsOf(id),
+        this.activity(caller, 'deleted', 'opportunity', id, this.now()),
+      ],
       [],
     );
   }
@@ -556,7 +591,11 @@ export class RecordsService {
   }
 
   listSources(caller: Caller, offset?: number, limit?: number): Promise<ListResult<SourceDocument>> {
-    return this.repo.list(caller.workspaceId, sources, { where: [], ordering: lists.ordering('contact', undefined), page: lists.page(offset, limit) });
+    return this.repo.list(caller.workspaceId, sources, {
+      where: [],
+      ordering: lists.ordering('contact', undefined),
+      page: lists.page(offset, limit),
+    });
   }
 
   async createTask(
@@ -571,7 +610,8 @@ export class RecordsService {
     const status = input.status || 'open';
     if (!(TASK_STATUSES as readonly string[]).includes(status)) errors.add('status', MESSAGES.choice(status));
     if (!input.relatedTo) errors.add('relatedTo', MESSAGES.required);
-    else if (!(await this.recordExists(caller.workspaceId, input.relatedTo))) errors.add('relatedTo', MESSAGES.missingReference(input.relatedTo));
+    else if (!(await this.recordExists(caller.workspaceId, input.relatedTo)))
+      errors.add('relatedTo', MESSAGES.missingReference(input.relatedTo));
     if (input.assignedTo) {
       const users = await this.users.lookup(caller.workspaceId, [input.assignedTo]);
       if (users && !users.has(input.assignedTo)) errors.add('assignedTo', MESSAGES.missingReference(input.assignedTo));
@@ -654,7 +694,15 @@ export class RecordsService {
   }
 
   private async recordExists(workspaceId: string, id: string): Promise<boolean> {
-    const collection = id.startsWith('cnt_') ? contacts : id.startsWith('ld_') ? leads : id.startsWith('acc_') ? accounts : id.startsWith('opp_') ? opportunities : null;
+    const collection = id.startsWith('cnt_')
+      ? contacts
+      : id.startsWith('ld_')
+        ? leads
+        : id.startsWith('acc_')
+          ? accounts
+          : id.startsWith('opp_')
+            ? opportunities
+            : null;
     if (!collection) return false;
     return (await this.repo.get<{ id: string }>(workspaceId, collection, id)) !== null;
   }
@@ -720,14 +768,24 @@ export class RecordsService {
   }
 
   private async accountNames(workspaceId: string, ids: (string | null)[]): Promise<Map<string, string>> {
-    const found = await this.repo.accountsById(workspaceId, ids.filter((id): id is string => Boolean(id)));
+    const found = await this.repo.accountsById(
+      workspaceId,
+      ids.filter((id): id is string => Boolean(id)),
+    );
     return new Map(found.map((a) => [a.id, a.name]));
   }
 
   private async contactViews(workspaceId: string, items: ContactDocument[], withOwner: boolean): Promise<ContactView[]> {
     const [names, owners] = await Promise.all([
-      this.accountNames(workspaceId, items.map((c) => c.accountId)),
-      this.userNames(workspaceId, items.map((c) => c.assignedTo), withOwner),
+      this.accountNames(
+        workspaceId,
+        items.map((c) => c.accountId),
+      ),
+      this.userNames(
+        workspaceId,
+        items.map((c) => c.assignedTo),
+        withOwner,
+      ),
     ]);
     return items.map((c) => ({
       ...c,
@@ -737,12 +795,20 @@ export class RecordsService {
   }
 
   private async leadViews(workspaceId: string, items: LeadDocument[], withOwner: boolean): Promise<LeadView[]> {
-    const owners = await this.userNames(workspaceId, items.map((l) => l.assignedTo), withOwner);
+    const owners = await this.userNames(
+      workspaceId,
+      items.map((l) => l.assignedTo),
+      withOwner,
+    );
     return items.map((l) => ({ ...l, assignedToName: (l.assignedTo && owners.get(l.assignedTo)) || '' }));
   }
 
   private async accountViews(workspaceId: string, items: AccountDocument[], withOwner: boolean): Promise<AccountView[]> {
-    const owners = await this.userNames(workspaceId, items.map((a) => a.assignedTo), withOwner);
+    const owners = await this.userNames(
+      workspaceId,
+      items.map((a) => a.assignedTo),
+      withOwner,
+    );
     return Promise.all(
       items.map(async (a) => {
         const [contactCount, openOpportunityCount] = await Promise.all([
@@ -763,8 +829,15 @@ export class RecordsService {
 
   private async opportunityViews(workspaceId: string, items: OpportunityDocument[], withOwner: boolean): Promise<OpportunityView[]> {
     const [names, owners] = await Promise.all([
-      this.accountNames(workspaceId, items.map((o) => o.accountId)),
-      this.userNames(workspaceId, items.map((o) => o.assignedTo), withOwner),
+      this.accountNames(
+        workspaceId,
+        items.map((o) => o.accountId),
+      ),
+      this.userNames(
+        workspaceId,
+        items.map((o) => o.assignedTo),
+        withOwner,
+      ),
     ]);
     return items.map((o) => ({
       ...o,
@@ -782,6 +855,7 @@ export function recordJson(view: AnyRecordView): string {
 function namesOf(view: AnyRecordView): Record<string, unknown> {
   const r = view.record as unknown as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const key of ['accountName', 'assignedToName', 'contactCount', 'openOpportunityCount', 'openCaseCount']) if (key in r) out[key] = r[key];
+  for (const key of ['accountName', 'assignedToName', 'contactCount', 'openOpportunityCount', 'openCaseCount'])
+    if (key in r) out[key] = r[key];
   return out;
 }

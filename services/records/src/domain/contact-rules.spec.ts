@@ -18,7 +18,14 @@ function errorsOf(fn: () => unknown): Record<string, string[]> {
 describe('contact rules', () => {
   it('applies the defaults on create', () => {
     const contact = newContact({ body: { firstName: 'Ada', email: 'ada@example.com' }, references: refs }, 'cnt_1', 'ws_a', NOW);
-    expect(contact).toMatchObject({ stage: 'new', tags: [], accountId: null, assignedTo: null, emailKey: 'ada@example.com', fullName: 'Ada' });
+    expect(contact).toMatchObject({
+      stage: 'new',
+      tags: [],
+      accountId: null,
+      assignedTo: null,
+      emailKey: 'ada@example.com',
+      fullName: 'Ada',
+    });
   });
 
   it('reports every failing field at once', () => {
@@ -45,7 +52,19 @@ describe('contact rules', () => {
       ),
     );
     expect(Object.keys(fields).sort()).toEqual(
-      ['accountId', 'assignedTo', 'email', 'emailOptOut', 'favouriteColour', 'firstName', 'notes', 'phone', 'stage', 'tags', 'title'].sort(),
+      [
+        'accountId',
+        'assignedTo',
+        'email',
+        'emailOptOut',
+        'favouriteColour',
+        'firstName',
+        'notes',
+        'phone',
+        'stage',
+        'tags',
+        'title',
+      ].sort(),
     );
     expect(fields.email).toEqual(['Enter a valid email address.']);
     expect(fields.stage).toEqual(['"bogus" is not a valid choice.']);
@@ -70,12 +89,18 @@ describe('contact rules', () => {
 
   it('ignores read-only fields on update and unlinks the account with null', () => {
     const current = newContact({ body: { firstName: 'Ada', email: 'a@x.io', accountId: 'acc_1' }, references: refs }, 'cnt_1', 'ws_a', NOW);
-    const changes = contactChanges(current, { body: { id: 'cnt_9', createdAt: 'x', accountName: 'y', accountId: null }, references: refs }, NOW);
+    const changes = contactChanges(
+      current,
+      { body: { id: 'cnt_9', createdAt: 'x', accountName: 'y', accountId: null }, references: refs },
+      NOW,
+    );
     expect(changes).toEqual({ accountId: null, updatedAt: NOW });
   });
 
   it('refuses null for a required field on update', () => {
     const current = newContact({ body: { firstName: 'Ada', email: 'a@x.io' }, references: refs }, 'cnt_1', 'ws_a', NOW);
-    expect(errorsOf(() => contactChanges(current, { body: { email: null }, references: refs }, NOW)).email).toEqual(['This field may not be null.']);
+    expect(errorsOf(() => contactChanges(current, { body: { email: null }, references: refs }, NOW)).email).toEqual([
+      'This field may not be null.',
+    ]);
   });
 });

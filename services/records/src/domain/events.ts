@@ -20,7 +20,10 @@ export interface DomainEvent {
 }
 
 export function leadCreated(lead: LeadDocument): DomainEvent {
-  return { type: EVENT_TYPES.leadCreated, payload: { workspaceId: lead.workspaceId, recordType: 'lead', recordId: lead.id, record: publicRecord(lead) } };
+  return {
+    type: EVENT_TYPES.leadCreated,
+    payload: { workspaceId: lead.workspaceId, recordType: 'lead', recordId: lead.id, record: publicRecord(lead) },
+  };
 }
 
 export function leadEvents(before: LeadDocument, after: LeadDocument): DomainEvent[] {

@@ -180,7 +180,8 @@ function checkValue(field: string, value: unknown, rule: FieldRule, references: 
       return email;
     }
     case 'choice':
-      if (typeof value !== 'string' || !rule.values.includes(value)) return fail(MESSAGES.choice(typeof value === 'string' ? value : JSON.stringify(value)));
+      if (typeof value !== 'string' || !rule.values.includes(value))
+        return fail(MESSAGES.choice(typeof value === 'string' ? value : JSON.stringify(value)));
       return value;
     case 'integer':
       if (typeof value !== 'number' || !Number.isInteger(value)) return fail(MESSAGES.integer);
@@ -259,7 +260,8 @@ export function referencedIds(body: Body, table: FieldTable): { account: string[
   for (const [field, rule] of Object.entries(table)) {
     const value = body[field];
     if (rule.kind === 'reference' && typeof value === 'string' && value.length > 0) out[rule.target].push(value);
-    if (rule.kind === 'references' && Array.isArray(value)) out[rule.target].push(...value.filter((v): v is string => typeof v === 'string'));
+    if (rule.kind === 'references' && Array.isArray(value))
+      out[rule.target].push(...value.filter((v): v is string => typeof v === 'string'));
   }
   return out;
 }

@@ -23,21 +23,29 @@ function errorsOf(fn: () => unknown): Record<string, string[]> {
 
 describe('lead rules', () => {
   it('defaults status new and score 0', () => {
-    expect(newLead({ body: { lastName: 'Lee', email: 'l@x.io' }, references: refs }, 'ld_1', 'ws', NOW)).toMatchObject({ status: 'new', leadScore: 0 });
+    expect(newLead({ body: { lastName: 'Lee', email: 'l@x.io' }, references: refs }, 'ld_1', 'ws', NOW)).toMatchObject({
+      status: 'new',
+      leadScore: 0,
+    });
   });
 
   it('reports score, status, email and unknown fields together', () => {
     const fields = errorsOf(() =>
-      newLead({ body: { firstName: 'A', email: 'bad', leadScore: 101, status: 'won', extra: 1, assignedTo: 'usr_x' }, references: refs }, 'ld_1', 'ws', NOW),
+      newLead(
+        { body: { firstName: 'A', email: 'bad', leadScore: 101, status: 'won', extra: 1, assignedTo: 'usr_x' }, references: refs },
+        'ld_1',
+        'ws',
+        NOW,
+      ),
     );
     expect(Object.keys(fields).sort()).toEqual(['assignedTo', 'email', 'extra', 'leadScore', 'status']);
     expect(fields.leadScore).toEqual(['Ensure this value is less than or equal to 100.']);
   });
 
   it('refuses a fractional lead score', () => {
-    expect(errorsOf(() => newLead({ body: { firstName: 'A', email: 'a@x.io', leadScore: 5.5 }, references: refs }, 'ld_1', 'ws', NOW)).leadScore).toEqual([
-      'A valid integer is required.',
-    ]);
+    expect(
+      errorsOf(() => newLead({ body: { firstName: 'A', email: 'a@x.io', leadScore: 5.5 }, references: refs }, 'ld_1', 'ws', NOW)).leadScore,
+    ).toEqual(['A valid integer is required.']);
   });
 
   it('does not let PATCH set status converted', () => {
@@ -55,7 +63,13 @@ describe('account rules', () => {
     const fields = errorsOf(() =>
       newAccount(
         {
-          body: { website: 'ftp://x', annualRevenue: -1, billingAddress: { city: 1, planet: 'Mars' }, tags: ['x'.repeat(51)], stage: 'gold' },
+          body: {
+            website: 'ftp://x',
+            annualRevenue: -1,
+            billingAddress: { city: 1, planet: 'Mars' },
+            tags: ['x'.repeat(51)],
+            stage: 'gold',
+          },
           references: refs,
         },
         'acc_1',
@@ -79,11 +93,15 @@ describe('opportunity rules', () => {
   it('defaults stage prospecting and probability from the stage', () => {
     const opp = newOpportunity({ body: { name: 'Deal', accountId: 'acc_1' }, references: refs }, 'opp_1', 'ws', NOW_DATE);
     expect(opp).toMatchObject({ stage: 'prospecting', probability: 10, closedDate: null, value: 0 });
-    expect(newOpportunity({ body: { name: 'D', accountId: 'acc_1', stage: 'negotiation' }, references: refs }, 'o', 'ws', NOW_DATE).probability).toBe(80);
+    expect(
+      newOpportunity({ body: { name: 'D', accountId: 'acc_1', stage: 'negotiation' }, references: refs }, 'o', 'ws', NOW_DATE).probability,
+    ).toBe(80);
   });
 
   it('sets closedDate to today when created closed', () => {
-    expect(newOpportunity({ body: { name: 'D', accountId: 'acc_1', stage: 'closed_won' }, references: refs }, 'o', 'ws', NOW_DATE)).toMatchObject({
+    expect(
+      newOpportunity({ body: { name: 'D', accountId: 'acc_1', stage: 'closed_won' }, references: refs }, 'o', 'ws', NOW_DATE),
+    ).toMatchObject({
       probability: 100,
       closedDate: '2025-01-02',
     });
@@ -92,7 +110,10 @@ describe('opportunity rules', () => {
   it('checks every field at once', () => {
     const fields = errorsOf(() =>
       newOpportunity(
-        { body: { value: -5, probability: 150, closeDate: '2025-02-30', contactIds: ['cnt_1', 'cnt_other'], accountId: 'acc_other' }, references: refs },
+        {
+          body: { value: -5, probability: 150, closeDate: '2025-02-30', contactIds: ['cnt_1', 'cnt_other'], accountId: 'acc_other' },
+          references: refs,
+        },
         'o',
         'ws',
         NOW_DATE,
@@ -110,7 +131,9 @@ describe('opportunity rules', () => {
       closedDate: '2025-01-02',
       lossReason: null,
     });
-    expect(opportunityChanges(opp, { body: { stage: 'closed_won', closedDate: '2024-12-31', probability: 90 }, references: refs }, NOW_DATE)).toMatchObject({
+    expect(
+      opportunityChanges(opp, { body: { stage: 'closed_won', closedDate: '2024-12-31', probability: 90 }, references: refs }, NOW_DATE),
+    ).toMatchObject({
       closedDate: '2024-12-31',
       probability: 90,
     });
@@ -119,7 +142,18 @@ describe('opportunity rules', () => {
 
 describe('lead conversion plan', () => {
   const lead = newLead(
-    { body: { firstName: 'Lin', lastName: 'Ho', email: 'lin@x.io', phone: '123', company: 'Hoco', notes: 'met at fair', assignedTo: 'usr_1' }, references: refs },
+    {
+      body: {
+        firstName: 'Lin',
+        lastName: 'Ho',
+        email: 'lin@x.io',
+        phone: '123',
+        company: 'Hoco',
+        notes: 'met at fair',
+        assignedTo: 'usr_1',
+      },
+      references: refs,
+    },
     'ld_1',
     'ws',
     NOW,
@@ -127,7 +161,14 @@ describe('lead conversion plan', () => {
 
   it('makes only a contact by default, copying name, email, phone, owner and notes', () => {
     const plan = planConversion(lead, {}, ids, NOW_DATE);
-    expect(plan.contact).toMatchObject({ firstName: 'Lin', lastName: 'Ho', email: 'lin@x.io', phone: '123', assignedTo: 'usr_1', notes: 'met at fair' });
+    expect(plan.contact).toMatchObject({
+      firstName: 'Lin',
+      lastName: 'Ho',
+      email: 'lin@x.io',
+      phone: '123',
+      assignedTo: 'usr_1',
+      notes: 'met at fair',
+    });
     expect(plan.account).toBeNull();
     expect(plan.opportunity).toBeNull();
     expect(plan.leadChange).toMatchObject({ status: 'converted', convertedAt: NOW, convertedContactId: plan.contact.id });
@@ -137,7 +178,13 @@ describe('lead conversion plan', () => {
     const plan = planConversion(lead, { createAccount: true, createOpportunity: true, opportunityValue: 500 }, ids, NOW_DATE);
     expect(plan.account?.name).toBe('Hoco');
     expect(plan.contact.accountId).toBe(plan.account?.id);
-    expect(plan.opportunity).toMatchObject({ name: 'Hoco opportunity', value: 500, stage: 'prospecting', probability: 10, accountId: plan.account?.id });
+    expect(plan.opportunity).toMatchObject({
+      name: 'Hoco opportunity',
+      value: 500,
+      stage: 'prospecting',
+      probability: 10,
+      accountId: plan.account?.id,
+    });
   });
 
   it('refuses an opportunity without an account', () => {
@@ -154,7 +201,9 @@ describe('lead conversion plan', () => {
   });
 
   it('checks the options together', () => {
-    const fields = errorsOf(() => planConversion(lead, { createAccount: 'yes', opportunityStage: 'won', opportunityValue: -1, bogus: 1 }, ids, NOW_DATE));
+    const fields = errorsOf(() =>
+      planConversion(lead, { createAccount: 'yes', opportunityStage: 'won', opportunityValue: -1, bogus: 1 }, ids, NOW_DATE),
+    );
     expect(Object.keys(fields).sort()).toEqual(['bogus', 'createAccount', 'opportunityStage', 'opportunityValue']);
   });
 });

@@ -10,12 +10,7 @@ type Message = Record<string, unknown>;
 
 function isEmptyValue(value: unknown): boolean {
   return (
-    value === undefined ||
-    value === null ||
-    value === '' ||
-    value === 0 ||
-    value === false ||
-    (Array.isArray(value) && value.length === 0)
+    value === undefined || value === null || value === '' || value === 0 || value === false || (Array.isArray(value) && value.length === 0)
   );
 }
 

@@ -29,13 +29,21 @@ describe('RecordsService over gRPC', () => {
   it('creates, patches with presence and nulls, and reads back a contact', async () => {
     const { contact } = await client.call(
       'CreateContact',
-      { contact: { firstName: 'Ada', email: 'ada@x.io', assignedTo: 'usr_ada' } as recordsV1.Contact, providedFields: ['firstName', 'email', 'assignedTo'] },
+      {
+        contact: { firstName: 'Ada', email: 'ada@x.io', assignedTo: 'usr_ada' } as recordsV1.Contact,
+        providedFields: ['firstName', 'email', 'assignedTo'],
+      },
       context,
     );
     expect(contact).toMatchObject({ stage: 'new', assignedToName: 'Ada Lovelace', nullFields: ['accountId', 'source'] });
     const { contact: updated } = await client.call(
       'UpdateContact',
-      { id: contact!.id, contact: { title: 'CTO', stage: 'ignored' } as recordsV1.Contact, updateFields: ['title', 'createdAt'], clearFields: ['assignedTo'] },
+      {
+        id: contact!.id,
+        contact: { title: 'CTO', stage: 'ignored' } as recordsV1.Contact,
+        updateFields: ['title', 'createdAt'],
+        clearFields: ['assignedTo'],
+      },
       context,
     );
     expect(updated).toMatchObject({ title: 'CTO', stage: 'new', assignedTo: '', nullFields: ['accountId', 'assignedTo', 'source'] });
@@ -47,7 +55,11 @@ describe('RecordsService over gRPC', () => {
     const error = await client
       .call(
         'CreateLead',
-        { lead: { email: 'bad' } as recordsV1.Lead, providedFields: ['email'], invalidFields: [{ field: 'leadScore', messages: ['A valid integer is required.'] }] },
+        {
+          lead: { email: 'bad' } as recordsV1.Lead,
+          providedFields: ['email'],
+          invalidFields: [{ field: 'leadScore', messages: ['A valid integer is required.'] }],
+        },
         context,
       )
       .catch((e: unknown) => e);
@@ -57,7 +69,11 @@ describe('RecordsService over gRPC', () => {
   });
 
   it('converts a lead and answers null for what was not made', async () => {
-    const { lead } = await client.call('CreateLead', { lead: { firstName: 'L', email: 'l@x.io', company: 'Co' } as recordsV1.Lead }, context);
+    const { lead } = await client.call(
+      'CreateLead',
+      { lead: { firstName: 'L', email: 'l@x.io', company: 'Co' } as recordsV1.Lead },
+      context,
+    );
     const result = await client.call('ConvertLead', { leadId: lead!.id, createAccount: true, providedFields: ['createAccount'] }, context);
     expect(result.account).toMatchObject({ name: 'Co', contactCount: 1 });
     expect(result.opportunity).toBeNull();

@@ -32,7 +32,9 @@ function nonEmpty(value: string | undefined): string | undefined {
 export function recordsHandlers(service: RecordsService): ServiceHandlers {
   const handlers: Handlers = {
     CreateContact: async (r, c) => ({
-      contact: contactMessage(await service.createContact(callerOf(c), writeInput(r.contact, r.providedFields, r.clearFields, r.invalidFields, 'create'))),
+      contact: contactMessage(
+        await service.createContact(callerOf(c), writeInput(r.contact, r.providedFields, r.clearFields, r.invalidFields, 'create')),
+      ),
     }),
     GetContact: async (r, c) => ({ contact: contactMessage(await service.getContact(callerOf(c), r.id)) }),
     UpdateContact: async (r, c) => ({
@@ -65,7 +67,8 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
         importJobId: nonEmpty(r.importJobId),
         rows: r.rows.map((row) => {
           const body: Record<string, unknown> = {};
-          for (const field of ['firstName', 'lastName', 'email', 'phone', 'title', 'stage', 'notes'] as const) if (row[field]) body[field] = row[field];
+          for (const field of ['firstName', 'lastName', 'email', 'phone', 'title', 'stage', 'notes'] as const)
+            if (row[field]) body[field] = row[field];
           if (row.tags.length > 0) body.tags = row.tags;
           return { row: row.row, body };
         }),
@@ -79,11 +82,15 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
     },
 
     CreateLead: async (r, c) => ({
-      lead: leadMessage(await service.createLead(callerOf(c), writeInput(r.lead, r.providedFields, r.clearFields, r.invalidFields, 'create'))),
+      lead: leadMessage(
+        await service.createLead(callerOf(c), writeInput(r.lead, r.providedFields, r.clearFields, r.invalidFields, 'create')),
+      ),
     }),
     GetLead: async (r, c) => ({ lead: leadMessage(await service.getLead(callerOf(c), r.id)) }),
     UpdateLead: async (r, c) => ({
-      lead: leadMessage(await service.updateLead(callerOf(c), r.id, writeInput(r.lead, r.updateFields, r.clearFields, r.invalidFields, 'update'))),
+      lead: leadMessage(
+        await service.updateLead(callerOf(c), r.id, writeInput(r.lead, r.updateFields, r.clearFields, r.invalidFields, 'update')),
+      ),
     }),
     DeleteLead: async (r, c) => {
       await service.deleteLead(callerOf(c), r.id);
@@ -116,7 +123,9 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
     },
 
     CreateAccount: async (r, c) => ({
-      account: accountMessage(await service.createAccount(callerOf(c), writeInput(r.account, r.providedFields, r.clearFields, r.invalidFields, 'create'))),
+      account: accountMessage(
+        await service.createAccount(callerOf(c), writeInput(r.account, r.providedFields, r.clearFields, r.invalidFields, 'create')),
+      ),
     }),
     GetAccount: async (r, c) => ({ account: accountMessage(await service.getAccount(callerOf(c), r.id)) }),
     UpdateAccount: async (r, c) => ({
@@ -153,7 +162,11 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
     GetOpportunity: async (r, c) => ({ opportunity: opportunityMessage(await service.getOpportunity(callerOf(c), r.id)) }),
     UpdateOpportunity: async (r, c) => ({
       opportunity: opportunityMessage(
-        await service.updateOpportunity(callerOf(c), r.id, writeInput(r.opportunity, r.updateFields, r.clearFields, r.invalidFields, 'update')),
+        await service.updateOpportunity(
+          callerOf(c),
+          r.id,
+          writeInput(r.opportunity, r.updateFields, r.clearFields, r.invalidFields, 'update'),
+        ),
       ),
     }),
     DeleteOpportunity: async (r, c) => {

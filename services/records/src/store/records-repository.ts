@@ -45,7 +45,11 @@ export class RecordsRepository {
     return new Set(found.map((d) => d.id));
   }
 
-  async list<T extends StoredDocument>(workspaceId: string, collection: CollectionDefinition<T>, criteria: ListCriteria): Promise<ListResult<T>> {
+  async list<T extends StoredDocument>(
+    workspaceId: string,
+    collection: CollectionDefinition<T>,
+    criteria: ListCriteria,
+  ): Promise<ListResult<T>> {
     const where = [...criteria.where];
     if (criteria.search) {
       // The range is true of every record (searchText is always a string); it is there so that

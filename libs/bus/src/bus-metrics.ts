@@ -1,0 +1,54 @@
+import { counter, gauge, histogram } from '@crm/telemetry';
+import type { MessageBus } from './port';
+
+const handled = counter('bus_messages_handled_total', 'Messages handled by consumers, by queue and outcome (ok, error).', [
+  'queue',
+  'outcome',
+]);
+const handlingSeconds = histogram('bus_message_handling_seconds', 'Time a consumer spent on a message, by queue.', ['queue']);
+const ageSeconds = histogram(
+  'bus_message_age_seconds',
+  'Consumer lag: how old a message was (from its occurredAt) when a consumer got it, by queue.',
+  ['queue'],
+  [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 1800],
+);
+
+/**
+ * The same bus with consumer metrics: outcomes, handling time, message age on arrival, and the
+ * depth of every queue this process consumes (read when Prometheus scrapes).
+ */
+export function withMetrics(bus: MessageBus): MessageBus {
+  const consumed = new Set<string>();
+  gauge('bus_queue_depth', 'Messages waiting in a queue this process consumes.', ['queue'], async function collect() {
+    for (const queue of consumed) {
+      const depth = await bus.depth(queue).catch(() => undefined);
+      if (depth !== undefined) this.set({ queue }, depth);
+    }
+  });
+  return {
+    publish: (message) => bus.publish(message),
+    schedule: (message, delayMs) => bus.schedule(message, delayMs),
+    consume: (queue, handler) => {
+      consumed.add(queue.name);
+      return bus.consume(queue, async (message, info) => {
+        const occurred = Date.parse(message.occurredAt);
+        if (Number.isFinite(occurred)) ageSeconds.observe({ queue: queue.name }, Math.max(0, Date.now() - occurred) / 1000);
+        const stop = handlingSeconds.startTimer({ queue: queue.name });
+        try {
+          await handler(message, info);
+          handled.inc({ queue: queue.name, outcome: 'ok' });
+        } catch (error) {
+          handled.inc({ queue: queue.name, outcome: 'error' });
+          throw error;
+        } finally {
+          stop();
+        }
+      });
+    },
+    depth: (queueName) => bus.depth(queueName),
+    ping: () => bus.ping(),
+    close: () => bus.close(),
+    // The AMQP adapter's fault-injection hook for tests, kept reachable through the wrapper.
+    ...('severConnection' in bus ? { severConnection: () => (bus as { severConnection(): void }).severConnection() } : {}),
+  } as MessageBus;
+}
