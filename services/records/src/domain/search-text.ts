@@ -10,7 +10,6 @@ import type { AccountDocument, ContactDocument, LeadDocument, OpportunityDocumen
 /** U+001F (unit separator): never in a name, email, phone, company or website a client can search for. */
 export const SEARCH_SEPARATOR = '\u001f';
 
- 
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
 
 function join(parts: string[]): string {
