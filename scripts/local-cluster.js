@@ -197,6 +197,9 @@ async function startLocalCluster(options = {}) {
     AMQP_URL: amqpUrl,
     CRM_BUS_EXCHANGE: `crm.events.${runId}`,
     CRM_QUEUE_PREFIX: `run-${runId}.`,
+    // The run's queues delete themselves 10 minutes after their last consumer left: hundreds of
+    // leftover quorum queues from earlier runs were enough to wedge a shared broker.
+    CRM_QUEUE_EXPIRES_MS: String(10 * 60_000),
     RATE_LIMIT_KEY_PREFIX: `crm:${runId}:`,
     AUTH_GRPC_ADDR: address('auth'),
     RECORDS_GRPC_ADDR: address('records'),

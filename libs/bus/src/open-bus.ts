@@ -15,11 +15,20 @@ export interface BusOptions {
 
 /**
  * RabbitMQ when `AMQP_URL` is set, the in-process bus otherwise. `CRM_BUS_EXCHANGE` and
- * `CRM_QUEUE_PREFIX` name the exchange and prefix the queues (the local-cluster runner sets them per run).
+ * `CRM_QUEUE_PREFIX` name the exchange and prefix the queues, and `CRM_QUEUE_EXPIRES_MS` lets the
+ * queues delete themselves once unused (the local-cluster runner sets all three per run, so test
+ * runs never pile up quorum queues on a shared broker).
  */
 export function busLocationFromEnv(amqpUrl: string | undefined = process.env.AMQP_URL, env: NodeJS.ProcessEnv = process.env): BusLocation {
   if (!amqpUrl) return { kind: 'in-process' };
-  return { kind: 'amqp', url: amqpUrl, exchange: env.CRM_BUS_EXCHANGE || undefined, queuePrefix: env.CRM_QUEUE_PREFIX || undefined };
+  const expires = Number(env.CRM_QUEUE_EXPIRES_MS);
+  return {
+    kind: 'amqp',
+    url: amqpUrl,
+    exchange: env.CRM_BUS_EXCHANGE || undefined,
+    queuePrefix: env.CRM_QUEUE_PREFIX || undefined,
+    queueExpiresMs: Number.isInteger(expires) && expires > 0 ? expires : undefined,
+  };
 }
 
 /** The same bus with `prefix` before every work queue's name. */
@@ -37,7 +46,10 @@ function withQueuePrefix(bus: MessageBus, prefix: string): MessageBus {
 export async function openBus(location: BusLocation, logger: Logger, options: BusOptions = {}): Promise<MessageBus> {
   switch (location.kind) {
     case 'amqp': {
-      const bus = await AmqpBus.open({ url: location.url, exchange: location.exchange, ...options }, logger);
+      const bus = await AmqpBus.open(
+        { url: location.url, exchange: location.exchange, queueExpiresMs: location.queueExpiresMs, ...options },
+        logger,
+      );
       return withMetrics(location.queuePrefix ? withQueuePrefix(bus, location.queuePrefix) : bus);
     }
     case 'in-process':

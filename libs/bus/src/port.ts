@@ -68,5 +68,7 @@ export type BusLocation =
       exchange?: string;
       /** Put before every work queue's name, so test runs or deployments sharing a broker never share a queue. */
       queuePrefix?: string;
+      /** Queues delete themselves once unused this long: throwaway topologies (test runs) only. */
+      queueExpiresMs?: number;
     }
   | { kind: 'in-process' };

@@ -21,6 +21,8 @@ import { DEFAULT_PREFETCH, declareBusTopology, declareWorkQueue, topologyNames, 
 
 export interface AmqpBusOptions {
   url: string;
+  /** Deletes every queue of this bus once unused that long (x-expires): for throwaway test topologies only. */
+  queueExpiresMs?: number;
   /** The topic exchange; the dead-letter and delay names derive from it. Default `crm.events`. */
   exchange?: string;
   /** How long publish(), schedule() and consume() wait for the broker during an outage. Default 30 s. */
@@ -56,7 +58,7 @@ export class AmqpBus implements MessageBus {
     private readonly options: AmqpBusOptions,
     private readonly logger: Logger,
   ) {
-    this.names = topologyNames(options.exchange);
+    this.names = topologyNames(options.exchange, options.queueExpiresMs);
     this.outageTimeoutMs = options.outageTimeoutMs ?? 30_000;
     this.stopGraceMs = options.stopGraceMs ?? 30_000;
     this.delayForwarder = this.newConsumer(this.names.delayReturnQueue, DELAY_FORWARDER_PREFETCH, (delivery) =>

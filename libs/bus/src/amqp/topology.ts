@@ -20,10 +20,12 @@ export interface TopologyNames {
   /** Queue the bus itself consumes to move delayed messages along. */
   delayReturnQueue: string;
   delayTierQueue(tier: DelayTier): string;
+  /** Extra arguments on every queue: `x-expires` for throwaway topologies (test runs), none otherwise. */
+  queueArguments: Record<string, number>;
 }
 
 /** `crm.events` gives `crm.dead`, `crm.delay.return`, `crm.delay.1s`, ... */
-export function topologyNames(exchange: string = DEFAULT_EXCHANGE): TopologyNames {
+export function topologyNames(exchange: string = DEFAULT_EXCHANGE, queueExpiresMs?: number): TopologyNames {
   const prefix = exchange.endsWith('.events') ? exchange.slice(0, -'.events'.length) : exchange;
   return {
     events: exchange,
@@ -31,6 +33,7 @@ export function topologyNames(exchange: string = DEFAULT_EXCHANGE): TopologyName
     delayReturn: `${prefix}.delay.return`,
     delayReturnQueue: `${prefix}.delay.return`,
     delayTierQueue: (tier) => `${prefix}.delay.${tier.label}`,
+    queueArguments: queueExpiresMs ? { 'x-expires': queueExpiresMs } : {},
   };
 }
 
@@ -42,14 +45,19 @@ export async function declareBusTopology(channel: Channel, names: TopologyNames)
   await channel.assertExchange(names.events, 'topic', { durable: true });
   await channel.assertExchange(names.dead, 'direct', { durable: true });
   await channel.assertExchange(names.delayReturn, 'fanout', { durable: true });
-  await channel.assertQueue(names.delayReturnQueue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+  await channel.assertQueue(names.delayReturnQueue, { durable: true, arguments: { 'x-queue-type': 'quorum', ...names.queueArguments } });
   await channel.bindQueue(names.delayReturnQueue, names.delayReturn, '');
   // Classic queues: quorum queues expire messages by TTL only from RabbitMQ 3.10 on, while classic
   // queues do it on every version we might meet, cheaply and on time.
   for (const tier of DELAY_TIERS) {
     await channel.assertQueue(names.delayTierQueue(tier), {
       durable: true,
-      arguments: { 'x-queue-type': 'classic', 'x-message-ttl': tier.ttlMs, 'x-dead-letter-exchange': names.delayReturn },
+      arguments: {
+        'x-queue-type': 'classic',
+        'x-message-ttl': tier.ttlMs,
+        'x-dead-letter-exchange': names.delayReturn,
+        ...names.queueArguments,
+      },
     });
   }
 }
@@ -57,7 +65,7 @@ export async function declareBusTopology(channel: Channel, names: TopologyNames)
 export async function declareWorkQueue(channel: Channel, names: TopologyNames, queue: QueueDefinition): Promise<void> {
   const maxDeliveries = Math.max(1, queue.maxDeliveries ?? DEFAULT_MAX_DELIVERIES);
   const deadQueue = deadQueueName(queue.name);
-  await channel.assertQueue(deadQueue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+  await channel.assertQueue(deadQueue, { durable: true, arguments: { 'x-queue-type': 'quorum', ...names.queueArguments } });
   await channel.bindQueue(deadQueue, names.dead, queue.name);
   await channel.assertQueue(queue.name, {
     durable: true,
@@ -70,6 +78,7 @@ export async function declareWorkQueue(channel: Channel, names: TopologyNames, q
       // At-least-once dead-lettering (RabbitMQ 3.10+) needs reject-publish overflow.
       'x-dead-letter-strategy': 'at-least-once',
       'x-overflow': 'reject-publish',
+      ...names.queueArguments,
     },
   });
   for (const pattern of queue.bindings) {
