@@ -265,6 +265,12 @@ async function startLocalCluster(options = {}) {
     runId,
     operatorToken,
     authAddress: address('auth'),
+    /** The bus settings every process of this run uses, for tests that open the run's bus themselves. */
+    busEnv: {
+      CRM_BUS_EXCHANGE: common.CRM_BUS_EXCHANGE,
+      CRM_QUEUE_PREFIX: common.CRM_QUEUE_PREFIX,
+      CRM_QUEUE_EXPIRES_MS: common.CRM_QUEUE_EXPIRES_MS,
+    },
     recordsAddress: address('records'),
     processes,
     async restart(name, signal = 'SIGTERM') {

@@ -58,7 +58,7 @@ it('counts every chunk once when chunks are delivered twice', async () => {
   const owner = await signUp(t.api);
   const rows = 3000;
   const bus = await openBus(
-    busLocationFromEnv(process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672', { CRM_BUS_EXCHANGE: `crm.events.${t.cluster.runId}` }),
+    busLocationFromEnv(process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672', t.cluster.busEnv),
     createLogger('test', { level: 'silent' }),
   );
   try {

@@ -14,6 +14,8 @@ export interface LocalCluster {
   runId: string;
   operatorToken: string;
   authAddress: string;
+  /** The bus settings of this run (exchange, queue prefix, queue expiry), for tests that open the run's bus. */
+  busEnv: Record<string, string>;
   processes: Map<
     string,
     { name: string; running: boolean; stop(signal?: string): Promise<void>; start(): void; tail(lines?: number): string }
