@@ -11,6 +11,11 @@ export interface CallContext extends CallerContext {
   signal: AbortSignal;
 }
 
+/** `host:port` for binding, with an IPv6 host in brackets. */
+export function listenAddress(host: string, port: number): string {
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
 export type UnaryHandler<Req = any, Res = any> = (request: Req, context: CallContext) => Promise<Res>;
 
 /** Handlers keyed by method name as proto-loader exposes it (the proto's rpc name, e.g. `LogIn`). */

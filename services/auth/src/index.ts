@@ -1,4 +1,4 @@
-import { authV1, GrpcServer } from '@crm/grpc';
+import { authV1, GrpcServer, listenAddress } from '@crm/grpc';
 import { createLogger, type Logger } from '@crm/observability';
 import { locationFromEnv, openStore, type StoreLocation } from '@crm/store';
 import type { AuthConfig } from './config';
@@ -27,10 +27,6 @@ export interface RunningAuthService {
   port: number;
   operatorToken: string;
   stop(): Promise<void>;
-}
-
-function listenAddress(host: string, port: number): string {
-  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 /** Opens the store, makes sure the signing key and operator token exist, and serves both gRPC services. */

@@ -8,7 +8,7 @@
  * One-process mode (scripts/start.js) starts both, handing them the same in-process bus as records.
  */
 import { busLocationFromEnv, openBus, type Consumer, type MessageBus } from '@crm/bus';
-import { GrpcServer, automationV1 } from '@crm/grpc';
+import { GrpcServer, automationV1, listenAddress } from '@crm/grpc';
 import { createLogger, type Logger } from '@crm/observability';
 import { locationFromEnv, openStore, type DocumentStore, type StoreLocation } from '@crm/store';
 import { AutomationService } from './application/automation-service';
@@ -48,10 +48,6 @@ export interface StartAutomationWorkerOptions extends StartAutomationOptions {
   directory?: WorkspaceDirectory;
   transport?: EmailTransport;
   ai?: AiWriter;
-}
-
-function listenAddress(host: string, port: number): string {
-  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 async function storeFor(config: AutomationConfig, options: StartAutomationOptions): Promise<{ store: DocumentStore; owned: boolean }> {

@@ -8,7 +8,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { busLocationFromEnv, openBus, type Consumer, type MessageBus } from '@crm/bus';
-import { GrpcClient, GrpcServer, importV1, recordsV1 } from '@crm/grpc';
+import { GrpcClient, GrpcServer, importV1, recordsV1, listenAddress } from '@crm/grpc';
 import { createLogger, type Logger } from '@crm/observability';
 import { locationFromEnv, openStore, type DocumentStore, type StoreLocation } from '@crm/store';
 import { ChunkImporter } from './application/chunk-importer';
@@ -61,10 +61,6 @@ interface Runtime {
   repo: ImportJobRepository;
   importer: ChunkImporter;
   close(): Promise<void>;
-}
-
-function listenAddress(host: string, port: number): string {
-  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 async function openRuntime(config: ImportConfig, logger: Logger, options: StartImportOptions): Promise<Runtime> {

@@ -1,5 +1,5 @@
 import { busLocationFromEnv, openBus, type MessageBus } from '@crm/bus';
-import { GrpcServer, recordsV1 } from '@crm/grpc';
+import { GrpcServer, recordsV1, listenAddress } from '@crm/grpc';
 import { createLogger, type Logger } from '@crm/observability';
 import { locationFromEnv, openStore, type DocumentStore, type StoreLocation } from '@crm/store';
 import { RecordsService } from './application/records-service';
@@ -27,10 +27,6 @@ export interface StartRecordsOptions {
 export interface RunningRecordsService {
   port: number;
   stop(): Promise<void>;
-}
-
-function listenAddress(host: string, port: number): string {
-  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 /** Opens the store and the bus, starts the outbox relay and serves RecordsService over gRPC. */
