@@ -8,7 +8,9 @@ const { parseArgs } = require('node:util');
 const { Agent, request } = require('undici');
 const { startLocalCluster } = require('../scripts/local-cluster.js');
 
-const { values } = parseArgs({ options: { only: { type: 'string' }, seconds: { type: 'string' }, help: { type: 'boolean' } } });
+const { values } = parseArgs({
+  options: { only: { type: 'string' }, seconds: { type: 'string' }, 'cpu-prof': { type: 'string' }, help: { type: 'boolean' } },
+});
 const suitesDir = path.join(__dirname, 'suites');
 const suites = fs
   .readdirSync(suitesDir)
@@ -16,7 +18,12 @@ const suites = fs
   .map((f) => f.replace(/\.js$/, ''));
 if (values.help) {
   console.log(
-    `Usage: npm run bench [-- --only <suite>] [--seconds N]\n  Suites: ${suites.join(', ')}\n  Results are printed and written to bench/results/.`,
+    [
+      'Usage: npm run bench [-- --only <suite>] [--seconds N] [--cpu-prof DIR]',
+      `  Suites: ${suites.join(', ')}`,
+      '  --cpu-prof DIR  every cluster process writes a V8 CPU profile (.cpuprofile) to DIR when it stops',
+      '  Results are printed and written to bench/results/.',
+    ].join('\n'),
   );
   process.exit(0);
 }
@@ -26,7 +33,9 @@ async function main() {
   const seconds = Number(values.seconds ?? 10);
   const log = (message) => process.stderr.write(`[bench] ${message}\n`);
   log('starting the local cluster');
-  const cluster = await startLocalCluster({ gateways: 1, workers: 1, logLevel: 'warn' });
+  const profileDir = values['cpu-prof'] ? path.resolve(values['cpu-prof']) : undefined;
+  const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const cluster = await startLocalCluster({ gateways: 1, workers: 1, logLevel: 'warn', nodeArgs });
   const agent = new Agent({ connect: { ca: cluster.ca } });
   const api = async (method, p, body, token) => {
     const res = await request(`${cluster.gateways[0].url}${p}`, {

@@ -46,7 +46,10 @@ export function createCollectionSchema(db: Database.Database, definition: Collec
       if (name.startsWith(`${definition.name}__`) && !wanted.has(name)) db.exec(`DROP INDEX ${quoteIdentifier(name)}`);
     }
     for (const layout of layouts) db.exec(createIndexSql(layout, columns));
+    seedPlannerStatistics(db, definition.name, layouts, definition.scope === 'workspace');
   }).immediate();
+  // Makes the planner read the statistics just written.
+  db.exec('ANALYZE sqlite_schema');
 
   const uniqueFieldsByColumns = new Map<string, string[]>([[columnsKey(['id']), ['id']]]);
   const uniqueFieldsByIndexName = new Map<string, string[]>();
@@ -56,6 +59,35 @@ export function createCollectionSchema(db: Database.Database, definition: Collec
     uniqueFieldsByIndexName.set(layout.name, layout.declared);
   }
   return { definition, columns, uniqueFieldsByColumns, uniqueFieldsByIndexName };
+}
+
+/** Rows the planner is told a collection, a workspace and one value of a further key column hold. */
+const PLANNED_ROWS = { collection: 10_000_000, workspace: 100_000, perStep: 10_000 };
+
+/**
+ * Without statistics SQLite guesses that `workspace_id = ?` matches about ten rows, so it scans a
+ * whole workspace through (workspaceId, id) rather than make 500 lookups for `emailKey IN (...)`:
+ * a scan that grows with the workspace. Statistics for the shape every collection has (many rows
+ * per workspace, few per further key) are written at every start instead of measured by ANALYZE,
+ * whose figures from a small table would mislead the planner once that table grows.
+ */
+function seedPlannerStatistics(db: Database.Database, table: string, layouts: IndexLayout[], inWorkspace: boolean): void {
+  const hasStatistics = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_stat1'`).get() !== undefined;
+  // Only ANALYZE creates sqlite_stat1; it runs once per database, on whichever collection comes first.
+  if (!hasStatistics) db.exec(`ANALYZE ${quoteIdentifier(table)}`);
+  db.prepare('DELETE FROM sqlite_stat1 WHERE tbl = ?').run(table);
+  const insert = db.prepare('INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (?, ?, ?)');
+  for (const layout of layouts) {
+    let rows: number = PLANNED_ROWS.collection;
+    const perPrefix = layout.keys.map((key, i) => {
+      const last = i === layout.keys.length - 1;
+      if (last && (layout.unique || key === 'id')) rows = 1;
+      else if (i === 0 && inWorkspace) rows = PLANNED_ROWS.workspace;
+      else rows = Math.max(1, Math.floor(rows / PLANNED_ROWS.perStep));
+      return rows;
+    });
+    insert.run(table, layout.name, [PLANNED_ROWS.collection, ...perPrefix].join(' '));
+  }
 }
 
 /** The column name as SQLite reports it in a constraint error (unquoted). */

@@ -19,6 +19,7 @@ import {
   whereToSql,
 } from './sqlite-query';
 import { createCollectionSchema, duplicateFields, SqliteCollection } from './sqlite-schema';
+import { startWalCheckpointer, WalCheckpointer } from './wal-checkpointer';
 
 /** How long a writer waits for another process's write lock before giving up with 'unavailable'. */
 const BUSY_TIMEOUT_MS = 5000;
@@ -29,6 +30,9 @@ const STATEMENT_CACHE_SIZE = 500;
 const TEXT_SEARCH_SORT_LIMIT = 1000;
 const CACHE_SIZE_KIB = 64 * 1024;
 const MMAP_SIZE_BYTES = 256 * 1024 * 1024;
+/** The worker checkpoints this often; the writer itself only once the log reaches the backstop size (pages). */
+const CHECKPOINT_INTERVAL_MS = 250;
+const BACKSTOP_CHECKPOINT_PAGES = 10_000;
 
 const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|PROTOCOL|NOMEM)/;
 
@@ -43,7 +47,10 @@ export class SqliteStoreAdapter implements StoreAdapter {
   private readonly runInTransaction: Database.Transaction<(work: () => unknown) => unknown>;
   private closed = false;
 
-  private constructor(private readonly db: Database.Database) {
+  private constructor(
+    private readonly db: Database.Database,
+    private readonly checkpointer?: WalCheckpointer,
+  ) {
     this.runInTransaction = db.transaction((work: () => unknown) => work());
   }
 
@@ -52,6 +59,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
     try {
       for (const collection of collections) adapter.collection(collection);
     } catch (error) {
+      void adapter.checkpointer?.stop();
       adapter.db.close();
       throw mapError(error);
     }
@@ -67,8 +75,15 @@ export class SqliteStoreAdapter implements StoreAdapter {
       // Scans (contains_text, undeclared fields) read every document; a larger cache and memory
       // mapping keep them from going through a read() call per page.
       db.pragma(`cache_size = -${CACHE_SIZE_KIB}`);
-      if (file !== ':memory:') db.pragma(`mmap_size = ${MMAP_SIZE_BYTES}`);
-      return new SqliteStoreAdapter(db);
+      if (file === ':memory:') return new SqliteStoreAdapter(db);
+      db.pragma(`mmap_size = ${MMAP_SIZE_BYTES}`);
+      db.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
+      const checkpointer = startWalCheckpointer(file, {
+        intervalMs: CHECKPOINT_INTERVAL_MS,
+        busyTimeoutMs: BUSY_TIMEOUT_MS,
+        onError: (message) => process.emitWarning(`WAL checkpoint of ${file} failed: ${message}`, 'SqliteCheckpointWarning'),
+      });
+      return new SqliteStoreAdapter(db, checkpointer);
     } catch (error) {
       throw mapError(error);
     }
@@ -196,11 +211,8 @@ export class SqliteStoreAdapter implements StoreAdapter {
     if (this.closed) return;
     this.closed = true;
     this.statements.clear();
-    try {
-      this.db.pragma('optimize');
-    } catch {
-      // Only a planner hint; closing matters more.
-    }
+    await this.checkpointer?.stop();
+    // No `PRAGMA optimize` here: it would replace the planner statistics the schema seeds.
     this.db.close();
   }
 

@@ -20,6 +20,9 @@ export const TRIGGERS: Record<TriggerKind, { eventType: string; recordType: Reco
   },
 };
 
+/** Records' event for one batch create: its `events` are contact_created payloads. */
+export const CONTACTS_CREATED_BATCH = 'records.contacts_created.v1';
+
 /** The trigger kinds an event type raises (one today; a list so a new trigger can share an event). */
 export function triggersForEvent(eventType: string): TriggerKind[] {
   return (Object.keys(TRIGGERS) as TriggerKind[]).filter((kind) => TRIGGERS[kind].eventType === eventType);

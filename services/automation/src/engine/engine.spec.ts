@@ -337,6 +337,31 @@ describe('the automation engine', () => {
     }
   });
 
+  it('enrolls every contact of a batch event once, even when the batch is delivered twice', async () => {
+    const ruleId = await activeRule(engine, {
+      trigger: 'contact_created',
+      triggerConditions: [{ field: 'stage', operator: 'eq', value: 'customer' }],
+      steps: [{ type: 'send_notification', order: 1, config: { recipients: ['assigned_user'], message: 'new contact' } }],
+    });
+    const contacts = [1, 2, 3].map((n) => ({
+      id: `cnt_${n}`,
+      firstName: `C${n}`,
+      email: `c${n}@example.com`,
+      stage: n === 2 ? 'lead' : 'customer',
+    }));
+    for (const contact of contacts) engine.records.put(contact);
+    const message = await engine.publishEvent('records.contacts_created.v1', {
+      workspaceId: WS,
+      events: contacts.map((record) => ({ workspaceId: WS, recordType: 'contact', recordId: record.id, record })),
+    });
+    await settled(engine, ruleId, 2);
+    await engine.bus.publish(message);
+    await new Promise((r) => setTimeout(r, 100));
+    const logs = await logsOf(engine, ruleId);
+    expect(logs.map((l) => l.enrolledRecordId).sort()).toEqual(['cnt_1', 'cnt_3']);
+    expect((await engine.store.forWorkspace(WS).get(rules, ruleId))!.enrolledCount).toBe(2);
+  });
+
   it("never re-enrolls a record in a rule through that rule's own actions", async () => {
     const ruleId = await activeRule(engine, {
       steps: [{ type: 'assign_user', order: 1, config: { mode: 'round_robin', userIds: ['usr_a'] } }],

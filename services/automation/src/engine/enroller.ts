@@ -14,7 +14,7 @@ import { automationCorrelationId, causeOf, loopRefusal } from '../domain/loop-gu
 import type { EnrollmentDocument, RuleDocument, TriggerKind } from '../domain/model';
 import { dueAtOnReaching } from '../domain/schedule';
 import { timestamp } from '../domain/time';
-import { EVENT_FIELDS, TRIGGERS, triggersForEvent } from '../domain/triggers';
+import { CONTACTS_CREATED_BATCH, EVENT_FIELDS, TRIGGERS, triggersForEvent } from '../domain/triggers';
 import { enrollments, rules } from '../store/collections';
 import type { StepDispatcher } from './step-dispatcher';
 
@@ -35,6 +35,13 @@ export class Enroller {
   ) {}
 
   async handle(message: BusMessage): Promise<void> {
+    const events = message.type === CONTACTS_CREATED_BATCH ? expandBatch(message) : [message];
+    // One read of the active rules per message, however many records it carries.
+    const activeRules = new Map<string, Promise<RuleDocument[]>>();
+    for (const event of events) await this.handleEvent(event, activeRules);
+  }
+
+  private async handleEvent(message: BusMessage, activeRules: Map<string, Promise<RuleDocument[]>>): Promise<void> {
     const triggers = triggersForEvent(message.type);
     if (triggers.length === 0) return;
     const payload = message.payload as RecordEventPayload;
@@ -43,13 +50,18 @@ export class Enroller {
       this.logger.warn({ messageId: message.id, type: message.type }, 'records event without workspace, record id or record; ignored');
       return;
     }
-    const scoped = this.store.forWorkspace(workspaceId);
-    const active = await scoped.find(rules, {
-      where: [
-        { field: 'trigger', op: 'in', values: triggers },
-        { field: 'isActive', op: 'eq', value: true },
-      ],
-    });
+    const key = `${workspaceId}\n${triggers.join(',')}`;
+    let read = activeRules.get(key);
+    if (!read) {
+      read = this.store.forWorkspace(workspaceId).find(rules, {
+        where: [
+          { field: 'trigger', op: 'in', values: triggers },
+          { field: 'isActive', op: 'eq', value: true },
+        ],
+      });
+      activeRules.set(key, read);
+    }
+    const active = await read;
     const cause = causeOf(message.correlationId);
     for (const rule of active) {
       const refusal = loopRefusal(cause, rule.id);
@@ -118,6 +130,21 @@ export class Enroller {
       ),
     );
   }
+}
+
+/**
+ * A batch event as the contact_created events it stands for. Each gets an id derived from the
+ * batch message's and the record's, the same on every delivery, so enrollment ids stay stable.
+ */
+function expandBatch(message: BusMessage): BusMessage[] {
+  const { workspaceId, events } = message.payload as { workspaceId?: string; events?: unknown };
+  if (!Array.isArray(events)) return [];
+  return events.map((payload: RecordEventPayload) => ({
+    ...message,
+    id: `${message.id}:${String(payload.recordId)}`,
+    type: TRIGGERS.contact_created.eventType,
+    payload: { ...payload, workspaceId: workspaceId ?? payload.workspaceId },
+  }));
 }
 
 function eventFields(trigger: TriggerKind, payload: RecordEventPayload): Record<string, unknown> {

@@ -235,9 +235,25 @@ describe('records service', () => {
         status: 'qualified',
         record: { id: lead.id },
       });
-      const stored = await h.store.forWorkspace('ws_a').find(outbox, {});
-      expect(stored.every((e) => e.status === 'published')).toBe(true);
-      expect(new Set(h.published.map((m) => m.id))).toEqual(new Set(stored.map((e) => e.id)));
+      expect(new Set(h.published.map((m) => m.id)).size).toBe(2);
+      expect(await h.store.forWorkspace('ws_a').find(outbox, {})).toEqual([]);
+    });
+
+    it('publishes each stored event under its outbox id, then deletes it', async () => {
+      const manual = await recordsHarness({ relay: 'manual' });
+      try {
+        await manual.service.createContact(A, { body: { firstName: 'C', email: 'c@x.io' } });
+        const stored = await manual.store.forWorkspace('ws_a').find(outbox, {});
+        expect(stored.map((e) => e.status)).toEqual(['pending']);
+        await manual.relay.sweep();
+        await eventually(() => manual.published.length === 1);
+        expect(manual.published[0]!.id).toBe(stored[0]!.id);
+        expect(await manual.store.forWorkspace('ws_a').find(outbox, {})).toEqual([]);
+        await manual.relay.sweep();
+        expect(manual.published).toHaveLength(1);
+      } finally {
+        await manual.close();
+      }
     });
 
     it('emits stage and proposal events for opportunities', async () => {
@@ -296,6 +312,23 @@ describe('records service', () => {
         importJobId: 'job-1',
       });
       expect(next.duplicates).toEqual([{ row: 5, email: 'one@x.io', existingContactId: first.created[0]!.contactId, sameImport: true }]);
+    });
+
+    it('publishes one contacts_created event per batch, listing the contacts it created', async () => {
+      const rows = [
+        { row: 1, body: { firstName: 'One', email: 'one@x.io' } },
+        { row: 2, body: { firstName: 'Two', email: 'two@x.io' } },
+        { row: 3, body: { firstName: 'Bad', email: 'nope' } },
+      ];
+      const result = await h.service.batchCreateContacts(A, { idempotencyKey: 'events', rows });
+      await eventually(() => h.published.length === 1);
+      await h.relay.sweep();
+      expect(h.published).toHaveLength(1);
+      expect(h.published[0]!.type).toBe('records.contacts_created.v1');
+      const payload = h.published[0]!.payload as { workspaceId: string; events: { recordId: string; record: { email: string } }[] };
+      expect(payload.workspaceId).toBe('ws_a');
+      expect(payload.events.map((e) => e.recordId)).toEqual(result.created.map((c) => c.contactId));
+      expect(payload.events.map((e) => e.record.email)).toEqual(['one@x.io', 'two@x.io']);
     });
 
     it('creates nothing twice when the same batch runs concurrently', async () => {

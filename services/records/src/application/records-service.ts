@@ -9,7 +9,7 @@ import { StoreError, type Condition, type WriteOp } from '@crm/store';
 import { accountChanges, newAccount, ACCOUNT_FIELDS } from '../domain/account-rules';
 import { timestamp, systemClock, type Clock, isCalendarDate } from '../domain/clock';
 import { contactChanges, newContact, CONTACT_FIELDS } from '../domain/contact-rules';
-import { contactCreated, leadCreated, leadEvents, opportunityEvents, type DomainEvent } from '../domain/events';
+import { contactCreated, contactsCreated, leadCreated, leadEvents, opportunityEvents, type DomainEvent } from '../domain/events';
 import {
   FieldErrorList,
   LIMITS,
@@ -278,7 +278,7 @@ export class RecordsService {
     }
     const seen = new Set<string>();
     const ops: WriteOp[] = [];
-    const events: DomainEvent[] = [];
+    const createdContacts: ContactDocument[] = [];
     for (const { row, contact } of valid) {
       const match = existing.get(contact.emailKey);
       if (match) {
@@ -293,9 +293,10 @@ export class RecordsService {
           { kind: 'insert', collection: contacts, document: { ...contact } },
           this.activity(caller, 'created', 'contact', contact.id, now),
         );
-        events.push(contactCreated(contact));
+        createdContacts.push(contact);
       }
     }
+    const events = createdContacts.length > 0 ? [contactsCreated(caller.workspaceId, createdContacts)] : [];
     const record: BatchResultDocument = {
       id: batchId,
       workspaceId: caller.workspaceId,

@@ -10,6 +10,7 @@ export const EVENT_TYPES = {
   leadCreated: 'records.lead_created.v1',
   leadStatusChanged: 'records.lead_status_changed.v1',
   contactCreated: 'records.contact_created.v1',
+  contactsCreated: 'records.contacts_created.v1',
   opportunityStageChanged: 'records.opportunity_stage_changed.v1',
   proposalStatusChanged: 'records.proposal_status_changed.v1',
 } as const;
@@ -48,6 +49,15 @@ export function contactCreated(contact: ContactDocument): DomainEvent {
     type: EVENT_TYPES.contactCreated,
     payload: { workspaceId: contact.workspaceId, recordType: 'contact', recordId: contact.id, record: publicRecord(contact) },
   };
+}
+
+/**
+ * The contacts of one batch create (an import chunk) as one event: one outbox write and one
+ * message instead of one per row. Consumers treat each entry as a contact_created event whose id is
+ * `${message id}:${entry.recordId}`.
+ */
+export function contactsCreated(workspaceId: string, created: ContactDocument[]): DomainEvent {
+  return { type: EVENT_TYPES.contactsCreated, payload: { workspaceId, events: created.map((contact) => contactCreated(contact).payload) } };
 }
 
 /** Stage events for a change from `before` (null for a new opportunity) to `after`. */

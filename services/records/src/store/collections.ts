@@ -27,11 +27,10 @@ export const contacts = defineCollection<ContactDocument>({
     emailKey: 'string',
     // What `search` reads (domain/search-text.ts); its index lets a search scan the index alone.
     searchText: 'string',
-    phone: 'string',
     stage: 'string',
     accountId: 'string',
     assignedTo: 'string',
-    importJobId: 'string',
+    // Not phone or importJobId: nothing filters or sorts on them, and each index costs every insert.
   },
   indexes: [
     { fields: ['createdAt'] },
@@ -157,7 +156,7 @@ export const activities = defineCollection<ActivityDocument>({
   indexes: [{ fields: ['createdAt'] }, { fields: ['recordId', 'createdAt'] }],
 });
 
-/** A domain event waiting to be (or already) published; written in the commit that caused it. */
+/** A domain event waiting to be published; written in the commit that caused it, deleted once published. */
 export interface OutboxDocument {
   /** Also the bus message id, so consumers can drop redeliveries. */
   id: string;
@@ -177,7 +176,8 @@ export interface OutboxDocument {
 export const outbox = defineCollection<OutboxDocument>({
   name: 'outbox',
   scope: 'workspace',
-  fields: { status: 'string', createdAt: 'string' },
+  // Only the relay reads the outbox, always as "pending, oldest first": one index serves it.
+  fields: { status: 'string' },
   indexes: [{ fields: ['status', 'createdAt'] }],
 });
 

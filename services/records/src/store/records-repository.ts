@@ -90,12 +90,11 @@ export class RecordsRepository {
   }
 
   /** Contacts whose lower-cased email is one of `keys`, oldest first (the first one is "the" match). */
-  contactsByEmailKeys(workspaceId: string, keys: string[]): Promise<ContactDocument[]> {
-    if (keys.length === 0) return Promise.resolve([]);
-    return this.in(workspaceId).find(contacts, {
-      where: [{ field: 'emailKey', op: 'in', values: keys }],
-      sort: [{ field: 'createdAt', direction: 'asc' }],
-    });
+  /** Oldest first. Sorted here, not in the query: asked to sort, SQLite walks the workspace's createdAt index instead of the emailKey one. */
+  async contactsByEmailKeys(workspaceId: string, keys: string[]): Promise<ContactDocument[]> {
+    if (keys.length === 0) return [];
+    const found = await this.in(workspaceId).find(contacts, { where: [{ field: 'emailKey', op: 'in', values: keys }] });
+    return found.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   batchResult(workspaceId: string, id: string): Promise<BatchResultDocument | null> {
