@@ -6,7 +6,7 @@
  */
 import type { ApiClient } from '../support/api-client';
 import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
-import { operatorCli } from '../support/operator-cli';
+import { liftRateLimit } from '../support/operator-cli';
 
 jest.setTimeout(180_000);
 
@@ -22,16 +22,7 @@ beforeAll(async () => {
   });
   owner = await signUp(cluster.api);
   // The suite polls execution logs; a starter plan's 100 requests a minute would get in the way.
-  const changed = await operatorCli(cluster.cluster, [
-    'change-plan',
-    '--workspace',
-    owner.user.workspaceId,
-    '--plan',
-    'enterprise',
-    '--rate-limit',
-    '100000',
-  ]);
-  if (changed.code !== 0) throw new Error(`change-plan failed: ${changed.stderr}`);
+  await liftRateLimit(cluster.cluster, owner.user.workspaceId);
   api = cluster.api.withToken(owner.access);
 });
 

@@ -5,8 +5,8 @@
  * created + rows reported = rows in the file and no contact twice; every pending step runs once.
  */
 import { randomBytes } from 'node:crypto';
-import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
-import { operatorCli } from '../support/operator-cli';
+import { signUp, startTestCluster, type TestCluster } from '../support/cluster';
+import { liftRateLimit } from '../support/operator-cli';
 import { PrivateRabbitMq, privateRabbitMqUnavailable } from '../support/private-rabbitmq';
 import { emailsAreUnique, peopleCsv, RecordsReader, uploadCsv, waitForJob } from '../import/import-support';
 
@@ -45,19 +45,6 @@ describeWithBroker('RabbitMQ restarted under the cluster', () => {
     await broker?.stop();
   }, 60_000);
 
-  async function enterprise(owner: SignedUp): Promise<void> {
-    const changed = await operatorCli(t.cluster, [
-      'change-plan',
-      '--workspace',
-      owner.user.workspaceId,
-      '--plan',
-      'enterprise',
-      '--rate-limit',
-      '100000',
-    ]);
-    if (changed.code !== 0) throw new Error(`change-plan failed: ${changed.stderr}`);
-  }
-
   async function restartBroker(downMs: number): Promise<void> {
     await broker.kill();
     await new Promise((r) => setTimeout(r, downMs));
@@ -90,7 +77,7 @@ describeWithBroker('RabbitMQ restarted under the cluster', () => {
 
   it('runs every pending automation step once when the broker is killed with waits pending', async () => {
     const owner = await signUp(t.api);
-    await enterprise(owner);
+    await liftRateLimit(t.cluster, owner.user.workspaceId);
     const api = t.api.withToken(owner.access);
     const created = await api.post('/api/automations/rules/', {
       name: 'Across a broker restart',

@@ -1,6 +1,6 @@
 import autocannon from 'autocannon';
 import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
-import { operatorCli } from '../support/operator-cli';
+import { liftRateLimit, operatorCli } from '../support/operator-cli';
 import { PrivateRedis } from '../support/private-redis';
 
 // Faults at the edge, each bounded in requests and time: Redis stopping and returning under load,
@@ -14,16 +14,7 @@ beforeAll(async () => {
   redis = await PrivateRedis.start();
   t = await startTestCluster({ gateways: 2, withWorkers: false, redisUrl: redis.url });
   owner = await signUp(t.api);
-  const lifted = await operatorCli(t.cluster, [
-    'change-plan',
-    '--workspace',
-    owner.user.workspaceId,
-    '--plan',
-    'enterprise',
-    '--rate-limit',
-    '100000',
-  ]);
-  expect(lifted.code).toBe(0);
+  await liftRateLimit(t.cluster, owner.user.workspaceId);
 }, 90_000);
 
 afterAll(async () => {

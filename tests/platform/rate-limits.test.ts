@@ -1,5 +1,5 @@
 import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
-import { operatorCli } from '../support/operator-cli';
+import { liftRateLimit } from '../support/operator-cli';
 
 let t: TestCluster;
 
@@ -21,16 +21,7 @@ async function freshWindow(owner: SignedUp, marginSeconds = 8): Promise<void> {
 
 async function enterpriseWorkspace(limit: number): Promise<SignedUp> {
   const owner = await signUp(t.api);
-  const result = await operatorCli(t.cluster, [
-    'change-plan',
-    '--workspace',
-    owner.user.workspaceId,
-    '--plan',
-    'enterprise',
-    '--rate-limit',
-    String(limit),
-  ]);
-  expect(result).toMatchObject({ code: 0 });
+  await liftRateLimit(t.cluster, owner.user.workspaceId, limit);
   return owner;
 }
 

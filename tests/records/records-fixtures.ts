@@ -3,7 +3,7 @@ import { GrpcClient, recordsV1 } from '@crm/grpc';
 import { randomBytes } from 'node:crypto';
 import type { ApiClient } from '../support/api-client';
 import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
-import { operatorCli } from '../support/operator-cli';
+import { liftRateLimit } from '../support/operator-cli';
 
 export const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 export const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -20,16 +20,7 @@ export interface Workspace extends SignedUp {
 /** A new workspace whose rate limit won't get in the way of a suite's many calls. */
 export async function workspace(t: TestCluster): Promise<Workspace> {
   const owner = await signUp(t.api);
-  const changed = await operatorCli(t.cluster, [
-    'change-plan',
-    '--workspace',
-    owner.user.workspaceId,
-    '--plan',
-    'enterprise',
-    '--rate-limit',
-    '100000',
-  ]);
-  if (changed.code !== 0) throw new Error(`change-plan failed: ${changed.stderr}`);
+  await liftRateLimit(t.cluster, owner.user.workspaceId);
   return { ...owner, api: t.api.withToken(owner.access) };
 }
 

@@ -19,3 +19,17 @@ export async function operatorCli(cluster: LocalCluster, args: string[]): Promis
     return { stdout: failed.stdout ?? '', stderr: failed.stderr ?? '', code: typeof failed.code === 'number' ? failed.code : 1 };
   }
 }
+
+/** Moves a workspace to the enterprise plan with `limit` requests a minute, so a suite's many calls are not throttled. */
+export async function liftRateLimit(cluster: LocalCluster, workspaceId: string, limit = 100_000): Promise<void> {
+  const changed = await operatorCli(cluster, [
+    'change-plan',
+    '--workspace',
+    workspaceId,
+    '--plan',
+    'enterprise',
+    '--rate-limit',
+    String(limit),
+  ]);
+  if (changed.code !== 0) throw new Error(`change-plan failed: ${changed.stderr}`);
+}
