@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { defineCollection, StoredDocument } from '../port';
 import { createCollectionSchema } from './sqlite-schema';
-import { selectToSql } from './sqlite-query';
+import { countToSql, selectToSql } from './sqlite-query';
 
 const contacts = defineCollection<StoredDocument>({
   name: 'contacts',
@@ -42,6 +42,12 @@ describe('SQLite schema', () => {
     expect(plan(db, page.sql, page.params)).toMatch(/contacts__workspaceId__createdAt__id(?!.*TEMP B-TREE)/);
   });
 
+  it('counts a workspace on its narrowest index', () => {
+    const { columns } = createCollectionSchema(db, contacts);
+    const { sql, params } = countToSql([{ field: 'workspaceId', op: 'eq', value: 'ws_a' }], columns);
+    expect(plan(db, sql, params)).toContain('COVERING INDEX contacts__workspaceId__id ');
+  });
+
   it('rewrites the statistics at every start, whatever ANALYZE measured in between', () => {
     createCollectionSchema(db, contacts);
     db.prepare('INSERT INTO contacts (id, workspace_id, doc) VALUES (?, ?, ?)').run('c1', 'ws_a', '{"id":"c1","workspaceId":"ws_a"}');
@@ -51,7 +57,7 @@ describe('SQLite schema', () => {
       idx: string;
       stat: string;
     }[];
-    expect(stats).toContainEqual({ idx: 'contacts__workspaceId__id', stat: '10000000 100000 1' });
-    expect(stats).toContainEqual({ idx: 'contacts__workspaceId__stage__createdAt__id', stat: '10000000 100000 10 1 1' });
+    expect(stats).toContainEqual({ idx: 'contacts__workspaceId__id', stat: '10000000 100000 1 sz=40' });
+    expect(stats).toContainEqual({ idx: 'contacts__workspaceId__stage__createdAt__id', stat: '10000000 100000 10 1 1 sz=80' });
   });
 });

@@ -63,6 +63,7 @@ export function createCollectionSchema(db: Database.Database, definition: Collec
 
 /** Rows the planner is told a collection, a workspace and one value of a further key column hold. */
 const PLANNED_ROWS = { collection: 10_000_000, workspace: 100_000, perStep: 10_000 };
+const ENTRY_BYTES_PER_KEY = 20;
 
 /**
  * Without statistics SQLite guesses that `workspace_id = ?` matches about ten rows, so it scans a
@@ -86,7 +87,9 @@ function seedPlannerStatistics(db: Database.Database, table: string, layouts: In
       else rows = Math.max(1, Math.floor(rows / PLANNED_ROWS.perStep));
       return rows;
     });
-    insert.run(table, layout.name, [PLANNED_ROWS.collection, ...perPrefix].join(' '));
+    // sz: relative entry size. Without it every index looks as wide as every other, and a count
+    // over a workspace could walk the widest one (searchText) instead of (workspaceId, id).
+    insert.run(table, layout.name, `${[PLANNED_ROWS.collection, ...perPrefix].join(' ')} sz=${layout.keys.length * ENTRY_BYTES_PER_KEY}`);
   }
 }
 
