@@ -18,7 +18,8 @@ const checkpoint = () => {
   try {
     db.pragma('wal_checkpoint(PASSIVE)');
   } catch (error) {
-    parentPort.postMessage({ error: String(error && error.message) });
+    // Busy or locked: another process sharing the file is checkpointing; the next tick will do.
+    if (!/^SQLITE_(BUSY|LOCKED)/.test(String(error && error.code))) parentPort.postMessage({ error: String(error && error.message) });
   }
 };
 const timer = setInterval(checkpoint, workerData.intervalMs);
