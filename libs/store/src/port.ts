@@ -99,6 +99,12 @@ export type WriteOp =
   | { kind: 'deleteMany'; collection: CollectionDefinition<any>; where: Condition[] }
   | { kind: 'updateMany'; collection: CollectionDefinition<any>; where: Condition[]; change: Change<any> };
 
+export interface Page<T> {
+  /** Every document matching the query's conditions, whatever its offset and limit. */
+  total: number;
+  items: T[];
+}
+
 /** Reads and writes within one scope (a workspace, or the global scope). */
 export interface ScopedStore {
   get<T extends StoredDocument>(collection: CollectionDefinition<T>, id: string): Promise<T | null>;
@@ -107,6 +113,8 @@ export interface ScopedStore {
   find<T extends StoredDocument>(collection: CollectionDefinition<T>, query?: Query): Promise<T[]>;
   findOne<T extends StoredDocument>(collection: CollectionDefinition<T>, where: Condition[]): Promise<T | null>;
   count<T extends StoredDocument>(collection: CollectionDefinition<T>, where?: Condition[]): Promise<number>;
+  /** One page of `query` and the number of all its matches, read together (a list endpoint's answer). */
+  findPage<T extends StoredDocument>(collection: CollectionDefinition<T>, query: Query): Promise<Page<T>>;
   /** Fails with StoreError('duplicate') when the id or a unique index is taken. */
   insert<T extends StoredDocument>(collection: CollectionDefinition<T>, document: T): Promise<T>;
   /** The updated document, or null when there is no such document or `where` does not hold. */

@@ -9,6 +9,7 @@ import {
   CollectionDefinition,
   Condition,
   DocumentStore,
+  Page,
   Query,
   ScopedStore,
   StoredDocument,
@@ -79,6 +80,12 @@ class ScopedDocumentStore implements ScopedStore {
   async count<T extends StoredDocument>(collection: CollectionDefinition<T>, where: Condition[] = []): Promise<number> {
     assertConditions(where);
     return this.adapter.count(collection, [...this.conditions(collection), ...where]);
+  }
+
+  async findPage<T extends StoredDocument>(collection: CollectionDefinition<T>, query: Query): Promise<Page<T>> {
+    assertQuery(query);
+    const where = [...this.conditions(collection), ...(query.where ?? [])];
+    return (await this.adapter.findPage(collection, { ...query, where })) as Page<T>;
   }
 
   async insert<T extends StoredDocument>(collection: CollectionDefinition<T>, document: T): Promise<T> {

@@ -438,6 +438,8 @@ describe.each(targets)('document store on $name', (target) => {
       }
       expect(pages).toEqual(full);
       await expect(ws.count(contacts, where)).resolves.toBe(13);
+      const last = await ws.findPage(contacts, { where, sort, limit: 5, offset: 10 });
+      expect({ total: last.total, ids: last.items.map((c) => c.id) }).toEqual({ total: 13, ids: full.slice(10) });
     });
 
     it('applies an offset without a limit, and a limit of zero returns nothing', async () => {
@@ -466,6 +468,11 @@ describe.each(targets)('document store on $name', (target) => {
       await expect(a.find(contacts)).resolves.toEqual([]);
       await expect(a.findOne(contacts, [{ field: 'name', op: 'eq', value: 'Secret' }])).resolves.toBeNull();
       await expect(a.count(contacts)).resolves.toBe(0);
+      await expect(a.findPage(contacts, {})).resolves.toEqual({ total: 0, items: [] });
+      await expect(a.findPage(contacts, { where: [{ field: 'name', op: 'contains_text', value: 'secret' }] })).resolves.toEqual({
+        total: 0,
+        items: [],
+      });
     });
 
     it("does not update another workspace's documents", async () => {
@@ -658,6 +665,25 @@ describe.each(targets)('document store on $name', (target) => {
       ['common', 500],
     ])('returns the %s matches in sort order from offset %d', async (value, offset) => {
       await expect(page(value, offset)).resolves.toEqual(expected(value, offset));
+    });
+
+    it.each([
+      ['needle', 0, 12],
+      ['needle', 10, 12],
+      ['common', 500, 1188],
+    ])('findPage gives the %s page from offset %d with the total of every match', async (value, offset, total) => {
+      const where: Condition[] = [{ field: 'name', op: 'contains_text', value }];
+      const found = await ws.findPage(contacts, { where, sort: [{ field: 'createdAt', direction: 'desc' }], limit: 5, offset });
+      expect({ total: found.total, ids: found.items.map((c) => c.id) }).toEqual({ total, ids: expected(value, offset) });
+    });
+
+    it('findPage with a limit of zero counts without reading a page', async () => {
+      const where: Condition[] = [{ field: 'name', op: 'contains_text', value: 'needle' }];
+      await expect(ws.findPage(contacts, { where, limit: 0 })).resolves.toEqual({ total: 12, items: [] });
+      await expect(ws.findPage(contacts, { where: [{ field: 'name', op: 'contains_text', value: 'nowhere' }] })).resolves.toEqual({
+        total: 0,
+        items: [],
+      });
     });
   });
 

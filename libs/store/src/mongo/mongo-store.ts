@@ -4,7 +4,7 @@
  * deployment must be a replica set (a single-node replica set is enough for development).
  */
 import mongoose, { ClientSession, Connection, Model, Schema } from 'mongoose';
-import { Change, CollectionDefinition, Condition, Query, StoreError } from '../port';
+import { Change, CollectionDefinition, Condition, Page, Query, StoreError } from '../port';
 import { indexLayouts, IndexLayout } from '../index-layout';
 import { AdapterWrite, StoreAdapter, StoredRecord } from '../store-adapter';
 import { mongoIndexes } from './mongo-indexes';
@@ -57,6 +57,11 @@ export class MongoStoreAdapter implements StoreAdapter {
 
   async count(definition: CollectionDefinition<any>, where: Condition[]): Promise<number> {
     return this.guard(definition, ({ model }) => model.countDocuments(whereToFilter(where)).exec());
+  }
+
+  async findPage(definition: CollectionDefinition<any>, query: Query): Promise<Page<StoredRecord>> {
+    const [total, items] = await Promise.all([this.count(definition, query.where ?? []), this.find(definition, query)]);
+    return { total, items };
   }
 
   async insert(definition: CollectionDefinition<any>, document: StoredRecord): Promise<StoredRecord> {

@@ -167,12 +167,9 @@ export class AutomationService {
       where.push({ field: 'startedAt', op: 'gt', value: timestamp(after) });
     }
     const { offset, limit } = pageBounds(filter.offset, filter.limit);
-    const scoped = this.store.forWorkspace(caller.workspaceId);
-    const [total, items] = await Promise.all([
-      scoped.count(enrollments, where),
-      scoped.find(enrollments, { where, sort: [{ field: 'startedAt', direction: 'desc' }], offset, limit }),
-    ]);
-    return { total, items };
+    return this.store
+      .forWorkspace(caller.workspaceId)
+      .findPage(enrollments, { where, sort: [{ field: 'startedAt', direction: 'desc' }], offset, limit });
   }
 
   async saveAsTemplate(
@@ -282,11 +279,9 @@ export class AutomationService {
     filter: { offset: number; limit: number },
   ): Promise<Page<T>> {
     const { offset, limit } = pageBounds(filter.offset, filter.limit);
-    const scoped = this.store.forWorkspace(caller.workspaceId);
-    const [total, items] = await Promise.all([
-      scoped.count(collection as typeof emails, where),
-      scoped.find(collection as typeof emails, { where, sort: [{ field: 'createdAt', direction: 'desc' }], offset, limit }),
-    ]);
+    const { total, items } = await this.store
+      .forWorkspace(caller.workspaceId)
+      .findPage(collection as typeof emails, { where, sort: [{ field: 'createdAt', direction: 'desc' }], offset, limit });
     return { total, items: items as unknown as T[] };
   }
 }

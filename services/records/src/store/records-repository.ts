@@ -56,17 +56,12 @@ export class RecordsRepository {
       // SQLite's planner reads searchText from its own index instead of parsing each document.
       where.push({ field: 'searchText', op: 'gte', value: '' }, { field: 'searchText', op: 'contains_text', value: criteria.search });
     }
-    const scoped = this.in(workspaceId);
-    const [total, items] = await Promise.all([
-      scoped.count(collection, where),
-      scoped.find(collection, {
-        where,
-        sort: [{ field: criteria.ordering.field, direction: criteria.ordering.direction }],
-        offset: criteria.page.offset,
-        limit: criteria.page.limit,
-      }),
-    ]);
-    return { total, items };
+    return this.in(workspaceId).findPage(collection, {
+      where,
+      sort: [{ field: criteria.ordering.field, direction: criteria.ordering.direction }],
+      offset: criteria.page.offset,
+      limit: criteria.page.limit,
+    });
   }
 
   commit(workspaceId: string, ops: WriteOp[]): Promise<void> {
