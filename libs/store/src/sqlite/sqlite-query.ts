@@ -24,22 +24,34 @@ function checkedScalar(value: unknown): Scalar {
   return value;
 }
 
+/**
+ * A list of values padded to the next power of two by repeating its last value (harmless in IN and
+ * NOT IN), so lists of any length share a few statement texts: the adapter keeps every prepared
+ * statement for the life of the connection (see sqlite-store.ts), and this bounds how many there are.
+ */
+function padded(values: Scalar[]): Scalar[] {
+  let size = 1;
+  while (size < values.length) size *= 2;
+  return values.length === 0 ? values : [...values, ...Array<Scalar>(size - values.length).fill(values[values.length - 1]!)];
+}
+
 function inList(expression: string, values: Scalar[], params: SqlValue[]): string {
-  const present = values.filter((v) => v !== null);
+  const present = padded(values.filter((v) => v !== null));
   const parts: string[] = [];
   if (present.length > 0) {
     parts.push(`${expression} IN (${present.map(() => '?').join(', ')})`);
     for (const value of present) params.push(bindable(value));
   }
-  if (present.length < values.length) parts.push(`${expression} IS NULL`);
+  if (values.includes(null)) parts.push(`${expression} IS NULL`);
   if (parts.length === 0) return '0';
   return parts.length === 1 ? (parts[0] as string) : `(${parts.join(' OR ')})`;
 }
 
 /** Like MongoDB's $nin, an absent field matches unless null is in the list. */
 function notInList(expression: string, values: Scalar[], params: SqlValue[]): string {
-  const present = values.filter((v) => v !== null);
-  const nullListed = present.length < values.length;
+  const listed = values.filter((v) => v !== null);
+  const nullListed = listed.length < values.length;
+  const present = padded(listed);
   const nullPart = nullListed ? `${expression} IS NOT NULL` : `${expression} IS NULL`;
   if (present.length === 0) return nullListed ? nullPart : '1';
   for (const value of present) params.push(bindable(value));

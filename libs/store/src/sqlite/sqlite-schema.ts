@@ -19,7 +19,14 @@ function columnsKey(columns: string[]): string {
   return columns.join(',');
 }
 
-export function createCollectionSchema(db: Database.Database, definition: CollectionDefinition<any>): SqliteCollection {
+/** Prepares (or reuses) a statement; the adapter's keeps every statement alive (see sqlite-store.ts). */
+export type Prepare = (sql: string) => Database.Statement<any[]>;
+
+export function createCollectionSchema(
+  db: Database.Database,
+  definition: CollectionDefinition<any>,
+  prepare: Prepare = (sql) => db.prepare(sql),
+): SqliteCollection {
   const columns = new SqliteColumns(definition);
   const table = columns.table;
   const layouts = indexLayouts(definition);
@@ -27,7 +34,7 @@ export function createCollectionSchema(db: Database.Database, definition: Collec
   // One write transaction, so processes starting together do not race to add the same column.
   db.transaction(() => {
     db.exec(`CREATE TABLE IF NOT EXISTS ${table} (id TEXT PRIMARY KEY, workspace_id TEXT, doc TEXT NOT NULL)`);
-    const existing = new Set((db.prepare(`PRAGMA table_xinfo(${table})`).all() as { name: string }[]).map((c) => c.name));
+    const existing = new Set((prepare(`PRAGMA table_xinfo(${table})`).pluck(false).all() as { name: string }[]).map((c) => c.name));
     for (const field of indexedFields(definition)) {
       const name = generatedColumnName(field);
       if (existing.has(name)) continue;
@@ -37,16 +44,15 @@ export function createCollectionSchema(db: Database.Database, definition: Collec
       );
     }
     const wanted = new Set(layouts.map((l) => l.name));
-    const current = db
-      .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`)
-      .pluck()
+    const current = prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`)
+      .pluck(true)
       .all(definition.name) as string[];
     for (const name of current) {
       // Only indexes this module named are ours to drop (a removed or changed definition).
       if (name.startsWith(`${definition.name}__`) && !wanted.has(name)) db.exec(`DROP INDEX ${quoteIdentifier(name)}`);
     }
     for (const layout of layouts) db.exec(createIndexSql(layout, columns));
-    seedPlannerStatistics(db, definition.name, layouts, definition.scope === 'workspace');
+    seedPlannerStatistics(db, prepare, definition.name, layouts, definition.scope === 'workspace');
   }).immediate();
   // Makes the planner read the statistics just written.
   db.exec('ANALYZE sqlite_schema');
@@ -72,12 +78,13 @@ const ENTRY_BYTES_PER_KEY = 20;
  * per workspace, few per further key) are written at every start instead of measured by ANALYZE,
  * whose figures from a small table would mislead the planner once that table grows.
  */
-function seedPlannerStatistics(db: Database.Database, table: string, layouts: IndexLayout[], inWorkspace: boolean): void {
-  const hasStatistics = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_stat1'`).get() !== undefined;
+function seedPlannerStatistics(db: Database.Database, prepare: Prepare, table: string, layouts: IndexLayout[], inWorkspace: boolean): void {
+  const hasStatistics =
+    prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_stat1'`).pluck(true).get() !== undefined;
   // Only ANALYZE creates sqlite_stat1; it runs once per database, on whichever collection comes first.
   if (!hasStatistics) db.exec(`ANALYZE ${quoteIdentifier(table)}`);
-  db.prepare('DELETE FROM sqlite_stat1 WHERE tbl = ?').run(table);
-  const insert = db.prepare('INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (?, ?, ?)');
+  prepare('DELETE FROM sqlite_stat1 WHERE tbl = ?').run(table);
+  const insert = prepare('INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (?, ?, ?)');
   for (const layout of layouts) {
     let rows: number = PLANNED_ROWS.collection;
     const perPrefix = layout.keys.map((key, i) => {

@@ -23,8 +23,6 @@ import { startWalCheckpointer, WalCheckpointer } from './wal-checkpointer';
 
 /** How long a writer waits for another process's write lock before giving up with 'unavailable'. */
 const BUSY_TIMEOUT_MS = 5000;
-/** Statement texts vary only with the query's shape; the cap bounds memory for `in` lists of many lengths. */
-const STATEMENT_CACHE_SIZE = 500;
 
 /** Up to this many text-search matches are sorted directly instead of walking a sort index. */
 const TEXT_SEARCH_SORT_LIMIT = 1000;
@@ -69,15 +67,17 @@ export class SqliteStoreAdapter implements StoreAdapter {
   private static connect(file: string): SqliteStoreAdapter {
     try {
       const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
-      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-      if (file !== ':memory:') db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
+      // PRAGMAs through exec, not db.pragma(): that prepares a statement which is then left to the
+      // garbage collector (see statement()).
+      db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      if (file !== ':memory:') db.exec('PRAGMA journal_mode = WAL');
+      db.exec('PRAGMA synchronous = NORMAL');
       // Scans (contains_text, undeclared fields) read every document; a larger cache and memory
       // mapping keep them from going through a read() call per page.
-      db.pragma(`cache_size = -${CACHE_SIZE_KIB}`);
+      db.exec(`PRAGMA cache_size = -${CACHE_SIZE_KIB}`);
       if (file === ':memory:') return new SqliteStoreAdapter(db);
-      db.pragma(`mmap_size = ${MMAP_SIZE_BYTES}`);
-      db.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
+      db.exec(`PRAGMA mmap_size = ${MMAP_SIZE_BYTES}`);
+      db.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
       const checkpointer = startWalCheckpointer(file, {
         intervalMs: CHECKPOINT_INTERVAL_MS,
         busyTimeoutMs: BUSY_TIMEOUT_MS,
@@ -225,7 +225,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
   async ping(): Promise<boolean> {
     if (this.closed) return false;
     try {
-      return this.db.prepare('SELECT 1').pluck().get() === 1;
+      return this.statement('SELECT 1').pluck(true).get() === 1;
     } catch {
       return false;
     }
@@ -275,17 +275,22 @@ export class SqliteStoreAdapter implements StoreAdapter {
   private collection(definition: CollectionDefinition<any>): SqliteCollection {
     let collection = this.collections.get(definition.name);
     if (!collection) {
-      collection = createCollectionSchema(this.db, definition);
+      collection = createCollectionSchema(this.db, definition, (sql) => this.statement(sql));
       this.collections.set(definition.name, collection);
     }
     return collection;
   }
 
+  /**
+   * Every statement this connection prepares is kept until it closes, never left to the garbage
+   * collector: on Node 24, better-sqlite3 12 aborts the process when a statement is collected
+   * (its destructor asks for the Node environment while V8 runs weak callbacks; WiseLibs/better-sqlite3#1515).
+   * Statement texts vary only with a query's shape and its padded `in` lists, so they are few.
+   */
   private statement(sql: string): Database.Statement<SqlValue[]> {
     let statement = this.statements.get(sql);
     if (!statement) {
       statement = this.db.prepare(sql);
-      if (this.statements.size >= STATEMENT_CACHE_SIZE) this.statements.delete(this.statements.keys().next().value as string);
       this.statements.set(sql, statement);
     }
     return statement as Database.Statement<SqlValue[]>;

@@ -13,10 +13,12 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.file, { timeout: workerData.busyTimeoutMs });
-db.pragma('synchronous = NORMAL');
+db.exec('PRAGMA synchronous = NORMAL');
+// One statement for the worker's life: better-sqlite3 12 on Node 24 aborts when one is garbage-collected.
+const passive = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 const checkpoint = () => {
   try {
-    db.pragma('wal_checkpoint(PASSIVE)');
+    passive.get();
   } catch (error) {
     // Busy or locked: another process sharing the file is checkpointing; the next tick will do.
     if (!/^SQLITE_(BUSY|LOCKED)/.test(String(error && error.code))) parentPort.postMessage({ error: String(error && error.message) });
