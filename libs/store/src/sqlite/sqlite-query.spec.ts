@@ -39,6 +39,19 @@ describe('SQL translation', () => {
     expect(fragment.params).toEqual([hostile, hostile, hostile, hostile, 'b']);
   });
 
+  it('pads in and nin lists to a power of two, so lists of any length share a few statement texts', () => {
+    const three = where({ field: 'stage', op: 'in', values: ['a', 'b', 'c'] });
+    expect(three.sql).toBe('"f:stage" IN (?, ?, ?, ?)');
+    expect(three.params).toEqual(['a', 'b', 'c', 'c']);
+    expect(where({ field: 'stage', op: 'in', values: ['a', 'b', 'c', 'd', 'e'] }).sql).toBe(
+      where({ field: 'stage', op: 'in', values: ['v', 'w', 'x', 'y', 'z', 'u', 't'] }).sql,
+    );
+    const notIn = where({ field: 'stage', op: 'nin', values: ['a', null, 'b', 'c'] });
+    expect(notIn.sql).toBe('("f:stage" IS NOT NULL AND "f:stage" NOT IN (?, ?, ?, ?))');
+    expect(notIn.params).toEqual(['a', 'b', 'c', 'c']);
+    expect(where({ field: 'stage', op: 'in', values: [null, 'a'] }).sql).toBe('("f:stage" IN (?) OR "f:stage" IS NULL)');
+  });
+
   it('binds booleans as the 1 and 0 json_extract returns', () => {
     expect(where({ field: 'vip', op: 'eq', value: true }).params).toEqual([1]);
     expect(where({ field: 'vip', op: 'ne', value: false }).params).toEqual([0]);
