@@ -19,14 +19,10 @@ function columnsKey(columns: string[]): string {
   return columns.join(',');
 }
 
-/** Prepares (or reuses) a statement; the adapter's keeps every statement alive (see sqlite-store.ts). */
+/** Prepares (or reuses) a statement that is never garbage-collected (see keep-alive.ts). */
 export type Prepare = (sql: string) => Database.Statement<any[]>;
 
-export function createCollectionSchema(
-  db: Database.Database,
-  definition: CollectionDefinition<any>,
-  prepare: Prepare = (sql) => db.prepare(sql),
-): SqliteCollection {
+export function createCollectionSchema(db: Database.Database, definition: CollectionDefinition<any>, prepare: Prepare): SqliteCollection {
   const columns = new SqliteColumns(definition);
   const table = columns.table;
   const layouts = indexLayouts(definition);

@@ -19,6 +19,7 @@ import {
   whereToSql,
 } from './sqlite-query';
 import { createCollectionSchema, duplicateFields, SqliteCollection } from './sqlite-schema';
+import { keepAlive } from './keep-alive';
 import { startWalCheckpointer, WalCheckpointer } from './wal-checkpointer';
 
 /** How long a writer waits for another process's write lock before giving up with 'unavailable'. */
@@ -66,9 +67,9 @@ export class SqliteStoreAdapter implements StoreAdapter {
 
   private static connect(file: string): SqliteStoreAdapter {
     try {
-      const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
-      // PRAGMAs through exec, not db.pragma(): that prepares a statement which is then left to the
-      // garbage collector (see statement()).
+      const db = keepAlive(new Database(file, { timeout: BUSY_TIMEOUT_MS }));
+      // PRAGMAs through exec, not db.pragma(): that prepares a statement and leaves it to the
+      // garbage collector (see keep-alive.ts).
       db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
       if (file !== ':memory:') db.exec('PRAGMA journal_mode = WAL');
       db.exec('PRAGMA synchronous = NORMAL');
@@ -282,15 +283,13 @@ export class SqliteStoreAdapter implements StoreAdapter {
   }
 
   /**
-   * Every statement this connection prepares is kept until it closes, never left to the garbage
-   * collector: on Node 24, better-sqlite3 12 aborts the process when a statement is collected
-   * (its destructor asks for the Node environment while V8 runs weak callbacks; WiseLibs/better-sqlite3#1515).
-   * Statement texts vary only with a query's shape and its padded `in` lists, so they are few.
+   * Every statement is prepared once and never garbage-collected (see keep-alive.ts). Statement
+   * texts vary only with a query's shape and its padded `in` lists, so there are few of them.
    */
   private statement(sql: string): Database.Statement<SqlValue[]> {
     let statement = this.statements.get(sql);
     if (!statement) {
-      statement = this.db.prepare(sql);
+      statement = keepAlive(this.db.prepare(sql));
       this.statements.set(sql, statement);
     }
     return statement as Database.Statement<SqlValue[]>;

@@ -14,7 +14,8 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.file, { timeout: workerData.busyTimeoutMs });
 db.exec('PRAGMA synchronous = NORMAL');
-// One statement for the worker's life: better-sqlite3 12 on Node 24 aborts when one is garbage-collected.
+// One statement for the worker's life: better-sqlite3 12 on Node 24 aborts when one is
+// garbage-collected (see keep-alive.ts); the worker's module scope holds it until the worker exits.
 const passive = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 const checkpoint = () => {
   try {
