@@ -52,10 +52,12 @@ async function main() {
   try {
     for (const name of selected) {
       log(`suite ${name}`);
-      results.push(await require(path.join(suitesDir, `${name}.js`))({ cluster, api, seconds, log }));
+      results.push(await require(path.join(suitesDir, `${name}.js`))({ cluster, api, seconds, log, nodeArgs }));
     }
   } finally {
     await agent.close();
+    for (const [name, proc] of cluster.processes)
+      if (!proc.running) log(`WARNING: ${name} exited during the run; the figures are suspect. Its log:\n${proc.tail(20)}`);
     await cluster.stop();
   }
   for (const r of results) {

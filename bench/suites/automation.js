@@ -26,12 +26,13 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-module.exports = async function automationSuite({ log }) {
+module.exports = async function automationSuite({ log, nodeArgs }) {
   log('automation: starting a cluster with CRM_WAIT_TIME_SCALE=0.001 and 2 automation workers');
   const cluster = await startLocalCluster({
     gateways: 1,
     workers: 2,
     logLevel: 'warn',
+    nodeArgs,
     env: { CRM_WAIT_TIME_SCALE: String(SCALE), SWEEP_INTERVAL_MS: '2000' },
   });
   const agent = new Agent({ connect: { ca: cluster.ca }, connections: 8 });
@@ -193,6 +194,9 @@ module.exports = async function automationSuite({ log }) {
       },
     };
   } finally {
+    // A process that died mid-run makes every figure above suspect: say so.
+    for (const [name, proc] of cluster.processes)
+      if (!proc.running) log(`WARNING: ${name} exited during the run; the figures are suspect. Its log:\n${proc.tail(20)}`);
     records.close();
     if (store) await store.close();
     await agent.close();

@@ -32,6 +32,7 @@ const MMAP_SIZE_BYTES = 256 * 1024 * 1024;
 /** The worker checkpoints this often; the writer itself only once the log reaches the backstop size (pages). */
 const CHECKPOINT_INTERVAL_MS = 250;
 const BACKSTOP_CHECKPOINT_PAGES = 10_000;
+const OPEN_RETRY_MS = 15_000;
 
 const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|PROTOCOL|NOMEM)/;
 
@@ -53,7 +54,26 @@ export class SqliteStoreAdapter implements StoreAdapter {
     this.runInTransaction = db.transaction((work: () => unknown) => work());
   }
 
-  static open(file: string, collections: CollectionDefinition<any>[]): SqliteStoreAdapter {
+  /**
+   * Opens the file and brings its schema up to date. Processes sharing a file (a service and its
+   * workers) open it together, and now and then SQLite answers one of them "database is locked"
+   * without waiting (its busy handler does not cover every step of opening a WAL database: 1 open
+   * in 60 failed when six processes opened a new file at once). Opening is retried for that.
+   */
+  static async open(file: string, collections: CollectionDefinition<any>[]): Promise<SqliteStoreAdapter> {
+    const deadline = Date.now() + OPEN_RETRY_MS;
+    for (let wait = 25; ; wait = Math.min(wait * 2, 500)) {
+      try {
+        return SqliteStoreAdapter.openOnce(file, collections);
+      } catch (error) {
+        const locked = error instanceof StoreError && error.code === 'unavailable' && /locked|busy/i.test(error.message);
+        if (!locked || Date.now() + wait > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, wait + Math.random() * wait));
+      }
+    }
+  }
+
+  private static openOnce(file: string, collections: CollectionDefinition<any>[]): SqliteStoreAdapter {
     const adapter = SqliteStoreAdapter.connect(file);
     try {
       for (const collection of collections) adapter.collection(collection);
@@ -66,8 +86,9 @@ export class SqliteStoreAdapter implements StoreAdapter {
   }
 
   private static connect(file: string): SqliteStoreAdapter {
+    let db: Database.Database | undefined;
     try {
-      const db = keepAlive(new Database(file, { timeout: BUSY_TIMEOUT_MS }));
+      db = keepAlive(new Database(file, { timeout: BUSY_TIMEOUT_MS }));
       // PRAGMAs through exec, not db.pragma(): that prepares a statement and leaves it to the
       // garbage collector (see keep-alive.ts).
       db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -86,6 +107,11 @@ export class SqliteStoreAdapter implements StoreAdapter {
       });
       return new SqliteStoreAdapter(db, checkpointer);
     } catch (error) {
+      try {
+        db?.close();
+      } catch {
+        // The error that stopped the open is the one to report.
+      }
       throw mapError(error);
     }
   }
