@@ -46,11 +46,9 @@ export class SqliteStoreAdapter implements StoreAdapter {
   private readonly statements = new Map<string, Database.Statement>();
   private readonly runInTransaction: Database.Transaction<(work: () => unknown) => unknown>;
   private closed = false;
+  private checkpointer: WalCheckpointer | undefined;
 
-  private constructor(
-    private readonly db: Database.Database,
-    private readonly checkpointer?: WalCheckpointer,
-  ) {
+  private constructor(private readonly db: Database.Database) {
     this.runInTransaction = db.transaction((work: () => unknown) => work());
   }
 
@@ -78,9 +76,16 @@ export class SqliteStoreAdapter implements StoreAdapter {
     try {
       for (const collection of collections) adapter.collection(collection);
     } catch (error) {
-      void adapter.checkpointer?.stop();
       adapter.db.close();
       throw mapError(error);
+    }
+    // Started once the schema is in place, so its connection does not join the race to open the file.
+    if (file !== ':memory:') {
+      adapter.checkpointer = startWalCheckpointer(file, {
+        intervalMs: CHECKPOINT_INTERVAL_MS,
+        busyTimeoutMs: BUSY_TIMEOUT_MS,
+        onError: (message) => process.emitWarning(`WAL checkpoint of ${file} failed: ${message}`, 'SqliteCheckpointWarning'),
+      });
     }
     return adapter;
   }
@@ -100,12 +105,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
       if (file === ':memory:') return new SqliteStoreAdapter(db);
       db.exec(`PRAGMA mmap_size = ${MMAP_SIZE_BYTES}`);
       db.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
-      const checkpointer = startWalCheckpointer(file, {
-        intervalMs: CHECKPOINT_INTERVAL_MS,
-        busyTimeoutMs: BUSY_TIMEOUT_MS,
-        onError: (message) => process.emitWarning(`WAL checkpoint of ${file} failed: ${message}`, 'SqliteCheckpointWarning'),
-      });
-      return new SqliteStoreAdapter(db, checkpointer);
+      return new SqliteStoreAdapter(db);
     } catch (error) {
       try {
         db?.close();
