@@ -5,7 +5,8 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
-const { Agent, request } = require('undici');
+const { Agent } = require('undici');
+const { gatewayApi, warnAboutDeadProcesses } = require('./support');
 const { startLocalCluster } = require('../scripts/local-cluster.js');
 
 const { values } = parseArgs({
@@ -37,17 +38,7 @@ async function main() {
   const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const cluster = await startLocalCluster({ gateways: 1, workers: 1, logLevel: 'warn', nodeArgs });
   const agent = new Agent({ connect: { ca: cluster.ca } });
-  const api = async (method, p, body, token) => {
-    const res = await request(`${cluster.gateways[0].url}${p}`, {
-      method,
-      dispatcher: agent,
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.body.text();
-    if (res.statusCode >= 300) throw new Error(`${method} ${p} → ${res.statusCode} ${text}`);
-    return text ? JSON.parse(text) : undefined;
-  };
+  const api = gatewayApi(cluster, agent);
   const results = [];
   try {
     for (const name of selected) {
@@ -56,8 +47,7 @@ async function main() {
     }
   } finally {
     await agent.close();
-    for (const [name, proc] of cluster.processes)
-      if (!proc.running) log(`WARNING: ${name} exited during the run; the figures are suspect. Its log:\n${proc.tail(20)}`);
+    warnAboutDeadProcesses(cluster, log);
     await cluster.stop();
   }
   for (const r of results) {

@@ -5,7 +5,8 @@
 // time scale is a start-up setting.
 'use strict';
 const path = require('node:path');
-const { Agent, request } = require('undici');
+const { Agent } = require('undici');
+const { gatewayApi, warnAboutDeadProcesses } = require('../support');
 const { startLocalCluster } = require('../../scripts/local-cluster.js');
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -41,17 +42,7 @@ module.exports = async function automationSuite({ log, nodeArgs }) {
   const { automationCollections, enrollments } = require(path.join(ROOT, 'services/automation/dist/store/collections'));
   const recordsAddress = `127.0.0.1:${cluster.processes.get('records').env.GRPC_PORT}`;
   const records = new GrpcClient('records/v1/records.proto', 'records.v1.RecordsService', recordsAddress);
-  const api = async (method, p, body, token) => {
-    const res = await request(`${cluster.gateways[0].url}${p}`, {
-      method,
-      dispatcher: agent,
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.body.text();
-    if (res.statusCode >= 300) throw new Error(`${method} ${p} → ${res.statusCode} ${text}`);
-    return text ? JSON.parse(text) : undefined;
-  };
+  const api = gatewayApi(cluster, agent);
   let store;
   try {
     const signup = await api('POST', '/api/auth/signup/', {
@@ -194,9 +185,7 @@ module.exports = async function automationSuite({ log, nodeArgs }) {
       },
     };
   } finally {
-    // A process that died mid-run makes every figure above suspect: say so.
-    for (const [name, proc] of cluster.processes)
-      if (!proc.running) log(`WARNING: ${name} exited during the run; the figures are suspect. Its log:\n${proc.tail(20)}`);
+    warnAboutDeadProcesses(cluster, log);
     records.close();
     if (store) await store.close();
     await agent.close();

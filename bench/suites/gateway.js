@@ -1,37 +1,15 @@
 // Gateway suite: an authenticated, rate-limited GET /api/auth/me/ through gateway → gRPC → auth and
 // back, against a bare Express 5 JSON handler; plus the cost split of the hot path's parts.
 'use strict';
-const { fork, execFileSync } = require('node:child_process');
+const { fork } = require('node:child_process');
 const path = require('node:path');
 const { load, timeSequential } = require('../load');
+const { signUpUnlimited } = require('../support');
 
 const ROOT = path.resolve(__dirname, '../..');
 
-async function signUpAndLiftLimit(cluster, api) {
-  const email = `bench-${Date.now()}@example.com`;
-  const password = 'bench-password-123';
-  const signup = await api('POST', '/api/auth/signup/', { workspaceName: 'Bench', email, password, firstName: 'Bench', lastName: 'Mark' });
-  execFileSync(
-    process.execPath,
-    [
-      path.join(ROOT, 'services/auth/dist/cli.js'),
-      'change-plan',
-      '--workspace',
-      signup.user.workspaceId,
-      '--plan',
-      'enterprise',
-      '--rate-limit',
-      '100000000',
-    ],
-    {
-      env: { ...process.env, AUTH_GRPC_ADDR: cluster.authAddress, CRM_OPERATOR_TOKEN: cluster.operatorToken },
-    },
-  );
-  return signup;
-}
-
 module.exports = async function gatewaySuite({ cluster, api, seconds, log }) {
-  const { access, user } = await signUpAndLiftLimit(cluster, api);
+  const { access, user } = await signUpUnlimited(cluster, api, 'gateway');
   const gatewayUrl = `${cluster.gateways[0].url}/api/auth/me/`;
   const headers = { authorization: `Bearer ${access}` };
 

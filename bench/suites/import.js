@@ -2,10 +2,10 @@
 // (split → RabbitMQ → import workers → records BatchCreateContacts), as rows/s divided by fast-csv's
 // parse-only rows/s on the same bytes in the same run; plus where the time goes.
 'use strict';
-const { execFileSync } = require('node:child_process');
 const path = require('node:path');
 const { Readable } = require('node:stream');
 const { Agent, request } = require('undici');
+const { signUpUnlimited } = require('../support');
 
 const ROOT = path.resolve(__dirname, '../..');
 const ROWS = 100_000;
@@ -44,30 +44,7 @@ function multipart(buffer, filename) {
 }
 
 module.exports = async function importSuite({ cluster, api, log }) {
-  const email = `bench-import-${Date.now()}@example.com`;
-  const signup = await api('POST', '/api/auth/signup/', {
-    workspaceName: 'Bench import',
-    email,
-    password: 'bench-password-123',
-    firstName: 'Bench',
-    lastName: 'Mark',
-  });
-  execFileSync(
-    process.execPath,
-    [
-      path.join(ROOT, 'services/auth/dist/cli.js'),
-      'change-plan',
-      '--workspace',
-      signup.user.workspaceId,
-      '--plan',
-      'enterprise',
-      '--rate-limit',
-      '100000000',
-    ],
-    {
-      env: { ...process.env, AUTH_GRPC_ADDR: cluster.authAddress, CRM_OPERATOR_TOKEN: cluster.operatorToken },
-    },
-  );
+  const signup = await signUpUnlimited(cluster, api, 'import');
   const token = signup.access;
 
   const csv = generateCsv(ROWS);

@@ -4,44 +4,17 @@
 // it pays the same TLS, authentication, rate limit and gRPC hop, so the ratio shows what the
 // records path adds on top) and the bare Express 5 handler (what the gateway suite divides by).
 'use strict';
-const { fork, execFileSync } = require('node:child_process');
+const { fork } = require('node:child_process');
 const path = require('node:path');
 const autocannon = require('autocannon');
 const { load } = require('../load');
+const { signUpUnlimited } = require('../support');
 
 const ROOT = path.resolve(__dirname, '../..');
 const CONTACTS = 100_000;
 const BATCH = 1000;
 const PARALLEL_BATCHES = 4;
 const STAGES = ['new', 'contacted', 'engaged', 'proposal_sent', 'negotiation', 'customer', 'inactive'];
-
-async function signUpAndLiftLimit(cluster, api) {
-  const email = `bench-records-${Date.now()}@example.com`;
-  const signup = await api('POST', '/api/auth/signup/', {
-    workspaceName: 'Bench records',
-    email,
-    password: 'bench-password-123',
-    firstName: 'Bench',
-    lastName: 'Mark',
-  });
-  execFileSync(
-    process.execPath,
-    [
-      path.join(ROOT, 'services/auth/dist/cli.js'),
-      'change-plan',
-      '--workspace',
-      signup.user.workspaceId,
-      '--plan',
-      'enterprise',
-      '--rate-limit',
-      '100000000',
-    ],
-    {
-      env: { ...process.env, AUTH_GRPC_ADDR: cluster.authAddress, CRM_OPERATOR_TOKEN: cluster.operatorToken },
-    },
-  );
-  return signup;
-}
 
 /** 100,000 contacts straight into records over gRPC (the import workers' call), a few batches at a time. */
 async function seed(cluster, user, log) {
@@ -140,7 +113,7 @@ const ratios = (measured, baseline) => ({
 });
 
 module.exports = async function recordsSuite({ cluster, api, seconds, log }) {
-  const { access, user } = await signUpAndLiftLimit(cluster, api);
+  const { access, user } = await signUpUnlimited(cluster, api, 'records');
   const seedMs = await seed(cluster, user, log);
   const settleSeconds = await settle(cluster, api, access, log);
   const gateway = cluster.gateways[0].url;

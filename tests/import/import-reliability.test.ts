@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { busLocationFromEnv, newMessage, openBus } from '@crm/bus';
 import { createLogger } from '@crm/observability';
 import { purgeQueue } from '../support/broker';
-import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
-import { emailsAreUnique, peopleCsv, RecordsReader, uploadCsv, waitForJob } from './import-support';
+import { signUp, startTestCluster, type TestCluster } from '../support/cluster';
+import { expectEveryRowOnce, peopleCsv, RecordsReader, uploadCsv } from './import-support';
 
 jest.setTimeout(240_000);
 
@@ -28,16 +28,6 @@ afterAll(async () => {
 
 const worker = (n: number) => t.cluster.processes.get(`import-worker-${n}`)!;
 
-async function expectEveryRowOnce(owner: SignedUp, uid: string, rows: number): Promise<void> {
-  const job = await waitForJob(t.api, owner.access, uid, 180_000);
-  expect(job.status).toBe('complete');
-  expect(job.totalRows).toBe(rows);
-  const contacts = await records.contacts(owner);
-  expect(emailsAreUnique(contacts)).toBe(true);
-  expect(contacts.length).toBe(job.successCount);
-  expect(contacts.length + job.errorCount + job.duplicates.length).toBe(rows);
-}
-
 it('completes when a worker is killed in the middle of an import', async () => {
   const owner = await signUp(t.api);
   const rows = 8000;
@@ -49,7 +39,7 @@ it('completes when a worker is killed in the middle of an import', async () => {
   }
   await worker(1).stop('SIGKILL');
   worker(1).start();
-  await expectEveryRowOnce(owner, uid, rows);
+  await expectEveryRowOnce(t.api, records, owner, uid, rows);
   const job = (await t.api.get(`/api/crm/contacts/import-jobs/${uid}/`, { token: owner.access })).body;
   expect(job.successCount).toBe(rows);
 });
@@ -66,7 +56,7 @@ it('counts every chunk once when chunks are delivered twice', async () => {
     // A second split of the same job publishes every chunk not yet counted a second time.
     await bus.publish(newMessage('import.job_split.v1', { jobUid: uid, workspaceId: owner.user.workspaceId }, { correlationId: uid }));
     await bus.publish(newMessage('import.job_split.v1', { jobUid: uid, workspaceId: owner.user.workspaceId }, { correlationId: uid }));
-    await expectEveryRowOnce(owner, uid, rows);
+    await expectEveryRowOnce(t.api, records, owner, uid, rows);
     expect((await t.api.get(`/api/crm/contacts/import-jobs/${uid}/`, { token: owner.access })).body.successCount).toBe(rows);
   } finally {
     await bus.close();
@@ -87,7 +77,7 @@ it('completes when the import service restarts between upload and split and the 
     expect(queued).toMatchObject({ status: 'queued', processedRows: 0, startedAt: null });
     worker(1).start();
     worker(2).start();
-    await expectEveryRowOnce(owner, uid, rows);
+    await expectEveryRowOnce(t.api, records, owner, uid, rows);
   } finally {
     if (!worker(1).running) worker(1).start();
     if (!worker(2).running) worker(2).start();

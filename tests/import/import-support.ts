@@ -90,6 +90,21 @@ export class RecordsReader {
   }
 }
 
+/**
+ * Waits for the job to end, then checks that it completed with every row of the file once:
+ * contacts created + rows reported = rows in the file, and no email twice. Returns the job.
+ */
+export async function expectEveryRowOnce(api: ApiClient, records: RecordsReader, owner: SignedUp, uid: string, rows: number): Promise<any> {
+  const job = await waitForJob(api, owner.access, uid, 180_000);
+  expect(job.status).toBe('complete');
+  expect(job.totalRows).toBe(rows);
+  const contacts = await records.contacts(owner);
+  expect(emailsAreUnique(contacts)).toBe(true);
+  expect(contacts.length).toBe(job.successCount);
+  expect(contacts.length + job.errorCount + job.duplicates.length).toBe(rows);
+  return job;
+}
+
 /** No email twice among the contacts. */
 export function emailsAreUnique(contacts: { email: string }[]): boolean {
   return new Set(contacts.map((c) => c.email.toLowerCase())).size === contacts.length;

@@ -133,10 +133,15 @@ export class SqliteStoreAdapter implements StoreAdapter {
    * the sort index fills a page quickly.
    */
   private findText(c: SqliteCollection, query: Query): StoredRecord[] {
-    const probe = matchingRowidsToSql(query.where ?? [], c.columns, TEXT_SEARCH_SORT_LIMIT + 1);
-    const rowids = this.firstColumn<number>(probe);
-    if (rowids.length > TEXT_SEARCH_SORT_LIMIT) return this.documents(selectToSql(query, c.columns));
+    const rowids = this.fewTextMatches(c, query.where ?? []);
+    if (!rowids) return this.documents(selectToSql(query, c.columns));
     return this.documents(selectRowidsToSql(query, JSON.stringify(rowids), c.columns));
+  }
+
+  /** The rowids matching a text search when there are at most TEXT_SEARCH_SORT_LIMIT of them; undefined when more. */
+  private fewTextMatches(c: SqliteCollection, where: Condition[]): number[] | undefined {
+    const rowids = this.firstColumn<number>(matchingRowidsToSql(where, c.columns, TEXT_SEARCH_SORT_LIMIT + 1));
+    return rowids.length > TEXT_SEARCH_SORT_LIMIT ? undefined : rowids;
   }
 
   private documents(select: SqlFragment): StoredRecord[] {
@@ -168,12 +173,10 @@ export class SqliteStoreAdapter implements StoreAdapter {
       (c) =>
         this.runInTransaction.deferred(() => {
           const where = query.where ?? [];
-          if (searchesText(where)) {
-            const rowids = this.firstColumn<number>(matchingRowidsToSql(where, c.columns, TEXT_SEARCH_SORT_LIMIT + 1));
-            if (rowids.length <= TEXT_SEARCH_SORT_LIMIT) {
-              const items = query.limit === 0 ? [] : this.documents(selectRowidsToSql(query, JSON.stringify(rowids), c.columns));
-              return { total: rowids.length, items };
-            }
+          const rowids = searchesText(where) ? this.fewTextMatches(c, where) : undefined;
+          if (rowids) {
+            const items = query.limit === 0 ? [] : this.documents(selectRowidsToSql(query, JSON.stringify(rowids), c.columns));
+            return { total: rowids.length, items };
           }
           const [total] = this.firstColumn<number>(countToSql(where, c.columns));
           return { total: total ?? 0, items: this.documents(selectToSql(query, c.columns)) };

@@ -89,7 +89,7 @@ export class RecordsRepository {
   async contactsByEmailKeys(workspaceId: string, keys: string[]): Promise<ContactDocument[]> {
     if (keys.length === 0) return [];
     const found = await this.in(workspaceId).find(contacts, { where: [{ field: 'emailKey', op: 'in', values: keys }] });
-    return found.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return found.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   }
 
   batchResult(workspaceId: string, id: string): Promise<BatchResultDocument | null> {
