@@ -1,5 +1,6 @@
-// Two projects: `unit` runs the *.spec.ts files beside the code against their TypeScript sources;
-// `cross` runs tests/ against the built processes, started as a local cluster over HTTPS.
+// Three projects: `unit` runs the *.spec.ts files beside the code against their TypeScript sources;
+// `cross` runs tests/ against the built processes, started as a local cluster over HTTPS;
+// `containers` runs tests/containers/ against the system started from its images (npm run test:containers).
 const swc = ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }];
 const libs = ['config', 'observability', 'telemetry', 'grpc', 'store', 'bus', 'rate-limit'];
 const moduleNameMapper = Object.fromEntries(libs.map((l) => [`^@crm/${l}$`, `<rootDir>/libs/${l}/src`]));
@@ -21,7 +22,16 @@ module.exports = {
       transform: { '^.+\\.ts$': swc },
       moduleNameMapper,
       testMatch: ['<rootDir>/tests/**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/tests/containers/'],
       slowTestThreshold: 30,
+    },
+    {
+      displayName: 'containers',
+      testEnvironment: 'node',
+      transform: { '^.+\\.ts$': swc },
+      moduleNameMapper,
+      testMatch: ['<rootDir>/tests/containers/**/*.test.ts'],
+      slowTestThreshold: 60,
     },
   ],
 };

@@ -1,5 +1,5 @@
 const { startLocalCluster } = require('../scripts/local-cluster.js');
-const { GrpcClient } = require('../libs/grpc/dist');
+const { GrpcClient, loadInternalTls } = require('../libs/grpc/dist');
 const { Agent, request } = require('undici');
 (async () => {
   const c = await startLocalCluster({
@@ -17,7 +17,12 @@ const { Agent, request } = require('undici');
   });
   const body = await r.body.json();
   const ctx = { workspaceId: body.user.workspaceId, actorId: body.user.id, actorKind: 'user' };
-  const records = new GrpcClient('records/v1/records.proto', 'records.v1.RecordsService', c.recordsAddress);
+  const records = new GrpcClient(
+    'records/v1/records.proto',
+    'records.v1.RecordsService',
+    c.recordsAddress,
+    loadInternalTls(c.internalTlsDirs['import-worker']),
+  );
   let t = Date.now();
   for (let b = 0; b < 10; b++) {
     const rows = Array.from({ length: 500 }, (_, i) => ({

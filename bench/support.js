@@ -1,5 +1,6 @@
 // What the bench suites share: a JSON client for a cluster's gateway, a workspace whose rate limit
-// stays out of the way, and a warning when a cluster process died during a run.
+// stays out of the way, a warning when a cluster process died during a run, and the run's internal
+// certificates for calling services directly as one of its identities.
 'use strict';
 const { execFileSync } = require('node:child_process');
 const path = require('node:path');
@@ -43,7 +44,14 @@ async function signUpUnlimited(cluster, api, name) {
       '--rate-limit',
       '100000000',
     ],
-    { env: { ...process.env, AUTH_GRPC_ADDR: cluster.authAddress, CRM_OPERATOR_TOKEN: cluster.operatorToken } },
+    {
+      env: {
+        ...process.env,
+        AUTH_GRPC_ADDR: cluster.authAddress,
+        CRM_OPERATOR_TOKEN: cluster.operatorToken,
+        CRM_OPERATOR_TLS_DIR: cluster.internalTlsDirs.operator,
+      },
+    },
   );
   return signup;
 }
@@ -54,4 +62,10 @@ function warnAboutDeadProcesses(cluster, log) {
     if (!proc.running) log(`WARNING: ${name} exited during the run; the figures are suspect. Its log:\n${proc.tail(20)}`);
 }
 
-module.exports = { gatewayApi, signUpUnlimited, warnAboutDeadProcesses };
+/** The certificate of one of the cluster's internal identities, for a GrpcClient that calls a service as it. */
+function internalTls(cluster, identity) {
+  const { loadInternalTls } = require(path.join(ROOT, 'libs/grpc/dist'));
+  return loadInternalTls(cluster.internalTlsDirs[identity]);
+}
+
+module.exports = { gatewayApi, internalTls, signUpUnlimited, warnAboutDeadProcesses };

@@ -85,7 +85,9 @@ function render(pkgName, namespace) {
         else if (field.repeated) t = t.includes('|') ? `(${t})[]` : `${t}[]`;
         else if (!SCALARS[field.type] && !(field.resolvedType instanceof protobuf.Enum)) t = `${t} | null`;
         if (field.comment) lines.push(`  /** ${field.comment.replace(/\n/g, ' ')} */`);
-        lines.push(`  ${camel(field.name)}: ${t};`);
+        // proto3 `optional`: a one-field oneof named `_<field>`; proto-loader leaves it out when unset.
+        const optional = field.partOf && field.partOf.name.startsWith('_') && field.partOf.oneof.length === 1;
+        lines.push(`  ${camel(field.name)}${optional ? '?' : ''}: ${t};`);
       }
       lines.push('}', '');
     } else if (nested instanceof protobuf.Service) {

@@ -6,16 +6,25 @@
 'use strict';
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { randomBytes } = require('node:crypto');
 const { parseArgs } = require('node:util');
+const {
+  DEFAULT_AMQP_URL,
+  DEFAULT_REDIS_URL,
+  busEnvOf,
+  freePort,
+  httpsReady,
+  makeCertificate,
+  makeInternalCertificates,
+  requireBrokers,
+  runEnv,
+  waitFor,
+} = require('./cluster-support');
 
 const ROOT = path.resolve(__dirname, '..');
 const TELEMETRY = path.join(ROOT, 'libs/telemetry/dist/register.js');
-const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
-const DEFAULT_AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
 
 const HELP = `Usage: npm run cluster -- [options]
 
@@ -31,71 +40,6 @@ Options:
 
 Environment: REDIS_URL (default ${DEFAULT_REDIS_URL}), AMQP_URL (default ${DEFAULT_AMQP_URL}),
 MONGO_URL (optional: use MongoDB instead of SQLite files).`;
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function reachable(url, timeoutMs = 1500) {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: hostname, port: Number(port) });
-    const done = (ok) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.on('connect', () => done(true));
-    socket.on('error', () => done(false));
-  });
-}
-
-/** Fails with a message saying how to start Redis or RabbitMQ when either is down. */
-async function requireBrokers(redisUrl, amqpUrl) {
-  const problems = [];
-  if (!(await reachable(redisUrl)))
-    problems.push(
-      `Redis is not reachable at ${redisUrl}. Start it: redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no`,
-    );
-  if (!(await reachable(amqpUrl)))
-    problems.push(`RabbitMQ is not reachable at ${amqpUrl}. Start it: rabbitmq-server -detached (then wait ~10 s)`);
-  if (problems.length) throw new Error(problems.join('\n'));
-}
-
-function makeCertificate(dir) {
-  const certFile = path.join(dir, 'cert.pem');
-  const keyFile = path.join(dir, 'key.pem');
-  if (!fs.existsSync(certFile)) {
-    const selfsigned = require('selfsigned');
-    fs.mkdirSync(dir, { recursive: true });
-    const attrs = [{ name: 'commonName', value: 'localhost' }];
-    const extensions = [
-      {
-        name: 'subjectAltName',
-        altNames: [
-          { type: 2, value: 'localhost' },
-          { type: 7, ip: '127.0.0.1' },
-        ],
-      },
-    ];
-    return Promise.resolve(
-      selfsigned.generate(attrs, { notAfterDate: new Date(Date.now() + 30 * 86_400_000), keySize: 2048, algorithm: 'sha256', extensions }),
-    ).then((pems) => {
-      fs.writeFileSync(certFile, pems.cert);
-      fs.writeFileSync(keyFile, pems.private, { mode: 0o600 });
-      return { certFile, keyFile };
-    });
-  }
-  return Promise.resolve({ certFile, keyFile });
-}
 
 class ManagedProcess {
   constructor({ name, args, env, logFile, nodeArgs = [] }) {
@@ -138,33 +82,10 @@ class ManagedProcess {
   }
 }
 
-async function waitFor(description, check, proc, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (proc && !proc.running) throw new Error(`${proc.name} exited while starting. Its log (${proc.logFile}):\n${proc.tail()}`);
-    if (Date.now() > deadline)
-      throw new Error(`Timed out waiting for ${description}.${proc ? ` Log of ${proc.name}:\n${proc.tail()}` : ''}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
-
-function httpsReady(url, ca) {
-  const https = require('node:https');
-  return new Promise((resolve) => {
-    const req = https.get(`${url}/readyz`, { ca, timeout: 2000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode === 200);
-    });
-    req.on('error', () => resolve(false));
-    req.on('timeout', () => req.destroy());
-  });
-}
-
 /**
  * Starts the cluster and resolves once every process is ready.
  * @returns {Promise<{gateways: {url: string, port: number}[], ca: string, dataDir: string, runId: string,
- *   operatorToken: string, authAddress: string, processes: Map<string, ManagedProcess>,
+ *   operatorToken: string, authAddress: string, internalTlsDirs: Record<string, string>, processes: Map<string, ManagedProcess>,
  *   restart(name: string, signal?: string): Promise<void>, stop(): Promise<void>}>}
  */
 async function startLocalCluster(options = {}) {
@@ -181,6 +102,8 @@ async function startLocalCluster(options = {}) {
   }
   fs.mkdirSync(path.join(dataDir, 'logs'), { recursive: true });
   const tls = await makeCertificate(path.join(dataDir, 'tls'));
+  // Every process proves who it is to the others with its own certificate of one CA (mutual TLS).
+  const internalTlsDirs = await makeInternalCertificates(dataDir);
   const operatorToken = randomBytes(24).toString('base64url');
   const ports = {
     auth: await freePort(),
@@ -192,24 +115,17 @@ async function startLocalCluster(options = {}) {
   const address = (name) => `127.0.0.1:${ports[name]}`;
   const common = {
     METRICS_PORT: '0',
-    LOG_LEVEL: options.logLevel ?? process.env.CLUSTER_LOG_LEVEL ?? 'info',
-    REDIS_URL: redisUrl,
-    AMQP_URL: amqpUrl,
-    CRM_BUS_EXCHANGE: `crm.events.${runId}`,
-    CRM_QUEUE_PREFIX: `run-${runId}.`,
-    // The run's queues delete themselves 10 minutes after their last consumer left: hundreds of
-    // leftover quorum queues from earlier runs were enough to wedge a shared broker.
-    CRM_QUEUE_EXPIRES_MS: String(10 * 60_000),
-    RATE_LIMIT_KEY_PREFIX: `crm:${runId}:`,
+    ...runEnv({ runId, redisUrl, amqpUrl, logLevel: options.logLevel ?? process.env.CLUSTER_LOG_LEVEL ?? 'info' }),
     AUTH_GRPC_ADDR: address('auth'),
     RECORDS_GRPC_ADDR: address('records'),
     IMPORT_GRPC_ADDR: address('import'),
     AUTOMATION_GRPC_ADDR: address('automation'),
-    IMPORT_UPLOAD_URL: `http://127.0.0.1:${ports.upload}`,
+    IMPORT_UPLOAD_URL: `https://127.0.0.1:${ports.upload}`,
     ...options.env,
   };
-  const serviceEnv = (name) => ({
+  const serviceEnv = (name, identity = name) => ({
     ...common,
+    INTERNAL_TLS_DIR: internalTlsDirs[identity],
     GRPC_HOST: '127.0.0.1',
     GRPC_PORT: String(ports[name]),
     CRM_DATA_DIR: path.join(dataDir, name),
@@ -227,8 +143,14 @@ async function startLocalCluster(options = {}) {
   add('import', ['services/import/dist/main.js', '--role=server'], { ...serviceEnv('import'), UPLOAD_PORT: String(ports.upload) });
   add('automation', ['services/automation/dist/main.js', '--role=server'], serviceEnv('automation'));
   for (let i = 1; i <= workerCount && options.withWorkers !== false; i += 1) {
-    add(`import-worker-${i}`, ['services/import/dist/main.js', '--role=worker'], { ...serviceEnv('import'), GRPC_PORT: '0' });
-    add(`automation-worker-${i}`, ['services/automation/dist/main.js', '--role=worker'], { ...serviceEnv('automation'), GRPC_PORT: '0' });
+    add(`import-worker-${i}`, ['services/import/dist/main.js', '--role=worker'], {
+      ...serviceEnv('import', 'import-worker'),
+      GRPC_PORT: '0',
+    });
+    add(`automation-worker-${i}`, ['services/automation/dist/main.js', '--role=worker'], {
+      ...serviceEnv('automation', 'automation-worker'),
+      GRPC_PORT: '0',
+    });
   }
   const gateways = [];
   for (let i = 1; i <= gatewayCount; i += 1) {
@@ -237,16 +159,20 @@ async function startLocalCluster(options = {}) {
     gateways.push({ name: `gateway-${i}`, url, port });
     add(`gateway-${i}`, ['gateway/dist/main.js'], {
       ...common,
+      INTERNAL_TLS_DIR: internalTlsDirs.gateway,
       CRM_HOST: '127.0.0.1',
       CRM_PORT: String(port),
       CRM_DATA_DIR: path.join(dataDir, `gateway-${i}`),
       TLS_CERT_FILE: tls.certFile,
       TLS_KEY_FILE: tls.keyFile,
       SIGNUP_ENABLED: 'true',
+      // Stop at once, as before the gateway learned to keep serving while its readiness fails.
+      DRAIN_DELAY_MS: '0',
     });
   }
   const ca = fs.readFileSync(tls.certFile, 'utf8');
-  const { checkHealth } = require(path.join(ROOT, 'libs/grpc/dist'));
+  const { checkHealth, loadInternalTls } = require(path.join(ROOT, 'libs/grpc/dist'));
+  const asGateway = loadInternalTls(internalTlsDirs.gateway);
 
   const readiness = (name) => {
     const proc = processes.get(name);
@@ -255,7 +181,8 @@ async function startLocalCluster(options = {}) {
       return waitFor(`${name} at ${gateway.url}/readyz`, () => httpsReady(gateway.url, ca), proc);
     }
     if (name.includes('-worker-')) return waitFor(`${name} to start`, async () => true, proc);
-    return waitFor(`${name} gRPC health on ${address(name)}`, () => checkHealth(address(name)), proc);
+    const target = { address: address(name), tls: asGateway, serverIdentity: name };
+    return waitFor(`${name} gRPC health on ${address(name)}`, () => checkHealth(target), proc);
   };
 
   const cluster = {
@@ -264,13 +191,11 @@ async function startLocalCluster(options = {}) {
     dataDir,
     runId,
     operatorToken,
+    /** Each internal identity's certificate folder (the CLI's is `operator`), for tests that call services directly. */
+    internalTlsDirs,
     authAddress: address('auth'),
     /** The bus settings every process of this run uses, for tests that open the run's bus themselves. */
-    busEnv: {
-      CRM_BUS_EXCHANGE: common.CRM_BUS_EXCHANGE,
-      CRM_QUEUE_PREFIX: common.CRM_QUEUE_PREFIX,
-      CRM_QUEUE_EXPIRES_MS: common.CRM_QUEUE_EXPIRES_MS,
-    },
+    busEnv: busEnvOf(common),
     recordsAddress: address('records'),
     processes,
     async restart(name, signal = 'SIGTERM') {
@@ -328,6 +253,7 @@ if (require.main === module) {
       console.log(`Local cluster up (${cluster.processes.size} processes; logs in ${path.join(dataDir, 'logs')}).`);
       for (const g of cluster.gateways) console.log(`  gateway: ${g.url}`);
       console.log(`  auth gRPC: ${cluster.authAddress} (operator token: CRM_OPERATOR_TOKEN=${cluster.operatorToken})`);
+      console.log(`  operator certificate: CRM_OPERATOR_TLS_DIR=${cluster.internalTlsDirs.operator}`);
       console.log('Ctrl-C stops every process.');
       const stop = () => cluster.stop().then(() => process.exit(0));
       process.once('SIGINT', stop);

@@ -11,6 +11,7 @@
 set -euo pipefail
 
 if [[ "${1:-}" == "--help" || "${1:-}" == "-h" ]]; then
+  echo 'Usage: npm run test:node24 [-- <cross suite paths>]'
   sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
   exit 0
 fi

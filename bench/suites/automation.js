@@ -6,7 +6,7 @@
 'use strict';
 const path = require('node:path');
 const { Agent } = require('undici');
-const { gatewayApi, warnAboutDeadProcesses } = require('../support');
+const { gatewayApi, internalTls, warnAboutDeadProcesses } = require('../support');
 const { startLocalCluster } = require('../../scripts/local-cluster.js');
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -41,7 +41,7 @@ module.exports = async function automationSuite({ log, nodeArgs }) {
   const { openStore } = require(path.join(ROOT, 'libs/store/dist'));
   const { automationCollections, enrollments } = require(path.join(ROOT, 'services/automation/dist/store/collections'));
   const recordsAddress = `127.0.0.1:${cluster.processes.get('records').env.GRPC_PORT}`;
-  const records = new GrpcClient('records/v1/records.proto', 'records.v1.RecordsService', recordsAddress);
+  const records = new GrpcClient('records/v1/records.proto', 'records.v1.RecordsService', recordsAddress, internalTls(cluster, 'gateway'));
   const api = gatewayApi(cluster, agent);
   let store;
   try {

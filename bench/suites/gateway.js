@@ -4,7 +4,7 @@
 const { fork } = require('node:child_process');
 const path = require('node:path');
 const { load, timeSequential } = require('../load');
-const { signUpUnlimited } = require('../support');
+const { internalTls, signUpUnlimited } = require('../support');
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -30,7 +30,7 @@ module.exports = async function gatewaySuite({ cluster, api, seconds, log }) {
     // The cost split, each part measured on its own in this process.
     const jwt = require('jsonwebtoken');
     const { GrpcClient } = require(path.join(ROOT, 'libs/grpc/dist'));
-    const authClient = new GrpcClient('auth/v1/auth.proto', 'auth.v1.AuthService', cluster.authAddress);
+    const authClient = new GrpcClient('auth/v1/auth.proto', 'auth.v1.AuthService', cluster.authAddress, internalTls(cluster, 'gateway'));
     const { keys } = await authClient.call('GetSigningKeys', {});
     const jwtVerify = await timeSequential(2000, () => jwt.verify(access, keys[0].publicKeyPem, { algorithms: ['RS256'] }));
     const context = { workspaceId: user.workspaceId, actorId: user.id, actorKind: 'user' };

@@ -5,7 +5,7 @@
 const path = require('node:path');
 const { Readable } = require('node:stream');
 const { Agent, request } = require('undici');
-const { signUpUnlimited } = require('../support');
+const { internalTls, signUpUnlimited } = require('../support');
 
 const ROOT = path.resolve(__dirname, '../..');
 const ROWS = 100_000;
@@ -90,7 +90,12 @@ module.exports = async function importSuite({ cluster, api, log }) {
     // The records side alone: one 500-row BatchCreateContacts straight over gRPC, in a fresh workspace key space.
     const { GrpcClient } = require(path.join(ROOT, 'libs/grpc/dist'));
     const recordsPort = cluster.processes.get('records').env.GRPC_PORT;
-    const records = new GrpcClient('records/v1/records.proto', 'records.v1.RecordsService', `127.0.0.1:${recordsPort}`);
+    const records = new GrpcClient(
+      'records/v1/records.proto',
+      'records.v1.RecordsService',
+      `127.0.0.1:${recordsPort}`,
+      internalTls(cluster, 'import-worker'),
+    );
     const context = { workspaceId: signup.user.workspaceId, actorId: signup.user.id, actorKind: 'user' };
     const batchTimes = [];
     for (let b = 0; b < 4; b++) {

@@ -8,7 +8,7 @@ const { fork } = require('node:child_process');
 const path = require('node:path');
 const autocannon = require('autocannon');
 const { load } = require('../load');
-const { signUpUnlimited } = require('../support');
+const { internalTls, signUpUnlimited } = require('../support');
 
 const ROOT = path.resolve(__dirname, '../..');
 const CONTACTS = 100_000;
@@ -20,7 +20,12 @@ const STAGES = ['new', 'contacted', 'engaged', 'proposal_sent', 'negotiation', '
 async function seed(cluster, user, log) {
   if (!cluster.recordsAddress) throw new Error('scripts/local-cluster.js does not report recordsAddress');
   const { GrpcClient } = require(path.join(ROOT, 'libs/grpc/dist'));
-  const client = new GrpcClient('records/v1/records.proto', 'records.v1.RecordsService', cluster.recordsAddress);
+  const client = new GrpcClient(
+    'records/v1/records.proto',
+    'records.v1.RecordsService',
+    cluster.recordsAddress,
+    internalTls(cluster, 'import-worker'),
+  );
   const context = { workspaceId: user.workspaceId, actorId: user.id, actorKind: 'user', requestId: 'bench-seed' };
   const started = Date.now();
   const batches = Math.ceil(CONTACTS / BATCH);
@@ -130,7 +135,14 @@ module.exports = async function recordsSuite({ cluster, api, seconds, log }) {
     listPage: `${gateway}/api/contacts/?limit=20`,
     filteredList: `${gateway}/api/contacts/?stage=customer`,
     search: `${gateway}/api/contacts/?search=person4242`,
+    // Issue 18's shapes: a common term (First12, First120–First129: about 1,100 contacts), a miss,
+    // and a term too short for the trigram index (two characters: a scan).
+    searchCommon: `${gateway}/api/contacts/?search=first12`,
+    searchMiss: `${gateway}/api/contacts/?search=zzzz`,
+    searchShort: `${gateway}/api/contacts/?search=zz`,
   };
+  // Issue 18 measured lists and searches with 4 connections; its targets are p99s at that load.
+  const FEW_CONNECTIONS = 4;
   try {
     log('warming up');
     await load({ url: `https://127.0.0.1:${baselinePort}/api/auth/me/`, seconds: 2 });
@@ -145,6 +157,11 @@ module.exports = async function recordsSuite({ cluster, api, seconds, log }) {
     for (const [name, url] of Object.entries(targets)) {
       log(`${name}: GET ${url.replace(gateway, '')}, ${seconds} s`);
       measured[name] = await load({ url, headers, seconds });
+    }
+    const atFourConnections = {};
+    for (const [name, url] of Object.entries(targets)) {
+      log(`${name}: GET ${url.replace(gateway, '')}, ${FEW_CONNECTIONS} connections, ${seconds} s`);
+      atFourConnections[name] = await load({ url, headers, seconds, connections: FEW_CONNECTIONS });
     }
     log(`create: POST /api/contacts/, ${seconds} s`);
     measured.create = await loadRequest({
@@ -166,6 +183,7 @@ module.exports = async function recordsSuite({ cluster, api, seconds, log }) {
       settleSeconds,
       baselines: { gatewayMe: me, bareExpress: bare },
       measured,
+      atFourConnections,
       ratiosVersusGatewayMe: versusMe,
       ratiosVersusBareExpress: versusBare,
     };

@@ -4,6 +4,7 @@
  * before it (see the numbered comments).
  */
 import express, { type Express, type RequestHandler } from 'express';
+import type { InternalTls } from '@crm/grpc';
 import { DomainError, type Logger } from '@crm/observability';
 import type { RateLimitCounter } from '@crm/rate-limit';
 import { Authenticator, type AuthenticatorOptions } from './auth/authenticator';
@@ -17,22 +18,30 @@ import { jsonBody } from './middleware/json-body';
 import { DEFAULT_BUDGETS, RateLimiter, type RateLimitBudgets } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
 import { securityHeaders } from './middleware/security-headers';
+import { traceContext } from './middleware/trace-context';
 import { buildOpenApiDocument } from './openapi/document';
 import { openApiRoutes } from './openapi/openapi.routes';
 import { routeModules, type RouteDeps, type RouteModule } from './routes';
-import { importUploadProxy } from './routes/import.routes';
-import { counter, histogram } from '@crm/telemetry';
+import { IMPORT_START_PATH, importUploadProxy } from './routes/import.routes';
+import type { IdempotencyStore } from './idempotency/idempotency-store';
+import { idempotentPosts } from './idempotency/idempotent-posts';
+import { MemoryIdempotencyStore } from './idempotency/memory-idempotency-store';
+import { bindToActiveContext, counter, histogram } from '@crm/telemetry';
 
 export interface AppDeps {
   config: GatewayConfig;
   logger: Logger;
   auth: AuthClient;
+  /** The gateway's internal certificate (startGateway loads it); absent: plaintext gRPC, for unit tests with fake services. */
+  internalTls?: InternalTls | null;
   rateLimitCounter: RateLimitCounter;
   invalidation: InvalidationChannel;
   /** Readiness check; default: always ready. */
   checkReadiness?: () => Promise<boolean>;
   budgets?: Partial<RateLimitBudgets>;
   authenticator?: AuthenticatorOptions;
+  /** Idempotency-Key state; default: this process's memory. */
+  idempotencyStore?: IdempotencyStore;
 }
 
 export interface GatewayApp {
@@ -60,24 +69,28 @@ const httpSeconds = histogram(
 function accessLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const route = typeof req.route?.path === 'string' ? req.route.path : 'unmatched';
-      httpRequests.inc({ method: req.method, route, status: String(res.statusCode) });
-      httpSeconds.observe({ method: req.method, route }, ms / 1000);
-      logger.info(
-        {
-          requestId: res.locals.requestId,
-          method: req.method,
-          path: req.path,
-          status: res.statusCode,
-          ms: Math.round(ms * 10) / 10,
-          workspaceId: res.locals.caller?.workspaceId,
-          actorKind: res.locals.caller?.actorKind,
-        },
-        'request',
-      );
-    });
+    // Bound to the request's trace: 'finish' is emitted from the socket's context, not the request's.
+    res.on(
+      'finish',
+      bindToActiveContext(() => {
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        const route = typeof req.route?.path === 'string' ? req.route.path : 'unmatched';
+        httpRequests.inc({ method: req.method, route, status: String(res.statusCode) });
+        httpSeconds.observe({ method: req.method, route }, ms / 1000);
+        logger.info(
+          {
+            requestId: res.locals.requestId,
+            method: req.method,
+            path: req.path,
+            status: res.statusCode,
+            ms: Math.round(ms * 10) / 10,
+            workspaceId: res.locals.caller?.workspaceId,
+            actorKind: res.locals.caller?.actorKind,
+          },
+          'request',
+        );
+      }),
+    );
     next();
   };
 }
@@ -87,10 +100,16 @@ export function createApp(deps: AppDeps): GatewayApp {
   const authenticator = new Authenticator(deps.auth, deps.invalidation, logger, deps.authenticator);
   const limiter = new RateLimiter(deps.rateLimitCounter, logger, { ...DEFAULT_BUDGETS, ...deps.budgets });
   let draining = false;
+  const idempotency = idempotentPosts(
+    deps.idempotencyStore ?? new MemoryIdempotencyStore(),
+    logger,
+    (req) => req.path.replace(/\/+$/, '') === IMPORT_START_PATH,
+  );
 
   const routeDeps: RouteDeps = {
     config,
     logger,
+    internalTls: deps.internalTls ?? null,
     auth: deps.auth,
     authenticator,
     invalidation: deps.invalidation,
@@ -109,6 +128,8 @@ export function createApp(deps: AppDeps): GatewayApp {
   // Behind an ingress the client address is the last hop the ingress added; directly, the socket's.
   app.set('trust proxy', config.TLS_TERMINATED_UPSTREAM ? 1 : false);
 
+  // 0. The trace id, which every later log line and internal call carries.
+  app.use(traceContext());
   // 1. A request id first, so every later response and log line carries it.
   app.use(requestId());
   app.use(accessLog(logger));
@@ -135,10 +156,19 @@ export function createApp(deps: AppDeps): GatewayApp {
   });
   // 7. Per-workspace rate limit (anonymous per address when 6 failed), then 6's failure if any.
   app.use(limiter.workspaceLimit());
+  // 7b. Idempotency-Key, per workspace: uploads here, before their body streams on; other POSTs after 8b.
+  app.use(idempotency.streamedUploads);
   // 8. The CSV import upload is streamed to the import service as it arrives, so it goes before the JSON parser.
-  app.use(importUploadProxy(logger, { url: config.IMPORT_UPLOAD_URL.replace(/\/+$/, ''), secret: config.IMPORT_UPLOAD_SECRET }));
+  app.use(
+    importUploadProxy(logger, {
+      url: config.IMPORT_UPLOAD_URL.replace(/\/+$/, ''),
+      secret: config.IMPORT_UPLOAD_SECRET,
+      tls: deps.internalTls ?? null,
+    }),
+  );
   // 8b. JSON bodies, for authenticated routes only (public ones parse after their own limits).
   app.use(jsonBody(config.BODY_LIMIT));
+  app.use(idempotency.jsonPosts);
   // 9. Routes.
   for (const module of modules.filter((m) => m.access === 'authenticated')) app.use(module.router);
   // 10. Nothing matched.

@@ -1,10 +1,4 @@
-import { env, z } from '@crm/config';
-
-const hostPort = (fallback: string) =>
-  z
-    .string()
-    .regex(/^[^\s:]+:\d{1,5}$/, { message: 'must be host:port' })
-    .default(fallback);
+import { env, internalTlsSettings, requireInternalTlsDir, z } from '@crm/config';
 
 /** Sizes as body-parser reads them: a number of bytes or a string such as `1mb`, `512kb`. */
 const byteSize = z
@@ -12,38 +6,56 @@ const byteSize = z
   .regex(/^\d+(b|kb|mb)?$/i, { message: 'must be a size such as 1mb, 512kb or 1048576' })
   .default('1mb');
 
-export const gatewayConfigSchema = z.object({
-  CRM_HOST: z.string().default('0.0.0.0'),
-  CRM_PORT: env.port(8443),
-  CRM_DATA_DIR: z.string().default('./data'),
-  TLS_CERT_FILE: z.string().optional(),
-  TLS_KEY_FILE: z.string().optional(),
-  /** Serve plain HTTP behind an ingress that terminates TLS; requests not marked https are refused. */
-  TLS_TERMINATED_UPSTREAM: env.bool(false),
-  AUTH_GRPC_ADDR: hostPort('127.0.0.1:50051'),
-  RECORDS_GRPC_ADDR: hostPort('127.0.0.1:50052'),
-  IMPORT_GRPC_ADDR: hostPort('127.0.0.1:50053'),
-  AUTOMATION_GRPC_ADDR: hostPort('127.0.0.1:50054'),
-  REDIS_URL: env.url(['redis', 'rediss']),
-  SIGNUP_ENABLED: env.bool(true),
-  /** Where CSV uploads are streamed (the import service's upload endpoint), and the secret sent with them. */
-  IMPORT_UPLOAD_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8081'),
-  IMPORT_UPLOAD_SECRET: z.string().min(16).optional(),
-  /** Prefix of rate-limit keys and the invalidation channel in Redis (lets several deployments share one Redis). */
-  RATE_LIMIT_KEY_PREFIX: z
-    .string()
-    .regex(/^[\w:.-]*$/)
-    .default('crm:'),
-  /** How often API-key usage counts go to auth (one write per key per flush, none per request). */
-  API_KEY_USAGE_FLUSH_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
-  BODY_LIMIT: byteSize,
-  PUBLIC_BASE_URL: env.url(['https', 'http']),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-});
+export const gatewayConfigSchema = z
+  .object({
+    CRM_HOST: z.string().default('0.0.0.0'),
+    CRM_PORT: env.port(8443),
+    CRM_DATA_DIR: z.string().default('./data'),
+    TLS_CERT_FILE: z.string().optional(),
+    TLS_KEY_FILE: z.string().optional(),
+    /** Serve plain HTTP behind an ingress that terminates TLS; requests not marked https are refused. */
+    TLS_TERMINATED_UPSTREAM: env.bool(false),
+    AUTH_GRPC_ADDR: env.grpcAddress('127.0.0.1:50051'),
+    RECORDS_GRPC_ADDR: env.grpcAddress('127.0.0.1:50052'),
+    IMPORT_GRPC_ADDR: env.grpcAddress('127.0.0.1:50053'),
+    AUTOMATION_GRPC_ADDR: env.grpcAddress('127.0.0.1:50054'),
+    REDIS_URL: env.url(['redis', 'rediss']),
+    SIGNUP_ENABLED: env.bool(true),
+    /** Where CSV uploads are streamed (the import service's upload endpoint), and the secret sent with them. */
+    IMPORT_UPLOAD_URL: z
+      .union([z.url({ protocol: /^https?$/ }), z.string().regex(/^unix:\/\S+$/)], {
+        error: 'must be an http(s) URL or unix:/path/to/socket',
+      })
+      .default('https://127.0.0.1:8081'),
+    IMPORT_UPLOAD_SECRET: z.string().min(16).optional(),
+    /** Prefix of rate-limit keys and the invalidation channel in Redis (lets several deployments share one Redis). */
+    RATE_LIMIT_KEY_PREFIX: z
+      .string()
+      .regex(/^[\w:.-]*$/)
+      .default('crm:'),
+    /** How often API-key usage counts go to auth (one write per key per flush, none per request). */
+    API_KEY_USAGE_FLUSH_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+    BODY_LIMIT: byteSize,
+    /** At SIGTERM, how long the gateway keeps serving with /readyz failing before it stops taking connections. */
+    DRAIN_DELAY_MS: z.coerce.number().int().min(0).max(15_000).default(5_000),
+    PUBLIC_BASE_URL: env.url(['https', 'http']),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    ...internalTlsSettings,
+  })
+  .superRefine(requireInternalTlsDir)
+  .superRefine((config, ctx) => {
+    if (config.INTERNAL_TLS === 'on' && config.IMPORT_UPLOAD_URL.startsWith('http:')) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['IMPORT_UPLOAD_URL'],
+        message: "must be https:// (or unix:/path) with internal TLS: the upload endpoint takes only the gateway's certificate",
+      });
+    }
+  });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 
-/** A config with every default applied, for tests and the one-process launcher. */
+/** A config with every default applied, for unit tests: plaintext gRPC to their fake services unless overridden. */
 export function gatewayConfig(overrides: Partial<GatewayConfig> = {}): GatewayConfig {
-  return { ...gatewayConfigSchema.parse({}), ...overrides };
+  return { ...gatewayConfigSchema.parse({ INTERNAL_TLS: 'off' }), ...overrides };
 }

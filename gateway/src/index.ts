@@ -2,10 +2,10 @@
  * Starts the gateway: TLS material, clients, the rate-limit counter and invalidation channel,
  * the app, and the HTTPS server (plain HTTP only behind a TLS-terminating ingress).
  */
-import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpServer, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import { checkHealth } from '@crm/grpc';
+import { checkHealth, internalTlsFor } from '@crm/grpc';
 import { createLogger, type Logger } from '@crm/observability';
 import {
   openInvalidationChannel,
@@ -14,10 +14,15 @@ import {
   type RateLimitCounter,
   type RateLimitLocation,
 } from '@crm/rate-limit';
+import { gauge } from '@crm/telemetry';
 import { createApp, type AppDeps } from './app';
+import { continueWhenBodyIsRead } from './expect-continue';
 import { openAuthClient, type AuthClient } from './clients/auth-client';
 import type { GatewayConfig } from './config';
 import { loadTlsMaterial } from './tls-certificate';
+import type { IdempotencyStore } from './idempotency/idempotency-store';
+import { MemoryIdempotencyStore } from './idempotency/memory-idempotency-store';
+import { RedisIdempotencyStore } from './idempotency/redis-idempotency-store';
 
 export * from './config';
 export { createApp, type AppDeps, type GatewayApp } from './app';
@@ -27,10 +32,16 @@ export interface GatewayOptions {
   auth?: AuthClient;
   rateLimitCounter?: RateLimitCounter;
   invalidation?: InvalidationChannel;
+  idempotencyStore?: IdempotencyStore;
   checkReadiness?: () => Promise<boolean>;
   budgets?: AppDeps['budgets'];
   /** How long in-flight requests may take to finish at stop (default 10 s). */
   drainGraceMs?: number;
+  /**
+   * How long stop() keeps serving with readiness failing before it closes the listener (default 0):
+   * long enough for load balancers to see /readyz fail and send new requests elsewhere.
+   */
+  drainDelayMs?: number;
 }
 
 export interface RunningGateway {
@@ -45,18 +56,34 @@ function rateLimitLocation(config: GatewayConfig): RateLimitLocation {
 
 export async function startGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<RunningGateway> {
   const logger = options.logger ?? createLogger('gateway', { level: config.LOG_LEVEL });
-  const ownedAuth = options.auth ? undefined : openAuthClient(config.AUTH_GRPC_ADDR);
+  const internalTls = internalTlsFor(config, 'gateway', logger);
+  const ownedAuth = options.auth ? undefined : openAuthClient(config.AUTH_GRPC_ADDR, internalTls);
   const auth: AuthClient = options.auth ?? ownedAuth!;
   const counter = options.rateLimitCounter ?? (await openRateLimitCounter(rateLimitLocation(config), logger));
   const invalidation = options.invalidation ?? (await openInvalidationChannel(rateLimitLocation(config), logger));
+  const idempotencyStore =
+    options.idempotencyStore ??
+    (config.REDIS_URL ? RedisIdempotencyStore.open(config.REDIS_URL, config.RATE_LIMIT_KEY_PREFIX) : new MemoryIdempotencyStore());
+  // 1 while this replica counts on its own (Redis unreachable): each replica then enforces only its share.
+  gauge(
+    'rate_limit_local_counting',
+    'Whether this replica counts rate limits in memory (1) rather than in shared Redis (0).',
+    [],
+    function collect() {
+      this.set(counter.mode() === 'local' ? 1 : 0);
+    },
+  );
 
   const gateway = createApp({
     config,
     logger,
     auth,
+    internalTls,
     rateLimitCounter: counter,
     invalidation,
-    checkReadiness: options.checkReadiness ?? (() => checkHealth(config.AUTH_GRPC_ADDR)),
+    idempotencyStore,
+    checkReadiness:
+      options.checkReadiness ?? (() => checkHealth({ address: config.AUTH_GRPC_ADDR, tls: internalTls, serverIdentity: 'auth' })),
     budgets: options.budgets,
     authenticator: { usageFlushIntervalMs: config.API_KEY_USAGE_FLUSH_MS },
   });
@@ -72,10 +99,20 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     server = createHttpsServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, gateway.app);
     scheme = 'https';
   }
+  continueWhenBodyIsRead(server);
   server.keepAliveTimeout = 65_000; // longer than common load-balancer idle timeouts
   server.headersTimeout = 66_000;
   server.requestTimeout = 120_000;
 
+  let closing = false;
+  // From the start of a drain, every answer ends its connection: a keep-alive client reconnects
+  // through the Service to another replica at its next request, instead of finding its connection
+  // closed under it when the listener shuts. Connections left idle through the whole drain delay
+  // are closed at its end; a client whose idle timeout is shorter than DRAIN_DELAY_MS (load balancers
+  // are set so) has dropped them already. Prepended, so it runs before the app answers.
+  server.prependListener('request', (_req, res: ServerResponse) => {
+    if (closing) res.setHeader('connection', 'close');
+  });
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
@@ -97,6 +134,8 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
   const stop = () =>
     (stopping ??= (async () => {
       gateway.drain();
+      closing = true;
+      if (options.drainDelayMs) await new Promise((resolve) => setTimeout(resolve, options.drainDelayMs));
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const grace = new Promise<void>((resolve) => {
@@ -112,6 +151,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
       await gateway.close();
       if (!options.rateLimitCounter) await counter.close();
       if (!options.invalidation) await invalidation.close?.();
+      if (!options.idempotencyStore) await idempotencyStore.close();
       ownedAuth?.close();
     })());
 

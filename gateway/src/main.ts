@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   }
   const config = loadConfigOrExit(gatewayConfigSchema);
   const logger = createLogger('gateway', { level: config.LOG_LEVEL });
-  const gateway = await startGateway(config, { logger });
+  const gateway = await startGateway(config, { logger, drainDelayMs: config.DRAIN_DELAY_MS });
   const metrics = await startProcessMetrics();
   logger.info({ url: gateway.url, metricsPort: metrics?.port, config: redactConfig(config) }, `gateway listening on ${gateway.url}`);
   stopOnSignals(logger, async () => {

@@ -166,6 +166,26 @@ describe('the engine on the local cluster', () => {
     await api.post(`/api/automations/rules/${rule.id}/deactivate/`);
   });
 
+  it("treats a client's X-Request-Id as a plain id: one shaped like automation's own cause neither blocks a rule nor ends a chain", async () => {
+    const rule = await activeRule({
+      steps: [{ type: 'send_notification', order: 1, config: { recipients: ['assigned_user'], message: 'New lead {{lead.firstName}}' } }],
+    });
+    // automation:<depth>:<rules>:<log> is what the loop guard reads: this rule "caused" it, and a chain at its limit
+    // (the gateway accepts letters, digits and ._:- in a request id).
+    for (const forged of [`automation:1:${rule.id}:x`, 'automation:3:rul_a:y']) {
+      leadSeq += 1;
+      const created = await api.post(
+        '/api/leads/',
+        { firstName: 'Eve', email: `eve-${leadSeq}-${Date.now()}@example.com`, assignedTo: owner.user.id },
+        { headers: { 'x-request-id': forged } },
+      );
+      expect(created.status).toBe(201);
+      expect(created.headers['x-request-id']).toBe(forged); // still echoed, as a plain id
+      await finishedLog(rule.id, created.body.id);
+    }
+    await api.post(`/api/automations/rules/${rule.id}/deactivate/`);
+  });
+
   it('cancels an enrollment whose exit condition holds when its wait ends', async () => {
     const rule = await activeRule({
       triggerConditions: [{ field: 'company', operator: 'eq', value: 'Exit Co' }],
@@ -262,5 +282,49 @@ describe('templates through the gateway', () => {
     expect((await theirs.get(`/api/automations/templates/${saved.body.id}/`)).status).toBe(404);
     expect((await theirs.get('/api/automations/templates/?category=custom')).body.count).toBe(0);
     expect((await api.get('/api/automations/templates/?category=custom')).body.results.map((t: any) => t.id)).toContain(saved.body.id);
+  });
+});
+
+describe('rules and templates a page at a time', () => {
+  it('pages the rules newest first, with links, and answers bad paging values with 400', async () => {
+    const own = cluster.api.withToken((await signUp(cluster.api)).access);
+    const made: string[] = [];
+    for (const name of ['One', 'Two', 'Three']) {
+      const rule = await own.post('/api/automations/rules/', {
+        name,
+        trigger: 'lead_created',
+        steps: [{ type: 'wait', order: 1, config: { duration: 1, unit: 'days' } }],
+      });
+      made.push(rule.body.id);
+    }
+    const first = await own.get('/api/automations/rules/?limit=2');
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ count: 3, previous: null });
+    expect(first.body.results).toHaveLength(2);
+    expect(first.body.next).toMatch(/\/api\/automations\/rules\/\?limit=2&page=2$/);
+    const second = await own.get('/api/automations/rules/?limit=2&page=2');
+    expect(second.body).toMatchObject({ count: 3, next: null });
+    expect([...first.body.results, ...second.body.results].map((r: any) => r.id).sort()).toEqual([...made].sort());
+    for (const query of ['page=0', 'page=abc', 'limit=-1', 'page=1&offset=1']) {
+      const response = await own.get(`/api/automations/rules/?${query}`);
+      expect([query, response.status, typeof response.body.detail]).toEqual([query, 400, 'string']);
+    }
+  });
+
+  it('pages the templates, built-in ones first, and answers bad paging values with 400', async () => {
+    const all = await api.get('/api/automations/templates/?category=lead_management&limit=100');
+    const ids = all.body.results.map((t: any) => t.id);
+    const walked: string[] = [];
+    let path: string | null = '/api/automations/templates/?category=lead_management&limit=2';
+    while (path) {
+      const page: any = await api.get(path);
+      expect(page.status).toBe(200);
+      expect(page.body.count).toBe(ids.length);
+      walked.push(...page.body.results.map((t: any) => t.id));
+      path = page.body.next ? page.body.next.replace(/^https:\/\/[^/]+/, '') : null;
+    }
+    expect(walked).toEqual(ids);
+    expect((await api.get('/api/automations/templates/?page=0')).status).toBe(400);
+    expect((await api.get('/api/automations/templates/?limit=abc')).status).toBe(400);
   });
 });

@@ -1,8 +1,8 @@
-// Static checks of the deployment artifacts (Dockerfiles, charts/crm, skaffold.yaml). No helm,
+// Static checks of the deployment artifacts (the Dockerfile, charts/crm, skaffold.yaml). No helm,
 // skaffold or docker binary runs on our machines, so nothing is rendered or built here: the files
 // are parsed and cross-checked against each other and against the sources they name.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import * as yaml from 'js-yaml';
 
 const root = join(__dirname, '..', '..');
@@ -78,10 +78,11 @@ function skeleton(text: string): string {
     .join('\n');
 }
 
-/** The YAML inside {{ define "crm.topology" }}: what each component runs, its ports, calls, stores. */
+/** charts/crm/topology.yaml, which the chart's "crm.topology" reads: what each component runs, its ports, calls, stores. */
 type Spec = {
   name: string;
   entry: string;
+  target: string;
   role?: string;
   ports: Record<string, number>;
   calls: string[];
@@ -92,10 +93,7 @@ type Spec = {
   outbound?: string[];
 };
 function topology(): Record<string, Spec> {
-  const helpers = read(join(templatesDir, '_helpers.tpl'));
-  const body = /\{\{-? define "crm\.topology" -?\}\}([\s\S]*?)\{\{-? end -?\}\}/.exec(helpers);
-  if (!body) throw new Error('no "crm.topology" in _helpers.tpl');
-  return yaml.load(body[1]) as ReturnType<typeof topology>;
+  return yaml.load(read(join(chartDir, 'topology.yaml'))) as Record<string, Spec>;
 }
 
 /** `.Values.a.b` paths, as lists of keys, that the templates read. */
@@ -210,19 +208,30 @@ function objectSchemas(node: Json = schema, at = '(root)'): { at: string; node: 
 
 // --- Dockerfiles -------------------------------------------------------------------------------------
 
-type Artifact = { image: string; context?: string; docker?: { dockerfile?: string } };
+type Artifact = { image: string; context?: string; docker?: { dockerfile?: string; target?: string } };
 const artifacts = ((skaffold.build as JsonObject).artifacts ?? []) as unknown as Artifact[];
+const dockerfile = read(join(root, 'Dockerfile'));
 
-function dockerfileOf(artifact: Artifact): string {
-  return artifact.docker?.dockerfile ?? 'Dockerfile';
+/** The root Dockerfile's stages by name (`FROM … AS name`), each with its lines. */
+function stages(): Map<string, { from: string; lines: string[] }> {
+  const found = new Map<string, { from: string; lines: string[] }>();
+  let current: string[] = [];
+  for (const line of dockerfile.split('\n')) {
+    const from = /^FROM\s+(\S+)\s+AS\s+(\S+)/i.exec(line);
+    if (from) {
+      current = [];
+      found.set(from[2], { from: from[1], lines: current });
+    } else current.push(line);
+  }
+  return found;
 }
 
-/** The Dockerfile's CMD as a list (exec form only; a shell-form CMD is a failure here). */
-function cmdOf(dockerfile: string): string[] {
-  const lines = read(join(root, dockerfile))
-    .split('\n')
-    .filter((line) => /^CMD\s/.test(line));
-  if (lines.length === 0) throw new Error(`${dockerfile} has no CMD`);
+/** A stage's CMD as a list (exec form only; a shell-form CMD is a failure here). */
+function cmdOf(target: string): string[] {
+  const stage = stages().get(target);
+  if (!stage) throw new Error(`the Dockerfile has no stage ${target}`);
+  const lines = stage.lines.filter((line) => /^CMD\s/.test(line));
+  if (lines.length === 0) throw new Error(`stage ${target} has no CMD`);
   return JSON.parse(lines[lines.length - 1].replace(/^CMD\s+/, '')) as string[];
 }
 
@@ -353,6 +362,12 @@ describe('the chart', () => {
     expect([...new Set(started)].filter((process) => !deployed.includes(process))).toEqual([]);
   });
 
+  test('reads its topology from charts/crm/topology.yaml, as the container runner does', () => {
+    expect(read(join(templatesDir, '_helpers.tpl'))).toMatch(/define "crm\.topology" -\}\}\s*\{\{ \.Files\.Get "topology\.yaml" \}\}/);
+    expect(read(join(root, 'scripts', 'cluster-support.js'))).toContain("'charts/crm/topology.yaml'");
+    expect(read(join(root, 'scripts', 'container-cluster.js'))).toMatch(/readTopology,[\s\S]*\} = require\('\.\/cluster-support'\)/);
+  });
+
   test('runs no workload that is not a deployable', () => {
     expect(Object.keys(topology()).sort()).toEqual([...componentKeys].sort());
     const loop = /define "crm\.componentKeys" -?\}\}\s*([^{]*)\{\{/.exec(read(join(templatesDir, '_helpers.tpl')));
@@ -369,6 +384,61 @@ describe('the chart', () => {
     expect(problems).toEqual([]);
   });
 
+  test('the stop periods nest: the pod grace > the process grace > the drains it runs', () => {
+    const ms = (file: string, pattern: RegExp): number => Number((pattern.exec(read(join(root, file)))?.[1] ?? 'NaN').replace(/_/g, ''));
+    const shutdown = 'libs/observability/src/shutdown.ts';
+    const processGrace = ms(shutdown, /PROCESS_GRACE_MS = ([\d_]+)/);
+    const consumerDrain = ms(shutdown, /CONSUMER_DRAIN_MS = ([\d_]+)/);
+    const callDrain = ms(shutdown, /CALL_DRAIN_MS = ([\d_]+)/);
+    const gatewayDelay = ms('gateway/src/config.ts', /DRAIN_DELAY_MS: [^\n]*\.default\(([\d_]+)\)/);
+    const gatewayDrain = ms('gateway/src/index.ts', /options\.drainGraceMs \?\? ([\d_]+)/);
+    const podGraces = [
+      .../terminationGracePeriodSeconds: (.*)$/m.exec(read(join(templatesDir, 'deployments.yaml')))![1].matchAll(/\b(\d+)\b/g),
+    ];
+    const podGrace = Math.min(...podGraces.map((m) => Number(m[1]) * 1000));
+    expect(podGraces.length).toBeGreaterThan(0);
+    expect(podGrace).toBeGreaterThan(processGrace);
+    expect(processGrace).toBeGreaterThan(consumerDrain + callDrain);
+    expect(processGrace).toBeGreaterThan(gatewayDelay + gatewayDrain);
+    // The bus and the gRPC server take their defaults from those constants.
+    for (const file of ['libs/bus/src/amqp/amqp-bus.ts', 'libs/bus/src/in-process/in-process-bus.ts'])
+      expect(read(join(root, file))).toContain('options.stopGraceMs ?? CONSUMER_DRAIN_MS');
+    expect(read(join(root, 'libs/grpc/src/server.ts'))).toContain('shutdown(graceMs = CALL_DRAIN_MS)');
+    expect(read(join(root, shutdown))).toContain('graceMs = PROCESS_GRACE_MS');
+  });
+
+  test('has a helm test hook that GETs /readyz through the gateway Service', () => {
+    const hook = read(join(templatesDir, 'tests', 'gateway-readyz.yaml'));
+    expect(hook).toMatch(/helm\.sh\/hook: test$/m);
+    expect(hook).toContain(
+      'printf "%s://%s:%v/readyz" $scheme (include "crm.componentFullname" (list $ "gateway")) .Values.gatewayService.port',
+    );
+    expect(hook).toContain('process.exit(res.statusCode === 200 ? 0 : 1)');
+  });
+
+  test('the dashboard and the alerts use only metrics the processes export, and the alerts the issue asks for', () => {
+    const exported = new Set(
+      ['libs', 'services', 'gateway'].flatMap((dir) =>
+        filesUnder(join(root, dir))
+          .filter((path) => /\/src\/.*\.ts$/.test(path) && !path.endsWith('.spec.ts') && !path.includes('node_modules'))
+          .flatMap((path) => [...read(path).matchAll(/\b(?:counter|gauge|histogram)\(\s*'([a-z_]+)'/g)].map((m) => m[1])),
+      ),
+    );
+    const dashboard = JSON.parse(read(join(chartDir, 'dashboards', 'crm.json'))) as { panels: { targets: { expr: string }[] }[] };
+    const rules = read(join(templatesDir, 'monitoring.yaml'));
+    const expressions = [
+      ...dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr)),
+      ...[...rules.matchAll(/expr: (.*)$/gm)].map((m) => m[1]),
+    ];
+    const used = expressions.flatMap((expr) => [...expr.matchAll(/\b([a-z_]+)\{/g)].map((m) => m[1].replace(/_bucket$/, '')));
+    expect(used.length).toBeGreaterThan(10);
+    expect([...new Set(used)].filter((name) => !exported.has(name))).toEqual([]);
+    expect([...rules.matchAll(/alert: (\w+)/g)].map((m) => m[1]).sort()).toEqual(
+      ['CrmAutomationLate', 'CrmDeadLetters', 'CrmHttp5xxRate', 'CrmImportLag', 'CrmMessagesDeadLettered', 'CrmRateLimitFallback'].sort(),
+    );
+    expect(rules).toContain('.Files.Get "dashboards/crm.json"');
+  });
+
   test('tells the operator how to run the CLI, which has a source', () => {
     const notes = read(join(templatesDir, 'NOTES.txt'));
     const cli = /node (services\/auth\/dist\/[\w-]+\.js)/.exec(notes)?.[1];
@@ -383,73 +453,60 @@ describe('skaffold.yaml and the Dockerfiles', () => {
     expect(String(skaffold.apiVersion)).toMatch(/^skaffold\/v4beta\d+$/);
   });
 
-  test('builds one artifact per Dockerfile, from the repository root', () => {
-    const dockerfiles = ['gateway/Dockerfile', ...readdirSync(join(root, 'services')).map((s) => `services/${s}/Dockerfile`)].filter((p) =>
-      existsSync(join(root, p)),
-    );
-    expect(artifacts.map(dockerfileOf).sort()).toEqual(dockerfiles.sort());
-    for (const artifact of artifacts) expect(artifact.context ?? '.').toBe('.');
+  const targets = [...new Set(Object.values(topology()).map((spec) => spec.target))];
+  /** The server (not worker) component each target's image runs by default. */
+  const serverOf = (target: string): Spec => Object.values(topology()).find((spec) => spec.target === target && !spec.role) as Spec;
+
+  test('builds one artifact per Dockerfile target the topology names, from the root Dockerfile', () => {
+    expect(artifacts.map((a) => a.docker?.target).sort()).toEqual([...targets].sort());
+    for (const artifact of artifacts) {
+      expect(artifact.context ?? '.').toBe('.');
+      expect(artifact.docker?.dockerfile ?? 'Dockerfile').toBe('Dockerfile');
+      expect(artifact.image).toBe(`crm-${artifact.docker?.target}`);
+    }
   });
 
-  test.each(artifacts.map((a) => [a.image, dockerfileOf(a)]))('%s: %s exists', (_image, dockerfile) => {
-    expect(existsSync(join(root, dockerfile))).toBe(true);
+  test('no per-package Dockerfile remains beside the root one', () => {
+    const others = ['gateway', ...readdirSync(join(root, 'services')).map((s) => `services/${s}`)]
+      .map((dir) => `${dir}/Dockerfile`)
+      .filter((path) => existsSync(join(root, path)));
+    expect(others).toEqual([]);
   });
 
-  test.each(artifacts.map((a) => [a.image, dockerfileOf(a)]))(
-    '%s: the CMD of %s names a program the build produces, and its source exists',
-    (_image, dockerfile) => {
-      const pkg = dirname(dockerfile);
-      const cmd = cmdOf(dockerfile);
+  test.each(targets.map((target) => [target]))(
+    'target %s: its CMD runs the program of its server component, whose source exists',
+    (target) => {
+      const cmd = cmdOf(target);
       expect(cmd.slice(0, 3)).toEqual(['node', '--require', './libs/telemetry/dist/register.js']);
-      const entry = cmd[3];
-      expect(entry).toMatch(new RegExp(`^${pkg}/dist/[\\w-]+\\.js$`));
-      const sources = [sourceOf('libs/telemetry/dist/register.js'), sourceOf(entry)];
+      expect(cmd[3]).toBe(serverOf(target).entry);
+      const sources = [sourceOf('libs/telemetry/dist/register.js'), sourceOf(cmd[3])];
       expect(sources.filter((source) => !existsSync(join(root, source))).map((source) => `missing source ${source}`)).toEqual([]);
     },
   );
 
-  test.each(artifacts.map((a) => [a.image, dockerfileOf(a)]))(
-    '%s: %s copies the dist of its package and of every lib it references',
-    (_image, dockerfile) => {
-      const pkg = dirname(dockerfile);
-      const text = read(join(root, dockerfile));
-      const needed = [pkg, ...referencedLibs(pkg)].map((folder) => `COPY --from=build /app/${folder}/dist ${folder}/dist`);
-      expect(needed.filter((line) => !text.includes(line))).toEqual([]);
-      expect(text).toMatch(/COPY --from=build \/app\/proto proto/);
-    },
-  );
+  test.each(targets.map((target) => [target]))('target %s: built on the runtime stage, which the others share', (target) => {
+    expect(stages().get(target)?.from).toBe('runtime');
+  });
 
-  test.each(artifacts.map((a) => [a.image, dockerfileOf(a)]))(
-    '%s: %s runs as node on Node 24 without a HEALTHCHECK, installing only production dependencies',
-    (_image, dockerfile) => {
-      const text = read(join(root, dockerfile));
-      const pkg = dirname(dockerfile);
-      expect(text).toMatch(/^ARG NODE_IMAGE=node:24-bookworm-slim$/m);
-      expect(text).toMatch(/^USER node$/m);
-      expect(text).not.toMatch(/^HEALTHCHECK/m);
-      expect(text).toContain(`npm install --no-audit --no-fund --omit=dev --workspace ${pkg}`);
-      expect(text).toMatch(/^WORKDIR \/app$/m);
-    },
-  );
-
-  test('the five Dockerfiles differ only in their package, ports and descriptions', () => {
-    const normalized = artifacts.map((a) => {
-      const pkg = dirname(dockerfileOf(a));
-      return read(join(root, dockerfileOf(a)))
-        .split('\n')
-        .filter(
-          (line) =>
-            !line.startsWith('#') &&
-            !line.startsWith('EXPOSE') &&
-            !/COPY --from=build \/app\/libs\//.test(line) &&
-            !/^COPY (\S+) \1$/.test(line),
-        )
-        .map((line) => line.replace('find libs services gateway ', 'find <workspaces> '))
-        .join('\n')
-        .split(pkg)
-        .join('<pkg>');
-    });
-    expect(new Set(normalized).size).toBe(1);
+  test('compiles once in a build stage and ships only production dependencies, built there, in the runtime', () => {
+    const all = stages();
+    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:24-bookworm-slim$/m);
+    expect(all.get('build')?.lines.join('\n')).toMatch(/npx tsc --build tsconfig\.build\.json/);
+    expect(all.get('production')?.from).toBe('build');
+    expect(all.get('production')?.lines.join('\n')).toContain('npm prune --omit=dev');
+    const runtime = all.get('runtime')!;
+    // The runtime starts from the plain Node image (no compiler) and takes only the production tree.
+    expect(runtime.from).toBe('${NODE_IMAGE}');
+    expect(runtime.lines.filter((line) => /^COPY --from=/.test(line))).toEqual(['COPY --from=production /out ./']);
+    expect(runtime.lines).toContain('USER node');
+    expect(runtime.lines).toContain('WORKDIR /app');
+    expect(dockerfile).not.toMatch(/^HEALTHCHECK/m);
+    // Every package the topology runs, and the libs it references, ship their dist/.
+    const shipped = /for pkg in ([^;]+); do/.exec(all.get('production')!.lines.join('\n'))?.[1].trim().split(/\s+/) ?? [];
+    const packages = Object.values(topology()).map((spec) => spec.entry.replace(/\/dist\/.*$/, ''));
+    const needed = [...new Set(packages.flatMap((pkg) => [pkg, ...referencedLibs(pkg)]))];
+    const covered = (pkg: string) => shipped.some((glob) => glob === pkg || (glob.endsWith('/*') && pkg.startsWith(glob.slice(0, -1))));
+    expect(needed.filter((pkg) => !covered(pkg))).toEqual([]);
   });
 
   test('deploys every component with an image skaffold builds, and the program that image runs', () => {
@@ -468,8 +525,10 @@ describe('skaffold.yaml and the Dockerfiles', () => {
         continue;
       }
       if (!tag?.includes(`IMAGE_TAG_${artifactName}`)) problems.push(`${key}: tag not from ${artifact.image}`);
-      const entry = cmdOf(dockerfileOf(artifact))[3];
+      const entry = cmdOf(artifact.docker?.target ?? '')[3];
       if (table[key].entry !== entry) problems.push(`${key}: the chart runs ${table[key].entry}, ${artifact.image} runs ${entry}`);
+      if (artifact.docker?.target !== table[key].target)
+        problems.push(`${key}: the topology's target is ${table[key].target}, not ${artifact.docker?.target}`);
       if ((values[key] as JsonObject & { image: JsonObject }).image.repository !== artifact.image)
         problems.push(`${key}: values.yaml image is not ${artifact.image}`);
     }
@@ -686,14 +745,28 @@ const servesMetrics = (pkg: string): boolean =>
 /** Variables read outside config.ts, each checked to be read where it says. */
 const readElsewhere: Record<string, { file: string; names: string[] }[]> = {
   // The operator CLI, run in the auth pod with kubectl exec (NOTES.txt).
-  auth: [{ file: 'services/auth/src/cli.ts', names: ['AUTH_GRPC_ADDR', 'CRM_OPERATOR_TOKEN'] }],
+  auth: [
+    { file: 'services/auth/src/cli.ts', names: ['CRM_OPERATOR_TOKEN', 'CRM_OPERATOR_TLS_DIR'] },
+    { file: 'services/auth/src/auth-address.ts', names: ['AUTH_GRPC_ADDR'] },
+  ],
 };
 
-/** What a component's process reads: its config.ts, the libs it links, the reads listed above. */
+/** The keys of `export const <name> = { ... }` setting groups of libs/config that a config.ts spreads (`...internalTlsSettings`). */
+function spreadSettings(configFile: string): string[] {
+  const libConfig = sourcesOf('libs/config');
+  return [...read(configFile).matchAll(/^\s+\.\.\.(\w+Settings),/gm)].flatMap(([, group]) => {
+    const file = libConfig.find((path) => read(path).includes(`export const ${group} = {`));
+    const block = file ? new RegExp(`export const ${group} = \\{([\\s\\S]*?)\\n\\};`).exec(read(file))?.[1] : undefined;
+    return [...(block ?? '').matchAll(/^\s+([A-Z][A-Z0-9_]*):/gm)].map((m) => m[1]);
+  });
+}
+
+/** What a component's process reads: its config.ts (with the setting groups it spreads), the libs it links, the reads listed above. */
 function readsOf(key: string): Set<string> {
   const spec = topology()[key];
   const pkg = packageOf(spec);
-  const names = new Set(zodEntries(join(root, pkg, 'src', 'config.ts')).map((e) => e.name));
+  const configFile = join(root, pkg, 'src', 'config.ts');
+  const names = new Set([...zodEntries(configFile).map((e) => e.name), ...spreadSettings(configFile)]);
   for (const lib of referencedLibs(pkg))
     for (const path of sourcesOf(lib)) for (const name of envReads(path)) if (name !== 'METRICS_PORT') names.add(name);
   if (servesMetrics(pkg) && envReads(join(root, 'libs', 'telemetry', 'src', 'metrics.ts')).includes('METRICS_PORT'))
@@ -813,14 +886,19 @@ describe('the environment the chart sets', () => {
   });
 
   test.each(deployables.filter((d) => d.role === 'worker').map((d) => d.block))(
-    '%s: the worker serves gRPC health on GRPC_PORT, as its probes expect',
+    '%s: the worker serves gRPC health on GRPC_PORT (mutual TLS) and GRPC_HEALTH_PORT (plaintext, where its probe asks)',
     (key) => {
       const spec = topology()[key];
       const index = read(join(root, packageOf(spec), 'src', 'index.ts'));
       const worker = /export async function start\w*Worker\([\s\S]*?\n\}\n/.exec(index)?.[0] ?? '';
-      expect(worker).toMatch(/new GrpcServer\(/);
-      expect(worker).toMatch(/\.listen\(listenAddress\(config\.GRPC_HOST, config\.GRPC_PORT\)\)/);
-      expect(worker).toMatch(/setServing\(true\)/);
+      expect(worker).toMatch(/new GrpcServer\(\{ logger, tls \}\)/);
+      expect(worker).toMatch(
+        /\.listen\(listenAddress\(config\.GRPC_HOST, config\.GRPC_PORT\), \{ healthAddress: healthListenAddress\(config\) \}\)/,
+      );
+      expect(spec.ports.health).toBeDefined();
+      expect(chartEnv(key).some((v) => v.name === 'GRPC_HEALTH_PORT')).toBe(true);
+      // Serving once its stores answer: set directly, or kept in step with them by serveWhileReady.
+      expect(worker).toMatch(/setServing\(true\)|\.serveWhileReady\(/);
       expect(chartEnv(key).some((v) => v.name === 'GRPC_PORT')).toBe(true);
     },
   );
@@ -833,5 +911,95 @@ describe('the environment the chart sets', () => {
     }
     const reads = readsOf('automationWorker');
     for (const name of ['SMTP_URL', 'EMAIL_FROM', 'AI_PROVIDER_URL', 'AI_MODEL', 'AI_API_KEY']) expect(reads.has(name)).toBe(true);
+  });
+});
+
+describe('mutual TLS inside the release', () => {
+  const internalTls = read(join(templatesDir, 'internal-tls.yaml'));
+  const helpers = read(join(templatesDir, '_helpers.tpl'));
+  const deployments = read(join(templatesDir, 'deployments.yaml'));
+  const volumeHelper = /define "crm\.internalTlsVolume" -\}\}([\s\S]*?)\{\{- end \}\}\n/.exec(helpers)?.[1] ?? '';
+  const libTls = read(join(root, 'libs', 'grpc', 'src', 'internal-tls.ts'));
+  const fileName = (constant: string): string | undefined => new RegExp(`export const ${constant} = '([^']+)'`).exec(libTls)?.[1];
+
+  test('makes a certificate for every deployable of the topology and the operator CLI, named by it', () => {
+    expect(internalTls).toMatch(/range \$key := splitList " " \(include "crm\.componentKeys" \.\)/);
+    expect(internalTls).toContain('$identities = append $identities (index $topology $key).name');
+    expect(internalTls).toContain('$identities = append $identities "operator"');
+    // Common name and DNS name are the identity: what the servers read and the clients check.
+    expect(internalTls).toContain('genSignedCert $identity nil (list $identity) $days $ca');
+    expect(internalTls).toMatch(/commonName: \{\{ \$identity \}\}\n\s+dnsNames: \[\{\{ \$identity \}\}\]/);
+    expect(internalTls).toContain('usages: [digital signature, key encipherment, server auth, client auth]');
+  });
+
+  test('generates the CA and the certificates once and keeps them across upgrades', () => {
+    expect(internalTls).toContain('lookup "v1" "Secret" .Release.Namespace $name');
+    expect(internalTls).toContain('buildCustomCert (index $data "ca.crt") (index $data "ca.key")');
+    expect(internalTls).toMatch(
+      /if and \(hasKey \$data \$crt\) \(hasKey \$data \$key\) \}\}\n\s+\{\{ \$crt \}\}: \{\{ get \$data \$crt \| quote \}\}/,
+    );
+    // A new CA (none kept) makes every certificate again, so no pod is left with another CA's.
+    expect(internalTls).toMatch(/genCA [^\n]*\n\{\{- \$data = dict \}\}/);
+  });
+
+  test('issues them with cert-manager when asked, into the Secrets the pods mount', () => {
+    expect(internalTls).toContain('if not .Values.internalTls.certManager.enabled');
+    expect(internalTls).toContain('secretName: {{ $fullname }}-internal-tls-{{ $identity }}');
+    expect(volumeHelper).toContain('secretName: {{ printf "%s-internal-tls-%s" (include "crm.fullname" $root) $identity }}');
+    expect(volumeHelper).toContain('secretName: {{ printf "%s-internal-tls" (include "crm.fullname" $root) }}');
+  });
+
+  test('each pod mounts only its own certificate and key, with the CA, under the names the processes read', () => {
+    const names = [fileName('CA_FILE'), fileName('CERT_FILE'), fileName('KEY_FILE')];
+    expect(names).toEqual(['ca.crt', 'tls.crt', 'tls.key']);
+    // Generated Secret: the identity's own keys mapped to tls.crt and tls.key, and nothing else.
+    expect(volumeHelper).toContain(
+      'items: [{ key: ca.crt, path: ca.crt }, { key: {{ $identity }}.crt, path: tls.crt }, { key: {{ $identity }}.key, path: tls.key }]',
+    );
+    expect([...volumeHelper.matchAll(/\{ key: ([^,]+), path: ([^ ]+) \}/g)].every((m) => names.includes(m[2]))).toBe(true);
+    expect(deployments).toContain('include "crm.internalTlsVolume" (list $ $spec.name)');
+    expect(deployments).toContain('include "crm.internalTlsVolume" (list $ "operator")');
+    // Only auth's pod, where the operator runs the CLI, also gets the operator's.
+    expect(deployments).toMatch(/\{\{- if eq \$key "auth" \}\}\n\s+- name: operator-tls/);
+  });
+
+  test.each(componentKeys)('%s: INTERNAL_TLS_DIR is where its certificate is mounted', (key) => {
+    const mount = /- \{ name: internal-tls, mountPath: ([^,]+), readOnly: true \}/.exec(deployments)?.[1];
+    expect(mount).toBeDefined();
+    const set = chartEnv(key).find((v) => v.name === 'INTERNAL_TLS_DIR');
+    expect(set?.value).toBe(mount);
+    expect(readsOf(key).has('INTERNAL_TLS_DIR')).toBe(true);
+  });
+
+  test("the auth pod's CLI finds the operator's certificate", () => {
+    const mount = /- \{ name: operator-tls, mountPath: ([^,]+), readOnly: true \}/.exec(deployments)?.[1];
+    expect(chartEnv('auth').find((v) => v.name === 'CRM_OPERATOR_TLS_DIR')?.value).toBe(mount);
+  });
+
+  test('the gateway streams uploads over TLS, and the probes use the plaintext health port', () => {
+    expect(envDefines.get('crm.env.gateway')).toContain('printf "https://%s:%v"');
+    expect(deployments).toContain('grpc: { port: {{ $spec.ports.health }} }');
+    for (const [key, spec] of Object.entries(topology()))
+      if (spec.ports.grpc) expect({ key, health: chartEnv(key).some((v) => v.name === 'GRPC_HEALTH_PORT') }).toEqual({ key, health: true });
+    expect(read(join(templatesDir, 'services.yaml'))).toContain('if ne $portName "health"');
+  });
+
+  test('every identity a caller table names is one the chart makes a certificate for', () => {
+    const known = new Set([...Object.values(topology()).map((spec) => spec.name), 'operator']);
+    const tables = filesUnder(join(root, 'services')).filter((path) => /\/src\/grpc\/[\w-]+-callers\.ts$/.test(path));
+    expect(tables.length).toBe(4);
+    const named = tables.flatMap((path) =>
+      [...read(path).matchAll(/^ {2}'?([a-z][\w-]*)'?: \{\s*methods:/gm)].map((m) => `${relative(root, path)}: ${m[1]}`),
+    );
+    expect(named.length).toBe(11);
+    expect(named.filter((entry) => !known.has(entry.split(': ')[1]))).toEqual([]);
+  });
+
+  test('the container harness passes the same settings the chart sets', () => {
+    const harness = read(join(root, 'scripts', 'container-cluster.js'));
+    expect(harness).toContain("health: 'GRPC_HEALTH_PORT'");
+    expect(harness).toMatch(/env\.INTERNAL_TLS_DIR = /);
+    expect(harness).toMatch(/IMPORT_UPLOAD_URL = `https:\/\//);
+    expect(harness).toContain('makeInternalCertificates(');
   });
 });

@@ -32,19 +32,65 @@ async function statuses(count: number, token: string, pauseMs = 0): Promise<numb
   return seen;
 }
 
+/** Waits until both replicas count in Redis again: their answers show the owner's whole plan, not half of it. */
+async function countingSharedAgain(): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const limits = await Promise.all(
+      t.gateways.map(async (g) => (await g.get('/api/auth/me/', { token: owner.access })).headers['x-ratelimit-limit']),
+    );
+    if (limits.every((l) => l === '100000')) return;
+    if (Date.now() > deadline) throw new Error(`the replicas still count alone 30 s after Redis came back (limits ${limits.join(', ')})`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 describe('Redis stops and returns under load', () => {
   it('keeps serving on the local fallback limiter, headers included, and keeps serving after Redis returns', async () => {
     expect(new Set(await statuses(20, owner.access))).toEqual(new Set([200]));
 
+    await new Promise((r) => setTimeout(r, 2500)); // two heartbeats: each replica has seen the other in Redis
     await redis.kill();
-    const during = await Promise.all([statuses(30, owner.access, 20), statuses(30, owner.access, 20)]);
-    expect(new Set(during.flat())).toEqual(new Set([200]));
-    const probe = await t.api.get('/api/auth/me/', { token: owner.access });
-    expect(probe.headers['x-ratelimit-limit']).toBe('100000');
-
-    await redis.resume();
-    await new Promise((r) => setTimeout(r, 1500)); // ioredis reconnect backoff
+    try {
+      const during = await Promise.all([statuses(30, owner.access, 20), statuses(30, owner.access, 20)]);
+      expect(new Set(during.flat())).toEqual(new Set([200]));
+      const probe = await t.api.get('/api/auth/me/', { token: owner.access });
+      expect(probe.headers['x-ratelimit-limit']).toBe('50000'); // this replica's half of the plan while Redis is away
+    } finally {
+      await redis.resume();
+      await countingSharedAgain();
+    }
     expect(new Set(await statuses(20, owner.access))).toEqual(new Set([200]));
+  });
+
+  it('while Redis is away, each of two replicas grants only its half of the plan, with the headers on every answer', async () => {
+    const small = await signUp(t.api);
+    const changed = await operatorCli(t.cluster, [
+      'change-plan',
+      '--workspace',
+      small.user.workspaceId,
+      '--plan',
+      'enterprise',
+      '--rate-limit',
+      '10',
+    ]);
+    expect(changed.code).toBe(0);
+    await redis.kill();
+    try {
+      for (const gateway of t.gateways) {
+        const answers = [];
+        for (let i = 0; i < 7; i += 1) answers.push(await gateway.get('/api/auth/me/', { token: small.access }));
+        expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 429, 429]);
+        for (const answer of answers) {
+          expect(answer.headers['x-ratelimit-limit']).toBe('5');
+          expect(answer.headers['x-ratelimit-remaining']).toMatch(/^\d+$/);
+          expect(answer.headers['x-ratelimit-reset']).toMatch(/^\d+$/);
+        }
+      }
+    } finally {
+      await redis.resume();
+      await countingSharedAgain();
+    }
   });
 
   it('counts in Redis again once it is back: two replicas share one budget', async () => {
@@ -83,7 +129,14 @@ describe('a backing service restarts under load', () => {
     expect(seen.length).toBeGreaterThan(5);
     expect(seen.every((s) => s === 200 || s === 503 || s === 429)).toBe(true);
     for (const body of bodies) expect(body).toEqual({ detail: expect.any(String) });
-    const after = await t.api.get('/api/auth/me/', { token: owner.access });
+    // Recovers: within a few seconds of auth answering its health check, calls succeed again.
+    const deadline = Date.now() + 20_000;
+    let after = await t.api.get('/api/auth/me/', { token: owner.access });
+    while (after.status !== 200 && Date.now() < deadline) {
+      expect(after.status).toBe(503);
+      await new Promise((r) => setTimeout(r, 250));
+      after = await t.api.get('/api/auth/me/', { token: owner.access });
+    }
     expect(after.status).toBe(200);
   });
 });

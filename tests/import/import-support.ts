@@ -2,6 +2,7 @@
 import { GrpcClient, recordsV1 } from '@crm/grpc';
 import type { ApiClient, ApiResponse } from '../support/api-client';
 import type { LocalCluster, SignedUp } from '../support/cluster';
+import { internalTlsOf } from '../support/internal-tls';
 import { multipartBody, type FormPart } from '../support/multipart';
 
 export const START = '/api/crm/contacts/import/start/';
@@ -39,8 +40,8 @@ export async function waitForJob(api: ApiClient, token: string, uid: string, tim
     }
     if (response.status !== 200) throw new Error(`poll failed: ${response.status} ${response.text}`);
     const job = response.body;
-    expect(job.processedRows).toBe(job.successCount + job.errorCount + job.duplicates.length);
-    if (job.status === 'complete' || job.status === 'failed') return job;
+    expect(job.processedRows).toBe(job.successCount + job.errorCount + job.duplicateCount);
+    if (job.status === 'complete' || job.status === 'failed' || job.status === 'cancelled') return job;
     if (Date.now() > deadline) throw new Error(`job ${uid} still ${job.status} (${job.processedRows}/${job.totalRows})`);
     // The spec advises polling every 1 to 2 seconds.
     await new Promise((r) => setTimeout(r, 1000));
@@ -63,6 +64,7 @@ export class RecordsReader {
       recordsV1.protoPath,
       recordsV1.RecordsServiceName,
       `127.0.0.1:${records.env.GRPC_PORT}`,
+      internalTlsOf(cluster, 'gateway'),
     );
   }
 
@@ -101,7 +103,7 @@ export async function expectEveryRowOnce(api: ApiClient, records: RecordsReader,
   const contacts = await records.contacts(owner);
   expect(emailsAreUnique(contacts)).toBe(true);
   expect(contacts.length).toBe(job.successCount);
-  expect(contacts.length + job.errorCount + job.duplicates.length).toBe(rows);
+  expect(contacts.length + job.errorCount + job.duplicateCount).toBe(rows);
   return job;
 }
 

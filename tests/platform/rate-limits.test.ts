@@ -1,5 +1,5 @@
 import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
-import { liftRateLimit } from '../support/operator-cli';
+import { liftRateLimit, operatorCli } from '../support/operator-cli';
 
 let t: TestCluster;
 
@@ -70,6 +70,27 @@ describe('per-plan rate limits', () => {
       statuses.push((await t.gateways[i % 2]!.get('/api/auth/me/', { token: i % 2 ? key : owner.access })).status);
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(2);
     expect((await t.api.get('/api/auth/me/', { token: bystander.access })).status).toBe(200);
+  });
+
+  it('carries a changed plan on the very next request, on both gateways, for tokens and API keys alike', async () => {
+    const owner = await signUp(t.api);
+    const key = (await t.api.post('/api/settings/api-keys/', { name: 'plan probe' }, { token: owner.access })).body.key as string;
+    const limits = async () => {
+      const seen: string[] = [];
+      for (const gateway of t.gateways)
+        for (const token of [owner.access, key]) seen.push((await gateway.get('/api/auth/me/', { token })).headers['x-ratelimit-limit']!);
+      return seen;
+    };
+    expect(await limits()).toEqual(['100', '100', '100', '100']); // both replicas now hold the starter plan in their caches
+    for (const [args, limit] of [
+      [['--plan', 'business'], '600'],
+      [['--plan', 'growth'], '300'],
+      [['--plan', 'enterprise', '--rate-limit', '5000'], '5000'],
+    ] as const) {
+      const changed = await operatorCli(t.cluster, ['change-plan', '--workspace', owner.user.workspaceId, ...args]);
+      expect(changed.code).toBe(0);
+      expect(await limits()).toEqual([limit, limit, limit, limit]);
+    }
   });
 
   it('slows password guessing on login per email', async () => {

@@ -331,6 +331,8 @@ describe('accounts', () => {
     expect(contacts.status).toBe(200);
     expect(contacts.body).toEqual({
       count: 1,
+      next: null,
+      previous: null,
       results: [
         {
           id: contact.id,

@@ -3,6 +3,7 @@ import { GrpcClient, recordsV1 } from '@crm/grpc';
 import { randomBytes } from 'node:crypto';
 import type { ApiClient } from '../support/api-client';
 import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
+import { internalTlsOf } from '../support/internal-tls';
 import { liftRateLimit } from '../support/operator-cli';
 
 export const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
@@ -83,7 +84,12 @@ export async function allPages(w: Workspace, firstPath: string): Promise<any[]> 
 export async function createTaskOver(t: TestCluster, w: Workspace, relatedTo: string): Promise<string> {
   const address = (t.cluster as unknown as { recordsAddress?: string }).recordsAddress;
   if (!address) throw new Error('the local cluster does not report recordsAddress');
-  const client = new GrpcClient<recordsV1.RecordsServiceMethods>('records/v1/records.proto', recordsV1.RecordsServiceName, address);
+  const client = new GrpcClient<recordsV1.RecordsServiceMethods>(
+    'records/v1/records.proto',
+    recordsV1.RecordsServiceName,
+    address,
+    internalTlsOf(t.cluster, 'automation-worker'),
+  );
   try {
     const { task } = await client.call(
       'CreateTask',

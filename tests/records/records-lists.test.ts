@@ -113,3 +113,71 @@ describe('paginated lists', () => {
     expect(byDate.body.results.map((o: { id: string }) => o.id)).toEqual([small.id]);
   });
 });
+
+describe("an account's contacts", () => {
+  it('come a page at a time, newest first, with links that keep paging', async () => {
+    const account = await createAccount(w);
+    const linked: string[] = [];
+    for (let i = 0; i < 3; i += 1) linked.unshift((await createContact(w, { accountId: account.id })).id);
+    const first = await w.api.get(`/api/accounts/${account.id}/contacts/?limit=2`);
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ count: 3, previous: null });
+    expect(first.body.next).toMatch(new RegExp(`/api/accounts/${account.id}/contacts/\\?limit=2&page=2$`));
+    const pages = await allPages(w, `/api/accounts/${account.id}/contacts/?limit=2`);
+    expect(ids(pages)).toEqual(linked);
+    const byOffset = await w.api.get(`/api/accounts/${account.id}/contacts/?offset=1&limit=1`);
+    expect(byOffset.body.results.map((c: { id: string }) => c.id)).toEqual([linked[1]]);
+  });
+
+  it('answer bad paging values with 400', async () => {
+    const account = await createAccount(w);
+    for (const query of ['page=0', 'page=abc', 'limit=-1', 'offset=-3', 'page=1&offset=2']) {
+      const response = await w.api.get(`/api/accounts/${account.id}/contacts/?${query}`);
+      expect([query, response.status, typeof response.body.detail]).toEqual([query, 400, 'string']);
+    }
+  });
+});
+
+describe('search', () => {
+  const names: Record<string, string> = {};
+
+  beforeAll(async () => {
+    const people = [
+      { firstName: 'Jürgen', lastName: 'Müller', email: `jm-${Date.now()}@mueller.example` },
+      { firstName: 'Ada', lastName: 'Lovelace', email: `ada_love-${Date.now()}@analytical.example` },
+      { firstName: 'Adax', lastName: 'Loveless', email: `adaxlove-${Date.now()}@analytical.example` },
+      { firstName: 'Percent', lastName: 'Sign%s', email: `percent-${Date.now()}@signs.example` },
+    ];
+    for (const person of people) names[(await createContact(w, person)).id] = `${person.firstName} ${person.lastName}`;
+  });
+
+  async function found(query: string): Promise<{ count: number; names: string[] }> {
+    const response = await w.api.get(`/api/contacts/?${query}`);
+    expect(response.status).toBe(200);
+    const listed = response.body.results.map((c: { firstName: string; lastName: string }) => `${c.firstName} ${c.lastName}`);
+    return { count: response.body.count, names: listed.sort() };
+  }
+
+  it.each([
+    ['the middle of a word', 'ovela', ['Ada Lovelace']],
+    ['any case, non-ASCII too', 'ÜLLER', ['Jürgen Müller']],
+    ['across first and last name', 'a lovel', ['Ada Lovelace']],
+    ['an email', 'ADA_LOVE-', ['Ada Lovelace']],
+    ['_ literally', 'a_l', ['Ada Lovelace']],
+    ['% literally', 'n%s', ['Percent Sign%s']],
+    ['% literally, short', '%s', ['Percent Sign%s']],
+    ['one character', 'ü', ['Jürgen Müller']],
+    ['two characters', 'xl', ['Adax Loveless']],
+    ['nothing for a miss', 'zzzz', []],
+    ['nothing for a short miss', 'zq', []],
+  ])('matches %s (%j), counting the same', async (_what, term, expected) => {
+    await expect(found(`search=${encodeURIComponent(term)}`)).resolves.toEqual({ count: expected.length, names: expected });
+  });
+
+  it('ANDs the search with the other filters, and counts every match beyond the page', async () => {
+    await expect(found('search=rson0&stage=customer')).resolves.toEqual({ count: 2, names: ['Person00 Hopper', 'Person05 Hopper'] });
+    const page = await found('search=rson&limit=3');
+    expect(page).toEqual({ count: 25, names: expect.any(Array) });
+    expect(page.names).toHaveLength(3);
+  });
+});

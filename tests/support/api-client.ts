@@ -24,7 +24,10 @@ export class ApiClient {
     ca: string,
     private readonly defaultToken?: string,
   ) {
-    this.agent = new Agent({ connect: { ca }, connections: 16 });
+    // Idle connections are dropped after 2 s, below the gateway's drain delay, as a load balancer in
+    // front of the gateway is set up (docs/containers.md): a stopping replica then never closes a
+    // connection this client is about to reuse.
+    this.agent = new Agent({ connect: { ca }, connections: 16, keepAliveTimeout: 2_000, keepAliveMaxTimeout: 2_000 });
   }
 
   withToken(token: string): ApiClient {

@@ -21,3 +21,18 @@ export async function purgeQueue(cluster: LocalCluster, queue: string): Promise<
     await connection.close();
   }
 }
+
+/** Messages ready in `queue` (the run's prefix is added), not counting those a consumer holds. */
+export async function queueDepth(cluster: LocalCluster, queue: string): Promise<number> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const amqp = require('amqplib') as { connect(url: string): Promise<any> };
+  const connection = await amqp.connect(process.env.AMQP_URL ?? DEFAULT_AMQP_URL);
+  try {
+    const channel = await connection.createChannel();
+    const { messageCount } = await channel.checkQueue(`run-${cluster.runId}.${queue}`);
+    await channel.close();
+    return messageCount as number;
+  } finally {
+    await connection.close();
+  }
+}

@@ -1,11 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { ApiClient } from './api-client';
 
-// The runner is plain JavaScript so that `npm run cluster` needs no build step of its own.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { startLocalCluster } = require('../../scripts/local-cluster.js') as {
-  startLocalCluster(options?: Record<string, unknown>): Promise<LocalCluster>;
-};
+type StartCluster = (options?: Record<string, unknown>) => Promise<LocalCluster>;
+
+/**
+ * The runners are plain JavaScript so that `npm run cluster` needs no build step of its own.
+ * CRM_TEST_CLUSTER=containers runs the suites against the system started from its images
+ * (scripts/container-cluster.js, `npm run test:containers`) instead of local processes.
+ */
+function clusterStarter(): StartCluster {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  if (process.env.CRM_TEST_CLUSTER === 'containers')
+    return (require('../../scripts/container-cluster.js') as { startContainerCluster: StartCluster }).startContainerCluster;
+  return (require('../../scripts/local-cluster.js') as { startLocalCluster: StartCluster }).startLocalCluster;
+  /* eslint-enable @typescript-eslint/no-require-imports */
+}
 
 export interface LocalCluster {
   gateways: { url: string; port: number }[];
@@ -14,6 +23,8 @@ export interface LocalCluster {
   runId: string;
   operatorToken: string;
   authAddress: string;
+  /** Each internal identity's certificate folder (ca.crt, tls.crt, tls.key): gateway, auth, ..., operator. */
+  internalTlsDirs: Record<string, string>;
   /** The bus settings of this run (exchange, queue prefix, queue expiry), for tests that open the run's bus. */
   busEnv: Record<string, string>;
   processes: Map<
@@ -33,7 +44,7 @@ export interface TestCluster {
 }
 
 export async function startTestCluster(options: Record<string, unknown> = {}): Promise<TestCluster> {
-  const cluster = await startLocalCluster({ logLevel: 'warn', ...options });
+  const cluster = await clusterStarter()({ logLevel: 'warn', ...options });
   const gateways = cluster.gateways.map((g) => new ApiClient(g.url, cluster.ca));
   return {
     cluster,

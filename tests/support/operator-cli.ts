@@ -10,7 +10,12 @@ const CLI = join(__dirname, '../../services/auth/dist/cli.js');
 export async function operatorCli(cluster: LocalCluster, args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
   try {
     const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
-      env: { ...process.env, AUTH_GRPC_ADDR: cluster.authAddress, CRM_OPERATOR_TOKEN: cluster.operatorToken },
+      env: {
+        ...process.env,
+        AUTH_GRPC_ADDR: cluster.authAddress,
+        CRM_OPERATOR_TOKEN: cluster.operatorToken,
+        CRM_OPERATOR_TLS_DIR: cluster.internalTlsDirs.operator,
+      },
       timeout: 20_000,
     });
     return { stdout, stderr, code: 0 };

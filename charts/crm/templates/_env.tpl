@@ -3,7 +3,8 @@ The environment of each component's container, besides the shared ConfigMap (con
 component's own `env` block from values. Every variable named here is read by that component: its
 config.ts schema, or the few reads outside it (OTEL_* by the OpenTelemetry SDK, METRICS_PORT by
 libs/telemetry, IMPORT_UPLOAD_URL/IMPORT_UPLOAD_SECRET by gateway/src/clients/import-client.ts,
-CRM_OPERATOR_TOKEN/AUTH_GRPC_ADDR by the auth CLI), or only feeds a $(VAR) expansion of the same
+CRM_OPERATOR_TOKEN/CRM_OPERATOR_TLS_DIR/AUTH_GRPC_ADDR by the auth CLI; INTERNAL_TLS_DIR and
+GRPC_HEALTH_PORT are spread into config.ts from libs/config), or only feeds a $(VAR) expansion of the same
 container. tests/deploy/chart.test.ts reads these defines textually to check that, so keep names
 literal, one `- name:` per variable, and guard component-specific parts with `if`/`with` on $spec.
 */}}
@@ -24,6 +25,13 @@ literal, one `- name:` per variable, and guard component-specific parts with `if
 - name: GRPC_PORT
   value: {{ . | quote }}
 {{- end }}
+{{- with $spec.ports.health }}
+- name: GRPC_HEALTH_PORT
+  value: {{ . | quote }}
+{{- end }}
+# Its internal certificate (mounted by deployments.yaml from internal-tls.yaml's Secret).
+- name: INTERNAL_TLS_DIR
+  value: /etc/crm/internal-tls
 {{- with $spec.database }}
 - name: MONGO_DATABASE
   value: {{ . | quote }}
@@ -66,6 +74,12 @@ literal, one `- name:` per variable, and guard component-specific parts with `if
 {{- end }}
 {{- end }}
 
+{{/* The gateways' and auth's prefix in Redis: several releases may share one external Redis, and each gets its own keys and invalidation channel. */}}
+{{- define "crm.env.rateLimitKeyPrefix" -}}
+- name: RATE_LIMIT_KEY_PREFIX
+  value: {{ default (printf "crm:%s.%s:" .Release.Namespace .Release.Name) .Values.rateLimit.keyPrefix | quote }}
+{{- end }}
+
 {{- define "crm.env.gateway" -}}
 {{- $root := index . 0 }}
 {{- $spec := index . 1 }}
@@ -74,16 +88,14 @@ literal, one `- name:` per variable, and guard component-specific parts with `if
   value: {{ $spec.ports.api | quote }}
 - name: SIGNUP_ENABLED
   value: {{ $root.Values.signup.enabled | quote }}
-# Several releases may share one external Redis: each gets its own keys and invalidation channel.
-- name: RATE_LIMIT_KEY_PREFIX
-  value: {{ default (printf "crm:%s.%s:" $root.Release.Namespace $root.Release.Name) $root.Values.rateLimit.keyPrefix | quote }}
+{{ include "crm.env.rateLimitKeyPrefix" $root }}
 {{- with include "crm.publicBaseUrl" $root }}
 - name: PUBLIC_BASE_URL
   value: {{ . | quote }}
 {{- end }}
-# The import service's upload endpoint (its `upload` port), and the secret it requires there.
+# The import service's upload endpoint (its `upload` port, mutual TLS), and the secret it requires there.
 - name: IMPORT_UPLOAD_URL
-  value: {{ printf "http://%s:%v" (include "crm.componentFullname" (list $root $topology.import.name)) $topology.import.ports.upload | quote }}
+  value: {{ printf "https://%s:%v" (include "crm.componentFullname" (list $root $topology.import.name)) $topology.import.ports.upload | quote }}
 {{ include "crm.generatedSecretEnv" (list $root "IMPORT_UPLOAD_SECRET" "importUploadSecret") }}
 {{- if $root.Values.tls.terminatedAtIngress }}
 - name: TLS_TERMINATED_UPSTREAM
@@ -104,6 +116,8 @@ literal, one `- name:` per variable, and guard component-specific parts with `if
 - name: AUTH_OPERATOR_TOKEN
   valueFrom:
     secretKeyRef: { name: {{ $tokenSecret }}, key: {{ $tokenKey }} }
+# Plan changes are announced on the gateways' invalidation channel: the same prefix as theirs.
+{{ include "crm.env.rateLimitKeyPrefix" $root }}
 # For the operator CLI run in this pod with kubectl exec (see NOTES.txt): where auth listens, and
 # the token (the CLI reads CRM_OPERATOR_TOKEN, the service AUTH_OPERATOR_TOKEN).
 - name: AUTH_GRPC_ADDR
@@ -111,6 +125,8 @@ literal, one `- name:` per variable, and guard component-specific parts with `if
 - name: CRM_OPERATOR_TOKEN
   valueFrom:
     secretKeyRef: { name: {{ $tokenSecret }}, key: {{ $tokenKey }} }
+- name: CRM_OPERATOR_TLS_DIR
+  value: /etc/crm/operator-tls
 {{- if or $root.Values.jwtPrivateKey.existingSecret $root.Values.jwtPrivateKey.generate }}
 - name: AUTH_JWT_PRIVATE_KEY
   valueFrom:

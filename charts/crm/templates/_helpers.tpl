@@ -1,73 +1,6 @@
-{{/*
-What each component is: its resource name, the program it runs, its ports, whom it calls over gRPC
-and which stores it uses. Values choose how much of each runs; this table is the topology of
-ARCHITECTURE.md and the one place the Deployments, Services and NetworkPolicies read it from.
-- metrics: the process serves GET /metrics on METRICS_PORT (its main.ts calls startProcessMetrics;
-  tests/deploy/chart.test.ts keeps this flag in step with the sources). Without it the chart sets
-  no METRICS_PORT, declares no metrics port and adds no scrape annotations for the component.
-- uploads: the component streams uploads to import's `upload` port (only such pods may reach it).
-- outbound: destinations outside the cluster the component talks to when configured (smtp, ai).
-*/}}
+{{/* What each component is: charts/crm/topology.yaml says (its header explains the fields). */}}
 {{- define "crm.topology" -}}
-gateway:
-  name: gateway
-  entry: gateway/dist/main.js
-  ports: { api: 8443 }   # HTTPS, or plain HTTP behind a TLS-terminating ingress
-  calls: [auth, records, import, automation]
-  uploads: true
-  metrics: true
-  stores: [redis]
-auth:
-  name: auth
-  entry: services/auth/dist/main.js
-  metrics: true
-  ports: { grpc: 50051 }
-  calls: []
-  stores: [mongodb]
-  database: crm_auth
-records:
-  name: records
-  entry: services/records/dist/main.js
-  metrics: true
-  ports: { grpc: 50052 }
-  calls: [auth]
-  stores: [mongodb, rabbitmq]
-  database: crm_records
-import:
-  name: import
-  entry: services/import/dist/main.js
-  metrics: true
-  ports: { grpc: 50053, upload: 8081 }
-  calls: [records]
-  stores: [mongodb, rabbitmq]
-  database: crm_import
-importWorker:
-  name: import-worker
-  entry: services/import/dist/main.js
-  metrics: true
-  role: worker
-  ports: { grpc: 50053 }   # gRPC health only (startImportWorker), for the probes
-  calls: [records]
-  stores: [mongodb, rabbitmq]
-  database: crm_import
-automation:
-  name: automation
-  entry: services/automation/dist/main.js
-  metrics: true
-  ports: { grpc: 50054 }
-  calls: [records, auth]
-  stores: [mongodb, rabbitmq]
-  database: crm_automation
-automationWorker:
-  name: automation-worker
-  entry: services/automation/dist/main.js
-  metrics: true
-  role: worker
-  ports: { grpc: 50054 }   # gRPC health only (startAutomationWorker), for the probes
-  calls: [records, auth]
-  outbound: [smtp, ai]     # the worker sends the emails and asks the model for ai_generated ones
-  stores: [mongodb, rabbitmq]
-  database: crm_automation
+{{ .Files.Get "topology.yaml" }}
 {{- end }}
 
 {{/* The components in a fixed order, so rendered manifests are stable. */}}
@@ -140,6 +73,24 @@ app.kubernetes.io/component: {{ index . 1 }}
 {{/* Name of the Secret holding values the chart generates (operator token, JWT key, upload secret) or is given as values (SMTP URL, AI API key). */}}
 {{- define "crm.generatedSecretName" -}}
 {{- printf "%s-generated" (include "crm.fullname" .) }}
+{{- end }}
+
+{{/*
+A Secret volume with one internal identity's certificate, key and the CA's certificate, as ca.crt,
+tls.crt and tls.key (what INTERNAL_TLS_DIR holds); args: (list $ identity). See internal-tls.yaml.
+*/}}
+{{- define "crm.internalTlsVolume" -}}
+{{- $root := index . 0 }}
+{{- $identity := index . 1 }}
+secret:
+  {{- if $root.Values.internalTls.certManager.enabled }}
+  secretName: {{ printf "%s-internal-tls-%s" (include "crm.fullname" $root) $identity }}
+  items: [{ key: ca.crt, path: ca.crt }, { key: tls.crt, path: tls.crt }, { key: tls.key, path: tls.key }]
+  {{- else }}
+  secretName: {{ printf "%s-internal-tls" (include "crm.fullname" $root) }}
+  items: [{ key: ca.crt, path: ca.crt }, { key: {{ $identity }}.crt, path: tls.crt }, { key: {{ $identity }}.key, path: tls.key }]
+  {{- end }}
+  defaultMode: 0440
 {{- end }}
 
 {{/* Whether the gateway speaks TLS itself (probes use HTTPS then). */}}

@@ -1,6 +1,8 @@
 /**
- * Verifies access JWTs locally with auth's public keys (fetched once, refetched when a token names
- * a key id we don't know, at most every 30 s), so the hot path never calls auth.
+ * Verifies access JWTs locally with auth's public keys, so the hot path never calls auth. Auth
+ * publishes its current and previous keys; a token naming a key id we don't know waits for a key
+ * fetch that starts after it arrived (at most one a second), so a key rotated in a moment ago is
+ * found rather than refused, and forged key ids cost auth no more than one call a second.
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import jwt, { type JwtPayload } from 'jsonwebtoken';
@@ -14,11 +16,15 @@ export interface AccessTokenClaims {
   workspaceId: string;
   /** Epoch ms. */
   expiresAt: number;
+  /** Claim `gen`: the user's session generation when the token was issued (0 when absent). */
+  sessionGeneration: number;
 }
 
 export interface AccessTokenVerifierOptions {
-  /** Minimum time between two key fetches triggered by unknown key ids. */
+  /** Minimum time between the starts of two key fetches triggered by unknown key ids. */
   refetchIntervalMs?: number;
+  /** Key sets older than this are fetched again in the background, so a key dropped by two rotations stops working here too. */
+  maxKeyAgeMs?: number;
   cacheSize?: number;
   now?: () => number;
 }
@@ -29,10 +35,15 @@ export class AccessTokenVerifier {
   private keys = new Map<string, KeyObject>();
   private issuer = '';
   private audience = '';
-  private lastFetchAt = 0;
-  private fetching: Promise<void> | undefined;
+  private lastFetchStartedAt = Number.NEGATIVE_INFINITY;
+  private fetchesStarted = 0;
+  /** The newest fetch whose answer was applied: a slow older answer must not bring back retired keys. */
+  private fetchApplied = 0;
+  /** The next key fetch, not started yet: every request that joins it arrived before it starts. */
+  private scheduled: Promise<void> | undefined;
   private readonly verified: ExpiringLru<string, AccessTokenClaims>;
   private readonly refetchIntervalMs: number;
+  private readonly maxKeyAgeMs: number;
   private readonly now: () => number;
 
   constructor(
@@ -40,12 +51,14 @@ export class AccessTokenVerifier {
     private readonly logger: Logger,
     options: AccessTokenVerifierOptions = {},
   ) {
-    this.refetchIntervalMs = options.refetchIntervalMs ?? 30_000;
+    this.refetchIntervalMs = options.refetchIntervalMs ?? 1000;
+    this.maxKeyAgeMs = options.maxKeyAgeMs ?? 5 * 60_000;
     this.now = options.now ?? Date.now;
     this.verified = new ExpiringLru(options.cacheSize ?? 10_000, this.now);
   }
 
   async verify(token: string): Promise<AccessTokenClaims> {
+    if (this.keys.size > 0 && this.now() - this.lastFetchStartedAt > this.maxKeyAgeMs) void this.fetchSoon();
     const cached = this.verified.get(token);
     if (cached) return cached;
 
@@ -78,29 +91,49 @@ export class AccessTokenVerifier {
       (tokenUse !== undefined && tokenUse !== 'access') ||
       typeof payload.sub !== 'string' ||
       typeof workspaceId !== 'string' ||
-      typeof payload.exp !== 'number'
+      typeof payload.exp !== 'number' ||
+      (payload.gen !== undefined && !Number.isInteger(payload.gen))
     ) {
       throw credentialError('Invalid token.', 'invalid_token');
     }
-    const claims: AccessTokenClaims = { userId: payload.sub, workspaceId, expiresAt: payload.exp * 1000 };
+    const claims: AccessTokenClaims = {
+      userId: payload.sub,
+      workspaceId,
+      expiresAt: payload.exp * 1000,
+      sessionGeneration: (payload.gen as number | undefined) ?? 0,
+    };
     this.verified.set(token, claims, claims.expiresAt);
     return claims;
   }
 
-  /** The key for `kid`, fetching the key set when it is unknown and the last fetch is old enough. */
+  /** The key for `kid`, waiting for a key fetch that starts after this call when it is unknown. */
   private async keyFor(kid: string): Promise<KeyObject | undefined> {
     const known = this.keys.get(kid);
     if (known) return known;
-    const neverFetched = this.lastFetchAt === 0;
-    if (!neverFetched && this.now() - this.lastFetchAt < this.refetchIntervalMs) return undefined;
-    await this.fetchKeys(neverFetched);
+    await this.fetchSoon();
     return this.keys.get(kid);
   }
 
+  /** Joins the next fetch, or schedules one: now, or one interval after the last one started. */
+  private fetchSoon(): Promise<void> {
+    if (this.scheduled) return this.scheduled;
+    const delay = Math.max(0, this.lastFetchStartedAt + this.refetchIntervalMs - this.now());
+    const next = new Promise((resolve) => setTimeout(resolve, delay)).then(() => {
+      this.scheduled = undefined;
+      this.lastFetchStartedAt = this.now();
+      return this.fetchKeys(this.keys.size === 0);
+    });
+    this.scheduled = next;
+    return next;
+  }
+
   private fetchKeys(mustSucceed: boolean): Promise<void> {
-    this.fetching ??= this.auth
+    const fetch = ++this.fetchesStarted;
+    return this.auth
       .call('GetSigningKeys', {}, {}, { timeoutMs: GRPC_DEADLINE_MS })
       .then((response) => {
+        if (fetch < this.fetchApplied) return;
+        this.fetchApplied = fetch;
         const keys = new Map<string, KeyObject>();
         for (const key of response.keys) {
           if (key.algorithm && key.algorithm !== ALGORITHM) continue;
@@ -111,13 +144,13 @@ export class AccessTokenVerifier {
           }
         }
         const retired = [...this.keys.keys()].some((kid) => !keys.has(kid));
+        const changed = retired || keys.size !== this.keys.size;
         this.keys = keys;
         this.issuer = response.issuer;
         this.audience = response.audience;
-        this.lastFetchAt = this.now();
         if (retired) this.verified.clear(); // a retired key must not keep its tokens alive
         if (!response.issuer || !response.audience) this.logger.warn('auth sent no issuer or audience; those claims go unchecked');
-        this.logger.info({ kids: [...keys.keys()] }, 'loaded access-token signing keys');
+        if (changed) this.logger.info({ kids: [...keys.keys()] }, 'loaded access-token signing keys');
       })
       .catch((error: unknown) => {
         // Without any key we cannot tell good tokens from bad: that's the service being unavailable.
@@ -125,11 +158,6 @@ export class AccessTokenVerifier {
           throw error instanceof DomainError ? error : new DomainError('unavailable', 'Authentication service unavailable.');
         }
         this.logger.warn({ err: error }, 'could not refresh signing keys; keeping the ones we have');
-        this.lastFetchAt = this.now();
-      })
-      .finally(() => {
-        this.fetching = undefined;
       });
-    return this.fetching;
   }
 }

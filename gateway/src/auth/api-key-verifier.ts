@@ -59,6 +59,17 @@ export class ApiKeyVerifier {
     this.cache.deleteWhere((entry) => entry.keyId === keyId);
   }
 
+  /** Called when this replica may have missed revocations: every key is verified again. */
+  forgetAll(): void {
+    this.cache.deleteWhere(() => true);
+    this.inFlight.clear();
+  }
+
+  /** Called when a workspace's plan changed: its keys are verified again, which brings the new plan. */
+  forgetWorkspace(workspaceId: string): void {
+    this.cache.deleteWhere((entry) => entry.workspace.id === workspaceId);
+  }
+
   private async lookUp(key: string, digest: string, requestId: string): Promise<VerifiedApiKey> {
     let response: authV1.VerifyApiKeyResponse;
     try {

@@ -10,6 +10,7 @@ import { AccessTokenVerifier, type AccessTokenVerifierOptions } from './access-t
 import { API_KEY_PREFIX, ApiKeyVerifier, type ApiKeyVerifierOptions } from './api-key-verifier';
 import { ApiKeyUsageRecorder } from './api-key-usage';
 import { credentialError } from './credential-error';
+import { sessionEnded } from './ended-sessions';
 import { WorkspaceDirectory, type WorkspaceDirectoryOptions } from './workspace-directory';
 
 export interface AuthenticatorOptions {
@@ -54,7 +55,13 @@ export class Authenticator {
 
   onInvalidation(event: InvalidationEvent): void {
     if (event.kind === 'api_key_revoked') this.apiKeys.revoke(event.keyId);
-    else if (event.kind === 'workspace_changed') this.workspaces.evict(event.workspaceId);
+    else if (event.kind === 'workspace_changed') {
+      this.workspaces.evict(event.workspaceId);
+      this.apiKeys.forgetWorkspace(event.workspaceId);
+    } else if (event.kind === 'events_missed') {
+      this.workspaces.evictAll();
+      this.apiKeys.forgetAll();
+    }
   }
 
   async authenticate(authorization: string | undefined, requestId: string): Promise<Caller> {
@@ -83,6 +90,7 @@ export class Authenticator {
       // A token for a workspace that no longer exists is a dead credential, not a missing page.
       throw isDomainError(error) && error.kind === 'not_found' ? credentialError('Invalid token.', 'invalid_token') : error;
     });
+    if (sessionEnded(workspace, claims)) throw credentialError('Session has ended.', 'invalid_token');
     return {
       workspaceId: workspace.id,
       actorId: claims.userId,

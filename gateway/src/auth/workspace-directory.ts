@@ -1,6 +1,7 @@
 /**
  * Workspaces (plan, per-minute limit, system user) from auth's GetWorkspace, cached 30 s and
- * evicted when a `workspace_changed` event arrives. While auth is unreachable a recently known
+ * evicted when a `workspace_changed` event arrives (auth announces every plan change, so the very
+ * next request after one is counted against the new limit). While auth is unreachable a recently known
  * workspace is served stale (up to 10 minutes) so a short auth outage does not stop the whole API.
  */
 import { isDomainError } from '@crm/observability';
@@ -26,6 +27,8 @@ export class WorkspaceDirectory {
   private readonly ttlMs: number;
   private readonly staleMs: number;
   private readonly now: () => number;
+  /** Bumped by every eviction: a fetch that began before one must not cache what it read. */
+  private evictions = 0;
 
   constructor(
     private readonly auth: AuthClient,
@@ -42,7 +45,10 @@ export class WorkspaceDirectory {
     if (entry && entry.freshUntil > this.now()) return entry.workspace;
     let pending = this.inFlight.get(workspaceId);
     if (!pending) {
-      pending = this.fetch(workspaceId, requestId, entry).finally(() => this.inFlight.delete(workspaceId));
+      const fetching: Promise<authV1.Workspace> = this.fetch(workspaceId, requestId, entry).finally(() => {
+        if (this.inFlight.get(workspaceId) === fetching) this.inFlight.delete(workspaceId);
+      });
+      pending = fetching;
       this.inFlight.set(workspaceId, pending);
     }
     return pending;
@@ -54,14 +60,24 @@ export class WorkspaceDirectory {
     this.cache.set(workspace.id, { workspace, freshUntil: now + this.ttlMs }, now + this.staleMs);
   }
 
+  /** Called when this replica may have missed changes: every workspace is read again. */
+  evictAll(): void {
+    this.evictions += 1;
+    this.cache.deleteWhere(() => true);
+    this.inFlight.clear();
+  }
+
   evict(workspaceId: string): void {
+    this.evictions += 1;
     this.cache.delete(workspaceId);
+    this.inFlight.delete(workspaceId);
   }
 
   private async fetch(workspaceId: string, requestId: string, stale: Entry | undefined): Promise<authV1.Workspace> {
+    const evictions = this.evictions;
     try {
       const workspace = await this.auth.call('GetWorkspace', { workspaceId }, { requestId, workspaceId }, { timeoutMs: GRPC_DEADLINE_MS });
-      this.remember(workspace);
+      if (evictions === this.evictions) this.remember(workspace);
       return workspace;
     } catch (error) {
       if (stale && isDomainError(error) && error.kind === 'unavailable') return stale.workspace;

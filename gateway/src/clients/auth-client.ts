@@ -1,4 +1,4 @@
-import { GrpcClient, authV1, type CallOptions, type CallerContext } from '@crm/grpc';
+import { GrpcClient, authV1, type CallOptions, type CallerContext, type InternalTls } from '@crm/grpc';
 
 /** What the gateway needs of the auth service client; tests may pass anything with this shape. */
 export interface AuthClient {
@@ -17,6 +17,6 @@ export interface AuthClient {
  */
 export const GRPC_DEADLINE_MS = 5_000;
 
-export function openAuthClient(address: string): GrpcClient<authV1.AuthServiceMethods> {
-  return new GrpcClient<authV1.AuthServiceMethods>('auth/v1/auth.proto', authV1.AuthServiceName, address);
+export function openAuthClient(address: string, tls: InternalTls | null): GrpcClient<authV1.AuthServiceMethods> {
+  return new GrpcClient<authV1.AuthServiceMethods>('auth/v1/auth.proto', authV1.AuthServiceName, address, tls);
 }

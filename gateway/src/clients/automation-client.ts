@@ -1,4 +1,4 @@
-import { GrpcClient, automationV1, type CallOptions, type CallerContext } from '@crm/grpc';
+import { GrpcClient, automationV1, type CallOptions, type CallerContext, type InternalTls } from '@crm/grpc';
 import { GRPC_DEADLINE_MS } from './auth-client';
 
 /** What the gateway needs of the automation service client; tests may pass anything with this shape. */
@@ -15,7 +15,7 @@ export interface AutomationClient {
 export const AUTOMATION_DEADLINE_MS = GRPC_DEADLINE_MS;
 
 /** Connects on the first call, so building the app opens no channel to a service it may never use. */
-export function lazyAutomationClient(address: string): AutomationClient {
+export function lazyAutomationClient(address: string, tls: InternalTls | null): AutomationClient {
   let client: GrpcClient<automationV1.AutomationServiceMethods> | undefined;
   return {
     call: (method, request, context, options) =>
@@ -23,6 +23,7 @@ export function lazyAutomationClient(address: string): AutomationClient {
         automationV1.protoPath,
         automationV1.AutomationServiceName,
         address,
+        tls,
       )).call(method, request, context, options),
     close: () => client?.close(),
   };

@@ -30,6 +30,8 @@ function statusFor(kind: ErrorKind): number {
       return 404;
     case 'conflict':
       return 409;
+    case 'precondition_failed':
+      return 412;
     case 'payload_too_large':
       return 413;
     case 'validation_failed':

@@ -3,6 +3,7 @@
  * declares beside its router, plus the shared components: error shapes, rate-limit headers,
  * the bearer scheme, and the contract decisions in prose.
  */
+import { IDEMPOTENCY_COMPONENTS, withIdempotencyKeys } from './idempotency-key';
 import type { JsonSchema, OpenApiPaths } from './operation';
 
 const DESCRIPTION = `A JSON REST API over HTTPS for a CRM: contacts, leads, accounts, opportunities, automation and imports.
@@ -13,7 +14,7 @@ const DESCRIPTION = `A JSON REST API over HTTPS for a CRM: contacts, leads, acco
 
 **Rate limits.** Requests are counted per workspace (users and keys share one budget) per minute by plan: starter 100, growth 300, business 600, enterprise the workspace's own number. Requests without a valid credential are counted per client address (60 a minute); signup, login and token refresh per client address (20 a minute), and login also per email (10 a minute). Every response, errors included, carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (Unix seconds); a \`429 {"detail": ...}\` also carries \`Retry-After\` (seconds). The health probes are not counted.
 
-**Errors.** \`400 {"detail"}\` for malformed JSON, a content type other than application/json, a body that is not a JSON object, or a bad query parameter; \`401\` as above; \`403\` when the caller may not do the action; \`404 {"detail": "Not found."}\` for an unknown path or a record that does not exist or belongs to another workspace; \`409\` for a conflict; \`413\` for a body over the size limit; \`422 {"field": ["message", ...]}\` for body validation (missing required field, invalid choice, wrong type, unknown field, malformed email), with every failing field; \`429\` as above; \`500 {"detail": "Internal server error."}\`; \`503\` when a backing service is unavailable. Every response carries \`X-Request-Id\`; a client may send its own (letters, digits, \`._:-\`, up to 128 characters), anything else is replaced.
+**Errors.** \`400 {"detail"}\` for malformed JSON, a content type other than application/json, a body that is not a JSON object, or a bad query parameter; \`401\` as above; \`403\` when the caller may not do the action; \`404 {"detail": "Not found."}\` for an unknown path or a record that does not exist or belongs to another workspace; \`409\` for a conflict; \`412\` when \`If-Match\` names a version the record has left; \`413\` for a body over the size limit; \`422 {"field": ["message", ...]}\` for body validation (missing required field, invalid choice, wrong type, unknown field, malformed email), with every failing field; \`429\` as above; \`500 {"detail": "Internal server error."}\`; \`503\` when a backing service is unavailable. Every response carries \`X-Request-Id\`; a client may send its own (letters, digits, \`._:-\`, up to 128 characters), anything else is replaced.
 
 **Conventions.** Field names are camelCase. Timestamps are ISO 8601 UTC (\`YYYY-MM-DDThh:mm:ssZ\`); a value that is not set is \`null\`. Successful GET, login and refresh answer 200, creates 201, deletes 204 with no body. Paginated lists answer \`{count, next, previous, results}\` (20 a page by default, \`limit\` at most 100, larger values served as 100), newest first; \`next\`/\`previous\` are absolute URLs that keep every filter.`;
 
@@ -134,6 +135,10 @@ const COMPONENTS = {
     Forbidden: errorResponse('Authenticated, but not permitted to do this.', 'You do not have permission to perform this action.'),
     NotFound: errorResponse("No such path, or no such record in the caller's workspace.", 'Not found.'),
     Conflict: errorResponse('The request conflicts with the current state.', 'Already exists.'),
+    PreconditionFailed: errorResponse(
+      'If-Match names a version the record has since left.',
+      'The record has changed since the version in If-Match; fetch it again and retry.',
+    ),
     PayloadTooLarge: errorResponse('The body is over the size limit.', 'Request body is too large.'),
     ValidationFailed: {
       description: 'Body validation failed; every failing field is listed.',
@@ -186,7 +191,12 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions): Record<st
       { name: 'api-keys', description: 'Workspace API keys (settings).' },
       { name: 'meta', description: 'Health probes and this document.' },
     ],
-    paths,
-    components: COMPONENTS,
+    paths: withIdempotencyKeys(paths),
+    components: {
+      ...COMPONENTS,
+      parameters: IDEMPOTENCY_COMPONENTS.parameters,
+      headers: { ...COMPONENTS.headers, ...IDEMPOTENCY_COMPONENTS.headers },
+      responses: { ...COMPONENTS.responses, ...IDEMPOTENCY_COMPONENTS.responses },
+    },
   };
 }

@@ -8,7 +8,7 @@ export type JsonSchema = Record<string, unknown>;
 export type OpenApiOperation = Record<string, unknown>;
 export type OpenApiPaths = Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'delete', OpenApiOperation>>>;
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 412 | 413 | 422 | 429 | 500 | 503;
 
 const ERROR_RESPONSE: Record<ErrorStatus, string> = {
   400: 'BadRequest',
@@ -16,6 +16,7 @@ const ERROR_RESPONSE: Record<ErrorStatus, string> = {
   403: 'Forbidden',
   404: 'NotFound',
   409: 'Conflict',
+  412: 'PreconditionFailed',
   413: 'PayloadTooLarge',
   422: 'ValidationFailed',
   429: 'TooManyRequests',

@@ -6,17 +6,22 @@ import { Router, type Request, type RequestHandler, type Response } from 'expres
 import type { ClientRequest } from 'node:http';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import { DomainError, type Logger } from '@crm/observability';
+import { injectTraceContext } from '@crm/telemetry';
 import type { importV1 } from '@crm/grpc';
 import { GRPC_DEADLINE_MS } from '../clients/auth-client';
-import { openImportClient, type ImportClient, type UploadTarget } from '../clients/import-client';
+import { openImportClient, proxyTarget, uploadAgent, type ImportClient, type UploadTarget } from '../clients/import-client';
+import { discardBodyAfterAnswer } from '../middleware/discard-body';
 import { operation, type OpenApiPaths } from '../openapi/operation';
 import { callerOf, callerContext } from '../request-context';
+import { importReportDownload } from './import-report-download';
 import type { RouteDeps, RouteModule } from './route-module';
 import { nullIfEmpty } from './validate';
 
 export const IMPORT_START_PATH = '/api/crm/contacts/import/start';
 /** The spec's 10 MB CSV limit plus room for the form around it; the import service checks the file itself. */
 const MAX_UPLOAD_BODY_BYTES = 10 * 1024 * 1024 + 256 * 1024;
+/** How much of a body refused from its Content-Length is read and discarded before the connection is cut. */
+const DISCARD_BYTES = 64 * 1024 * 1024;
 const CALLER_HEADERS = [
   'x-crm-workspace-id',
   'x-crm-actor-id',
@@ -37,6 +42,7 @@ function importJobBody(job: importV1.ImportJob) {
     processedRows: job.processedRows,
     successCount: job.successCount,
     errorCount: job.errorCount,
+    duplicateCount: job.duplicateCount,
     errors: job.errors.map((e) => ({ row: e.row, message: e.message })),
     duplicates: job.duplicates.map((d) => ({ row: d.row, email: d.email, existingContactId: nullIfEmpty(d.existingContactId) })),
     errorMessage: job.errorMessage,
@@ -55,7 +61,8 @@ function importJobBody(job: importV1.ImportJob) {
  */
 export function importUploadProxy(logger: Logger, target: UploadTarget): Router {
   const proxy = createProxyMiddleware<Request, Response>({
-    target: target.url,
+    target: proxyTarget(target),
+    agent: uploadAgent(target),
     changeOrigin: true,
     pathRewrite: () => '/v1/uploads',
     proxyTimeout: 300_000,
@@ -71,6 +78,9 @@ export function importUploadProxy(logger: Logger, target: UploadTarget): Router 
         proxyReq.setHeader('x-crm-request-id', caller.requestId);
         if (caller.plan) proxyReq.setHeader('x-crm-plan', caller.plan);
         if (target.secret) proxyReq.setHeader('x-crm-upload-secret', target.secret);
+        const trace: Record<string, string> = {};
+        injectTraceContext(trace);
+        for (const [header, value] of Object.entries(trace)) proxyReq.setHeader(header, value);
       },
       error: (error, _req, res) => {
         logger.warn({ err: error }, 'import upload proxy failed');
@@ -90,15 +100,21 @@ export function importUploadProxy(logger: Logger, target: UploadTarget): Router 
     }
     const length = Number(req.headers['content-length']);
     if (Number.isFinite(length) && length > MAX_UPLOAD_BODY_BYTES) {
-      res.set('connection', 'close');
+      discardBodyAfterAnswer(req, res, DISCARD_BYTES);
       return next(new DomainError('payload_too_large', 'The file is larger than the 10 MB limit.'));
     }
+    // The gateway sends the client its 100 Continue when the proxy starts reading (expect-continue.ts).
+    // Forwarded, Expect would make http-proxy skip the proxyReq hook that sets the caller headers.
+    delete req.headers.expect;
     next();
   };
   return Router().post(IMPORT_START_PATH, checks, proxy);
 }
 
-export function importRoutes(deps: RouteDeps, client: ImportClient = openImportClient(deps.config.IMPORT_GRPC_ADDR)): RouteModule {
+export function importRoutes(
+  deps: RouteDeps,
+  client: ImportClient = openImportClient(deps.config.IMPORT_GRPC_ADDR, deps.internalTls),
+): RouteModule {
   const options = { timeoutMs: GRPC_DEADLINE_MS };
   const router = Router();
 
@@ -113,6 +129,14 @@ export function importRoutes(deps: RouteDeps, client: ImportClient = openImportC
     res.json(importJobBody(job));
   });
 
+  router.post('/api/crm/contacts/import-jobs/:job_uid/cancel', async (req, res) => {
+    const { job } = await client.call('CancelImportJob', { uid: String(req.params.job_uid) }, callerContext(res), options);
+    if (!job) throw DomainError.notFound();
+    res.json(importJobBody(job));
+  });
+
+  router.get('/api/crm/contacts/import-jobs/:job_uid/errors', importReportDownload(client, deps.logger, GRPC_DEADLINE_MS));
+
   return { name: 'import', access: 'authenticated', router, paths: importPaths };
 }
 
@@ -123,15 +147,22 @@ const importJobSchema = {
   properties: {
     uid: { type: 'string' },
     filename: { type: 'string' },
-    status: { type: 'string', enum: ['queued', 'processing', 'complete', 'failed'] },
+    status: { type: 'string', enum: ['queued', 'processing', 'complete', 'failed', 'cancelled'] },
     progressPercent: { type: 'integer' },
     totalRows: { type: 'integer' },
-    processedRows: { type: 'integer', description: 'successCount + errorCount + len(duplicates)' },
-    successCount: { type: 'integer' },
-    errorCount: { type: 'integer' },
-    errors: { type: 'array', items: { type: 'object', properties: { row: { type: 'integer' }, message: { type: 'string' } } } },
+    processedRows: { type: 'integer', description: 'successCount + errorCount + duplicateCount' },
+    successCount: { type: 'integer', description: 'Contacts created.' },
+    errorCount: { type: 'integer', description: 'Every row error; `errors` shows the first ones.' },
+    duplicateCount: { type: 'integer', description: 'Every duplicate row; `duplicates` shows the first ones.' },
+    errors: {
+      type: 'array',
+      description:
+        'The first row errors in row order: at most 1,000, fewer when long entries would make the answer large (a job answer stays under 100 KB). Empty in the job list. Every row: the errors download.',
+      items: { type: 'object', properties: { row: { type: 'integer' }, message: { type: 'string' } } },
+    },
     duplicates: {
       type: 'array',
+      description: 'The first duplicate rows in row order, under the same limits as `errors`. Empty in the job list.',
       items: {
         type: 'object',
         properties: {
@@ -161,7 +192,7 @@ const importPaths: OpenApiPaths = {
         operationId: 'startContactImport',
         summary: 'Start an asynchronous CSV contact import',
         description:
-          'multipart/form-data: `file` (required, `.csv`, at most 10 MB, UTF-8 with or without BOM, else read as windows-1252), `source_uid` (optional), `field_mappings` (optional JSON object: CSV header → contact field). Answers 202 at once; poll the job. Not .csv, no file part, two files, an empty or binary file, bad field_mappings or an unknown source_uid: 400. Over 10 MB: 413. Formula-like cells are stored as plain text; exports must escape them.',
+          'multipart/form-data: `file` (required, `.csv`, at most 10 MB, UTF-8 with or without BOM, else read as windows-1252), `source_uid` (optional), `field_mappings` (optional JSON object: CSV header → contact field). Answers 202 at once; poll the job. Not .csv, no file part, two files, an empty or binary file, bad field_mappings or an unknown source_uid: 400. Over 10 MB: 413, at once when Content-Length says so (the rest of the body is read and dropped, so every client can read the answer). `Expect: 100-continue` is honoured: 100 Continue once the request is authenticated, within its rate limit and not too large, else that final status before any of the body is sent. Formula-like cells are stored as plain text; exports must escape them.',
         tags: ['import'],
         authenticated: true,
         responses: {
@@ -199,7 +230,13 @@ const importPaths: OpenApiPaths = {
       summary: 'The last 50 import jobs of the workspace, newest first',
       tags: ['import'],
       authenticated: true,
-      responses: { 200: { description: 'A JSON array of import jobs.', schema: { type: 'array', items: importJobSchema } } },
+      responses: {
+        200: {
+          description:
+            'A JSON array of import jobs, each with its counts; `errors` and `duplicates` are empty here (poll the job for them).',
+          schema: { type: 'array', items: importJobSchema },
+        },
+      },
     }),
   },
   '/api/crm/contacts/import-jobs/{job_uid}/': {
@@ -213,4 +250,38 @@ const importPaths: OpenApiPaths = {
       errors: [404],
     }),
   },
+  '/api/crm/contacts/import-jobs/{job_uid}/cancel/': {
+    post: operation({
+      operationId: 'cancelImportJob',
+      summary: 'Cancel an import: chunks not yet being imported are not; the job keeps its counts so far',
+      description:
+        'A queued or processing job becomes `cancelled`. Rows of chunks that were already being imported when the cancel arrived are still counted (their contacts exist), so the counts can still grow for a moment. A job already complete, failed or cancelled: 409.',
+      tags: ['import'],
+      authenticated: true,
+      parameters: [jobUid],
+      responses: { 200: { description: 'The job, cancelled.', schema: importJobSchema } },
+      errors: [404, 409],
+    }),
+  },
+  '/api/crm/contacts/import-jobs/{job_uid}/errors/': {
+    get: csvResponse(
+      operation({
+        operationId: 'downloadImportJobErrors',
+        summary: 'Every row error and duplicate of an import, as CSV',
+        description:
+          "Streamed, in row order. Header `row,kind,reason` followed by the file's own header cells; then one line per row error (kind `error`, reason the message) and per duplicate (kind `duplicate`, reason naming the existing contact or the earlier row), followed by the row's original cells. Cells beginning with `=`, `+`, `-`, `@`, tab or carriage return are prefixed with `'` so that spreadsheets do not run them. Available while the job runs (the rows counted so far) and after.",
+        tags: ['import'],
+        authenticated: true,
+        parameters: [jobUid],
+        responses: { 200: { description: 'The report, `text/csv`.' } },
+        errors: [404],
+      }),
+    ),
+  },
 };
+
+/** The operation's 200 as `text/csv`. */
+function csvResponse(op: Record<string, unknown>): Record<string, unknown> {
+  const responses = op.responses as Record<string, Record<string, unknown>>;
+  return { ...op, responses: { ...responses, 200: { ...responses['200'], content: { 'text/csv': { schema: { type: 'string' } } } } } };
+}

@@ -4,6 +4,7 @@ import { currentUserRoutes, sessionRoutes } from './auth.routes';
 import { healthRoutes } from './health.routes';
 import { importRoutes } from './import.routes';
 import { recordsRoutes } from './records';
+import { logoutRoutes, sessionEndRoutes } from './session-end.routes';
 import type { RouteDeps, RouteModule } from './route-module';
 
 export type { RouteDeps, RouteModule } from './route-module';
@@ -17,6 +18,8 @@ export function routeModules(deps: RouteDeps): RouteModule[] {
     healthRoutes(deps),
     sessionRoutes(deps),
     currentUserRoutes(deps),
+    logoutRoutes(deps),
+    sessionEndRoutes(deps),
     apiKeyRoutes(deps),
     recordsRoutes(deps),
     importRoutes(deps),

@@ -1,4 +1,5 @@
 import type { Router } from 'express';
+import type { InternalTls } from '@crm/grpc';
 import type { Logger } from '@crm/observability';
 import type { Authenticator } from '../auth/authenticator';
 import type { AuthClient } from '../clients/auth-client';
@@ -22,6 +23,8 @@ export interface RouteModule {
 export interface RouteDeps {
   config: GatewayConfig;
   logger: Logger;
+  /** The gateway's internal certificate for its gRPC clients and uploads; null: plaintext (INTERNAL_TLS=off, unit tests). */
+  internalTls: InternalTls | null;
   auth: AuthClient;
   authenticator: Authenticator;
   invalidation: InvalidationChannel;

@@ -30,7 +30,15 @@ export class FakeAuthService {
   }
 
   addWorkspace(id: string, rateLimitPerMinute: number, plan = 'starter'): FakeWorkspace {
-    const workspace = { id, name: id, plan, rateLimitPerMinute, systemUserId: `usr_system_${id}`, createdAt: '2025-01-01T00:00:00Z' };
+    const workspace = {
+      id,
+      name: id,
+      plan,
+      rateLimitPerMinute,
+      systemUserId: `usr_system_${id}`,
+      createdAt: '2025-01-01T00:00:00Z',
+      endedSessions: [],
+    };
     this.workspaces.set(id, workspace);
     this.users.set(workspace.systemUserId, {
       id: workspace.systemUserId,
@@ -164,10 +172,12 @@ export class FakeAuthService {
         (request: unknown, context: unknown) => (this.calls.push(name), handler(request, context)),
       ]),
     );
-    this.server = new GrpcServer({ logger: createLogger('fake-auth', { level: 'silent' }) }).addService(
+    // Plaintext, as gatewayConfig() speaks to it: these specs are about the gateway, not internal trust.
+    this.server = new GrpcServer({ logger: createLogger('fake-auth', { level: 'silent' }), tls: null }).addService(
       'auth/v1/auth.proto',
       authV1.AuthServiceName,
       traced,
+      {},
     );
     this.port = await this.server.listen('127.0.0.1:0');
     this.server.setServing(true);

@@ -1,5 +1,6 @@
 import { counter, gauge, histogram } from '@crm/telemetry';
 import type { MessageBus } from './port';
+import { failureOutcome } from './retry-policy';
 
 const handled = counter('bus_messages_handled_total', 'Messages handled by consumers, by queue and outcome (ok, error).', [
   'queue',
@@ -11,6 +12,12 @@ const ageSeconds = histogram(
   'Consumer lag: how old a message was (from its occurredAt) when a consumer got it, by queue.',
   ['queue'],
   [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 1800],
+);
+const retried = counter('bus_message_retries_total', 'Failed deliveries that will be delivered again after a delay, by queue.', ['queue']);
+const deadLettered = counter(
+  'bus_messages_dead_lettered_total',
+  'Messages sent to their dead-letter queue after a failed delivery, by queue and reason (permanent, budget_spent).',
+  ['queue', 'reason'],
 );
 
 /**
@@ -25,6 +32,18 @@ export function withMetrics(bus: MessageBus): MessageBus {
       if (depth !== undefined) this.set({ queue }, depth);
     }
   });
+  // Messages that ran out of deliveries wait in `<queue>.dead` for an operator: any is worth an alert.
+  gauge(
+    'bus_dead_letter_depth',
+    'Messages in the dead-letter queue of a queue this process consumes.',
+    ['queue'],
+    async function collect() {
+      for (const queue of consumed) {
+        const depth = await bus.depth(`${queue}.dead`).catch(() => undefined);
+        if (depth !== undefined) this.set({ queue }, depth);
+      }
+    },
+  );
   return {
     publish: (message) => bus.publish(message),
     schedule: (message, delayMs) => bus.schedule(message, delayMs),
@@ -39,6 +58,10 @@ export function withMetrics(bus: MessageBus): MessageBus {
           handled.inc({ queue: queue.name, outcome: 'ok' });
         } catch (error) {
           handled.inc({ queue: queue.name, outcome: 'error' });
+          // The adapter decides with the same function, so this counts what it does.
+          const next = failureOutcome(error, info);
+          if (next.kind === 'retry') retried.inc({ queue: queue.name });
+          else deadLettered.inc({ queue: queue.name, reason: next.reason });
           throw error;
         } finally {
           stop();

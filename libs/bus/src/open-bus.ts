@@ -11,6 +11,8 @@ export interface BusOptions {
   outageTimeoutMs?: number;
   /** AMQP: connection retries at start before giving up. */
   initialConnectRetries?: number;
+  /** Waits between deliveries of a failing message (default RETRY_BACKOFF_MS); tests shorten them. */
+  retryBackoffMs?: readonly number[];
 }
 
 /**

@@ -4,6 +4,10 @@
  * Delivery is at least once: a consumer may see a message again after a crash or a broker restart,
  * so every handler is idempotent (keyed on `message.id` or on the work it describes) and the
  * message is acknowledged only after the handler's writes are durable (when it resolves).
+ *
+ * A handler that throws gets the message again later, after growing delays, until the queue's
+ * retry budget is spent; then, or at once for a permanent failure, the message goes to
+ * `<queue>.dead` for an operator (`crm dead-letters`). See retry-policy.ts.
  */
 
 export interface BusMessage<P = unknown> {
@@ -15,6 +19,8 @@ export interface BusMessage<P = unknown> {
   correlationId: string;
   /** ISO 8601 UTC. */
   occurredAt: string;
+  /** What caused the change, when a service's own write did (the automation rules behind it); never from a client. */
+  cause?: string;
   payload: P;
   /** Transport headers such as W3C trace context (`traceparent`). */
   headers?: Record<string, string>;
@@ -25,8 +31,13 @@ export interface QueueDefinition {
   name: string;
   /** Routing-key patterns on the topic exchange (`records.#`, `import.chunk.v1`). */
   bindings: string[];
-  /** Deliveries before a message goes to `<name>.dead` instead of back to the queue. Default 5. */
+  /**
+   * Deliveries handed back unsettled (a consumer crashed or stopped mid-handler) before the message
+   * goes to `<name>.dead`. Default 5. Failed handlers are governed by `retryBudgetMs` instead.
+   */
   maxDeliveries?: number;
+  /** How long from its first delivery a message whose handler keeps failing is retried. Default 10 min. */
+  retryBudgetMs?: number;
   /** Messages handed to this consumer before it has acknowledged them. Default 10. */
   prefetch?: number;
 }
@@ -35,6 +46,8 @@ export interface DeliveryInfo {
   /** 1 on the first delivery, higher on redelivery when the broker knows. */
   attempt: number;
   redelivered: boolean;
+  /** Should this delivery fail, the next comes this much later; null when this is the last (a failure dead-letters it). */
+  retryInMs: number | null;
 }
 
 export type MessageHandler = (message: BusMessage, info: DeliveryInfo) => Promise<void>;

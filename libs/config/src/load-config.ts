@@ -68,6 +68,23 @@ export const env = {
       .url()
       .refine((v) => protocols.some((p) => v.startsWith(`${p}:`)), { message: `must be a ${protocols.join(' or ')} URL` })
       .optional(),
+  /** Where a gRPC service is: `host:port`, or `unix:/absolute/path` for a Unix socket (one-process mode). */
+  grpcAddress: (fallback: string) =>
+    z
+      .string()
+      .regex(/^(?:[^\s:]+:\d{1,5}|\[[0-9a-fA-F:.]+\]:\d{1,5}|unix:\/\S+)$/, { message: 'must be host:port or unix:/path/to/socket' })
+      .default(fallback),
   positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
+  /** A retention in whole days: at least a day, at most ten years. */
+  days: (fallback: number) => z.coerce.number().int().min(1).max(3650).default(fallback),
   number: (fallback: number) => z.coerce.number().positive().default(fallback),
+};
+
+/**
+ * How a service's retention sweeper runs (libs/store retention-sweeper.ts): every
+ * RETENTION_SWEEP_MS one replica deletes at most RETENTION_BATCH_SIZE expired documents per kind.
+ */
+export const retentionSweepSettings = {
+  RETENTION_SWEEP_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+  RETENTION_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(500),
 };

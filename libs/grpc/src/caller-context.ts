@@ -16,6 +16,12 @@ export interface CallerContext {
   plan?: string;
   /** For api_key actors: the key's id (actions are attributed to actorId, the system user). */
   apiKeyId?: string;
+  /**
+   * What caused a service's own write, for the automation loop guard (the rules whose steps made
+   * it). Only services set it; the gateway never does, so no client header can become a cause
+   * (a client's X-Request-Id stays a plain request id).
+   */
+  cause?: string;
 }
 
 const HEADER = {
@@ -25,6 +31,7 @@ const HEADER = {
   requestId: 'x-crm-request-id',
   plan: 'x-crm-plan',
   apiKeyId: 'x-crm-api-key-id',
+  cause: 'x-crm-cause',
 } as const;
 
 export const OPERATOR_TOKEN_HEADER = 'x-crm-operator-token';
@@ -55,5 +62,6 @@ export function contextFromMetadata(metadata: grpc.Metadata): CallerContext {
     requestId: first(metadata, HEADER.requestId) ?? randomUUID(),
     plan: first(metadata, HEADER.plan),
     apiKeyId: first(metadata, HEADER.apiKeyId),
+    cause: first(metadata, HEADER.cause),
   };
 }

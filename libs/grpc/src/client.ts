@@ -1,7 +1,10 @@
 import * as grpc from '@grpc/grpc-js';
+import { injectTraceContext } from '@crm/telemetry';
 import { contextToMetadata, type CallerContext } from './caller-context';
 import { fromServiceError } from './errors';
+import { channelCredentials, channelOptionsFor, type InternalTls } from './internal-tls';
 import { loadService } from './proto-files';
+import { metadataSetter } from './trace-metadata';
 
 export interface CallOptions {
   /** Milliseconds before the call fails with DEADLINE_EXCEEDED (read as unavailable). Default 10 s. */
@@ -13,7 +16,17 @@ export interface CallOptions {
 /** Method name → [request, response] types; the generated `*Methods` interfaces have this shape. */
 export type MethodMap = Record<string, { request: object; response: object }>;
 
-/** A promise-based client: `client.call('LogIn', request, context)` resolves with the response or rejects with a DomainError. */
+/** The internal identity that serves a proto service: its package's first word (`auth.v1.AuthService` → `auth`). */
+export function servingIdentity(fullName: string): string {
+  return fullName.split('.')[0]!;
+}
+
+/**
+ * A promise-based client: `client.call('LogIn', request, context)` resolves with the response or
+ * rejects with a DomainError. With internal TLS (`tls`, this process's certificate) it presents
+ * that certificate and accepts only a server whose certificate names `serverIdentity` (by default
+ * the service's own, see servingIdentity); null speaks plaintext (unit specs, INTERNAL_TLS=off).
+ */
 export class GrpcClient<M extends MethodMap> {
   private readonly client: grpc.Client;
 
@@ -21,9 +34,13 @@ export class GrpcClient<M extends MethodMap> {
     protoPath: string,
     fullName: string,
     readonly address: string,
+    tls: InternalTls | null,
+    serverIdentity: string = servingIdentity(fullName),
   ) {
     const Client = loadService(protoPath, fullName);
-    this.client = new Client(address, grpc.credentials.createInsecure(), {
+    const credentials = tls ? channelCredentials(tls) : grpc.credentials.createInsecure();
+    this.client = new Client(address, credentials, {
+      ...(tls ? channelOptionsFor(serverIdentity) : {}),
       'grpc.max_receive_message_length': 32 * 1024 * 1024,
       'grpc.max_send_message_length': 32 * 1024 * 1024,
       // Reconnect quickly after a service restarts, so callers see it back within a second or two.
@@ -39,7 +56,8 @@ export class GrpcClient<M extends MethodMap> {
     options: CallOptions = {},
   ): Promise<M[K]['response']> {
     const metadata = contextToMetadata(context);
-    for (const [key, value] of Object.entries(options.metadata ?? {})) metadata.set(key, value);
+    if (options.metadata) for (const [key, value] of Object.entries(options.metadata)) metadata.set(key, value);
+    injectTraceContext(metadata, metadataSetter);
     const deadline = Date.now() + (options.timeoutMs ?? 10_000);
     const fn = (this.client as unknown as Record<string, grpc.requestCallback<unknown> | undefined>)[method];
     if (typeof fn !== 'function') return Promise.reject(new Error(`No method ${method} on ${this.address}`));

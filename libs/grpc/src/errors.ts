@@ -2,6 +2,12 @@ import * as grpc from '@grpc/grpc-js';
 import { DomainError, type ErrorKind, type FieldErrors } from '@crm/observability';
 
 const FIELDS_HEADER = 'x-crm-field-errors';
+/**
+ * Set on a call refused by a server's caller table (caller-policy.ts): a fault of the deployment,
+ * not of the end client, so the caller reads it as `internal` (a 500 at the gateway, logged) rather
+ * than as the client's own 401 or 403.
+ */
+export const INTERNAL_REFUSAL_HEADER = 'x-crm-internal-refusal';
 
 /** The one map from a domain error kind to a gRPC status code. */
 export function statusForKind(kind: ErrorKind): grpc.status {
@@ -18,6 +24,8 @@ export function statusForKind(kind: ErrorKind): grpc.status {
       return grpc.status.NOT_FOUND;
     case 'conflict':
       return grpc.status.ALREADY_EXISTS;
+    case 'precondition_failed':
+      return grpc.status.ABORTED;
     case 'payload_too_large':
       return grpc.status.OUT_OF_RANGE;
     case 'rate_limited':
@@ -48,6 +56,8 @@ export function kindForStatus(code: grpc.status): ErrorKind {
       return 'not_found';
     case grpc.status.ALREADY_EXISTS:
       return 'conflict';
+    case grpc.status.ABORTED:
+      return 'precondition_failed';
     case grpc.status.OUT_OF_RANGE:
       return 'payload_too_large';
     case grpc.status.RESOURCE_EXHAUSTED:
@@ -73,6 +83,11 @@ export function toServiceError(error: unknown): Partial<grpc.ServiceError> {
 
 /** A failed call as a DomainError, keeping field errors; UNIMPLEMENTED and transport failures read as unavailable. */
 export function fromServiceError(error: grpc.ServiceError): DomainError {
+  if (error.metadata?.get(INTERNAL_REFUSAL_HEADER).length) {
+    const refused = new DomainError('internal', `Internal call refused: ${error.details}`);
+    (refused as { grpcCode?: number }).grpcCode = error.code;
+    return refused;
+  }
   const kind = kindForStatus(error.code);
   let fields: FieldErrors | undefined;
   const [raw] = error.metadata?.get(FIELDS_HEADER) ?? [];

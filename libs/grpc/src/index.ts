@@ -1,10 +1,14 @@
 export * from './caller-context';
+export * from './caller-policy';
 export * from './client';
 export * from './errors';
 export * from './health-client';
+export * from './internal-certificates';
+export * from './internal-tls';
 export * from './proto-files';
 export * from './server';
 export * as authV1 from './generated/auth.v1';
 export * as recordsV1 from './generated/records.v1';
 export * as importV1 from './generated/import.v1';
 export * as automationV1 from './generated/automation.v1';
+export * from './readiness';

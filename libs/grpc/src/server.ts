@@ -1,19 +1,32 @@
 import * as grpc from '@grpc/grpc-js';
-import { isDomainError, type Logger } from '@crm/observability';
-import { counter, histogram } from '@crm/telemetry';
+import { CALL_DRAIN_MS, isDomainError, type Logger } from '@crm/observability';
+import { counter, histogram, withIncomingTraceContext } from '@crm/telemetry';
 import { contextFromMetadata, type CallerContext } from './caller-context';
+import { decideCall, type ServiceCallers } from './caller-policy';
 import { toServiceError } from './errors';
+import { peerIdentity, serverCredentials, type InternalTls } from './internal-tls';
 import { loadService } from './proto-files';
+import { ReadinessWatch, type ReadinessCheck } from './readiness';
+import { metadataGetter } from './trace-metadata';
 
 export interface CallContext extends CallerContext {
   metadata: grpc.Metadata;
+  /** The internal identity of the caller (its certificate's name); undefined on a plaintext server. */
+  peer?: string | undefined;
   /** Aborted when the caller cancels or its deadline passes. */
   signal: AbortSignal;
 }
 
-/** `host:port` for binding, with an IPv6 host in brackets. */
+/** `host:port` for binding, with an IPv6 host in brackets; a `unix:/path` host is a Unix socket (no port). */
 export function listenAddress(host: string, port: number): string {
+  if (host.startsWith('unix:')) return host;
   return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/** Where the plaintext health-only listener goes (GRPC_HEALTH_PORT on GRPC_HOST); none when the port is unset or the host a Unix socket. */
+export function healthListenAddress(config: { GRPC_HOST: string; GRPC_HEALTH_PORT?: number | undefined }): string | undefined {
+  if (!config.GRPC_HEALTH_PORT || config.GRPC_HOST.startsWith('unix:')) return undefined;
+  return listenAddress(config.GRPC_HOST, config.GRPC_HEALTH_PORT);
 }
 
 export type UnaryHandler<Req = any, Res = any> = (request: Req, context: CallContext) => Promise<Res>;
@@ -33,6 +46,12 @@ const handlingSeconds = histogram(
 
 export interface GrpcServerOptions {
   logger: Logger;
+  /**
+   * This process's internal certificate: clients must then present one of the same CA, and each
+   * service's caller table decides what they may do. Null serves plaintext and believes any
+   * caller's metadata: for unit specs and an explicit INTERNAL_TLS=off only.
+   */
+  tls: InternalTls | null;
   /** Bigger than the default 4 MiB for import batches. */
   maxMessageBytes?: number;
 }
@@ -45,15 +64,25 @@ export interface GrpcServerOptions {
 export class GrpcServer {
   private readonly server: grpc.Server;
   private readonly logger: Logger;
+  private readonly tls: InternalTls | null;
+  private readonly healthService: { definition: grpc.ServiceDefinition; implementation: grpc.UntypedServiceImplementation };
+  private healthServer: grpc.Server | undefined;
   private readonly health = new Map<string, ServingStatus>([['', 'NOT_SERVING']]);
+  private readiness: ReadinessWatch | undefined;
   private port = 0;
 
   constructor(options: GrpcServerOptions) {
     this.logger = options.logger;
+    this.tls = options.tls;
     const max = options.maxMessageBytes ?? 32 * 1024 * 1024;
     this.server = new grpc.Server({ 'grpc.max_receive_message_length': max, 'grpc.max_send_message_length': max });
     const Health = loadService('grpc/health/v1/health.proto', 'grpc.health.v1.Health');
-    this.server.addService(Health.service, {
+    this.healthService = { definition: Health.service, implementation: this.healthImplementation() };
+    this.server.addService(this.healthService.definition, this.healthService.implementation);
+  }
+
+  private healthImplementation(): grpc.UntypedServiceImplementation {
+    return {
       Check: (call: grpc.ServerUnaryCall<{ service: string }, unknown>, callback: grpc.sendUnaryData<unknown>) => {
         const status = this.health.get(call.request.service);
         if (!status) callback({ code: grpc.status.NOT_FOUND, details: 'unknown service' });
@@ -63,31 +92,60 @@ export class GrpcServer {
         call.write({ status: this.health.get(call.request.service) ?? 'SERVICE_UNKNOWN' });
         call.end();
       },
-    });
+    } as grpc.UntypedServiceImplementation;
   }
 
-  /** Registers a service from `proto/`, e.g. ('auth/v1/auth.proto', 'auth.v1.AuthService', handlers). */
-  addService(protoPath: string, fullName: string, handlers: ServiceHandlers): this {
+  /**
+   * Registers a service from `proto/`, e.g. ('auth/v1/auth.proto', 'auth.v1.AuthService', handlers,
+   * authCallers): with internal TLS, `callers` decides which identities may call which methods.
+   */
+  addService(protoPath: string, fullName: string, handlers: ServiceHandlers, callers: ServiceCallers): this {
     const service = loadService(protoPath, fullName).service;
     const implementation: grpc.UntypedServiceImplementation = {};
     for (const [methodName, method] of Object.entries(service)) {
       if (method.requestStream || method.responseStream) continue;
       const handler = handlers[methodName] ?? handlers[method.originalName ?? ''];
       if (!handler) continue; // grpc-js answers UNIMPLEMENTED for methods without an implementation
-      implementation[methodName] = this.wrap(fullName, methodName, handler);
+      implementation[methodName] = this.wrap(fullName, methodName, handler, callers);
     }
     this.server.addService(service, implementation);
     this.health.set(fullName, 'NOT_SERVING');
     return this;
   }
 
-  private wrap(serviceName: string, methodName: string, handler: UnaryHandler): grpc.handleUnaryCall<unknown, unknown> {
+  private wrap(
+    serviceName: string,
+    methodName: string,
+    handler: UnaryHandler,
+    callers: ServiceCallers,
+  ): grpc.handleUnaryCall<unknown, unknown> {
     return (call, callback) => {
-      const controller = new AbortController();
-      call.on('cancelled', () => controller.abort());
-      const context: CallContext = { ...contextFromMetadata(call.metadata), metadata: call.metadata, signal: controller.signal };
+      const peer = this.tls ? peerIdentity(call) : undefined;
+      if (this.tls) {
+        const refusal = decideCall(callers, serviceName, methodName, peer, call.metadata);
+        if (refusal) {
+          handled.inc({ service: serviceName, method: methodName, code: grpc.status[refusal.code] ?? 'UNKNOWN' });
+          this.logger.warn(
+            { rpc: `${serviceName}/${methodName}`, peer: peer ?? null, code: grpc.status[refusal.code] },
+            'internal call refused',
+          );
+          callback(refusal as grpc.ServiceError);
+          return;
+        }
+      }
+      let controller: AbortController | undefined;
+      const context: CallContext = {
+        ...contextFromMetadata(call.metadata),
+        metadata: call.metadata,
+        peer,
+        // Made when a handler reads it: an AbortController and a listener on every call cost every call.
+        get signal() {
+          controller ??= abortedOnCancel(call);
+          return controller.signal;
+        },
+      };
       const stopTimer = handlingSeconds.startTimer({ service: serviceName, method: methodName });
-      handler(call.request, context).then(
+      withIncomingTraceContext(call.metadata, metadataGetter, () => handler(call.request, context)).then(
         (response) => {
           stopTimer();
           handled.inc({ service: serviceName, method: methodName, code: 'OK' });
@@ -110,11 +168,20 @@ export class GrpcServer {
     };
   }
 
-  /** Binds (port 0 picks a free one) and returns the port. */
-  async listen(address: string): Promise<number> {
-    this.port = await new Promise<number>((resolve, reject) => {
-      this.server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port)));
-    });
+  /**
+   * Binds (port 0 picks a free one) and returns the port: mutual TLS when the server has internal
+   * TLS. `healthAddress` also serves the health service alone, in plaintext, for Kubernetes' gRPC
+   * probes (they cannot present a certificate); nothing else is reachable there.
+   */
+  async listen(address: string, options: { healthAddress?: string | undefined } = {}): Promise<number> {
+    const credentials = this.tls ? serverCredentials(this.tls) : grpc.ServerCredentials.createInsecure();
+    this.port = await bind(this.server, address, credentials);
+    if (options.healthAddress) {
+      const health = new grpc.Server();
+      health.addService(this.healthService.definition, this.healthService.implementation);
+      this.healthServer = health;
+      await bind(health, options.healthAddress, grpc.ServerCredentials.createInsecure());
+    }
     return this.port;
   }
 
@@ -123,9 +190,22 @@ export class GrpcServer {
     for (const name of this.health.keys()) this.health.set(name, serving ? 'SERVING' : 'NOT_SERVING');
   }
 
+  /**
+   * Serving while every check passes (a dependency the process cannot work without: its store, its
+   * broker), checked now and every `intervalMs`, so a replica that loses one leaves the Service's
+   * endpoints and comes back by itself. Readiness only: liveness must not follow dependencies.
+   */
+  async serveWhileReady(checks: ReadinessCheck[], intervalMs?: number): Promise<void> {
+    this.readiness?.stop();
+    this.readiness = new ReadinessWatch(checks, (ready) => this.setServing(ready), this.logger, intervalMs);
+    await this.readiness.start();
+  }
+
   /** Stops taking calls, lets calls under way finish for up to `graceMs`, then cuts the rest. */
-  async shutdown(graceMs = 10_000): Promise<void> {
+  async shutdown(graceMs = CALL_DRAIN_MS): Promise<void> {
+    this.readiness?.stop();
     this.setServing(false);
+    this.healthServer?.forceShutdown();
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         this.server.forceShutdown();
@@ -138,4 +218,18 @@ export class GrpcServer {
       });
     });
   }
+}
+
+/** A controller aborted when the call is cancelled (by its caller, or its deadline passing). */
+function abortedOnCancel(call: grpc.ServerUnaryCall<unknown, unknown>): AbortController {
+  const controller = new AbortController();
+  if (call.cancelled) controller.abort();
+  else call.once('cancelled', () => controller.abort());
+  return controller;
+}
+
+function bind(server: grpc.Server, address: string, credentials: grpc.ServerCredentials): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    server.bindAsync(address, credentials, (error, port) => (error ? reject(error) : resolve(port)));
+  });
 }

@@ -10,6 +10,7 @@ export type ErrorKind =
   | 'permission_denied' // 403
   | 'not_found' // 404
   | 'conflict' // 409
+  | 'precondition_failed' // 412 {detail}: the record changed since the If-Match version
   | 'payload_too_large' // 413
   | 'rate_limited' // 429
   | 'unavailable' // 503
@@ -46,6 +47,10 @@ export class DomainError extends Error {
 
   static conflict(message: string): DomainError {
     return new DomainError('conflict', message);
+  }
+
+  static preconditionFailed(message: string): DomainError {
+    return new DomainError('precondition_failed', message);
   }
 }
 

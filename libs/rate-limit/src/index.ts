@@ -4,3 +4,4 @@ export * from './revocation-channel';
 export { MemoryRateLimitCounter } from './memory-counter';
 export { LocalInvalidationChannel } from './local-invalidation-channel';
 export { RedisRateLimitCounter } from './redis-counter';
+export { openRedisConnection, closeRedisConnection } from './redis-connection';

@@ -27,7 +27,14 @@ export interface RateLimitCounter {
 export type RateLimitLocation = { kind: 'redis'; url: string; keyPrefix?: string } | { kind: 'memory' };
 
 /** News every gateway replica must hear at once, because what it has cached is now wrong. */
-export type InvalidationEvent = { kind: 'api_key_revoked'; keyId: string } | { kind: 'workspace_changed'; workspaceId: string };
+export type InvalidationEvent =
+  | { kind: 'api_key_revoked'; keyId: string }
+  | { kind: 'workspace_changed'; workspaceId: string }
+  /**
+   * Never published: delivered on this replica when it may have missed events (its subscription
+   * dropped, or the channel's version moved past what it heard), so it drops everything it cached.
+   */
+  | { kind: 'events_missed' };
 
 export type InvalidationHandler = (event: InvalidationEvent) => void;
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
 import type { Logger } from '@crm/observability';
@@ -6,23 +7,35 @@ import { closeRedisConnection, openRedisConnection } from './redis-connection';
 import type { LimitDecision, RateLimitCounter } from './port';
 
 const FIRST_CONNECTION_WAIT_MS = 2000;
+/** How often a replica says it is alive, and how long after its last word it still counts. */
+const HEARTBEAT_MS = 1000;
+const REPLICA_TTL_MS = 10_000;
 
 /**
  * Fixed windows counted in Redis, so every gateway replica draws on one budget. While Redis is
- * unreachable each replica counts in memory (the insurance limiter) rather than refusing or
- * waving everything through.
+ * unreachable (or a count fails) each replica counts in memory and enforces its share of the
+ * budget: the limit divided by the replicas it last saw alive in Redis, so that together they
+ * stay within the plan rather than each granting all of it. Answers then carry that share as
+ * their X-RateLimit-Limit.
  */
 export class RedisRateLimitCounter implements RateLimitCounter {
   private readonly redis: Redis;
   private readonly limiters: LimiterCache<RateLimiterRedis>;
+  private readonly localLimiters: LimiterCache<RateLimiterMemory>;
   private counting: 'starting' | 'shared' | 'local' = 'starting';
   private closing = false;
+  private readonly replicasKey: string;
+  private readonly replicaId = randomUUID();
+  /** Gateway replicas alive at the last heartbeat that Redis answered. */
+  private replicas = 1;
+  private readonly heartbeat: NodeJS.Timeout;
 
   private constructor(
     url: string,
     keyPrefix: string,
     private readonly logger: Logger,
   ) {
+    this.replicasKey = `${keyPrefix.replace(/:+$/, '')}:replicas`;
     // Fail fast into the insurance limiter instead of queueing requests behind a dead link.
     this.redis = openRedisConnection(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 1000 });
     this.redis.on('ready', () => this.countShared());
@@ -36,9 +49,14 @@ export class RedisRateLimitCounter implements RateLimitCounter {
         duration,
         keyPrefix: prefix,
         rejectIfRedisNotReady: true,
-        insuranceLimiter: new RateLimiterMemory({ points, duration, keyPrefix: prefix }),
       });
     });
+    this.localLimiters = new LimiterCache(
+      (points, duration) => new RateLimiterMemory({ points, duration, keyPrefix: windowKeyPrefix(keyPrefix, duration) }),
+    );
+    this.redis.on('ready', () => void this.sayAlive());
+    this.heartbeat = setInterval(() => void this.sayAlive(), HEARTBEAT_MS);
+    this.heartbeat.unref();
   }
 
   /**
@@ -48,11 +66,25 @@ export class RedisRateLimitCounter implements RateLimitCounter {
   static async open(url: string, keyPrefix: string, logger: Logger): Promise<RedisRateLimitCounter> {
     const counter = new RedisRateLimitCounter(url, keyPrefix, logger);
     await counter.firstConnectionAttempt();
+    await counter.sayAlive();
     return counter;
   }
 
-  consume(key: string, limit: number, windowSeconds: number): Promise<LimitDecision> {
-    return consumeOne(this.limiters.get(limit, windowSeconds), key, limit);
+  async consume(key: string, limit: number, windowSeconds: number): Promise<LimitDecision> {
+    if (this.redis.status === 'ready') {
+      try {
+        return await consumeOne(this.limiters.get(limit, windowSeconds), key, limit);
+      } catch (err) {
+        this.logger.warn({ err, key }, 'shared rate-limit count failed; counting this request in this replica');
+      }
+    }
+    const share = Math.max(1, Math.floor(limit / this.replicas));
+    return consumeOne(this.localLimiters.get(share, windowSeconds), key, share);
+  }
+
+  /** The replicas that count on this Redis (for tests and logs). */
+  replicasSeen(): number {
+    return this.replicas;
   }
 
   mode(): 'shared' | 'local' {
@@ -61,7 +93,28 @@ export class RedisRateLimitCounter implements RateLimitCounter {
 
   async close(): Promise<void> {
     this.closing = true;
+    clearInterval(this.heartbeat);
+    if (this.redis.status === 'ready') await this.redis.zrem(this.replicasKey, this.replicaId).catch(() => undefined);
     await closeRedisConnection(this.redis);
+  }
+
+  /** Marks this replica alive and reads how many are: the share each enforces while Redis is away. */
+  private async sayAlive(): Promise<void> {
+    if (this.redis.status !== 'ready' || this.closing) return;
+    const now = Date.now();
+    try {
+      const results = await this.redis
+        .multi()
+        .zadd(this.replicasKey, now, this.replicaId)
+        .zremrangebyscore(this.replicasKey, 0, now - REPLICA_TTL_MS)
+        .zcard(this.replicasKey)
+        .pexpire(this.replicasKey, REPLICA_TTL_MS * 4)
+        .exec();
+      const count = Number(results?.[2]?.[1]);
+      if (Number.isInteger(count) && count > 0) this.replicas = count;
+    } catch (err) {
+      this.logger.debug({ err }, 'rate-limit heartbeat failed');
+    }
   }
 
   private async firstConnectionAttempt(): Promise<void> {

@@ -5,3 +5,5 @@ export type { LocationSettings } from './open-store';
 // caller goes through the scoped store and its tenancy rule.
 export { createDocumentStore } from './scoped-store';
 export type { StoreAdapter, AdapterWrite, StoredRecord } from './store-adapter';
+export { leases, StoreLease, type LeaseDocument } from './retention/store-lease';
+export { RetentionSweeper, isoDaysBefore, DAY_MS, type RetentionRule, type RetentionSweeperOptions } from './retention/retention-sweeper';

@@ -63,6 +63,11 @@ export interface CollectionDefinition<T extends StoredDocument = StoredDocument>
   /** Top-level scalar fields that lists filter or sort on, with their types; adapters index them. */
   fields?: Record<string, FieldType>;
   indexes?: IndexDefinition[];
+  /**
+   * Declared string fields that lists search with contains_text: an adapter that can index
+   * substrings does (SQLite: an FTS5 trigram table). The answers are those of contains_text anywhere.
+   */
+  textSearch?: string[];
   /** Phantom, for inference only. */
   readonly __type?: T;
 }
@@ -143,6 +148,12 @@ export interface ScopedStore {
 export interface DocumentStore {
   forWorkspace(workspaceId: string): ScopedStore;
   global(): ScopedStore;
+  /**
+   * Deletes at most `limit` documents matching `where`, in every workspace of a workspace
+   * collection: retention's bounded pass (retention/retention-sweeper.ts), never a request's write.
+   * Returns how many went; fewer than `limit` means none were left.
+   */
+  purge<T extends StoredDocument>(collection: CollectionDefinition<T>, where: Condition[], limit: number): Promise<number>;
   /** Whether the backing database answers; for readiness probes. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

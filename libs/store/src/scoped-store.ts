@@ -36,6 +36,17 @@ export function createDocumentStore(adapter: StoreAdapter): DocumentStore {
     global(): ScopedStore {
       return new ScopedDocumentStore(adapter, { kind: 'global' });
     },
+    async purge(collection, where, limit) {
+      assertCollectionName(collection.name);
+      assertConditions(where);
+      if (!Number.isInteger(limit) || limit < 1 || limit > GET_MANY_CHUNK) {
+        throw new StoreError('invalid_query', `purge takes a limit from 1 to ${GET_MANY_CHUNK}`);
+      }
+      const found = await adapter.find(collection, { where, limit });
+      if (found.length === 0) return 0;
+      // `where` again: a document changed since it was read (a run restarted) is kept.
+      return adapter.deleteMany(collection, [{ field: 'id', op: 'in', values: found.map((d) => d.id) }, ...where]);
+    },
     ping: () => adapter.ping(),
     close: () => adapter.close(),
   };

@@ -47,6 +47,14 @@ const contacts = defineCollection<Contact>({
   fields: { stage: 'string', createdAt: 'string', score: 'number', vip: 'boolean', email: 'string' },
   indexes: [{ fields: ['stage', 'createdAt'] }, { fields: ['createdAt'] }, { fields: ['email'], unique: true, sparse: true }],
 });
+/** Searched through a text index where the adapter has one (SQLite: FTS5 trigrams); answers as contacts' undeclared name does. */
+const people = defineCollection<Contact>({
+  name: 'people',
+  scope: 'workspace',
+  fields: { name: 'string', stage: 'string', createdAt: 'string' },
+  indexes: [{ fields: ['createdAt'] }],
+  textSearch: ['name'],
+});
 const accounts = defineCollection<Account>({ name: 'accounts', scope: 'workspace', indexes: [{ fields: ['slug'], unique: true }] });
 const users = defineCollection<User>({
   name: 'users',
@@ -54,7 +62,7 @@ const users = defineCollection<User>({
   fields: { login: 'string' },
   indexes: [{ fields: ['login'], unique: true }],
 });
-const collections: CollectionDefinition<any>[] = [contacts, accounts, users];
+const collections: CollectionDefinition<any>[] = [contacts, people, accounts, users];
 
 const mongoUrl = process.env.MONGO_URL;
 const tempDir = mkdtempSync(join(tmpdir(), 'crm-store-'));
@@ -219,6 +227,24 @@ describe.each(targets)('document store on $name', (target) => {
       await expect(ws.count(contacts, [{ field: 'vip', op: 'eq', value: true }])).resolves.toBe(2);
       await expect(ws.deleteMany(contacts, [{ field: 'vip', op: 'eq', value: true }])).resolves.toBe(2);
       await expect(ws.count(contacts)).resolves.toBe(1);
+    });
+
+    it('purges matching documents of every workspace, at most the limit per call', async () => {
+      const other = store.forWorkspace(unique('ws'));
+      for (const [scoped, prefix] of [
+        [ws, 'a'],
+        [other, 'b'],
+      ] as const) {
+        for (let i = 0; i < 3; i += 1)
+          await scoped.insert(contacts, { id: `${prefix}old${i}`, name: 'old', createdAt: '2020-01-01T00:00:00Z' });
+        await scoped.insert(contacts, { id: `${prefix}new`, name: 'new', createdAt: '2030-01-01T00:00:00Z' });
+      }
+      const old: Condition[] = [{ field: 'createdAt', op: 'lt', value: '2025-01-01T00:00:00Z' }];
+      await expect(store.purge(contacts, old, 4)).resolves.toBe(4);
+      await expect(store.purge(contacts, old, 4)).resolves.toBe(2);
+      await expect(store.purge(contacts, old, 4)).resolves.toBe(0);
+      expect([...(await ids([])), ...(await ids([], other))]).toEqual(['anew', 'bnew']);
+      expect((await storeError(store.purge(contacts, old, 0))).code).toBe('invalid_query');
     });
 
     it('keeps global documents reachable through global()', async () => {
@@ -630,10 +656,75 @@ describe.each(targets)('document store on $name', (target) => {
     });
   });
 
-  describe('text search pages', () => {
+  describe('contains_text on a textSearch field', () => {
+    const names = ['100% sure', 'a_b', 'x.*y', "O'Brien", 'Ada Lovelace', 'Jürgen Müller', 'say "hi"', 'ABC', 'Zoë Ødegaard'];
+
     beforeEach(async () => {
-      // Enough matches for "common" that an adapter may plan it differently from the rare "needle".
-      const ops: WriteOp[] = Array.from({ length: 1200 }, (_, i) => ({
+      for (const [i, name] of names.entries()) {
+        await ws.insert(people, { id: `p${i}`, name, stage: i % 2 ? 'odd' : 'even', createdAt: `2026-01-0${i + 1}` });
+      }
+      await store.forWorkspace(unique('ws')).insert(people, { id: unique('p'), name: 'Ada Lovelace' });
+    });
+
+    async function matching(value: string, more: Condition[] = []): Promise<string[]> {
+      return (await ws.find(people, { where: [...more, { field: 'name', op: 'contains_text', value }] })).map((c) => c.name).sort();
+    }
+
+    it.each([
+      ['%', ['100% sure']],
+      ['0% s', ['100% sure']],
+      ['_', ['a_b']],
+      ['a_b', ['a_b']],
+      ['a%b', []],
+      ['x.*', ['x.*y']],
+      ["o'b", ["O'Brien"]],
+      ['[a-z]', []],
+      ['"hi"', ['say "hi"']],
+      ['abc', ['ABC']],
+      ['LOVE', ['Ada Lovelace']],
+      ['ovela', ['Ada Lovelace']],
+      ['a love', ['Ada Lovelace']],
+      ['üll', ['Jürgen Müller']],
+      ['ë Ø', ['Zoë Ødegaard']],
+      ['ül', ['Jürgen Müller']],
+      ['ve', ['Ada Lovelace']],
+      ['zz', []],
+      ['zzzz', []],
+    ])('finds %j as a literal, case-insensitive substring', async (value, expected) => {
+      await expect(matching(value)).resolves.toEqual(expected);
+    });
+
+    it('ANDs the search with other filters, and counts the same', async () => {
+      const stage: Condition = { field: 'stage', op: 'eq', value: 'even' };
+      await expect(matching('a', [stage])).resolves.toEqual(['Ada Lovelace', 'Zoë Ødegaard', 'say "hi"']);
+      await expect(matching('lov', [stage])).resolves.toEqual(['Ada Lovelace']);
+      await expect(matching('brien', [stage])).resolves.toEqual([]);
+      const where: Condition[] = [stage, { field: 'name', op: 'contains_text', value: 'lov' }];
+      await expect(ws.findPage(people, { where, limit: 10 })).resolves.toMatchObject({ total: 1, items: [{ id: 'p4' }] });
+      await expect(ws.count(people, where)).resolves.toBe(1);
+    });
+
+    it('follows updates and deletes', async () => {
+      await ws.update(people, 'p4', { set: { name: 'Grace Hopper' } });
+      await expect(matching('lovelace')).resolves.toEqual([]);
+      await expect(matching('hopper')).resolves.toEqual(['Grace Hopper']);
+      await ws.commit([{ kind: 'update', collection: people, id: 'p4', change: { unset: ['name'] } }]);
+      await expect(matching('hopper')).resolves.toEqual([]);
+      await ws.delete(people, 'p3');
+      await expect(matching('brien')).resolves.toEqual([]);
+      await expect(matching('sure')).resolves.toEqual(['100% sure']);
+    });
+  });
+
+  describe.each([
+    ['an undeclared field', contacts],
+    ['a textSearch field', people],
+  ])('text search pages on %s', (_kind, contacts) => {
+    const TEXT_DOCUMENTS = 5200;
+    beforeEach(async () => {
+      // Enough matches for "common" that an adapter may plan it differently from the rare "needle"
+      // (SQLite sorts up to 5,000 matches directly, and walks the sort index past that).
+      const ops: WriteOp[] = Array.from({ length: TEXT_DOCUMENTS }, (_, i) => ({
         kind: 'insert',
         collection: contacts,
         document: {
@@ -651,7 +742,7 @@ describe.each(targets)('document store on $name', (target) => {
     }
 
     function expected(prefix: string, offset: number): string[] {
-      const matching = Array.from({ length: 1200 }, (_, i) => i)
+      const matching = Array.from({ length: TEXT_DOCUMENTS }, (_, i) => i)
         .filter((i) => (prefix === 'needle' ? i % 100 === 0 : i % 100 !== 0))
         .map((i) => ({ id: `s${String(i).padStart(4, '0')}`, createdAt: `2026-03-${String(1 + (i % 28)).padStart(2, '0')}` }))
         .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
@@ -668,9 +759,10 @@ describe.each(targets)('document store on $name', (target) => {
     });
 
     it.each([
-      ['needle', 0, 12],
-      ['needle', 10, 12],
-      ['common', 500, 1188],
+      ['needle', 0, 52],
+      ['needle', 10, 52],
+      ['common', 500, 5148],
+      ['common', 5140, 5148],
     ])('findPage gives the %s page from offset %d with the total of every match', async (value, offset, total) => {
       const where: Condition[] = [{ field: 'name', op: 'contains_text', value }];
       const found = await ws.findPage(contacts, { where, sort: [{ field: 'createdAt', direction: 'desc' }], limit: 5, offset });
@@ -679,7 +771,7 @@ describe.each(targets)('document store on $name', (target) => {
 
     it('findPage with a limit of zero counts without reading a page', async () => {
       const where: Condition[] = [{ field: 'name', op: 'contains_text', value: 'needle' }];
-      await expect(ws.findPage(contacts, { where, limit: 0 })).resolves.toEqual({ total: 12, items: [] });
+      await expect(ws.findPage(contacts, { where, limit: 0 })).resolves.toEqual({ total: 52, items: [] });
       await expect(ws.findPage(contacts, { where: [{ field: 'name', op: 'contains_text', value: 'nowhere' }] })).resolves.toEqual({
         total: 0,
         items: [],
@@ -800,6 +892,34 @@ describe.each(targets)('document store on $name', (target) => {
     it('applies the change when the condition holds', async () => {
       const result = await ws.update(contacts, 'cond', { inc: { score: 1 } }, { where: [{ field: 'stage', op: 'eq', value: 'customer' }] });
       expect(result).toMatchObject({ score: 2 });
+    });
+
+    it('serves as a lease: of concurrent claims one wins, and a lapsed lease can be claimed again', async () => {
+      // stage = holder, score = expiry, as the records outbox relay's lease uses them.
+      const claim = (holder: string, now: number) =>
+        ws.update(
+          contacts,
+          'cond',
+          { set: { stage: holder, score: now + 100 } },
+          {
+            where: [
+              {
+                or: [
+                  [{ field: 'stage', op: 'eq', value: holder }],
+                  [{ field: 'score', op: 'lt', value: now }],
+                  [{ field: 'score', op: 'exists', value: false }],
+                ],
+              },
+            ],
+          },
+        );
+      await ws.update(contacts, 'cond', { unset: ['score'] });
+      const claims = await Promise.all(Array.from({ length: 8 }, (_, i) => claim(`holder-${i}`, 1_000)));
+      const winners = claims.filter((claimed) => claimed !== null);
+      expect(winners).toHaveLength(1);
+      await expect(claim('late', 1_050)).resolves.toBeNull();
+      await expect(claim(winners[0]!.stage!, 1_050)).resolves.toMatchObject({ score: 1_150 });
+      await expect(claim('late', 1_200)).resolves.toMatchObject({ stage: 'late', score: 1_300 });
     });
   });
 

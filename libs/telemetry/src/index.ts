@@ -1,3 +1,4 @@
 export * from './metrics';
 export * from './start-telemetry';
+export * from './trace-carrier';
 export * from './trace-context';

@@ -66,11 +66,29 @@ export async function startMetricsServer(port: number, host = '0.0.0.0'): Promis
  * The metrics server of a process entry point, from METRICS_PORT: a port (default 9464), 0 for
  * any free port (the local-cluster runner, where many processes share one machine), or `off`.
  */
-export async function startProcessMetrics(env: NodeJS.ProcessEnv = process.env): Promise<MetricsServer | undefined> {
-  const raw = (env.METRICS_PORT ?? '9464').trim();
+export interface ProcessMetricsOptions {
+  /** Listen address (default every interface; `npm start` uses loopback). */
+  host?: string;
+  /** Called instead of failing when METRICS_PORT was left unset and the default port is taken. */
+  onDefaultPortTaken?: (port: number) => void;
+}
+
+const DEFAULT_METRICS_PORT = 9464;
+
+export async function startProcessMetrics(
+  env: NodeJS.ProcessEnv = process.env,
+  options: ProcessMetricsOptions = {},
+): Promise<MetricsServer | undefined> {
+  const raw = (env.METRICS_PORT ?? '').trim();
   if (raw === 'off') return undefined;
-  const port = Number(raw);
+  const port = raw === '' ? DEFAULT_METRICS_PORT : Number(raw);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new Error(`METRICS_PORT must be a port number or "off", not ${JSON.stringify(raw)}`);
-  return startMetricsServer(port);
+  try {
+    return await startMetricsServer(port, options.host);
+  } catch (error) {
+    if (raw !== '' || !options.onDefaultPortTaken || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    options.onDefaultPortTaken(port);
+    return undefined;
+  }
 }

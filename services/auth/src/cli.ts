@@ -1,9 +1,11 @@
 // The operator CLI (`npm run crm -- --help`): talks to the running auth service over gRPC with the
 // operator token. It never opens a store file itself.
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { authV1, GrpcClient, OPERATOR_TOKEN_HEADER } from '@crm/grpc';
+import { authV1, GrpcClient, internalTlsRoot, loadInternalTlsAs, OPERATOR_TOKEN_HEADER, type InternalTls } from '@crm/grpc';
 import { isDomainError } from '@crm/observability';
+import { resolveAuthAddress } from './auth-address';
 import { operatorTokenPath } from './operator-token';
 
 export const EXIT = { ok: 0, failure: 1, usage: 64, invalid: 65, unavailable: 69, denied: 77, config: 78 } as const;
@@ -141,6 +143,20 @@ const COMMANDS: Record<string, Command> = {
       return { json: workspaces, text: workspaces.length ? workspaces.map(describeWorkspace).join('\n') : 'No workspaces yet.' };
     },
   },
+  'rotate-signing-key': {
+    summary: 'Make a new access-token signing key current; the old one stays valid as the previous key.',
+    usage:
+      'crm rotate-signing-key [--json]\n\n' +
+      'Every auth replica signs with the new key at once and every gateway accepts both, so no valid token is refused.\n' +
+      'The key before the previous one is dropped: rotate at most once per access-token lifetime (1 h by default),\n' +
+      'or the tokens it signed get 401 and their clients refresh. A key set by AUTH_JWT_PRIVATE_KEY is rotated by changing it.',
+    options: {},
+    flags: {},
+    async run(_values, call) {
+      const rotated = await call('RotateSigningKey', {});
+      return { json: rotated, text: `Signing with key ${rotated.currentKid}; key ${rotated.previousKid} stays valid as the previous key.` };
+    },
+  },
 };
 
 function mainHelp(): string {
@@ -152,11 +168,14 @@ function mainHelp(): string {
     '',
     'Commands:',
     ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
+    // Routed by scripts/crm.js to libs/bus: it talks to RabbitMQ, not to auth.
+    `  ${'dead-letters'.padEnd(width)}  List or replay messages that ran out of retries (RabbitMQ; crm dead-letters --help).`,
     '',
     'Options: --json (machine-readable output), --help (on any command).',
     '',
     'Environment:',
-    '  AUTH_GRPC_ADDR      where the auth service listens (default 127.0.0.1:50051)',
+    '  AUTH_GRPC_ADDR      where the auth service listens (default: the address npm start wrote to',
+    '                      <CRM_DATA_DIR>/auth-address, else 127.0.0.1:50051)',
     '  CRM_OPERATOR_TOKEN  the operator token (default: read from <CRM_DATA_DIR>/operator-token)',
     '  CRM_DATA_DIR        data folder of the running system (default ./data)',
   ].join('\n');
@@ -174,6 +193,23 @@ function operatorToken(env: NodeJS.ProcessEnv): string {
   throw new ConfigProblem(
     `No operator token: set CRM_OPERATOR_TOKEN, or run where ${file} exists (the auth service writes it on its first start).`,
   );
+}
+
+/**
+ * The CLI's internal certificate (identity `operator`, the only one auth's operator service takes):
+ * CRM_OPERATOR_TLS_DIR, else the one `npm start` and the local cluster keep in the data folder.
+ * INTERNAL_TLS=off talks plaintext to an auth started the same way.
+ */
+function operatorTls(env: NodeJS.ProcessEnv): InternalTls | null {
+  if (env.INTERNAL_TLS === 'off') return null;
+  const dir = env.CRM_OPERATOR_TLS_DIR || join(internalTlsRoot(env.CRM_DATA_DIR || './data'), 'operator');
+  try {
+    return loadInternalTlsAs(dir, 'operator');
+  } catch (error) {
+    throw new ConfigProblem(
+      `No operator certificate (${(error as Error).message}): set CRM_OPERATOR_TLS_DIR to a folder with the operator's ca.crt, tls.crt and tls.key, or run where ${dir} exists.`,
+    );
+  }
 }
 
 class ConfigProblem extends Error {}
@@ -215,8 +251,13 @@ export async function runCli(
   let client: OperatorClient | undefined;
   try {
     const token = operatorToken(io.env);
-    const address = io.env.AUTH_GRPC_ADDR || '127.0.0.1:50051';
-    const activeClient = new GrpcClient<authV1.AuthOperatorServiceMethods>('auth/v1/auth.proto', authV1.AuthOperatorServiceName, address);
+    const address = resolveAuthAddress(io.env);
+    const activeClient = new GrpcClient<authV1.AuthOperatorServiceMethods>(
+      'auth/v1/auth.proto',
+      authV1.AuthOperatorServiceName,
+      address,
+      operatorTls(io.env),
+    );
     client = activeClient;
     const call: CallFn = (method, request) =>
       activeClient.call(
@@ -261,9 +302,7 @@ function report(error: unknown, command: Command, values: Values, io: Io): numbe
       return EXIT.denied;
     case 'unavailable':
       if (!values.json)
-        io.err(
-          `Cannot reach the auth service at ${io.env.AUTH_GRPC_ADDR || '127.0.0.1:50051'}. Is the CRM running? (AUTH_GRPC_ADDR sets the address.)`,
-        );
+        io.err(`Cannot reach the auth service at ${resolveAuthAddress(io.env)}. Is the CRM running? (AUTH_GRPC_ADDR sets the address.)`);
       return EXIT.unavailable;
     case 'not_found':
       if (!values.json) io.err('No such workspace.');
@@ -274,8 +313,9 @@ function report(error: unknown, command: Command, values: Values, io: Io): numbe
   }
 }
 
-if (require.main === module) {
-  runCli(process.argv.slice(2)).then(
+/** The process entry: `node services/auth/dist/cli.js …` and `npm run crm -- …` (scripts/crm.js) both land here. */
+export function main(argv: string[] = process.argv.slice(2)): void {
+  runCli(argv).then(
     (code) => process.exit(code),
     (error: unknown) => {
       process.stderr.write(`Unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -283,3 +323,5 @@ if (require.main === module) {
     },
   );
 }
+
+if (require.main === module) main();

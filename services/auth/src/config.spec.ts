@@ -3,7 +3,7 @@ import { authConfigSchema } from './config';
 
 describe('auth config', () => {
   it('has the documented defaults', () => {
-    expect(loadConfig(authConfigSchema, {})).toMatchObject({
+    expect(loadConfig(authConfigSchema, { INTERNAL_TLS_DIR: '/etc/crm/internal-tls' })).toMatchObject({
       GRPC_HOST: '0.0.0.0',
       GRPC_PORT: 50051,
       MONGO_DATABASE: 'crm_auth',
@@ -11,6 +11,12 @@ describe('auth config', () => {
       ACCESS_TOKEN_TTL_SECONDS: 3600,
       REFRESH_TOKEN_TTL_DAYS: 30,
     });
+  });
+
+  it('needs the internal TLS folder unless internal TLS is explicitly off', () => {
+    expect(() => loadConfig(authConfigSchema, {})).toThrow(/INTERNAL_TLS_DIR: required/);
+    expect(loadConfig(authConfigSchema, { INTERNAL_TLS: 'off' })).toMatchObject({ INTERNAL_TLS: 'off', INTERNAL_TLS_DIR: undefined });
+    expect(() => loadConfig(authConfigSchema, { INTERNAL_TLS: 'no' })).toThrow(/INTERNAL_TLS/);
   });
 
   it('lists every bad variable at once', () => {

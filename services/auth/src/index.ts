@@ -1,17 +1,22 @@
-import { authV1, GrpcServer, listenAddress } from '@crm/grpc';
+import { authV1, GrpcServer, healthListenAddress, internalTlsFor, listenAddress, storeReadiness } from '@crm/grpc';
 import { createLogger, type Logger } from '@crm/observability';
-import { locationFromEnv, openStore, type StoreLocation } from '@crm/store';
+import { openInvalidationChannel, type InvalidationChannel } from '@crm/rate-limit';
+import { locationFromEnv, openStore, RetentionSweeper, type StoreLocation } from '@crm/store';
 import type { AuthConfig } from './config';
-import { loadSigningKey } from './domain/access-tokens';
 import { createAuthServices } from './domain/auth-services';
 import type { PasswordHashingOptions } from './domain/passwords';
+import { SigningKeyRing } from './domain/signing-keys';
+import { publishWorkspaceChanges } from './events/workspace-changes-publisher';
+import { authCallers, operatorCallers } from './grpc/auth-callers';
 import { authHandlers } from './grpc/auth-handlers';
 import { operatorHandlers } from './grpc/operator-handlers';
 import { ensureOperatorToken } from './operator-token';
 import { authCollections } from './store/collections';
 import { createRepositories } from './store/repositories';
+import { authRetentionRules } from './store/retention-rules';
 
 export { authConfigSchema, type AuthConfig } from './config';
+export { authAddressPath } from './auth-address';
 
 export const AUTH_PROTO = 'auth/v1/auth.proto';
 
@@ -21,6 +26,11 @@ export interface StartAuthOptions {
   storeLocation?: StoreLocation;
   /** Lower argon2 costs, for tests only. */
   passwordHashing?: PasswordHashingOptions;
+  /**
+   * The gateways' invalidation channel, where plan changes are announced. One-process mode hands
+   * in the gateway's own; otherwise it is Redis when REDIS_URL is set, and none without it.
+   */
+  invalidation?: InvalidationChannel;
 }
 
 export interface RunningAuthService {
@@ -32,38 +42,53 @@ export interface RunningAuthService {
 /** Opens the store, makes sure the signing key and operator token exist, and serves both gRPC services. */
 export async function startAuthService(config: AuthConfig, options: StartAuthOptions = {}): Promise<RunningAuthService> {
   const logger = options.logger ?? createLogger('auth', { level: config.LOG_LEVEL });
+  const tls = internalTlsFor(config, 'auth', logger);
   const operatorToken = await ensureOperatorToken(config.AUTH_OPERATOR_TOKEN, config.CRM_DATA_DIR);
   const location =
     options.storeLocation ??
     locationFromEnv({ service: 'auth', mongoUrl: config.MONGO_URL, mongoDatabase: config.MONGO_DATABASE, dataDir: config.CRM_DATA_DIR });
   const store = await openStore({ location, collections: authCollections });
+  const ownedChannel =
+    !options.invalidation && config.REDIS_URL
+      ? await openInvalidationChannel({ kind: 'redis', url: config.REDIS_URL, keyPrefix: config.RATE_LIMIT_KEY_PREFIX }, logger)
+      : undefined;
+  const channel = options.invalidation ?? ownedChannel;
   let server: GrpcServer | undefined;
   try {
     const repositories = createRepositories(store);
-    const signingKey = await loadSigningKey(repositories.signingKeys, config.AUTH_JWT_PRIVATE_KEY, new Date());
+    const signingKeys = await SigningKeyRing.open(repositories.signingKeys, config.AUTH_JWT_PRIVATE_KEY, () => new Date());
     const services = createAuthServices({
       repositories,
-      signingKey,
+      signingKeys,
       accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
       refreshTokenTtlDays: config.REFRESH_TOKEN_TTL_DAYS,
       passwordHashing: options.passwordHashing,
+      workspaceChanges: channel ? publishWorkspaceChanges(channel, logger) : undefined,
     });
-    server = new GrpcServer({ logger })
-      .addService(AUTH_PROTO, authV1.AuthServiceName, authHandlers(services))
-      .addService(AUTH_PROTO, authV1.AuthOperatorServiceName, operatorHandlers(services, operatorToken));
-    const port = await server.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT));
-    server.setServing(true);
+    server = new GrpcServer({ logger, tls })
+      .addService(AUTH_PROTO, authV1.AuthServiceName, authHandlers(services), authCallers)
+      .addService(AUTH_PROTO, authV1.AuthOperatorServiceName, operatorHandlers(services, operatorToken), operatorCallers);
+    const port = await server.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT), { healthAddress: healthListenAddress(config) });
+    await server.serveWhileReady([storeReadiness(store)]);
+    const retention = new RetentionSweeper(store, authRetentionRules(config.REFRESH_TOKEN_RETENTION_DAYS), logger, {
+      intervalMs: config.RETENTION_SWEEP_MS,
+      batchSize: config.RETENTION_BATCH_SIZE,
+    });
+    retention.start();
     const running = server;
     return {
       port,
       operatorToken,
       async stop() {
+        await retention.stop();
         await running.shutdown();
+        await ownedChannel?.close();
         await store.close();
       },
     };
   } catch (error) {
     if (server) await server.shutdown(0);
+    await ownedChannel?.close();
     await store.close();
     throw error;
   }

@@ -2,15 +2,16 @@
  * The automation service's two roles, one image:
  * - server (`startAutomationService`): the gRPC API for rules, logs, templates, emails and
  *   notifications;
- * - worker (`startAutomationWorker`): consumes records events (enrollment) and step messages
- *   (execution), runs the sweeper for overdue steps (one worker at a time, by lease), and serves
+ * - worker (`startAutomationWorker`): consumes records events (enrollment, exits on change) and step messages
+ *   (execution), runs the sweeper for overdue steps and the retention sweeper (one worker at a time
+ *   each, by lease), and serves
  *   gRPC health on GRPC_PORT for Kubernetes probes.
  * One-process mode (scripts/start.js) starts both, handing them the same in-process bus as records.
  */
 import { busLocationFromEnv, openBus, type Consumer, type MessageBus } from '@crm/bus';
-import { GrpcServer, automationV1, listenAddress } from '@crm/grpc';
+import { brokerReadiness, GrpcServer, automationV1, healthListenAddress, internalTlsFor, listenAddress, storeReadiness } from '@crm/grpc';
 import { createLogger, type Logger } from '@crm/observability';
-import { locationFromEnv, openStore, type DocumentStore, type StoreLocation } from '@crm/store';
+import { locationFromEnv, openStore, RetentionSweeper, type DocumentStore, type StoreLocation } from '@crm/store';
 import { AutomationService } from './application/automation-service';
 import { GrpcRecordsGateway, type RecordsGateway } from './clients/records-gateway';
 import { AuthWorkspaceDirectory, type WorkspaceDirectory } from './clients/workspace-directory';
@@ -18,13 +19,16 @@ import type { AutomationConfig } from './config';
 import { aiWriterFor, type AiWriter } from './email/ai-writer';
 import { emailTransportFor, type EmailTransport } from './email/email-transport';
 import { Enroller } from './engine/enroller';
+import { ExitWatcher } from './engine/exit-watcher';
 import { EVENTS_QUEUE, STEPS_QUEUE } from './engine/messages';
 import { StepActions } from './engine/step-actions';
 import { StepDispatcher } from './engine/step-dispatcher';
 import { StepRunner } from './engine/step-runner';
 import { Sweeper } from './engine/sweeper';
+import { automationCallers } from './grpc/automation-callers';
 import { automationHandlers } from './grpc/automation-handlers';
 import { automationCollections } from './store/collections';
+import { automationRetentionRules } from './store/retention-rules';
 
 export * from './config';
 
@@ -69,25 +73,31 @@ export async function startAutomationService(
   options: StartAutomationOptions = {},
 ): Promise<RunningAutomationService> {
   const logger = options.logger ?? createLogger('automation', { level: config.LOG_LEVEL });
+  const tls = internalTlsFor(config, 'automation', logger);
   const { store, owned } = await storeFor(config, options);
-  const service = new AutomationService(store);
-  const server = new GrpcServer({ logger }).addService(
+  // The users a rule's assign_user steps name are checked with auth when the rule is saved.
+  const members = new AuthWorkspaceDirectory(config.AUTH_GRPC_ADDR, tls);
+  const service = new AutomationService(store, undefined, members);
+  const server = new GrpcServer({ logger, tls }).addService(
     automationV1.protoPath,
     automationV1.AutomationServiceName,
     automationHandlers(service),
+    automationCallers,
   );
   let port: number;
   try {
-    port = await server.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT));
+    port = await server.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT), { healthAddress: healthListenAddress(config) });
   } catch (error) {
+    members.close();
     if (owned) await store.close();
     throw error;
   }
-  server.setServing(true);
+  await server.serveWhileReady([storeReadiness(store)]);
   return {
     port,
     async stop() {
       await server.shutdown();
+      members.close();
       if (owned) await store.close();
     },
   };
@@ -99,35 +109,55 @@ export async function startAutomationWorker(
   options: StartAutomationWorkerOptions = {},
 ): Promise<RunningAutomationService> {
   const logger = options.logger ?? createLogger('automation-worker', { level: config.LOG_LEVEL });
+  const tls = internalTlsFor(config, 'automation-worker', logger);
   const { store, owned } = await storeFor(config, options);
   const ownsBus = !options.bus;
   const opened: Array<() => Promise<void> | void> = [];
   try {
     const bus = options.bus ?? (await openBus(busLocationFromEnv(config.AMQP_URL), logger));
     if (ownsBus) opened.push(() => bus.close());
-    const records = options.records ?? new GrpcRecordsGateway(config.RECORDS_GRPC_ADDR);
+    const records = options.records ?? new GrpcRecordsGateway(config.RECORDS_GRPC_ADDR, tls);
     if (!options.records) opened.push(() => records.close());
-    const directory = options.directory ?? new AuthWorkspaceDirectory(config.AUTH_GRPC_ADDR);
+    const directory = options.directory ?? new AuthWorkspaceDirectory(config.AUTH_GRPC_ADDR, tls);
     if (!options.directory) opened.push(() => directory.close());
-    const transport = options.transport ?? emailTransportFor(config.SMTP_URL, config.EMAIL_FROM, logger);
+    const transport = options.transport ?? emailTransportFor(config.SMTP_URL, config.EMAIL_FROM, logger, config.SMTP_TIMEOUT_MS);
     if (!options.transport) opened.push(() => transport.close());
-    const ai = options.ai ?? aiWriterFor(config.AI_PROVIDER_URL, config.AI_MODEL, config.AI_API_KEY);
+    const ai = options.ai ?? aiWriterFor(config.AI_PROVIDER_URL, config.AI_MODEL, config.AI_API_KEY, config.AI_TIMEOUT_MS);
 
     const dispatcher = new StepDispatcher(bus);
     const enroller = new Enroller(store, dispatcher, logger, config.CRM_WAIT_TIME_SCALE);
-    const runner = new StepRunner(store, records, new StepActions({ store, records, directory, transport, ai }), dispatcher, logger, {
-      waitScale: config.CRM_WAIT_TIME_SCALE,
-    });
+    const runner = new StepRunner(
+      store,
+      records,
+      new StepActions({ store, records, directory, transport, ai, logger }),
+      dispatcher,
+      logger,
+      {
+        waitScale: config.CRM_WAIT_TIME_SCALE,
+        claimLeaseMs: config.STEP_CLAIM_MS,
+      },
+    );
     const sweeper = new Sweeper(store, dispatcher, logger, { intervalMs: config.SWEEP_INTERVAL_MS, graceMs: config.SWEEP_GRACE_MS });
-    const health = new GrpcServer({ logger });
-    const port = await health.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT));
+    const retention = new RetentionSweeper(store, automationRetentionRules(config), logger, {
+      intervalMs: config.RETENTION_SWEEP_MS,
+      batchSize: config.RETENTION_BATCH_SIZE,
+    });
+    const health = new GrpcServer({ logger, tls });
+    const port = await health.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT), { healthAddress: healthListenAddress(config) });
     opened.push(() => health.shutdown(2_000));
 
     const consumers: Consumer[] = [];
-    consumers.push(await bus.consume(EVENTS_QUEUE, (message) => enroller.handle(message)));
+    const exits = new ExitWatcher(store, records, logger);
+    consumers.push(
+      await bus.consume(EVENTS_QUEUE, async (message) => {
+        await enroller.handle(message);
+        await exits.handle(message);
+      }),
+    );
     consumers.push(await bus.consume(STEPS_QUEUE, (message) => runner.handle(message)));
     sweeper.start();
-    health.setServing(true);
+    retention.start();
+    await health.serveWhileReady([storeReadiness(store), brokerReadiness(bus)]);
     logger.info(
       { port, emailTransport: transport.kind, aiProvider: ai.missing ? 'none' : 'configured', waitScale: config.CRM_WAIT_TIME_SCALE },
       'automation worker consuming',
@@ -139,6 +169,7 @@ export async function startAutomationWorker(
         // Consumers first: handlers under way finish (and ack) before the store closes.
         await Promise.all(consumers.map((consumer) => consumer.stop()));
         await sweeper.stop();
+        await retention.stop();
         for (const close of opened.reverse()) await close();
         if (owned) await store.close();
       },

@@ -9,7 +9,8 @@ const HELP = [
   '  worker: consumes records events and step messages, sweeps overdue steps, serves gRPC health.',
   '  Environment: GRPC_HOST, GRPC_PORT (50054), MONGO_URL, MONGO_DATABASE (crm_automation), CRM_DATA_DIR (./data),',
   '  AMQP_URL, RECORDS_GRPC_ADDR, AUTH_GRPC_ADDR, CRM_WAIT_TIME_SCALE (1), SWEEP_INTERVAL_MS (5000),',
-  '  SWEEP_GRACE_MS (2000), SMTP_URL, EMAIL_FROM, AI_PROVIDER_URL, AI_MODEL, AI_API_KEY, LOG_LEVEL (info).',
+  '  SWEEP_GRACE_MS (2000), SMTP_URL, EMAIL_FROM, AI_PROVIDER_URL, AI_MODEL, AI_API_KEY, LOG_LEVEL (info),',
+  '  INTERNAL_TLS_DIR (its internal certificate: ca.crt, tls.crt, tls.key; INTERNAL_TLS=off runs plaintext), GRPC_HEALTH_PORT.',
   '',
 ].join('\n');
 

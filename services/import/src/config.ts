@@ -1,4 +1,4 @@
-import { env, z } from '@crm/config';
+import { env, grpcHealthSettings, internalTlsSettings, requireInternalTlsDir, z } from '@crm/config';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
@@ -24,19 +24,27 @@ export const importConfigSchema = z
     /** The embedded store and the uploaded files (until their job ends). */
     CRM_DATA_DIR: z.string().min(1).default('./data'),
     AMQP_URL: env.url(['amqp', 'amqps']),
-    RECORDS_GRPC_ADDR: z.string().min(1).default('127.0.0.1:50052'),
+    RECORDS_GRPC_ADDR: env.grpcAddress('127.0.0.1:50052'),
     /** Rows per chunk message (and per records BatchCreateContacts call). */
     CHUNK_ROWS: z.coerce.number().int().min(1).max(5000).default(500),
     /** Chunks a worker handles at once. */
     WORKER_PREFETCH: z.coerce.number().int().min(1).max(100).default(4),
+    /**
+     * How long a chunk whose records call fails is retried (1 s, 5 s, 15 s, 30 s, then every minute) from
+     * its first delivery before its last attempt, which looks its batch up before writing it off.
+     */
+    CHUNK_RETRY_BUDGET_MS: z.coerce.number().int().min(1000).max(86_400_000).default(600_000),
     /** A job that has moved nothing for this long has its missing work re-published by the sweeper. */
     IMPORT_STALL_MS: z.coerce.number().int().min(200).max(3_600_000).default(30_000),
     /** How often the sweeper looks for stalled jobs (server role). */
     IMPORT_SWEEP_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    ...internalTlsSettings,
+    ...grpcHealthSettings,
   })
+  .superRefine(requireInternalTlsDir)
   .superRefine((config, ctx) => {
-    if (!config.UPLOAD_SECRET && !LOOPBACK.has(config.UPLOAD_HOST)) {
+    if (!config.UPLOAD_SECRET && !LOOPBACK.has(config.UPLOAD_HOST) && !config.UPLOAD_HOST.startsWith('unix:')) {
       ctx.addIssue({
         code: 'custom',
         path: ['UPLOAD_SECRET'],

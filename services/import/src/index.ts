@@ -8,7 +8,18 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { busLocationFromEnv, openBus, type Consumer, type MessageBus } from '@crm/bus';
-import { GrpcClient, GrpcServer, importV1, recordsV1, listenAddress } from '@crm/grpc';
+import {
+  brokerReadiness,
+  GrpcClient,
+  GrpcServer,
+  healthListenAddress,
+  importV1,
+  internalTlsFor,
+  recordsV1,
+  listenAddress,
+  storeReadiness,
+  type InternalTls,
+} from '@crm/grpc';
 import { createLogger, type Logger } from '@crm/observability';
 import { locationFromEnv, openStore, type DocumentStore, type StoreLocation } from '@crm/store';
 import { ChunkImporter } from './application/chunk-importer';
@@ -17,6 +28,7 @@ import { JobSplitter } from './application/job-splitter';
 import { JobSweeper } from './application/job-sweeper';
 import type { RecordsClient } from './application/ports';
 import type { ImportConfig } from './config';
+import { importCallers } from './grpc/import-callers';
 import { importHandlers } from './grpc/import-handlers';
 import { importCollections } from './store/collections';
 import type { FileStorage } from './store/file-storage';
@@ -63,7 +75,7 @@ interface Runtime {
   close(): Promise<void>;
 }
 
-async function openRuntime(config: ImportConfig, logger: Logger, options: StartImportOptions): Promise<Runtime> {
+async function openRuntime(config: ImportConfig, logger: Logger, options: StartImportOptions, tls: InternalTls | null): Promise<Runtime> {
   const location =
     options.storeLocation ??
     locationFromEnv({ service: 'import', mongoUrl: config.MONGO_URL, mongoDatabase: config.MONGO_DATABASE, dataDir: config.CRM_DATA_DIR });
@@ -74,7 +86,7 @@ async function openRuntime(config: ImportConfig, logger: Logger, options: StartI
   const bus = options.bus ?? (await openBus(busLocationFromEnv(config.AMQP_URL), logger));
   const ownedRecords = options.records
     ? undefined
-    : new GrpcClient<recordsV1.RecordsServiceMethods>(recordsV1.protoPath, recordsV1.RecordsServiceName, config.RECORDS_GRPC_ADDR);
+    : new GrpcClient<recordsV1.RecordsServiceMethods>(recordsV1.protoPath, recordsV1.RecordsServiceName, config.RECORDS_GRPC_ADDR, tls);
   const records: RecordsClient = options.records ?? ownedRecords!;
   const repo = new ImportJobRepository(store);
   const importer = new ChunkImporter({ repo, files, records, logger });
@@ -104,7 +116,7 @@ async function startConsumers(config: ImportConfig, runtime: Runtime, logger: Lo
     logger,
     chunkRows: config.CHUNK_ROWS,
   });
-  const chunks = await runtime.bus.consume(chunkQueue(config.WORKER_PREFETCH), (message, info) =>
+  const chunks = await runtime.bus.consume(chunkQueue(config.WORKER_PREFETCH, config.CHUNK_RETRY_BUDGET_MS), (message, info) =>
     runtime.importer.handle(message.payload as ChunkPayload, info),
   );
   const splits = await runtime.bus.consume(splitQueue, async (message) => {
@@ -116,7 +128,8 @@ async function startConsumers(config: ImportConfig, runtime: Runtime, logger: Lo
 
 export async function startImportService(config: ImportConfig, options: StartImportOptions = {}): Promise<RunningImportService> {
   const logger = options.logger ?? createLogger('import', { level: config.LOG_LEVEL });
-  const runtime = await openRuntime(config, logger, options);
+  const tls = internalTlsFor(config, 'import', logger);
+  const runtime = await openRuntime(config, logger, options, tls);
   const withWorker = options.withWorker ?? !config.AMQP_URL;
   const consumers = withWorker ? await startConsumers(config, runtime, logger) : [];
   const sweeper = new JobSweeper({
@@ -127,7 +140,12 @@ export async function startImportService(config: ImportConfig, options: StartImp
     stallMs: config.IMPORT_STALL_MS,
     intervalMs: config.IMPORT_SWEEP_MS,
   });
-  const server = new GrpcServer({ logger }).addService(importV1.protoPath, importV1.ImportServiceName, importHandlers(runtime.repo));
+  const server = new GrpcServer({ logger, tls }).addService(
+    importV1.protoPath,
+    importV1.ImportServiceName,
+    importHandlers({ repo: runtime.repo, files: runtime.files, logger }),
+    importCallers,
+  );
   const upload: Server = createUploadServer({
     repo: runtime.repo,
     files: runtime.files,
@@ -135,15 +153,22 @@ export async function startImportService(config: ImportConfig, options: StartImp
     records: runtime.records,
     logger,
     secret: config.UPLOAD_SECRET,
+    tls,
     stallMs: config.IMPORT_STALL_MS,
   });
   let port: number;
   let uploadPort: number;
   try {
-    port = await server.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT));
+    port = await server.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT), { healthAddress: healthListenAddress(config) });
     uploadPort = await new Promise<number>((resolve, reject) => {
       upload.once('error', reject);
-      upload.listen(config.UPLOAD_PORT, config.UPLOAD_HOST, () => resolve((upload.address() as AddressInfo).port));
+      const listening = () => {
+        const address = upload.address();
+        resolve(typeof address === 'string' || !address ? 0 : (address as AddressInfo).port);
+      };
+      // `unix:/path` (one-process mode) is a Unix socket; the port is then 0.
+      if (config.UPLOAD_HOST.startsWith('unix:')) upload.listen(config.UPLOAD_HOST.slice('unix:'.length), listening);
+      else upload.listen(config.UPLOAD_PORT, config.UPLOAD_HOST, listening);
     });
   } catch (error) {
     await server.shutdown(0);
@@ -152,7 +177,8 @@ export async function startImportService(config: ImportConfig, options: StartImp
     throw error;
   }
   sweeper.start();
-  server.setServing(true);
+  // Not the broker: an upload's split message that cannot go out is re-published by the sweeper.
+  await server.serveWhileReady([storeReadiness(runtime.store)]);
   logger.info({ uploadPort, inProcessWorker: withWorker }, 'import upload endpoint listening');
   return {
     port,
@@ -170,11 +196,12 @@ export async function startImportService(config: ImportConfig, options: StartImp
 /** The worker role: chunk and split consumers, and gRPC health for the Kubernetes probes. */
 export async function startImportWorker(config: ImportConfig, options: StartImportOptions = {}): Promise<RunningImportService> {
   const logger = options.logger ?? createLogger('import-worker', { level: config.LOG_LEVEL });
-  const runtime = await openRuntime(config, logger, options);
+  const tls = internalTlsFor(config, 'import-worker', logger);
+  const runtime = await openRuntime(config, logger, options, tls);
   const consumers = await startConsumers(config, runtime, logger);
-  const health = new GrpcServer({ logger });
-  const port = await health.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT));
-  health.setServing(true);
+  const health = new GrpcServer({ logger, tls });
+  const port = await health.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT), { healthAddress: healthListenAddress(config) });
+  await health.serveWhileReady([storeReadiness(runtime.store), brokerReadiness(runtime.bus)]);
   return {
     port,
     async stop() {

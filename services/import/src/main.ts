@@ -13,7 +13,8 @@ const HELP = `Usage: node services/import/dist/main.js [--role=server|worker]
 
 Environment: GRPC_HOST, GRPC_PORT, UPLOAD_HOST, UPLOAD_PORT, UPLOAD_SECRET, MONGO_URL,
 MONGO_DATABASE, CRM_DATA_DIR, AMQP_URL, CRM_BUS_EXCHANGE, CRM_QUEUE_PREFIX, RECORDS_GRPC_ADDR,
-CHUNK_ROWS, WORKER_PREFETCH, IMPORT_STALL_MS, IMPORT_SWEEP_MS, LOG_LEVEL (see services/import/README.md).
+CHUNK_ROWS, WORKER_PREFETCH, IMPORT_STALL_MS, IMPORT_SWEEP_MS, LOG_LEVEL (see services/import/README.md),
+INTERNAL_TLS_DIR (its internal certificate: ca.crt, tls.crt, tls.key; INTERNAL_TLS=off runs plaintext), GRPC_HEALTH_PORT.
 `;
 
 function roleOf(argv: string[]): 'server' | 'worker' {

@@ -1,15 +1,22 @@
-import { env, z } from '@crm/config';
+import { env, grpcHealthSettings, internalTlsSettings, requireInternalTlsDir, retentionSweepSettings, z } from '@crm/config';
 
-export const recordsConfigSchema = z.object({
-  GRPC_HOST: z.string().default('0.0.0.0'),
-  GRPC_PORT: env.port(50052),
-  MONGO_URL: env.url(['mongodb', 'mongodb+srv']),
-  MONGO_DATABASE: z.string().min(1).default('crm_records'),
-  CRM_DATA_DIR: z.string().min(1).default('./data'),
-  AMQP_URL: env.url(['amqp', 'amqps']),
-  /** Where auth answers GetUsers (owners' names and workspace membership). */
-  AUTH_GRPC_ADDR: z.string().min(1).default('127.0.0.1:50051'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-});
+export const recordsConfigSchema = z
+  .object({
+    GRPC_HOST: z.string().default('0.0.0.0'),
+    GRPC_PORT: env.port(50052),
+    MONGO_URL: env.url(['mongodb', 'mongodb+srv']),
+    MONGO_DATABASE: z.string().min(1).default('crm_records'),
+    CRM_DATA_DIR: z.string().min(1).default('./data'),
+    AMQP_URL: env.url(['amqp', 'amqps']),
+    /** Where auth answers GetUsers (owners' names and workspace membership). */
+    AUTH_GRPC_ADDR: env.grpcAddress('127.0.0.1:50051'),
+    /** Days the answer of a processed import chunk (BatchCreateContacts by idempotency key) is kept. */
+    BATCH_RESULT_RETENTION_DAYS: env.days(7),
+    ...retentionSweepSettings,
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    ...internalTlsSettings,
+    ...grpcHealthSettings,
+  })
+  .superRefine(requireInternalTlsDir);
 
 export type RecordsConfig = z.infer<typeof recordsConfigSchema>;

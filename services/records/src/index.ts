@@ -1,14 +1,16 @@
 import { busLocationFromEnv, openBus, type MessageBus } from '@crm/bus';
-import { GrpcServer, recordsV1, listenAddress } from '@crm/grpc';
+import { GrpcServer, healthListenAddress, internalTlsFor, recordsV1, listenAddress, storeReadiness } from '@crm/grpc';
 import { createLogger, type Logger } from '@crm/observability';
-import { locationFromEnv, openStore, type DocumentStore, type StoreLocation } from '@crm/store';
+import { locationFromEnv, openStore, RetentionSweeper, type DocumentStore, type StoreLocation } from '@crm/store';
 import { RecordsService } from './application/records-service';
 import type { RecordsConfig } from './config';
 import { OutboxRelay } from './events/outbox-relay';
+import { recordsCallers } from './grpc/records-callers';
 import { recordsHandlers } from './grpc/records-handlers';
 import { AuthUserDirectory, type UserDirectory } from './read-models/user-directory';
 import { recordsCollections } from './store/collections';
 import { RecordsRepository } from './store/records-repository';
+import { recordsRetentionRules } from './store/retention-rules';
 
 export * from './config';
 
@@ -32,32 +34,45 @@ export interface RunningRecordsService {
 /** Opens the store and the bus, starts the outbox relay and serves RecordsService over gRPC. */
 export async function startRecordsService(config: RecordsConfig, options: StartRecordsOptions = {}): Promise<RunningRecordsService> {
   const logger = options.logger ?? createLogger('records', { level: config.LOG_LEVEL });
+  const tls = internalTlsFor(config, 'records', logger);
   const location =
     options.storeLocation ??
     locationFromEnv({ service: 'records', mongoUrl: config.MONGO_URL, mongoDatabase: config.MONGO_DATABASE, dataDir: config.CRM_DATA_DIR });
   const store: DocumentStore = await openStore({ location, collections: recordsCollections });
   const ownsBus = !options.bus;
   const bus = options.bus ?? (await openBus(busLocationFromEnv(config.AMQP_URL), logger));
-  const users = options.users ?? new AuthUserDirectory(config.AUTH_GRPC_ADDR, logger);
+  const users = options.users ?? new AuthUserDirectory(config.AUTH_GRPC_ADDR, tls, logger);
   const relay = new OutboxRelay(store, bus, logger, { sweepIntervalMs: options.outboxSweepMs });
   const service = new RecordsService({ repository: new RecordsRepository(store), users, relay });
-  const server = new GrpcServer({ logger }).addService(recordsV1.protoPath, recordsV1.RecordsServiceName, recordsHandlers(service));
+  const retention = new RetentionSweeper(store, recordsRetentionRules(config.BATCH_RESULT_RETENTION_DAYS), logger, {
+    intervalMs: config.RETENTION_SWEEP_MS,
+    batchSize: config.RETENTION_BATCH_SIZE,
+  });
+  const server = new GrpcServer({ logger, tls }).addService(
+    recordsV1.protoPath,
+    recordsV1.RecordsServiceName,
+    recordsHandlers(service),
+    recordsCallers,
+  );
   let port: number;
   try {
     await relay.start();
-    port = await server.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT));
+    port = await server.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT), { healthAddress: healthListenAddress(config) });
   } catch (error) {
     await relay.stop();
     if (ownsBus) await bus.close();
     await store.close();
     throw error;
   }
-  server.setServing(true);
+  // Not the broker: the outbox keeps writes' events until it is back, so records serves without it.
+  await server.serveWhileReady([storeReadiness(store)]);
+  retention.start();
   return {
     port,
     async stop() {
       // gRPC first (no new writes), then the relay publishes what those writes left pending.
       await server.shutdown();
+      await retention.stop();
       await relay.stop();
       users.close();
       if (ownsBus) await bus.close();

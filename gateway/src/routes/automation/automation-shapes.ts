@@ -118,6 +118,7 @@ export function logJson(log: automationV1.ExecutionLog) {
     completedAt: log.completedAt || null,
     nextStepDueAt: log.nextStepDueAt || null,
     reason: log.reason || null,
+    exit: log.exit?.condition ? { condition: conditionJson(log.exit.condition), metAt: log.exit.metAt } : null,
     steps: log.stepResults.map((r) => ({ order: r.order, type: r.type, status: r.status, detail: r.detail, finishedAt: r.finishedAt })),
   };
 }
@@ -223,29 +224,31 @@ export const ruleSchema: JsonSchema = {
   },
 };
 
-export const ruleListSchema: JsonSchema = {
+/** A paginated list: `{count, next, previous, results}` (routes/records/list-query.ts makes it). */
+const paginated = (items: JsonSchema): JsonSchema => ({
   type: 'object',
-  required: ['count', 'results'],
+  required: ['count', 'next', 'previous', 'results'],
   properties: {
     count: { type: 'integer' },
-    results: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          trigger: triggerSchema,
-          isActive: { type: 'boolean' },
-          stepCount: { type: 'integer' },
-          enrolledCount: { type: 'integer' },
-          createdAt: timestamp,
-          updatedAt: timestamp,
-        },
-      },
-    },
+    next: { type: ['string', 'null'], format: 'uri' },
+    previous: { type: ['string', 'null'], format: 'uri' },
+    results: { type: 'array', items },
   },
-};
+});
+
+export const ruleListSchema = paginated({
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    trigger: triggerSchema,
+    isActive: { type: 'boolean' },
+    stepCount: { type: 'integer' },
+    enrolledCount: { type: 'integer' },
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  },
+});
 
 export const logListSchema: JsonSchema = {
   type: 'object',
@@ -268,6 +271,13 @@ export const logListSchema: JsonSchema = {
           completedAt: { type: ['string', 'null'], format: 'date-time' },
           nextStepDueAt: { type: ['string', 'null'], format: 'date-time', description: 'When the next step is due, while in progress.' },
           reason: { type: ['string', 'null'], description: 'Why the enrollment failed or was cancelled.' },
+          exit: {
+            type: ['object', 'null'],
+            description:
+              'The exit condition that ended the run and when it was found to hold (as the record changed, or as a step fell due); null when none did.',
+            required: ['condition', 'metAt'],
+            properties: { condition: conditionSchema, metAt: timestamp },
+          },
           steps: {
             type: 'array',
             description:
@@ -301,11 +311,7 @@ const templateListItemProperties = {
   createdAt: timestamp,
 };
 
-export const templateListSchema: JsonSchema = {
-  type: 'object',
-  required: ['count', 'results'],
-  properties: { count: { type: 'integer' }, results: { type: 'array', items: { type: 'object', properties: templateListItemProperties } } },
-};
+export const templateListSchema = paginated({ type: 'object', properties: templateListItemProperties });
 
 export const templateSchema: JsonSchema = {
   type: 'object',
@@ -317,17 +323,6 @@ export const templateSchema: JsonSchema = {
   },
 };
 
-const paginated = (items: JsonSchema): JsonSchema => ({
-  type: 'object',
-  required: ['count', 'next', 'previous', 'results'],
-  properties: {
-    count: { type: 'integer' },
-    next: { type: ['string', 'null'], format: 'uri' },
-    previous: { type: ['string', 'null'], format: 'uri' },
-    results: { type: 'array', items },
-  },
-});
-
 export const emailListSchema = paginated({
   type: 'object',
   properties: {
@@ -336,7 +331,11 @@ export const emailListSchema = paginated({
     subject: { type: 'string' },
     body: { type: 'string' },
     mode: { type: 'string', enum: ['template', 'ai_generated'] },
-    status: { type: 'string', enum: ['queued', 'sent', 'failed'] },
+    status: {
+      type: 'string',
+      enum: ['queued', 'sending', 'sent', 'failed', 'unknown'],
+      description: 'unknown: the send broke off, or its worker stopped mid-send; such an email is never sent again.',
+    },
     relatedTo: { type: 'string' },
     createdAt: timestamp,
   },

@@ -3,12 +3,12 @@
  * gallery (list, read, install), and what the engine sent (emails, notifications). REST ↔ gRPC
  * translation only; the automation service holds the rules.
  */
-import { Router, type Request } from 'express';
+import { Router } from 'express';
 import { DomainError } from '@crm/observability';
 import { AUTOMATION_DEADLINE_MS, lazyAutomationClient, type AutomationClient } from '../../clients/automation-client';
-import type { GatewayConfig } from '../../config';
 import { bodySchema, idParameter, operation, type OpenApiPaths } from '../../openapi/operation';
 import { callerContext } from '../../request-context';
+import { paginated, readListQuery } from '../records/list-query';
 import type { RouteDeps, RouteModule } from '../route-module';
 import { parseBody, pathId } from '../validate';
 import {
@@ -33,77 +33,11 @@ import {
   templateSchema,
 } from './automation-shapes';
 
-const DEFAULT_LIMIT = 20;
-const MAX_LIMIT = 100;
-
-/** Every query parameter a single plain string; a bracketed or repeated one is a 400, never an operator. */
-function queryValues(req: Request): Record<string, string> {
-  const values: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.query as Record<string, unknown>)) {
-    if (/[[\]]/.test(name)) throw DomainError.invalid(`Query parameter "${name}" is not supported: parameters take plain values.`);
-    if (typeof value !== 'string') throw DomainError.invalid(`Query parameter "${name}" must be given once, as a plain value.`);
-    values[name] = value;
-  }
-  return values;
-}
-
-function integerParam(name: string, value: string, min: number): number {
-  if (!/^\d{1,9}$/.test(value) || Number(value) < min)
-    throw DomainError.invalid(`${name} must be ${min === 0 ? 'a non-negative' : 'a positive'} integer.`);
-  return Number(value);
-}
-
-interface Paging {
-  offset: number;
-  limit: number;
-  mode: 'page' | 'offset';
-  limitGiven: boolean;
-}
-
-function paging(values: Record<string, string>): Paging {
-  const limitGiven = values.limit !== undefined;
-  const limit = limitGiven ? Math.min(integerParam('limit', values.limit!, 1), MAX_LIMIT) : DEFAULT_LIMIT;
-  if (values.page !== undefined && values.offset !== undefined) throw DomainError.invalid('Use either page or offset, not both.');
-  if (values.offset !== undefined) return { offset: integerParam('offset', values.offset, 0), limit, mode: 'offset', limitGiven };
-  const page = values.page !== undefined ? integerParam('page', values.page, 1) : 1;
-  return { offset: (page - 1) * limit, limit, mode: 'page', limitGiven };
-}
-
 function isoParam(name: string, value: string | undefined): string | undefined {
   if (value === undefined || value === '') return undefined;
   if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(new Date(value).getTime()))
     throw DomainError.invalid(`${name} must be an ISO 8601 date or timestamp.`);
   return value;
-}
-
-const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
-
-/** `{count, next, previous, results}` with absolute links that keep every filter. */
-function paginated<T>(
-  req: Request,
-  config: GatewayConfig,
-  page: Paging,
-  filters: Record<string, string | undefined>,
-  total: number,
-  results: T[],
-) {
-  const origin = config.PUBLIC_BASE_URL
-    ? config.PUBLIC_BASE_URL.replace(/\/+$/, '')
-    : `https://${HOST.test(req.get('host') ?? '') ? req.get('host') : 'localhost'}`;
-  const link = (offset: number) => {
-    const params = new URLSearchParams();
-    for (const [name, value] of Object.entries(filters)) if (value) params.set(name, value);
-    if (page.limitGiven) params.set('limit', String(page.limit));
-    if (page.mode === 'offset') params.set('offset', String(offset));
-    else params.set('page', String(Math.floor(offset / page.limit) + 1));
-    return `${origin}${req.originalUrl.split('?')[0]}?${params.toString()}`;
-  };
-  return {
-    count: total,
-    next: page.offset + page.limit < total ? link(page.offset + page.limit) : null,
-    previous: page.offset > 0 ? link(Math.max(0, page.offset - page.limit)) : null,
-    results,
-  };
 }
 
 function withoutReadOnly(body: unknown): unknown {
@@ -115,15 +49,16 @@ function withoutReadOnly(body: unknown): unknown {
 
 export function automationRoutes(
   deps: RouteDeps,
-  client: AutomationClient = lazyAutomationClient(deps.config.AUTOMATION_GRPC_ADDR),
+  client: AutomationClient = lazyAutomationClient(deps.config.AUTOMATION_GRPC_ADDR, deps.internalTls),
 ): RouteModule {
   const options = { timeoutMs: AUTOMATION_DEADLINE_MS };
   const router = Router();
 
   // ---------------------------------------------------------------- rules
-  router.get('/api/automations/rules', async (_req, res) => {
-    const { rules } = await client.call('ListRules', {}, callerContext(res), options);
-    res.json({ count: rules.length, results: rules.map(ruleListItem) });
+  router.get('/api/automations/rules', async (req, res) => {
+    const list = readListQuery(req, []);
+    const { rules, total } = await client.call('ListRules', { offset: list.offset, limit: list.limit }, callerContext(res), options);
+    res.json(paginated(req, deps.config, list, total, rules.map(ruleListItem)));
   });
 
   router.post('/api/automations/rules', async (req, res) => {
@@ -161,12 +96,11 @@ export function automationRoutes(
 
   router.get('/api/automations/rules/:id/logs', async (req, res) => {
     const ruleId = pathId(req.params.id);
-    const values = queryValues(req);
-    const page = paging(values);
-    const after = isoParam('after', values.after);
+    const list = readListQuery(req, ['status', 'after']);
+    const after = isoParam('after', list.filters.after);
     const { logs, total } = await client.call(
       'ListExecutionLogs',
-      { ruleId, status: values.status ?? '', after: after ?? '', offset: page.offset, limit: page.limit },
+      { ruleId, status: list.filters.status ?? '', after: after ?? '', offset: list.offset, limit: list.limit },
       callerContext(res),
       options,
     );
@@ -194,14 +128,15 @@ export function automationRoutes(
 
   // ---------------------------------------------------------------- templates
   router.get('/api/automations/templates', async (req, res) => {
-    const values = queryValues(req);
-    const { templates } = await client.call(
+    const list = readListQuery(req, ['category', 'trigger', 'search']);
+    const { category = '', trigger = '', search = '' } = list.filters;
+    const { templates, total } = await client.call(
       'ListTemplates',
-      { category: values.category ?? '', trigger: values.trigger ?? '', search: values.search ?? '' },
+      { category, trigger, search, offset: list.offset, limit: list.limit },
       callerContext(res),
       options,
     );
-    res.json({ count: templates.length, results: templates.map(templateListItem) });
+    res.json(paginated(req, deps.config, list, total, templates.map(templateListItem)));
   });
 
   router.get('/api/automations/templates/:id', async (req, res) => {
@@ -218,28 +153,25 @@ export function automationRoutes(
 
   // ---------------------------------------------------------------- what the engine sent
   router.get('/api/emails', async (req, res) => {
-    const values = queryValues(req);
-    const page = paging(values);
+    const list = readListQuery(req, ['relatedTo']);
     const { emails, total } = await client.call(
       'ListEmails',
-      { relatedTo: values.relatedTo ?? '', offset: page.offset, limit: page.limit },
+      { relatedTo: list.filters.relatedTo ?? '', offset: list.offset, limit: list.limit },
       callerContext(res),
       options,
     );
-    res.json(paginated(req, deps.config, page, { relatedTo: values.relatedTo }, total, emails.map(emailJson)));
+    res.json(paginated(req, deps.config, list, total, emails.map(emailJson)));
   });
 
   router.get('/api/notifications', async (req, res) => {
-    const values = queryValues(req);
-    const page = paging(values);
-    const filters = { recipient: values.recipient, relatedTo: values.relatedTo };
+    const list = readListQuery(req, ['recipient', 'relatedTo']);
     const { notifications, total } = await client.call(
       'ListNotifications',
-      { recipient: filters.recipient ?? '', relatedTo: filters.relatedTo ?? '', offset: page.offset, limit: page.limit },
+      { recipient: list.filters.recipient ?? '', relatedTo: list.filters.relatedTo ?? '', offset: list.offset, limit: list.limit },
       callerContext(res),
       options,
     );
-    res.json(paginated(req, deps.config, page, filters, total, notifications.map(notificationJson)));
+    res.json(paginated(req, deps.config, list, total, notifications.map(notificationJson)));
   });
 
   return { name: 'automation', access: 'authenticated', router, paths: automationPaths };
@@ -268,7 +200,9 @@ const automationPaths: OpenApiPaths = {
       summary: "List the workspace's automation rules, newest first",
       tags,
       authenticated: true,
-      responses: { 200: { description: 'The rules (count and results only).', schema: ruleListSchema } },
+      parameters: pagingParameters,
+      responses: { 200: { description: 'A page of rules.', schema: ruleListSchema } },
+      errors: [400],
     }),
     post: operation({
       operationId: 'createAutomationRule',
@@ -379,8 +313,14 @@ const automationPaths: OpenApiPaths = {
         query('category', 'lead_management, sales_pipeline, customer_success, support, custom, ...'),
         query('trigger', 'A trigger kind.'),
         query('search', 'Literal, case-insensitive match on name or description.'),
+        ...pagingParameters,
       ],
-      responses: { 200: { description: 'Templates (count and results only).', schema: templateListSchema } },
+      responses: {
+        200: {
+          description: 'A page of templates: the built-in ones that match (gallery order), then custom ones, newest first.',
+          schema: templateListSchema,
+        },
+      },
       errors: [400],
     }),
   },

@@ -1,10 +1,12 @@
 /** Accounts: `/api/accounts/` CRUD and list, and an account's contacts. */
 import type { Router } from 'express';
+import type { GatewayConfig } from '../../config';
 import { idParameter, operation, type OpenApiPaths } from '../../openapi/operation';
 import { pathId } from '../validate';
 import { contactFields } from './contacts.routes';
-import type { RecordKind, RecordsCall } from './record-routes';
-import { objectSchema, render, t, type RecordMessage, type ResponseFields } from './record-shape';
+import { paginated, readListQuery } from './list-query';
+import { listParameters, type RecordKind, type RecordsCall } from './record-routes';
+import { objectSchema, pageSchema, render, t, type RecordMessage, type ResponseFields } from './record-shape';
 
 export const ACCOUNT_STAGES = ['prospect', 'active', 'customer', 'partner', 'churned'] as const;
 
@@ -123,37 +125,31 @@ export const accountKind: RecordKind<AccountFilter> = {
 
 const ACCOUNT_CONTACT_FIELDS = ['id', 'firstName', 'lastName', 'email', 'title', 'stage'] as const;
 
-/** GET /api/accounts/{id}/contacts/ (count and results only), on the accounts router. */
-export function accountContactsRoute(router: Router, call: RecordsCall): OpenApiPaths {
+/** GET /api/accounts/{id}/contacts/ (paginated), on the accounts router. */
+export function accountContactsRoute(router: Router, call: RecordsCall, config: GatewayConfig): OpenApiPaths {
   router.get('/api/accounts/:id/contacts', async (req, res) => {
-    const answer = await call('ListAccountContacts', { accountId: pathId(req.params.id) }, res);
+    const accountId = pathId(req.params.id);
+    const list = readListQuery(req, []);
+    const answer = await call('ListAccountContacts', { accountId, offset: list.offset, limit: list.limit }, res);
     const results = (answer.contacts as RecordMessage[]).map((contact) => render(contact, ACCOUNT_CONTACT_FIELDS));
-    res.json({ count: answer.total, results });
+    res.json(paginated(req, config, list, answer.total as number, results));
   });
   return {
     '/api/accounts/{id}/contacts/': {
       get: operation({
         operationId: 'listAccountContacts',
         summary: 'The contacts linked to an account',
-        description: 'Every linked contact, newest first; `count` and `results` only (not paginated).',
+        description: 'The linked contacts, newest first, a page at a time.',
         tags: ['accounts'],
         authenticated: true,
-        parameters: [idParameter('The account id (`acc_...`).')],
+        parameters: [idParameter('The account id (`acc_...`).'), ...listParameters([])],
         responses: {
           200: {
-            description: "The account's contacts.",
-            schema: {
-              type: 'object',
-              required: ['count', 'results'],
-              properties: {
-                count: { type: 'integer' },
-                results: { type: 'array', items: objectSchema(contactFields, ACCOUNT_CONTACT_FIELDS) },
-              },
-              additionalProperties: false,
-            },
+            description: "A page of the account's contacts.",
+            schema: pageSchema(objectSchema(contactFields, ACCOUNT_CONTACT_FIELDS), "A page of the account's contacts, newest first."),
           },
         },
-        errors: [404],
+        errors: [400, 404],
       }),
     },
   };

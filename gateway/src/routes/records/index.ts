@@ -14,7 +14,10 @@ import { recordLogRoutes } from './record-logs.routes';
 import { recordRoutes, recordsCall } from './record-routes';
 
 /** `records`: a client to use instead of one opened (on first use) at RECORDS_GRPC_ADDR; for tests. */
-export function recordsRoutes(deps: RouteDeps, records: RecordsClient = lazyRecordsClient(deps.config.RECORDS_GRPC_ADDR)): RouteModule {
+export function recordsRoutes(
+  deps: RouteDeps,
+  records: RecordsClient = lazyRecordsClient(deps.config.RECORDS_GRPC_ADDR, deps.internalTls),
+): RouteModule {
   const call = recordsCall(records);
   const router = Router();
   const paths: OpenApiPaths = {};
@@ -22,7 +25,7 @@ export function recordsRoutes(deps: RouteDeps, records: RecordsClient = lazyReco
   const extraLeads = Router();
   Object.assign(paths, conversionRoute(extraLeads, call));
   const extraAccounts = Router();
-  Object.assign(paths, accountContactsRoute(extraAccounts, call));
+  Object.assign(paths, accountContactsRoute(extraAccounts, call, deps.config));
   router.use(extraLeads, extraAccounts);
   for (const kind of [contactKind, leadKind, accountKind, opportunityKind] as const) {
     const routes = recordRoutes(kind as Parameters<typeof recordRoutes>[0], call, deps.config);

@@ -12,6 +12,15 @@ import { callerContext } from '../../request-context';
 import { pathId } from '../validate';
 import { paginated, readListQuery, type ListQuery } from './list-query';
 import { objectSchema, pageSchema, render, type RecordMessage, type ResponseFields } from './record-shape';
+import {
+  answeredNotModified,
+  etagOf,
+  expectedVersion,
+  IF_MATCH_PARAMETER,
+  IF_NONE_MATCH_PARAMETER,
+  withEtag,
+  withNotModified,
+} from './record-etag';
 import { translateWrite, writeSchema, type WriteShape } from './write-body';
 
 /** A records rpc called by name; the kinds' tables pick the names, this file stays generic. */
@@ -110,7 +119,10 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
       { [kind.singular]: write.message, providedFields: write.sent, clearFields: write.cleared, invalidFields: write.invalid },
       res,
     );
-    res.status(201).json(full(answer[kind.singular]));
+    res
+      .status(201)
+      .set('ETag', etagOf(answer[kind.singular] as { version?: number }))
+      .json(full(answer[kind.singular]));
   });
 
   router.get(kind.path, async (req, res) => {
@@ -125,22 +137,33 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
 
   router.get(`${kind.path}/:id`, async (req, res) => {
     const answer = await call(`Get${kind.name}`, { id: pathId(req.params.id) }, res);
+    if (answeredNotModified(req, res, answer[kind.singular] as { version?: number })) return;
     res.json(full(answer[kind.singular]));
   });
 
   router.patch(`${kind.path}/:id`, async (req, res) => {
     const id = pathId(req.params.id);
+    const version = expectedVersion(req);
     const write = translateWrite(body(req), kind.write);
     const answer = await call(
       `Update${kind.name}`,
-      { id, [kind.singular]: write.message, updateFields: write.sent, clearFields: write.cleared, invalidFields: write.invalid },
+      {
+        id,
+        [kind.singular]: write.message,
+        updateFields: write.sent,
+        clearFields: write.cleared,
+        invalidFields: write.invalid,
+        ...(version === undefined ? {} : { expectedVersion: version }),
+      },
       res,
     );
-    res.json(full(answer[kind.singular]));
+    res.set('ETag', etagOf(answer[kind.singular] as { version?: number })).json(full(answer[kind.singular]));
   });
 
   router.delete(`${kind.path}/:id`, async (req, res) => {
-    await call(`Delete${kind.name}`, { id: pathId(req.params.id) }, res);
+    const id = pathId(req.params.id);
+    const version = expectedVersion(req);
+    await call(`Delete${kind.name}`, { id, ...(version === undefined ? {} : { expectedVersion: version }) }, res);
     res.status(204).end();
   });
 
@@ -174,46 +197,57 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
         },
         errors: [400],
       }),
-      post: operation({
-        operationId: `create${kind.name}`,
-        summary: `Create ${kind.aName}`,
-        description: kind.createDescription,
-        tags: [kind.tag],
-        authenticated: true,
-        requestBody: writeSchema(kind.write, 'create'),
-        responses: { 201: { description: `The new ${kind.singular}.`, schema: fullSchema } },
-      }),
+      post: withEtag(
+        operation({
+          operationId: `create${kind.name}`,
+          summary: `Create ${kind.aName}`,
+          description: kind.createDescription,
+          tags: [kind.tag],
+          authenticated: true,
+          requestBody: writeSchema(kind.write, 'create'),
+          responses: { 201: { description: `The new ${kind.singular}.`, schema: fullSchema } },
+        }),
+        201,
+      ),
     },
     [single]: {
-      get: operation({
-        operationId: `get${kind.name}`,
-        summary: `Read ${kind.aName}`,
-        tags: [kind.tag],
-        authenticated: true,
-        parameters: [id],
-        responses: { 200: { description: `The ${kind.singular}.`, schema: fullSchema } },
-        errors: [404],
-      }),
-      patch: operation({
-        operationId: `update${kind.name}`,
-        summary: `Update ${kind.aName}`,
-        description: kind.updateDescription,
-        tags: [kind.tag],
-        authenticated: true,
-        parameters: [id],
-        requestBody: writeSchema(kind.write, 'update'),
-        responses: { 200: { description: `The updated ${kind.singular}.`, schema: fullSchema } },
-        errors: [404],
-      }),
+      get: withNotModified(
+        withEtag(
+          operation({
+            operationId: `get${kind.name}`,
+            summary: `Read ${kind.aName}`,
+            tags: [kind.tag],
+            authenticated: true,
+            parameters: [id, IF_NONE_MATCH_PARAMETER],
+            responses: { 200: { description: `The ${kind.singular}.`, schema: fullSchema } },
+            errors: [404],
+          }),
+          200,
+        ),
+      ),
+      patch: withEtag(
+        operation({
+          operationId: `update${kind.name}`,
+          summary: `Update ${kind.aName}`,
+          description: kind.updateDescription,
+          tags: [kind.tag],
+          authenticated: true,
+          parameters: [id, IF_MATCH_PARAMETER],
+          requestBody: writeSchema(kind.write, 'update'),
+          responses: { 200: { description: `The updated ${kind.singular}.`, schema: fullSchema } },
+          errors: [404, 412],
+        }),
+        200,
+      ),
       delete: operation({
         operationId: `delete${kind.name}`,
         summary: `Delete ${kind.aName}`,
         description: kind.deleteDescription,
         tags: [kind.tag],
         authenticated: true,
-        parameters: [id],
+        parameters: [id, IF_MATCH_PARAMETER],
         responses: { 204: { description: 'Deleted; no body.' } },
-        errors: [404],
+        errors: [400, 404, 412],
       }),
     },
   };

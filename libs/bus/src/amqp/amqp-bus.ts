@@ -12,11 +12,22 @@ import {
   type RecoveringChannelModel,
 } from 'amqplib';
 import type { Socket } from 'node:net';
-import type { Logger } from '@crm/observability';
+import { CONSUMER_DRAIN_MS, type Logger } from '@crm/observability';
+import { withIncomingTraceContext } from '@crm/telemetry';
 import type { BusMessage, Consumer, MessageBus, MessageHandler, QueueDefinition } from '../port';
-import { AmqpConsumer, type DeliveryHandler } from './amqp-consumer';
-import { DUE_AT_HEADER, nextDelayStep } from './delay-tiers';
-import { decodeMessage, deliveryInfo, encodeMessage, republishOptions } from './message-codec';
+import { DEFAULT_RETRY_BUDGET_MS, failureOutcome, RETRY_BACKOFF_MS, retryDelayMs, type RetryClock } from '../retry-policy';
+import { AmqpConsumer, DeadLetterDecision, type DeliveryHandler } from './amqp-consumer';
+import { DUE_AT_HEADER, nextDelayStep, RETRY_QUEUE_HEADER } from './delay-tiers';
+import {
+  decodeMessage,
+  deliveryInfo,
+  encodeMessage,
+  FIRST_DELIVERY_HEADER,
+  republishOptions,
+  retryClock,
+  RETRIES_HEADER,
+  UndecodableMessageError,
+} from './message-codec';
 import { DEFAULT_PREFETCH, declareBusTopology, declareWorkQueue, topologyNames, type TopologyNames } from './topology';
 
 export interface AmqpBusOptions {
@@ -27,10 +38,12 @@ export interface AmqpBusOptions {
   exchange?: string;
   /** How long publish(), schedule() and consume() wait for the broker during an outage. Default 30 s. */
   outageTimeoutMs?: number;
-  /** How long stopping waits for handlers under way before their messages go back. Default 30 s. */
+  /** How long stopping waits for handlers under way before their messages go back. Default CONSUMER_DRAIN_MS (15 s), inside the process grace. */
   stopGraceMs?: number;
   /** Connection retries at start before openBus gives up. Default 5 (about 8 s). */
   initialConnectRetries?: number;
+  /** Waits between deliveries of a failing message. Default RETRY_BACKOFF_MS; tests shorten it. */
+  retryBackoffMs?: readonly number[];
 }
 
 interface Session {
@@ -60,7 +73,7 @@ export class AmqpBus implements MessageBus {
   ) {
     this.names = topologyNames(options.exchange, options.queueExpiresMs);
     this.outageTimeoutMs = options.outageTimeoutMs ?? 30_000;
-    this.stopGraceMs = options.stopGraceMs ?? 30_000;
+    this.stopGraceMs = options.stopGraceMs ?? CONSUMER_DRAIN_MS;
     this.delayForwarder = this.newConsumer(this.names.delayReturnQueue, DELAY_FORWARDER_PREFETCH, (delivery) =>
       this.forwardDelayed(delivery),
     );
@@ -92,8 +105,8 @@ export class AmqpBus implements MessageBus {
     const session = await this.waitForSession();
     await this.withChannel(session.model, (channel) => declareWorkQueue(channel, this.names, queue));
     this.workQueues.set(queue.name, queue);
-    const consumer = this.newConsumer(queue.name, queue.prefetch ?? DEFAULT_PREFETCH, async (delivery) =>
-      handler(decodeMessage(delivery), deliveryInfo(delivery)),
+    const consumer = this.newConsumer(queue.name, queue.prefetch ?? DEFAULT_PREFETCH, (delivery) =>
+      this.handleDelivery(queue, handler, delivery),
     );
     this.consumers.add(consumer);
     try {
@@ -233,7 +246,56 @@ export class AmqpBus implements MessageBus {
     timer.unref();
   }
 
-  /** Moves a message that left a delay tier: out to its subscribers when due, else to the next tier. */
+  /**
+   * Runs the handler on one delivery. A failure to retry is parked in the delay tiers addressed to
+   * this queue alone, and the delivery acknowledged; a failure past the budget, or a permanent one,
+   * is dead-lettered. When even the parking fails (broker gone), the delivery goes back unsettled.
+   */
+  private async handleDelivery(queue: QueueDefinition, handler: MessageHandler, delivery: ConsumeMessage): Promise<void> {
+    let message: BusMessage;
+    try {
+      message = decodeMessage(delivery);
+    } catch (err) {
+      if (err instanceof UndecodableMessageError) throw new DeadLetterDecision('undecodable', err);
+      throw err;
+    }
+    const now = Date.now();
+    const clock = retryClock(delivery, now);
+    const info = deliveryInfo(
+      delivery,
+      clock,
+      retryDelayMs(clock, queue.retryBudgetMs ?? DEFAULT_RETRY_BUDGET_MS, now, this.options.retryBackoffMs ?? RETRY_BACKOFF_MS),
+    );
+    try {
+      // The handler runs in the publisher's trace, so its log lines carry the request's trace_id.
+      await withIncomingTraceContext(delivery.properties.headers ?? {}, undefined, () => handler(message, info));
+    } catch (err) {
+      const outcome = failureOutcome(err, info);
+      if (outcome.kind === 'dead-letter') throw new DeadLetterDecision(outcome.reason, err);
+      await this.parkForRetry(delivery, queue.name, clock, outcome.delayMs);
+      this.logger.warn(
+        { err, queue: queue.name, messageId: message.id, type: message.type, attempt: info.attempt, retryInMs: outcome.delayMs },
+        'handler failed; the message comes back later',
+      );
+    }
+  }
+
+  private async parkForRetry(delivery: ConsumeMessage, queueName: string, clock: RetryClock, delayMs: number): Promise<void> {
+    const step = nextDelayStep(delayMs);
+    const options = republishOptions(delivery, {
+      [RETRIES_HEADER]: clock.retries + 1,
+      [FIRST_DELIVERY_HEADER]: clock.firstDeliveredAt,
+      [RETRY_QUEUE_HEADER]: queueName,
+      [DUE_AT_HEADER]: Date.now() + delayMs,
+    });
+    const parking = step.kind === 'park' ? this.names.delayTierQueue(step.tier) : this.names.delayReturnQueue;
+    await this.publishConfirmed('', parking, delivery.content, options);
+  }
+
+  /**
+   * Moves a message that left a delay tier: when due, out to its subscribers (or, for a retry,
+   * straight back to the one queue it failed in); else on to the next tier.
+   */
   private async forwardDelayed(delivery: ConsumeMessage): Promise<void> {
     const message = decodeMessage(delivery);
     const dueAt = Number(delivery.properties.headers?.[DUE_AT_HEADER]);
@@ -244,8 +306,11 @@ export class AmqpBus implements MessageBus {
     }
     if (step.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, step.waitMs));
     const options = republishOptions(delivery, {});
+    const retryQueue = options.headers?.[RETRY_QUEUE_HEADER] as string | undefined;
     delete options.headers?.[DUE_AT_HEADER];
-    await this.publishConfirmed(this.names.events, message.type, delivery.content, options);
+    delete options.headers?.[RETRY_QUEUE_HEADER];
+    if (retryQueue) await this.publishConfirmed('', retryQueue, delivery.content, options);
+    else await this.publishConfirmed(this.names.events, message.type, delivery.content, options);
   }
 
   /** Publishes and waits for the broker's confirm, riding out a connection loss until the outage timeout. */

@@ -1,14 +1,26 @@
 /**
  * One consumer of one queue on its own channel (so prefetch is per queue). Acknowledges a delivery
- * only after its handler resolves; returns it to the queue when the handler throws. Survives
- * reconnects: the bus attaches it again to every new connection until it is stopped.
+ * only after its handler resolves; dead-letters it when the handler throws a DeadLetterDecision,
+ * and returns it to the queue on any other error. Survives reconnects: the bus attaches it again
+ * to every new connection until it is stopped.
  */
 import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
 import type { Logger } from '@crm/observability';
 import type { Consumer } from '../port';
+import type { DeadLetterReason } from '../retry-policy';
 import { UndecodableMessageError } from './message-codec';
 
 export type DeliveryHandler = (delivery: ConsumeMessage) => Promise<void>;
+
+/** Thrown by a delivery handler to send the delivery to the queue's dead-letter queue. */
+export class DeadLetterDecision extends Error {
+  constructor(
+    readonly reason: DeadLetterReason,
+    cause: unknown,
+  ) {
+    super(`dead-lettered (${reason}): ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
 
 export interface AmqpConsumerSettings {
   queueName: string;
@@ -76,12 +88,13 @@ export class AmqpConsumer implements Consumer {
       await this.handleDelivery(delivery);
       this.settle(channel, () => channel.ack(delivery));
     } catch (err) {
-      const poison = err instanceof UndecodableMessageError;
+      const dead = err instanceof DeadLetterDecision || err instanceof UndecodableMessageError;
+      const reason = err instanceof DeadLetterDecision ? err.reason : dead ? 'undecodable' : undefined;
       this.logger.warn(
-        { err, queue: this.queueName, messageId: delivery.properties.messageId, type: delivery.properties.type },
-        poison ? 'undecodable message dead-lettered' : 'handler failed; message returned to the queue',
+        { err, queue: this.queueName, messageId: delivery.properties.messageId, type: delivery.properties.type, reason },
+        dead ? 'message dead-lettered' : 'handler failed; message returned to the queue',
       );
-      this.settle(channel, () => channel.nack(delivery, false, !poison));
+      this.settle(channel, () => channel.nack(delivery, false, !dead));
     }
   }
 

@@ -33,6 +33,9 @@ export const DELAY_TIERS: readonly DelayTier[] = [
 /** AMQP header holding the due time, in Unix milliseconds. */
 export const DUE_AT_HEADER = 'x-crm-due-at';
 
+/** AMQP header of a message waiting to be retried: the one queue it goes back to when due. */
+export const RETRY_QUEUE_HEADER = 'x-crm-retry-queue';
+
 /**
  * What happens next to a delayed message: parked in the largest tier not longer than the time
  * left, or, once less than the shortest tier is left, held that long by the forwarder (unacked,

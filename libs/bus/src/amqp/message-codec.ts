@@ -2,11 +2,18 @@
  * How a BusMessage travels over AMQP: the whole message as a JSON body (the body is the source of
  * truth), mirrored into AMQP properties so broker tools and tracing see id, type and headers.
  */
-import type { ConsumeMessage, Options } from 'amqplib';
+import type { ConsumeMessage, Message, Options } from 'amqplib';
+import { injectTraceContext } from '@crm/telemetry';
 import type { BusMessage, DeliveryInfo } from '../port';
+import type { RetryClock } from '../retry-policy';
 
-/** Headers the broker adds on dead-lettering; dropped when a delayed message is republished. */
-const BROKER_DEATH_HEADERS = [
+/** AMQP headers of a retried message: deliveries after a failure so far, and when the first delivery was (Unix ms). */
+export const RETRIES_HEADER = 'x-crm-retries';
+export const FIRST_DELIVERY_HEADER = 'x-crm-first-delivery-at';
+
+/** Headers the broker adds on delivery and dead-lettering; dropped when a message is republished. */
+const BROKER_HEADERS = [
+  'x-delivery-count',
   'x-death',
   'x-first-death-exchange',
   'x-first-death-queue',
@@ -20,6 +27,9 @@ export function encodeMessage(
   message: BusMessage,
   extraHeaders: Record<string, unknown> = {},
 ): { content: Buffer; options: Options.Publish } {
+  const headers: Record<string, unknown> = { ...message.headers, ...extraHeaders };
+  // The publisher's trace (the request, or the outbox event's stored context) travels in the AMQP headers.
+  injectTraceContext(headers);
   return {
     content: Buffer.from(JSON.stringify(message)),
     options: {
@@ -29,14 +39,14 @@ export function encodeMessage(
       type: message.type,
       correlationId: message.correlationId,
       timestamp: Math.floor(Date.parse(message.occurredAt) / 1000) || Math.floor(Date.now() / 1000),
-      headers: { ...message.headers, ...extraHeaders },
+      headers,
     },
   };
 }
 
 export class UndecodableMessageError extends Error {}
 
-export function decodeMessage(delivery: ConsumeMessage): BusMessage {
+export function decodeMessage(delivery: Message): BusMessage {
   let parsed: unknown;
   try {
     parsed = JSON.parse(delivery.content.toString('utf8'));
@@ -47,18 +57,29 @@ export function decodeMessage(delivery: ConsumeMessage): BusMessage {
   return parsed;
 }
 
-/** The quorum queue counts returns in `x-delivery-count`; absent on the first delivery. */
-export function deliveryInfo(delivery: ConsumeMessage): DeliveryInfo {
-  const returns = Number(delivery.properties.headers?.['x-delivery-count'] ?? 0);
-  const redelivered = delivery.fields.redelivered;
-  return { attempt: Number.isFinite(returns) && returns > 0 ? returns + 1 : redelivered ? 2 : 1, redelivered };
+/** Where a delivery stands in its retries; a message never retried starts its clock now. */
+export function retryClock(delivery: ConsumeMessage, now: number): RetryClock {
+  const retries = Number(delivery.properties.headers?.[RETRIES_HEADER] ?? 0);
+  const firstDeliveredAt = Number(delivery.properties.headers?.[FIRST_DELIVERY_HEADER]);
+  return {
+    retries: Number.isInteger(retries) && retries > 0 ? retries : 0,
+    firstDeliveredAt: Number.isFinite(firstDeliveredAt) && firstDeliveredAt > 0 ? firstDeliveredAt : now,
+  };
+}
+
+/** Retries (our header) plus returns, which the quorum queue counts in `x-delivery-count` (absent on the first delivery). */
+export function deliveryInfo(delivery: ConsumeMessage, clock: RetryClock, retryInMs: number | null): DeliveryInfo {
+  const counted = Number(delivery.properties.headers?.['x-delivery-count'] ?? 0);
+  const returns = Number.isFinite(counted) && counted > 0 ? counted : delivery.fields.redelivered ? 1 : 0;
+  const attempt = clock.retries + returns + 1;
+  return { attempt, redelivered: attempt > 1, retryInMs };
 }
 
 /** The publish options of a delivery, as they should be when it is published again. */
-export function republishOptions(delivery: ConsumeMessage, headers: Record<string, unknown>): Options.Publish {
+export function republishOptions(delivery: Message, headers: Record<string, unknown>): Options.Publish {
   const { properties } = delivery;
   const kept = { ...properties.headers };
-  for (const name of BROKER_DEATH_HEADERS) delete kept[name];
+  for (const name of BROKER_HEADERS) delete kept[name];
   return {
     persistent: true,
     contentType: properties.contentType,

@@ -2,23 +2,33 @@
  * The message bus in memory, for single-process runs and tests: the same routing, retry,
  * dead-lettering and delay semantics as RabbitMQ, without durability across restarts.
  */
-import type { Logger } from '@crm/observability';
-import type { BusMessage, Consumer, MessageBus, MessageHandler, QueueDefinition } from '../port';
+import { CONSUMER_DRAIN_MS, type Logger } from '@crm/observability';
+import type { BusMessage, Consumer, DeliveryInfo, MessageBus, MessageHandler, QueueDefinition } from '../port';
+import { DEFAULT_RETRY_BUDGET_MS, failureOutcome, RETRY_BACKOFF_MS, retryDelayMs } from '../retry-policy';
 import { topicMatches } from './topic-pattern';
 
 const DEFAULT_MAX_DELIVERIES = 5;
 const DEFAULT_PREFETCH = 10;
 
 export interface InProcessBusOptions {
-  /** How long stopping waits for handlers under way before their messages go back. Default 30 s. */
+  /** How long stopping waits for handlers under way before their messages go back. Default CONSUMER_DRAIN_MS (15 s), inside the process grace. */
   stopGraceMs?: number;
+  /** Waits between deliveries of a failing message. Default RETRY_BACKOFF_MS; tests shorten it. */
+  retryBackoffMs?: readonly number[];
 }
 
 interface Envelope {
   message: BusMessage;
   /** Deliveries so far. */
   deliveries: number;
+  /** Deliveries after a failure so far. */
+  retries: number;
+  firstDeliveredAt?: number;
+  /** What the current delivery was told. */
+  info?: DeliveryInfo;
 }
+
+type Outcome = { kind: 'acked' } | { kind: 'returned' } | { kind: 'failed'; error: unknown };
 
 interface QueueState {
   definition: QueueDefinition;
@@ -33,13 +43,15 @@ export class InProcessBus implements MessageBus {
   private readonly deadLetters = new Map<string, BusMessage[]>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly stopGraceMs: number;
+  private readonly retryBackoffMs: readonly number[];
   private closed = false;
 
   constructor(
     private readonly logger: Logger,
     options: InProcessBusOptions = {},
   ) {
-    this.stopGraceMs = options.stopGraceMs ?? 30_000;
+    this.stopGraceMs = options.stopGraceMs ?? CONSUMER_DRAIN_MS;
+    this.retryBackoffMs = options.retryBackoffMs ?? RETRY_BACKOFF_MS;
   }
 
   async publish(message: BusMessage): Promise<void> {
@@ -47,7 +59,7 @@ export class InProcessBus implements MessageBus {
     for (const queue of this.queues.values()) {
       if (queue.definition.bindings.some((pattern) => topicMatches(pattern, message.type))) {
         // A serialised copy, so consumers see what they would see after a trip through a broker.
-        queue.ready.push({ message: JSON.parse(JSON.stringify(message)) as BusMessage, deliveries: 0 });
+        queue.ready.push({ message: JSON.parse(JSON.stringify(message)) as BusMessage, deliveries: 0, retries: 0 });
         this.dispatch(queue);
       }
     }
@@ -119,7 +131,16 @@ export class InProcessBus implements MessageBus {
       if (!consumer) return;
       const envelope = queue.ready.shift()!;
       envelope.deliveries += 1;
-      consumer.deliver(envelope);
+      const now = Date.now();
+      envelope.firstDeliveredAt ??= now;
+      const clock = { firstDeliveredAt: envelope.firstDeliveredAt, retries: envelope.retries };
+      const budgetMs = queue.definition.retryBudgetMs ?? DEFAULT_RETRY_BUDGET_MS;
+      envelope.info = {
+        attempt: envelope.deliveries,
+        redelivered: envelope.deliveries > 1,
+        retryInMs: retryDelayMs(clock, budgetMs, now, this.retryBackoffMs),
+      };
+      consumer.deliver(envelope, envelope.info);
     }
   }
 
@@ -135,26 +156,49 @@ export class InProcessBus implements MessageBus {
     return undefined;
   }
 
-  private settle(queue: QueueState, envelope: Envelope, outcome: 'acked' | 'failed' | 'returned'): void {
-    if (outcome === 'acked') return;
-    const maxDeliveries = Math.max(1, queue.definition.maxDeliveries ?? DEFAULT_MAX_DELIVERIES);
-    if (envelope.deliveries >= maxDeliveries) {
-      const deadName = `${queue.definition.name}.dead`;
+  private settle(queue: QueueState, envelope: Envelope, outcome: Outcome): void {
+    if (outcome.kind === 'acked') return;
+    if (outcome.kind === 'failed') {
+      const next = failureOutcome(outcome.error, envelope.info!);
+      if (next.kind === 'dead-letter') return this.deadLetter(queue, envelope, next.reason);
       this.logger.warn(
-        { queue: queue.definition.name, messageId: envelope.message.id, deliveries: envelope.deliveries },
-        'message dead-lettered',
+        { err: outcome.error, queue: queue.definition.name, messageId: envelope.message.id, retryInMs: next.delayMs },
+        'handler failed; the message comes back later',
       );
-      this.deadLetters.set(deadName, [...(this.deadLetters.get(deadName) ?? []), envelope.message]);
+      envelope.retries += 1;
+      this.requeueLater(queue, envelope, next.delayMs);
       return;
     }
+    const maxDeliveries = Math.max(1, queue.definition.maxDeliveries ?? DEFAULT_MAX_DELIVERIES);
+    if (envelope.deliveries >= maxDeliveries) return this.deadLetter(queue, envelope, 'returned too often');
     queue.ready.push(envelope);
     this.dispatch(queue);
+  }
+
+  private deadLetter(queue: QueueState, envelope: Envelope, reason: string): void {
+    const deadName = `${queue.definition.name}.dead`;
+    this.logger.warn(
+      { queue: queue.definition.name, messageId: envelope.message.id, deliveries: envelope.deliveries, reason },
+      'message dead-lettered',
+    );
+    this.deadLetters.set(deadName, [...(this.deadLetters.get(deadName) ?? []), envelope.message]);
+  }
+
+  /** A retry goes back to the one queue it failed in, not to every subscriber. */
+  private requeueLater(queue: QueueState, envelope: Envelope, delayMs: number): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      if (this.closed) return;
+      queue.ready.push(envelope);
+      this.dispatch(queue);
+    }, delayMs);
+    this.timers.add(timer);
   }
 }
 
 interface ConsumerHooks {
   dispatch(): void;
-  settle(envelope: Envelope, outcome: 'acked' | 'failed' | 'returned'): void;
+  settle(envelope: Envelope, outcome: Outcome): void;
   detach(consumer: InProcessConsumer): void;
 }
 
@@ -173,14 +217,13 @@ class InProcessConsumer implements Consumer {
     return !this.stopping && this.underWay.size < this.prefetch;
   }
 
-  deliver(envelope: Envelope): void {
-    const info = { attempt: envelope.deliveries, redelivered: envelope.deliveries > 1 };
+  deliver(envelope: Envelope, info: DeliveryInfo): void {
     // setImmediate: a handler never runs inside the publish() that routed its message.
     const handling = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.handler(envelope.message, info))
       .then(
-        () => this.finish(envelope, 'acked'),
-        () => this.finish(envelope, 'failed'),
+        () => this.finish(envelope, { kind: 'acked' }),
+        (error: unknown) => this.finish(envelope, { kind: 'failed', error }),
       );
     this.underWay.set(envelope, handling);
   }
@@ -200,11 +243,11 @@ class InProcessConsumer implements Consumer {
     // Like a closed channel: whatever is still unacknowledged goes back to the queue.
     const unfinished = [...this.underWay.keys()];
     this.underWay.clear();
-    for (const envelope of unfinished) this.hooks.settle(envelope, 'returned');
+    for (const envelope of unfinished) this.hooks.settle(envelope, { kind: 'returned' });
   }
 
   /** An outcome arriving after stop() handed the message back is ignored, as an ack on a closed channel would be. */
-  private finish(envelope: Envelope, outcome: 'acked' | 'failed'): void {
+  private finish(envelope: Envelope, outcome: Outcome): void {
     if (!this.underWay.delete(envelope)) return;
     this.hooks.settle(envelope, outcome);
     this.hooks.dispatch();

@@ -7,6 +7,7 @@ export interface AuthServiceMethods {
   SignUp: { request: SignUpRequest; response: SessionResponse };
   LogIn: { request: LogInRequest; response: SessionResponse };
   RefreshToken: { request: RefreshTokenRequest; response: RefreshTokenResponse };
+  LogOut: { request: LogOutRequest; response: LogOutResponse };
   GetSigningKeys: { request: GetSigningKeysRequest; response: GetSigningKeysResponse };
   VerifyApiKey: { request: VerifyApiKeyRequest; response: VerifyApiKeyResponse };
   GetWorkspace: { request: GetWorkspaceRequest; response: Workspace };
@@ -17,6 +18,7 @@ export interface AuthServiceMethods {
   ListApiKeys: { request: ListApiKeysRequest; response: ListApiKeysResponse };
   RevokeApiKey: { request: RevokeApiKeyRequest; response: RevokeApiKeyResponse };
   GetApiKeyUsage: { request: GetApiKeyUsageRequest; response: GetApiKeyUsageResponse };
+  EndSessions: { request: EndSessionsRequest; response: EndSessionsResponse };
 }
 
 export const AuthServiceName = 'auth.v1.AuthService';
@@ -28,6 +30,7 @@ export interface AuthOperatorServiceMethods {
   ChangePlan: { request: ChangePlanRequest; response: Workspace };
   CreateWorkspaceApiKey: { request: CreateWorkspaceApiKeyRequest; response: CreateApiKeyResponse };
   ListWorkspaces: { request: ListWorkspacesRequest; response: ListWorkspacesResponse };
+  RotateSigningKey: { request: RotateSigningKeyRequest; response: RotateSigningKeyResponse };
 }
 
 export const AuthOperatorServiceName = 'auth.v1.AuthOperatorService';
@@ -51,6 +54,14 @@ export interface Workspace {
   rateLimitPerMinute: number;
   systemUserId: string;
   createdAt: string;
+  /** Users whose sessions ended within an access token's lifetime (filled by GetWorkspace and VerifyApiKey): access tokens of theirs carrying an older generation are refused. */
+  endedSessions: EndedSessions[];
+}
+
+export interface EndedSessions {
+  userId: string;
+  /** Access tokens carry the generation they were issued in (claim `gen`, 0 when absent). */
+  generation: number;
 }
 
 export interface SignUpRequest {
@@ -79,6 +90,29 @@ export interface RefreshTokenRequest {
 export interface RefreshTokenResponse {
   access: string;
   refresh: string;
+}
+
+export interface LogOutRequest {
+  refresh: string;
+}
+
+export interface LogOutResponse {
+}
+
+export interface EndSessionsRequest {
+  /** Empty: the caller's own sessions. */
+  userId: string;
+}
+
+export interface EndSessionsResponse {
+}
+
+export interface RotateSigningKeyRequest {
+}
+
+export interface RotateSigningKeyResponse {
+  currentKid: string;
+  previousKid: string;
 }
 
 export interface SigningKey {

@@ -61,11 +61,16 @@ export interface Rule {
 }
 
 export interface ListRulesRequest {
+  offset: number;
+  /** 0: the default page size (20); at most 100. */
+  limit: number;
 }
 
 export interface ListRulesResponse {
-  /** Newest first. */
+  /** Newest first; one page. */
   rules: Rule[];
+  /** Every rule of the workspace. */
+  total: number;
 }
 
 export interface CreateRuleRequest {
@@ -150,6 +155,14 @@ export interface ExecutionLog {
   stepResults: StepResult[];
   /** When the next step is due while in progress; empty otherwise. */
   nextStepDueAt: string;
+  /** The exit condition that ended the run, and when it held; unset when none did. */
+  exit: RunExit | null;
+}
+
+export interface RunExit {
+  condition: Condition | null;
+  /** ISO 8601: when the condition was found to hold (on a change of the record, or as a step fell due). */
+  metAt: string;
 }
 
 export interface ListExecutionLogsRequest {
@@ -203,11 +216,16 @@ export interface ListTemplatesRequest {
   trigger: string;
   /** Literal, case-insensitive match on name or description. */
   search: string;
+  offset: number;
+  /** 0: the default page size (20); at most 100. */
+  limit: number;
 }
 
 export interface ListTemplatesResponse {
-  /** Built-in templates first (gallery order), then the workspace's custom ones, newest first. */
+  /** Built-in templates first (gallery order), then the workspace's custom ones, newest first; one page. */
   templates: Template[];
+  /** Every matching template. */
+  total: number;
 }
 
 export interface GetTemplateRequest {
@@ -236,7 +254,7 @@ export interface Email {
   body: string;
   /** template or ai_generated. */
   mode: string;
-  /** queued, sent or failed. */
+  /** queued, sending, sent, failed or unknown (the send broke off; never sent again). */
   status: string;
   /** The record the email was about. */
   relatedTo: string;

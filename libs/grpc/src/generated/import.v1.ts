@@ -6,6 +6,8 @@ export interface ImportServiceMethods {
   [method: string]: { request: object; response: object };
   GetImportJob: { request: GetImportJobRequest; response: GetImportJobResponse };
   ListImportJobs: { request: ListImportJobsRequest; response: ListImportJobsResponse };
+  CancelImportJob: { request: CancelImportJobRequest; response: CancelImportJobResponse };
+  GetImportReportPage: { request: GetImportReportPageRequest; response: GetImportReportPageResponse };
 }
 
 export const ImportServiceName = 'import.v1.ImportService';
@@ -27,14 +29,16 @@ export interface ImportJob {
   /** UUID-shaped. */
   uid: string;
   filename: string;
-  /** queued, processing, complete, failed */
+  /** queued, processing, complete, failed, cancelled */
   status: string;
   progressPercent: number;
   totalRows: number;
   processedRows: number;
   successCount: number;
+  /** Every row error; `errors` holds the first ones (at most 1,000, within a byte budget). */
   errorCount: number;
   errors: ImportRowError[];
+  /** The first duplicates (at most 1,000, within the same budget); `duplicate_count` counts them all. */
   duplicates: ImportDuplicate[];
   /** The reason when status is failed; empty otherwise. */
   errorMessage: string;
@@ -45,6 +49,7 @@ export interface ImportJob {
   finishedAt: string;
   /** Columns of the file that matched no contact field and no mapping, so were not imported. */
   ignoredColumns: string[];
+  duplicateCount: number;
 }
 
 export interface GetImportJobRequest {
@@ -60,5 +65,28 @@ export interface ListImportJobsRequest {
 
 export interface ListImportJobsResponse {
   jobs: ImportJob[];
+}
+
+export interface CancelImportJobRequest {
+  uid: string;
+}
+
+export interface CancelImportJobResponse {
+  job: ImportJob | null;
+}
+
+export interface GetImportReportPageRequest {
+  uid: string;
+  /** Rows after this one; -1 for the first page (which starts with the header line). */
+  afterRow: number;
+}
+
+export interface GetImportReportPageResponse {
+  /** Complete CSV lines, each ending with a line break. */
+  csv: string;
+  /** The last row on this page; the next page starts after it. */
+  lastRow: number;
+  /** No rows after this page. */
+  done: boolean;
 }
 export const protoPath = 'import/v1/import.proto';

@@ -10,6 +10,7 @@ export interface RecordsServiceMethods {
   DeleteContact: { request: DeleteContactRequest; response: DeleteContactResponse };
   ListContacts: { request: ListContactsRequest; response: ListContactsResponse };
   BatchCreateContacts: { request: BatchCreateContactsRequest; response: BatchCreateContactsResponse };
+  GetContactBatch: { request: GetContactBatchRequest; response: GetContactBatchResponse };
   CreateLead: { request: CreateLeadRequest; response: CreateLeadResponse };
   GetLead: { request: GetLeadRequest; response: GetLeadResponse };
   UpdateLead: { request: UpdateLeadRequest; response: UpdateLeadResponse };
@@ -73,6 +74,8 @@ export interface Contact {
   updatedAt: string;
   /** camelCase names of the fields whose value is null. */
   nullFields: string[];
+  /** Bumped by every change: the single-record ETag. Records written before versions existed read 0. */
+  version: number;
 }
 
 export interface CreateContactRequest {
@@ -100,6 +103,8 @@ export interface UpdateContactRequest {
   updateFields: string[];
   clearFields: string[];
   invalidFields: FieldError[];
+  /** If-Match: refused with ABORTED (412) unless the record is still at this version; unset: unconditional. */
+  expectedVersion?: number;
 }
 
 export interface UpdateContactResponse {
@@ -108,6 +113,8 @@ export interface UpdateContactResponse {
 
 export interface DeleteContactRequest {
   id: string;
+  /** If-Match: refused with ABORTED (412) unless the record is still at this version; unset: unconditional. */
+  expectedVersion?: number;
 }
 
 export interface DeleteContactResponse {
@@ -188,6 +195,16 @@ export interface BatchCreateContactsResponse {
   replayed: boolean;
 }
 
+export interface GetContactBatchRequest {
+  idempotencyKey: string;
+}
+
+export interface GetContactBatchResponse {
+  created: CreatedContactRow[];
+  duplicates: DuplicateContactRow[];
+  errors: RowError[];
+}
+
 export interface Lead {
   /** `ld_...` */
   id: string;
@@ -215,6 +232,8 @@ export interface Lead {
   createdAt: string;
   updatedAt: string;
   nullFields: string[];
+  /** Bumped by every change: the single-record ETag. Records written before versions existed read 0. */
+  version: number;
 }
 
 export interface CreateLeadRequest {
@@ -242,6 +261,8 @@ export interface UpdateLeadRequest {
   updateFields: string[];
   clearFields: string[];
   invalidFields: FieldError[];
+  /** If-Match: refused with ABORTED (412) unless the record is still at this version; unset: unconditional. */
+  expectedVersion?: number;
 }
 
 export interface UpdateLeadResponse {
@@ -250,6 +271,8 @@ export interface UpdateLeadResponse {
 
 export interface DeleteLeadRequest {
   id: string;
+  /** If-Match: refused with ABORTED (412) unless the record is still at this version; unset: unconditional. */
+  expectedVersion?: number;
 }
 
 export interface DeleteLeadResponse {
@@ -338,6 +361,8 @@ export interface Account {
   createdAt: string;
   updatedAt: string;
   nullFields: string[];
+  /** Bumped by every change: the single-record ETag. Records written before versions existed read 0. */
+  version: number;
 }
 
 export interface CreateAccountRequest {
@@ -365,6 +390,8 @@ export interface UpdateAccountRequest {
   updateFields: string[];
   clearFields: string[];
   invalidFields: FieldError[];
+  /** If-Match: refused with ABORTED (412) unless the record is still at this version; unset: unconditional. */
+  expectedVersion?: number;
 }
 
 export interface UpdateAccountResponse {
@@ -373,6 +400,8 @@ export interface UpdateAccountResponse {
 
 export interface DeleteAccountRequest {
   id: string;
+  /** If-Match: refused with ABORTED (412) unless the record is still at this version; unset: unconditional. */
+  expectedVersion?: number;
 }
 
 export interface DeleteAccountResponse {
@@ -397,11 +426,14 @@ export interface ListAccountsResponse {
 
 export interface ListAccountContactsRequest {
   accountId: string;
+  offset: number;
+  /** 0: the default page size (20); at most 100. */
+  limit: number;
 }
 
 export interface ListAccountContactsResponse {
   total: number;
-  /** Newest first; the gateway shows id, firstName, lastName, email, title, stage. */
+  /** One page, newest first; the gateway shows id, firstName, lastName, email, title, stage. */
   contacts: Contact[];
 }
 
@@ -432,6 +464,8 @@ export interface Opportunity {
   createdAt: string;
   updatedAt: string;
   nullFields: string[];
+  /** Bumped by every change: the single-record ETag. Records written before versions existed read 0. */
+  version: number;
 }
 
 export interface CreateOpportunityRequest {
@@ -459,6 +493,8 @@ export interface UpdateOpportunityRequest {
   updateFields: string[];
   clearFields: string[];
   invalidFields: FieldError[];
+  /** If-Match: refused with ABORTED (412) unless the record is still at this version; unset: unconditional. */
+  expectedVersion?: number;
 }
 
 export interface UpdateOpportunityResponse {
@@ -467,6 +503,8 @@ export interface UpdateOpportunityResponse {
 
 export interface DeleteOpportunityRequest {
   id: string;
+  /** If-Match: refused with ABORTED (412) unless the record is still at this version; unset: unconditional. */
+  expectedVersion?: number;
 }
 
 export interface DeleteOpportunityResponse {

@@ -5,6 +5,8 @@
 import { Condition, Query, Scalar, SortKey, StoreError } from '../port';
 import { isScalar } from '../validate-query';
 import { jsonPath, SqliteColumns } from './sqlite-columns';
+import { ftsPhrase, TRIGRAM_CHARACTERS } from './sqlite-text-index';
+import { workspaceCountSql } from './sqlite-workspace-counts';
 
 export type SqlValue = string | number | null;
 
@@ -123,9 +125,7 @@ function condition(c: Condition, columns: SqliteColumns, params: SqlValue[]): st
       return range(expression, c.op, c.value, params);
     case 'contains_text':
       if (typeof c.value !== 'string') throw new StoreError('invalid_query', 'contains_text needs a string');
-      // instr, not LIKE/GLOB: the needle is matched literally, whatever characters it holds.
-      params.push(c.value);
-      return `(typeof(${expression}) = 'text' AND instr(lower(${expression}), lower(?)) > 0)`;
+      return containsText(c.field, c.value, columns, params);
     case 'has':
       return has(c.field, checkedScalar(c.value), params);
     case 'exists':
@@ -134,6 +134,26 @@ function condition(c: Condition, columns: SqliteColumns, params: SqlValue[]): st
     default:
       throw new StoreError('invalid_query', `Unknown operator: ${JSON.stringify((c as { op?: unknown }).op)}`);
   }
+}
+
+/**
+ * instr, not LIKE/GLOB: the needle is matched literally, whatever characters it holds. A field with
+ * a trigram index is searched through it when the needle is long enough: the index narrows the
+ * rows to those holding the needle's trigrams in sequence, and the same instr test runs on the
+ * index's copy of the value, so the answer is exactly the scan's.
+ */
+function containsText(field: string, needle: string, columns: SqliteColumns, params: SqlValue[]): string {
+  const expression = columns.expression(field);
+  const index = columns.textIndex(field);
+  if (index && [...needle].length >= TRIGRAM_CHARACTERS) {
+    params.push(ftsPhrase(needle), needle);
+    return `rowid IN (SELECT rowid FROM ${index} WHERE ${index} MATCH ? AND instr(lower(value), lower(?)) > 0)`;
+  }
+  params.push(needle);
+  // A short needle scans. On an indexed field the range (true of every text) has the planner read
+  // the values from the field's index instead of parsing every document.
+  const fromIndex = index ? `${expression} >= '' AND ` : '';
+  return `(${fromIndex}typeof(${expression}) = 'text' AND instr(lower(${expression}), lower(?)) > 0)`;
 }
 
 function conditions(where: Condition[], columns: SqliteColumns, params: SqlValue[]): string {
@@ -173,8 +193,28 @@ export function searchesText(where: Condition[]): boolean {
 
 /** The rowids of up to `cap` matching documents, in no order, so the planner may pick a covering index. */
 export function matchingRowidsToSql(where: Condition[], columns: SqliteColumns, cap: number): SqlFragment {
+  const fromIndex = workspaceTextMatchesToSql(where, columns, cap);
+  if (fromIndex) return fromIndex;
   const fragment = whereToSql(where, columns);
   return { sql: `SELECT rowid FROM ${columns.table} WHERE ${fragment.sql} LIMIT ?`, params: [...fragment.params, cap] };
+}
+
+/**
+ * A workspace's text search and nothing else, answered from the trigram index alone (it carries
+ * workspace_id): reading 10,000 matching rows of the collection to check their workspace cost
+ * seven times the search itself.
+ */
+function workspaceTextMatchesToSql(where: Condition[], columns: SqliteColumns, cap: number): SqlFragment | undefined {
+  if (where.length !== 2 || columns.expression('workspaceId') !== 'workspace_id') return undefined;
+  const scope = where.find((c) => !('or' in c) && c.field === 'workspaceId' && c.op === 'eq' && typeof c.value === 'string');
+  const text = where.find((c) => !('or' in c) && c.op === 'contains_text' && typeof c.value === 'string');
+  if (!scope || !text || 'or' in scope || scope.op !== 'eq' || 'or' in text || text.op !== 'contains_text') return undefined;
+  const index = columns.textIndex(text.field);
+  if (!index || [...text.value].length < TRIGRAM_CHARACTERS) return undefined;
+  return {
+    sql: `SELECT rowid FROM ${index} WHERE ${index} MATCH ? AND workspace_id = ? AND instr(lower(value), lower(?)) > 0 LIMIT ?`,
+    params: [ftsPhrase(text.value), scope.value as string, text.value, cap],
+  };
 }
 
 /** The documents with these rowids (a JSON array), in the query's order, paged. */
@@ -185,7 +225,26 @@ export function selectRowidsToSql(query: Query, rowidsJson: string, columns: Sql
   return { sql, params: [rowidsJson, query.limit ?? -1, query.offset ?? 0] };
 }
 
+/**
+ * The documents of a query that are among these rowids (a JSON array), in order, paged: the sort
+ * index is walked (`+rowid` keeps the planner from looking the rowids up and sorting them all)
+ * and each entry kept when its rowid is listed, so a page of common matches stops early. The
+ * query's text conditions are left out: the rowids already meet them.
+ */
+export function selectAmongRowidsToSql(query: Query, rowidsJson: string, columns: SqliteColumns): SqlFragment {
+  const where = whereToSql(
+    (query.where ?? []).filter((c) => !searchesText([c])),
+    columns,
+  );
+  const sql =
+    `SELECT doc FROM ${columns.table} WHERE ${where.sql} AND +rowid IN (SELECT value FROM json_each(?))` +
+    ` ORDER BY ${orderToSql(query.sort ?? [], columns)} LIMIT ? OFFSET ?`;
+  return { sql, params: [...where.params, rowidsJson, query.limit ?? -1, query.offset ?? 0] };
+}
+
 export function countToSql(where: Condition[], columns: SqliteColumns): SqlFragment {
+  const kept = workspaceCountSql(where, columns);
+  if (kept) return kept;
   const fragment = whereToSql(where, columns);
   return { sql: `SELECT count(*) FROM ${columns.table} WHERE ${fragment.sql}`, params: fragment.params };
 }

@@ -45,10 +45,41 @@ describe('SQLite schema', () => {
     expect(plan(page.sql, page.params)).toMatch(/contacts__workspaceId__createdAt__id(?!.*TEMP B-TREE)/);
   });
 
-  it('counts a workspace on its narrowest index', () => {
+  it('counts a workspace from its kept count, and a filtered one on its narrowest index', () => {
     const { columns } = createCollectionSchema(db, contacts, prepare);
-    const { sql, params } = countToSql([{ field: 'workspaceId', op: 'eq', value: 'ws_a' }], columns);
+    const whole = countToSql([{ field: 'workspaceId', op: 'eq', value: 'ws_a' }], columns);
+    expect(plan(whole.sql, whole.params)).toContain('store_workspace_counts');
+    const { sql, params } = countToSql(
+      [
+        { field: 'workspaceId', op: 'eq', value: 'ws_a' },
+        { field: 'id', op: 'gt', value: 'c' },
+      ],
+      columns,
+    );
     expect(plan(sql, params)).toContain('COVERING INDEX contacts__workspaceId__id ');
+  });
+
+  it('keeps every workspace count through inserts, deletes and moves, and counts an existing table when the counts are new', () => {
+    const insert = (id: string, ws: string) => prepare('INSERT INTO contacts (id, workspace_id, doc) VALUES (?, ?, ?)').run(id, ws, '{}');
+    db.exec('CREATE TABLE contacts (id TEXT PRIMARY KEY, workspace_id TEXT, doc TEXT NOT NULL)');
+    for (const id of ['c1', 'c2', 'c3']) insert(id, 'ws_a');
+    insert('c4', 'ws_b');
+    const { columns } = createCollectionSchema(db, contacts, prepare);
+    const count = (ws: string) => {
+      const { sql, params } = countToSql([{ field: 'workspaceId', op: 'eq', value: ws }], columns);
+      return prepare(sql)
+        .pluck(true)
+        .get(...params);
+    };
+    expect([count('ws_a'), count('ws_b'), count('ws_c')]).toEqual([3, 1, 0]);
+    insert('c5', 'ws_c');
+    prepare('DELETE FROM contacts WHERE id = ?').run('c1');
+    prepare('UPDATE contacts SET workspace_id = ? WHERE id = ?').run('ws_b', 'c2');
+    prepare('UPDATE contacts SET doc = ? WHERE id = ?').run('{"a":1}', 'c3');
+    expect([count('ws_a'), count('ws_b'), count('ws_c')]).toEqual([1, 2, 1]);
+    // Reopening does not count twice.
+    createCollectionSchema(db, contacts, prepare);
+    expect([count('ws_a'), count('ws_b'), count('ws_c')]).toEqual([1, 2, 1]);
   });
 
   it('rewrites the statistics at every start, whatever ANALYZE measured in between', () => {

@@ -5,6 +5,8 @@
 import type Database from 'better-sqlite3';
 import { CollectionDefinition } from '../port';
 import { indexedFields, indexLayouts, IndexLayout } from '../index-layout';
+import { createTextIndexes } from './sqlite-text-index';
+import { createWorkspaceCounts } from './sqlite-workspace-counts';
 import { generatedColumnName, jsonPath, quoteIdentifier, SqliteColumns } from './sqlite-columns';
 
 export interface SqliteCollection {
@@ -48,6 +50,8 @@ export function createCollectionSchema(db: Database.Database, definition: Collec
       if (name.startsWith(`${definition.name}__`) && !wanted.has(name)) db.exec(`DROP INDEX ${quoteIdentifier(name)}`);
     }
     for (const layout of layouts) db.exec(createIndexSql(layout, columns));
+    createTextIndexes(db, definition, columns, prepare);
+    createWorkspaceCounts(db, definition, columns, prepare);
     seedPlannerStatistics(db, prepare, definition.name, layouts, definition.scope === 'workspace');
   }).immediate();
   // Makes the planner read the statistics just written.

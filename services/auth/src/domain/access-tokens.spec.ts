@@ -1,20 +1,30 @@
 import { generateKeyPairSync } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { openStore } from '@crm/store';
+import { openStore, type DocumentStore } from '@crm/store';
 import { authCollections } from '../store/collections';
 import { createRepositories } from '../store/repositories';
 import { testPrivateKeyPem } from '../testing/auth-factory';
-import { ACCESS_TOKEN_AUDIENCE, ACCESS_TOKEN_ISSUER, AccessTokenIssuer, loadSigningKey, signingKeyFromPem } from './access-tokens';
+import { ACCESS_TOKEN_AUDIENCE, ACCESS_TOKEN_ISSUER, AccessTokenIssuer } from './access-tokens';
+import { signingKeyFromPem, SigningKeyRing } from './signing-keys';
 
 const user = { id: 'usr_1', workspaceId: 'ws_1' };
 
 describe('access tokens', () => {
   const key = signingKeyFromPem(testPrivateKeyPem(), new Date());
-  const issuer = new AccessTokenIssuer(key, 3600);
+  let store: DocumentStore;
+  let ring: SigningKeyRing;
+  let issuer: AccessTokenIssuer;
+
+  beforeAll(async () => {
+    store = await openStore({ location: { kind: 'sqlite', file: ':memory:' }, collections: authCollections });
+    ring = await SigningKeyRing.open(createRepositories(store).signingKeys, testPrivateKeyPem(), () => new Date());
+    issuer = new AccessTokenIssuer(ring, 3600);
+  });
+  afterAll(() => store.close());
 
   /** What the gateway does with the published key: RS256 pinned, issuer and audience checked. */
-  function verifyAsGateway(token: string) {
-    const [published] = issuer.published().keys;
+  async function verifyAsGateway(token: string) {
+    const [published] = (await issuer.published()).keys;
     return jwt.verify(token, published!.publicKeyPem, {
       algorithms: ['RS256'],
       issuer: ACCESS_TOKEN_ISSUER,
@@ -22,32 +32,36 @@ describe('access tokens', () => {
     });
   }
 
-  it('carries sub, wid, issuer, audience, a one-hour expiry and the kid header', () => {
-    const token = issuer.issue(user);
+  it('carries sub, wid, the session generation, issuer, audience, a one-hour expiry and the kid header', async () => {
+    const token = await issuer.issue(user, 3);
     const decoded = jwt.decode(token, { complete: true })!;
     expect(decoded.header).toMatchObject({ alg: 'RS256', kid: key.kid });
     const payload = decoded.payload as jwt.JwtPayload;
-    expect(payload).toMatchObject({ sub: 'usr_1', wid: 'ws_1', iss: 'crm-auth', aud: 'crm-api' });
+    expect(payload).toMatchObject({ sub: 'usr_1', wid: 'ws_1', gen: 3, iss: 'crm-auth', aud: 'crm-api' });
     expect(payload.exp! - payload.iat!).toBe(3600);
   });
 
-  it('verifies with the published public key', () => {
-    expect(verifyAsGateway(issuer.issue(user))).toMatchObject({ sub: 'usr_1' });
-    expect(issuer.published()).toMatchObject({ issuer: 'crm-auth', audience: 'crm-api', keys: [{ kid: key.kid, algorithm: 'RS256' }] });
+  it('verifies with the published public key', async () => {
+    expect(await verifyAsGateway(await issuer.issue(user, 0))).toMatchObject({ sub: 'usr_1' });
+    expect(await issuer.published()).toMatchObject({
+      issuer: 'crm-auth',
+      audience: 'crm-api',
+      keys: [{ kid: key.kid, algorithm: 'RS256' }],
+    });
   });
 
-  it('refuses a token with alg none', () => {
+  it('refuses a token with alg none', async () => {
     const unsigned = jwt.sign({ wid: 'ws_1' }, '', {
       algorithm: 'none',
       subject: 'usr_1',
       issuer: ACCESS_TOKEN_ISSUER,
       audience: ACCESS_TOKEN_AUDIENCE,
     });
-    expect(() => verifyAsGateway(unsigned)).toThrow();
-    expect(() => issuer.verify(unsigned)).toThrow(expect.objectContaining({ kind: 'unauthenticated' }));
+    await expect(verifyAsGateway(unsigned)).rejects.toThrow();
+    await expect(issuer.verify(unsigned)).rejects.toMatchObject({ kind: 'unauthenticated' });
   });
 
-  it('refuses a token signed by another key', () => {
+  it('refuses a token signed by another key', async () => {
     const otherKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
     const forged = jwt.sign({ wid: 'ws_1' }, otherKey, {
       algorithm: 'RS256',
@@ -56,53 +70,28 @@ describe('access tokens', () => {
       issuer: ACCESS_TOKEN_ISSUER,
       audience: ACCESS_TOKEN_AUDIENCE,
     });
-    expect(() => verifyAsGateway(forged)).toThrow();
-    expect(() => issuer.verify(forged)).toThrow(expect.objectContaining({ kind: 'unauthenticated' }));
+    await expect(verifyAsGateway(forged)).rejects.toThrow();
+    await expect(issuer.verify(forged)).rejects.toMatchObject({ kind: 'unauthenticated' });
   });
 
-  it('refuses an HS256 token keyed with the public key (algorithm confusion)', () => {
+  it('refuses an HS256 token keyed with the public key (algorithm confusion)', async () => {
     const confused = jwt.sign({ wid: 'ws_1' }, Buffer.from(key.publicKeyPem), {
       algorithm: 'HS256',
       subject: 'usr_1',
       issuer: ACCESS_TOKEN_ISSUER,
       audience: ACCESS_TOKEN_AUDIENCE,
     });
-    expect(() => issuer.verify(confused)).toThrow(expect.objectContaining({ kind: 'unauthenticated' }));
+    await expect(issuer.verify(confused)).rejects.toMatchObject({ kind: 'unauthenticated' });
   });
 
-  it('refuses an expired token', () => {
-    const expired = new AccessTokenIssuer(key, 1);
+  it('refuses an expired token', async () => {
+    const expired = new AccessTokenIssuer(ring, 1);
     const token = jwt.sign({ wid: 'ws_1', exp: Math.floor(Date.now() / 1000) - 10 }, key.privateKeyPem, {
       algorithm: 'RS256',
       subject: 'usr_1',
       issuer: ACCESS_TOKEN_ISSUER,
       audience: ACCESS_TOKEN_AUDIENCE,
     });
-    expect(() => expired.verify(token)).toThrow(expect.objectContaining({ kind: 'unauthenticated' }));
-  });
-});
-
-describe('signing key', () => {
-  it('is generated once and agreed on by replicas starting together', async () => {
-    const store = await openStore({ location: { kind: 'sqlite', file: ':memory:' }, collections: authCollections });
-    try {
-      const repository = createRepositories(store).signingKeys;
-      const [a, b] = await Promise.all([
-        loadSigningKey(repository, undefined, new Date()),
-        loadSigningKey(repository, undefined, new Date()),
-      ]);
-      expect(a.kid).toBe(b.kid);
-      const later = await loadSigningKey(repository, undefined, new Date());
-      expect(later.publicKeyPem).toBe(a.publicKeyPem);
-    } finally {
-      await store.close();
-    }
-  });
-
-  it('comes from the configured PEM when there is one, with a stable kid', () => {
-    const a = signingKeyFromPem(testPrivateKeyPem(), new Date());
-    const b = signingKeyFromPem(testPrivateKeyPem(), new Date());
-    expect(a.kid).toBe(b.kid);
-    expect(a.publicKeyPem).toContain('BEGIN PUBLIC KEY');
+    await expect(expired.verify(token)).rejects.toMatchObject({ kind: 'unauthenticated' });
   });
 });

@@ -1,58 +1,16 @@
-import { createHash, createPrivateKey, createPublicKey, generateKeyPair } from 'node:crypto';
-import { promisify } from 'node:util';
 import jwt from 'jsonwebtoken';
 import { DomainError } from '@crm/observability';
-import type { SigningKey, User } from './model';
-import type { SigningKeyRepository } from './repositories';
+import type { User } from './model';
+import { ACCESS_TOKEN_ALGORITHM, type SigningKeyRing } from './signing-keys';
 
 export const ACCESS_TOKEN_ISSUER = 'crm-auth';
 export const ACCESS_TOKEN_AUDIENCE = 'crm-api';
-export const ACCESS_TOKEN_ALGORITHM = 'RS256';
-/** The fixed id every replica inserts its generated key under, so concurrent starts agree on one. */
-export const PRIMARY_SIGNING_KEY_ID = 'primary';
-
-const generateRsaKeyPair = promisify(generateKeyPair);
 
 export interface AccessTokenClaims {
   userId: string;
   workspaceId: string;
-}
-
-/** The key id published with the public key: a fingerprint, so it is the same on every replica. */
-export function keyIdOf(publicKeyPem: string): string {
-  const der = createPublicKey(publicKeyPem).export({ type: 'spki', format: 'der' });
-  return createHash('sha256').update(der).digest('base64url').slice(0, 16);
-}
-
-/** A signing key from a configured private key PEM (RSA), with its public half and key id. */
-export function signingKeyFromPem(privateKeyPem: string, now: Date): SigningKey {
-  const privateKey = createPrivateKey(privateKeyPem);
-  if (privateKey.asymmetricKeyType !== 'rsa') throw new Error('The JWT signing key must be an RSA private key.');
-  const publicKeyPem = createPublicKey(privateKey).export({ type: 'spki', format: 'pem' }).toString();
-  return {
-    id: PRIMARY_SIGNING_KEY_ID,
-    kid: keyIdOf(publicKeyPem),
-    algorithm: ACCESS_TOKEN_ALGORITHM,
-    privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-    publicKeyPem,
-    createdAt: now.toISOString(),
-  };
-}
-
-/**
- * The configured key when there is one; otherwise the stored key, generating and storing an
- * RSA-2048 pair on the very first start (the insert with a fixed id settles races between replicas).
- */
-export async function loadSigningKey(repository: SigningKeyRepository, configuredPem: string | undefined, now: Date): Promise<SigningKey> {
-  if (configuredPem) return signingKeyFromPem(configuredPem, now);
-  const stored = await repository.get(PRIMARY_SIGNING_KEY_ID);
-  if (stored) return stored;
-  const { privateKey } = await generateRsaKeyPair('rsa', {
-    modulusLength: 2048,
-    publicKeyEncoding: { type: 'spki', format: 'pem' },
-    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-  });
-  return repository.insertOrGet(signingKeyFromPem(privateKey, now));
+  /** Claim `gen`: the user's session generation when the token was issued. */
+  sessionGeneration: number;
 }
 
 export interface PublishedSigningKeys {
@@ -64,14 +22,15 @@ export interface PublishedSigningKeys {
 /** Issues and checks the 1-hour RS256 access tokens the gateway verifies on its own. */
 export class AccessTokenIssuer {
   constructor(
-    private readonly key: SigningKey,
+    private readonly keys: SigningKeyRing,
     private readonly ttlSeconds: number,
   ) {}
 
-  issue(user: Pick<User, 'id' | 'workspaceId'>): string {
-    return jwt.sign({ wid: user.workspaceId }, this.key.privateKeyPem, {
+  async issue(user: Pick<User, 'id' | 'workspaceId'>, sessionGeneration: number): Promise<string> {
+    const key = await this.keys.current();
+    return jwt.sign({ wid: user.workspaceId, gen: sessionGeneration }, key.privateKeyPem, {
       algorithm: ACCESS_TOKEN_ALGORITHM,
-      keyid: this.key.kid,
+      keyid: key.kid,
       subject: user.id,
       issuer: ACCESS_TOKEN_ISSUER,
       audience: ACCESS_TOKEN_AUDIENCE,
@@ -79,24 +38,28 @@ export class AccessTokenIssuer {
     });
   }
 
-  /** What a verifier must do: the algorithm pinned, issuer and audience checked. */
-  verify(token: string): AccessTokenClaims {
+  /** What a verifier must do: the key found by kid among the published ones, the algorithm pinned, issuer and audience checked. */
+  async verify(token: string): Promise<AccessTokenClaims> {
+    const kid = jwt.decode(token, { complete: true })?.header.kid;
+    const key = (await this.keys.published()).find((k) => k.kid === kid);
     try {
-      const payload = jwt.verify(token, this.key.publicKeyPem, {
+      if (!key) throw new Error('unknown key');
+      const payload = jwt.verify(token, key.publicKeyPem, {
         algorithms: [ACCESS_TOKEN_ALGORITHM],
         issuer: ACCESS_TOKEN_ISSUER,
         audience: ACCESS_TOKEN_AUDIENCE,
       });
       if (typeof payload === 'string' || typeof payload.sub !== 'string' || typeof payload.wid !== 'string') throw new Error('bad claims');
-      return { userId: payload.sub, workspaceId: payload.wid };
+      return { userId: payload.sub, workspaceId: payload.wid, sessionGeneration: typeof payload.gen === 'number' ? payload.gen : 0 };
     } catch {
       throw DomainError.unauthenticated('Invalid or expired access token.');
     }
   }
 
-  published(): PublishedSigningKeys {
+  async published(): Promise<PublishedSigningKeys> {
+    const keys = await this.keys.published();
     return {
-      keys: [{ kid: this.key.kid, algorithm: ACCESS_TOKEN_ALGORITHM, publicKeyPem: this.key.publicKeyPem }],
+      keys: keys.map((key) => ({ kid: key.kid, algorithm: ACCESS_TOKEN_ALGORITHM, publicKeyPem: key.publicKeyPem })),
       issuer: ACCESS_TOKEN_ISSUER,
       audience: ACCESS_TOKEN_AUDIENCE,
     };

@@ -1,24 +1,30 @@
 import { AccessTokenIssuer } from './access-tokens';
 import { ApiKeyService } from './api-key-service';
 import { systemClock, type Clock } from './clock';
-import type { SigningKey } from './model';
 import { PasswordHasher, type PasswordHashingOptions } from './passwords';
 import { RefreshTokenService } from './refresh-tokens';
 import type { AuthRepositories } from './repositories';
+import { SessionEndings } from './session-endings';
 import { SessionService } from './session-service';
+import type { SigningKeyRing } from './signing-keys';
+import { unannouncedWorkspaceChanges, type WorkspaceChanges } from './workspace-changes';
 import { WorkspaceService } from './workspace-service';
 
 export interface AuthServicesOptions {
   repositories: AuthRepositories;
-  signingKey: SigningKey;
+  signingKeys: SigningKeyRing;
   accessTokenTtlSeconds: number;
   refreshTokenTtlDays: number;
   passwordHashing?: PasswordHashingOptions;
   now?: Clock;
+  /** Where plan changes and ended sessions are announced to the gateways. */
+  workspaceChanges?: WorkspaceChanges;
 }
 
 export interface AuthServices {
   sessions: SessionService;
+  sessionEndings: SessionEndings;
+  signingKeys: SigningKeyRing;
   workspaces: WorkspaceService;
   apiKeys: ApiKeyService;
   accessTokens: AccessTokenIssuer;
@@ -29,12 +35,15 @@ export function createAuthServices(options: AuthServicesOptions): AuthServices {
   const now = options.now ?? systemClock;
   const { repositories: r } = options;
   const passwords = new PasswordHasher(options.passwordHashing);
-  const accessTokens = new AccessTokenIssuer(options.signingKey, options.accessTokenTtlSeconds);
-  const refreshTokens = new RefreshTokenService(r.refreshTokens, options.refreshTokenTtlDays, now);
-  const workspaces = new WorkspaceService(r.workspaces, r.users, passwords, now);
+  const changes = options.workspaceChanges ?? unannouncedWorkspaceChanges;
+  const accessTokens = new AccessTokenIssuer(options.signingKeys, options.accessTokenTtlSeconds);
+  const refreshTokens = new RefreshTokenService(r.refreshTokens, r.sessionEnds, options.refreshTokenTtlDays, now);
+  const workspaces = new WorkspaceService(r.workspaces, r.users, passwords, now, options.workspaceChanges);
   return {
     workspaces,
     sessions: new SessionService(r.users, workspaces, passwords, accessTokens, refreshTokens),
+    sessionEndings: new SessionEndings(r.users, refreshTokens, r.sessionEnds, changes, now, options.accessTokenTtlSeconds),
+    signingKeys: options.signingKeys,
     apiKeys: new ApiKeyService(r.apiKeys, r.users, r.workspaces, now),
     accessTokens,
   };

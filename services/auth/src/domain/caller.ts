@@ -30,13 +30,13 @@ export async function callerUser(users: UserRepository, caller: Caller): Promise
   return user;
 }
 
-/** Workspace settings (API keys) are for the workspace's admins and the operator only. */
-export async function requireAdmin(users: UserRepository, caller: Caller): Promise<string> {
+/** Workspace settings (API keys, other users' sessions) are for the workspace's admins and the operator only. */
+export async function requireAdmin(users: UserRepository, caller: Caller, what = 'manage API keys'): Promise<string> {
   const workspaceId = requireWorkspace(caller);
   if (caller.actorKind === 'operator') return workspaceId;
   if (caller.actorKind === 'user') {
     const user = await callerUser(users, caller);
     if (user.role === 'admin') return workspaceId;
   }
-  throw new DomainError('permission_denied', 'Only workspace admins can manage API keys.');
+  throw new DomainError('permission_denied', `Only workspace admins can ${what}.`);
 }

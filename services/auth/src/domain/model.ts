@@ -45,6 +45,17 @@ export interface RefreshToken {
   createdAt: string;
 }
 
+/**
+ * id = the user's id. The generation goes up each time every session of the user is ended; access
+ * tokens carry the generation they were issued in, and gateways refuse older ones.
+ */
+export interface SessionEnd {
+  id: string;
+  workspaceId: string;
+  generation: number;
+  endedAt: string;
+}
+
 export interface ApiKey {
   id: string;
   workspaceId: string;

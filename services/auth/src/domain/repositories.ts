@@ -1,5 +1,5 @@
 // What the domain needs from storage. The store/ folder implements these; tests may fake them.
-import type { ApiKey, ApiKeyLookup, ApiKeyUsageDay, Plan, RefreshToken, SigningKey, User, UserLogin, Workspace } from './model';
+import type { ApiKey, ApiKeyLookup, ApiKeyUsageDay, Plan, RefreshToken, SessionEnd, SigningKey, User, UserLogin, Workspace } from './model';
 
 export interface NewWorkspace {
   workspace: Workspace;
@@ -36,6 +36,17 @@ export interface RefreshTokenRepository {
   rotate(usedId: string, usedAt: string, next: RefreshToken): Promise<boolean>;
   /** Revokes every live token of the family; returns how many. */
   revokeFamily(familyId: string, revokedAt: string): Promise<number>;
+  /** Revokes every live token of the user, whatever the family; returns how many. */
+  revokeUser(userId: string, revokedAt: string): Promise<number>;
+}
+
+export interface SessionEndRepository {
+  /** The user's current session generation (0 when their sessions were never ended). */
+  generation(workspaceId: string, userId: string): Promise<number>;
+  /** Bumps the user's generation and stamps `endedAt`; returns the new generation. */
+  end(workspaceId: string, userId: string, endedAt: string): Promise<number>;
+  /** The workspace's users whose sessions ended after `since` (ISO). */
+  endedSince(workspaceId: string, since: string): Promise<SessionEnd[]>;
 }
 
 export interface ApiKeyRepository {
@@ -57,14 +68,17 @@ export interface ApiKeyRepository {
 
 export interface SigningKeyRepository {
   get(id: string): Promise<SigningKey | null>;
-  /** Inserts the key unless one with its id exists; returns whichever is stored. */
+  /** Inserts the key as the current one unless there is one; returns whichever is stored. */
   insertOrGet(key: SigningKey): Promise<SigningKey>;
+  /** Makes `to` current and `from` previous, together; false when `from` is no longer current. */
+  rotate(from: SigningKey, to: SigningKey): Promise<boolean>;
 }
 
 export interface AuthRepositories {
   workspaces: WorkspaceRepository;
   users: UserRepository;
   refreshTokens: RefreshTokenRepository;
+  sessionEnds: SessionEndRepository;
   apiKeys: ApiKeyRepository;
   signingKeys: SigningKeyRepository;
 }

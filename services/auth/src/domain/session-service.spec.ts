@@ -69,7 +69,11 @@ describe('sessions', () => {
       const { user } = await auth.signUp('login@example.com');
       const session = await auth.sessions.logIn('LOGIN@example.com', PASSWORD);
       expect(session.user.id).toBe(user.id);
-      expect(auth.accessTokens.verify(session.access)).toEqual({ userId: user.id, workspaceId: user.workspaceId });
+      await expect(auth.accessTokens.verify(session.access)).resolves.toEqual({
+        userId: user.id,
+        workspaceId: user.workspaceId,
+        sessionGeneration: 0,
+      });
       expect(session.refresh).toMatch(/^rt_[0-9A-Za-z]{22}\.[A-Za-z0-9_-]{43}$/);
     });
 
@@ -94,7 +98,7 @@ describe('sessions', () => {
       const { refresh, user } = await auth.signUp();
       const next = await auth.sessions.refresh(refresh);
       expect(next.refresh).not.toBe(refresh);
-      expect(auth.accessTokens.verify(next.access).userId).toBe(user.id);
+      expect((await auth.accessTokens.verify(next.access)).userId).toBe(user.id);
       await expect(auth.sessions.refresh(next.refresh)).resolves.toMatchObject({ access: expect.any(String) });
     });
 

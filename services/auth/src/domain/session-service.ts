@@ -53,7 +53,7 @@ export class SessionService {
     const rotated = await this.refreshTokens.rotate(presented ?? '');
     const user = await this.users.get(rotated.workspaceId, rotated.userId);
     if (!user) throw DomainError.unauthenticated('Invalid or expired refresh token.');
-    return { access: this.accessTokens.issue(user), refresh: rotated.token };
+    return { access: await this.accessTokens.issue(user, rotated.sessionGeneration), refresh: rotated.token };
   }
 
   currentUser(caller: Caller): Promise<User> {
@@ -67,6 +67,7 @@ export class SessionService {
   }
 
   private async open(user: User): Promise<Session> {
-    return { access: this.accessTokens.issue(user), refresh: await this.refreshTokens.issue(user), user };
+    const refresh = await this.refreshTokens.issue(user);
+    return { access: await this.accessTokens.issue(user, refresh.sessionGeneration), refresh: refresh.token, user };
   }
 }

@@ -6,6 +6,7 @@ import type { PasswordHasher } from './passwords';
 import { resolvePlan } from './plans';
 import type { UserRepository, WorkspaceRepository } from './repositories';
 import { FieldCheck } from './validation';
+import { unannouncedWorkspaceChanges, type WorkspaceChanges } from './workspace-changes';
 
 export interface NewWorkspaceInput {
   workspaceName: string;
@@ -28,6 +29,7 @@ export class WorkspaceService {
     private readonly users: UserRepository,
     private readonly passwords: PasswordHasher,
     private readonly now: Clock,
+    private readonly changes: WorkspaceChanges = unannouncedWorkspaceChanges,
   ) {}
 
   async createWorkspace(input: NewWorkspaceInput): Promise<{ workspace: Workspace; admin: User }> {
@@ -85,6 +87,7 @@ export class WorkspaceService {
     const resolved = resolvePlan(plan, rateLimitPerMinute);
     const updated = await this.workspaces.changePlan(workspaceId, resolved.plan, resolved.rateLimitPerMinute);
     if (!updated) throw DomainError.notFound();
+    await this.changes.changed(workspaceId);
     return updated;
   }
 

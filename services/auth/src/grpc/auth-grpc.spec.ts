@@ -19,14 +19,14 @@ describe('auth service over gRPC', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'crm-auth-'));
-    const config = loadConfig(authConfigSchema, { GRPC_HOST: '127.0.0.1', GRPC_PORT: '0', CRM_DATA_DIR: dataDir });
+    const config = loadConfig(authConfigSchema, { GRPC_HOST: '127.0.0.1', GRPC_PORT: '0', CRM_DATA_DIR: dataDir, INTERNAL_TLS: 'off' });
     service = await startAuthService(config, {
       logger: createLogger('auth-test', { level: 'silent' }),
       storeLocation: { kind: 'sqlite', file: ':memory:' },
       passwordHashing: TEST_PASSWORD_HASHING,
     });
-    auth = new GrpcClient(PROTO, authV1.AuthServiceName, `127.0.0.1:${service.port}`);
-    operator = new GrpcClient(PROTO, authV1.AuthOperatorServiceName, `127.0.0.1:${service.port}`);
+    auth = new GrpcClient(PROTO, authV1.AuthServiceName, `127.0.0.1:${service.port}`, null);
+    operator = new GrpcClient(PROTO, authV1.AuthOperatorServiceName, `127.0.0.1:${service.port}`, null);
   });
 
   afterAll(async () => {
@@ -141,7 +141,7 @@ describe('auth service over gRPC', () => {
     const output: string[] = [];
     const errors: string[] = [];
     const io = () => ({
-      env: { AUTH_GRPC_ADDR: `127.0.0.1:${service.port}`, CRM_DATA_DIR: dataDir },
+      env: { AUTH_GRPC_ADDR: `127.0.0.1:${service.port}`, CRM_DATA_DIR: dataDir, INTERNAL_TLS: 'off' },
       out: (t: string) => void output.push(t),
       err: (t: string) => void errors.push(t),
     });

@@ -1,9 +1,17 @@
 import type { authV1 } from '@crm/grpc';
 import type { AuthServices } from '../domain/auth-services';
+import type { Workspace } from '../domain/model';
 import { callerOf, isoSeconds, toApiKey, toUser, toWorkspace, type HandlersOf } from './proto-mapping';
 
 /** auth.v1.AuthService: proto in, domain call, proto out. */
-export function authHandlers({ sessions, workspaces, apiKeys, accessTokens }: AuthServices): HandlersOf<authV1.AuthServiceMethods> {
+export function authHandlers({
+  sessions,
+  sessionEndings,
+  workspaces,
+  apiKeys,
+  accessTokens,
+}: AuthServices): HandlersOf<authV1.AuthServiceMethods> {
+  const withEndedSessions = async (workspace: Workspace) => toWorkspace(workspace, await sessionEndings.endedRecently(workspace.id));
   return {
     SignUp: async (request) => {
       const session = await sessions.signUp(request);
@@ -14,12 +22,16 @@ export function authHandlers({ sessions, workspaces, apiKeys, accessTokens }: Au
       return { access: session.access, refresh: session.refresh, user: toUser(session.user) };
     },
     RefreshToken: async (request) => sessions.refresh(request.refresh),
+    LogOut: async (request) => {
+      await sessionEndings.logOut(request.refresh);
+      return {};
+    },
     GetSigningKeys: async () => accessTokens.published(),
     VerifyApiKey: async (request) => {
       const { keyId, workspace } = await apiKeys.verify(request.key);
-      return { keyId, workspace: toWorkspace(workspace) };
+      return { keyId, workspace: await withEndedSessions(workspace) };
     },
-    GetWorkspace: async (request) => toWorkspace(await workspaces.get(request.workspaceId)),
+    GetWorkspace: async (request) => withEndedSessions(await workspaces.get(request.workspaceId)),
     RecordApiKeyUsage: async (request) => {
       await apiKeys.recordUsage(
         request.entries.map((e) => ({ keyId: e.keyId, day: e.day, count: e.count, lastUsedAt: e.lastUsedAt || undefined })),
@@ -40,6 +52,11 @@ export function authHandlers({ sessions, workspaces, apiKeys, accessTokens }: Au
     GetApiKeyUsage: async (request, context) => {
       const usage = await apiKeys.usage(callerOf(context), request.id);
       return { id: usage.id, days: usage.days, total: usage.total, lastUsedAt: isoSeconds(usage.lastUsedAt) };
+    },
+    EndSessions: async (request, context) => {
+      const caller = callerOf(context);
+      await (request.userId ? sessionEndings.endFor(caller, request.userId) : sessionEndings.endOwn(caller));
+      return {};
     },
   };
 }

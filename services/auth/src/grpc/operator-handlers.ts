@@ -19,7 +19,7 @@ function requireOperator(context: CallContext, expectedDigest: Buffer): void {
 
 /** auth.v1.AuthOperatorService, for the `crm` CLI: every call needs the operator token. */
 export function operatorHandlers(
-  { workspaces, apiKeys }: AuthServices,
+  { workspaces, apiKeys, signingKeys }: AuthServices,
   operatorToken: string,
 ): HandlersOf<authV1.AuthOperatorServiceMethods> {
   const expected = digest(operatorToken);
@@ -49,7 +49,12 @@ export function operatorHandlers(
     },
     ListWorkspaces: async (_request, context) => {
       requireOperator(context, expected);
-      return { workspaces: (await workspaces.list()).map(toWorkspace) };
+      return { workspaces: (await workspaces.list()).map((workspace) => toWorkspace(workspace)) };
+    },
+    RotateSigningKey: async (_request, context) => {
+      requireOperator(context, expected);
+      const rotated = await signingKeys.rotate();
+      return { currentKid: rotated.current, previousKid: rotated.previous };
     },
   };
 }

@@ -1,7 +1,7 @@
 // Domain records → proto messages. Timestamps leave as `YYYY-MM-DDThh:mm:ssZ`, empty when unset.
 import type { authV1, CallContext } from '@crm/grpc';
 import type { Caller } from '../domain/caller';
-import type { ApiKey, User, Workspace } from '../domain/model';
+import type { ApiKey, SessionEnd, User, Workspace } from '../domain/model';
 
 /** Method name → typed handler, from a generated `*Methods` interface (its index signature left out). */
 export type HandlersOf<M> = {
@@ -31,8 +31,10 @@ export function toUser(user: User): authV1.User {
   };
 }
 
-export function toWorkspace(workspace: Workspace): authV1.Workspace {
+/** `ended`: only in the answers the gateway authenticates with (GetWorkspace, VerifyApiKey). */
+export function toWorkspace(workspace: Workspace, ended: SessionEnd[] = []): authV1.Workspace {
   return {
+    endedSessions: ended.map((end) => ({ userId: end.id, generation: end.generation })),
     id: workspace.id,
     name: workspace.name,
     plan: workspace.plan,

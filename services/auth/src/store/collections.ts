@@ -1,6 +1,16 @@
 // Every collection the auth service keeps. Only the repositories in this folder use them.
-import { defineCollection } from '@crm/store';
-import type { ApiKey, ApiKeyLookup, ApiKeyUsageDay, RefreshToken, SigningKey, User, UserLogin, Workspace } from '../domain/model';
+import { defineCollection, leases } from '@crm/store';
+import type {
+  ApiKey,
+  ApiKeyLookup,
+  ApiKeyUsageDay,
+  RefreshToken,
+  SessionEnd,
+  SigningKey,
+  User,
+  UserLogin,
+  Workspace,
+} from '../domain/model';
 
 export const workspaces = defineCollection<Workspace>({
   name: 'workspaces',
@@ -22,8 +32,15 @@ export const userLogins = defineCollection<UserLogin>({
 export const refreshTokens = defineCollection<RefreshToken>({
   name: 'refresh_tokens',
   scope: 'global',
-  fields: { familyId: 'string', usedAt: 'string', revokedAt: 'string', expiresAt: 'string' },
-  indexes: [{ fields: ['familyId'] }],
+  fields: { familyId: 'string', userId: 'string', usedAt: 'string', revokedAt: 'string', expiresAt: 'string' },
+  indexes: [{ fields: ['familyId'] }, { fields: ['userId'] }],
+});
+
+export const sessionEnds = defineCollection<SessionEnd>({
+  name: 'session_ends',
+  scope: 'workspace',
+  fields: { endedAt: 'string' },
+  indexes: [{ fields: ['endedAt'] }],
 });
 
 export const apiKeys = defineCollection<ApiKey>({
@@ -52,4 +69,16 @@ export const signingKeys = defineCollection<SigningKey>({
   scope: 'global',
 });
 
-export const authCollections = [workspaces, users, userLogins, refreshTokens, apiKeys, apiKeyLookup, apiKeyUsage, signingKeys];
+export const authCollections = [
+  workspaces,
+  users,
+  userLogins,
+  refreshTokens,
+  sessionEnds,
+  apiKeys,
+  apiKeyLookup,
+  apiKeyUsage,
+  signingKeys,
+  // The retention sweeper's lease (store/retention-rules.ts).
+  leases,
+];

@@ -23,7 +23,11 @@ export class StoreRefreshTokenRepository implements RefreshTokenRepository {
           id: usedId,
           change: { set: { usedAt } },
           // The condition is what makes two concurrent refreshes with one token end in one winner.
-          where: [{ field: 'usedAt', op: 'exists', value: false }],
+          // Not revoked either: a refresh racing a logout must not carry the session past it.
+          where: [
+            { field: 'usedAt', op: 'exists', value: false },
+            { field: 'revokedAt', op: 'exists', value: false },
+          ],
           required: true,
         },
         { kind: 'insert', collection: refreshTokens, document: { ...next } },
@@ -36,10 +40,18 @@ export class StoreRefreshTokenRepository implements RefreshTokenRepository {
   }
 
   revokeFamily(familyId: string, revokedAt: string): Promise<number> {
+    return this.revokeLive('familyId', familyId, revokedAt);
+  }
+
+  revokeUser(userId: string, revokedAt: string): Promise<number> {
+    return this.revokeLive('userId', userId, revokedAt);
+  }
+
+  private revokeLive(field: 'familyId' | 'userId', value: string, revokedAt: string): Promise<number> {
     return this.store.global().updateMany(
       refreshTokens,
       [
-        { field: 'familyId', op: 'eq', value: familyId },
+        { field, op: 'eq', value },
         { field: 'revokedAt', op: 'exists', value: false },
       ],
       { set: { revokedAt } },

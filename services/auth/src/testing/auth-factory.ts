@@ -1,12 +1,13 @@
 // Builds the auth domain over a real in-memory SQLite store, for specs. Not part of the build.
 import { generateKeyPairSync } from 'node:crypto';
 import { openStore, type DocumentStore } from '@crm/store';
-import { signingKeyFromPem } from '../domain/access-tokens';
+import { PasswordHasher } from '../domain/passwords';
+import { SigningKeyRing } from '../domain/signing-keys';
 import { createAuthServices, type AuthServices } from '../domain/auth-services';
 import type { Caller } from '../domain/caller';
 import type { User } from '../domain/model';
 import type { AuthRepositories } from '../domain/repositories';
-import { authCollections, users } from '../store/collections';
+import { authCollections, userLogins, users } from '../store/collections';
 import { createRepositories } from '../store/repositories';
 import { newId } from '../domain/ids';
 
@@ -37,7 +38,7 @@ export interface AuthFixture extends AuthServices {
   close(): Promise<void>;
   /** Signs up a workspace whose admin has this email; returns the session. */
   signUp(email?: string): ReturnType<AuthServices['sessions']['signUp']>;
-  /** A member (non-admin) user written straight to the store: there is no API for members yet. */
+  /** A member (non-admin) user with PASSWORD, written straight to the store: there is no API for members yet. */
   addMember(workspaceId: string): Promise<User>;
 }
 
@@ -49,7 +50,7 @@ export async function buildAuth(): Promise<AuthFixture> {
   const clock = testClock();
   const services = createAuthServices({
     repositories,
-    signingKey: signingKeyFromPem(testPrivateKeyPem(), clock.now()),
+    signingKeys: await SigningKeyRing.open(repositories.signingKeys, testPrivateKeyPem(), clock.now),
     accessTokenTtlSeconds: 3600,
     refreshTokenTtlDays: 30,
     passwordHashing: TEST_PASSWORD_HASHING,
@@ -71,9 +72,11 @@ export async function buildAuth(): Promise<AuthFixture> {
         firstName: 'Mem',
         lastName: 'Ber',
         role: 'member',
+        passwordHash: await new PasswordHasher(TEST_PASSWORD_HASHING).hash(PASSWORD),
         createdAt: clock.now().toISOString(),
       };
       await store.forWorkspace(workspaceId).insert(users, member);
+      await store.global().insert(userLogins, { id: member.email, userId: member.id, workspaceId });
       return member;
     },
   };

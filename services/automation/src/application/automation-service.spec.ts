@@ -2,6 +2,7 @@ import { DomainError } from '@crm/observability';
 import { openStore, type DocumentStore } from '@crm/store';
 import { BUILT_IN_TEMPLATES } from '../domain/gallery';
 import { automationCollections } from '../store/collections';
+import { FakeDirectory } from '../testing/automation-factory';
 import { AutomationService } from './automation-service';
 
 const mine = { workspaceId: 'ws_mine' };
@@ -36,24 +37,74 @@ describe('the automation service', () => {
     ).rejects.toThrow(DomainError);
   });
 
+  it('saves an assign_user step only with users of the workspace, and refuses while they cannot be checked', async () => {
+    const directory = new FakeDirectory();
+    directory.people.set('usr_ada', { id: 'usr_ada', firstName: 'Ada', lastName: 'L', email: 'ada@x.io' });
+    const checked = new AutomationService(store, undefined, directory);
+    const assign = (userIds: string[]) => [{ type: 'assign_user', order: 1, config: { mode: 'round_robin', userIds } }];
+    await expect(
+      checked.createRule(mine, { name: 'R', trigger: 'lead_created', steps: assign(['usr_ada', 'usr_eve']) }),
+    ).rejects.toMatchObject({
+      kind: 'validation_failed',
+      fields: { 'steps.0.config.userIds.1': ['There is no user usr_eve in this workspace.'] },
+    });
+    const rule = await checked.createRule(mine, { name: 'R', trigger: 'lead_created', steps: assign(['usr_ada']) });
+    await expect(checked.updateRule(mine, rule.id, { steps: assign(['usr_eve']) }, ['steps'])).rejects.toMatchObject({
+      kind: 'validation_failed',
+    });
+    directory.users = async () => {
+      throw new DomainError('unavailable', 'auth is down');
+    };
+    await expect(checked.createRule(mine, { name: 'R2', trigger: 'lead_created', steps: assign(['usr_ada']) })).rejects.toMatchObject({
+      kind: 'unavailable',
+    });
+    expect((await checked.listRules(mine)).items.map((r) => r.name)).toEqual(['R']);
+  });
+
   it("hides another workspace's rules and custom templates", async () => {
     const rule = await service.createRule(mine, { name: 'R', trigger: 'lead_created', steps });
     const template = await service.saveAsTemplate(mine, rule.id, { name: 'My template' });
     expect(template).toMatchObject({ category: 'custom', isBuiltIn: false, installCount: 0 });
     await expect(service.getRule(theirs, rule.id)).rejects.toMatchObject({ kind: 'not_found' });
     await expect(service.getTemplate(theirs, template.id)).rejects.toMatchObject({ kind: 'not_found' });
-    expect((await service.listTemplates(theirs, {})).map((t) => t.id)).not.toContain(template.id);
-    expect((await service.listTemplates(mine, { category: 'custom' })).map((t) => t.id)).toEqual([template.id]);
+    expect((await service.listTemplates(theirs, { limit: 100 })).items.map((t) => t.id)).not.toContain(template.id);
+    expect((await service.listTemplates(mine, { category: 'custom' })).items.map((t) => t.id)).toEqual([template.id]);
   });
 
   it('filters the gallery by category, trigger and search', async () => {
-    const support = await service.listTemplates(mine, { category: 'support' });
+    const support = (await service.listTemplates(mine, { category: 'support' })).items;
     expect(support.length).toBeGreaterThan(0);
     expect(support.every((t) => t.category === 'support')).toBe(true);
-    const proposal = await service.listTemplates(mine, { trigger: 'proposal_status_changed' });
+    const proposal = (await service.listTemplates(mine, { trigger: 'proposal_status_changed' })).items;
     expect(proposal.map((t) => t.id)).toEqual(['tmpl_proposal_follow_up']);
-    expect((await service.listTemplates(mine, { search: 'ROUND-ROBIN' })).map((t) => t.id)).toEqual(['tmpl_lead_round_robin']);
-    expect(await service.listTemplates(mine, {})).toHaveLength(BUILT_IN_TEMPLATES.length);
+    expect((await service.listTemplates(mine, { search: 'ROUND-ROBIN' })).items.map((t) => t.id)).toEqual(['tmpl_lead_round_robin']);
+    expect((await service.listTemplates(mine, { limit: 100 })).items).toHaveLength(BUILT_IN_TEMPLATES.length);
+  });
+
+  it('pages the templates through the built-in ones and on into the custom ones, newest first', async () => {
+    const rule = await service.createRule(mine, { name: 'R', trigger: 'lead_created', steps });
+    const custom: string[] = [];
+    for (const name of ['First', 'Second', 'Third']) {
+      custom.unshift((await service.saveAsTemplate(mine, rule.id, { name })).id);
+      await new Promise((resolve) => setTimeout(resolve, 1100)); // createdAt has whole seconds
+    }
+    const builtIn = BUILT_IN_TEMPLATES.map((t) => t.id);
+    const page = (offset: number) => service.listTemplates(mine, { offset, limit: 5 });
+
+    const straddling = await page(builtIn.length - 4);
+    expect(straddling.total).toBe(builtIn.length + 3);
+    expect(straddling.items.map((t) => t.id)).toEqual([...builtIn.slice(-4), custom[0]]);
+    expect((await page(builtIn.length + 1)).items.map((t) => t.id)).toEqual(custom.slice(1));
+    expect((await page(builtIn.length + 3)).items).toEqual([]);
+  });
+
+  it('pages the rules, newest first, with the total', async () => {
+    for (const name of ['A', 'B', 'C']) await service.createRule(mine, { name, trigger: 'lead_created', steps });
+    const first = await service.listRules(mine, { offset: 0, limit: 2 });
+    expect(first.total).toBe(3);
+    expect(first.items).toHaveLength(2);
+    const second = await service.listRules(mine, { offset: 2, limit: 2 });
+    expect([...first.items, ...second.items].map((r) => r.name).sort()).toEqual(['A', 'B', 'C']);
   });
 
   it('installs an independent copy and counts installs atomically', async () => {

@@ -15,8 +15,10 @@ import {
   type NotificationDocument,
   type RuleDefinition,
   type RuleDocument,
+  type Step,
   type TemplateDefinition,
 } from '../domain/model';
+import type { WorkspaceDirectory } from '../clients/workspace-directory';
 import { readinessProblems, validateRuleDefinition, validateTemplateFields, type RuleInput } from '../domain/rule-validation';
 import { timestamp } from '../domain/time';
 import { customTemplates, emails, engineWorkspaces, enrollments, galleryInstalls, notifications, rules } from '../store/collections';
@@ -49,7 +51,29 @@ export class AutomationService {
   constructor(
     private readonly store: DocumentStore,
     private readonly clock: () => Date = () => new Date(),
+    /** Where the users an assign_user step names are checked; without it (unit tests) they are not. */
+    private readonly members?: WorkspaceDirectory,
   ) {}
+
+  /**
+   * Every user an assign_user step names must be a member of the caller's workspace when the rule
+   * is saved (the step checks again when it runs, through records). While auth cannot answer, the
+   * save is refused as unavailable: never accepted unchecked.
+   */
+  private async assertMembers(caller: Caller, definition: { steps: Step[] }): Promise<void> {
+    if (!this.members) return;
+    const named = definition.steps.flatMap((step, index) =>
+      step.type === 'assign_user' ? step.config.userIds.map((id, at) => ({ id, path: `steps.${index}.config.userIds.${at}` })) : [],
+    );
+    if (named.length === 0) return;
+    const found = await this.members.users(
+      caller.workspaceId,
+      named.map((n) => n.id),
+    );
+    const strangers = named.filter((n) => !found.has(n.id));
+    if (strangers.length > 0)
+      throw DomainError.validation(Object.fromEntries(strangers.map((n) => [n.path, [`There is no user ${n.id} in this workspace.`]])));
+  }
 
   private now(): string {
     return timestamp(this.clock());
@@ -57,8 +81,11 @@ export class AutomationService {
 
   // ------------------------------------------------------------------ rules
 
-  async listRules(caller: Caller): Promise<RuleDocument[]> {
-    return this.store.forWorkspace(caller.workspaceId).find(rules, { sort: [{ field: 'createdAt', direction: 'desc' }] });
+  async listRules(caller: Caller, paging: { offset?: number; limit?: number } = {}): Promise<Page<RuleDocument>> {
+    const { offset, limit } = pageBounds(paging.offset ?? 0, paging.limit ?? 0);
+    return this.store
+      .forWorkspace(caller.workspaceId)
+      .findPage(rules, { sort: [{ field: 'createdAt', direction: 'desc' }], offset, limit });
   }
 
   async getRule(caller: Caller, id: string): Promise<RuleDocument> {
@@ -69,6 +96,7 @@ export class AutomationService {
 
   async createRule(caller: Caller, input: RuleInput, installedFromTemplateId: string | null = null): Promise<RuleDocument> {
     const definition = validateRuleDefinition(input);
+    await this.assertMembers(caller, definition);
     const now = this.now();
     const rule: RuleDocument = {
       id: newId(ID_PREFIX.rule),
@@ -99,6 +127,7 @@ export class AutomationService {
       if ((RULE_FIELDS as readonly string[]).includes(field)) merged[field as keyof RuleInput] = input[field as keyof RuleInput];
     }
     const definition = validateRuleDefinition(merged);
+    await this.assertMembers(caller, definition);
     if (current.isActive) this.assertReady(definition);
     // Trigger changes re-key the round-robin positions: a step's position is its order.
     const updated = await scoped.update(
@@ -196,10 +225,15 @@ export class AutomationService {
 
   // ------------------------------------------------------------------ templates
 
-  async listTemplates(caller: Caller, filter: { category?: string; trigger?: string; search?: string }): Promise<TemplateView[]> {
+  /** The built-in templates that match (gallery order), then the workspace's custom ones (newest first), one page of them. */
+  async listTemplates(
+    caller: Caller,
+    filter: { category?: string; trigger?: string; search?: string; offset?: number; limit?: number },
+  ): Promise<Page<TemplateView>> {
     if (filter.trigger && !(TRIGGER_KINDS as readonly string[]).includes(filter.trigger)) {
       throw DomainError.invalid(`trigger must be one of ${TRIGGER_KINDS.join(', ')}.`);
     }
+    const { offset, limit } = pageBounds(filter.offset ?? 0, filter.limit ?? 0);
     const where: StoreCondition[] = [];
     if (filter.category) where.push({ field: 'category', op: 'eq', value: filter.category });
     if (filter.trigger) where.push({ field: 'trigger', op: 'eq', value: filter.trigger });
@@ -216,15 +250,28 @@ export class AutomationService {
         (!filter.trigger || t.trigger === filter.trigger) &&
         (!needle || t.name.toLowerCase().includes(needle) || t.description.toLowerCase().includes(needle)),
     );
+    // The page may start among the built-ins and run on into the custom templates.
+    const builtInPage = builtIn.slice(offset, offset + limit);
+    const customOffset = Math.max(0, offset - builtIn.length);
+    const customLimit = limit - builtInPage.length;
     const [counts, custom] = await Promise.all([
       this.store.global().getMany(
         galleryInstalls,
-        builtIn.map((t) => t.id),
+        builtInPage.map((t) => t.id),
       ),
-      this.store.forWorkspace(caller.workspaceId).find(customTemplates, { where, sort: [{ field: 'createdAt', direction: 'desc' }] }),
+      this.store.forWorkspace(caller.workspaceId).findPage(customTemplates, {
+        where,
+        sort: [{ field: 'createdAt', direction: 'desc' }],
+        offset: customOffset,
+        // limit 0 would mean "no limit": a page filled by built-ins still reads the custom count, with one item at most.
+        limit: Math.max(1, customLimit),
+      }),
     ]);
     const countOf = new Map(counts.map((c) => [c.id, c.installCount]));
-    return [...builtIn.map((t) => builtInView(t, countOf.get(t.id) ?? 0)), ...custom.map(customView)];
+    return {
+      total: builtIn.length + custom.total,
+      items: [...builtInPage.map((t) => builtInView(t, countOf.get(t.id) ?? 0)), ...custom.items.slice(0, customLimit).map(customView)],
+    };
   }
 
   async getTemplate(caller: Caller, id: string): Promise<TemplateView> {

@@ -3,7 +3,7 @@
  * implementation. Every call acts as the `system` actor of the record's workspace and carries the
  * enrollment's correlation id, which records stamps on the events it publishes (see loop-guard.ts).
  */
-import { GrpcClient, recordsV1 } from '@crm/grpc';
+import { GrpcClient, recordsV1, type InternalTls } from '@crm/grpc';
 import { isDomainError } from '@crm/observability';
 import type { RecordType } from '../domain/model';
 
@@ -33,12 +33,13 @@ const TIMEOUT_MS = 10_000;
 export class GrpcRecordsGateway implements RecordsGateway {
   private readonly client: GrpcClient<recordsV1.RecordsServiceMethods>;
 
-  constructor(address: string) {
-    this.client = new GrpcClient<recordsV1.RecordsServiceMethods>(recordsV1.protoPath, recordsV1.RecordsServiceName, address);
+  constructor(address: string, tls: InternalTls | null) {
+    this.client = new GrpcClient<recordsV1.RecordsServiceMethods>(recordsV1.protoPath, recordsV1.RecordsServiceName, address, tls);
   }
 
+  /** An enrollment's writes carry its correlation id as their cause too, which is what the loop guard reads. */
   private context(workspaceId: string, correlationId: string) {
-    return { workspaceId, actorId: 'automation', actorKind: 'system' as const, requestId: correlationId };
+    return { workspaceId, actorId: 'automation', actorKind: 'system' as const, requestId: correlationId, cause: correlationId };
   }
 
   async getRecord(workspaceId: string, recordType: RecordType, id: string, correlationId: string): Promise<Record<string, unknown> | null> {

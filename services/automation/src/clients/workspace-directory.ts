@@ -3,7 +3,7 @@
  * answers cached for a minute. When auth cannot be reached the engine retries the step later
  * (the error propagates), so an email never goes out with a blank where a name belongs.
  */
-import { authV1, GrpcClient } from '@crm/grpc';
+import { authV1, GrpcClient, type InternalTls } from '@crm/grpc';
 
 export interface DirectoryUser {
   id: string;
@@ -26,9 +26,10 @@ export class AuthWorkspaceDirectory implements WorkspaceDirectory {
 
   constructor(
     address: string,
+    tls: InternalTls | null,
     private readonly ttlMs = 60_000,
   ) {
-    this.client = new GrpcClient<authV1.AuthServiceMethods>(authV1.protoPath, authV1.AuthServiceName, address);
+    this.client = new GrpcClient<authV1.AuthServiceMethods>(authV1.protoPath, authV1.AuthServiceName, address, tls);
   }
 
   async workspaceName(workspaceId: string): Promise<string> {

@@ -105,6 +105,12 @@ export interface CustomTemplateDocument extends TemplateDefinition {
   createdAt: string;
 }
 
+/** The exit condition that ended (or, while a step is acting, will end) a run, and when it was found to hold. */
+export interface RunExit {
+  condition: Condition;
+  metAt: string;
+}
+
 export interface StepResult {
   order: number;
   type: StepType;
@@ -139,6 +145,13 @@ export interface EnrollmentDocument {
   /** Unix ms until which a worker holds the current step; null when nobody does. */
   claimUntil: number | null;
   claimToken: string | null;
+  /**
+   * The claim token of a step past its last check and about to act (or acting); null otherwise.
+   * An exit does not end the run under such a step: it is left in `exit` and that step's end applies it.
+   */
+  actingToken?: string | null;
+  /** The exit condition that ended the run (or will, when the acting step ends); null when none has held. */
+  exit?: RunExit | null;
   /** The step index and time of the latest claim: a claim of the same step again means an earlier attempt may have had effects. */
   lastClaim: { stepIndex: number; at: number } | null;
   /** Transient failures of the current step so far (records or auth unreachable); reset when it advances. */
@@ -154,6 +167,8 @@ export interface EnrollmentDocument {
   correlationId: string;
 }
 
+export type EmailStatus = 'queued' | 'sending' | 'sent' | 'failed' | 'unknown';
+
 export interface EmailDocument {
   id: string;
   workspaceId: string;
@@ -161,7 +176,12 @@ export interface EmailDocument {
   subject: string;
   body: string;
   mode: 'template' | 'ai_generated';
-  status: 'queued' | 'sent' | 'failed';
+  /**
+   * queued → sending (compare-and-set, just before the transport is called) → sent | failed, or
+   * unknown when the send broke off, or a later claim of the step found it still `sending` (its
+   * worker stopped mid-send): an unknown email is reported, never sent again.
+   */
+  status: EmailStatus;
   relatedTo: string;
   ruleId: string;
   executionLogId: string;

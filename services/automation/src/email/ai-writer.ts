@@ -24,6 +24,8 @@ export class OpenAiCompatibleWriter implements AiWriter {
     private readonly baseUrl: string,
     private readonly model: string,
     private readonly apiKey: string | undefined,
+    /** AI_TIMEOUT_MS: below the step's claim. */
+    private readonly timeoutMs = 30_000,
   ) {}
 
   async write(prompt: string): Promise<{ subject: string; body: string }> {
@@ -40,7 +42,7 @@ export class OpenAiCompatibleWriter implements AiWriter {
           { role: 'user', content: prompt },
         ],
       }),
-      signal: AbortSignal.timeout(30_000),
+      signal: AbortSignal.timeout(this.timeoutMs),
     });
     if (!response.ok) throw new Error(`The model provider answered ${response.status}.`);
     const data = (await response.json()) as { choices?: Array<{ message?: { content?: string } }> };
@@ -51,6 +53,11 @@ export class OpenAiCompatibleWriter implements AiWriter {
   }
 }
 
-export function aiWriterFor(baseUrl: string | undefined, model: string | undefined, apiKey: string | undefined): AiWriter {
-  return baseUrl && model ? new OpenAiCompatibleWriter(baseUrl, model, apiKey) : new NoAiWriter();
+export function aiWriterFor(
+  baseUrl: string | undefined,
+  model: string | undefined,
+  apiKey: string | undefined,
+  timeoutMs?: number,
+): AiWriter {
+  return baseUrl && model ? new OpenAiCompatibleWriter(baseUrl, model, apiKey, timeoutMs) : new NoAiWriter();
 }

@@ -31,12 +31,13 @@ async function activeRule(engine: EngineHarness, input: Partial<RuleInput>): Pro
   return rule.id;
 }
 
-function leadCreated(engine: EngineHarness, record: Record<string, unknown>, correlationId?: string) {
+function leadCreated(engine: EngineHarness, record: Record<string, unknown>, correlationId?: string, cause?: string) {
   engine.records.put(record);
   return engine.publishEvent(
     'records.lead_created.v1',
     { workspaceId: WS, recordType: 'lead', recordId: record.id, record },
     correlationId,
+    cause,
   );
 }
 
@@ -370,9 +371,19 @@ describe('the automation engine', () => {
     await leadCreated(engine, record);
     await settled(engine, ruleId);
     const [assignment] = engine.records.assignments;
-    // Records would publish its events with the correlation id automation's write carried.
-    await leadCreated(engine, lead({ id: record.id }), assignment!.correlationId);
+    // Records publishes the events of automation's write with the cause that write carried.
+    await leadCreated(engine, lead({ id: record.id }), assignment!.correlationId, assignment!.correlationId);
     await new Promise((r) => setTimeout(r, 100));
     expect(await logsOf(engine, ruleId)).toHaveLength(1);
+  });
+
+  it("reads the cause, never the correlation id: a client's request id shaped like a cause enrolls as any other event", async () => {
+    const ruleId = await activeRule(engine, {
+      steps: [{ type: 'assign_user', order: 1, config: { mode: 'round_robin', userIds: ['usr_a'] } }],
+    });
+    await leadCreated(engine, lead(), `automation:1:${ruleId}:x`);
+    await leadCreated(engine, lead(), 'automation:3:rul_a+rul_b+rul_c:y');
+    await settled(engine, ruleId, 2);
+    expect(await logsOf(engine, ruleId)).toHaveLength(2);
   });
 });

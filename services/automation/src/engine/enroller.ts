@@ -62,7 +62,8 @@ export class Enroller {
       activeRules.set(key, read);
     }
     const active = await read;
-    const cause = causeOf(message.correlationId);
+    // The cause, not the correlation id: a client's X-Request-Id becomes a correlation id, never a cause.
+    const cause = causeOf(message.cause);
     for (const rule of active) {
       const refusal = loopRefusal(cause, rule.id);
       if (refusal) {
@@ -94,6 +95,8 @@ export class Enroller {
       dueAt: dueAtOnReaching(first, now, this.waitScale),
       claimUntil: null,
       claimToken: null,
+      actingToken: null,
+      exit: null,
       lastClaim: null,
       attempts: 0,
       assignment: null,

@@ -2,12 +2,12 @@
  * What each step type does, given the freshly read record. Every side effect is keyed by
  * (enrollment, step) so that a step run again after a crash does not repeat it:
  * - emails and notifications get ids derived from the enrollment and step (a second insert is a
- *   duplicate, and a sent email is not sent again);
+ *   duplicate); an email is sent at most once (email-delivery.ts);
  * - create_task, whose records call takes no key, looks for the task an earlier attempt of the
  *   same step made before creating one (only when this is such a re-run);
  * - assign_user keeps its round-robin choice on the enrollment, so a re-run assigns the same user.
  */
-import { isDomainError } from '@crm/observability';
+import { isDomainError, type Logger } from '@crm/observability';
 import { StoreError, type DocumentStore } from '@crm/store';
 import type { RecordsGateway } from '../clients/records-gateway';
 import type { DirectoryUser, WorkspaceDirectory } from '../clients/workspace-directory';
@@ -19,16 +19,10 @@ import type { EmailDocument, EnrollmentDocument, NotificationDocument, Step } fr
 import { mergePlaceholders, type MergeContext } from '../domain/placeholders';
 import { dateAfterDays, timestamp } from '../domain/time';
 import { emails, enrollments, notifications, rules } from '../store/collections';
+import { EmailDelivery } from './email-delivery';
+import { StepFailure, type StepOutcome } from './step-outcome';
 
-export interface StepOutcome {
-  status: 'completed' | 'skipped';
-  detail: string;
-}
-
-/** A step that cannot succeed as configured or for this record: the enrollment ends failed with this reason. */
-export class StepFailure extends Error {
-  override readonly name = 'StepFailure';
-}
+export { StepFailure, type StepOutcome } from './step-outcome';
 
 export interface StepRun {
   enrollment: EnrollmentDocument;
@@ -47,10 +41,15 @@ export interface StepActionsDeps {
   directory: WorkspaceDirectory;
   transport: EmailTransport;
   ai: AiWriter;
+  logger: Logger;
 }
 
 export class StepActions {
-  constructor(private readonly deps: StepActionsDeps) {}
+  private readonly delivery: EmailDelivery;
+
+  constructor(private readonly deps: StepActionsDeps) {
+    this.delivery = new EmailDelivery(deps.transport, deps.logger);
+  }
 
   async run(run: StepRun): Promise<StepOutcome> {
     const step = run.step;
@@ -103,28 +102,11 @@ export class StepActions {
   private async sendEmail(run: StepRun, step: Extract<Step, { type: 'send_email' }>): Promise<StepOutcome> {
     const scoped = this.deps.store.forWorkspace(run.enrollment.workspaceId);
     const id = derivedId(ID_PREFIX.email, run.enrollment.id, String(run.stepIndex));
-    const existing = run.rerun ? await scoped.get(emails, id) : null;
-    if (existing?.status === 'sent') return { status: 'completed', detail: `Email ${id} was already sent to ${existing.to}.` };
-    let email = existing;
+    let email = run.rerun ? await scoped.get(emails, id) : null;
     if (!email) {
       const recipient = await this.emailRecipient(run);
       if ('skip' in recipient) return { status: 'skipped', detail: recipient.skip };
-      const context = await this.mergeContext(run);
-      let subject: string;
-      let body: string;
-      if (step.config.mode === 'template') {
-        const template = findEmailTemplate(step.config.templateId ?? '');
-        if (!template) throw new StepFailure(`Unknown email template "${step.config.templateId ?? ''}".`);
-        subject = mergePlaceholders(step.config.subject ?? template.subject, context);
-        body = mergePlaceholders(template.body, context);
-      } else {
-        if (this.deps.ai.missing) throw new StepFailure(this.deps.ai.missing);
-        const written = await this.deps.ai.write(mergePlaceholders(step.config.prompt ?? '', context)).catch((error: unknown) => {
-          throw new StepFailure(`The model provider could not write the email: ${(error as Error).message}`);
-        });
-        subject = step.config.subject ? mergePlaceholders(step.config.subject, context) : written.subject;
-        body = written.body;
-      }
+      const { subject, body } = await this.writeEmail(run, step);
       const document: EmailDocument = {
         id,
         workspaceId: run.enrollment.workspaceId,
@@ -144,18 +126,26 @@ export class StepActions {
       } catch (error) {
         if (!(error instanceof StoreError && error.code === 'duplicate')) throw error;
         email = (await scoped.get(emails, id))!;
-        if (email.status === 'sent') return { status: 'completed', detail: `Email ${id} was already sent to ${email.to}.` };
       }
     }
-    try {
-      await this.deps.transport.send({ id: email.id, to: email.to, subject: email.subject, body: email.body });
-    } catch (error) {
-      const reason = `The ${this.deps.transport.kind} transport refused the email: ${(error as Error).message}`;
-      await scoped.update(emails, email.id, { set: { status: 'failed', error: reason } });
-      throw new StepFailure(reason);
+    return this.delivery.deliver(scoped, email);
+  }
+
+  private async writeEmail(run: StepRun, step: Extract<Step, { type: 'send_email' }>): Promise<{ subject: string; body: string }> {
+    const context = await this.mergeContext(run);
+    if (step.config.mode === 'template') {
+      const template = findEmailTemplate(step.config.templateId ?? '');
+      if (!template) throw new StepFailure(`Unknown email template "${step.config.templateId ?? ''}".`);
+      return {
+        subject: mergePlaceholders(step.config.subject ?? template.subject, context),
+        body: mergePlaceholders(template.body, context),
+      };
     }
-    await scoped.update(emails, email.id, { set: { status: 'sent', error: null } });
-    return { status: 'completed', detail: `Email ${email.id} sent to ${email.to} (${this.deps.transport.kind} transport).` };
+    if (this.deps.ai.missing) throw new StepFailure(this.deps.ai.missing);
+    const written = await this.deps.ai.write(mergePlaceholders(step.config.prompt ?? '', context)).catch((error: unknown) => {
+      throw new StepFailure(`The model provider could not write the email: ${(error as Error).message}`);
+    });
+    return { subject: step.config.subject ? mergePlaceholders(step.config.subject, context) : written.subject, body: written.body };
   }
 
   private ownerOf(record: Record<string, unknown>): string | null {

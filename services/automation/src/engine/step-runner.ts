@@ -5,6 +5,10 @@
  *   workers handed the same step never both run it;
  * - reads the record again: gone → the enrollment ends cancelled (cleanly); an exit condition
  *   holds → cancelled;
+ * - renews the claim every third of its lease while the step works, so a slow step (an SMTP server
+ *   or a model provider taking its time) is not claimed and run again by another worker;
+ * - marks the step acting (compare-and-set on its claim), the last point where an exit found by
+ *   the ExitWatcher stops it (run-exit.ts);
  * - runs the step (StepActions, idempotent by (enrollment, step)), then moves the cursor with a
  *   write conditional on its claim, and goes on with the next step at once when it is due now,
  *   or hands it to bus.schedule when it is a wait.
@@ -14,17 +18,20 @@
 import { randomUUID } from 'node:crypto';
 import { newMessage, type BusMessage } from '@crm/bus';
 import { isDomainError, type Logger } from '@crm/observability';
-import type { DocumentStore } from '@crm/store';
+import type { Change, Condition, DocumentStore } from '@crm/store';
 import type { RecordsGateway } from '../clients/records-gateway';
-import { anyHolds, conditionHolds } from '../domain/conditions';
-import type { EnrollmentDocument, LogStatus, StepResult } from '../domain/model';
+import { exitMet, exitReason } from '../domain/exit';
+import type { EnrollmentDocument, LogStatus, RunExit, StepResult } from '../domain/model';
 import { dueAtOnReaching, retryDelayMs } from '../domain/schedule';
 import { timestamp } from '../domain/time';
 import { enrollments } from '../store/collections';
 import { STEP_DUE_TYPE, type StepDuePayload } from './messages';
+import { endedFields, NO_EXIT } from './run-exit';
 import { StepActions, StepFailure } from './step-actions';
 import type { StepDispatcher } from './step-dispatcher';
 import { counter, histogram } from '@crm/telemetry';
+
+const IN_PROGRESS: Condition = { field: 'status', op: 'eq', value: 'in_progress' };
 
 const stepsRun = counter('automation_steps_total', 'Automation steps run, by step type and outcome.', ['type', 'status']);
 const stepLateness = histogram(
@@ -80,7 +87,7 @@ export class StepRunner {
     const claimed = await scoped.update(
       enrollments,
       id,
-      { set: { claimUntil: now + this.leaseMs, claimToken: token, lastClaim: { stepIndex, at: now } } },
+      { set: { claimUntil: now + this.leaseMs, claimToken: token, actingToken: null, lastClaim: { stepIndex, at: now } } },
       {
         where: [
           { field: 'status', op: 'eq', value: 'in_progress' },
@@ -90,6 +97,47 @@ export class StepRunner {
       },
     );
     if (!claimed) return null; // another worker holds it, or it moved on
+    const renewal = this.keepClaim(workspaceId, id, token);
+    try {
+      return await this.runClaimed(claimed, current, stepIndex, token, now);
+    } finally {
+      clearInterval(renewal);
+    }
+  }
+
+  /** Renews the claim on a timer until cleared; a renewal that finds the claim gone stops. */
+  private keepClaim(workspaceId: string, id: string, token: string): NodeJS.Timeout {
+    const scoped = this.store.forWorkspace(workspaceId);
+    const timer: NodeJS.Timeout = setInterval(
+      () => {
+        scoped
+          .update(enrollments, id, { set: { claimUntil: Date.now() + this.leaseMs } }, { where: [this.holding(token)] })
+          .then((renewed) => {
+            if (!renewed) clearInterval(timer); // the step ended (or was taken over): nothing left to hold
+          })
+          .catch((error: unknown) => this.logger.warn({ err: error, executionLogId: id }, 'could not renew a step claim; will retry'));
+      },
+      Math.max(10, Math.floor(this.leaseMs / 3)),
+    );
+    timer.unref();
+    return timer;
+  }
+
+  private async runClaimed(
+    claimed: EnrollmentDocument,
+    current: EnrollmentDocument,
+    stepIndex: number,
+    token: string,
+    now: number,
+  ): Promise<number | null> {
+    const workspaceId = claimed.workspaceId;
+    const id = claimed.id;
+    const scoped = this.store.forWorkspace(workspaceId);
+    if (claimed.exit) {
+      // An exit left for a step that never ended (its worker died): apply it now.
+      await this.finish(claimed, token, 'cancelled', exitReason(claimed.exit), undefined, claimed.exit);
+      return null;
+    }
     const step = current.steps[stepIndex]!;
     const rerun = current.lastClaim?.stepIndex === stepIndex;
     const started = new Date();
@@ -99,17 +147,15 @@ export class StepRunner {
         await this.finish(claimed, token, 'cancelled', `The enrolled ${current.enrolledRecordType} was deleted.`);
         return null;
       }
-      if (anyHolds(current.exitConditions, record)) {
-        const met = current.exitConditions.find((condition) => conditionHolds(condition, record))!;
-        await this.finish(
-          claimed,
-          token,
-          'cancelled',
-          `Exit condition met: ${met.field} ${met.operator}${met.value === undefined ? '' : ` ${JSON.stringify(met.value)}`}.`,
-        );
+      const exit = exitMet(current.exitConditions, record, timestamp(new Date()));
+      if (exit) {
+        await this.finish(claimed, token, 'cancelled', exitReason(exit), undefined, exit);
         return null;
       }
-      const outcome = await this.actions.run({ enrollment: claimed, step, stepIndex, record, rerun, claimToken: token, now: started });
+      // From here on the step has effects; an exit that ended the run since the claim stops it here.
+      const acting = await scoped.update(enrollments, id, { set: { actingToken: token } }, { where: [this.holding(token), IN_PROGRESS] });
+      if (!acting) return null;
+      const outcome = await this.actions.run({ enrollment: acting, step, stepIndex, record, rerun, claimToken: token, now: started });
       const lateMs = Math.max(0, now - (current.dueAt ?? now));
       stepsRun.inc({ type: step.type, status: outcome.status });
       stepLateness.observe({ type: step.type }, lateMs / 1000);
@@ -147,15 +193,13 @@ export class StepRunner {
     }
     const now = Date.now();
     const dueAt = dueAtOnReaching(enrollment.steps[next]!, now, this.options.waitScale);
-    const moved = await this.store
-      .forWorkspace(enrollment.workspaceId)
-      .update(
-        enrollments,
-        enrollment.id,
-        { set: { stepIndex: next, dueAt, claimUntil: null, claimToken: null, attempts: 0, stepResults }, inc: { completedSteps: 1 } },
-        { where: [{ field: 'claimToken', op: 'eq', value: token }] },
-      );
-    if (!moved) return null; // the rule was deleted meanwhile (cancelled), or the claim was taken over
+    const moved = await this.endStep(
+      enrollment,
+      token,
+      { set: { stepIndex: next, dueAt, claimUntil: null, claimToken: null, attempts: 0, stepResults }, inc: { completedSteps: 1 } },
+      result,
+    );
+    if (!moved) return null; // cancelled meanwhile (rule deleted, an exit), or the claim was taken over
     if (dueAt <= now) return next;
     await this.dispatch(moved, dueAt);
     return null;
@@ -167,25 +211,59 @@ export class StepRunner {
     status: Exclude<LogStatus, 'in_progress'>,
     reason: string | null,
     result?: StepResult,
+    exit: RunExit | null = null,
   ): Promise<void> {
-    await this.store.forWorkspace(enrollment.workspaceId).update(
-      enrollments,
-      enrollment.id,
+    await this.endStep(
+      enrollment,
+      token,
       {
         set: {
-          status,
-          reason,
-          activeKey: null,
-          dueAt: null,
-          claimUntil: null,
-          claimToken: null,
-          completedAt: timestamp(new Date()),
+          ...endedFields(status, reason, exit, new Date()),
           stepResults: result ? [...enrollment.stepResults, result] : enrollment.stepResults,
         },
         inc: { completedSteps: result && result.status !== 'failed' ? 1 : 0 },
       },
-      { where: [{ field: 'claimToken', op: 'eq', value: token }] },
+      result,
     );
+  }
+
+  /**
+   * Ends the claimed step with `change`, unless an exit was left on the run while the step acted:
+   * then the run ends cancelled on that exit, keeping the step's result (it did act).
+   */
+  private async endStep(
+    enrollment: EnrollmentDocument,
+    token: string,
+    change: Change<EnrollmentDocument>,
+    result?: StepResult,
+  ): Promise<EnrollmentDocument | null> {
+    const scoped = this.store.forWorkspace(enrollment.workspaceId);
+    const ended = await scoped.update(
+      enrollments,
+      enrollment.id,
+      { ...change, set: { ...change.set, actingToken: null } },
+      { where: [this.holding(token), NO_EXIT] },
+    );
+    if (ended) return ended;
+    const current = await scoped.get(enrollments, enrollment.id);
+    if (current?.claimToken !== token || !current.exit) return null; // not ours any more
+    await scoped.update(
+      enrollments,
+      enrollment.id,
+      {
+        set: {
+          ...endedFields('cancelled', exitReason(current.exit), current.exit, new Date()),
+          stepResults: result ? [...enrollment.stepResults, result] : enrollment.stepResults,
+        },
+        inc: { completedSteps: result && result.status !== 'failed' ? 1 : 0 },
+      },
+      { where: [this.holding(token)] },
+    );
+    return null;
+  }
+
+  private holding(token: string): Condition {
+    return { field: 'claimToken', op: 'eq', value: token };
   }
 
   private async retryLater(enrollment: EnrollmentDocument, token: string, order: number, error: unknown): Promise<void> {
@@ -198,14 +276,7 @@ export class StepRunner {
     }
     const dueAt = Date.now() + retryDelayMs(attempts);
     this.logger.warn({ err: error, executionLogId: enrollment.id, attempts }, 'step hit a transient failure; retrying');
-    const released = await this.store
-      .forWorkspace(enrollment.workspaceId)
-      .update(
-        enrollments,
-        enrollment.id,
-        { set: { claimUntil: null, claimToken: null, attempts, dueAt } },
-        { where: [{ field: 'claimToken', op: 'eq', value: token }] },
-      );
+    const released = await this.endStep(enrollment, token, { set: { claimUntil: null, claimToken: null, attempts, dueAt } });
     if (released) await this.dispatch(released, dueAt);
   }
 

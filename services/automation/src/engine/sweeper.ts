@@ -7,11 +7,10 @@
  * Runs in the workers; a lease in the store lets one worker at a time sweep, and another take over
  * within a few intervals when it stops.
  */
-import { randomUUID } from 'node:crypto';
 import { newMessage } from '@crm/bus';
 import type { Logger } from '@crm/observability';
-import { StoreError, type DocumentStore } from '@crm/store';
-import { engineWorkspaces, enrollments, leases } from '../store/collections';
+import { StoreLease, type DocumentStore } from '@crm/store';
+import { engineWorkspaces, enrollments } from '../store/collections';
 import { STEP_DUE_TYPE, type StepDuePayload } from './messages';
 import type { StepDispatcher } from './step-dispatcher';
 
@@ -23,10 +22,8 @@ export interface SweeperOptions {
   batchSize?: number;
 }
 
-const LEASE_ID = 'step-sweeper';
-
 export class Sweeper {
-  private readonly holder = randomUUID();
+  private readonly lease: StoreLease;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
   private stopped = false;
@@ -36,7 +33,9 @@ export class Sweeper {
     private readonly dispatcher: StepDispatcher,
     private readonly logger: Logger,
     private readonly options: SweeperOptions,
-  ) {}
+  ) {
+    this.lease = new StoreLease(store, 'step-sweeper', options.intervalMs * 3);
+  }
 
   start(): void {
     this.timer = setInterval(() => {
@@ -50,29 +49,12 @@ export class Sweeper {
     if (this.timer) clearInterval(this.timer);
     await this.running;
     // Hand the lease back so another worker takes over at its next tick.
-    await this.store
-      .global()
-      .update(leases, LEASE_ID, { set: { until: 0 } }, { where: [{ field: 'holder', op: 'eq', value: this.holder }] })
-      .catch(() => undefined);
+    await this.lease.release().catch(() => undefined);
   }
 
   /** Takes or renews the lease; true when this worker may sweep now. */
-  async acquireLease(now = Date.now()): Promise<boolean> {
-    const until = now + this.options.intervalMs * 3;
-    const global = this.store.global();
-    try {
-      await global.insert(leases, { id: LEASE_ID, holder: this.holder, until });
-      return true;
-    } catch (error) {
-      if (!(error instanceof StoreError && error.code === 'duplicate')) throw error;
-    }
-    const taken = await global.update(
-      leases,
-      LEASE_ID,
-      { set: { holder: this.holder, until } },
-      { where: [{ or: [[{ field: 'holder', op: 'eq', value: this.holder }], [{ field: 'until', op: 'lt', value: now }]] }] },
-    );
-    return taken !== null;
+  acquireLease(now = Date.now()): Promise<boolean> {
+    return this.lease.acquire(now);
   }
 
   /** One pass; returns how many steps it re-published. */

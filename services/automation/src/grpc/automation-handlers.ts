@@ -14,7 +14,10 @@ function callerOf(context: CallContext): Caller {
 /** Translation only: proto ↔ the automation service's calls. */
 export function automationHandlers(service: AutomationService): ServiceHandlers {
   const handlers: Handlers = {
-    ListRules: async (_r, c) => ({ rules: (await service.listRules(callerOf(c))).map(ruleMessage) }),
+    ListRules: async (r, c) => {
+      const page = await service.listRules(callerOf(c), { offset: r.offset, limit: r.limit });
+      return { total: page.total, rules: page.items.map(ruleMessage) };
+    },
     CreateRule: async (r, c) => ({ rule: ruleMessage(await service.createRule(callerOf(c), ruleInput(r.rule, r.providedFields))) }),
     GetRule: async (r, c) => ({ rule: ruleMessage(await service.getRule(callerOf(c), r.id)) }),
     UpdateRule: async (r, c) => ({
@@ -39,7 +42,10 @@ export function automationHandlers(service: AutomationService): ServiceHandlers 
       });
       return { template: templateMessage(template) };
     },
-    ListTemplates: async (r, c) => ({ templates: (await service.listTemplates(callerOf(c), r)).map(templateMessage) }),
+    ListTemplates: async (r, c) => {
+      const page = await service.listTemplates(callerOf(c), r);
+      return { total: page.total, templates: page.items.map(templateMessage) };
+    },
     GetTemplate: async (r, c) => ({ template: templateMessage(await service.getTemplate(callerOf(c), r.id)) }),
     InstallTemplate: async (r, c) => ({ rule: ruleMessage(await service.installTemplate(callerOf(c), r.templateId, r.name)) }),
     ListEmails: async (r, c) => {

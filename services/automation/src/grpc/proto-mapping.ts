@@ -113,6 +113,7 @@ export function logMessage(log: EnrollmentDocument): automationV1.ExecutionLog {
       finishedAt: r.finishedAt,
     })),
     nextStepDueAt: log.status === 'in_progress' && log.dueAt !== null ? new Date(log.dueAt).toISOString().replace(/\.\d{3}Z$/, 'Z') : '',
+    exit: log.exit ? { condition: conditionMessage(log.exit.condition), metAt: log.exit.metAt } : null,
   };
 }
 

@@ -1,9 +1,10 @@
 /**
  * The automation service's collections. Engine state lives in the enrollments (one per record's run
  * through a rule, shown as the execution log); the sparse unique `activeKey` keeps a record in a
- * rule at most once at a time, and (status, dueAt) lets the sweeper find overdue steps.
+ * rule at most once at a time, (status, dueAt) lets the sweeper find overdue steps, and
+ * (enrolledRecordId, status) a record's runs in progress when the record changes.
  */
-import { defineCollection, type StoredDocument } from '@crm/store';
+import { defineCollection, leases, type StoredDocument } from '@crm/store';
 import type { CustomTemplateDocument, EmailDocument, EnrollmentDocument, NotificationDocument, RuleDocument } from '../domain/model';
 
 export const rules = defineCollection<RuleDocument>({
@@ -35,6 +36,7 @@ export const enrollments = defineCollection<EnrollmentDocument>({
     { fields: ['ruleId', 'startedAt'] },
     { fields: ['ruleId', 'status', 'startedAt'] },
     { fields: ['status', 'dueAt'] },
+    { fields: ['enrolledRecordId', 'status'] },
   ],
 });
 
@@ -58,12 +60,8 @@ export interface EngineWorkspaceDocument extends StoredDocument {
 }
 export const engineWorkspaces = defineCollection<EngineWorkspaceDocument>({ name: 'engine_workspaces', scope: 'global' });
 
-/** A time-limited lease, so one worker at a time sweeps. */
-export interface LeaseDocument extends StoredDocument {
-  holder: string;
-  until: number;
-}
-export const leases = defineCollection<LeaseDocument>({ name: 'leases', scope: 'global', fields: { until: 'number' } });
+/** Time-limited leases (the step sweeper's, retention's), so one worker at a time sweeps. */
+export { leases };
 
 export const automationCollections = [
   rules,

@@ -11,6 +11,7 @@ import type { DirectoryUser, WorkspaceDirectory } from '../clients/workspace-dir
 import { NoAiWriter, type AiWriter } from '../email/ai-writer';
 import type { EmailTransport, OutboundEmail } from '../email/email-transport';
 import { Enroller } from '../engine/enroller';
+import { ExitWatcher } from '../engine/exit-watcher';
 import { StepActions } from '../engine/step-actions';
 import { StepDispatcher } from '../engine/step-dispatcher';
 import { StepRunner } from '../engine/step-runner';
@@ -100,10 +101,12 @@ export interface EngineHarness {
   directory: FakeDirectory;
   transport: RecordingTransport;
   enroller: Enroller;
+  exits: ExitWatcher;
   runner: StepRunner;
   sweeper: Sweeper;
   /** Publishes a records event as the records service would. */
-  publishEvent(type: string, payload: Record<string, unknown>, correlationId?: string): Promise<BusMessage>;
+  /** `cause` is what records puts on events of a service's own write (automation's rules behind it). */
+  publishEvent(type: string, payload: Record<string, unknown>, correlationId?: string, cause?: string): Promise<BusMessage>;
   close(): Promise<void>;
 }
 
@@ -117,11 +120,15 @@ export async function buildEngine(options: { waitScale?: number; ai?: AiWriter; 
   const dispatcher = new StepDispatcher(bus);
   const waitScale = options.waitScale ?? 1;
   const enroller = new Enroller(store, dispatcher, logger, waitScale);
-  const actions = new StepActions({ store, records, directory, transport, ai: options.ai ?? new NoAiWriter() });
+  const actions = new StepActions({ store, records, directory, transport, ai: options.ai ?? new NoAiWriter(), logger });
   const runner = new StepRunner(store, records, actions, dispatcher, logger, { waitScale, claimLeaseMs: 60_000 });
   const sweeper = new Sweeper(store, dispatcher, logger, { intervalMs: 1000, graceMs: 0 });
+  const exits = new ExitWatcher(store, records, logger);
   if (options.consume !== false) {
-    await bus.consume({ name: 'automation.events', bindings: ['records.#'] }, (m) => enroller.handle(m));
+    await bus.consume({ name: 'automation.events', bindings: ['records.#'] }, async (m) => {
+      await enroller.handle(m);
+      await exits.handle(m);
+    });
     await bus.consume({ name: 'automation.steps', bindings: ['automation.step_due.v1'] }, (m) => runner.handle(m));
   }
   return {
@@ -132,10 +139,11 @@ export async function buildEngine(options: { waitScale?: number; ai?: AiWriter; 
     directory,
     transport,
     enroller,
+    exits,
     runner,
     sweeper,
-    async publishEvent(type, payload, correlationId = 'req-1') {
-      const message = newMessage(type, payload, { correlationId });
+    async publishEvent(type, payload, correlationId = 'req-1', cause) {
+      const message = { ...newMessage(type, payload, { correlationId }), ...(cause ? { cause } : {}) };
       await bus.publish(message);
       return message;
     },

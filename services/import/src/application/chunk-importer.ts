@@ -2,16 +2,20 @@
  * The worker's job: one chunk of rows → contacts, through the records service's idempotent batch
  * create (key `${jobUid}:${chunkIndex}`, so a redelivered chunk creates nothing twice), then the
  * job's counters move by the chunk's result exactly once (see ImportJobRepository.applyChunkResult).
+ * A chunk is claimed first, which only succeeds while the job is processing: after a cancel, no
+ * chunk that was not already being imported is.
  */
 import type { DeliveryInfo } from '@crm/bus';
 import type { recordsV1 } from '@crm/grpc';
 import { isDomainError, type Logger } from '@crm/observability';
 import type { CsvChunk } from '../csv/chunk-splitter';
 import { normaliseStage, recordsProblem, rowProblem, type ContactFields } from '../domain/contact-row';
-import { isTerminal, type ChunkResult, type ImportJobDocument, type RowDuplicate, type RowError } from '../domain/import-job';
+import type { ChunkResult, ImportJobDocument } from '../domain/import-job';
+import type { ReportedDuplicate, ReportedError } from '../domain/import-report';
 import type { FileStorage } from '../store/file-storage';
 import type { ImportJobRepository } from '../store/import-job-repository';
-import { MAX_DELIVERIES, type ChunkPayload } from './import-messages';
+import { batchKey, BatchNeverCreated, createContactBatch, recallContactBatch } from './contact-batch';
+import type { ChunkPayload } from './import-messages';
 import type { RecordsClient } from './ports';
 import { counter } from '@crm/telemetry';
 
@@ -19,43 +23,43 @@ const importedRows = counter('import_rows_total', 'CSV rows handled by import wo
 
 /** Errors from records that no retry will fix: the rows are reported instead. */
 const PERMANENT = new Set(['invalid_argument', 'validation_failed', 'not_found', 'permission_denied', 'payload_too_large']);
-const BATCH_TIMEOUT_MS = 60_000;
+/** A delivery that is the chunk's last, for callers outside the bus. */
+const LAST_ATTEMPT: DeliveryInfo = { attempt: 1, redelivered: false, retryInMs: null };
 
 export interface ChunkImporterDeps {
   repo: ImportJobRepository;
   files: FileStorage;
   records: RecordsClient;
   logger: Logger;
-  /** Waits before a failed attempt is handed back for redelivery; tests make it 0. */
-  retryBackoffMs?: number;
 }
 
 export class ChunkImporter {
   constructor(private readonly deps: ChunkImporterDeps) {}
 
   /** Handles one delivery of a chunk; resolves once its result is counted (then the message is acked). */
-  async handle(payload: ChunkPayload, info: DeliveryInfo = { attempt: 1, redelivered: false }): Promise<void> {
+  async handle(payload: ChunkPayload, info: DeliveryInfo = LAST_ATTEMPT): Promise<void> {
     const { repo } = this.deps;
     const job = await repo.get(payload.workspaceId, payload.jobUid);
-    if (!job || isTerminal(job.status)) return;
+    if (!job || (await repo.claimChunk(payload.workspaceId, payload.jobUid, payload.index)) === 'leave') return;
     let result: ChunkResult;
     try {
-      result = await this.importRows(job, payload);
+      result = await this.importRows(job, payload, info.retryInMs === null);
     } catch (error) {
-      const lastAttempt = info.attempt >= MAX_DELIVERIES;
-      if (!lastAttempt) {
-        this.deps.logger.warn(
-          { err: error, jobUid: job.id, chunk: payload.index, attempt: info.attempt },
-          'chunk failed; it will be retried',
-        );
-        await delay((this.deps.retryBackoffMs ?? 500) * info.attempt);
+      const log = this.deps.logger.child({ jobUid: job.id, chunk: payload.index, attempt: info.attempt });
+      if (info.retryInMs !== null) {
+        log.warn({ err: error, retryInMs: info.retryInMs }, 'chunk failed; it will be retried');
+        // The bus brings it back later; until then the sweeper must not take the job for stalled.
+        await repo.expectProgressBy(payload.workspaceId, payload.jobUid, Date.now() + info.retryInMs);
         throw error;
       }
-      this.deps.logger.error(
-        { err: error, jobUid: job.id, chunk: payload.index },
-        'chunk failed on its last delivery; its rows are reported as errors',
-      );
-      result = failedRows(payload, 'the contacts service did not answer after several attempts');
+      if (!(error instanceof BatchNeverCreated)) {
+        // Records cannot say whether the batch exists: dead-letter the chunk rather than report
+        // rows that may exist as not imported; the sweeper sends the job's missing chunks again.
+        log.error({ err: error }, 'chunk failed on its last attempt and its batch could not be looked up');
+        throw error;
+      }
+      log.error({ err: error }, 'chunk failed on its last attempt and its batch was never created; its rows are reported as errors');
+      result = failedRows(payload, 'the contacts service could not be reached in the time allowed');
     }
     await repo.applyChunkResult(payload.workspaceId, payload.jobUid, payload.index, result);
     await this.finishIfDone(payload.workspaceId, payload.jobUid);
@@ -70,6 +74,11 @@ export class ChunkImporter {
       firstRow: chunk.firstRow,
       rows: chunk.rows,
     };
+    if ((await this.deps.repo.claimChunk(payload.workspaceId, payload.jobUid, payload.index)) === 'leave') return;
+    const context = { workspaceId: payload.workspaceId, actorId: job.actorId, actorKind: job.actorKind, requestId: job.id };
+    const stored = await recallContactBatch(this.deps.records, batchKey(job.id, chunk.index), context);
+    // An earlier attempt created the batch: count what it created instead of writing its rows off.
+    if (typeof stored === 'object') return this.handle(payload, LAST_ATTEMPT);
     this.deps.logger.error({ jobUid: job.id, chunk: chunk.index }, 'chunk given up; its rows are reported as errors');
     await this.deps.repo.applyChunkResult(payload.workspaceId, payload.jobUid, payload.index, failedRows(payload, reason));
   }
@@ -94,34 +103,38 @@ export class ChunkImporter {
     }
   }
 
-  private async importRows(job: ImportJobDocument, payload: ChunkPayload): Promise<ChunkResult> {
-    const errors: RowError[] = [];
-    const duplicates: RowDuplicate[] = [];
+  private async importRows(job: ImportJobDocument, payload: ChunkPayload, lastAttempt: boolean): Promise<ChunkResult> {
+    const errors: ReportedError[] = [];
+    const duplicates: ReportedDuplicate[] = [];
     const toCreate: recordsV1.ContactRow[] = [];
+    const cells = new Map<number, string[]>();
     for (const row of payload.rows) {
+      cells.set(row.row, row.cells);
       if ('problem' in row) {
-        errors.push({ row: row.row, message: row.problem });
+        errors.push({ row: row.row, message: row.problem, cells: row.cells });
         continue;
       }
       const problem = rowProblem(row.fields);
-      if (problem) errors.push({ row: row.row, message: problem });
-      else if (row.duplicateInFile) duplicates.push({ row: row.row, email: row.fields.email!, existingContactId: null });
+      if (problem) errors.push({ row: row.row, message: problem, cells: row.cells });
+      else if (row.duplicateOf !== undefined)
+        duplicates.push({ row: row.row, email: row.fields.email!, existingContactId: null, earlierRow: row.duplicateOf, cells: row.cells });
       else toCreate.push(contactRow(row.row, row.fields));
     }
+    const cellsOf = (row: number) => cells.get(row) ?? [];
     let successCount = 0;
     if (toCreate.length > 0) {
       let answer: recordsV1.BatchCreateContactsResponse;
       try {
-        answer = await this.deps.records.call(
-          'BatchCreateContacts',
-          { idempotencyKey: `${job.id}:${payload.index}`, rows: toCreate, sourceUid: job.sourceUid ?? '', importJobId: job.id },
+        answer = await createContactBatch(
+          this.deps.records,
+          { idempotencyKey: batchKey(job.id, payload.index), rows: toCreate, sourceUid: job.sourceUid ?? '', importJobId: job.id },
           { workspaceId: payload.workspaceId, actorId: job.actorId, actorKind: job.actorKind, requestId: job.id },
-          { timeoutMs: BATCH_TIMEOUT_MS },
+          lastAttempt,
         );
       } catch (error) {
         if (isDomainError(error) && PERMANENT.has(error.kind)) {
           const reason = error.kind === 'not_found' && job.sourceUid ? 'the source chosen for this import no longer exists' : error.message;
-          for (const row of toCreate) errors.push({ row: row.row, message: `Not imported: ${reason}` });
+          for (const row of toCreate) errors.push({ row: row.row, message: `Not imported: ${reason}`, cells: cellsOf(row.row) });
           return counted({ successCount: 0, errors, duplicates });
         }
         throw error;
@@ -135,16 +148,22 @@ export class ChunkImporter {
           row: duplicate.row,
           email: duplicate.email,
           existingContactId: duplicate.sameImport || !duplicate.existingContactId ? null : duplicate.existingContactId,
+          earlierRow: null,
+          cells: cellsOf(duplicate.row),
         });
       }
       for (const error of answer.errors) {
         answered.add(error.row);
-        errors.push({ row: error.row, message: recordsProblem(error.message) });
+        errors.push({ row: error.row, message: recordsProblem(error.message), cells: cellsOf(error.row) });
       }
       // Every row is accounted for, whatever records answered.
       for (const row of toCreate)
         if (!answered.has(row.row))
-          errors.push({ row: row.row, message: 'Not imported: the contacts service gave no answer for this row.' });
+          errors.push({
+            row: row.row,
+            message: 'Not imported: the contacts service gave no answer for this row.',
+            cells: cellsOf(row.row),
+          });
     }
     return counted({ successCount, errors, duplicates });
   }
@@ -173,9 +192,9 @@ function contactRow(row: number, fields: ContactFields): recordsV1.ContactRow {
 }
 
 function failedRows(payload: ChunkPayload, reason: string): ChunkResult {
-  return { successCount: 0, errors: payload.rows.map((row) => ({ row: row.row, message: `Not imported: ${reason}.` })), duplicates: [] };
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+  return {
+    successCount: 0,
+    errors: payload.rows.map((row) => ({ row: row.row, message: `Not imported: ${reason}.`, cells: row.cells })),
+    duplicates: [],
+  };
 }

@@ -20,13 +20,14 @@ export interface ChunkPayload {
   rows: ChunkRow[];
 }
 
-/** Deliveries before a message is dead-lettered (the handler gives up on the last one itself). */
+/** Deliveries handed back unsettled (a worker crashed mid-chunk) before a message is dead-lettered. */
 export const MAX_DELIVERIES = 5;
 /** Times the splitter puts one chunk on the bus before it reports the chunk's rows as errors. */
 export const MAX_CHUNK_PUBLISHES = 4;
 
 export const splitQueue: QueueDefinition = { name: 'import.splits', bindings: [SPLIT_MESSAGE], maxDeliveries: MAX_DELIVERIES, prefetch: 1 };
 
-export function chunkQueue(prefetch: number): QueueDefinition {
-  return { name: 'import.chunks', bindings: [CHUNK_MESSAGE], maxDeliveries: MAX_DELIVERIES, prefetch };
+/** `retryBudgetMs`: how long a failing chunk is retried (CHUNK_RETRY_BUDGET_MS) before its last attempt. */
+export function chunkQueue(prefetch: number, retryBudgetMs: number): QueueDefinition {
+  return { name: 'import.chunks', bindings: [CHUNK_MESSAGE], maxDeliveries: MAX_DELIVERIES, prefetch, retryBudgetMs };
 }

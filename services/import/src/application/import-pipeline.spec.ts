@@ -3,15 +3,15 @@
  * records service that behaves like the real one (idempotent on the key, duplicates by email).
  */
 import { InProcessBus, newMessage } from '@crm/bus';
-import { createLogger } from '@crm/observability';
+import { createLogger, DomainError } from '@crm/observability';
 import { openStore, type DocumentStore } from '@crm/store';
-import { PassThrough, Readable } from 'node:stream';
 import { decodeText } from '../csv/text-encoding';
 import { splitCsv } from '../csv/chunk-splitter';
 import type { ImportJobDocument } from '../domain/import-job';
-import { importCollections } from '../store/collections';
-import type { FileStorage } from '../store/file-storage';
+import { queuedJob } from '../testing/queued-job';
+import { activeJobs, importChunks, importCollections, importJobs } from '../store/collections';
 import { ImportJobRepository } from '../store/import-job-repository';
+import { MemoryFiles } from '../testing/memory-files';
 import { ChunkImporter } from './chunk-importer';
 import { CHUNK_MESSAGE, chunkQueue, SPLIT_MESSAGE, splitQueue, type ChunkPayload } from './import-messages';
 import { JobSplitter } from './job-splitter';
@@ -21,37 +21,37 @@ import type { RecordsClient } from './ports';
 const logger = createLogger('import-test', { level: 'silent' });
 const WS = 'ws_test';
 
-class MemoryFiles implements FileStorage {
-  readonly files = new Map<string, Buffer>();
-  create(fileId: string) {
-    const parts: Buffer[] = [];
-    const stream = new PassThrough();
-    stream.on('data', (b: Buffer) => parts.push(b));
-    return { stream, done: async () => void this.files.set(fileId, Buffer.concat(parts)), abort: async () => undefined };
-  }
-  open(fileId: string) {
-    return Readable.from([this.files.get(fileId)!]);
-  }
-  async remove(fileId: string) {
-    this.files.delete(fileId);
-  }
-  async close() {}
-}
-
 class FakeRecords implements RecordsClient {
   readonly contacts = new Map<string, { id: string; importJobId: string }>();
   readonly answers = new Map<string, unknown>();
   calls = 0;
   failNext = 0;
+  /** Batches that are created but whose answer never arrives (a timeout after the commit). */
+  loseNext = 0;
   async call(method: string, request: any): Promise<any> {
+    if (method === 'GetContactBatch') {
+      const stored = this.answers.get(request.idempotencyKey);
+      if (!stored) throw DomainError.notFound();
+      return stored;
+    }
     if (method !== 'BatchCreateContacts') throw new Error(method);
     this.calls += 1;
     if (this.failNext > 0) {
       this.failNext -= 1;
-      throw new Error('records unavailable');
+      throw new DomainError('unavailable', 'records unavailable');
     }
     const stored = this.answers.get(request.idempotencyKey);
     if (stored) return { ...(stored as object), replayed: true };
+    if (this.loseNext > 0) {
+      this.loseNext -= 1;
+      this.failNext = Infinity;
+      await this.create(request);
+      throw new DomainError('unavailable', 'deadline exceeded');
+    }
+    return this.create(request);
+  }
+
+  private async create(request: any): Promise<any> {
     const answer = { created: [] as any[], duplicates: [] as any[], errors: [] as any[], replayed: false };
     for (const row of request.rows) {
       const key = row.email.toLowerCase();
@@ -85,11 +85,12 @@ let sequence = 0;
 
 beforeEach(async () => {
   store = await openStore({ location: { kind: 'sqlite', file: ':memory:' }, collections: importCollections });
-  bus = new InProcessBus(logger, { stopGraceMs: 100 });
+  // Retries every few milliseconds for a third of a second, then the last attempt.
+  bus = new InProcessBus(logger, { stopGraceMs: 100, retryBackoffMs: [5, 10, 20] });
   files = new MemoryFiles();
   records = new FakeRecords();
   repo = new ImportJobRepository(store);
-  importer = new ChunkImporter({ repo, files, records, logger, retryBackoffMs: 0 });
+  importer = new ChunkImporter({ repo, files, records, logger });
   splitter = new JobSplitter({ repo, files, bus, importer, logger, chunkRows: 2 });
 });
 
@@ -102,41 +103,13 @@ async function newJob(csv: string): Promise<string> {
   sequence += 1;
   const id = `00000000-0000-4000-8000-${String(sequence).padStart(12, '0')}`;
   files.files.set(id, Buffer.from(csv));
-  const job: ImportJobDocument & { workspaceId: string } = {
-    id,
-    workspaceId: WS,
-    filename: 'people.csv',
-    fileId: id,
-    fileBytes: csv.length,
-    encoding: 'utf-8',
-    sourceUid: null,
-    sourceName: '',
-    fieldMappings: {},
-    actorId: 'usr_1',
-    actorKind: 'user',
-    status: 'queued',
-    errorMessage: '',
-    totalRows: 0,
-    successCount: 0,
-    errorCount: 0,
-    duplicateCount: 0,
-    chunksDone: 0,
-    chunkCount: null,
-    splitDone: false,
-    ignoredColumns: [],
-    errors: null,
-    duplicates: null,
-    lastProgressMs: Date.now(),
-    createdAt: '2024-01-01T00:00:00Z',
-    startedAt: null,
-    finishedAt: null,
-  };
+  const job = queuedJob(id, WS, csv.length);
   await repo.createJob(job, 60_000);
   return id;
 }
 
 async function consumeAll(): Promise<void> {
-  await bus.consume(chunkQueue(4), (m, info) => importer.handle(m.payload as ChunkPayload, info));
+  await bus.consume(chunkQueue(4, 300), (m, info) => importer.handle(m.payload as ChunkPayload, info));
   await bus.consume(splitQueue, (m) => splitter.split((m.payload as any).workspaceId, (m.payload as any).jobUid));
 }
 
@@ -205,6 +178,16 @@ describe('import pipeline', () => {
     expect(job.errors![0]!.message).toMatch(/^Not imported: /);
   });
 
+  it('reports rows an earlier attempt created as created when every later attempt fails', async () => {
+    await consumeAll();
+    records.loseNext = 1;
+    const uid = await newJob('Email,First Name\na@x.io,A\nb@x.io,B\n');
+    await bus.publish(newMessage(SPLIT_MESSAGE, { jobUid: uid, workspaceId: WS }, { correlationId: uid }));
+    const job = await settled(uid);
+    expect(records.calls).toBeGreaterThan(2);
+    expect(job).toMatchObject({ status: 'complete', successCount: 2, errorCount: 0 });
+  });
+
   it('fails a job whose file has no email column, with the reason', async () => {
     await consumeAll();
     const uid = await newJob('Name,Company\nA,B\n');
@@ -231,6 +214,23 @@ describe('import pipeline', () => {
     clock += 61_000;
     expect(await sweeper.sweep()).toEqual([uid]);
     expect(await settled(uid)).toMatchObject({ status: 'complete', successCount: 2 });
+  });
+
+  it('tidies the chunks of a job that ended just before a crash, with its marker', async () => {
+    await bus.consume({ name: 'spy', bindings: [CHUNK_MESSAGE] }, async () => undefined);
+    let clock = Date.now();
+    const clocked = new ImportJobRepository(store, () => clock);
+    const sweeper = new JobSweeper({ repo: clocked, bus, importer, logger, stallMs: 1000, intervalMs: 1000, now: () => clock });
+    const uid = await newJob(CSV);
+    await splitter.split(WS, uid);
+    const chunksOf = () => store.forWorkspace(WS).count(importChunks, [{ field: 'jobUid', op: 'eq', value: uid }]);
+    expect(await chunksOf()).toBeGreaterThan(0);
+    // The job's own write landed; the tidying after it did not.
+    await store.forWorkspace(WS).update(importJobs, uid, { set: { status: 'failed', errorMessage: 'crashed after this' } });
+    clock += 61_000;
+    expect(await sweeper.sweep()).toEqual([]);
+    expect(await chunksOf()).toBe(0);
+    expect(await store.global().get(activeJobs, uid)).toBeNull();
   });
 
   it('re-publishes only the chunks that were lost', async () => {

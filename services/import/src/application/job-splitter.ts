@@ -3,7 +3,7 @@
  * store first. Running it again for the same job is safe and is how lost work is recovered: chunks
  * already counted are skipped, the others are published again, and a chunk that has been
  * published too often without being counted is given up on (its rows are reported as errors), so
- * a job never hangs.
+ * a job never hangs. A split stops when its job is cancelled.
  */
 import { newMessage, type MessageBus } from '@crm/bus';
 import { isDomainError, type Logger } from '@crm/observability';
@@ -37,13 +37,17 @@ export class JobSplitter {
       const summary = await splitCsv(this.deps.files.open(job.fileId).pipe(decodeText(job.encoding)), {
         chunkRows: this.deps.chunkRows,
         mappings: job.fieldMappings,
-        onHeader: (plan) => repo.recordHeader(workspaceId, jobUid, plan.ignoredColumns),
+        onHeader: (plan, cells) => repo.recordHeader(workspaceId, jobUid, plan.ignoredColumns, cells),
         onChunk: (chunk) => this.dispatch(job, chunk),
       });
       await repo.recordSplitDone(workspaceId, jobUid, summary.totalRows, summary.chunkCount, summary.ignoredColumns);
       log.info({ totalRows: summary.totalRows, chunks: summary.chunkCount }, 'import file split');
       await this.deps.importer.finishIfDone(workspaceId, jobUid);
     } catch (error) {
+      if (error instanceof JobEnded) {
+        log.info('import split stopped: the job has ended');
+        return;
+      }
       if (isDomainError(error) && error.kind === 'invalid_argument') {
         log.info({ reason: error.message }, 'import failed: the file cannot be imported');
         await this.end(job, error.message);
@@ -61,6 +65,8 @@ export class JobSplitter {
   private async dispatch(job: ImportJobDocument, chunk: CsvChunk): Promise<void> {
     const { repo, bus } = this.deps;
     const workspaceId = job.workspaceId!;
+    const now = await repo.get(workspaceId, job.id);
+    if (!now || isTerminal(now.status)) throw new JobEnded();
     const planned = await repo.planChunk(workspaceId, job.id, chunk.index, chunk.firstRow, chunk.rows.length);
     if (planned.status === 'done') return;
     if (planned.publishCount >= MAX_CHUNK_PUBLISHES) {
@@ -77,6 +83,9 @@ export class JobSplitter {
     if (failed) await this.deps.files.remove(job.fileId).catch(() => undefined);
   }
 }
+
+/** Thrown out of the split when the job was cancelled meanwhile, to stop reading its file. */
+class JobEnded extends Error {}
 
 function isMissingFile(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;

@@ -2,7 +2,8 @@
  * The store is the source of truth for unfinished jobs; the bus only carries the work. The sweeper
  * looks at every unfinished job now and then, and when nothing has moved for `stallMs` (a split
  * message lost with a restart, a chunk lost or dead-lettered) it asks for the job to be split
- * again, which re-publishes exactly the chunks that are not counted yet.
+ * again, which re-publishes exactly the chunks that are not counted yet. A cancelled job is
+ * watched until the chunks that were being imported when it was cancelled have been counted.
  */
 import { newMessage, type MessageBus } from '@crm/bus';
 import type { Logger } from '@crm/observability';
@@ -46,8 +47,13 @@ export class JobSweeper {
     for (const marker of await repo.dueMarkers()) {
       if (!(await repo.claimMarker(marker.id, marker.checkAt, now + stallMs))) continue;
       const job = await repo.get(marker.jobWorkspaceId, marker.id);
+      if (job?.status === 'cancelled') {
+        await repo.tidyCancelled(marker.jobWorkspaceId, job.id);
+        continue;
+      }
       if (!job || isTerminal(job.status)) {
-        await repo.dropMarker(marker.id);
+        // Ended between its last write and its tidying (a crash): its chunks go with the marker.
+        await repo.forget(marker.jobWorkspaceId, marker.id);
         continue;
       }
       if (now - job.lastProgressMs < stallMs) continue;

@@ -23,7 +23,11 @@ describe('encodings', () => {
   it('reads UTF-8 with a BOM without keeping the BOM in the first header', async () => {
     const { chunks, encoding } = await split(bytes('\uFEFFEmail,First Name\nzoe@example.com,Zoë\n'));
     expect(encoding).toBe('utf-8');
-    expect(chunks[0]!.rows[0]).toEqual({ row: 1, fields: { email: 'zoe@example.com', firstName: 'Zoë' } });
+    expect(chunks[0]!.rows[0]).toEqual({
+      row: 1,
+      cells: ['zoe@example.com', 'Zoë'],
+      fields: { email: 'zoe@example.com', firstName: 'Zoë' },
+    });
   });
 
   it('falls back to windows-1252 when the bytes are not UTF-8', async () => {
@@ -59,22 +63,30 @@ describe('splitting', () => {
 
   it('reads quoted fields with commas and line breaks', async () => {
     const { chunks } = await split(bytes('Email,Notes,Last Name\r\na@x.io,"one, two\nthree","O""Brien"\r\n'));
-    expect(chunks[0]!.rows[0]).toEqual({ row: 1, fields: { email: 'a@x.io', notes: 'one, two\nthree', lastName: 'O"Brien' } });
+    expect(chunks[0]!.rows[0]).toEqual({
+      row: 1,
+      cells: ['a@x.io', 'one, two\nthree', 'O"Brien'],
+      fields: { email: 'a@x.io', notes: 'one, two\nthree', lastName: 'O"Brien' },
+    });
   });
 
-  it('marks a later row with an email already seen in the file as an in-file duplicate', async () => {
+  it('marks a later row with an email already seen in the file as a duplicate of the earlier row', async () => {
     const { chunks } = await split(bytes('Email,First Name\na@x.io,A\nb@x.io,B\nA@X.io,Again\n'));
-    expect(chunks[1]!.rows[0]).toMatchObject({ row: 3, duplicateInFile: true });
+    expect(chunks[1]!.rows[0]).toMatchObject({ row: 3, duplicateOf: 1 });
   });
 
   it('does not let an invalid row claim an email', async () => {
     const { chunks } = await split(bytes('Email,First Name\na@x.io,\na@x.io,A\n'));
-    expect(chunks[0]!.rows[1]).not.toHaveProperty('duplicateInFile');
+    expect(chunks[0]!.rows[1]).not.toHaveProperty('duplicateOf');
   });
 
   it('reports a row with more values than the header has columns', async () => {
     const { chunks } = await split(bytes('Email,First Name\na@x.io,A,extra\nb@x.io,B,\n'));
-    expect(chunks[0]!.rows[0]).toEqual({ row: 1, problem: expect.stringMatching(/3 values but the header has 2 columns/) });
+    expect(chunks[0]!.rows[0]).toEqual({
+      row: 1,
+      cells: ['a@x.io', 'A', 'extra'],
+      problem: expect.stringMatching(/3 values but the header has 2 columns/),
+    });
     expect(chunks[0]!.rows[1]).toMatchObject({ fields: { email: 'b@x.io' } });
   });
 

@@ -23,7 +23,8 @@ export interface SplitOptions {
   mappings: FieldMappings;
   /** Default MAX_LINE_CHARS. */
   maxLineChars?: number;
-  onHeader?(plan: ColumnPlan): Promise<void> | void;
+  /** With the header row's cells. */
+  onHeader?(plan: ColumnPlan, cells: string[]): Promise<void> | void;
   /** Awaited before the next chunk is cut, so a slow consumer slows the reader (back-pressure). */
   onChunk(chunk: CsvChunk): Promise<void> | void;
 }
@@ -87,7 +88,8 @@ export async function splitCsv(text: Readable, options: SplitOptions): Promise<S
   let rowNumber = 0;
   let chunkCount = 0;
   let rows: ChunkRow[] = [];
-  const seenEmails = new Set<string>();
+  /** Email key → the first valid row that has it. */
+  const seenEmails = new Map<string, number>();
 
   const flush = async () => {
     if (rows.length === 0) return;
@@ -102,7 +104,7 @@ export async function splitCsv(text: Readable, options: SplitOptions): Promise<S
       if (!plan) {
         plan = planColumns(cells, options.mappings);
         headerWidth = cells.length;
-        await options.onHeader?.(plan);
+        await options.onHeader?.(plan, cells);
         continue;
       }
       rowNumber += 1;
@@ -118,14 +120,19 @@ export async function splitCsv(text: Readable, options: SplitOptions): Promise<S
   return { totalRows: rowNumber, chunkCount, ignoredColumns: plan.ignoredColumns };
 }
 
-function chunkRow(row: number, cells: string[], plan: ColumnPlan, headerWidth: number, seenEmails: Set<string>): ChunkRow {
+function chunkRow(row: number, cells: string[], plan: ColumnPlan, headerWidth: number, seenEmails: Map<string, number>): ChunkRow {
   if (cells.length > headerWidth && cells.slice(headerWidth).some((cell) => cell.trim() !== '')) {
-    return { row, problem: `The row has ${cells.length} values but the header has ${headerWidth} columns (check for an unquoted comma).` };
+    return {
+      row,
+      cells,
+      problem: `The row has ${cells.length} values but the header has ${headerWidth} columns (check for an unquoted comma).`,
+    };
   }
   const fields = rowFields(cells, plan);
-  if (rowProblem(fields) !== undefined) return { row, fields };
+  if (rowProblem(fields) !== undefined) return { row, cells, fields };
   const key = emailKey(fields.email!);
-  if (seenEmails.has(key)) return { row, fields, duplicateInFile: true };
-  seenEmails.add(key);
-  return { row, fields };
+  const earlier = seenEmails.get(key);
+  if (earlier !== undefined) return { row, cells, fields, duplicateOf: earlier };
+  seenEmails.set(key, row);
+  return { row, cells, fields };
 }

@@ -91,4 +91,12 @@ describe('rows', () => {
     expect(rowProblem({ email: 'a@example.com', lastName: 'B', stage: 'Proposal Sent' })).toBeUndefined();
     expect(rowProblem({ email: 'a@example.com', lastName: 'B', stage: 'won' })).toMatch(/Stage "won" is not one of/);
   });
+
+  it('lists the first ten ignored columns and counts the rest', () => {
+    const headers = ['Email', ...Array.from({ length: 5000 }, (_, i) => `Extra ${i + 1}`)];
+    const plan = planColumns(headers, {});
+    expect(plan.ignoredColumns).toHaveLength(11);
+    expect(plan.ignoredColumns[9]).toBe('Extra 10');
+    expect(plan.ignoredColumns[10]).toBe('(and 4,990 more)');
+  });
 });

@@ -11,7 +11,10 @@ export type FieldMappings = Record<string, ImportField | null>;
 export interface ColumnPlan {
   /** Column index → field; columns not in the map are ignored. */
   fields: Map<number, ImportField>;
-  /** Headers of the ignored columns, as written in the file (blank ones as `(column N)`). */
+  /**
+   * Headers of the ignored columns, as written in the file (blank ones as `(column N)`): the first
+   * MAX_LISTED_IGNORED, then `(and N more)`, so that a file of thousands of columns keeps its job small.
+   */
   ignoredColumns: string[];
 }
 
@@ -42,6 +45,7 @@ export function parseFieldMappings(raw: string | undefined): FieldMappings {
 }
 
 const MAX_REPORTED_HEADER = 100;
+export const MAX_LISTED_IGNORED = 10;
 
 function shown(header: string, index: number): string {
   const trimmed = header.trim();
@@ -81,5 +85,7 @@ export function planColumns(headers: string[], mappings: FieldMappings): ColumnP
       `The file has no email column. Name a column "Email" (or "E-mail", "Email Address"), or map one with field_mappings, e.g. {"Your column": "email"}. Columns found: ${listed || '(none)'}${headers.length > 20 ? ', …' : ''}.`,
     );
   }
+  const unlisted = ignoredColumns.length - MAX_LISTED_IGNORED;
+  if (unlisted > 0) ignoredColumns.splice(MAX_LISTED_IGNORED, unlisted, `(and ${unlisted.toLocaleString('en')} more)`);
   return { fields, ignoredColumns };
 }

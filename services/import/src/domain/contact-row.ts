@@ -27,11 +27,12 @@ export interface ContactFields {
   tags?: string[];
 }
 
-/** What the splitter puts in a chunk for one data row. */
+/** What the splitter puts in a chunk for one data row; `cells` as in the file, for the report. */
 export type ChunkRow =
-  | { row: number; fields: ContactFields; duplicateInFile?: boolean }
+  /** `duplicateOf`: the earlier row of the file with the same email. */
+  | { row: number; cells: string[]; fields: ContactFields; duplicateOf?: number }
   /** A row the parser could not read as the header's columns. */
-  | { row: number; problem: string };
+  | { row: number; cells: string[]; problem: string };
 
 /** `vip; partner,  2024` → ['vip', 'partner', '2024']. */
 export function splitTags(value: string): string[] {

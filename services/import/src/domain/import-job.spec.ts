@@ -1,4 +1,5 @@
-import { isFinished, processedRows, progressPercent, viewOf, type ImportJobDocument } from './import-job';
+import { inlineReport } from './import-report';
+import { isFinished, isTerminal, keptReport, processedRows, progressPercent, viewOf, type ImportJobDocument } from './import-job';
 
 function job(overrides: Partial<ImportJobDocument> = {}): ImportJobDocument {
   return {
@@ -51,14 +52,52 @@ describe('import job', () => {
     expect(isFinished(job({ splitDone: true, chunkCount: 0, chunksDone: 0 }))).toBe(true);
   });
 
-  it('sorts errors and duplicates by row in the view', () => {
-    const view = viewOf(job(), {
-      errors: [
-        { row: 9, message: 'b' },
-        { row: 2, message: 'a' },
-      ],
+  it('shows the report entries it is given, and none without them (the job list)', () => {
+    const report = { errors: [{ row: 2, message: 'a' }], duplicates: [{ row: 5, email: 'x@y.io', existingContactId: null }] };
+    expect(viewOf(job({ duplicateCount: 1, errorCount: 1 }), report)).toMatchObject({ ...report, errorCount: 1, duplicateCount: 1 });
+    expect(viewOf(job({ duplicateCount: 1, errorCount: 1 }))).toMatchObject({
+      errors: [],
       duplicates: [],
+      errorCount: 1,
+      duplicateCount: 1,
     });
-    expect(view.errors.map((e) => e.row)).toEqual([2, 9]);
+  });
+
+  it('keeps its report entries only once ended', () => {
+    expect(keptReport(job())).toBeNull();
+    expect(keptReport(job({ status: 'complete', errors: [], duplicates: [] }))).toEqual({ errors: [], duplicates: [] });
+  });
+
+  it('treats cancelled as an end, like complete and failed', () => {
+    expect(['queued', 'processing', 'complete', 'failed', 'cancelled'].map((s) => isTerminal(s as ImportJobDocument['status']))).toEqual([
+      false,
+      false,
+      true,
+      true,
+      true,
+    ]);
+  });
+
+  it('stays under 100 KB as a poll answer, and as a list of 50, however long its entries and names', () => {
+    const long = job({
+      filename: `${'f'.repeat(251)}.csv`,
+      sourceName: 's'.repeat(200),
+      errorMessage: 'e'.repeat(2000),
+      ignoredColumns: [...Array.from({ length: 10 }, () => 'c'.repeat(101)), '(and 9,990 more)'],
+      errorCount: 250_000,
+      duplicateCount: 250_000,
+    });
+    const report = inlineReport(
+      Array.from({ length: 1000 }, (_, i) => ({ row: 2 * i + 1, message: 'm'.repeat(400) })),
+      Array.from({ length: 1000 }, (_, i) => ({
+        row: 2 * i + 2,
+        email: `${'a'.repeat(240)}@b.io`,
+        existingContactId: 'cnt_0123456789abcdef',
+      })),
+    );
+    expect(Buffer.byteLength(JSON.stringify(viewOf(long, report)))).toBeLessThan(100 * 1024);
+    expect(Buffer.byteLength(JSON.stringify(Array.from({ length: 50 }, () => viewOf({ ...long, errorMessage: '' }))))).toBeLessThan(
+      100 * 1024,
+    );
   });
 });

@@ -1,22 +1,12 @@
 /**
- * An import job and the rules of its life: queued → processing → complete | failed, counters that
- * only ever move by a whole chunk's result, and the public view of it at any moment.
+ * An import job and the rules of its life: queued → processing → complete | failed, or cancelled
+ * from either of the first two; counters that only ever move by a whole chunk's result, and the
+ * public view of it at any moment.
  */
 import type { FieldMappings } from './column-plan';
+import type { InlineReport, ReportedDuplicate, ReportedError, RowDuplicate, RowError } from './import-report';
 
-export type ImportJobStatus = 'queued' | 'processing' | 'complete' | 'failed';
-
-export interface RowError {
-  row: number;
-  message: string;
-}
-
-export interface RowDuplicate {
-  row: number;
-  email: string;
-  /** null when the earlier row is in the same file. */
-  existingContactId: string | null;
-}
+export type ImportJobStatus = 'queued' | 'processing' | 'complete' | 'failed' | 'cancelled';
 
 export interface ImportJobDocument {
   id: string;
@@ -45,7 +35,7 @@ export interface ImportJobDocument {
   chunkCount: number | null;
   splitDone: boolean;
   ignoredColumns: string[];
-  /** Filled from the chunks when the job ends; read from the chunks before. */
+  /** The first entries of the report (import-report.ts), kept when the job ends; read from the report before. */
   errors: RowError[] | null;
   duplicates: RowDuplicate[] | null;
   /** Last time anything moved (split progress, a chunk counted); the sweeper's clock. */
@@ -55,11 +45,11 @@ export interface ImportJobDocument {
   finishedAt: string | null;
 }
 
-/** What a chunk's rows came to, stored on the chunk so that counting it twice is impossible. */
+/** What a chunk's rows came to; counted once, with its report rows, when the chunk is done. */
 export interface ChunkResult {
   successCount: number;
-  errors: RowError[];
-  duplicates: RowDuplicate[];
+  errors: ReportedError[];
+  duplicates: ReportedDuplicate[];
 }
 
 export interface ImportJobView {
@@ -71,6 +61,7 @@ export interface ImportJobView {
   processedRows: number;
   successCount: number;
   errorCount: number;
+  duplicateCount: number;
   errors: RowError[];
   duplicates: RowDuplicate[];
   errorMessage: string;
@@ -79,6 +70,36 @@ export interface ImportJobView {
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
+}
+
+/** What an upload decides about a new job; everything else starts at zero. */
+export type NewJobFields = Pick<
+  ImportJobDocument,
+  'id' | 'filename' | 'fileId' | 'fileBytes' | 'encoding' | 'sourceUid' | 'sourceName' | 'fieldMappings' | 'actorId' | 'actorKind'
+>;
+
+/** A job as an upload creates it: queued, nothing counted yet. */
+export function queuedJob(fields: NewJobFields, workspaceId: string, now: Date = new Date()): ImportJobDocument & { workspaceId: string } {
+  return {
+    ...fields,
+    workspaceId,
+    status: 'queued',
+    errorMessage: '',
+    totalRows: 0,
+    successCount: 0,
+    errorCount: 0,
+    duplicateCount: 0,
+    chunksDone: 0,
+    chunkCount: null,
+    splitDone: false,
+    ignoredColumns: [],
+    errors: null,
+    duplicates: null,
+    lastProgressMs: now.getTime(),
+    createdAt: timestamp(now),
+    startedAt: null,
+    finishedAt: null,
+  };
 }
 
 export function processedRows(job: Pick<ImportJobDocument, 'successCount' | 'errorCount' | 'duplicateCount'>): number {
@@ -98,13 +119,21 @@ export function isFinished(job: Pick<ImportJobDocument, 'splitDone' | 'chunkCoun
 }
 
 export function isTerminal(status: ImportJobStatus): boolean {
-  return status === 'complete' || status === 'failed';
+  return status === 'complete' || status === 'failed' || status === 'cancelled';
 }
 
-/** The job as the API shows it; `rows` are the chunk results while the job is not finished. */
-export function viewOf(job: ImportJobDocument, live?: { errors: RowError[]; duplicates: RowDuplicate[] }): ImportJobView {
-  const errors = job.errors ?? live?.errors ?? [];
-  const duplicates = job.duplicates ?? live?.duplicates ?? [];
+/** The inline entries a job kept when it ended, or null while they are still read from the report. */
+export function keptReport(job: ImportJobDocument): InlineReport | null {
+  return job.errors === null || job.duplicates === null ? null : { errors: job.errors, duplicates: job.duplicates };
+}
+
+/**
+ * The job as the API shows it. `report` holds its first errors and duplicates (the job's own once
+ * it has ended, else read from the report so far); without one, as in the job list, both are empty.
+ */
+export function viewOf(job: ImportJobDocument, report?: InlineReport): ImportJobView {
+  const errors = report?.errors ?? [];
+  const duplicates = report?.duplicates ?? [];
   return {
     uid: job.id,
     filename: job.filename,
@@ -114,8 +143,9 @@ export function viewOf(job: ImportJobDocument, live?: { errors: RowError[]; dupl
     processedRows: processedRows(job),
     successCount: job.successCount,
     errorCount: job.errorCount,
-    errors: [...errors].sort(byRow),
-    duplicates: [...duplicates].sort(byRow),
+    duplicateCount: job.duplicateCount,
+    errors,
+    duplicates,
     errorMessage: job.errorMessage,
     sourceName: job.sourceName,
     ignoredColumns: job.ignoredColumns,
@@ -123,10 +153,6 @@ export function viewOf(job: ImportJobDocument, live?: { errors: RowError[]; dupl
     startedAt: job.startedAt,
     finishedAt: job.finishedAt,
   };
-}
-
-function byRow(a: { row: number }, b: { row: number }): number {
-  return a.row - b.row;
 }
 
 /** Timestamps as the API writes them: `YYYY-MM-DDThh:mm:ssZ`. */

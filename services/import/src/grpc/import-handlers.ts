@@ -1,7 +1,10 @@
-/** Translation only: proto ↔ the import job reads. */
+/** Translation only: proto ↔ the import job reads, the cancel and the report pages. */
 import type { CallContext, ServiceHandlers, importV1 } from '@crm/grpc';
-import { DomainError } from '@crm/observability';
-import { viewOf, type ImportJobDocument, type ImportJobView } from '../domain/import-job';
+import { DomainError, type Logger } from '@crm/observability';
+import { reportPage } from '../application/import-report-export';
+import { cancelImportJob } from '../application/job-cancellation';
+import { keptReport, viewOf, type ImportJobDocument, type ImportJobView } from '../domain/import-job';
+import type { FileStorage } from '../store/file-storage';
 import type { ImportJobRepository } from '../store/import-job-repository';
 
 const UID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -9,6 +12,12 @@ const UID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 function workspaceOf(context: CallContext): string {
   if (!context.workspaceId) throw DomainError.unauthenticated('The call carries no workspace.');
   return context.workspaceId;
+}
+
+/** A well-formed job uid; anything else cannot name a job, so it is not found. */
+function jobUidOf(request: { uid: string }): string {
+  if (!UID.test(request.uid)) throw DomainError.notFound();
+  return request.uid;
 }
 
 export function importJobMessage(view: ImportJobView): importV1.ImportJob {
@@ -21,6 +30,7 @@ export function importJobMessage(view: ImportJobView): importV1.ImportJob {
     processedRows: view.processedRows,
     successCount: view.successCount,
     errorCount: view.errorCount,
+    duplicateCount: view.duplicateCount,
     errors: view.errors,
     duplicates: view.duplicates.map((d) => ({ row: d.row, email: d.email, existingContactId: d.existingContactId ?? '' })),
     errorMessage: view.errorMessage,
@@ -32,21 +42,36 @@ export function importJobMessage(view: ImportJobView): importV1.ImportJob {
   };
 }
 
-export function importHandlers(repo: ImportJobRepository): ServiceHandlers {
-  const view = async (workspaceId: string, job: ImportJobDocument) =>
-    viewOf(job, job.errors === null ? await repo.liveRows(workspaceId, job.id) : undefined);
+export interface ImportHandlerDeps {
+  repo: ImportJobRepository;
+  files: FileStorage;
+  logger: Logger;
+}
+
+export function importHandlers(deps: ImportHandlerDeps): ServiceHandlers {
+  const { repo } = deps;
+  /** The job with its first errors and duplicates. */
+  const fullView = async (workspaceId: string, job: ImportJobDocument) =>
+    viewOf(job, keptReport(job) ?? (await repo.reports.first(workspaceId, job.id)));
   return {
     GetImportJob: async (request: importV1.GetImportJobRequest, context: CallContext): Promise<importV1.GetImportJobResponse> => {
       const workspaceId = workspaceOf(context);
-      if (!UID.test(request.uid)) throw DomainError.notFound();
-      const job = await repo.get(workspaceId, request.uid);
+      const job = await repo.get(workspaceId, jobUidOf(request));
       if (!job) throw DomainError.notFound();
-      return { job: importJobMessage(await view(workspaceId, job)) };
+      return { job: importJobMessage(await fullView(workspaceId, job)) };
     },
     ListImportJobs: async (_request: importV1.ListImportJobsRequest, context: CallContext): Promise<importV1.ListImportJobsResponse> => {
-      const workspaceId = workspaceOf(context);
-      const jobs = await repo.listRecent(workspaceId);
-      return { jobs: await Promise.all(jobs.map(async (job) => importJobMessage(await view(workspaceId, job)))) };
+      const jobs = await repo.listRecent(workspaceOf(context));
+      return { jobs: jobs.map((job) => importJobMessage(viewOf(job))) };
     },
+    CancelImportJob: async (request: importV1.CancelImportJobRequest, context: CallContext): Promise<importV1.CancelImportJobResponse> => {
+      const workspaceId = workspaceOf(context);
+      const job = await cancelImportJob(deps, workspaceId, jobUidOf(request));
+      return { job: importJobMessage(await fullView(workspaceId, job)) };
+    },
+    GetImportReportPage: async (
+      request: importV1.GetImportReportPageRequest,
+      context: CallContext,
+    ): Promise<importV1.GetImportReportPageResponse> => reportPage(repo, workspaceOf(context), jobUidOf(request), request.afterRow),
   };
 }

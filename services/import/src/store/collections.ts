@@ -1,6 +1,6 @@
 /** The import service's own collections; no other service reads them. */
 import { defineCollection, type StoredDocument } from '@crm/store';
-import type { ImportJobDocument, RowDuplicate, RowError } from '../domain/import-job';
+import type { ImportJobDocument } from '../domain/import-job';
 
 export const importJobs = defineCollection<ImportJobDocument>({
   name: 'import_jobs',
@@ -9,7 +9,11 @@ export const importJobs = defineCollection<ImportJobDocument>({
   indexes: [{ fields: ['createdAt'] }],
 });
 
-/** One chunk of a job's plan: it exists once the splitter has cut it, and is done once counted. */
+/**
+ * One chunk of a job's plan: it exists once the splitter has cut it, is claimed by the worker that
+ * imports it (only while the job is processing, so a cancel stops every chunk not claimed yet),
+ * and is done once counted.
+ */
 export interface ImportChunkDocument extends StoredDocument {
   /** `${jobUid}:${index}` */
   id: string;
@@ -17,12 +21,12 @@ export interface ImportChunkDocument extends StoredDocument {
   index: number;
   firstRow: number;
   rowCount: number;
-  status: 'pending' | 'done';
+  status: 'pending' | 'claimed' | 'done';
   /** Times this chunk has been put on the bus; past the limit the sweeper gives up on it. */
   publishCount: number;
   successCount: number;
-  errors: RowError[];
-  duplicates: RowDuplicate[];
+  errorCount: number;
+  duplicateCount: number;
 }
 
 export const importChunks = defineCollection<ImportChunkDocument>({
@@ -30,6 +34,31 @@ export const importChunks = defineCollection<ImportChunkDocument>({
   scope: 'workspace',
   fields: { jobUid: 'string', index: 'number', status: 'string' },
   indexes: [{ fields: ['jobUid', 'index'], unique: true }],
+});
+
+/**
+ * A job's report, one document per row (so no document grows with the file): the file's header
+ * cells as row 0, then every failed or duplicate row with its original cells. Written with the
+ * chunk's result, in the same unit of work; kept as long as the job.
+ */
+export interface ImportReportRowDocument extends StoredDocument {
+  /** `${jobUid}:${row}` */
+  id: string;
+  jobUid: string;
+  row: number;
+  kind: 'header' | 'error' | 'duplicate';
+  /** error: the message; duplicate: the email. */
+  message: string;
+  existingContactId: string | null;
+  earlierRow: number | null;
+  cells: string[];
+}
+
+export const importReportRows = defineCollection<ImportReportRowDocument>({
+  name: 'import_report_rows',
+  scope: 'workspace',
+  fields: { jobUid: 'string', row: 'number', kind: 'string' },
+  indexes: [{ fields: ['jobUid', 'row'], unique: true }, { fields: ['jobUid', 'kind', 'row'] }],
 });
 
 /**
@@ -51,4 +80,4 @@ export const activeJobs = defineCollection<ActiveJobDocument>({
   indexes: [{ fields: ['checkAt'] }],
 });
 
-export const importCollections = [importJobs, importChunks, activeJobs];
+export const importCollections = [importJobs, importChunks, importReportRows, activeJobs];

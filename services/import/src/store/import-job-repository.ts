@@ -1,20 +1,14 @@
 /**
  * Every read and write of import jobs and their chunk plans. The rules that make the counters
- * true at every poll live in the writes here: a chunk's result is stored on the chunk and added to
- * the job in one unit of work that only applies while the chunk is still pending, so counting a
- * chunk twice is impossible; ending a job is a conditional move that only one caller wins.
+ * true at every poll live in the writes here: a chunk is claimed only while its job is processing
+ * (so a cancel stops every chunk not claimed yet), and its result, counts and report rows are
+ * added in one unit of work that only applies while the chunk is claimed, so counting a chunk
+ * twice is impossible; ending a job is a conditional move that only one caller wins.
  */
 import { StoreError, type DocumentStore, type ScopedStore } from '@crm/store';
-import {
-  isFinished,
-  isTerminal,
-  timestamp,
-  type ChunkResult,
-  type ImportJobDocument,
-  type RowDuplicate,
-  type RowError,
-} from '../domain/import-job';
+import { isFinished, isTerminal, timestamp, type ChunkResult, type ImportJobDocument } from '../domain/import-job';
 import { activeJobs, importChunks, importJobs, type ImportChunkDocument } from './collections';
+import { ImportReportRepository } from './import-report-repository';
 
 export const JOB_LIST_LIMIT = 50;
 
@@ -22,11 +16,18 @@ export function chunkId(jobUid: string, index: number): string {
   return `${jobUid}:${index}`;
 }
 
+/** What claiming a chunk found: go on and import it, or leave it (done already, or its job has ended). */
+export type ChunkClaim = 'import' | 'leave';
+
 export class ImportJobRepository {
+  readonly reports: ImportReportRepository;
+
   constructor(
     private readonly store: DocumentStore,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.reports = new ImportReportRepository(store);
+  }
 
   private ws(workspaceId: string): ScopedStore {
     return this.store.forWorkspace(workspaceId);
@@ -53,17 +54,6 @@ export class ImportJobRepository {
     });
   }
 
-  /** Errors and duplicates counted so far, from the chunks (the job holds them only once ended). */
-  async liveRows(workspaceId: string, jobUid: string): Promise<{ errors: RowError[]; duplicates: RowDuplicate[] }> {
-    const done = await this.ws(workspaceId).find(importChunks, {
-      where: [
-        { field: 'jobUid', op: 'eq', value: jobUid },
-        { field: 'status', op: 'eq', value: 'done' },
-      ],
-    });
-    return { errors: done.flatMap((c) => c.errors), duplicates: done.flatMap((c) => c.duplicates) };
-  }
-
   /** queued → processing; false when the job is no longer queued (already started, or ended). */
   async markStarted(workspaceId: string, jobUid: string): Promise<boolean> {
     const now = this.now();
@@ -76,7 +66,8 @@ export class ImportJobRepository {
     return updated !== null;
   }
 
-  async recordHeader(workspaceId: string, jobUid: string, ignoredColumns: string[]): Promise<void> {
+  async recordHeader(workspaceId: string, jobUid: string, ignoredColumns: string[], cells: string[]): Promise<void> {
+    await this.reports.recordHeader(workspaceId, jobUid, cells);
     await this.ws(workspaceId).update(importJobs, jobUid, { set: { ignoredColumns, lastProgressMs: this.now() } });
   }
 
@@ -98,8 +89,8 @@ export class ImportJobRepository {
       status: 'pending',
       publishCount: 0,
       successCount: 0,
-      errors: [],
-      duplicates: [],
+      errorCount: 0,
+      duplicateCount: 0,
     };
     const chunk = existing ?? (await scoped.upsert(importChunks, fresh, {}));
     const totalRows = firstRow - 1 + rowCount;
@@ -129,9 +120,48 @@ export class ImportJobRepository {
   }
 
   /**
-   * Counts a chunk's result once: the chunk moves pending → done with its result, and the job's
-   * counters move by the same amounts, in one unit of work. Returns false when the chunk was
-   * already counted (a redelivery) or the job has ended.
+   * Before a chunk is imported: pending → claimed, only while its job is processing. A chunk
+   * claimed before (a redelivery, or a second worker) is imported again, even after a cancel: its
+   * contacts may exist already, the records call is idempotent, and counting it keeps the job's
+   * counts equal to what was created. A chunk done, gone, or not claimed before its job ended is left.
+   */
+  async claimChunk(workspaceId: string, jobUid: string, index: number): Promise<ChunkClaim> {
+    const scoped = this.ws(workspaceId);
+    const id = chunkId(jobUid, index);
+    const chunk = await scoped.get(importChunks, id);
+    if (!chunk || chunk.status === 'done') return 'leave';
+    if (chunk.status === 'claimed') return 'import';
+    try {
+      await scoped.commit([
+        {
+          kind: 'update',
+          collection: importChunks,
+          id,
+          where: [{ field: 'status', op: 'eq', value: 'pending' }],
+          change: { set: { status: 'claimed' } },
+        },
+        {
+          kind: 'update',
+          collection: importJobs,
+          id: jobUid,
+          where: [{ field: 'status', op: 'eq', value: 'processing' }],
+          change: { set: { lastProgressMs: this.now() } },
+        },
+      ]);
+      return 'import';
+    } catch (error) {
+      if (!(error instanceof StoreError && error.code === 'conflict')) throw error;
+      // Another worker may have claimed it in the meantime; then it is imported by both, counted once.
+      const now = await scoped.get(importChunks, id);
+      return now?.status === 'claimed' ? 'import' : 'leave';
+    }
+  }
+
+  /**
+   * Counts a claimed chunk's result once: the chunk moves claimed → done, the job's counters move
+   * by its result (also when the job was cancelled while the chunk was being imported) and its
+   * errors and duplicates join the report, in one unit of work. Returns false when the chunk was
+   * already counted (a redelivery).
    */
   async applyChunkResult(workspaceId: string, jobUid: string, index: number, result: ChunkResult): Promise<boolean> {
     try {
@@ -140,14 +170,21 @@ export class ImportJobRepository {
           kind: 'update',
           collection: importChunks,
           id: chunkId(jobUid, index),
-          where: [{ field: 'status', op: 'eq', value: 'pending' }],
-          change: { set: { status: 'done', successCount: result.successCount, errors: result.errors, duplicates: result.duplicates } },
+          where: [{ field: 'status', op: 'eq', value: 'claimed' }],
+          change: {
+            set: {
+              status: 'done',
+              successCount: result.successCount,
+              errorCount: result.errors.length,
+              duplicateCount: result.duplicates.length,
+            },
+          },
         },
         {
           kind: 'update',
           collection: importJobs,
           id: jobUid,
-          where: [{ field: 'status', op: 'eq', value: 'processing' }],
+          where: [{ field: 'status', op: 'in', values: ['processing', 'cancelled'] }],
           change: {
             inc: {
               successCount: result.successCount,
@@ -158,6 +195,7 @@ export class ImportJobRepository {
             set: { lastProgressMs: this.now() },
           },
         },
+        ...this.reports.rowWrites(jobUid, result),
       ]);
       return true;
     } catch (error) {
@@ -167,13 +205,13 @@ export class ImportJobRepository {
   }
 
   /**
-   * processing → complete once every chunk is counted: the errors and duplicates move onto the
-   * job, and the chunk plan and the sweeper marker go. Returns the job when this call completed it.
+   * processing → complete once every chunk is counted: the job keeps its first errors and
+   * duplicates, and the chunk plan and the sweeper marker go. Returns the job when this call completed it.
    */
   async completeIfFinished(workspaceId: string, jobUid: string): Promise<ImportJobDocument | null> {
     const job = await this.get(workspaceId, jobUid);
     if (!job || job.status !== 'processing' || !isFinished(job)) return null;
-    const { errors, duplicates } = await this.liveRows(workspaceId, jobUid);
+    const { errors, duplicates } = await this.reports.first(workspaceId, jobUid);
     const now = this.now();
     const completed = await this.ws(workspaceId).update(
       importJobs,
@@ -189,7 +227,7 @@ export class ImportJobRepository {
   /** → failed with a reason a person can act on; false when the job had already ended. */
   async fail(workspaceId: string, jobUid: string, errorMessage: string): Promise<ImportJobDocument | null> {
     const now = this.now();
-    const { errors, duplicates } = await this.liveRows(workspaceId, jobUid);
+    const { errors, duplicates } = await this.reports.first(workspaceId, jobUid);
     const failed = await this.ws(workspaceId).update(
       importJobs,
       jobUid,
@@ -201,7 +239,50 @@ export class ImportJobRepository {
     return failed;
   }
 
-  private async forget(workspaceId: string, jobUid: string): Promise<void> {
+  /**
+   * queued | processing → cancelled: no chunk is claimed from then on. The job keeps no inline
+   * entries (chunks claimed before the cancel may still add to its report), and its sweeper marker
+   * stays until those have been counted (`tidyCancelled`). Null when the job had already ended.
+   */
+  async cancel(workspaceId: string, jobUid: string): Promise<ImportJobDocument | null> {
+    const now = this.now();
+    const cancelled = await this.ws(workspaceId).update(
+      importJobs,
+      jobUid,
+      { set: { status: 'cancelled', finishedAt: timestamp(new Date(now)), lastProgressMs: now } },
+      { where: [{ field: 'status', op: 'in', values: ['queued', 'processing'] }] },
+    );
+    if (cancelled) await this.dropUnclaimedChunks(workspaceId, jobUid);
+    return cancelled;
+  }
+
+  /**
+   * A cancelled job's leftovers: chunks planned by a split that ran on, and chunks counted. Once no
+   * chunk is claimed (being imported) the marker goes too; returns whether it did.
+   */
+  async tidyCancelled(workspaceId: string, jobUid: string): Promise<boolean> {
+    await this.dropUnclaimedChunks(workspaceId, jobUid);
+    const claimed = await this.ws(workspaceId).count(importChunks, [
+      { field: 'jobUid', op: 'eq', value: jobUid },
+      { field: 'status', op: 'eq', value: 'claimed' },
+    ]);
+    if (claimed > 0) return false;
+    await this.store.global().delete(activeJobs, jobUid);
+    return true;
+  }
+
+  private async dropUnclaimedChunks(workspaceId: string, jobUid: string): Promise<void> {
+    await this.ws(workspaceId).deleteMany(importChunks, [
+      { field: 'jobUid', op: 'eq', value: jobUid },
+      { field: 'status', op: 'in', values: ['pending', 'done'] },
+    ]);
+  }
+
+  /**
+   * An ended job's chunk plan and sweeper marker, in that order: a crash between them leaves the
+   * marker, and the sweeper calls this again.
+   */
+  async forget(workspaceId: string, jobUid: string): Promise<void> {
     await this.ws(workspaceId).deleteMany(importChunks, [{ field: 'jobUid', op: 'eq', value: jobUid }]);
     await this.store.global().delete(activeJobs, jobUid);
   }
@@ -225,12 +306,13 @@ export class ImportJobRepository {
     return updated !== null;
   }
 
-  dropMarker(jobUid: string): Promise<boolean> {
-    return this.store.global().delete(activeJobs, jobUid);
-  }
-
   async touch(workspaceId: string, jobUid: string): Promise<void> {
     await this.ws(workspaceId).update(importJobs, jobUid, { set: { lastProgressMs: this.now() } });
+  }
+
+  /** A chunk of the job waits for a retry due at `atMs`: the sweeper counts the job as moving until then. */
+  async expectProgressBy(workspaceId: string, jobUid: string, atMs: number): Promise<void> {
+    await this.ws(workspaceId).update(importJobs, jobUid, { set: { lastProgressMs: atMs } });
   }
 
   isTerminal(job: ImportJobDocument): boolean {

@@ -11,16 +11,21 @@
 import busboy from 'busboy';
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import { basename } from 'node:path';
 import { newMessage, type MessageBus } from '@crm/bus';
+import type { InternalTls } from '@crm/grpc';
 import { DomainError, isDomainError, type ErrorKind, type Logger } from '@crm/observability';
+import { withIncomingTraceContext } from '@crm/telemetry';
 import { EncodingSniffer } from '../csv/text-encoding';
 import { parseFieldMappings } from '../domain/column-plan';
-import { timestamp, type ImportJobDocument } from '../domain/import-job';
+import { queuedJob, type ImportJobDocument } from '../domain/import-job';
 import type { FileStorage, StoredFileWriter } from '../store/file-storage';
 import type { ImportJobRepository } from '../store/import-job-repository';
 import { SPLIT_MESSAGE, type SplitPayload } from '../application/import-messages';
 import type { RecordsClient } from '../application/ports';
+import { UPLOADER_IDENTITY } from '../grpc/import-callers';
 
 export const UPLOAD_PATH = '/v1/uploads';
 export const UPLOAD_SECRET_HEADER = 'x-crm-upload-secret';
@@ -28,6 +33,8 @@ export const UPLOAD_SECRET_HEADER = 'x-crm-upload-secret';
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 /** Room for the multipart framing and the small fields around a file of the maximum size. */
 const FORM_OVERHEAD_BYTES = 256 * 1024;
+/** How much of a refused body is read and dropped after the refusal before the connection is cut. */
+const DISCARD_BYTES = 64 * 1024 * 1024;
 
 const STATUS: Record<ErrorKind, number> = {
   invalid_argument: 400,
@@ -36,6 +43,7 @@ const STATUS: Record<ErrorKind, number> = {
   permission_denied: 403,
   not_found: 400, // only an unknown source_uid reaches here as not_found
   conflict: 409,
+  precondition_failed: 412,
   payload_too_large: 413,
   rate_limited: 429,
   unavailable: 503,
@@ -50,6 +58,12 @@ export interface UploadServerDeps {
   logger: Logger;
   /** When set, every request must carry it in x-crm-upload-secret. */
   secret?: string | undefined;
+  /**
+   * Import's internal certificate: the endpoint then speaks HTTPS, takes only clients with a
+   * certificate of the internal CA (checked at the handshake), and only the gateway's (checked per
+   * request), since it believes the caller headers. Null: plain HTTP (INTERNAL_TLS=off, tests).
+   */
+  tls: InternalTls | null;
   stallMs: number;
 }
 
@@ -61,12 +75,19 @@ interface Caller {
 }
 
 export function createUploadServer(deps: UploadServerDeps): Server {
-  const server = createServer((req, res) => {
-    handle(deps, req, res).catch((error: unknown) => {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
+    // In the trace of the request the gateway forwards (its traceparent header).
+    withIncomingTraceContext(req.headers, undefined, () => handle(deps, req, res)).catch((error: unknown) => {
       deps.logger.error({ err: error }, 'upload failed');
       reply(res, 500, { detail: 'A server error occurred.' });
     });
-  });
+  };
+  const server: Server = deps.tls
+    ? createTlsServer(
+        { ca: deps.tls.ca, cert: deps.tls.cert, key: deps.tls.key, requestCert: true, rejectUnauthorized: true, minVersion: 'TLSv1.2' },
+        listener,
+      )
+    : createServer(listener);
   server.requestTimeout = 300_000;
   return server;
 }
@@ -76,6 +97,7 @@ async function handle(deps: UploadServerDeps, req: IncomingMessage, res: ServerR
   if (path === '/healthz') return reply(res, 200, { status: 'ok' });
   if (path !== UPLOAD_PATH) return refuse(req, res, 404, 'Not found.');
   if (req.method !== 'POST') return refuse(req, res, 405, 'Method not allowed.');
+  if (deps.tls && peerIdentity(req) !== UPLOADER_IDENTITY) return refuse(req, res, 403, 'Forbidden.');
   if (deps.secret && !sameSecret(req.headers[UPLOAD_SECRET_HEADER], deps.secret)) return refuse(req, res, 403, 'Forbidden.');
   const caller = callerOf(req);
   if (!caller) return refuse(req, res, 401, 'Authentication credentials were not provided.');
@@ -86,7 +108,8 @@ async function handle(deps: UploadServerDeps, req: IncomingMessage, res: ServerR
   if (Number.isFinite(declared) && declared > MAX_FILE_BYTES + FORM_OVERHEAD_BYTES) return refuse(req, res, 413, tooLargeMessage());
 
   const outcome = await receiveForm(req, deps.files);
-  if ('error' in outcome) return refuse(req, res, STATUS[outcome.error.kind], outcome.error.message);
+  // receiveForm has already set the rest of a refused body to be discarded.
+  if ('error' in outcome) return reply(res, STATUS[outcome.error.kind], { detail: outcome.error.message });
   const { upload, fields } = outcome;
   try {
     const job = await acceptUpload(deps, caller, upload, fields);
@@ -145,9 +168,8 @@ function receiveForm(req: IncomingMessage, files: FileStorage): Promise<FormOutc
       if (!refusal && !received) refusal = DomainError.invalid('No file part: send the CSV in a form field named "file".');
       if (refusal) {
         await writer?.abort().catch(() => undefined);
-        // Read the rest of the body so the answer reaches the client through the proxy.
         req.unpipe(parser);
-        req.resume();
+        discardRest(req);
         resolve({ error: refusal });
         return;
       }
@@ -231,36 +253,21 @@ async function acceptUpload(
       throw error;
     }
   }
-  const now = new Date();
-  const job: ImportJobDocument & { workspaceId: string } = {
-    id: upload.fileId,
-    workspaceId: caller.workspaceId,
-    filename: upload.filename,
-    fileId: upload.fileId,
-    fileBytes: upload.bytes,
-    encoding: upload.encoding,
-    sourceUid,
-    sourceName,
-    fieldMappings,
-    actorId: caller.actorId,
-    actorKind: caller.actorKind,
-    status: 'queued',
-    errorMessage: '',
-    totalRows: 0,
-    successCount: 0,
-    errorCount: 0,
-    duplicateCount: 0,
-    chunksDone: 0,
-    chunkCount: null,
-    splitDone: false,
-    ignoredColumns: [],
-    errors: null,
-    duplicates: null,
-    lastProgressMs: now.getTime(),
-    createdAt: timestamp(now),
-    startedAt: null,
-    finishedAt: null,
-  };
+  const job = queuedJob(
+    {
+      id: upload.fileId,
+      filename: upload.filename,
+      fileId: upload.fileId,
+      fileBytes: upload.bytes,
+      encoding: upload.encoding,
+      sourceUid,
+      sourceName,
+      fieldMappings,
+      actorId: caller.actorId,
+      actorKind: caller.actorKind,
+    },
+    caller.workspaceId,
+  );
   await deps.repo.createJob(job, deps.stallMs);
   return job;
 }
@@ -282,6 +289,14 @@ function callerOf(req: IncomingMessage): Caller | undefined {
   };
 }
 
+/** The common name of the client certificate the TLS handshake verified. */
+function peerIdentity(req: IncomingMessage): string | undefined {
+  const socket = req.socket as TLSSocket;
+  if (typeof socket.getPeerCertificate !== 'function' || !socket.authorized) return undefined;
+  const cn = socket.getPeerCertificate().subject?.CN;
+  return typeof cn === 'string' ? cn : undefined;
+}
+
 function sameSecret(sent: string | string[] | undefined, expected: string): boolean {
   if (typeof sent !== 'string') return false;
   const a = Buffer.from(sent);
@@ -294,8 +309,22 @@ function tooLargeMessage(): string {
 }
 
 function refuse(req: IncomingMessage, res: ServerResponse, status: number, detail: string): void {
-  req.resume();
+  discardRest(req);
   reply(res, status, { detail });
+}
+
+/**
+ * Reads and drops the rest of a refused body while the refusal goes out on the same (kept-alive)
+ * connection: closing it under a body still arriving would cut the proxy off with EPIPE before it
+ * could pass the answer on. Past DISCARD_BYTES the connection is cut all the same.
+ */
+function discardRest(req: IncomingMessage): void {
+  let discarded = 0;
+  req.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > DISCARD_BYTES) req.socket.destroy();
+  });
+  req.resume();
 }
 
 function reply(res: ServerResponse, status: number, body: unknown): void {

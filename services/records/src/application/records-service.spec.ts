@@ -125,6 +125,25 @@ describe('records service', () => {
     });
   });
 
+  describe('owners', () => {
+    it('never accepts an owner unchecked: while auth cannot answer, a write naming one is refused as unavailable and saves nothing', async () => {
+      const offline = await recordsHarness({ store: h.store, users: new StaticUserDirectory(null) });
+      try {
+        const before = (await offline.service.listContacts(A, {})).total;
+        await expect(
+          offline.service.createContact(A, { body: { firstName: 'Eve', email: 'eve@x.io', assignedTo: 'usr_other_ws' } }),
+        ).rejects.toMatchObject({
+          kind: 'unavailable',
+        });
+        expect((await offline.service.listContacts(A, {})).total).toBe(before);
+        // A write that names no user does not need auth.
+        await expect(offline.service.createContact(A, { body: { firstName: 'Eve', email: 'eve2@x.io' } })).resolves.toBeDefined();
+      } finally {
+        await offline.close();
+      }
+    }, 15_000);
+  });
+
   describe('lead conversion', () => {
     const newLead = () =>
       h.service.createLead(A, { body: { firstName: 'Lin', email: 'lin@x.io', company: 'Hoco', assignedTo: 'usr_ada' } });
@@ -226,16 +245,26 @@ describe('records service', () => {
     it('writes the event in the commit and the relay publishes it once', async () => {
       const lead = await h.service.createLead(A, { body: { firstName: 'L', email: 'l@x.io' } });
       await h.service.updateLead(A, lead.id, { body: { status: 'qualified' } });
-      await eventually(() => h.published.length === 2);
+      await eventually(() => h.published.length === 3);
       await h.relay.sweep();
-      expect(h.published.map((m) => m.type)).toEqual(['records.lead_created.v1', 'records.lead_status_changed.v1']);
+      expect(h.published.map((m) => m.type)).toEqual([
+        'records.lead_created.v1',
+        'records.lead_status_changed.v1',
+        'records.record_updated.v1',
+      ]);
       expect(h.published[1]!.payload).toMatchObject({
         workspaceId: 'ws_a',
         previousStatus: 'new',
         status: 'qualified',
         record: { id: lead.id },
       });
-      expect(new Set(h.published.map((m) => m.id)).size).toBe(2);
+      expect(h.published[2]!.payload).toMatchObject({
+        workspaceId: 'ws_a',
+        recordType: 'lead',
+        recordId: lead.id,
+        record: { status: 'qualified' },
+      });
+      expect(new Set(h.published.map((m) => m.id)).size).toBe(3);
       expect(await h.store.forWorkspace('ws_a').find(outbox, {})).toEqual([]);
     });
 
@@ -261,12 +290,14 @@ describe('records service', () => {
       const opp = await h.service.createOpportunity(A, { body: { name: 'Deal', accountId: account.id } });
       await h.service.updateOpportunity(A, opp.id, { body: { stage: 'proposal' } });
       await h.service.updateOpportunity(A, opp.id, { body: { stage: 'closed_won' } });
-      await eventually(() => h.published.length === 4);
-      expect(h.published.map((m) => [m.type, (m.payload as { stage: string }).stage])).toEqual([
+      await eventually(() => h.published.length === 6);
+      expect(h.published.map((m) => [m.type, (m.payload as { record: { stage: string } }).record.stage])).toEqual([
         ['records.opportunity_stage_changed.v1', 'proposal'],
         ['records.proposal_status_changed.v1', 'proposal'],
+        ['records.record_updated.v1', 'proposal'],
         ['records.opportunity_stage_changed.v1', 'closed_won'],
         ['records.proposal_status_changed.v1', 'closed_won'],
+        ['records.record_updated.v1', 'closed_won'],
       ]);
     });
 
@@ -312,6 +343,16 @@ describe('records service', () => {
         importJobId: 'job-1',
       });
       expect(next.duplicates).toEqual([{ row: 5, email: 'one@x.io', existingContactId: first.created[0]!.contactId, sameImport: true }]);
+    });
+
+    it('answers what a batch created by its key, in its workspace only, and not_found for a key never committed', async () => {
+      const rows = [{ row: 7, body: { firstName: 'Seven', email: 'seven@x.io' } }];
+      const created = await h.service.batchCreateContacts(A, { idempotencyKey: 'job-9:0', rows });
+      const { replayed: _replayed, ...stored } = created;
+      expect(await h.service.contactBatch(A, 'job-9:0')).toEqual(stored);
+      await expect(h.service.contactBatch(B, 'job-9:0')).rejects.toMatchObject({ kind: 'not_found' });
+      await expect(h.service.contactBatch(A, 'job-9:1')).rejects.toMatchObject({ kind: 'not_found' });
+      await expect(h.service.contactBatch(A, '')).rejects.toMatchObject({ kind: 'invalid_argument' });
     });
 
     it('publishes one contacts_created event per batch, listing the contacts it created', async () => {

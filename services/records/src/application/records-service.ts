@@ -9,7 +9,15 @@ import { StoreError, type Condition, type WriteOp } from '@crm/store';
 import { accountChanges, newAccount, ACCOUNT_FIELDS } from '../domain/account-rules';
 import { timestamp, systemClock, type Clock, isCalendarDate } from '../domain/clock';
 import { contactChanges, newContact, CONTACT_FIELDS } from '../domain/contact-rules';
-import { contactCreated, contactsCreated, leadCreated, leadEvents, opportunityEvents, type DomainEvent } from '../domain/events';
+import {
+  contactCreated,
+  contactsCreated,
+  leadCreated,
+  leadEvents,
+  opportunityEvents,
+  recordUpdated,
+  type DomainEvent,
+} from '../domain/events';
 import {
   FieldErrorList,
   LIMITS,
@@ -37,8 +45,9 @@ import {
 } from '../domain/model';
 import { newOpportunity, opportunityChanges, OPPORTUNITY_FIELDS } from '../domain/opportunity-rules';
 import { searchNeedle } from '../domain/search-text';
+import { requireVersion, staleVersion, versionOf } from '../domain/record-version';
 import { publicRecord } from '../domain/representation';
-import type { UserDirectory } from '../read-models/user-directory';
+import { workspaceMembers, type UserDirectory } from '../read-models/user-directory';
 import {
   accounts,
   activities,
@@ -184,30 +193,39 @@ export class RecordsService {
 
   async updateContact(caller: Caller, id: string, input: WriteInput): Promise<ContactView> {
     const current = await this.found(this.repo.get(caller.workspaceId, contacts, id));
+    requireVersion(current, input.expectedVersion);
     const references = await this.references(caller, input.body, CONTACT_FIELDS);
     const now = this.now();
     const changes = contactChanges(current, { ...input, references }, now);
-    await this.write(caller, [this.update(contacts, id, changes), this.activity(caller, 'updated', 'contact', id, now)], []);
-    return (await this.contactViews(caller.workspaceId, [{ ...current, ...changes }], true))[0]!;
+    const after = { ...current, ...changes, version: versionOf(current) + 1 };
+    await this.conditional(input.expectedVersion, () =>
+      this.write(
+        caller,
+        [this.update(contacts, id, changes, [], input.expectedVersion), this.activity(caller, 'updated', 'contact', id, now)],
+        [recordUpdated('contact', after)],
+      ),
+    );
+    return (await this.contactViews(caller.workspaceId, [after], true))[0]!;
   }
 
   /** The contact goes with its notes and tasks, and leaves the opportunities it was on. */
-  async deleteContact(caller: Caller, id: string): Promise<void> {
-    await this.found(this.repo.get(caller.workspaceId, contacts, id));
+  async deleteContact(caller: Caller, id: string, expectedVersion?: number): Promise<void> {
+    requireVersion(await this.found(this.repo.get(caller.workspaceId, contacts, id)), expectedVersion);
     const linked = await this.repo.in(caller.workspaceId).find(opportunities, { where: [{ field: 'contactIds', op: 'has', value: id }] });
     const ops: WriteOp[] = [
+      ...this.versionGuard(contacts, id, expectedVersion),
       { kind: 'delete', collection: contacts, id },
       ...this.dependentsOf(id),
       ...linked.map((o): WriteOp => ({
         kind: 'update',
         collection: opportunities,
         id: o.id,
-        change: { set: { contactIds: o.contactIds.filter((c) => c !== id) } },
+        change: { set: { contactIds: o.contactIds.filter((c) => c !== id) }, inc: { version: 1 } },
         required: false,
       })),
       this.activity(caller, 'deleted', 'contact', id, this.now()),
     ];
-    await this.write(caller, ops, []);
+    await this.conditional(expectedVersion, () => this.write(caller, ops, []));
   }
 
   async listContacts(caller: Caller, filters: ContactFilters): Promise<ListResult<ContactView>> {
@@ -229,13 +247,18 @@ export class RecordsService {
     return { total: result.total, items: await this.contactViews(caller.workspaceId, result.items, false) };
   }
 
-  async listAccountContacts(caller: Caller, accountId: string): Promise<ListResult<ContactView>> {
+  async listAccountContacts(
+    caller: Caller,
+    accountId: string,
+    paging: { offset?: number; limit?: number } = {},
+  ): Promise<ListResult<ContactView>> {
     await this.found(this.repo.get(caller.workspaceId, accounts, accountId));
-    const items = await this.repo.in(caller.workspaceId).find(contacts, {
+    const { total, items } = await this.repo.in(caller.workspaceId).findPage(contacts, {
       where: [{ field: 'accountId', op: 'eq', value: accountId }],
       sort: [{ field: 'createdAt', direction: 'desc' }],
+      ...lists.page(paging.offset, paging.limit),
     });
-    return { total: items.length, items: await this.contactViews(caller.workspaceId, items, false) };
+    return { total, items: await this.contactViews(caller.workspaceId, items, false) };
   }
 
   /**
@@ -246,7 +269,7 @@ export class RecordsService {
    */
   async batchCreateContacts(caller: Caller, input: BatchCreateInput): Promise<BatchCreateResult> {
     if (!input.idempotencyKey) throw DomainError.invalid('idempotency_key is required.');
-    const batchId = `bat_${createHash('sha256').update(`${caller.workspaceId}\n${input.idempotencyKey}`).digest('hex')}`;
+    const batchId = batchIdOf(caller.workspaceId, input.idempotencyKey);
     const stored = await this.repo.batchResult(caller.workspaceId, batchId);
     if (stored) return { ...stored.result, replayed: true };
     let sourceName: string | null = null;
@@ -318,6 +341,14 @@ export class RecordsService {
     return { ...result, replayed: false };
   }
 
+  /** The stored answer of the batch create with this key; not_found when none has committed (so nothing of it exists). */
+  async contactBatch(caller: Caller, idempotencyKey: string): Promise<BatchResultDocument['result']> {
+    if (!idempotencyKey) throw DomainError.invalid('idempotency_key is required.');
+    const stored = await this.repo.batchResult(caller.workspaceId, batchIdOf(caller.workspaceId, idempotencyKey));
+    if (!stored) throw DomainError.notFound();
+    return stored.result;
+  }
+
   // ------------------------------------------------------------------ leads
 
   async createLead(caller: Caller, input: WriteInput): Promise<LeadView> {
@@ -341,18 +372,19 @@ export class RecordsService {
     const references = await this.references(caller, input.body, LEAD_FIELDS);
     for (let attempt = 0; ; attempt++) {
       const current = await this.found(this.repo.get(caller.workspaceId, leads, id));
+      requireVersion(current, input.expectedVersion);
       const now = this.now();
       const changes = leadChanges(current, { ...input, references }, now);
-      const after = { ...current, ...changes };
+      const after = { ...current, ...changes, version: versionOf(current) + 1 };
       try {
         // Conditional on the status read, so the status-change event names the right previous status.
         await this.write(
           caller,
           [
-            this.update(leads, id, changes, [{ field: 'status', op: 'eq', value: current.status }]),
+            this.update(leads, id, changes, [{ field: 'status', op: 'eq', value: current.status }], input.expectedVersion),
             this.activity(caller, 'updated', 'lead', id, now),
           ],
-          leadEvents(current, after),
+          [...leadEvents(current, after), recordUpdated('lead', after)],
         );
       } catch (error) {
         if (error instanceof StoreError && error.code === 'conflict' && attempt < CONVERSION_CONFLICT_RETRIES) continue;
@@ -362,12 +394,19 @@ export class RecordsService {
     }
   }
 
-  async deleteLead(caller: Caller, id: string): Promise<void> {
-    await this.found(this.repo.get(caller.workspaceId, leads, id));
-    await this.write(
-      caller,
-      [{ kind: 'delete', collection: leads, id }, ...this.dependentsOf(id), this.activity(caller, 'deleted', 'lead', id, this.now())],
-      [],
+  async deleteLead(caller: Caller, id: string, expectedVersion?: number): Promise<void> {
+    requireVersion(await this.found(this.repo.get(caller.workspaceId, leads, id)), expectedVersion);
+    await this.conditional(expectedVersion, () =>
+      this.write(
+        caller,
+        [
+          ...this.versionGuard(leads, id, expectedVersion),
+          { kind: 'delete', collection: leads, id },
+          ...this.dependentsOf(id),
+          this.activity(caller, 'deleted', 'lead', id, this.now()),
+        ],
+        [],
+      ),
     );
   }
 
@@ -406,7 +445,7 @@ export class RecordsService {
       this.activity(caller, 'created', 'contact', plan.contact.id, now),
     ];
     const convertedLead: LeadDocument = { ...lead, ...plan.leadChange };
-    const events: DomainEvent[] = [...leadEvents(lead, convertedLead), contactCreated(plan.contact)];
+    const events: DomainEvent[] = [...leadEvents(lead, convertedLead), recordUpdated('lead', convertedLead), contactCreated(plan.contact)];
     if (plan.account) {
       ops.push(
         { kind: 'insert', collection: accounts, document: { ...plan.account } },
@@ -454,28 +493,40 @@ export class RecordsService {
 
   async updateAccount(caller: Caller, id: string, input: WriteInput): Promise<AccountView> {
     const current = await this.found(this.repo.get(caller.workspaceId, accounts, id));
+    requireVersion(current, input.expectedVersion);
     const references = await this.references(caller, input.body, ACCOUNT_FIELDS);
     const now = this.now();
     const changes = accountChanges(current, { ...input, references }, now);
-    await this.write(caller, [this.update(accounts, id, changes), this.activity(caller, 'updated', 'account', id, now)], []);
-    return (await this.accountViews(caller.workspaceId, [{ ...current, ...changes }], true))[0]!;
+    await this.conditional(input.expectedVersion, () =>
+      this.write(
+        caller,
+        [this.update(accounts, id, changes, [], input.expectedVersion), this.activity(caller, 'updated', 'account', id, now)],
+        [],
+      ),
+    );
+    const after = { ...current, ...changes, version: versionOf(current) + 1 };
+    return (await this.accountViews(caller.workspaceId, [after], true))[0]!;
   }
 
   /** The account's contacts and opportunities stay, unlinked, in the same commit. */
-  async deleteAccount(caller: Caller, id: string): Promise<void> {
-    await this.found(this.repo.get(caller.workspaceId, accounts, id));
+  async deleteAccount(caller: Caller, id: string, expectedVersion?: number): Promise<void> {
+    requireVersion(await this.found(this.repo.get(caller.workspaceId, accounts, id)), expectedVersion);
     const now = this.now();
     const linked: Condition[] = [{ field: 'accountId', op: 'eq', value: id }];
-    await this.write(
-      caller,
-      [
-        { kind: 'delete', collection: accounts, id },
-        { kind: 'updateMany', collection: contacts, where: linked, change: { set: { accountId: null } } },
-        { kind: 'updateMany', collection: opportunities, where: linked, change: { set: { accountId: null } } },
-        ...this.dependentsOf(id),
-        this.activity(caller, 'deleted', 'account', id, now),
-      ],
-      [],
+    const unlink = { set: { accountId: null }, inc: { version: 1 } };
+    await this.conditional(expectedVersion, () =>
+      this.write(
+        caller,
+        [
+          ...this.versionGuard(accounts, id, expectedVersion),
+          { kind: 'delete', collection: accounts, id },
+          { kind: 'updateMany', collection: contacts, where: linked, change: unlink },
+          { kind: 'updateMany', collection: opportunities, where: linked, change: unlink },
+          ...this.dependentsOf(id),
+          this.activity(caller, 'deleted', 'account', id, now),
+        ],
+        [],
+      ),
     );
   }
 
@@ -520,17 +571,18 @@ export class RecordsService {
     const references = await this.references(caller, input.body, OPPORTUNITY_FIELDS);
     for (let attempt = 0; ; attempt++) {
       const current = await this.found(this.repo.get(caller.workspaceId, opportunities, id));
+      requireVersion(current, input.expectedVersion);
       const now = this.clock();
       const changes = opportunityChanges(current, { ...input, references }, now);
-      const after = { ...current, ...changes };
+      const after = { ...current, ...changes, version: versionOf(current) + 1 };
       try {
         await this.write(
           caller,
           [
-            this.update(opportunities, id, changes, [{ field: 'stage', op: 'eq', value: current.stage }]),
+            this.update(opportunities, id, changes, [{ field: 'stage', op: 'eq', value: current.stage }], input.expectedVersion),
             this.activity(caller, 'updated', 'opportunity', id, timestamp(now)),
           ],
-          opportunityEvents(current, after),
+          [...opportunityEvents(current, after), recordUpdated('opportunity', after)],
         );
       } catch (error) {
         if (error instanceof StoreError && error.code === 'conflict' && attempt < CONVERSION_CONFLICT_RETRIES) continue;
@@ -540,16 +592,19 @@ export class RecordsService {
     }
   }
 
-  async deleteOpportunity(caller: Caller, id: string): Promise<void> {
-    await this.found(this.repo.get(caller.workspaceId, opportunities, id));
-    await this.write(
-      caller,
-      [
-        { kind: 'delete', collection: opportunities, id },
-        ...this.dependentsOf(id),
-        this.activity(caller, 'deleted', 'opportunity', id, this.now()),
-      ],
-      [],
+  async deleteOpportunity(caller: Caller, id: string, expectedVersion?: number): Promise<void> {
+    requireVersion(await this.found(this.repo.get(caller.workspaceId, opportunities, id)), expectedVersion);
+    await this.conditional(expectedVersion, () =>
+      this.write(
+        caller,
+        [
+          ...this.versionGuard(opportunities, id, expectedVersion),
+          { kind: 'delete', collection: opportunities, id },
+          ...this.dependentsOf(id),
+          this.activity(caller, 'deleted', 'opportunity', id, this.now()),
+        ],
+        [],
+      ),
     );
   }
 
@@ -614,8 +669,8 @@ export class RecordsService {
     else if (!(await this.recordExists(caller.workspaceId, input.relatedTo)))
       errors.add('relatedTo', MESSAGES.missingReference(input.relatedTo));
     if (input.assignedTo) {
-      const users = await this.users.lookup(caller.workspaceId, [input.assignedTo]);
-      if (users && !users.has(input.assignedTo)) errors.add('assignedTo', MESSAGES.missingReference(input.assignedTo));
+      const users = await workspaceMembers(this.users, caller.workspaceId, [input.assignedTo]);
+      if (!users.has(input.assignedTo)) errors.add('assignedTo', MESSAGES.missingReference(input.assignedTo));
     }
     errors.throwIfAny();
     const task: TaskDocument = {
@@ -688,10 +743,9 @@ export class RecordsService {
     const [account, contact, users] = await Promise.all([
       this.repo.existing(caller.workspaceId, accounts, ids.account),
       this.repo.existing(caller.workspaceId, contacts, ids.contact),
-      ids.user.length > 0 ? this.users.lookup(caller.workspaceId, ids.user) : Promise.resolve(new Map()),
+      ids.user.length > 0 ? workspaceMembers(this.users, caller.workspaceId, ids.user) : Promise.resolve(new Map()),
     ]);
-    // When auth cannot answer, owners are accepted as given rather than refusing every write.
-    return { account, contact, user: users ? new Set(users.keys()) : null };
+    return { account, contact, user: new Set(users.keys()) };
   }
 
   private async recordExists(workspaceId: string, id: string): Promise<boolean> {
@@ -708,8 +762,37 @@ export class RecordsService {
     return (await this.repo.get<{ id: string }>(workspaceId, collection, id)) !== null;
   }
 
-  private update(collection: WriteOp['collection'], id: string, changes: object, where: Condition[] = []): WriteOp {
-    return { kind: 'update', collection, id, change: { set: { ...changes } }, where, required: true };
+  /** Every update bumps the version; with `expectedVersion` (If-Match) it applies only at that version, in the same operation. */
+  private update(
+    collection: WriteOp['collection'],
+    id: string,
+    changes: object,
+    where: Condition[] = [],
+    expectedVersion?: number,
+  ): WriteOp {
+    const change = { set: { ...changes }, inc: { version: 1 } };
+    return { kind: 'update', collection, id, change, where: [...where, ...this.versionIs(expectedVersion)], required: true };
+  }
+
+  private versionIs(expected: number | undefined): Condition[] {
+    if (expected === undefined) return [];
+    return [expected === 0 ? { field: 'version', op: 'exists', value: false } : { field: 'version', op: 'eq', value: expected }];
+  }
+
+  /** For a delete with If-Match: a bump conditional on the version, in the delete's commit, fails it when stale. */
+  private versionGuard(collection: WriteOp['collection'], id: string, expected: number | undefined): WriteOp[] {
+    if (expected === undefined) return [];
+    return [{ kind: 'update', collection, id, change: { inc: { version: 1 } }, where: this.versionIs(expected), required: true }];
+  }
+
+  /** A write under If-Match: a conflict in its commit means the version moved on since it was read. */
+  private async conditional(expectedVersion: number | undefined, write: () => Promise<void>): Promise<void> {
+    try {
+      await write();
+    } catch (error) {
+      if (expectedVersion !== undefined && error instanceof StoreError && error.code === 'conflict') throw staleVersion();
+      throw error;
+    }
   }
 
   /** Notes and tasks about a record go with it; its activities stay. */
@@ -751,6 +834,7 @@ export class RecordsService {
         createdAt: now,
         publishedAt: null,
         ...(traceHeaders.traceparent ? { traceHeaders } : {}),
+        ...(caller.cause ? { cause: caller.cause } : {}),
       };
       return { kind: 'insert', collection: outbox, document: { ...document } };
     });
@@ -859,4 +943,9 @@ function namesOf(view: AnyRecordView): Record<string, unknown> {
   for (const key of ['accountName', 'assignedToName', 'contactCount', 'openOpportunityCount', 'openCaseCount'])
     if (key in r) out[key] = r[key];
   return out;
+}
+
+/** A batch's id: its idempotency key hashed within the workspace. */
+function batchIdOf(workspaceId: string, idempotencyKey: string): string {
+  return `bat_${createHash('sha256').update(`${workspaceId}\n${idempotencyKey}`).digest('hex')}`;
 }

@@ -16,10 +16,14 @@ export interface Caller {
   actor: { id: string; type: 'user' | 'api_key' | 'system' };
   /** Ties events to the request that caused them. */
   correlationId: string;
+  /** A service's cause for its own write (automation's rules); the events carry it on. */
+  cause?: string;
 }
 
 /** A create or update body: camelCase keys, null for JSON null, plus what the gateway already refused. */
 export interface WriteInput {
   body: Record<string, unknown>;
   earlierErrors?: Record<string, string[]>;
+  /** If-Match on an update: the version the record must still be at. */
+  expectedVersion?: number;
 }

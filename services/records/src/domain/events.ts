@@ -3,7 +3,7 @@
  * change. Payloads carry the workspace id and the full record (public shape).
  */
 import { isClosed } from './opportunity-rules';
-import type { ContactDocument, LeadDocument, OpportunityDocument } from './model';
+import type { ContactDocument, LeadDocument, OpportunityDocument, RecordDocument } from './model';
 import { publicRecord } from './representation';
 
 export const EVENT_TYPES = {
@@ -13,6 +13,7 @@ export const EVENT_TYPES = {
   contactsCreated: 'records.contacts_created.v1',
   opportunityStageChanged: 'records.opportunity_stage_changed.v1',
   proposalStatusChanged: 'records.proposal_status_changed.v1',
+  recordUpdated: 'records.record_updated.v1',
 } as const;
 
 export interface DomainEvent {
@@ -81,4 +82,15 @@ export function opportunityEvents(before: OpportunityDocument | null, after: Opp
     });
   }
   return events;
+}
+
+/**
+ * Any change to a lead, contact or opportunity (with its status or stage events, when those moved
+ * too): automation applies its runs' exit conditions on it.
+ */
+export function recordUpdated(recordType: 'lead' | 'contact' | 'opportunity', after: RecordDocument): DomainEvent {
+  return {
+    type: EVENT_TYPES.recordUpdated,
+    payload: { workspaceId: after.workspaceId, recordType, recordId: after.id, record: publicRecord(after) },
+  };
 }

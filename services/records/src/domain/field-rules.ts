@@ -61,8 +61,7 @@ export const MESSAGES = {
 export interface KnownReferences {
   account: ReadonlySet<string>;
   contact: ReadonlySet<string>;
-  /** Null when the user directory could not be asked; user ids are then accepted as given. */
-  user: ReadonlySet<string> | null;
+  user: ReadonlySet<string>;
 }
 
 export const NO_REFERENCES: KnownReferences = { account: new Set(), contact: new Set(), user: new Set() };
@@ -236,8 +235,7 @@ function checkValue(field: string, value: unknown, rule: FieldRule, references: 
     case 'reference': {
       if (typeof value !== 'string') return fail(MESSAGES.string);
       if (value.length === 0) return rule.nullable ? null : fail(MESSAGES.blank);
-      const known = references[rule.target];
-      if (known !== null && !known.has(value)) return fail(MESSAGES.missingReference(value));
+      if (!references[rule.target].has(value)) return fail(MESSAGES.missingReference(value));
       return value;
     }
     case 'references': {

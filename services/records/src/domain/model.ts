@@ -37,6 +37,8 @@ interface Base {
   workspaceId: string;
   createdAt: string;
   updatedAt: string;
+  /** See record-version.ts; absent on records stored before versions existed. */
+  version?: number;
 }
 
 export interface ContactDocument extends Base {

@@ -1,19 +1,32 @@
 /**
  * Publishes the outbox: domain events are inserted in the same commit as the change they
- * describe, and this relay sends the pending ones through the bus afterwards, then deletes them. It is poked right after each commit and also sweeps every few seconds (and once at
- * start), so an event whose publish was lost to a crash goes out on the next sweep or start.
+ * describe, and this relay sends the pending ones through the bus afterwards, then deletes them.
+ * It is poked right after each commit and also sweeps every few seconds (and once at start), so an
+ * event whose publish was lost to a crash goes out on the next sweep or start.
+ *
+ * With several replicas, a workspace's events are relayed by one replica at a time, the holder of
+ * its lease (relay-lease.ts), which keeps them in order. A replica whose poke finds the lease held
+ * leaves its events to the holder, which looks for pending events again after giving the lease up,
+ * and tries again itself when that lease would lapse (a holder that died).
  * Delivery is at least once; the message id is the outbox id, so consumers drop repeats.
  */
 import type { MessageBus } from '@crm/bus';
 import type { Logger } from '@crm/observability';
-import type { DocumentStore } from '@crm/store';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { DocumentStore, WriteOp } from '@crm/store';
 import { withTraceContext } from '@crm/telemetry';
 import { timestamp } from '../domain/clock';
 import { outbox, outboxWorkspaces, type OutboxDocument } from '../store/collections';
+import { RelayLease } from './relay-lease';
 
 export interface OutboxRelayOptions {
   sweepIntervalMs?: number;
   batchSize?: number;
+  /** How long a workspace's relay lease lasts unless renewed: a dead holder's is taken over after it. */
+  leaseMs?: number;
+  /** This replica's name on its leases; unique per process. */
+  holder?: string;
 }
 
 export class OutboxRelay {
@@ -21,6 +34,9 @@ export class OutboxRelay {
   /** One drain at a time per workspace keeps that workspace's events in order. */
   private readonly draining = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
+  /** Retries for workspaces whose lease another replica held, due when that lease would lapse. */
+  private readonly retries = new Map<string, NodeJS.Timeout>();
+  private readonly lease: RelayLease;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly sweepIntervalMs: number;
@@ -34,6 +50,7 @@ export class OutboxRelay {
   ) {
     this.sweepIntervalMs = options.sweepIntervalMs ?? 5_000;
     this.batchSize = options.batchSize ?? 500;
+    this.lease = new RelayLease(store, options.holder ?? `${hostname()}:${process.pid}:${randomUUID()}`, options.leaseMs ?? 5_000);
   }
 
   /** Starts the periodic sweep, after one sweep for whatever an earlier run left pending. */
@@ -81,9 +98,7 @@ export class OutboxRelay {
       try {
         do {
           this.again.delete(workspaceId);
-          while (await this.publishBatch(workspaceId)) {
-            /* keep going while full batches come back */
-          }
+          await this.relayPending(workspaceId);
         } while (this.again.has(workspaceId) && !this.stopped);
       } catch (error) {
         this.logger.warn({ err: error, workspaceId }, 'outbox publish failed; the sweep will retry');
@@ -95,7 +110,47 @@ export class OutboxRelay {
     return run;
   }
 
-  /** True when a full batch was published (there may be more). */
+  /** Publishes the workspace's pending events under its lease, until none are left. */
+  private async relayPending(workspaceId: string): Promise<void> {
+    while (!this.stopped && (await this.hasPending(workspaceId))) {
+      const attempt = await this.lease.acquire(workspaceId);
+      if (!attempt.held) {
+        this.retryWhenLapsed(workspaceId, attempt.expiresAt);
+        return;
+      }
+      try {
+        while (await this.publishBatch(workspaceId)) {
+          /* keep going while full batches come back */
+        }
+      } catch (error) {
+        await this.lease.release(workspaceId).catch(() => undefined);
+        throw error;
+      }
+      // Loops to look again: a commit whose poke found our lease taken left its events to us.
+    }
+  }
+
+  private async hasPending(workspaceId: string): Promise<boolean> {
+    return (await this.store.forWorkspace(workspaceId).findOne(outbox, [{ field: 'status', op: 'eq', value: 'pending' }])) !== null;
+  }
+
+  private retryWhenLapsed(workspaceId: string, expiresAt: number): void {
+    if (this.retries.has(workspaceId) || this.stopped) return;
+    const timer = setTimeout(
+      () => {
+        this.retries.delete(workspaceId);
+        void this.drain(workspaceId);
+      },
+      Math.max(0, expiresAt - Date.now()) + 50,
+    );
+    timer.unref();
+    this.retries.set(workspaceId, timer);
+  }
+
+  /**
+   * True when a full batch was published (there may be more). Its deletion renews the lease, or
+   * gives it up after the last batch, in one unit: a holder that lost its lease deletes nothing.
+   */
   private async publishBatch(workspaceId: string): Promise<boolean> {
     const scoped = this.store.forWorkspace(workspaceId);
     const pending = await scoped.find(outbox, {
@@ -106,14 +161,21 @@ export class OutboxRelay {
     // Publishes are issued in order on one channel and confirmed together, then removed in one write
     // (rewriting each as published cost more than the insert that made it).
     await Promise.all(pending.map((event) => withTraceContext(event.traceHeaders, () => this.bus.publish(toMessage(event)))));
-    if (pending.length > 0) await scoped.deleteMany(outbox, [{ field: 'id', op: 'in', values: pending.map((event) => event.id) }]);
-    return pending.length === this.batchSize;
+    const full = pending.length === this.batchSize;
+    const published: WriteOp[] =
+      pending.length > 0
+        ? [{ kind: 'deleteMany', collection: outbox, where: [{ field: 'id', op: 'in', values: pending.map((event) => event.id) }] }]
+        : [];
+    await scoped.commit([...published, this.lease.renewal(workspaceId, !full)]);
+    return full;
   }
 
   /** Stops sweeping and waits for publishes under way. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    for (const retry of this.retries.values()) clearTimeout(retry);
+    this.retries.clear();
     await Promise.all([...this.draining.values()]);
   }
 }
@@ -125,5 +187,6 @@ function toMessage(event: OutboxDocument) {
     correlationId: event.correlationId,
     occurredAt: event.occurredAt,
     payload: event.payload,
+    ...(event.cause ? { cause: event.cause } : {}),
   };
 }

@@ -4,6 +4,7 @@
  */
 import type { recordsV1 } from '@crm/grpc';
 import type { ActivityDocument, SourceDocument, TaskDocument } from '../domain/model';
+import { versionOf } from '../domain/record-version';
 import type { AccountView, ContactView, LeadView, OpportunityView, WriteInput } from '../application/views';
 
 type Message = Record<string, unknown>;
@@ -75,6 +76,7 @@ export function contactMessage(view: ContactView): recordsV1.Contact {
     source: view.source ?? '',
     createdAt: view.createdAt,
     updatedAt: view.updatedAt,
+    version: versionOf(view),
     nullFields: nulls(view as unknown as Message, ['accountId', 'assignedTo', 'source']),
   };
 }
@@ -99,6 +101,7 @@ export function leadMessage(view: LeadView): recordsV1.Lead {
     notes: view.notes,
     createdAt: view.createdAt,
     updatedAt: view.updatedAt,
+    version: versionOf(view),
     nullFields: nulls(view as unknown as Message, ['assignedTo', 'convertedAt', 'convertedContactId']),
   };
 }
@@ -123,6 +126,7 @@ export function accountMessage(view: AccountView): recordsV1.Account {
     openCaseCount: view.openCaseCount,
     createdAt: view.createdAt,
     updatedAt: view.updatedAt,
+    version: versionOf(view),
     nullFields: nulls(view as unknown as Message, ['annualRevenue', 'billingAddress', 'assignedTo']),
   };
 }
@@ -146,6 +150,7 @@ export function opportunityMessage(view: OpportunityView): recordsV1.Opportunity
     description: view.description,
     createdAt: view.createdAt,
     updatedAt: view.updatedAt,
+    version: versionOf(view),
     nullFields: nulls(view as unknown as Message, ['accountId', 'closeDate', 'closedDate', 'lossReason', 'assignedTo']),
   };
 }

@@ -12,13 +12,13 @@ describe('RecordsService over gRPC', () => {
   let client: GrpcClient<recordsV1.RecordsServiceMethods>;
 
   beforeAll(async () => {
-    const config = recordsConfigSchema.parse({ GRPC_HOST: '127.0.0.1', GRPC_PORT: '0', LOG_LEVEL: 'silent' });
+    const config = recordsConfigSchema.parse({ GRPC_HOST: '127.0.0.1', GRPC_PORT: '0', LOG_LEVEL: 'silent', INTERNAL_TLS: 'off' });
     running = await startRecordsService(config, {
       logger,
       storeLocation: { kind: 'sqlite', file: ':memory:' },
       users: new StaticUserDirectory(USERS),
     });
-    client = new GrpcClient(recordsV1.protoPath, recordsV1.RecordsServiceName, `127.0.0.1:${running.port}`);
+    client = new GrpcClient(recordsV1.protoPath, recordsV1.RecordsServiceName, `127.0.0.1:${running.port}`, null);
   });
 
   afterAll(async () => {

@@ -21,7 +21,14 @@ type Handlers = { [K in keyof M as string extends K ? never : K]: UnaryHandler<M
 export function callerOf(context: CallContext): Caller {
   if (!context.workspaceId) throw DomainError.unauthenticated('The call carries no workspace.');
   const type = context.actorKind === 'user' || context.actorKind === 'api_key' ? context.actorKind : 'system';
-  return { workspaceId: context.workspaceId, actor: { id: context.actorId || 'system', type }, correlationId: context.requestId };
+  // A cause is a service's word about its own write: a user's or key's call never carries one.
+  const cause = type === 'system' && context.cause ? context.cause : undefined;
+  return {
+    workspaceId: context.workspaceId,
+    actor: { id: context.actorId || 'system', type },
+    correlationId: context.requestId,
+    ...(cause ? { cause } : {}),
+  };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -39,11 +46,14 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
     GetContact: async (r, c) => ({ contact: contactMessage(await service.getContact(callerOf(c), r.id)) }),
     UpdateContact: async (r, c) => ({
       contact: contactMessage(
-        await service.updateContact(callerOf(c), r.id, writeInput(r.contact, r.updateFields, r.clearFields, r.invalidFields, 'update')),
+        await service.updateContact(callerOf(c), r.id, {
+          ...writeInput(r.contact, r.updateFields, r.clearFields, r.invalidFields, 'update'),
+          expectedVersion: r.expectedVersion,
+        }),
       ),
     }),
     DeleteContact: async (r, c) => {
-      await service.deleteContact(callerOf(c), r.id);
+      await service.deleteContact(callerOf(c), r.id, r.expectedVersion);
       return {};
     },
     ListContacts: async (r, c) => {
@@ -80,6 +90,7 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
         replayed: result.replayed,
       };
     },
+    GetContactBatch: async (r, c) => service.contactBatch(callerOf(c), r.idempotencyKey),
 
     CreateLead: async (r, c) => ({
       lead: leadMessage(
@@ -89,11 +100,14 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
     GetLead: async (r, c) => ({ lead: leadMessage(await service.getLead(callerOf(c), r.id)) }),
     UpdateLead: async (r, c) => ({
       lead: leadMessage(
-        await service.updateLead(callerOf(c), r.id, writeInput(r.lead, r.updateFields, r.clearFields, r.invalidFields, 'update')),
+        await service.updateLead(callerOf(c), r.id, {
+          ...writeInput(r.lead, r.updateFields, r.clearFields, r.invalidFields, 'update'),
+          expectedVersion: r.expectedVersion,
+        }),
       ),
     }),
     DeleteLead: async (r, c) => {
-      await service.deleteLead(callerOf(c), r.id);
+      await service.deleteLead(callerOf(c), r.id, r.expectedVersion);
       return {};
     },
     ListLeads: async (r, c) => {
@@ -130,11 +144,14 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
     GetAccount: async (r, c) => ({ account: accountMessage(await service.getAccount(callerOf(c), r.id)) }),
     UpdateAccount: async (r, c) => ({
       account: accountMessage(
-        await service.updateAccount(callerOf(c), r.id, writeInput(r.account, r.updateFields, r.clearFields, r.invalidFields, 'update')),
+        await service.updateAccount(callerOf(c), r.id, {
+          ...writeInput(r.account, r.updateFields, r.clearFields, r.invalidFields, 'update'),
+          expectedVersion: r.expectedVersion,
+        }),
       ),
     }),
     DeleteAccount: async (r, c) => {
-      await service.deleteAccount(callerOf(c), r.id);
+      await service.deleteAccount(callerOf(c), r.id, r.expectedVersion);
       return {};
     },
     ListAccounts: async (r, c) => {
@@ -150,7 +167,7 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
       return { total: page.total, accounts: page.items.map(accountMessage) };
     },
     ListAccountContacts: async (r, c) => {
-      const page = await service.listAccountContacts(callerOf(c), r.accountId);
+      const page = await service.listAccountContacts(callerOf(c), r.accountId, { offset: r.offset, limit: r.limit });
       return { total: page.total, contacts: page.items.map(contactMessage) };
     },
 
@@ -162,15 +179,14 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
     GetOpportunity: async (r, c) => ({ opportunity: opportunityMessage(await service.getOpportunity(callerOf(c), r.id)) }),
     UpdateOpportunity: async (r, c) => ({
       opportunity: opportunityMessage(
-        await service.updateOpportunity(
-          callerOf(c),
-          r.id,
-          writeInput(r.opportunity, r.updateFields, r.clearFields, r.invalidFields, 'update'),
-        ),
+        await service.updateOpportunity(callerOf(c), r.id, {
+          ...writeInput(r.opportunity, r.updateFields, r.clearFields, r.invalidFields, 'update'),
+          expectedVersion: r.expectedVersion,
+        }),
       ),
     }),
     DeleteOpportunity: async (r, c) => {
-      await service.deleteOpportunity(callerOf(c), r.id);
+      await service.deleteOpportunity(callerOf(c), r.id, r.expectedVersion);
       return {};
     },
     ListOpportunities: async (r, c) => {

@@ -3,8 +3,8 @@
  * records (the ids batched), answers cached for a minute. When auth cannot be reached, names come
  * back empty rather than failing the read.
  */
-import { authV1, GrpcClient } from '@crm/grpc';
-import type { Logger } from '@crm/observability';
+import { authV1, GrpcClient, type InternalTls } from '@crm/grpc';
+import { DomainError, type Logger } from '@crm/observability';
 
 export interface DirectoryUser {
   id: string;
@@ -20,6 +20,28 @@ export interface UserDirectory {
   close(): void;
 }
 
+/** How often, and after what pauses, a write asks again before it gives up on checking its owners. */
+const MEMBER_CHECK_PAUSES_MS = [200, 500, 1000];
+
+/**
+ * The users of `workspaceId` among `ids`, for a write that names them (an owner, an assignee):
+ * an id is never accepted unchecked. While the directory cannot answer it is asked again a few
+ * times, and then the write is refused as unavailable (503), so nothing is saved.
+ */
+export async function workspaceMembers(directory: UserDirectory, workspaceId: string, ids: string[]): Promise<Map<string, DirectoryUser>> {
+  for (let attempt = 0; ; attempt += 1) {
+    const found = await directory.lookup(workspaceId, ids);
+    if (found) return found;
+    const pause = MEMBER_CHECK_PAUSES_MS[attempt];
+    if (pause === undefined)
+      throw new DomainError(
+        'unavailable',
+        'The users this change names cannot be checked right now (auth is unreachable); nothing was saved. Try again shortly.',
+      );
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
+}
+
 interface CacheEntry {
   user: DirectoryUser | null;
   expiresAt: number;
@@ -31,11 +53,12 @@ export class AuthUserDirectory implements UserDirectory {
 
   constructor(
     address: string,
+    tls: InternalTls | null,
     private readonly logger: Logger,
     private readonly ttlMs = 60_000,
     private readonly timeoutMs = 2_000,
   ) {
-    this.client = new GrpcClient<authV1.AuthServiceMethods>(authV1.protoPath, authV1.AuthServiceName, address);
+    this.client = new GrpcClient<authV1.AuthServiceMethods>(authV1.protoPath, authV1.AuthServiceName, address, tls);
   }
 
   async lookup(workspaceId: string, ids: string[]): Promise<Map<string, DirectoryUser> | null> {

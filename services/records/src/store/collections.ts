@@ -3,7 +3,7 @@
  * (SQLite gives each an indexed column; MongoDB indexes them); every index starts with
  * workspaceId implicitly and ends with id, so "filter, newest first, ties by id" reads off one index.
  */
-import { defineCollection } from '@crm/store';
+import { defineCollection, leases } from '@crm/store';
 import type {
   AccountDocument,
   ActivityDocument,
@@ -18,6 +18,8 @@ import type {
 export const contacts = defineCollection<ContactDocument>({
   name: 'contacts',
   scope: 'workspace',
+  // `search` (domain/search-text.ts): a substring of searchText, through a text index.
+  textSearch: ['searchText'],
   fields: {
     createdAt: 'string',
     updatedAt: 'string',
@@ -25,7 +27,6 @@ export const contacts = defineCollection<ContactDocument>({
     lastName: 'string',
     email: 'string',
     emailKey: 'string',
-    // What `search` reads (domain/search-text.ts); its index lets a search scan the index alone.
     searchText: 'string',
     stage: 'string',
     accountId: 'string',
@@ -48,6 +49,8 @@ export const contacts = defineCollection<ContactDocument>({
 export const leads = defineCollection<LeadDocument>({
   name: 'leads',
   scope: 'workspace',
+  // `search` (domain/search-text.ts): a substring of searchText, through a text index.
+  textSearch: ['searchText'],
   fields: {
     createdAt: 'string',
     updatedAt: 'string',
@@ -78,6 +81,8 @@ export const leads = defineCollection<LeadDocument>({
 export const accounts = defineCollection<AccountDocument>({
   name: 'accounts',
   scope: 'workspace',
+  // `search` (domain/search-text.ts): a substring of searchText, through a text index.
+  textSearch: ['searchText'],
   fields: {
     createdAt: 'string',
     updatedAt: 'string',
@@ -101,6 +106,8 @@ export const accounts = defineCollection<AccountDocument>({
 export const opportunities = defineCollection<OpportunityDocument>({
   name: 'opportunities',
   scope: 'workspace',
+  // `search` (domain/search-text.ts): a substring of searchText, through a text index.
+  textSearch: ['searchText'],
   fields: {
     createdAt: 'string',
     updatedAt: 'string',
@@ -171,6 +178,8 @@ export interface OutboxDocument {
   publishedAt: string | null;
   /** W3C trace context of the request that caused the event, so its trace continues through the bus. */
   traceHeaders?: Record<string, string>;
+  /** The calling service's cause (automation's rules), carried onto the bus message. */
+  cause?: string;
 }
 
 export const outbox = defineCollection<OutboxDocument>({
@@ -188,9 +197,17 @@ export const outbox = defineCollection<OutboxDocument>({
 export interface OutboxWorkspaceDocument {
   id: string;
   registeredAt: string;
+  /** The replica relaying this workspace's events (events/relay-lease.ts), until `leaseExpiresAt`. */
+  leaseHolder?: string;
+  /** Epoch milliseconds; 0 once released. */
+  leaseExpiresAt?: number;
 }
 
-export const outboxWorkspaces = defineCollection<OutboxWorkspaceDocument>({ name: 'outbox_workspaces', scope: 'global' });
+export const outboxWorkspaces = defineCollection<OutboxWorkspaceDocument>({
+  name: 'outbox_workspaces',
+  scope: 'global',
+  fields: { leaseHolder: 'string', leaseExpiresAt: 'number' },
+});
 
 /** The stored answer of one BatchCreateContacts call, by idempotency key (hashed into the id). */
 export interface BatchResultDocument {
@@ -219,4 +236,6 @@ export const recordsCollections = [
   outbox,
   outboxWorkspaces,
   batchResults,
+  // The retention sweeper's lease (store/retention-rules.ts).
+  leases,
 ];

@@ -13,7 +13,7 @@ export interface ListCriteria {
   where: Condition[];
   /**
    * A literal, already lower-cased, that the record's `searchText` must contain: one substring test
-   * on one indexed field (SQLite reads it from the index; no per-field JSON extraction).
+   * on one field, which the collections declare for text search (SQLite: a trigram index).
    */
   search?: string;
   ordering: Ordering;
@@ -51,11 +51,7 @@ export class RecordsRepository {
     criteria: ListCriteria,
   ): Promise<ListResult<T>> {
     const where = [...criteria.where];
-    if (criteria.search) {
-      // The range is true of every record (searchText is always a string); it is there so that
-      // SQLite's planner reads searchText from its own index instead of parsing each document.
-      where.push({ field: 'searchText', op: 'gte', value: '' }, { field: 'searchText', op: 'contains_text', value: criteria.search });
-    }
+    if (criteria.search) where.push({ field: 'searchText', op: 'contains_text', value: criteria.search });
     return this.in(workspaceId).findPage(collection, {
       where,
       sort: [{ field: criteria.ordering.field, direction: criteria.ordering.direction }],

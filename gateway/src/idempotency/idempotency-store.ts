@@ -1,0 +1,31 @@
+/**
+ * Where the gateway keeps Idempotency-Key state: Redis shared by every replica when REDIS_URL is
+ * set, a bounded in-memory map otherwise (`npm start`). One entry per (workspace, key): first a
+ * claim held while the first request runs, then the answer it got, kept for 24 hours.
+ */
+
+/** What a replay needs: the first answer's status, the headers that describe its body, and the body. */
+export interface StoredAnswer {
+  status: number;
+  headers: Record<string, string>;
+  /** The body's bytes, base64. */
+  body: string;
+}
+
+export type IdempotencyEntry =
+  /** The first request with this key is still running (on some replica). */
+  { state: 'running'; fingerprint: string } | { state: 'done'; fingerprint: string; answer: StoredAnswer };
+
+export interface IdempotencyStore {
+  /**
+   * Takes the key for a new request when nobody holds it (atomically: of two concurrent claims one
+   * wins) and answers null; otherwise answers what is there. The claim lapses after `claimMs`, so a
+   * replica that dies mid-request does not hold the key for 24 hours.
+   */
+  claim(key: string, fingerprint: string, claimMs: number): Promise<IdempotencyEntry | null>;
+  /** Keeps the answer of the request that claimed `key` for `keepMs`. */
+  complete(key: string, fingerprint: string, answer: StoredAnswer, keepMs: number): Promise<void>;
+  /** Lets go of a claim whose answer is not kept (5xx, too large, connection lost): a retry runs again. */
+  release(key: string): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,193 @@
+import { once } from 'node:events';
+import type { AddressInfo, Server } from 'node:net';
+import express, { type RequestHandler } from 'express';
+import { request } from 'undici';
+import { createLogger } from '@crm/observability';
+import type { IdempotencyStore } from './idempotency-store';
+import { idempotentPosts, MAX_ANSWER_BYTES } from './idempotent-posts';
+import { MemoryIdempotencyStore } from './memory-idempotency-store';
+
+interface Harness {
+  base: string;
+  post(
+    path: string,
+    body: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; headers: Record<string, unknown>; text: string }>;
+  runs: () => number;
+  close(): Promise<void>;
+}
+
+/** An app with a fake caller (header x-workspace), the guard, and `handler` on every POST. */
+async function harness(handler: RequestHandler, store: IdempotencyStore = new MemoryIdempotencyStore()): Promise<Harness> {
+  let runs = 0;
+  const guard = idempotentPosts(store, createLogger('test', { level: 'silent' }), (req) => req.path.startsWith('/upload'));
+  const app = express();
+  app.use((req, res, next) => {
+    const workspaceId = req.get('x-workspace') ?? 'ws_1';
+    res.locals.caller = { workspaceId, actorId: 'usr_1', actorKind: 'user', plan: 'starter', rateLimitPerMinute: 0 };
+    next();
+  });
+  app.use(guard.streamedUploads);
+  app.use(express.json());
+  app.use(guard.jsonPosts);
+  app.post(/.*/, (req, res, next) => {
+    runs++;
+    handler(req, res, next);
+  });
+  const server: Server = app.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    base,
+    async post(path, body, headers = {}) {
+      const response = await request(`${base}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      return { status: response.statusCode, headers: response.headers, text: await response.body.text() };
+    },
+    runs: () => runs,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+const created: RequestHandler = (req, res) =>
+  void res
+    .status(201)
+    .location('/things/1')
+    .json({ id: `t_${Math.random()}`, got: req.body });
+
+describe('Idempotency-Key on POSTs', () => {
+  let h: Harness;
+  afterEach(() => h?.close());
+
+  it('replays the first answer to a retry with the same key and body, without running it again', async () => {
+    h = await harness(created);
+    const first = await h.post('/things', { a: 1 }, { 'idempotency-key': 'k1' });
+    const retry = await h.post('/things/', { a: 1 }, { 'idempotency-key': 'k1' });
+    expect(first.status).toBe(201);
+    expect(retry).toMatchObject({ status: 201, text: first.text });
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.headers.location).toBe('/things/1');
+    expect(retry.headers['content-type']).toMatch(/application\/json/);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    expect(h.runs()).toBe(1);
+  });
+
+  it('answers 422 with a detail to the same key with another body, and runs nothing', async () => {
+    h = await harness(created);
+    await h.post('/things', { a: 1 }, { 'idempotency-key': 'k1' });
+    const other = await h.post('/things', { a: 2 }, { 'idempotency-key': 'k1' });
+    expect(other.status).toBe(422);
+    expect(JSON.parse(other.text).detail).toMatch(/different request/);
+    expect(h.runs()).toBe(1);
+  });
+
+  it('answers 422 to the same key on another path', async () => {
+    h = await harness(created);
+    await h.post('/things', { a: 1 }, { 'idempotency-key': 'k1' });
+    expect((await h.post('/others', { a: 1 }, { 'idempotency-key': 'k1' })).status).toBe(422);
+  });
+
+  it('answers 409 to a request arriving while the first with its key still runs', async () => {
+    let finish!: () => void;
+    const held = new Promise<void>((resolve) => (finish = resolve));
+    h = await harness((_req, res) => void held.then(() => res.status(201).json({ ok: true })));
+    const first = h.post('/things', { a: 1 }, { 'idempotency-key': 'k1' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const second = await h.post('/things', { a: 1 }, { 'idempotency-key': 'k1' });
+    finish();
+    expect(second.status).toBe(409);
+    expect(JSON.parse(second.text).detail).toMatch(/still in progress/);
+    expect((await first).status).toBe(201);
+    expect(h.runs()).toBe(1);
+  });
+
+  it('keeps the answer of a request whose client hung up, for its retry', async () => {
+    h = await harness((_req, res) => void setTimeout(() => res.status(201).json({ id: 'late' }), 150));
+    const controller = new AbortController();
+    const abandoned = request(`${h.base}/things`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'k1' },
+      body: '{}',
+      signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(), 50);
+    await expect(abandoned).rejects.toThrow();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const retry = await h.post('/things', {}, { 'idempotency-key': 'k1' });
+    expect(retry).toMatchObject({ status: 201, text: '{"id":"late"}' });
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(h.runs()).toBe(1);
+  });
+
+  it('keeps 4xx answers but not 5xx ones: a retry after a 5xx runs again', async () => {
+    h = await harness((_req, res) => void res.status(h.runs() === 1 ? 503 : 400).json({ detail: 'x' }));
+    expect((await h.post('/things', {}, { 'idempotency-key': 'k1' })).status).toBe(503);
+    expect((await h.post('/things', {}, { 'idempotency-key': 'k1' })).status).toBe(400);
+    const replay = await h.post('/things', {}, { 'idempotency-key': 'k1' });
+    expect(replay.status).toBe(400);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(h.runs()).toBe(2);
+  });
+
+  it('refuses a key over 255 characters with 400 and accepts one of 255', async () => {
+    h = await harness(created);
+    const tooLong = await h.post('/things', {}, { 'idempotency-key': 'k'.repeat(256) });
+    expect(tooLong.status).toBe(400);
+    expect(JSON.parse(tooLong.text).detail).toMatch(/255/);
+    expect((await h.post('/things', {}, { 'idempotency-key': 'k'.repeat(255) })).status).toBe(201);
+    expect(h.runs()).toBe(1);
+  });
+
+  it('keeps keys per workspace', async () => {
+    h = await harness(created);
+    await h.post('/things', { a: 1 }, { 'idempotency-key': 'k1', 'x-workspace': 'ws_1' });
+    const elsewhere = await h.post('/things', { a: 2 }, { 'idempotency-key': 'k1', 'x-workspace': 'ws_2' });
+    expect(elsewhere.status).toBe(201);
+    expect(elsewhere.headers['idempotent-replayed']).toBeUndefined();
+    expect(h.runs()).toBe(2);
+  });
+
+  it('runs every request without a key', async () => {
+    h = await harness(created);
+    await h.post('/things', { a: 1 });
+    await h.post('/things', { a: 1 });
+    expect(h.runs()).toBe(2);
+  });
+
+  it('does not keep an answer over 1 MB: a retry runs again', async () => {
+    h = await harness((_req, res) => void res.status(200).json({ big: 'x'.repeat(MAX_ANSWER_BYTES) }));
+    await h.post('/things', {}, { 'idempotency-key': 'k1' });
+    const retry = await h.post('/things', {}, { 'idempotency-key': 'k1' });
+    expect(retry.status).toBe(200);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    expect(h.runs()).toBe(2);
+  });
+
+  it('answers 503 and runs nothing when the store cannot be reached', async () => {
+    const broken: IdempotencyStore = {
+      claim: () => Promise.reject(new Error('down')),
+      complete: () => Promise.resolve(),
+      release: () => Promise.resolve(),
+      close: () => Promise.resolve(),
+    };
+    h = await harness(created, broken);
+    expect((await h.post('/things', {}, { 'idempotency-key': 'k1' })).status).toBe(503);
+    expect(h.runs()).toBe(0);
+  });
+
+  it('keys streamed uploads on method and path, not on their unread body', async () => {
+    h = await harness((req, res) => {
+      req.resume();
+      req.on('end', () => res.status(201).json({ uid: 'job_1' }));
+    });
+    await h.post('/upload', 'file one', { 'idempotency-key': 'k1', 'content-type': 'text/plain' });
+    const retry = await h.post('/upload', 'file two', { 'idempotency-key': 'k1', 'content-type': 'text/plain' });
+    expect(retry).toMatchObject({ status: 201, text: '{"uid":"job_1"}' });
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(h.runs()).toBe(1);
+  });
+});

@@ -1,0 +1,107 @@
+/**
+ * `Idempotency-Key` on authenticated POSTs (contract-decisions.md, "Idempotency, concurrency,
+ * cursors"). Runs after authentication, so keys are per workspace. The first request with a key
+ * claims it and runs; its answer (status < 500, body up to 1 MB) is kept for 24 hours and replayed
+ * with `Idempotent-Replayed: true` to a retry with the same method, path and body. The same key
+ * with another request → 422; while the first still runs → 409. A 5xx or an answer over 1 MB
+ * releases the key, so a retry runs again. A client that hangs up does not stop its request: the
+ * answer it would have had is kept when the request ends, for its retry.
+ *
+ * Streamed uploads (import start) are claimed before their body is read and keyed without it:
+ * their fingerprint is the method, path and query only, so a retry with the same key gets the
+ * first job whatever file it carries.
+ */
+import { createHash } from 'node:crypto';
+import type { Request, RequestHandler, Response } from 'express';
+import type { Logger } from '@crm/observability';
+import { discardBodyAfterAnswer } from '../middleware/discard-body';
+import { AnswerRecorder } from './answer-recorder';
+import type { IdempotencyStore, StoredAnswer } from './idempotency-store';
+
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+export const MAX_KEY_LENGTH = 255;
+export const KEEP_ANSWER_MS = 24 * 60 * 60 * 1000;
+/** Longer than any request may run (the upload proxy's 5 minutes), so a live claim never lapses. */
+export const CLAIM_MS = 310_000;
+export const MAX_ANSWER_BYTES = 1024 * 1024;
+/** How long after its client hung up a request that has not answered keeps its key. */
+const ABANDONED_CLAIM_MS = 30_000;
+const DISCARD_BYTES = 11 * 1024 * 1024;
+
+export interface IdempotentPosts {
+  /** Mounted before the upload proxy: streamed uploads only. */
+  streamedUploads: RequestHandler;
+  /** Mounted after the JSON body parser: every other POST. */
+  jsonPosts: RequestHandler;
+}
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+function pathOf(req: Request): string {
+  const [path = '', query] = (req.baseUrl + req.url).split('?', 2);
+  return `${path.replace(/\/+$/, '')}${query ? `?${query}` : ''}`;
+}
+
+function send(res: Response, status: number, detail: string): void {
+  res.status(status).json({ detail });
+}
+
+export function idempotentPosts(store: IdempotencyStore, logger: Logger, isStreamedUpload: (req: Request) => boolean): IdempotentPosts {
+  const guard =
+    (streamed: boolean): RequestHandler =>
+    async (req, res, next) => {
+      const key = req.get(IDEMPOTENCY_HEADER);
+      const workspaceId: string | undefined = res.locals.caller?.workspaceId;
+      if (req.method !== 'POST' || key === undefined || !workspaceId || isStreamedUpload(req) !== streamed) return next();
+      if (streamed) discardBodyAfterAnswer(req, res, DISCARD_BYTES); // only acts when answered here, unread
+      if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
+        return send(res, 400, `${IDEMPOTENCY_HEADER} must be 1 to ${MAX_KEY_LENGTH} characters long.`);
+      }
+      const entryKey = `${workspaceId}:${sha256(key)}`;
+      const fingerprint = sha256(`${req.method}\n${pathOf(req)}\n${streamed ? '' : JSON.stringify(req.body ?? {})}`);
+
+      let existing;
+      try {
+        existing = await store.claim(entryKey, fingerprint, CLAIM_MS);
+      } catch (err) {
+        logger.warn({ err }, 'idempotency store unreachable; refusing a keyed request rather than risk running it twice');
+        return send(res, 503, 'The service is temporarily unavailable; try again shortly.');
+      }
+      if (existing?.fingerprint !== undefined && existing.fingerprint !== fingerprint) {
+        return send(
+          res,
+          422,
+          `This ${IDEMPOTENCY_HEADER} was already used for a different request (method, path or body); use a new key for a new request.`,
+        );
+      }
+      if (existing?.state === 'running') {
+        return send(res, 409, `A request with this ${IDEMPOTENCY_HEADER} is still in progress; retry after it has answered.`);
+      }
+      if (existing?.state === 'done') {
+        const { status, headers, body } = existing.answer;
+        res.status(status).set(headers).set(REPLAYED_HEADER, 'true');
+        return void res.end(Buffer.from(body, 'base64'));
+      }
+
+      let settled = false;
+      const settle = (answer: StoredAnswer | undefined): Promise<void> => {
+        if (settled) return Promise.resolve();
+        settled = true;
+        const kept = res.statusCode < 500 ? answer : undefined;
+        const write = kept ? store.complete(entryKey, fingerprint, kept, KEEP_ANSWER_MS) : store.release(entryKey);
+        return write.catch((err: unknown) => logger.warn({ err, key: entryKey }, 'idempotency store write failed'));
+      };
+      new AnswerRecorder(res, MAX_ANSWER_BYTES, (answer) => {
+        if (!answer) logger.warn({ key: entryKey }, 'answer over 1 MB not kept; a retry with its key runs again');
+        return settle(answer);
+      });
+      // Closed before any answer: the request normally still ends (and settles) on its own; this is
+      // the net for one that never does, so its key is not held for the whole claim.
+      res.once('close', () => {
+        if (!settled) setTimeout(() => void settle(undefined), ABANDONED_CLAIM_MS).unref();
+      });
+      next();
+    };
+  return { streamedUploads: guard(true), jsonPosts: guard(false) };
+}

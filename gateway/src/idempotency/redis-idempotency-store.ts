@@ -1,0 +1,46 @@
+import type { Redis } from 'ioredis';
+import { closeRedisConnection, openRedisConnection } from '@crm/rate-limit';
+import type { IdempotencyEntry, IdempotencyStore, StoredAnswer } from './idempotency-store';
+
+/**
+ * Keys shared by every gateway replica: the claim is one `SET NX PX`, so of two requests with one
+ * key, on any replicas, exactly one runs. Commands fail fast while Redis is away (the middleware
+ * then answers 503 rather than run a request it cannot guard).
+ */
+export class RedisIdempotencyStore implements IdempotencyStore {
+  private constructor(
+    private readonly redis: Redis,
+    private readonly keyPrefix: string,
+  ) {}
+
+  static open(url: string, keyPrefix: string): RedisIdempotencyStore {
+    const redis = openRedisConnection(url, { enableOfflineQueue: true, maxRetriesPerRequest: 1, commandTimeout: 2000 });
+    redis.on('error', () => undefined); // each failed command rejects on its own; the middleware logs those
+    return new RedisIdempotencyStore(redis, `${keyPrefix}idem:`);
+  }
+
+  async claim(key: string, fingerprint: string, claimMs: number): Promise<IdempotencyEntry | null> {
+    const running = JSON.stringify({ state: 'running', fingerprint } satisfies IdempotencyEntry);
+    // A key can lapse between a failed SET and the GET; then the next round claims it.
+    for (let round = 0; round < 3; round++) {
+      const taken = await this.redis.set(this.keyPrefix + key, running, 'PX', claimMs, 'NX');
+      if (taken === 'OK') return null;
+      const existing = await this.redis.get(this.keyPrefix + key);
+      if (existing !== null) return JSON.parse(existing) as IdempotencyEntry;
+    }
+    throw new Error('Idempotency key kept lapsing while it was claimed');
+  }
+
+  async complete(key: string, fingerprint: string, answer: StoredAnswer, keepMs: number): Promise<void> {
+    const done: IdempotencyEntry = { state: 'done', fingerprint, answer };
+    await this.redis.set(this.keyPrefix + key, JSON.stringify(done), 'PX', keepMs);
+  }
+
+  async release(key: string): Promise<void> {
+    await this.redis.del(this.keyPrefix + key);
+  }
+
+  async close(): Promise<void> {
+    await closeRedisConnection(this.redis);
+  }
+}

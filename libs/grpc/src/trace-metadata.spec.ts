@@ -1,0 +1,61 @@
+import * as grpc from '@grpc/grpc-js';
+import { createLogger } from '@crm/observability';
+import { activeTraceId, startTelemetry, stopTelemetry, withIncomingTraceContext } from '@crm/telemetry';
+import { GrpcClient } from './client';
+import type { ImportServiceMethods } from './generated/import.v1';
+import { GrpcServer } from './server';
+import { metadataGetter, metadataSetter } from './trace-metadata';
+
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+const PARENT = `00-${TRACE_ID}-00f067aa0ba902b7-01`;
+
+describe('gRPC metadata as a trace carrier', () => {
+  it('reads and writes traceparent as plain metadata', () => {
+    const metadata = new grpc.Metadata();
+    metadataSetter.set(metadata, 'traceparent', PARENT);
+    expect(metadataGetter.get(metadata, 'traceparent')).toBe(PARENT);
+    expect(metadataGetter.get(metadata, 'tracestate')).toBeUndefined();
+    expect(metadataGetter.keys(metadata)).toEqual(['traceparent']);
+  });
+});
+
+describe('GrpcClient and GrpcServer carry the trace id (ids only, no exporter)', () => {
+  let server: GrpcServer;
+  let client: GrpcClient<ImportServiceMethods>;
+  const seen: Array<{ traceId: string | undefined; traceparent: unknown }> = [];
+
+  beforeAll(async () => {
+    delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+    startTelemetry('crm-test');
+    server = new GrpcServer({ logger: createLogger('trace-test', { level: 'silent' }), tls: null }).addService(
+      'import/v1/import.proto',
+      'import.v1.ImportService',
+      {
+        GetImportJob: async (_request, context) => {
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          seen.push({ traceId: activeTraceId(), traceparent: context.metadata.get('traceparent')[0] });
+          return {};
+        },
+      },
+      {},
+    );
+    const port = await server.listen('127.0.0.1:0');
+    client = new GrpcClient<ImportServiceMethods>('import/v1/import.proto', 'import.v1.ImportService', `127.0.0.1:${port}`, null);
+  });
+
+  afterAll(async () => {
+    client.close();
+    await server.shutdown(0);
+    await stopTelemetry();
+  });
+
+  it('runs the handler in the caller’s trace', async () => {
+    await withIncomingTraceContext({ traceparent: PARENT }, undefined, () => client.call('GetImportJob', { uid: 'j' }));
+    expect(seen.pop()).toEqual({ traceId: TRACE_ID, traceparent: expect.stringMatching(new RegExp(`^00-${TRACE_ID}-[0-9a-f]{16}-00$`)) });
+  });
+
+  it('sends no trace context from outside a trace, and the handler runs in none', async () => {
+    await client.call('GetImportJob', { uid: 'j' });
+    expect(seen.pop()).toEqual({ traceId: undefined, traceparent: undefined });
+  });
+});

@@ -1,0 +1,76 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { defineCollection, openStore, StoredDocument } from '../index';
+import { keepAlive } from './keep-alive';
+import { selectToSql } from './sqlite-query';
+import { createCollectionSchema } from './sqlite-schema';
+
+interface Person extends StoredDocument {
+  name: string;
+}
+
+const definition = { name: 'people', scope: 'workspace', fields: { name: 'string' } } as const;
+const withoutIndex = defineCollection<Person>({ ...definition });
+const withIndex = defineCollection<Person>({ ...definition, textSearch: ['name'] });
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'crm-text-index-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function tables(file: string): string[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare(`SELECT name FROM sqlite_master WHERE name LIKE 'people__text__%' ORDER BY name`).pluck().all() as string[];
+  } finally {
+    db.close();
+  }
+}
+
+describe('SQLite text index', () => {
+  it('is built from the existing rows when a file without it is opened', async () => {
+    const file = join(dir, 'old.db');
+    const before = await openStore({ location: { kind: 'sqlite', file }, collections: [withoutIndex] });
+    const ws = before.forWorkspace('ws_a');
+    await ws.insert(withoutIndex, { id: 'p1', name: 'ada lovelace' });
+    await ws.insert(withoutIndex, { id: 'p2', name: 'grace hopper' });
+    await before.close();
+    expect(tables(file)).toEqual([]);
+
+    const after = await openStore({ location: { kind: 'sqlite', file }, collections: [withIndex] });
+    expect(tables(file)).toContain('people__text__name');
+    const search = async (value: string) =>
+      (await after.forWorkspace('ws_a').find(withIndex, { where: [{ field: 'name', op: 'contains_text', value }] })).map((p) => p.id);
+    await expect(search('velac')).resolves.toEqual(['p1']);
+    await expect(search('hop')).resolves.toEqual(['p2']);
+    await expect(search('ce')).resolves.toEqual(['p1', 'p2']);
+    await after.close();
+
+    // Dropped again (with its triggers) once no longer declared: writes still work.
+    const dropped = await openStore({ location: { kind: 'sqlite', file }, collections: [withoutIndex] });
+    expect(tables(file)).toEqual([]);
+    await dropped.forWorkspace('ws_a').insert(withoutIndex, { id: 'p3', name: 'katherine johnson' });
+    await dropped.close();
+  });
+
+  it('answers a needle of three characters or more from the index, a shorter one by a scan', () => {
+    const db = keepAlive(new Database(':memory:'));
+    try {
+      const { columns } = createCollectionSchema(db, withIndex, (sql) => keepAlive(db.prepare(sql)));
+      const plan = (value: string) => {
+        const { sql, params } = selectToSql({ where: [{ field: 'name', op: 'contains_text', value }] }, columns);
+        return keepAlive(db.prepare(`EXPLAIN QUERY PLAN ${sql}`))
+          .all(...params)
+          .map((row) => (row as { detail: string }).detail)
+          .join('; ');
+      };
+      expect(plan('abc')).toContain('VIRTUAL TABLE INDEX');
+      expect(plan('ab')).not.toContain('VIRTUAL TABLE');
+    } finally {
+      db.close();
+    }
+  });
+});

@@ -1,0 +1,102 @@
+// One replica as a podman container on the host's network, with the interface the cross suites
+// use on a local-cluster process: start, stop(signal), running, tail, env. The container stays
+// after it stops, so start() again runs the same container (same name, environment and mounts),
+// as Kubernetes restarts a pod's container.
+'use strict';
+const { spawn, execFile } = require('node:child_process');
+const fs = require('node:fs');
+const { promisify } = require('node:util');
+
+const run = promisify(execFile);
+
+class ContainerProcess {
+  constructor({ name, container, image, args = [], env, mounts = [], labels = {}, logFile }) {
+    Object.assign(this, { name, container, image, args, env, mounts, labels, logFile });
+    this.child = undefined;
+    this.created = false;
+    this.exits = 0;
+  }
+
+  /** `podman run` the first time, `podman start` after; attached, so the container's output goes to the log file. */
+  start() {
+    const log = fs.openSync(this.logFile, 'a');
+    const argv = this.created ? ['start', '--attach', this.container] : this.runArgs();
+    this.created = true;
+    this.terminating = false;
+    this.child = spawn('podman', argv, { stdio: ['ignore', log, log] });
+    fs.closeSync(log);
+    this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
+    this.exited.then(() => (this.exits += 1));
+  }
+
+  runArgs() {
+    const env = Object.entries(this.env).flatMap(([key, value]) => ['--env', `${key}=${value}`]);
+    const mounts = this.mounts.flatMap(({ host, container, readOnly }) => ['--volume', `${host}:${container}${readOnly ? ':ro' : ''}`]);
+    const labels = Object.entries(this.labels).flatMap(([key, value]) => ['--label', `${key}=${value}`]);
+    return [
+      'run',
+      '--name',
+      this.container,
+      '--network=host',
+      // As the chart runs it: a read-only root filesystem, writable only /tmp and the data volume.
+      '--read-only',
+      '--tmpfs',
+      '/tmp',
+      '--user',
+      '1000:1000',
+      '--cap-drop=ALL',
+      '--security-opt=no-new-privileges',
+      '--sig-proxy=false',
+      ...labels,
+      ...mounts,
+      ...env,
+      this.image,
+      ...this.args,
+    ];
+  }
+
+  get running() {
+    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /**
+   * Running and not told to stop: what a Kubernetes Service routes new connections to. A pod leaves
+   * its Service's endpoints as soon as its termination begins, while it drains, not when it exits.
+   */
+  get serving() {
+    return this.running && !this.terminating;
+  }
+
+  /**
+   * SIGTERM is `podman stop` (SIGKILL once `graceMs` is over, as the kubelet does at the end of a
+   * pod's grace period); any other signal is `podman kill --signal`. Resolves once the container exited.
+   */
+  async stop(signal = 'SIGTERM', graceMs = 10_000) {
+    if (!this.running) return;
+    this.terminating = true;
+    if (signal === 'SIGTERM') await run('podman', ['stop', '--time', String(Math.ceil(graceMs / 1000)), this.container]);
+    else await run('podman', ['kill', '--signal', signal, this.container]);
+    await this.exited;
+  }
+
+  /** The container's exit code, as podman recorded it. */
+  async exitCode() {
+    const { stdout } = await run('podman', ['inspect', '--format', '{{.State.ExitCode}}', this.container]);
+    return Number(stdout.trim());
+  }
+
+  tail(lines = 30) {
+    try {
+      return fs.readFileSync(this.logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+    } catch {
+      return '(no log)';
+    }
+  }
+
+  async remove() {
+    await run('podman', ['rm', '--force', '--time', '0', this.container]).catch(() => undefined);
+    if (this.child && this.running) await this.exited;
+  }
+}
+
+module.exports = { ContainerProcess };

@@ -1,0 +1,58 @@
+/**
+ * One chunk's call to records' idempotent BatchCreateContacts. On a chunk's last attempt a failed
+ * call is not the end: an earlier attempt may have committed and lost its answer, so the batch is
+ * looked up by its idempotency key before anything is written off.
+ */
+import type { CallerContext, recordsV1 } from '@crm/grpc';
+import { isDomainError } from '@crm/observability';
+import type { RecordsClient } from './ports';
+
+const BATCH_TIMEOUT_MS = 60_000;
+const LOOKUP_TIMEOUT_MS = 15_000;
+
+/** The chunk's batch was never created: writing its rows off as not imported is the truth. */
+export class BatchNeverCreated extends Error {
+  constructor(cause: unknown) {
+    super(`the batch was not created: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+export function batchKey(jobUid: string, chunkIndex: number): string {
+  return `${jobUid}:${chunkIndex}`;
+}
+
+/**
+ * Creates the batch (or gets the stored answer of the call that did). When `lastAttempt` and the
+ * call fails, answers what an earlier attempt stored, throws BatchNeverCreated when none did, and
+ * the call's own error when records cannot say.
+ */
+export async function createContactBatch(
+  records: RecordsClient,
+  request: Partial<recordsV1.BatchCreateContactsRequest> & { idempotencyKey: string },
+  context: Partial<CallerContext>,
+  lastAttempt: boolean,
+): Promise<recordsV1.BatchCreateContactsResponse> {
+  try {
+    return await records.call('BatchCreateContacts', request, context, { timeoutMs: BATCH_TIMEOUT_MS });
+  } catch (error) {
+    if (!lastAttempt || (isDomainError(error) && error.kind !== 'unavailable' && error.kind !== 'internal')) throw error;
+    const stored = await recallContactBatch(records, request.idempotencyKey, context);
+    if (stored === 'never created') throw new BatchNeverCreated(error);
+    if (stored === 'unknown') throw error;
+    return stored;
+  }
+}
+
+/** The stored answer of the batch with this key, 'never created', or 'unknown' when records cannot answer. */
+export async function recallContactBatch(
+  records: RecordsClient,
+  idempotencyKey: string,
+  context: Partial<CallerContext>,
+): Promise<recordsV1.BatchCreateContactsResponse | 'never created' | 'unknown'> {
+  try {
+    const stored = await records.call('GetContactBatch', { idempotencyKey }, context, { timeoutMs: LOOKUP_TIMEOUT_MS });
+    return { ...stored, replayed: true };
+  } catch (error) {
+    return isDomainError(error) && error.kind === 'not_found' ? 'never created' : 'unknown';
+  }
+}

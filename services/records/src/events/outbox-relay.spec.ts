@@ -1,0 +1,122 @@
+import { InProcessBus, type BusMessage } from '@crm/bus';
+import type { DocumentStore } from '@crm/store';
+import { eventually, logger, openTestStore } from '../testing/records-factory';
+import { outbox, outboxWorkspaces, type OutboxDocument } from '../store/collections';
+import { OutboxRelay } from './outbox-relay';
+
+const WS = 'ws_relay';
+
+function pendingEvent(n: number): OutboxDocument {
+  const at = new Date(Date.UTC(2026, 0, 1, 0, 0, 0, n)).toISOString();
+  return {
+    id: `evt_${String(n).padStart(4, '0')}`,
+    workspaceId: WS,
+    type: 'records.record_updated.v1',
+    correlationId: `req-${n}`,
+    occurredAt: at,
+    payload: { workspaceId: WS, recordId: `rec_${n % 3}`, n },
+    status: 'pending',
+    createdAt: at,
+    publishedAt: null,
+  };
+}
+
+describe('OutboxRelay across replicas sharing one store', () => {
+  let store: DocumentStore;
+  let bus: InProcessBus;
+  let published: BusMessage[];
+  const relays: OutboxRelay[] = [];
+
+  function replica(holder: string, leaseMs = 5_000): OutboxRelay {
+    const relay = new OutboxRelay(store, bus, logger, { sweepIntervalMs: 60_000, batchSize: 7, holder, leaseMs });
+    relays.push(relay);
+    return relay;
+  }
+
+  async function commitEvents(from: number, count: number): Promise<void> {
+    const events = Array.from({ length: count }, (_, i) => pendingEvent(from + i));
+    await store.forWorkspace(WS).commit(events.map((document) => ({ kind: 'insert', collection: outbox, document: { ...document } })));
+  }
+
+  beforeEach(async () => {
+    store = await openTestStore();
+    bus = new InProcessBus(logger);
+    published = [];
+    await bus.consume({ name: 'test.relay', bindings: ['records.#'] }, async (message) => {
+      published.push(message);
+    });
+  });
+
+  afterEach(async () => {
+    await Promise.all(relays.splice(0).map((relay) => relay.stop()));
+    await bus.close();
+    await store.close();
+  });
+
+  it('publishes each event once and in order when both replicas are poked together', async () => {
+    const a = replica('replica-a');
+    const b = replica('replica-b');
+    await a.register(WS);
+    for (let round = 0; round < 10; round++) {
+      await commitEvents(round * 10, 10);
+      a.poke(WS);
+      b.poke(WS);
+      await Promise.all([a.drain(WS), b.drain(WS)]);
+    }
+    await eventually(() => published.length >= 100);
+    expect(published.map((m) => m.id)).toEqual(Array.from({ length: 100 }, (_, n) => pendingEvent(n).id));
+    await expect(store.forWorkspace(WS).count(outbox)).resolves.toBe(0);
+  });
+
+  it('leaves events to the replica holding the lease, which relays them after giving it up', async () => {
+    const a = replica('replica-a');
+    const b = replica('replica-b');
+    await a.register(WS);
+    await store.global().update(outboxWorkspaces, WS, { set: { leaseHolder: 'replica-a', leaseExpiresAt: Date.now() + 60_000 } });
+    await commitEvents(0, 3);
+    await b.drain(WS);
+    await expect(store.forWorkspace(WS).count(outbox)).resolves.toBe(3);
+    await a.drain(WS);
+    await eventually(() => published.length === 3);
+    expect(published.map((m) => m.id)).toEqual(['evt_0000', 'evt_0001', 'evt_0002']);
+  });
+
+  it("takes over a dead holder's lease once it lapses, without a sweep", async () => {
+    const survivor = replica('replica-b', 200);
+    await survivor.register(WS);
+    // A holder that died mid-drain: its lease is taken and its events are pending.
+    await store.global().update(outboxWorkspaces, WS, { set: { leaseHolder: 'replica-dead', leaseExpiresAt: Date.now() + 400 } });
+    await commitEvents(0, 20);
+    await survivor.drain(WS);
+    await expect(store.forWorkspace(WS).count(outbox)).resolves.toBe(20);
+    await eventually(() => published.length === 20, 400);
+    expect(published.map((m) => m.id)).toEqual(Array.from({ length: 20 }, (_, n) => pendingEvent(n).id));
+    await expect(store.global().get(outboxWorkspaces, WS)).resolves.toMatchObject({ leaseHolder: 'replica-b', leaseExpiresAt: 0 });
+  });
+
+  it('gives the lease up when a publish fails, so the other replica goes on at once', async () => {
+    const a = replica('replica-a');
+    const b = replica('replica-b');
+    await a.register(WS);
+    await commitEvents(0, 3);
+    jest.spyOn(bus, 'publish').mockRejectedValueOnce(new Error('broker gone'));
+    await a.drain(WS);
+    await expect(store.global().get(outboxWorkspaces, WS)).resolves.toMatchObject({ leaseHolder: 'replica-a', leaseExpiresAt: 0 });
+    await b.drain(WS);
+    await expect(store.forWorkspace(WS).count(outbox)).resolves.toBe(0);
+  });
+
+  it('deletes nothing it published after losing its lease, so the new holder publishes those events', async () => {
+    const a = replica('replica-a');
+    await a.register(WS);
+    await commitEvents(0, 3);
+    const publish = bus.publish.bind(bus);
+    // While replica-a publishes, its lease lapses and replica-b takes it.
+    jest.spyOn(bus, 'publish').mockImplementationOnce(async (message) => {
+      await store.global().update(outboxWorkspaces, WS, { set: { leaseHolder: 'replica-b', leaseExpiresAt: Date.now() + 60_000 } });
+      return publish(message);
+    });
+    await a.drain(WS);
+    await expect(store.forWorkspace(WS).count(outbox)).resolves.toBe(3);
+  });
+});

@@ -1,0 +1,63 @@
+/**
+ * Which records replica relays a workspace's outbox: a lease on the workspace's outbox_workspaces
+ * document, taken by compare-and-set on `leaseHolder` and `leaseExpiresAt` (a conditional update,
+ * which both store adapters apply atomically). One holder at a time keeps a workspace's events in
+ * order and published by one replica; a holder that dies stops renewing, and its lease lapses
+ * after `leaseMs`. Expiry times come from each replica's clock, so replicas need clocks that agree
+ * to well under `leaseMs`.
+ */
+import type { Condition, DocumentStore, WriteOp } from '@crm/store';
+import { timestamp } from '../domain/clock';
+import { outboxWorkspaces } from '../store/collections';
+
+export type LeaseAttempt = { held: true } | { held: false; expiresAt: number };
+
+export class RelayLease {
+  constructor(
+    private readonly store: DocumentStore,
+    /** This replica's name on the leases it holds; unique per process. */
+    readonly holder: string,
+    readonly leaseMs: number,
+  ) {}
+
+  /** Takes the workspace's lease when it is free or lapsed, or renews it when we hold it. */
+  async acquire(workspaceId: string): Promise<LeaseAttempt> {
+    const now = Date.now();
+    const change = { set: { leaseHolder: this.holder, leaseExpiresAt: now + this.leaseMs } };
+    const free: Condition = {
+      or: [this.heldByUs(), [{ field: 'leaseExpiresAt', op: 'lt', value: now }], [{ field: 'leaseExpiresAt', op: 'exists', value: false }]],
+    };
+    const global = this.store.global();
+    if (await global.update(outboxWorkspaces, workspaceId, change, { where: [free] })) return { held: true };
+    const current = await global.get(outboxWorkspaces, workspaceId);
+    if (current) return { held: false, expiresAt: current.leaseExpiresAt ?? 0 };
+    // Registered before this relay kept leases on the document: register it and take the lease at once.
+    await global.upsert(outboxWorkspaces, { id: workspaceId, registeredAt: timestamp(new Date()) }, {});
+    return this.acquire(workspaceId);
+  }
+
+  /**
+   * The write that renews the lease (or, with `release`, gives it up) in the same unit as the
+   * deletion of a published batch: when the lease was lost meanwhile, the unit fails with a
+   * conflict and the batch stays pending for the new holder (who publishes it again; consumers
+   * drop the repeat by message id).
+   */
+  renewal(workspaceId: string, release: boolean): WriteOp {
+    return {
+      kind: 'update',
+      collection: outboxWorkspaces,
+      id: workspaceId,
+      change: { set: { leaseExpiresAt: release ? 0 : Date.now() + this.leaseMs } },
+      where: this.heldByUs(),
+    };
+  }
+
+  /** Gives the lease up when we still hold it. */
+  async release(workspaceId: string): Promise<void> {
+    await this.store.global().update(outboxWorkspaces, workspaceId, { set: { leaseExpiresAt: 0 } }, { where: this.heldByUs() });
+  }
+
+  private heldByUs(): Condition[] {
+    return [{ field: 'leaseHolder', op: 'eq', value: this.holder }];
+  }
+}

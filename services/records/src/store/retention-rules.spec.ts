@@ -1,0 +1,41 @@
+import { createLogger } from '@crm/observability';
+import { isoDaysBefore, openStore, RetentionSweeper, type DocumentStore } from '@crm/store';
+import { batchResults, recordsCollections, type BatchResultDocument } from './collections';
+import { recordsRetentionRules } from './retention-rules';
+
+const NOW = Date.parse('2026-06-01T00:00:00Z');
+
+function answer(id: string, workspaceId: string, ageDays: number): BatchResultDocument {
+  return {
+    id,
+    workspaceId,
+    idempotencyKey: id,
+    result: { created: [], duplicates: [], errors: [] },
+    createdAt: isoDaysBefore(NOW, ageDays),
+  };
+}
+
+describe('processed batch retention', () => {
+  let store: DocumentStore;
+  beforeEach(async () => {
+    store = await openStore({ location: { kind: 'sqlite', file: ':memory:' }, collections: recordsCollections });
+  });
+  afterEach(() => store.close());
+
+  it('deletes batch answers older than the retention in every workspace, a bounded batch per pass', async () => {
+    for (const ws of ['ws_a', 'ws_b']) {
+      await store.forWorkspace(ws).insert(batchResults, answer(`${ws}_old1`, ws, 8));
+      await store.forWorkspace(ws).insert(batchResults, answer(`${ws}_old2`, ws, 30));
+      await store.forWorkspace(ws).insert(batchResults, answer(`${ws}_new`, ws, 6));
+    }
+    const sweeper = new RetentionSweeper(store, recordsRetentionRules(7), createLogger('t', { level: 'silent' }), {
+      intervalMs: 1000,
+      batchSize: 3,
+    });
+
+    expect(await sweeper.sweep(NOW)).toEqual({ batch_results: 3 });
+    expect(await sweeper.sweep(NOW)).toEqual({ batch_results: 1 });
+    const left = [...(await store.forWorkspace('ws_a').find(batchResults)), ...(await store.forWorkspace('ws_b').find(batchResults))];
+    expect(left.map((d) => d.id).sort()).toEqual(['ws_a_new', 'ws_b_new']);
+  });
+});
