@@ -10,6 +10,28 @@ export default tseslint.config(
     },
   },
   {
+    // better-sqlite3 12 on Node 24 aborts the process when it garbage-collects a Database or a
+    // Statement (libs/store/src/sqlite/keep-alive.ts): every one is made inside keepAlive().
+    files: ['**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='Database']:not(CallExpression[callee.name='keepAlive'] > NewExpression)",
+          message: 'Wrap a better-sqlite3 Database in keepAlive(): Node 24 aborts when one is garbage-collected.',
+        },
+        {
+          selector: "CallExpression[callee.property.name='prepare']:not(CallExpression[callee.name='keepAlive'] > CallExpression)",
+          message: 'Wrap a better-sqlite3 Statement in keepAlive(): Node 24 aborts when one is garbage-collected.',
+        },
+        {
+          selector: "CallExpression[callee.property.name='pragma']",
+          message: 'Set PRAGMAs with exec(): db.pragma() prepares a statement that is left to the garbage collector.',
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.cjs'],
     languageOptions: {
       sourceType: 'commonjs',

@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import { busLocationFromEnv, openBus, type Consumer, type MessageBus } from '@crm/bus';
 import { checkHealth } from '@crm/grpc';
 import { createLogger } from '@crm/observability';
+import { keepAlive } from '@crm/store';
 import { ApiClient } from '../support/api-client';
 import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
 import { liftRateLimit } from '../support/operator-cli';
@@ -172,9 +173,10 @@ it('takes over the workspace of a holder killed with SIGKILL once its lease laps
   const { owner, leads } = await workspaceWithLeads(6);
   const workspaceId = owner.user.workspaceId;
   const storeFile = join(t.cluster.dataDir, 'records', 'records.db');
-  const lease = new Database(storeFile, { readonly: true, fileMustExist: true });
+  const lease = keepAlive(new Database(storeFile, { readonly: true, fileMustExist: true }));
+  const selectLease = keepAlive(lease.prepare('SELECT doc FROM outbox_workspaces WHERE id = ?'));
   const readLease = () => {
-    const row = lease.prepare('SELECT doc FROM outbox_workspaces WHERE id = ?').get(workspaceId) as { doc: string } | undefined;
+    const row = selectLease.get(workspaceId) as { doc: string } | undefined;
     const doc = row ? (JSON.parse(row.doc) as { leaseHolder?: string; leaseExpiresAt?: number }) : {};
     // The holder is `host:pid:uuid` (services/records/src/events/outbox-relay.ts).
     const holder = doc.leaseHolder?.split(':') ?? [];

@@ -7,3 +7,4 @@ export { createDocumentStore } from './scoped-store';
 export type { StoreAdapter, AdapterWrite, StoredRecord } from './store-adapter';
 export { leases, StoreLease, type LeaseDocument } from './retention/store-lease';
 export { RetentionSweeper, isoDaysBefore, DAY_MS, type RetentionRule, type RetentionSweeperOptions } from './retention/retention-sweeper';
+export { keepAlive } from './sqlite/keep-alive';
