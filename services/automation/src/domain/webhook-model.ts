@@ -1,0 +1,74 @@
+/** Webhook subscriptions, the delivery log and the event types a subscription may ask for. */
+import type { StoredDocument } from '@crm/store';
+
+export const WEBHOOK_EVENT_TYPES = [
+  'contact.created',
+  'contact.updated',
+  'contact.deleted',
+  'lead.created',
+  'lead.updated',
+  'lead.deleted',
+  'lead.converted',
+  'account.created',
+  'account.updated',
+  'account.deleted',
+  'opportunity.created',
+  'opportunity.updated',
+  'opportunity.deleted',
+  'opportunity.stage_changed',
+  'import.completed',
+  'import.failed',
+  'automation.run_failed',
+  'webhook.test',
+] as const;
+
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** A signing secret; `expiresAt` (unix ms) is set on the previous one during a rotation's overlap. */
+export interface WebhookSecret {
+  value: string;
+  expiresAt: number | null;
+}
+
+export interface WebhookSubscriptionDocument extends StoredDocument {
+  workspaceId: string;
+  url: string;
+  events: WebhookEventType[];
+  isActive: boolean;
+  /** The current secret first; a rotated-out one stays until its expiresAt. Never in an answer but create's and rotate's. */
+  secrets: WebhookSecret[];
+  /** Set when a delivery ran out of retries; cleared by the next delivered event. */
+  failingReason: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What is sent: the envelope is the POST body. */
+export interface WebhookEnvelope {
+  id: string;
+  type: WebhookEventType;
+  occurredAt: string;
+  workspaceId: string;
+  data: Record<string, unknown>;
+}
+
+export type DeliveryStatus = 'delivered' | 'failed';
+
+/** One attempt of one event to one subscription. */
+export interface WebhookDeliveryDocument extends StoredDocument {
+  workspaceId: string;
+  subscriptionId: string;
+  eventId: string;
+  type: WebhookEventType;
+  attempt: number;
+  status: DeliveryStatus;
+  responseStatus: number | null;
+  durationMs: number;
+  /** Why it failed (connection refused, timeout, refused address, HTTP status); null when delivered. */
+  error: string | null;
+  /** The first bytes of the receiver's answer. */
+  responseExcerpt: string | null;
+  /** The envelope sent, so a redelivery sends the same event. */
+  envelope: WebhookEnvelope;
+  createdAt: string;
+}
