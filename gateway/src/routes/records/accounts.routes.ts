@@ -121,6 +121,7 @@ export const accountKind: RecordKind<AccountFilter> = {
   updateDescription: 'Any subset of the writable fields. Read-only fields (counts, names, timestamps) are ignored.',
   listDescription: 'Paginated account list items, newest first.',
   deleteDescription: 'Its contacts and opportunities stay and lose their account link (accountId null).',
+  mergeable: true,
 };
 
 const ACCOUNT_CONTACT_FIELDS = ['id', 'firstName', 'lastName', 'email', 'title', 'stage'] as const;

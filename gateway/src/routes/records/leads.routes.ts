@@ -120,6 +120,7 @@ export const leadKind: RecordKind<LeadFilter> = {
     'Any subset of the writable fields (status, leadScore, ...). `status: converted` is refused (422): use convert. Read-only fields are ignored.',
   listDescription: 'Paginated lead list items, newest first.',
   deleteDescription: 'Removes the lead with its notes and tasks; its activities stay in the audit log.',
+  mergeable: true,
 };
 
 const conversionShape: WriteShape = {

@@ -31,14 +31,15 @@ const TASK = ['id', 'name', 'dueDate', 'assignedTo', 'relatedTo', 'status', 'cre
 
 const activityFields: ResponseFields = {
   id: t.id('act_'),
-  action: t.choice(['created', 'updated', 'deleted', 'converted']),
+  action: t.choice(['created', 'updated', 'deleted', 'converted', 'merged']),
   recordType: t.choice(['contact', 'lead', 'account', 'opportunity']),
   recordId: t.string(),
   actorId: t.string("The acting user; for API keys the workspace's system user."),
   actorType: t.choice(['user', 'api_key', 'system']),
   createdAt: t.timestamp(),
+  mergedIds: t.strings('On a `merged` activity, the records merged into this one (now deleted); empty otherwise.'),
 };
-const ACTIVITY = ['id', 'action', 'recordType', 'recordId', 'actorId', 'actorType', 'createdAt'] as const;
+const ACTIVITY = ['id', 'action', 'recordType', 'recordId', 'actorId', 'actorType', 'createdAt', 'mergedIds'] as const;
 
 export function recordLogRoutes(call: RecordsCall, config: GatewayConfig): { router: Router; paths: OpenApiPaths } {
   const router = Router();

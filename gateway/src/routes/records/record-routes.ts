@@ -21,6 +21,7 @@ import {
   withEtag,
   withNotModified,
 } from './record-etag';
+import { mergeRoute } from './record-merge.routes';
 import { translateWrite, writeSchema, type WriteShape } from './write-body';
 
 /** A records rpc called by name; the kinds' tables pick the names, this file stays generic. */
@@ -67,6 +68,8 @@ export interface RecordKind<F extends string> {
   updateDescription: string;
   listDescription: string;
   deleteDescription: string;
+  /** Duplicates of this kind can be merged (POST {path}/{id}/merge/). */
+  mergeable?: boolean;
 }
 
 export interface KindRoutes {
@@ -251,5 +254,6 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
       }),
     },
   };
+  if (kind.mergeable) Object.assign(paths, mergeRoute(kind as RecordKind<string>, router, call, full, fullSchema));
   return { router, paths, fullSchema };
 }

@@ -17,6 +17,9 @@ export interface RecordsServiceMethods {
   DeleteLead: { request: DeleteLeadRequest; response: DeleteLeadResponse };
   ListLeads: { request: ListLeadsRequest; response: ListLeadsResponse };
   ConvertLead: { request: ConvertLeadRequest; response: ConvertLeadResponse };
+  MergeContact: { request: MergeRecordsRequest; response: GetContactResponse };
+  MergeLead: { request: MergeRecordsRequest; response: GetLeadResponse };
+  MergeAccount: { request: MergeRecordsRequest; response: GetAccountResponse };
   CreateAccount: { request: CreateAccountRequest; response: CreateAccountResponse };
   GetAccount: { request: GetAccountRequest; response: GetAccountResponse };
   UpdateAccount: { request: UpdateAccountRequest; response: UpdateAccountResponse };
@@ -295,6 +298,14 @@ export interface ListLeadsRequest {
 export interface ListLeadsResponse {
   total: number;
   leads: Lead[];
+}
+
+export interface MergeRecordsRequest {
+  /** The survivor. */
+  id: string;
+  mergeIds: string[];
+  /** Field (camelCase) -> the id (the survivor's or one of merge_ids) whose value wins. */
+  fields: Record<string, string>;
 }
 
 export interface ConvertLeadRequest {
@@ -615,7 +626,7 @@ export interface ListTasksResponse {
 export interface Activity {
   /** `act_...` */
   id: string;
-  /** created, updated, deleted, converted. */
+  /** created, updated, deleted, converted, merged. */
   action: string;
   /** contact, lead, account, opportunity. */
   recordType: string;
@@ -625,6 +636,8 @@ export interface Activity {
   /** user, api_key, or system (another service acting on its own, e.g. automation). */
   actorType: string;
   createdAt: string;
+  /** On a `merged` activity: the records merged into this one. */
+  mergedIds: string[];
 }
 
 export interface ListActivitiesRequest {

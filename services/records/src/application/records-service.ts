@@ -15,6 +15,7 @@ import {
   leadCreated,
   leadEvents,
   opportunityEvents,
+  recordsMerged,
   recordUpdated,
   type DomainEvent,
 } from '../domain/events';
@@ -44,6 +45,7 @@ import {
   type TaskDocument,
 } from '../domain/model';
 import { newOpportunity, opportunityChanges, OPPORTUNITY_FIELDS } from '../domain/opportunity-rules';
+import { checkMergedFound, checkMergeList, mergedBody, type MergeableType, type MergeRequest } from '../domain/record-merge';
 import { searchNeedle } from '../domain/search-text';
 import { requireVersion, staleVersion, versionOf } from '../domain/record-version';
 import { publicRecord } from '../domain/representation';
@@ -156,6 +158,22 @@ export type AnyRecordView =
   | { type: 'opportunity'; record: OpportunityView };
 
 const CONVERSION_CONFLICT_RETRIES = 3;
+
+type MergeableDocument = ContactDocument | LeadDocument | AccountDocument;
+
+/** What a merge needs of each kind: where it is stored, its writable fields, and its update rules. */
+const MERGEABLE: Record<
+  MergeableType,
+  {
+    collection: WriteOp['collection'];
+    fields: FieldTable;
+    changes(current: MergeableDocument, input: { body: Record<string, unknown>; references: KnownReferences }, now: string): object;
+  }
+> = {
+  contact: { collection: contacts, fields: CONTACT_FIELDS, changes: (c, input, now) => contactChanges(c as ContactDocument, input, now) },
+  lead: { collection: leads, fields: LEAD_FIELDS, changes: (c, input, now) => leadChanges(c as LeadDocument, input, now) },
+  account: { collection: accounts, fields: ACCOUNT_FIELDS, changes: (c, input, now) => accountChanges(c as AccountDocument, input, now) },
+};
 
 export class RecordsService {
   private readonly repo: RecordsRepository;
@@ -703,6 +721,74 @@ export class RecordsService {
     });
   }
 
+  // ------------------------------------------------------------------ merges
+
+  /**
+   * Merges duplicates into the survivor in one commit: its merged field values (domain/record-merge.ts),
+   * the merged records' notes, tasks, activities and links moved onto it, the merged records
+   * deleted, and a `merged` activity naming them. Any of them changing meanwhile fails the commit (409).
+   */
+  async mergeRecords(caller: Caller, type: MergeableType, id: string, request: MergeRequest): Promise<AnyRecordView> {
+    const kind = MERGEABLE[type];
+    const ws = caller.workspaceId;
+    checkMergeList(id, request.mergeIds);
+    const survivor = await this.found(this.repo.get<MergeableDocument>(ws, kind.collection, id));
+    const merged = (
+      await Promise.all(request.mergeIds.map((other) => this.repo.get<MergeableDocument>(ws, kind.collection, other)))
+    ).filter((record): record is MergeableDocument => record !== null);
+    checkMergedFound(request.mergeIds, new Set(merged.map((record) => record.id)));
+    const body = mergedBody(survivor as never, merged as never[], kind.fields, request.winners);
+    const references = await this.references(caller, body, kind.fields);
+    const now = this.now();
+    const changes = kind.changes(survivor, { body, references }, now);
+    const after = { ...survivor, ...changes, version: versionOf(survivor) + 1 } as MergeableDocument;
+    const mergedIds = merged.map((record) => record.id);
+    const moveTo = (collection: WriteOp['collection'], field: string, bump: boolean): WriteOp => ({
+      kind: 'updateMany',
+      collection,
+      where: [{ field, op: 'in', values: mergedIds }],
+      change: { set: { [field]: id }, ...(bump ? { inc: { version: 1 } } : {}) },
+    });
+    const ops: WriteOp[] = [
+      this.update(kind.collection, id, changes, [], versionOf(survivor)),
+      ...merged.flatMap((record): WriteOp[] => [
+        ...this.versionGuard(kind.collection, record.id, versionOf(record)),
+        { kind: 'delete', collection: kind.collection, id: record.id },
+      ]),
+      moveTo(notes, 'relatedTo', false),
+      moveTo(tasks, 'relatedTo', false),
+      moveTo(activities, 'recordId', false),
+    ];
+    if (type === 'account') ops.push(moveTo(contacts, 'accountId', true), moveTo(opportunities, 'accountId', true));
+    if (type === 'contact') {
+      ops.push(moveTo(leads, 'convertedContactId', true));
+      const linked = new Map<string, OpportunityDocument>();
+      for (const other of mergedIds)
+        for (const o of await this.repo.in(ws).find(opportunities, { where: [{ field: 'contactIds', op: 'has', value: other }] }))
+          linked.set(o.id, o);
+      for (const o of linked.values()) {
+        const contactIds = [...new Set(o.contactIds.map((c) => (mergedIds.includes(c) ? id : c)))];
+        ops.push({
+          kind: 'update',
+          collection: opportunities,
+          id: o.id,
+          change: { set: { contactIds }, inc: { version: 1 } },
+          required: false,
+        });
+      }
+    }
+    ops.push(this.activity(caller, 'merged', type, id, now, mergedIds));
+    const events = [...(type === 'account' ? [] : [recordUpdated(type, after)]), recordsMerged(type, after, mergedIds)];
+    try {
+      await this.write(caller, ops, events);
+    } catch (error) {
+      if (error instanceof StoreError && error.code === 'conflict')
+        throw new DomainError('conflict', 'A record changed during the merge; send it again.');
+      throw error;
+    }
+    return this.getRecord(caller, type, id);
+  }
+
   /** One record of any kind, for automation's conditions. */
   async getRecord(caller: Caller, type: string, id: string): Promise<AnyRecordView> {
     switch (type) {
@@ -804,7 +890,14 @@ export class RecordsService {
     ];
   }
 
-  private activity(caller: Caller, action: ActivityAction, recordType: RecordType, recordId: string, at: string): WriteOp {
+  private activity(
+    caller: Caller,
+    action: ActivityAction,
+    recordType: RecordType,
+    recordId: string,
+    at: string,
+    mergedIds?: string[],
+  ): WriteOp {
     const document: ActivityDocument = {
       id: this.ids(ID_PREFIX.activity),
       workspaceId: caller.workspaceId,
@@ -814,6 +907,7 @@ export class RecordsService {
       actorId: caller.actor.id,
       actorType: caller.actor.type,
       createdAt: at,
+      ...(mergedIds ? { mergedIds } : {}),
     };
     return { kind: 'insert', collection: activities, document: { ...document } };
   }

@@ -14,6 +14,7 @@ export const EVENT_TYPES = {
   opportunityStageChanged: 'records.opportunity_stage_changed.v1',
   proposalStatusChanged: 'records.proposal_status_changed.v1',
   recordUpdated: 'records.record_updated.v1',
+  recordsMerged: 'records.records_merged.v1',
 } as const;
 
 export interface DomainEvent {
@@ -92,5 +93,13 @@ export function recordUpdated(recordType: 'lead' | 'contact' | 'opportunity', af
   return {
     type: EVENT_TYPES.recordUpdated,
     payload: { workspaceId: after.workspaceId, recordType, recordId: after.id, record: publicRecord(after) },
+  };
+}
+
+/** Duplicates merged into a survivor: consumers move what they hold of the merged ids onto it. */
+export function recordsMerged(recordType: 'contact' | 'lead' | 'account', after: RecordDocument, mergedIds: string[]): DomainEvent {
+  return {
+    type: EVENT_TYPES.recordsMerged,
+    payload: { workspaceId: after.workspaceId, recordType, recordId: after.id, mergedIds, record: publicRecord(after) },
   };
 }

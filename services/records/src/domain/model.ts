@@ -148,7 +148,7 @@ export interface SourceDocument {
   createdAt: string;
 }
 
-export type ActivityAction = 'created' | 'updated' | 'deleted' | 'converted';
+export type ActivityAction = 'created' | 'updated' | 'deleted' | 'converted' | 'merged';
 
 export interface ActivityDocument {
   id: string;
@@ -159,6 +159,8 @@ export interface ActivityDocument {
   actorId: string;
   actorType: Actor['type'];
   createdAt: string;
+  /** On a `merged` activity: the records merged into this one (now gone). */
+  mergedIds?: string[];
 }
 
 export type RecordDocument = ContactDocument | LeadDocument | AccountDocument | OpportunityDocument;

@@ -181,5 +181,6 @@ export function activityMessage(activity: ActivityDocument): recordsV1.Activity 
     actorId: activity.actorId,
     actorType: activity.actorType,
     createdAt: activity.createdAt,
+    mergedIds: activity.mergedIds ?? [],
   };
 }

@@ -1,7 +1,8 @@
 import type { CallContext, recordsV1, ServiceHandlers, UnaryHandler } from '@crm/grpc';
 import { DomainError } from '@crm/observability';
 import { recordJson, type RecordsService } from '../application/records-service';
-import type { Caller } from '../application/views';
+import type { AccountView, Caller, ContactView, LeadView } from '../application/views';
+import type { MergeableType } from '../domain/record-merge';
 import {
   accountMessage,
   activityMessage,
@@ -37,6 +38,8 @@ function nonEmpty(value: string | undefined): string | undefined {
 
 /** Translation only: proto ↔ the records service's calls. */
 export function recordsHandlers(service: RecordsService): ServiceHandlers {
+  const merge = async (type: MergeableType, r: recordsV1.MergeRecordsRequest, c: CallContext) =>
+    (await service.mergeRecords(callerOf(c), type, r.id, { mergeIds: r.mergeIds ?? [], winners: r.fields ?? {} })).record;
   const handlers: Handlers = {
     CreateContact: async (r, c) => ({
       contact: contactMessage(
@@ -135,6 +138,9 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
         opportunity: result.opportunity ? opportunityMessage(result.opportunity) : null,
       };
     },
+    MergeContact: async (r, c) => ({ contact: contactMessage((await merge('contact', r, c)) as ContactView) }),
+    MergeLead: async (r, c) => ({ lead: leadMessage((await merge('lead', r, c)) as LeadView) }),
+    MergeAccount: async (r, c) => ({ account: accountMessage((await merge('account', r, c)) as AccountView) }),
 
     CreateAccount: async (r, c) => ({
       account: accountMessage(
