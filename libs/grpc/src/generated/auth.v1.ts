@@ -8,6 +8,7 @@ export interface AuthServiceMethods {
   LogIn: { request: LogInRequest; response: SessionResponse };
   RefreshToken: { request: RefreshTokenRequest; response: RefreshTokenResponse };
   LogOut: { request: LogOutRequest; response: LogOutResponse };
+  AcceptInvitation: { request: AcceptInvitationRequest; response: SessionResponse };
   GetSigningKeys: { request: GetSigningKeysRequest; response: GetSigningKeysResponse };
   VerifyApiKey: { request: VerifyApiKeyRequest; response: VerifyApiKeyResponse };
   GetWorkspace: { request: GetWorkspaceRequest; response: Workspace };
@@ -19,6 +20,9 @@ export interface AuthServiceMethods {
   RevokeApiKey: { request: RevokeApiKeyRequest; response: RevokeApiKeyResponse };
   GetApiKeyUsage: { request: GetApiKeyUsageRequest; response: GetApiKeyUsageResponse };
   EndSessions: { request: EndSessionsRequest; response: EndSessionsResponse };
+  ListUsers: { request: ListUsersRequest; response: ListUsersResponse };
+  InviteUser: { request: InviteUserRequest; response: InviteUserResponse };
+  UpdateUser: { request: UpdateUserRequest; response: User };
 }
 
 export const AuthServiceName = 'auth.v1.AuthService';
@@ -43,6 +47,11 @@ export interface User {
   workspaceId: string;
   /** admin, member, or system (the workspace's system user, which API-key actions are attributed to). */
   role: string;
+  /** False once an admin deactivated the user: they cannot log in. */
+  isActive: boolean;
+  /** True until an invited user accepted their invitation. */
+  invitePending: boolean;
+  createdAt: string;
 }
 
 export interface Workspace {
@@ -97,6 +106,43 @@ export interface LogOutRequest {
 }
 
 export interface LogOutResponse {
+}
+
+export interface AcceptInvitationRequest {
+  token: string;
+  password: string;
+}
+
+export interface ListUsersRequest {
+  offset: number;
+  /** 0: every user. */
+  limit: number;
+}
+
+export interface ListUsersResponse {
+  users: User[];
+  /** Every user of the workspace, whatever the page. */
+  total: number;
+}
+
+export interface InviteUserRequest {
+  email: string;
+  firstName: string;
+  lastName: string;
+  /** admin or member. */
+  role: string;
+}
+
+export interface InviteUserResponse {
+  user: User | null;
+  /** The one-time token that sets the password (valid 7 days); returned only here. */
+  inviteToken: string;
+}
+
+export interface UpdateUserRequest {
+  id: string;
+  role?: string;
+  isActive?: boolean;
 }
 
 export interface EndSessionsRequest {

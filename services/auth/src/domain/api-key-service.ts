@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { DomainError } from '@crm/observability';
-import { requireAdmin, type Caller } from './caller';
+import { requireAdmin, requireWorkspace, type Caller } from './caller';
 import { DAY_MS, dayOf, type Clock } from './clock';
 import { newId, randomBase62 } from './ids';
 import type { ApiKey, Workspace } from './model';
@@ -54,8 +54,9 @@ export class ApiKeyService {
     return { apiKey, key };
   }
 
+  /** Any caller of the workspace reads its keys (never their values); only admins change them. */
   async list(caller: Caller): Promise<ApiKey[]> {
-    const workspaceId = await requireAdmin(this.users, caller);
+    const workspaceId = requireWorkspace(caller);
     return this.apiKeys.listActive(workspaceId);
   }
 
@@ -66,7 +67,7 @@ export class ApiKeyService {
   }
 
   async usage(caller: Caller, id: string): Promise<ApiKeyUsage> {
-    const workspaceId = await requireAdmin(this.users, caller);
+    const workspaceId = requireWorkspace(caller);
     const apiKey = id ? await this.apiKeys.get(workspaceId, id) : null;
     if (!apiKey) throw DomainError.notFound();
     const since = dayOf(new Date(this.now().getTime() - (USAGE_DAYS - 1) * DAY_MS));

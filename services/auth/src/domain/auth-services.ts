@@ -1,6 +1,7 @@
 import { AccessTokenIssuer } from './access-tokens';
 import { ApiKeyService } from './api-key-service';
 import { systemClock, type Clock } from './clock';
+import { MemberService } from './member-service';
 import { PasswordHasher, type PasswordHashingOptions } from './passwords';
 import { RefreshTokenService } from './refresh-tokens';
 import type { AuthRepositories } from './repositories';
@@ -27,6 +28,7 @@ export interface AuthServices {
   signingKeys: SigningKeyRing;
   workspaces: WorkspaceService;
   apiKeys: ApiKeyService;
+  members: MemberService;
   accessTokens: AccessTokenIssuer;
 }
 
@@ -39,10 +41,12 @@ export function createAuthServices(options: AuthServicesOptions): AuthServices {
   const accessTokens = new AccessTokenIssuer(options.signingKeys, options.accessTokenTtlSeconds);
   const refreshTokens = new RefreshTokenService(r.refreshTokens, r.sessionEnds, options.refreshTokenTtlDays, now);
   const workspaces = new WorkspaceService(r.workspaces, r.users, passwords, now, options.workspaceChanges);
+  const sessionEndings = new SessionEndings(r.users, refreshTokens, r.sessionEnds, changes, now, options.accessTokenTtlSeconds);
   return {
     workspaces,
     sessions: new SessionService(r.users, workspaces, passwords, accessTokens, refreshTokens),
-    sessionEndings: new SessionEndings(r.users, refreshTokens, r.sessionEnds, changes, now, options.accessTokenTtlSeconds),
+    sessionEndings,
+    members: new MemberService(r.users, passwords, sessionEndings, now),
     signingKeys: options.signingKeys,
     apiKeys: new ApiKeyService(r.apiKeys, r.users, r.workspaces, now),
     accessTokens,

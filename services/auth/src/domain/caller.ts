@@ -30,7 +30,7 @@ export async function callerUser(users: UserRepository, caller: Caller): Promise
   return user;
 }
 
-/** Workspace settings (API keys, other users' sessions) are for the workspace's admins and the operator only. */
+/** Changing workspace settings (users, API keys, other users' sessions) is for the workspace's admins and the operator only. */
 export async function requireAdmin(users: UserRepository, caller: Caller, what = 'manage API keys'): Promise<string> {
   const workspaceId = requireWorkspace(caller);
   if (caller.actorKind === 'operator') return workspaceId;

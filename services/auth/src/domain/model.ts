@@ -19,10 +19,21 @@ export interface User {
   firstName: string;
   lastName: string;
   role: Role;
-  /** Absent for the system user, which can never log in. */
+  /** Absent for the system user, which can never log in, and for an invited user until they accept. */
   passwordHash?: string;
+  /** Set while deactivated: the user cannot log in, and their sessions ended when it was set. */
+  deactivatedAt?: string;
+  /** While an invitation is pending: sha256 hex of its one-time token (the token itself is never stored). */
+  inviteTokenHash?: string;
+  inviteExpiresAt?: string;
   createdAt: string;
 }
+
+/** What an admin can set on a person of the workspace. */
+export type MemberRole = 'admin' | 'member';
+
+export const isActive = (user: User): boolean => !user.deactivatedAt;
+export const isInvitePending = (user: User): boolean => Boolean(user.inviteTokenHash);
 
 /** Login by email is one global get; the id (the lowercased email) makes emails unique. */
 export interface UserLogin {

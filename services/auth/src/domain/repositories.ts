@@ -24,6 +24,21 @@ export interface UserRepository {
   findLogin(email: string): Promise<UserLogin | null>;
   get(workspaceId: string, id: string): Promise<User | null>;
   getMany(workspaceId: string, ids: string[]): Promise<User[]>;
+  /** Writes the user and their login together; 'email_taken' when the login exists. */
+  insert(user: User, login: UserLogin): Promise<'created' | 'email_taken'>;
+  /** The workspace's people (never its system user), newest first; limit 0: all of them. */
+  listPeople(workspaceId: string, offset: number, limit: number): Promise<{ total: number; users: User[] }>;
+  /** Active admins of the workspace. */
+  countActiveAdmins(workspaceId: string): Promise<number>;
+  /** Sets and removes fields of a user; null when there is no such user. */
+  update(workspaceId: string, id: string, change: UserChange): Promise<User | null>;
+  /** Sets the password and clears the invitation, only while `tokenHash` is still the pending one; null otherwise. */
+  acceptInvitation(workspaceId: string, id: string, tokenHash: string, passwordHash: string): Promise<User | null>;
+}
+
+export interface UserChange {
+  set?: Partial<Omit<User, 'id' | 'workspaceId'>>;
+  unset?: Array<'passwordHash' | 'deactivatedAt' | 'inviteTokenHash' | 'inviteExpiresAt'>;
 }
 
 export interface RefreshTokenRepository {

@@ -33,7 +33,7 @@ export class SessionEndings {
   async endOwn(caller: Caller): Promise<void> {
     const workspaceId = requireWorkspace(caller);
     if (caller.actorKind !== 'user') throw new DomainError('permission_denied', 'Only a logged-in user can end their sessions.');
-    await this.end(workspaceId, caller.actorId);
+    await this.endEverySession(workspaceId, caller.actorId);
   }
 
   /** Every session of a user of the admin's workspace. */
@@ -41,7 +41,7 @@ export class SessionEndings {
     const workspaceId = await requireAdmin(this.users, caller, "end other users' sessions");
     const user = userId ? await this.users.get(workspaceId, userId) : null;
     if (!user || user.role === 'system') throw DomainError.notFound();
-    await this.end(workspaceId, user.id);
+    await this.endEverySession(workspaceId, user.id);
   }
 
   /** The workspace's users whose sessions ended recently enough that some access token of theirs may still be unexpired. */
@@ -50,7 +50,8 @@ export class SessionEndings {
     return this.ends.endedSince(workspaceId, since.toISOString());
   }
 
-  private async end(workspaceId: string, userId: string): Promise<void> {
+  /** No check of who asks: for the callers above, and for deactivating a user. */
+  async endEverySession(workspaceId: string, userId: string): Promise<void> {
     await this.refreshTokens.revokeUser(userId);
     await this.ends.end(workspaceId, userId, this.now().toISOString());
     await this.changes.changed(workspaceId);

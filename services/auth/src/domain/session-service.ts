@@ -1,7 +1,7 @@
 import { DomainError } from '@crm/observability';
 import type { AccessTokenIssuer } from './access-tokens';
 import { callerUser, requireWorkspace, type Caller } from './caller';
-import type { User } from './model';
+import { isActive, type User } from './model';
 import type { PasswordHasher } from './passwords';
 import type { RefreshTokenService } from './refresh-tokens';
 import type { UserRepository } from './repositories';
@@ -45,14 +45,15 @@ export class SessionService {
     const user = login ? await this.users.get(login.workspaceId, login.userId) : null;
     // The system user has no password hash, so it burns a dummy verify and fails like an unknown email.
     const valid = await this.passwords.verifyOrBurn(user?.passwordHash, password ?? '');
-    if (!user || !valid) throw DomainError.unauthenticated(INVALID_CREDENTIALS);
+    // A deactivated user (or an invited one, who has no password yet) fails like a wrong password.
+    if (!user || !valid || !isActive(user)) throw DomainError.unauthenticated(INVALID_CREDENTIALS);
     return this.open(user);
   }
 
   async refresh(presented: string): Promise<{ access: string; refresh: string }> {
     const rotated = await this.refreshTokens.rotate(presented ?? '');
     const user = await this.users.get(rotated.workspaceId, rotated.userId);
-    if (!user) throw DomainError.unauthenticated('Invalid or expired refresh token.');
+    if (!user || !isActive(user)) throw DomainError.unauthenticated('Invalid or expired refresh token.');
     return { access: await this.accessTokens.issue(user, rotated.sessionGeneration), refresh: rotated.token };
   }
 
@@ -66,7 +67,8 @@ export class SessionService {
     return ids.length === 0 ? Promise.resolve([]) : this.users.getMany(workspaceId, [...new Set(ids)]);
   }
 
-  private async open(user: User): Promise<Session> {
+  /** A new session for a user who proved who they are (login, or accepting an invitation). */
+  async open(user: User): Promise<Session> {
     const refresh = await this.refreshTokens.issue(user);
     return { access: await this.accessTokens.issue(user, refresh.sessionGeneration), refresh: refresh.token, user };
   }

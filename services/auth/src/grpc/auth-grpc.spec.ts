@@ -106,10 +106,29 @@ describe('auth service over gRPC', () => {
   it('refuses key management to an API-key caller and to a caller claiming to be the operator', async () => {
     const { user } = await signUp();
     for (const actorKind of ['api_key', 'operator'] as const) {
-      await expect(auth.call('ListApiKeys', {}, { workspaceId: user!.workspaceId, actorId: user!.id, actorKind })).rejects.toMatchObject({
-        kind: 'permission_denied',
-      });
+      const caller = { workspaceId: user!.workspaceId, actorId: user!.id, actorKind };
+      await expect(auth.call('CreateApiKey', { name: 'escalation' }, caller)).rejects.toMatchObject({ kind: 'permission_denied' });
     }
+  });
+
+  it('invites a user, who accepts with a password and is then listed as an active member', async () => {
+    const { user } = await signUp();
+    const caller = { workspaceId: user!.workspaceId, actorId: user!.id, actorKind: 'user' as const };
+    const invited = await auth.call(
+      'InviteUser',
+      { email: 'invitee@example.com', firstName: 'In', lastName: 'Vitee', role: 'member' },
+      caller,
+    );
+    expect(invited.user).toMatchObject({ role: 'member', isActive: true, invitePending: true, createdAt: expect.stringMatching(/Z$/) });
+    const session = await auth.call('AcceptInvitation', { token: invited.inviteToken, password: 'invitee password' });
+    expect(session.user).toMatchObject({ id: invited.user!.id, invitePending: false });
+    await expect(auth.call('AcceptInvitation', { token: invited.inviteToken, password: 'invitee password' })).rejects.toMatchObject({
+      kind: 'invalid_argument',
+    });
+    const listed = await auth.call('ListUsers', { offset: 0, limit: 0 }, caller);
+    expect(listed.total).toBe(2);
+    const updated = await auth.call('UpdateUser', { id: invited.user!.id, isActive: false }, caller);
+    expect(updated).toMatchObject({ isActive: false, role: 'member' });
   });
 
   it('refuses operator calls without the operator token or with a wrong one', async () => {

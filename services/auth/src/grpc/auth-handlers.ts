@@ -9,6 +9,7 @@ export function authHandlers({
   sessionEndings,
   workspaces,
   apiKeys,
+  members,
   accessTokens,
 }: AuthServices): HandlersOf<authV1.AuthServiceMethods> {
   const withEndedSessions = async (workspace: Workspace) => toWorkspace(workspace, await sessionEndings.endedRecently(workspace.id));
@@ -19,6 +20,10 @@ export function authHandlers({
     },
     LogIn: async (request) => {
       const session = await sessions.logIn(request.email, request.password);
+      return { access: session.access, refresh: session.refresh, user: toUser(session.user) };
+    },
+    AcceptInvitation: async (request) => {
+      const session = await sessions.open(await members.acceptInvitation(request.token, request.password));
       return { access: session.access, refresh: session.refresh, user: toUser(session.user) };
     },
     RefreshToken: async (request) => sessions.refresh(request.refresh),
@@ -58,5 +63,15 @@ export function authHandlers({
       await (request.userId ? sessionEndings.endFor(caller, request.userId) : sessionEndings.endOwn(caller));
       return {};
     },
+    ListUsers: async (request, context) => {
+      const { total, users } = await members.list(callerOf(context), request.offset, request.limit);
+      return { total, users: users.map(toUser) };
+    },
+    InviteUser: async (request, context) => {
+      const { user, token } = await members.invite(callerOf(context), request);
+      return { user: toUser(user), inviteToken: token };
+    },
+    UpdateUser: async (request, context) =>
+      toUser(await members.update(callerOf(context), request.id, { role: request.role, isActive: request.isActive })),
   };
 }

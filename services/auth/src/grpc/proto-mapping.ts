@@ -1,7 +1,7 @@
 // Domain records → proto messages. Timestamps leave as `YYYY-MM-DDThh:mm:ssZ`, empty when unset.
 import type { authV1, CallContext } from '@crm/grpc';
 import type { Caller } from '../domain/caller';
-import type { ApiKey, SessionEnd, User, Workspace } from '../domain/model';
+import { isActive, isInvitePending, type ApiKey, type SessionEnd, type User, type Workspace } from '../domain/model';
 
 /** Method name → typed handler, from a generated `*Methods` interface (its index signature left out). */
 export type HandlersOf<M> = {
@@ -28,6 +28,9 @@ export function toUser(user: User): authV1.User {
     lastName: user.lastName,
     workspaceId: user.workspaceId,
     role: user.role,
+    isActive: isActive(user),
+    invitePending: isInvitePending(user),
+    createdAt: isoSeconds(user.createdAt),
   };
 }
 

@@ -1,6 +1,6 @@
 import { StoreError, type DocumentStore } from '@crm/store';
-import type { Plan, User, Workspace } from '../domain/model';
-import type { NewWorkspace, UserRepository, WorkspaceRepository } from '../domain/repositories';
+import type { Plan, User, UserLogin, Workspace } from '../domain/model';
+import type { NewWorkspace, UserChange, UserRepository, WorkspaceRepository } from '../domain/repositories';
 import { userLogins, users, workspaces } from './collections';
 
 export class StoreWorkspaceRepository implements WorkspaceRepository {
@@ -49,5 +49,51 @@ export class StoreUserRepository implements UserRepository {
 
   getMany(workspaceId: string, ids: string[]): Promise<User[]> {
     return this.store.forWorkspace(workspaceId).getMany(users, ids);
+  }
+
+  /** The user and the login that makes their email unique land together. */
+  async insert(user: User, login: UserLogin): Promise<'created' | 'email_taken'> {
+    try {
+      await this.store.forWorkspace(user.workspaceId).commit([
+        { kind: 'insert', collection: users, document: { ...user } },
+        { kind: 'insert', collection: userLogins, document: { ...login } },
+      ]);
+      return 'created';
+    } catch (error) {
+      if (error instanceof StoreError && error.code === 'duplicate') return 'email_taken';
+      throw error;
+    }
+  }
+
+  async listPeople(workspaceId: string, offset: number, limit: number): Promise<{ total: number; users: User[] }> {
+    const page = await this.store.forWorkspace(workspaceId).findPage(users, {
+      where: [{ field: 'role', op: 'ne', value: 'system' }],
+      sort: [{ field: 'createdAt', direction: 'desc' }],
+      offset,
+      ...(limit > 0 ? { limit } : {}),
+    });
+    return { total: page.total, users: page.items };
+  }
+
+  countActiveAdmins(workspaceId: string): Promise<number> {
+    return this.store.forWorkspace(workspaceId).count(users, [
+      { field: 'role', op: 'eq', value: 'admin' },
+      { field: 'deactivatedAt', op: 'exists', value: false },
+    ]);
+  }
+
+  update(workspaceId: string, id: string, change: UserChange): Promise<User | null> {
+    return this.store.forWorkspace(workspaceId).update<User>(users, id, { set: { ...change.set }, unset: change.unset ?? [] });
+  }
+
+  acceptInvitation(workspaceId: string, id: string, tokenHash: string, passwordHash: string): Promise<User | null> {
+    return this.store
+      .forWorkspace(workspaceId)
+      .update(
+        users,
+        id,
+        { set: { passwordHash }, unset: ['inviteTokenHash', 'inviteExpiresAt'] },
+        { where: [{ field: 'inviteTokenHash', op: 'eq', value: tokenHash }] },
+      );
   }
 }

@@ -38,7 +38,7 @@ export interface AuthFixture extends AuthServices {
   close(): Promise<void>;
   /** Signs up a workspace whose admin has this email; returns the session. */
   signUp(email?: string): ReturnType<AuthServices['sessions']['signUp']>;
-  /** A member (non-admin) user with PASSWORD, written straight to the store: there is no API for members yet. */
+  /** An active member (non-admin) user with PASSWORD, written straight to the store (skipping the invitation). */
   addMember(workspaceId: string): Promise<User>;
 }
 

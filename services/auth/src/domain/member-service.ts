@@ -1,0 +1,134 @@
+import { DomainError } from '@crm/observability';
+import { requireAdmin, requireWorkspace, type Caller } from './caller';
+import type { Clock } from './clock';
+import { newId } from './ids';
+import { invitationMatches, invitationTarget, newInvitation } from './invitation-tokens';
+import { isActive, isInvitePending, type MemberRole, type User } from './model';
+import type { PasswordHasher } from './passwords';
+import type { UserChange, UserRepository } from './repositories';
+import type { SessionEndings } from './session-endings';
+import { FieldCheck } from './validation';
+
+export interface InviteInput {
+  email: string;
+  firstName: string;
+  lastName: string;
+  role: string;
+}
+
+export interface MemberChange {
+  role?: string;
+  isActive?: boolean;
+}
+
+const ROLES: readonly MemberRole[] = ['admin', 'member'];
+const EMAIL_TAKEN = 'A user with this email already exists.';
+const LAST_ADMIN = 'The workspace must keep at least one active admin.';
+export const INVALID_INVITATION = 'Invalid, used or expired invitation token.';
+
+/**
+ * The people of a workspace: any caller of the workspace reads them; admins invite them, change
+ * their role and deactivate them. Deactivating ends every session of the user at once.
+ */
+export class MemberService {
+  constructor(
+    private readonly users: UserRepository,
+    private readonly passwords: PasswordHasher,
+    private readonly sessionEndings: SessionEndings,
+    private readonly now: Clock,
+  ) {}
+
+  list(caller: Caller, offset: number, limit: number): Promise<{ total: number; users: User[] }> {
+    return this.users.listPeople(requireWorkspace(caller), Math.max(0, offset), Math.max(0, limit));
+  }
+
+  /** A new pending user, or a fresh token for one whose invitation is still pending (the old token stops working). */
+  async invite(caller: Caller, input: InviteInput): Promise<{ user: User; token: string }> {
+    const workspaceId = await requireAdmin(this.users, caller, 'invite users');
+    const check = new FieldCheck();
+    const email = check.email('email', input.email);
+    const firstName = check.text('firstName', input.firstName, 150);
+    const lastName = check.text('lastName', input.lastName, 150);
+    const role = this.role(check, input.role);
+    const login = email ? await this.users.findLogin(email) : null;
+    const pending = login && login.workspaceId === workspaceId ? await this.users.get(workspaceId, login.userId) : null;
+    if (login && !(pending && isInvitePending(pending))) check.add('email', EMAIL_TAKEN);
+    check.throwIfAny();
+
+    const details = { firstName: firstName!, lastName: lastName!, role: role! };
+    if (pending) {
+      const invitation = newInvitation(pending, this.now());
+      const user = await this.users.update(workspaceId, pending.id, {
+        set: { ...details, inviteTokenHash: invitation.tokenHash, inviteExpiresAt: invitation.expiresAt },
+      });
+      if (!user) throw DomainError.notFound();
+      return { user, token: invitation.token };
+    }
+    const fresh: User = { id: newId('usr_'), workspaceId, email: email!, ...details, createdAt: this.now().toISOString() };
+    const invitation = newInvitation(fresh, this.now());
+    const user: User = { ...fresh, inviteTokenHash: invitation.tokenHash, inviteExpiresAt: invitation.expiresAt };
+    // Lost a race with a sign-up or another invitation for the same email.
+    if ((await this.users.insert(user, { id: user.email, userId: user.id, workspaceId })) === 'email_taken') {
+      throw DomainError.validation({ email: [EMAIL_TAKEN] });
+    }
+    return { user, token: invitation.token };
+  }
+
+  /** Role and active state; the last active admin keeps both. */
+  async update(caller: Caller, id: string, change: MemberChange): Promise<User> {
+    const workspaceId = await requireAdmin(this.users, caller, 'change users');
+    const user = id ? await this.users.get(workspaceId, id) : null;
+    if (!user || user.role === 'system') throw DomainError.notFound();
+    const check = new FieldCheck();
+    const role = change.role === undefined ? undefined : this.role(check, change.role);
+    check.throwIfAny();
+
+    const demotes = user.role === 'admin' && role === 'member';
+    const deactivates = isActive(user) && change.isActive === false;
+    const lastAdminField = deactivates ? 'isActive' : 'role';
+    if (user.role === 'admin' && isActive(user) && (demotes || deactivates) && (await this.users.countActiveAdmins(workspaceId)) <= 1) {
+      throw DomainError.validation({ [lastAdminField]: [LAST_ADMIN] });
+    }
+
+    const set: UserChange['set'] = {};
+    const unset: UserChange['unset'] = [];
+    if (role) set.role = role;
+    if (deactivates) set.deactivatedAt = this.now().toISOString();
+    if (change.isActive === true && !isActive(user)) unset.push('deactivatedAt');
+    const updated = await this.users.update(workspaceId, user.id, { set, unset });
+    if (!updated) throw DomainError.notFound();
+
+    // Two admins demoting each other at once both passed the check above; the later one undoes its change.
+    if ((demotes || deactivates) && (await this.users.countActiveAdmins(workspaceId)) === 0) {
+      await this.users.update(workspaceId, user.id, { set: { role: user.role }, unset: ['deactivatedAt'] });
+      throw DomainError.validation({ [lastAdminField]: [LAST_ADMIN] });
+    }
+    if (deactivates) await this.sessionEndings.endEverySession(workspaceId, user.id);
+    return updated;
+  }
+
+  /** Sets the invited user's password; the token works once. */
+  async acceptInvitation(token: string, password: string): Promise<User> {
+    const target = invitationTarget(token ?? '');
+    const user = target ? await this.users.get(target.workspaceId, target.userId) : null;
+    if (!user || !isActive(user) || !invitationMatches(user, token, this.now())) throw DomainError.invalid(INVALID_INVITATION);
+    const check = new FieldCheck();
+    const chosen = check.password('password', password);
+    check.throwIfAny();
+    // Conditional on the token still being the pending one: of two accepts at once, one wins.
+    const accepted = await this.users.acceptInvitation(
+      user.workspaceId,
+      user.id,
+      user.inviteTokenHash!,
+      await this.passwords.hash(chosen!),
+    );
+    if (!accepted) throw DomainError.invalid(INVALID_INVITATION);
+    return accepted;
+  }
+
+  private role(check: FieldCheck, value: string | undefined): MemberRole | undefined {
+    if (ROLES.includes(value as MemberRole)) return value as MemberRole;
+    check.add('role', value ? `"${value}" is not a valid choice.` : 'This field is required.');
+    return undefined;
+  }
+}
