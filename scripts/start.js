@@ -139,7 +139,7 @@ async function main() {
     ),
   );
   const automationConfig = configFor(automation.automationConfigSchema, 'automation');
-  running.push(await automation.startAutomationService(automationConfig, { logger: serviceLogger('automation') }));
+  running.push(await automation.startAutomationService(automationConfig, { logger: serviceLogger('automation'), bus }));
   running.push(
     await automation.startAutomationWorker(configFor(automation.automationConfigSchema, 'automation-worker'), {
       logger: serviceLogger('automation-worker'),

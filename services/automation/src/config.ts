@@ -37,6 +37,25 @@ export const automationConfigSchema = z
     NOTIFICATION_RETENTION_DAYS: env.days(90),
     /** Days a finished run (completed, failed, cancelled) and its execution log are kept after it ended. */
     RUN_RETENTION_DAYS: env.days(90),
+    /** Days a webhook delivery attempt stays in the delivery log. */
+    WEBHOOK_DELIVERY_RETENTION_DAYS: env.days(30),
+    /** Allows http:// webhook targets and loopback, private and link-local addresses: development only. */
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: env.bool(false),
+    /** The wait before a failed webhook delivery's first retry; it doubles after each failure. */
+    WEBHOOK_RETRY_FIRST_MS: z.coerce.number().int().min(100).max(15_000).default(10_000),
+    /** The longest wait between two attempts of one webhook delivery. */
+    WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().min(100).max(86_400_000).default(3_600_000),
+    /** How long after its first attempt a webhook delivery is still retried (then the subscription is marked failing). */
+    WEBHOOK_RETRY_HORIZON_MS: z.coerce
+      .number()
+      .int()
+      .min(1_000)
+      .max(7 * 86_400_000)
+      .default(86_400_000),
+    /** The bound on one webhook POST, connection to answer. */
+    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+    /** How much of a receiver's answer is read and kept in the delivery log. */
+    WEBHOOK_RESPONSE_MAX_BYTES: z.coerce.number().int().min(0).max(65_536).default(1_024),
     ...retentionSweepSettings,
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     ...internalTlsSettings,

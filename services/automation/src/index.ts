@@ -1,9 +1,9 @@
 /**
  * The automation service's two roles, one image:
- * - server (`startAutomationService`): the gRPC API for rules, logs, templates, emails and
- *   notifications;
- * - worker (`startAutomationWorker`): consumes records events (enrollment, exits on change) and step messages
- *   (execution), runs the sweeper for overdue steps and the retention sweeper (one worker at a time
+ * - server (`startAutomationService`): the gRPC API for rules, logs, templates, emails,
+ *   notifications and webhook subscriptions (it publishes test events and redeliveries);
+ * - worker (`startAutomationWorker`): consumes records events (enrollment, exits on change, webhook
+ *   fan-out), step messages (execution) and webhook delivery attempts, runs the sweeper for overdue steps and the retention sweeper (one worker at a time
  *   each, by lease), and serves
  *   gRPC health on GRPC_PORT for Kubernetes probes.
  * One-process mode (scripts/start.js) starts both, handing them the same in-process bus as records.
@@ -13,6 +13,7 @@ import { brokerReadiness, GrpcServer, automationV1, healthListenAddress, interna
 import { createLogger, type Logger } from '@crm/observability';
 import { locationFromEnv, openStore, RetentionSweeper, type DocumentStore, type StoreLocation } from '@crm/store';
 import { AutomationService } from './application/automation-service';
+import { WebhookService } from './application/webhook-service';
 import { GrpcRecordsGateway, type RecordsGateway } from './clients/records-gateway';
 import { AuthWorkspaceDirectory, type WorkspaceDirectory } from './clients/workspace-directory';
 import type { AutomationConfig } from './config';
@@ -20,11 +21,16 @@ import { aiWriterFor, type AiWriter } from './email/ai-writer';
 import { emailTransportFor, type EmailTransport } from './email/email-transport';
 import { Enroller } from './engine/enroller';
 import { ExitWatcher } from './engine/exit-watcher';
+import { MergeFollower } from './engine/merge-follower';
 import { EVENTS_QUEUE, STEPS_QUEUE } from './engine/messages';
 import { StepActions } from './engine/step-actions';
 import { StepDispatcher } from './engine/step-dispatcher';
 import { StepRunner } from './engine/step-runner';
 import { Sweeper } from './engine/sweeper';
+import { WebhookFanout } from './engine/webhook-fanout';
+import { WEBHOOK_DELIVERIES_QUEUE, WEBHOOK_EVENTS_QUEUE } from './engine/webhook-messages';
+import { WebhookSender } from './engine/webhook-sender';
+import { webhookTransport, type WebhookTransport } from './webhooks/webhook-transport';
 import { automationCallers } from './grpc/automation-callers';
 import { automationHandlers } from './grpc/automation-handlers';
 import { automationCollections } from './store/collections';
@@ -43,15 +49,16 @@ export interface StartAutomationOptions {
   storeLocation?: StoreLocation;
   /** An already open store (tests share one between server and worker). */
   store?: DocumentStore;
+  /** Overrides the bus (one-process mode and tests pass the in-process bus records publishes to). */
+  bus?: MessageBus;
 }
 
 export interface StartAutomationWorkerOptions extends StartAutomationOptions {
-  /** Overrides the bus (one-process mode and tests pass the in-process bus records publishes to). */
-  bus?: MessageBus;
   records?: RecordsGateway;
   directory?: WorkspaceDirectory;
   transport?: EmailTransport;
   ai?: AiWriter;
+  webhookTransport?: WebhookTransport;
 }
 
 async function storeFor(config: AutomationConfig, options: StartAutomationOptions): Promise<{ store: DocumentStore; owned: boolean }> {
@@ -78,17 +85,23 @@ export async function startAutomationService(
   // The users a rule's assign_user steps name are checked with auth when the rule is saved.
   const members = new AuthWorkspaceDirectory(config.AUTH_GRPC_ADDR, tls);
   const service = new AutomationService(store, undefined, members);
-  const server = new GrpcServer({ logger, tls }).addService(
-    automationV1.protoPath,
-    automationV1.AutomationServiceName,
-    automationHandlers(service),
-    automationCallers,
-  );
+  let bus: MessageBus | undefined;
   let port: number;
+  let server: GrpcServer;
   try {
+    // Test events and redeliveries go out as delivery messages for the workers.
+    bus = options.bus ?? (await openBus(busLocationFromEnv(config.AMQP_URL), logger));
+    const webhooks = new WebhookService(store, { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, bus });
+    server = new GrpcServer({ logger, tls }).addService(
+      automationV1.protoPath,
+      automationV1.AutomationServiceName,
+      automationHandlers(service, webhooks),
+      automationCallers,
+    );
     port = await server.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT), { healthAddress: healthListenAddress(config) });
   } catch (error) {
     members.close();
+    if (bus && !options.bus) await bus.close().catch(() => undefined);
     if (owned) await store.close();
     throw error;
   }
@@ -98,6 +111,7 @@ export async function startAutomationService(
     async stop() {
       await server.shutdown();
       members.close();
+      if (!options.bus) await bus.close();
       if (owned) await store.close();
     },
   };
@@ -148,13 +162,30 @@ export async function startAutomationWorker(
 
     const consumers: Consumer[] = [];
     const exits = new ExitWatcher(store, records, logger);
+    const merges = new MergeFollower(store, logger);
+    const fanout = new WebhookFanout(store, bus);
+    const sender = new WebhookSender(
+      store,
+      bus,
+      options.webhookTransport ??
+        webhookTransport({
+          allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+          timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+          maxResponseBytes: config.WEBHOOK_RESPONSE_MAX_BYTES,
+        }),
+      { firstDelayMs: config.WEBHOOK_RETRY_FIRST_MS, maxDelayMs: config.WEBHOOK_RETRY_MAX_MS, horizonMs: config.WEBHOOK_RETRY_HORIZON_MS },
+      logger,
+    );
     consumers.push(
       await bus.consume(EVENTS_QUEUE, async (message) => {
         await enroller.handle(message);
         await exits.handle(message);
+        await merges.handle(message);
       }),
     );
     consumers.push(await bus.consume(STEPS_QUEUE, (message) => runner.handle(message)));
+    consumers.push(await bus.consume(WEBHOOK_EVENTS_QUEUE, (message) => fanout.handle(message)));
+    consumers.push(await bus.consume(WEBHOOK_DELIVERIES_QUEUE, (message) => sender.handle(message)));
     sweeper.start();
     retention.start();
     await health.serveWhileReady([storeReadiness(store), brokerReadiness(bus)]);

@@ -18,6 +18,15 @@ export interface AutomationServiceMethods {
   InstallTemplate: { request: InstallTemplateRequest; response: InstallTemplateResponse };
   ListEmails: { request: ListEmailsRequest; response: ListEmailsResponse };
   ListNotifications: { request: ListNotificationsRequest; response: ListNotificationsResponse };
+  CreateWebhook: { request: CreateWebhookRequest; response: CreateWebhookResponse };
+  ListWebhooks: { request: ListWebhooksRequest; response: ListWebhooksResponse };
+  GetWebhook: { request: GetWebhookRequest; response: GetWebhookResponse };
+  UpdateWebhook: { request: UpdateWebhookRequest; response: UpdateWebhookResponse };
+  DeleteWebhook: { request: DeleteWebhookRequest; response: DeleteWebhookResponse };
+  RotateWebhookSecret: { request: RotateWebhookSecretRequest; response: RotateWebhookSecretResponse };
+  SendWebhookTest: { request: SendWebhookTestRequest; response: SendWebhookTestResponse };
+  ListWebhookDeliveries: { request: ListWebhookDeliveriesRequest; response: ListWebhookDeliveriesResponse };
+  RedeliverWebhook: { request: RedeliverWebhookRequest; response: RedeliverWebhookResponse };
 }
 
 export const AutomationServiceName = 'automation.v1.AutomationService';
@@ -296,5 +305,127 @@ export interface ListNotificationsRequest {
 export interface ListNotificationsResponse {
   total: number;
   notifications: Notification[];
+}
+
+export interface Webhook {
+  /** `whk_...` */
+  id: string;
+  /** https:// (http:// only when the operator allows private targets). */
+  url: string;
+  /** contact.created, lead.converted, opportunity.stage_changed, import.completed, ... */
+  events: string[];
+  isActive: boolean;
+  /** Why deliveries gave up after their retries; empty while the subscription is healthy. */
+  failingReason: string;
+  createdAt: string;
+  updatedAt: string;
+  /** The signing secret: set only in CreateWebhook's answer. */
+  secret: string;
+}
+
+export interface CreateWebhookRequest {
+  url: string;
+  events: string[];
+  /** Defaults to true. */
+  isActive?: boolean;
+}
+
+export interface CreateWebhookResponse {
+  webhook: Webhook | null;
+}
+
+export interface ListWebhooksRequest {
+  offset: number;
+  /** 0: the default page size (20); at most 100. */
+  limit: number;
+}
+
+export interface ListWebhooksResponse {
+  /** Newest first, without secrets. */
+  webhooks: Webhook[];
+  total: number;
+}
+
+export interface GetWebhookRequest {
+  id: string;
+}
+
+export interface GetWebhookResponse {
+  webhook: Webhook | null;
+}
+
+export interface UpdateWebhookRequest {
+  id: string;
+  url?: string;
+  /** Replaces the list when `update_events` is true. */
+  events: string[];
+  updateEvents: boolean;
+  isActive?: boolean;
+}
+
+export interface UpdateWebhookResponse {
+  webhook: Webhook | null;
+}
+
+export interface DeleteWebhookRequest {
+  id: string;
+}
+
+export interface DeleteWebhookResponse {
+}
+
+export interface RotateWebhookSecretRequest {
+  id: string;
+}
+
+export interface RotateWebhookSecretResponse {
+  secret: string;
+}
+
+export interface SendWebhookTestRequest {
+  id: string;
+}
+
+export interface SendWebhookTestResponse {
+  /** The test event's id (its X-CRM-Event-Id). */
+  eventId: string;
+}
+
+export interface WebhookDelivery {
+  /** `whd_...` */
+  id: string;
+  eventId: string;
+  type: string;
+  /** From 1; a redelivery is one more attempt of the same event. */
+  attempt: number;
+  /** delivered or failed. */
+  status: string;
+  /** 0 when no answer came. */
+  responseStatus: number;
+  durationMs: number;
+  /** Why the attempt failed; empty when delivered. */
+  error: string;
+  /** The first bytes of the receiver's answer; empty when none. */
+  responseExcerpt: string;
+  createdAt: string;
+}
+
+export interface ListWebhookDeliveriesRequest {
+  webhookId: string;
+  offset: number;
+  limit: number;
+}
+
+export interface ListWebhookDeliveriesResponse {
+  deliveries: WebhookDelivery[];
+  total: number;
+}
+
+export interface RedeliverWebhookRequest {
+  webhookId: string;
+  deliveryId: string;
+}
+
+export interface RedeliverWebhookResponse {
 }
 export const protoPath = 'automation/v1/automation.proto';

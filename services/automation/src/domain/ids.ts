@@ -1,6 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 
-export const ID_PREFIX = { rule: 'rul_', template: 'tmpl_', log: 'log_', email: 'eml_', notification: 'ntf_' } as const;
+export const ID_PREFIX = {
+  rule: 'rul_',
+  template: 'tmpl_',
+  log: 'log_',
+  email: 'eml_',
+  notification: 'ntf_',
+  webhook: 'whk_',
+  webhookEvent: 'evt_',
+  webhookDelivery: 'whd_',
+} as const;
 
 /** A fresh identifier: the prefix, a time part (sortable) and randomness. */
 export function newId(prefix: string): string {

@@ -1,6 +1,8 @@
 import type { automationV1, CallContext, ServiceHandlers, UnaryHandler } from '@crm/grpc';
 import { DomainError } from '@crm/observability';
 import type { AutomationService, Caller } from '../application/automation-service';
+import type { WebhookService } from '../application/webhook-service';
+import { webhookHandlers } from './webhook-handlers';
 import { emailMessage, logMessage, notificationMessage, ruleInput, ruleMessage, templateMessage } from './proto-mapping';
 
 type M = automationV1.AutomationServiceMethods;
@@ -12,8 +14,9 @@ function callerOf(context: CallContext): Caller {
 }
 
 /** Translation only: proto ↔ the automation service's calls. */
-export function automationHandlers(service: AutomationService): ServiceHandlers {
+export function automationHandlers(service: AutomationService, webhooks: WebhookService): ServiceHandlers {
   const handlers: Handlers = {
+    ...webhookHandlers(webhooks, callerOf),
     ListRules: async (r, c) => {
       const page = await service.listRules(callerOf(c), { offset: r.offset, limit: r.limit });
       return { total: page.total, rules: page.items.map(ruleMessage) };

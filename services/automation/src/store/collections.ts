@@ -6,6 +6,7 @@
  */
 import { defineCollection, leases, type StoredDocument } from '@crm/store';
 import type { CustomTemplateDocument, EmailDocument, EnrollmentDocument, NotificationDocument, RuleDocument } from '../domain/model';
+import type { WebhookDeliveryDocument, WebhookSubscriptionDocument } from '../domain/webhook-model';
 
 export const rules = defineCollection<RuleDocument>({
   name: 'rules',
@@ -60,6 +61,21 @@ export interface EngineWorkspaceDocument extends StoredDocument {
 }
 export const engineWorkspaces = defineCollection<EngineWorkspaceDocument>({ name: 'engine_workspaces', scope: 'global' });
 
+export const webhookSubscriptions = defineCollection<WebhookSubscriptionDocument>({
+  name: 'webhook_subscriptions',
+  scope: 'workspace',
+  fields: { createdAt: 'string', isActive: 'boolean' },
+  indexes: [{ fields: ['createdAt'] }, { fields: ['isActive'] }],
+});
+
+/** One document per delivery attempt; its id derives from the attempt's message, so a redelivered message logs once. */
+export const webhookDeliveries = defineCollection<WebhookDeliveryDocument>({
+  name: 'webhook_deliveries',
+  scope: 'workspace',
+  fields: { createdAt: 'string', subscriptionId: 'string', eventId: 'string' },
+  indexes: [{ fields: ['subscriptionId', 'createdAt'] }, { fields: ['subscriptionId', 'eventId'] }, { fields: ['createdAt'] }],
+});
+
 /** Time-limited leases (the step sweeper's, retention's), so one worker at a time sweeps. */
 export { leases };
 
@@ -71,5 +87,7 @@ export const automationCollections = [
   emails,
   notifications,
   engineWorkspaces,
+  webhookSubscriptions,
+  webhookDeliveries,
   leases,
 ];

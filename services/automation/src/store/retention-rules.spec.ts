@@ -6,7 +6,7 @@ import { automationRetentionRules } from './retention-rules';
 
 const WS = 'ws_retention';
 const NOW = Date.parse('2026-06-01T00:00:00Z');
-const days = { EMAIL_RETENTION_DAYS: 90, NOTIFICATION_RETENTION_DAYS: 90, RUN_RETENTION_DAYS: 90 };
+const days = { EMAIL_RETENTION_DAYS: 90, NOTIFICATION_RETENTION_DAYS: 90, RUN_RETENTION_DAYS: 90, WEBHOOK_DELIVERY_RETENTION_DAYS: 30 };
 
 function email(id: string, status: EmailDocument['status'], ageDays: number): EmailDocument {
   const at = isoDaysBefore(NOW, ageDays);
@@ -100,7 +100,7 @@ describe('automation retention', () => {
       batchSize: 100,
     });
 
-    expect(await sweeper.sweep(NOW)).toEqual({ emails: 2, notifications: 1, enrollments: 2 });
+    expect(await sweeper.sweep(NOW)).toEqual({ emails: 2, notifications: 1, enrollments: 2, webhook_deliveries: 0 });
     const ids = async (c: typeof emails | typeof notifications | typeof enrollments) =>
       (await ws.find(c as typeof emails)).map((d) => d.id).sort();
     expect(await ids(emails)).toEqual(['eml_new', 'eml_old_queued']);

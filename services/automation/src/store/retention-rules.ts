@@ -1,15 +1,16 @@
 /**
  * What the automation service keeps only for a while: sent emails, notifications and finished runs
- * (with their execution logs), each past its retention (days in the configuration). Emails still
+ * (with their execution logs) and webhook delivery attempts, each past its retention (days in the configuration). Emails still
  * queued or sending and runs in progress are never deleted.
  */
 import { isoDaysBefore, type RetentionRule } from '@crm/store';
-import { emails, enrollments, notifications } from './collections';
+import { emails, enrollments, notifications, webhookDeliveries } from './collections';
 
 export interface AutomationRetention {
   EMAIL_RETENTION_DAYS: number;
   NOTIFICATION_RETENTION_DAYS: number;
   RUN_RETENTION_DAYS: number;
+  WEBHOOK_DELIVERY_RETENTION_DAYS: number;
 }
 
 export function automationRetentionRules(days: AutomationRetention): RetentionRule[] {
@@ -31,6 +32,10 @@ export function automationRetentionRules(days: AutomationRetention): RetentionRu
         { field: 'status', op: 'in', values: ['completed', 'failed', 'cancelled'] },
         { field: 'completedAt', op: 'lt', value: isoDaysBefore(now, days.RUN_RETENTION_DAYS) },
       ],
+    },
+    {
+      collection: webhookDeliveries,
+      expired: (now) => [{ field: 'createdAt', op: 'lt', value: isoDaysBefore(now, days.WEBHOOK_DELIVERY_RETENTION_DAYS) }],
     },
   ];
 }

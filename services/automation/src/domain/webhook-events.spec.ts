@@ -1,0 +1,81 @@
+import type { BusMessage } from '@crm/bus';
+import { webhookEventsFor } from './webhook-events';
+
+function message(type: string, payload: Record<string, unknown>, id = 'msg_1'): BusMessage {
+  return { id, type, correlationId: 'req_1', occurredAt: '2026-11-24T05:00:00.000Z', payload };
+}
+
+const record = { id: 'ld_1', firstName: 'Ada' };
+
+describe('webhookEventsFor', () => {
+  it('makes lead.created of a lead_created event, in the envelope shape', () => {
+    const [event] = webhookEventsFor(
+      message('records.lead_created.v1', { workspaceId: 'ws_1', recordType: 'lead', recordId: 'ld_1', record }),
+    );
+    expect(event).toEqual({
+      id: expect.stringMatching(/^evt_/),
+      type: 'lead.created',
+      occurredAt: '2026-11-24T05:00:00.000Z',
+      workspaceId: 'ws_1',
+      data: { recordType: 'lead', record },
+    });
+  });
+
+  it('gives a redelivered message the same event id', () => {
+    const payload = { workspaceId: 'ws_1', recordType: 'lead', recordId: 'ld_1', record };
+    expect(webhookEventsFor(message('records.lead_created.v1', payload))[0]!.id).toBe(
+      webhookEventsFor(message('records.lead_created.v1', payload))[0]!.id,
+    );
+  });
+
+  it('makes one contact.created per contact of a batch, each with its own id', () => {
+    const events = webhookEventsFor(
+      message('records.contacts_created.v1', {
+        workspaceId: 'ws_1',
+        events: [
+          { recordType: 'contact', recordId: 'ct_1', record: { id: 'ct_1' } },
+          { recordType: 'contact', recordId: 'ct_2', record: { id: 'ct_2' } },
+        ],
+      }),
+    );
+    expect(events.map((e) => [e.type, e.workspaceId])).toEqual([
+      ['contact.created', 'ws_1'],
+      ['contact.created', 'ws_1'],
+    ]);
+    expect(new Set(events.map((e) => e.id)).size).toBe(2);
+  });
+
+  it('makes <type>.updated of a record_updated event', () => {
+    const [event] = webhookEventsFor(
+      message('records.record_updated.v1', { workspaceId: 'ws_1', recordType: 'opportunity', recordId: 'op_1', record }),
+    );
+    expect(event!.type).toBe('opportunity.updated');
+  });
+
+  it('makes lead.converted only of a status change to converted', () => {
+    const change = (status: string) =>
+      webhookEventsFor(
+        message('records.lead_status_changed.v1', { workspaceId: 'ws_1', recordType: 'lead', recordId: 'ld_1', status, record }),
+      );
+    expect(change('converted').map((e) => e.type)).toEqual(['lead.converted']);
+    expect(change('qualified')).toEqual([]);
+  });
+
+  it('makes opportunity.stage_changed carrying both stages', () => {
+    const [event] = webhookEventsFor(
+      message('records.opportunity_stage_changed.v1', {
+        workspaceId: 'ws_1',
+        recordType: 'opportunity',
+        recordId: 'op_1',
+        previousStage: 'proposal',
+        stage: 'closed_won',
+        record,
+      }),
+    );
+    expect(event).toMatchObject({ type: 'opportunity.stage_changed', data: { previousStage: 'proposal', stage: 'closed_won' } });
+  });
+
+  it('ignores events webhooks do not expose', () => {
+    expect(webhookEventsFor(message('records.proposal_status_changed.v1', { workspaceId: 'ws_1', record }))).toEqual([]);
+  });
+});

@@ -1,0 +1,42 @@
+/**
+ * Fan-out: a records event becomes one delivery message per active subscription of its workspace
+ * that asked for its type. The message id derives from (event, subscription), so a redelivered
+ * records event makes the same messages, and the sender's log keyed on them delivers each once.
+ */
+import { type BusMessage, type MessageBus } from '@crm/bus';
+import type { DocumentStore } from '@crm/store';
+import { derivedId } from '../domain/ids';
+import type { WebhookEnvelope } from '../domain/webhook-model';
+import { webhookEventsFor } from '../domain/webhook-events';
+import { webhookSubscriptions } from '../store/collections';
+import { WEBHOOK_DUE_TYPE, type WebhookDuePayload } from './webhook-messages';
+
+/** The first attempt's message of one event to one subscription. */
+export function firstAttempt(envelope: WebhookEnvelope, subscriptionId: string, correlationId: string): BusMessage<WebhookDuePayload> {
+  return {
+    id: derivedId('whm_', envelope.id, subscriptionId, '1'),
+    type: WEBHOOK_DUE_TYPE,
+    correlationId,
+    occurredAt: new Date().toISOString(),
+    payload: { workspaceId: envelope.workspaceId, subscriptionId, envelope, attempt: 1, firstAttemptAt: null, manual: false },
+  };
+}
+
+export class WebhookFanout {
+  constructor(
+    private readonly store: DocumentStore,
+    private readonly bus: MessageBus,
+  ) {}
+
+  async handle(message: BusMessage): Promise<void> {
+    for (const envelope of webhookEventsFor(message)) {
+      const active = await this.store
+        .forWorkspace(envelope.workspaceId)
+        .find(webhookSubscriptions, { where: [{ field: 'isActive', op: 'eq', value: true }] });
+      for (const subscription of active) {
+        if (!subscription.events.includes(envelope.type)) continue;
+        await this.bus.publish(firstAttempt(envelope, subscription.id, message.correlationId));
+      }
+    }
+  }
+}

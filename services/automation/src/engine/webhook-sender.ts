@@ -1,0 +1,110 @@
+/**
+ * One delivery attempt: sign, POST, log the attempt, and on failure schedule the next attempt as a
+ * new message (the subscription's own backoff, not the bus's), until the retry horizon has passed;
+ * then the subscription is marked failing with the reason. At least once: an attempt whose message
+ * comes again after it was logged is not made twice, but one cut short before the log is.
+ */
+import type { BusMessage, MessageBus } from '@crm/bus';
+import type { Logger } from '@crm/observability';
+import { StoreError, type DocumentStore } from '@crm/store';
+import { derivedId, ID_PREFIX } from '../domain/ids';
+import { timestamp } from '../domain/time';
+import type { WebhookDeliveryDocument, WebhookSubscriptionDocument } from '../domain/webhook-model';
+import { nextRetryDelayMs, type WebhookRetrySchedule } from '../domain/webhook-retry';
+import { signatureHeader } from '../domain/webhook-signature';
+import { webhookDeliveries, webhookSubscriptions } from '../store/collections';
+import type { WebhookPostResult, WebhookTransport } from '../webhooks/webhook-transport';
+import { webhookAttempts, webhookFailures, webhookLagSeconds } from './webhook-metrics';
+import { WEBHOOK_DUE_TYPE, type WebhookDuePayload } from './webhook-messages';
+
+/** The secrets that sign now: the current one and any rotated-out one still in its overlap. */
+export function signingSecrets(subscription: WebhookSubscriptionDocument, now: number): string[] {
+  return subscription.secrets.filter((secret) => secret.expiresAt === null || secret.expiresAt > now).map((secret) => secret.value);
+}
+
+export class WebhookSender {
+  constructor(
+    private readonly store: DocumentStore,
+    private readonly bus: MessageBus,
+    private readonly transport: WebhookTransport,
+    private readonly schedule: WebhookRetrySchedule,
+    private readonly logger: Logger,
+  ) {}
+
+  async handle(message: BusMessage): Promise<void> {
+    const due = message.payload as WebhookDuePayload;
+    const scoped = this.store.forWorkspace(due.workspaceId);
+    const deliveryId = derivedId(ID_PREFIX.webhookDelivery, message.id);
+    if (await scoped.get(webhookDeliveries, deliveryId)) return;
+    const subscription = await scoped.get(webhookSubscriptions, due.subscriptionId);
+    // Deleted, or switched off since: an inactive subscription receives nothing (a test event or a redelivery asked for still goes).
+    if (!subscription) return;
+    if (!subscription.isActive && !due.manual && due.envelope.type !== 'webhook.test') return;
+
+    const startedAt = Date.now();
+    const body = JSON.stringify(due.envelope);
+    const result = await this.transport.post(subscription.url, body, {
+      'user-agent': 'CRM-Webhooks/1',
+      'x-crm-event-id': due.envelope.id,
+      'x-crm-signature': signatureHeader(body, signingSecrets(subscription, startedAt), Math.floor(startedAt / 1000)),
+    });
+    const delivered = result.error === null;
+    webhookAttempts.inc({ outcome: delivered ? 'delivered' : 'failed' });
+    const occurred = Date.parse(due.envelope.occurredAt);
+    if (delivered && Number.isFinite(occurred)) webhookLagSeconds.observe(Math.max(0, Date.now() - occurred) / 1000);
+
+    let givenUp: string | null = null;
+    if (!delivered && !due.manual) {
+      const firstAttemptAt = due.firstAttemptAt ?? startedAt;
+      const delay = nextRetryDelayMs(this.schedule, due.attempt, firstAttemptAt, Date.now());
+      if (delay === null)
+        givenUp = `Event ${due.envelope.id} (${due.envelope.type}) was not delivered after ${due.attempt} attempts: ${result.error}`;
+      else await this.bus.schedule(this.retryOf(message, due, firstAttemptAt), delay);
+    }
+    await this.log(deliveryId, due, result);
+    if (givenUp) {
+      webhookFailures.inc();
+      this.logger.warn(
+        { subscriptionId: subscription.id, eventId: due.envelope.id, attempts: due.attempt },
+        'webhook delivery given up; subscription marked failing',
+      );
+    }
+    if (givenUp || (delivered && subscription.failingReason)) {
+      await scoped.update(webhookSubscriptions, subscription.id, { set: { failingReason: givenUp, updatedAt: timestamp(new Date()) } });
+    }
+  }
+
+  private retryOf(message: BusMessage, due: WebhookDuePayload, firstAttemptAt: number): BusMessage<WebhookDuePayload> {
+    const attempt = due.attempt + 1;
+    return {
+      id: derivedId('whm_', due.envelope.id, due.subscriptionId, String(attempt)),
+      type: WEBHOOK_DUE_TYPE,
+      correlationId: message.correlationId,
+      occurredAt: new Date().toISOString(),
+      payload: { ...due, attempt, firstAttemptAt },
+    };
+  }
+
+  private async log(id: string, due: WebhookDuePayload, result: WebhookPostResult): Promise<void> {
+    const delivery: WebhookDeliveryDocument = {
+      id,
+      workspaceId: due.workspaceId,
+      subscriptionId: due.subscriptionId,
+      eventId: due.envelope.id,
+      type: due.envelope.type,
+      attempt: due.attempt,
+      status: result.error === null ? 'delivered' : 'failed',
+      responseStatus: result.status,
+      durationMs: result.durationMs,
+      error: result.error,
+      responseExcerpt: result.excerpt,
+      envelope: due.envelope,
+      createdAt: new Date().toISOString(),
+    };
+    try {
+      await this.store.forWorkspace(due.workspaceId).insert(webhookDeliveries, delivery);
+    } catch (error) {
+      if (!(error instanceof StoreError && error.code === 'duplicate')) throw error;
+    }
+  }
+}
