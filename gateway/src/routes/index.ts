@@ -5,6 +5,7 @@ import { healthRoutes } from './health.routes';
 import { importRoutes } from './import.routes';
 import { recordsRoutes } from './records';
 import { logoutRoutes, sessionEndRoutes } from './session-end.routes';
+import { webhookRoutes } from './webhooks/webhooks.routes';
 import type { RouteDeps, RouteModule } from './route-module';
 
 export type { RouteDeps, RouteModule } from './route-module';
@@ -24,5 +25,6 @@ export function routeModules(deps: RouteDeps): RouteModule[] {
     recordsRoutes(deps),
     importRoutes(deps),
     automationRoutes(deps),
+    webhookRoutes(deps),
   ];
 }
