@@ -7,6 +7,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { InternalTls } from '@crm/grpc';
 import { DomainError, type Logger } from '@crm/observability';
 import type { RateLimitCounter } from '@crm/rate-limit';
+import { settingsWritesForAdmins } from './auth/admin-guard';
 import { Authenticator, type AuthenticatorOptions } from './auth/authenticator';
 import type { AuthClient } from './clients/auth-client';
 import type { InvalidationChannel } from '@crm/rate-limit';
@@ -156,6 +157,8 @@ export function createApp(deps: AppDeps): GatewayApp {
   });
   // 7. Per-workspace rate limit (anonymous per address when 6 failed), then 6's failure if any.
   app.use(limiter.workspaceLimit());
+  // 7a. Roles: every write under /api/settings/ is for admins (members and API keys get 403).
+  app.use(settingsWritesForAdmins(deps.auth));
   // 7b. Idempotency-Key, per workspace: uploads here, before their body streams on; other POSTs after 8b.
   app.use(idempotency.streamedUploads);
   // 8. The CSV import upload is streamed to the import service as it arrives, so it goes before the JSON parser.

@@ -101,7 +101,14 @@ describe('gateway over HTTPS with a fake auth service', () => {
     it('serves the login user for a valid access token', async () => {
       const response = await client.send('GET', '/api/auth/me/', { token: auth.accessToken() });
       expect(response.status).toBe(200);
-      expect(response.body).toEqual({ id: 'usr_ann', email: 'ann@example.com', firstName: 'Ann', lastName: 'Lee', workspaceId: 'ws_main' });
+      expect(response.body).toEqual({
+        id: 'usr_ann',
+        email: 'ann@example.com',
+        firstName: 'Ann',
+        lastName: 'Lee',
+        workspaceId: 'ws_main',
+        role: 'admin',
+      });
     });
   });
 
@@ -206,9 +213,12 @@ describe('gateway over HTTPS with a fake auth service', () => {
       });
     });
 
-    it('does not let an API key manage API keys', async () => {
+    it('does not let an API key create or revoke API keys (settings writes are for admins)', async () => {
       const key = auth.addApiKey('ws_main');
-      expect((await client.send('GET', '/api/settings/api-keys/', { token: key })).status).toBe(403);
+      const created = await client.send('POST', '/api/settings/api-keys/', { token: key, json: { name: 'child' } });
+      expect(created.status).toBe(403);
+      expect(created.body.detail).toMatch(/member rights/);
+      expect((await client.send('DELETE', '/api/settings/api-keys/key_x/', { token: key })).status).toBe(403);
     });
   });
 

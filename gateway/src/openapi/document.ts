@@ -5,12 +5,15 @@
  */
 import { IDEMPOTENCY_COMPONENTS, withIdempotencyKeys } from './idempotency-key';
 import type { JsonSchema, OpenApiPaths } from './operation';
+import { ROLES_DESCRIPTION, withRoles } from './roles';
 
 const DESCRIPTION = `A JSON REST API over HTTPS for a CRM: contacts, leads, accounts, opportunities, automation and imports.
 
 **Versions.** v1 is current. \`/api/v1/...\` serves exactly what \`/api/...\` serves; \`/api/v2/...\` and other unknown versions answer 404. A trailing slash on a path is optional.
 
-**Authentication.** Every call except signup, login, token refresh, the OpenAPI document and the health probes carries \`Authorization: Bearer <token>\`, where the token is a user access token (a JWT, valid 1 hour) or a workspace API key (\`crm_...\`). A missing, malformed, expired or revoked credential answers \`401 {"detail": ...}\` with \`WWW-Authenticate: Bearer\`. Refresh tokens (30 days) rotate on every use; the refresh response carries the new one, and presenting an already rotated refresh token revokes its whole family. Revoking an API key takes effect at once on every gateway replica. Actions done with an API key are attributed to the workspace's system user. API keys cannot manage API keys: that takes a user login.
+**Authentication.** Every call except signup, login, token refresh, the OpenAPI document and the health probes carries \`Authorization: Bearer <token>\`, where the token is a user access token (a JWT, valid 1 hour) or a workspace API key (\`crm_...\`). A missing, malformed, expired or revoked credential answers \`401 {"detail": ...}\` with \`WWW-Authenticate: Bearer\`. Refresh tokens (30 days) rotate on every use; the refresh response carries the new one, and presenting an already rotated refresh token revokes its whole family. Revoking an API key takes effect at once on every gateway replica. Actions done with an API key are attributed to the workspace's system user. API keys cannot manage API keys: that takes an admin's login.
+
+${ROLES_DESCRIPTION}
 
 **Rate limits.** Requests are counted per workspace (users and keys share one budget) per minute by plan: starter 100, growth 300, business 600, enterprise the workspace's own number. Requests without a valid credential are counted per client address (60 a minute); signup, login and token refresh per client address (20 a minute), and login also per email (10 a minute). Every response, errors included, carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (Unix seconds); a \`429 {"detail": ...}\` also carries \`Retry-After\` (seconds). The health probes are not counted.
 
@@ -31,7 +34,8 @@ const COMPONENTS = {
     bearerAuth: {
       type: 'http',
       scheme: 'bearer',
-      description: 'A user access token (JWT, RS256, 1 hour) from login/refresh, or a workspace API key (`crm_...`).',
+      description:
+        'A user access token (JWT, RS256, 1 hour) from login/refresh, or a workspace API key (`crm_...`). What the caller may do depends on its role: admins everything; members and API keys everything but writes under /api/settings/ (see `x-roles` on each operation).',
     },
   },
   headers: {
@@ -62,6 +66,7 @@ const COMPONENTS = {
         firstName: { type: 'string' },
         lastName: { type: 'string' },
         workspaceId: { type: 'string', examples: ['ws_01J...'] },
+        role: { type: 'string', enum: ['admin', 'member', 'system'], description: '`system` is the workspace user API keys act as.' },
       },
     },
     Session: {
@@ -189,9 +194,10 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions): Record<st
     tags: [
       { name: 'auth', description: 'Signup, login, tokens and the current user.' },
       { name: 'api-keys', description: 'Workspace API keys (settings).' },
+      { name: 'users', description: 'The people of the workspace and their roles (settings), and accepting an invitation.' },
       { name: 'meta', description: 'Health probes and this document.' },
     ],
-    paths: withIdempotencyKeys(paths),
+    paths: withRoles(withIdempotencyKeys(paths)),
     components: {
       ...COMPONENTS,
       parameters: IDEMPOTENCY_COMPONENTS.parameters,

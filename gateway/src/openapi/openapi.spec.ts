@@ -33,6 +33,22 @@ describe('the OpenAPI document', () => {
     expect(compareRoutes(gateway.app, gateway.openApiDocument())).toEqual({ undocumented: [], unserved: [] });
   });
 
+  it('states the roles of every authenticated operation, settings writes for admins with their 403', () => {
+    const paths = buildApp().openApiDocument().paths as Record<string, Record<string, Record<string, unknown>>>;
+    for (const [path, operations] of Object.entries(paths)) {
+      for (const [method, op] of Object.entries(operations)) {
+        if ((op.security as unknown[]).length === 0) continue;
+        const settingsWrite = method !== 'get' && path.startsWith('/api/settings/');
+        expect([`${method} ${path}`, op['x-roles']]).toEqual([
+          `${method} ${path}`,
+          settingsWrite ? ['admin'] : ['admin', 'member', 'apiKey'],
+        ]);
+        if (settingsWrite) expect(op.responses).toHaveProperty('403');
+      }
+    }
+    expect(paths['/api/settings/users/']?.post?.['x-roles']).toEqual(['admin']);
+  });
+
   it('notices a route that a module serves but does not document', () => {
     const gateway = buildApp();
     const extra = Router();

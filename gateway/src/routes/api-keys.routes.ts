@@ -1,11 +1,15 @@
-/** Workspace API keys in the settings: create (value shown once), list, revoke, usage. */
-import { Router, type Response } from 'express';
+/**
+ * Workspace API keys in the settings: create (value shown once), list, revoke, usage. Creating and
+ * revoking are settings writes, for logged-in admins only (auth/admin-guard.ts, mounted in app.ts),
+ * so a leaked key can neither mint nor revoke keys; any caller of the workspace may read them.
+ */
+import { Router } from 'express';
 import { z } from 'zod';
 import { DomainError } from '@crm/observability';
 import type { authV1 } from '@crm/grpc';
 import { GRPC_DEADLINE_MS } from '../clients/auth-client';
 import { bodySchema, idParameter, operation, ref, type OpenApiPaths } from '../openapi/operation';
-import { callerContext, callerOf } from '../request-context';
+import { callerContext } from '../request-context';
 import type { RouteDeps, RouteModule } from './route-module';
 import { nullIfEmpty, parseBody, pathId } from './validate';
 
@@ -17,20 +21,12 @@ function apiKeyItem(key: authV1.ApiKey) {
   return { id: key.id, name: key.name, prefix: key.prefix, createdAt: key.createdAt, lastUsedAt: nullIfEmpty(key.lastUsedAt) };
 }
 
-/** A leaked key must not be able to mint or revoke keys: managing keys takes a user login. */
-function requireUser(res: Response): void {
-  if (callerOf(res).actorKind !== 'user') {
-    throw new DomainError('permission_denied', 'API keys are managed with a user login, not with an API key.');
-  }
-}
-
 export function apiKeyRoutes(deps: RouteDeps): RouteModule {
   const { auth, authenticator, invalidation, logger } = deps;
   const options = { timeoutMs: GRPC_DEADLINE_MS };
   const router = Router();
 
   router.post('/api/settings/api-keys', async (req, res) => {
-    requireUser(res);
     const input = parseBody(createApiKeyBody, req.body);
     const created = await auth.call('CreateApiKey', input, callerContext(res), options);
     if (!created.apiKey) throw new DomainError('internal', 'CreateApiKey answered without the key.');
@@ -39,14 +35,12 @@ export function apiKeyRoutes(deps: RouteDeps): RouteModule {
   });
 
   router.get('/api/settings/api-keys', async (_req, res) => {
-    requireUser(res);
     const { apiKeys } = await auth.call('ListApiKeys', {}, callerContext(res), options);
     const results = apiKeys.filter((key) => !key.revokedAt).map(apiKeyItem);
     res.json({ count: results.length, results });
   });
 
   router.delete('/api/settings/api-keys/:id', async (req, res) => {
-    requireUser(res);
     const id = pathId(req.params.id);
     await auth.call('RevokeApiKey', { id }, callerContext(res), options);
     // Here at once, and on every other replica through the channel.
@@ -63,7 +57,6 @@ export function apiKeyRoutes(deps: RouteDeps): RouteModule {
   });
 
   router.get('/api/settings/api-keys/:id/usage', async (req, res) => {
-    requireUser(res);
     const id = pathId(req.params.id);
     // Counts from this replica that haven't been sent yet; best effort, the read goes ahead anyway.
     await authenticator.usage.flush().catch(() => undefined);

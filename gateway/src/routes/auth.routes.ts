@@ -30,7 +30,14 @@ export const refreshBody = z.strictObject({
 
 export function loginUser(user: authV1.User | null): Record<string, string> {
   if (!user) throw new DomainError('internal', 'Auth answered without a user.');
-  return { id: user.id, email: user.email, firstName: user.firstName, lastName: user.lastName, workspaceId: user.workspaceId };
+  return {
+    id: user.id,
+    email: user.email,
+    firstName: user.firstName,
+    lastName: user.lastName,
+    workspaceId: user.workspaceId,
+    role: user.role,
+  };
 }
 
 const session = (response: authV1.SessionResponse) => ({

@@ -5,6 +5,7 @@ import { healthRoutes } from './health.routes';
 import { importRoutes } from './import.routes';
 import { recordsRoutes } from './records';
 import { logoutRoutes, sessionEndRoutes } from './session-end.routes';
+import { invitationRoutes, memberRoutes } from './users.routes';
 import { webhookRoutes } from './webhooks/webhooks.routes';
 import type { RouteDeps, RouteModule } from './route-module';
 
@@ -21,6 +22,8 @@ export function routeModules(deps: RouteDeps): RouteModule[] {
     currentUserRoutes(deps),
     logoutRoutes(deps),
     sessionEndRoutes(deps),
+    invitationRoutes(deps),
+    memberRoutes(deps),
     apiKeyRoutes(deps),
     recordsRoutes(deps),
     importRoutes(deps),

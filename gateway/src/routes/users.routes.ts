@@ -1,0 +1,185 @@
+/**
+ * The people of a workspace (settings): list (anyone), invite, change role, deactivate (admins:
+ * auth/admin-guard.ts guards every settings write); and accepting an invitation (public).
+ */
+import { Router } from 'express';
+import { z } from 'zod';
+import { DomainError } from '@crm/observability';
+import type { authV1 } from '@crm/grpc';
+import { GRPC_DEADLINE_MS } from '../clients/auth-client';
+import { jsonBody } from '../middleware/json-body';
+import { bodySchema, idParameter, operation, ref, type JsonSchema, type OpenApiPaths } from '../openapi/operation';
+import { callerContext, callerOf } from '../request-context';
+import { loginUser } from './auth.routes';
+import { paginated, readListQuery } from './records/list-query';
+import type { RouteDeps, RouteModule } from './route-module';
+import { parseBody, pathId } from './validate';
+
+const role = z.enum(['admin', 'member']);
+
+export const inviteUserBody = z.strictObject({
+  email: z.email().max(254),
+  firstName: z.string().trim().min(1).max(150),
+  lastName: z.string().trim().min(1).max(150),
+  role,
+});
+
+/** `role` and `isActive` change; the representation's other fields may be sent back and are ignored. */
+export const updateUserBody = z
+  .strictObject({
+    role: role.optional(),
+    isActive: z.boolean().optional(),
+    id: z.unknown().optional(),
+    email: z.unknown().optional(),
+    firstName: z.unknown().optional(),
+    lastName: z.unknown().optional(),
+    invitePending: z.unknown().optional(),
+    createdAt: z.unknown().optional(),
+  })
+  .transform(({ role, isActive }) => ({ role, isActive }));
+
+export const acceptInvitationBody = z.strictObject({
+  token: z.string().min(1).max(512),
+  password: z.string().min(10, 'Ensure this field has at least 10 characters.').max(256),
+});
+
+export function memberJson(user: authV1.User | null) {
+  if (!user) throw new DomainError('internal', 'Auth answered without a user.');
+  const { id, email, firstName, lastName, role, isActive, invitePending, createdAt } = user;
+  return { id, email, firstName, lastName, role, isActive, invitePending, createdAt };
+}
+
+export function memberRoutes(deps: RouteDeps): RouteModule {
+  const { auth, authenticator, config } = deps;
+  const options = { timeoutMs: GRPC_DEADLINE_MS };
+  const router = Router();
+
+  router.get('/api/settings/users', async (req, res) => {
+    const list = readListQuery(req, []);
+    const { users, total } = await auth.call('ListUsers', { offset: list.offset, limit: list.limit }, callerContext(res), options);
+    res.json(paginated(req, config, list, total, users.map(memberJson)));
+  });
+
+  router.post('/api/settings/users', async (req, res) => {
+    const input = parseBody(inviteUserBody, req.body);
+    const invited = await auth.call('InviteUser', input, callerContext(res), options);
+    res.status(201).json({ ...memberJson(invited.user), inviteToken: invited.inviteToken });
+  });
+
+  router.patch('/api/settings/users/:id', async (req, res) => {
+    const id = pathId(req.params.id);
+    const change = parseBody(updateUserBody, req.body);
+    const user = await auth.call('UpdateUser', { id, ...change }, callerContext(res), options);
+    // A deactivation ended the user's sessions: auth announces it to every replica; this one re-reads at once.
+    if (change.isActive === false) authenticator.workspaces.evict(callerOf(res).workspaceId);
+    res.json(memberJson(user));
+  });
+
+  return { name: 'users', access: 'authenticated', router, paths: memberPaths };
+}
+
+export function invitationRoutes(deps: RouteDeps): RouteModule {
+  const { auth, limiter, config } = deps;
+  const router = Router();
+  router.post('/api/auth/invitations/accept', limiter.sessionLimit(), jsonBody(config.BODY_LIMIT), async (req, res) => {
+    const input = parseBody(acceptInvitationBody, req.body);
+    const session = await auth.call('AcceptInvitation', input, { requestId: res.locals.requestId }, { timeoutMs: GRPC_DEADLINE_MS });
+    res.status(200).json({ access: session.access, refresh: session.refresh, user: loginUser(session.user) });
+  });
+  return { name: 'invitations', access: 'public', router, paths: invitationPaths };
+}
+
+const memberProperties: Record<string, JsonSchema> = {
+  id: { type: 'string', examples: ['usr_01J...'] },
+  email: { type: 'string', format: 'email' },
+  firstName: { type: 'string' },
+  lastName: { type: 'string' },
+  role: { type: 'string', enum: ['admin', 'member'] },
+  isActive: { type: 'boolean', description: 'False once deactivated: the user cannot log in.' },
+  invitePending: { type: 'boolean', description: 'True until the invited user accepted the invitation.' },
+  createdAt: { type: 'string', format: 'date-time' },
+};
+const memberSchema: JsonSchema = { type: 'object', required: Object.keys(memberProperties), properties: memberProperties };
+const invitedSchema: JsonSchema = {
+  type: 'object',
+  required: [...Object.keys(memberProperties), 'inviteToken'],
+  properties: {
+    ...memberProperties,
+    inviteToken: {
+      type: 'string',
+      description:
+        'The one-time token the person sets their password with (POST /api/auth/invitations/accept/); shown only here, valid 7 days.',
+    },
+  },
+};
+const memberListSchema: JsonSchema = {
+  type: 'object',
+  required: ['count', 'next', 'previous', 'results'],
+  properties: {
+    count: { type: 'integer' },
+    next: { type: ['string', 'null'], format: 'uri' },
+    previous: { type: ['string', 'null'], format: 'uri' },
+    results: { type: 'array', items: memberSchema },
+  },
+};
+const pagingParameters = ['page', 'offset', 'limit'].map((name) => ({
+  name,
+  in: 'query',
+  required: false,
+  schema: { type: 'integer', minimum: name === 'offset' ? 0 : 1 },
+}));
+
+const memberPaths: OpenApiPaths = {
+  '/api/settings/users/': {
+    get: operation({
+      operationId: 'listUsers',
+      summary: "List the workspace's people with their role and state (any caller)",
+      description: 'Newest first; invited people who have not accepted yet are listed with `invitePending: true`.',
+      tags: ['users'],
+      authenticated: true,
+      parameters: pagingParameters,
+      responses: { 200: { description: 'One page of users.', schema: memberListSchema } },
+      errors: [400],
+    }),
+    post: operation({
+      operationId: 'inviteUser',
+      summary: 'Invite a person to the workspace (admins)',
+      description:
+        'Creates the user with `invitePending: true` and answers a one-time `inviteToken` (valid 7 days, stored hashed) to hand to the person, who sets their password with it. Inviting the email of a pending invitation again answers 201 with a new token, and the old token stops working. The email of an existing user (active or deactivated) answers 422 on `email`. Members and API keys answer 403.',
+      tags: ['users'],
+      authenticated: true,
+      requestBody: bodySchema(inviteUserBody),
+      responses: { 201: { description: 'The invited user and their token, shown once.', schema: invitedSchema } },
+      errors: [403],
+    }),
+  },
+  '/api/settings/users/{id}/': {
+    patch: operation({
+      operationId: 'updateUser',
+      summary: "Change a user's role or deactivate / reactivate them (admins)",
+      description:
+        "Deactivating (`isActive: false`) ends every session of the user at once: their access tokens answer 401 on the next request through any gateway, and logging in answers 401 like a wrong password. The last active admin cannot be demoted (422 on `role`) or deactivated (422 on `isActive`). Other fields of the user's representation may be sent back and are ignored. Members and API keys answer 403; a user of another workspace 404.",
+      tags: ['users'],
+      authenticated: true,
+      parameters: [idParameter('The user.')],
+      requestBody: bodySchema(updateUserBody),
+      responses: { 200: { description: 'The user as changed.', schema: memberSchema } },
+      errors: [403, 404],
+    }),
+  },
+};
+
+const invitationPaths: OpenApiPaths = {
+  '/api/auth/invitations/accept/': {
+    post: operation({
+      operationId: 'acceptInvitation',
+      summary: 'Set the password of an invited user from their invitation token, and log in',
+      description: 'Answers like login. A used, replaced, expired or unknown token answers 400. Limited per client address.',
+      tags: ['auth'],
+      authenticated: false,
+      requestBody: bodySchema(acceptInvitationBody),
+      responses: { 200: { description: 'The invitation is accepted; a session for the user.', schema: ref('Session') } },
+      errors: [400],
+    }),
+  },
+};
