@@ -94,7 +94,7 @@ describe("an admin ending a user's sessions", () => {
     expect(foreign.status).toBe(404);
     expect(await me(g2, stranger.access)).toBe(200);
 
-    // There is no API for members yet, so the admin ends their own sessions here (members: the auth unit suite).
+    // The admin ends their own sessions here (a member's: the auth unit suite; the route walk: members-and-roles.test.ts).
     const ended = await g2.post(`/api/settings/users/${admin.user.id}/logout/`, undefined, { token: admin.access });
     expect(ended.status).toBe(204);
     expect(await me(g2, admin.access)).toBe(401);
