@@ -169,6 +169,8 @@ export function createApp(deps: AppDeps): GatewayApp {
       tls: deps.internalTls ?? null,
     }),
   );
+  // 8a. Routes that read their own multipart bodies (the synchronous import).
+  for (const module of modules.filter((m) => m.access === 'authenticated' && m.rawBodyRouter)) app.use(module.rawBodyRouter!);
   // 8b. JSON bodies, for authenticated routes only (public ones parse after their own limits).
   app.use(jsonBody(config.BODY_LIMIT));
   app.use(idempotency.jsonPosts);

@@ -13,6 +13,8 @@ import { openImportClient, proxyTarget, uploadAgent, type ImportClient, type Upl
 import { discardBodyAfterAnswer } from '../middleware/discard-body';
 import { operation, type OpenApiPaths } from '../openapi/operation';
 import { callerOf, callerContext } from '../request-context';
+import { lazyRecordsClient, type RecordsClient } from '../clients/records-client';
+import { contactImportNowPaths, contactImportNowRouter } from './contact-import-now';
 import { importReportDownload } from './import-report-download';
 import type { RouteDeps, RouteModule } from './route-module';
 import { nullIfEmpty } from './validate';
@@ -114,6 +116,7 @@ export function importUploadProxy(logger: Logger, target: UploadTarget): Router 
 export function importRoutes(
   deps: RouteDeps,
   client: ImportClient = openImportClient(deps.config.IMPORT_GRPC_ADDR, deps.internalTls),
+  records: RecordsClient = lazyRecordsClient(deps.config.RECORDS_GRPC_ADDR, deps.internalTls),
 ): RouteModule {
   const options = { timeoutMs: GRPC_DEADLINE_MS };
   const router = Router();
@@ -137,7 +140,13 @@ export function importRoutes(
 
   router.get('/api/crm/contacts/import-jobs/:job_uid/errors', importReportDownload(client, deps.logger, GRPC_DEADLINE_MS));
 
-  return { name: 'import', access: 'authenticated', router, paths: importPaths };
+  return {
+    name: 'import',
+    access: 'authenticated',
+    router,
+    rawBodyRouter: contactImportNowRouter(client, records),
+    paths: { ...importPaths, ...contactImportNowPaths },
+  };
 }
 
 const jobUid = { name: 'job_uid', in: 'path', required: true, description: 'The import job uid.', schema: { type: 'string' } };

@@ -17,6 +17,8 @@ export interface RouteModule {
   name: string;
   access: 'public' | 'authenticated';
   router: Router;
+  /** Authenticated routes that read their own (multipart) bodies: mounted before the JSON body parser. */
+  rawBodyRouter?: Router;
   paths: OpenApiPaths;
 }
 

@@ -23,6 +23,7 @@ import {
 import { createLogger, type Logger } from '@crm/observability';
 import { locationFromEnv, openStore, type DocumentStore, type StoreLocation } from '@crm/store';
 import { ChunkImporter } from './application/chunk-importer';
+import { contactFileReaders } from './application/contact-file-readers';
 import { chunkQueue, splitQueue, type ChunkPayload, type SplitPayload } from './application/import-messages';
 import { JobSplitter } from './application/job-splitter';
 import { JobSweeper } from './application/job-sweeper';
@@ -143,7 +144,7 @@ export async function startImportService(config: ImportConfig, options: StartImp
   const server = new GrpcServer({ logger, tls }).addService(
     importV1.protoPath,
     importV1.ImportServiceName,
-    importHandlers({ repo: runtime.repo, files: runtime.files, logger }),
+    importHandlers({ repo: runtime.repo, files: runtime.files, logger, records: runtime.records, readers: contactFileReaders }),
     importCallers,
   );
   const upload: Server = createUploadServer({

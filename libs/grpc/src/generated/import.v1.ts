@@ -8,6 +8,7 @@ export interface ImportServiceMethods {
   ListImportJobs: { request: ListImportJobsRequest; response: ListImportJobsResponse };
   CancelImportJob: { request: CancelImportJobRequest; response: CancelImportJobResponse };
   GetImportReportPage: { request: GetImportReportPageRequest; response: GetImportReportPageResponse };
+  ImportContactsNow: { request: ImportContactsNowRequest; response: ImportContactsNowResponse };
 }
 
 export const ImportServiceName = 'import.v1.ImportService';
@@ -88,5 +89,40 @@ export interface GetImportReportPageResponse {
   lastRow: number;
   /** No rows after this page. */
   done: boolean;
+}
+
+export interface ImportContactsNowRequest {
+  /** As uploaded; its extension picks the reader (.csv, .vcf, .jpg, .jpeg, .png, .pdf). */
+  filename: string;
+  /** At most 5 MB. */
+  content: Buffer;
+  /** Optional, as for the asynchronous import. */
+  sourceUid: string;
+  /** Optional JSON object, as for the asynchronous import (CSV only). */
+  fieldMappings: string;
+  /** Check and answer what would be created; create nothing. */
+  dryRun: boolean;
+}
+
+/** A contact the file gave: created (contact_id set) or, in a dry run, what would be (no id). */
+export interface ImportedContact {
+  /** CSV data row or vCard from 1; 1 for an image or a PDF. */
+  row: number;
+  /** `cnt_...`; empty in a dry run. */
+  contactId: string;
+  firstName: string;
+  lastName: string;
+  email: string;
+  phone: string;
+  title: string;
+  stage: string;
+  notes: string;
+  tags: string[];
+}
+
+export interface ImportContactsNowResponse {
+  created: ImportedContact[];
+  errors: ImportRowError[];
+  duplicates: ImportDuplicate[];
 }
 export const protoPath = 'import/v1/import.proto';

@@ -9,12 +9,12 @@ import type { DeliveryInfo } from '@crm/bus';
 import type { recordsV1 } from '@crm/grpc';
 import { isDomainError, type Logger } from '@crm/observability';
 import type { CsvChunk } from '../csv/chunk-splitter';
-import { normaliseStage, recordsProblem, rowProblem, type ContactFields } from '../domain/contact-row';
+import { recordsProblem } from '../domain/contact-row';
 import type { ChunkResult, ImportJobDocument } from '../domain/import-job';
-import type { ReportedDuplicate, ReportedError } from '../domain/import-report';
 import type { FileStorage } from '../store/file-storage';
 import type { ImportJobRepository } from '../store/import-job-repository';
 import { batchKey, BatchNeverCreated, createContactBatch, recallContactBatch } from './contact-batch';
+import { sortRows } from './contact-rows';
 import type { ChunkPayload } from './import-messages';
 import type { RecordsClient } from './ports';
 import { counter } from '@crm/telemetry';
@@ -104,22 +104,9 @@ export class ChunkImporter {
   }
 
   private async importRows(job: ImportJobDocument, payload: ChunkPayload, lastAttempt: boolean): Promise<ChunkResult> {
-    const errors: ReportedError[] = [];
-    const duplicates: ReportedDuplicate[] = [];
-    const toCreate: recordsV1.ContactRow[] = [];
     const cells = new Map<number, string[]>();
-    for (const row of payload.rows) {
-      cells.set(row.row, row.cells);
-      if ('problem' in row) {
-        errors.push({ row: row.row, message: row.problem, cells: row.cells });
-        continue;
-      }
-      const problem = rowProblem(row.fields);
-      if (problem) errors.push({ row: row.row, message: problem, cells: row.cells });
-      else if (row.duplicateOf !== undefined)
-        duplicates.push({ row: row.row, email: row.fields.email!, existingContactId: null, earlierRow: row.duplicateOf, cells: row.cells });
-      else toCreate.push(contactRow(row.row, row.fields));
-    }
+    for (const row of payload.rows) cells.set(row.row, row.cells);
+    const { errors, duplicates, toCreate } = sortRows(payload.rows);
     const cellsOf = (row: number) => cells.get(row) ?? [];
     let successCount = 0;
     if (toCreate.length > 0) {
@@ -175,20 +162,6 @@ function counted(result: ChunkResult): ChunkResult {
   importedRows.inc({ outcome: 'error' }, result.errors.length);
   importedRows.inc({ outcome: 'duplicate' }, result.duplicates.length);
   return result;
-}
-
-function contactRow(row: number, fields: ContactFields): recordsV1.ContactRow {
-  return {
-    row,
-    firstName: fields.firstName ?? '',
-    lastName: fields.lastName ?? '',
-    email: fields.email ?? '',
-    phone: fields.phone ?? '',
-    title: fields.title ?? '',
-    stage: fields.stage ? normaliseStage(fields.stage) : '',
-    notes: fields.notes ?? '',
-    tags: fields.tags ?? [],
-  };
 }
 
 function failedRows(payload: ChunkPayload, reason: string): ChunkResult {

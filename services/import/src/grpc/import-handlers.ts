@@ -1,7 +1,10 @@
 /** Translation only: proto ↔ the import job reads, the cancel and the report pages. */
 import type { CallContext, ServiceHandlers, importV1 } from '@crm/grpc';
 import { DomainError, type Logger } from '@crm/observability';
+import type { ContactFileReaders } from '../application/contact-file-readers';
 import { reportPage } from '../application/import-report-export';
+import { importContactsNow } from '../application/instant-import';
+import type { RecordsClient } from '../application/ports';
 import { cancelImportJob } from '../application/job-cancellation';
 import { keptReport, viewOf, type ImportJobDocument, type ImportJobView } from '../domain/import-job';
 import type { FileStorage } from '../store/file-storage';
@@ -46,6 +49,8 @@ export interface ImportHandlerDeps {
   repo: ImportJobRepository;
   files: FileStorage;
   logger: Logger;
+  records: RecordsClient;
+  readers: ContactFileReaders;
 }
 
 export function importHandlers(deps: ImportHandlerDeps): ServiceHandlers {
@@ -73,5 +78,23 @@ export function importHandlers(deps: ImportHandlerDeps): ServiceHandlers {
       request: importV1.GetImportReportPageRequest,
       context: CallContext,
     ): Promise<importV1.GetImportReportPageResponse> => reportPage(repo, workspaceOf(context), jobUidOf(request), request.afterRow),
+    ImportContactsNow: async (
+      request: importV1.ImportContactsNowRequest,
+      context: CallContext,
+    ): Promise<importV1.ImportContactsNowResponse> => {
+      const caller = {
+        workspaceId: workspaceOf(context),
+        actorId: context.actorId,
+        actorKind: context.actorKind,
+        requestId: context.requestId,
+      };
+      return importContactsNow(deps, caller, {
+        filename: request.filename,
+        content: request.content,
+        sourceUid: request.sourceUid.trim() || null,
+        fieldMappings: request.fieldMappings,
+        dryRun: request.dryRun,
+      });
+    },
   };
 }

@@ -17,11 +17,17 @@ describe("records' caller table", () => {
     for (const identity of ['import', 'import-worker']) {
       expect(allowed(identity, 'BatchCreateContacts', user)).toBe(true);
       expect(allowed(identity, 'GetContactBatch', user)).toBe(true);
-      for (const method of ['DeleteContact', 'UpdateContact', 'ListContacts'])
+      for (const method of ['DeleteContact', 'UpdateContact'])
         expect({ identity, method, allowed: allowed(identity, method, user) }).toEqual({ identity, method, allowed: false });
     }
     expect(allowed('import', 'GetSource', user)).toBe(true);
     expect(allowed('import-worker', 'GetSource', user)).toBe(false);
+  });
+
+  it("lets only import's server role list contacts (a dry-run import's email look-ups), as the user", () => {
+    expect(allowed('import', 'ListContacts', user)).toBe(true);
+    expect(allowed('import-worker', 'ListContacts', user)).toBe(false);
+    expect(allowed('import', 'ListContacts', system)).toBe(false);
   });
 
   it('lets the automation workers run their steps as system, never as a user, and never delete', () => {

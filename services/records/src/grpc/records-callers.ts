@@ -1,7 +1,8 @@
 /**
  * Who may call records (internal identities, from their certificates; libs/grpc caller-policy.ts):
  * the gateway for every public operation; import for the batch writes (and the source look-up of
- * an upload) on behalf of the user or API key that started the import, as the gateway named them;
+ * an upload, and the email look-ups of a synchronous dry-run import) on behalf of the user or API
+ * key that started the import, as the gateway named them;
  * the automation workers for the reads and writes of their steps, as the system actor.
  */
 import type { recordsV1, ServiceCallers } from '@crm/grpc';
@@ -13,7 +14,7 @@ const importWrites: RecordsMethod[] = ['BatchCreateContacts', 'GetContactBatch']
 export const recordsCallers: ServiceCallers<RecordsMethod> = {
   gateway: { methods: 'all', actors: ['user', 'api_key'] },
   // The server role also runs the worker role in one-process mode (npm start).
-  import: { methods: ['GetSource', ...importWrites], actors: ['user', 'api_key'] },
+  import: { methods: ['GetSource', 'ListContacts', ...importWrites], actors: ['user', 'api_key'] },
   'import-worker': { methods: importWrites, actors: ['user', 'api_key'] },
   'automation-worker': {
     methods: ['GetRecord', 'CreateTask', 'ListTasks', 'UpdateLead', 'UpdateContact', 'UpdateOpportunity'],

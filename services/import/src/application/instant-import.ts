@@ -1,0 +1,145 @@
+/**
+ * The synchronous import (POST /api/contacts/import/): one small file read at once — CSV, vCard,
+ * business-card photo or PDF — its rows checked by the asynchronous import's rules, and its
+ * contacts created in one records batch, or, in a dry run, looked up and answered without creating.
+ */
+import { randomUUID } from 'node:crypto';
+import type { CallerContext, importV1, recordsV1 } from '@crm/grpc';
+import { DomainError, isDomainError } from '@crm/observability';
+import { parseFieldMappings } from '../domain/column-plan';
+import { contactFileKind, INSTANT_IMPORT_LIMITS } from '../domain/contact-file-kind';
+import { sortRows, type SortedRows } from './contact-rows';
+import { emailKey, recordsProblem, rowProblem, type ChunkRow, type ContactFields } from '../domain/contact-row';
+import type { ContactFileReaders } from './contact-file-readers';
+import type { RecordsClient } from './ports';
+
+const RECORDS_TIMEOUT_MS = 30_000;
+/** Dry-run email look-ups in flight at once. */
+const LOOKUPS_AT_ONCE = 8;
+
+export interface InstantImportRequest {
+  filename: string;
+  content: Buffer;
+  sourceUid: string | null;
+  fieldMappings: string | undefined;
+  dryRun: boolean;
+}
+
+export interface InstantImportDeps {
+  records: RecordsClient;
+  readers: ContactFileReaders;
+}
+
+type Answer = importV1.ImportContactsNowResponse;
+
+export async function importContactsNow(
+  deps: InstantImportDeps,
+  caller: Partial<CallerContext>,
+  request: InstantImportRequest,
+): Promise<Answer> {
+  const kind = contactFileKind(request.filename);
+  if (request.content.length > INSTANT_IMPORT_LIMITS.fileBytes) {
+    throw new DomainError('payload_too_large', `The file is larger than the ${INSTANT_IMPORT_LIMITS.fileBytes / (1024 * 1024)} MB limit.`);
+  }
+  const mappings = parseFieldMappings(request.fieldMappings);
+  const rows = kind === 'csv' ? await deps.readers.csv(request.content, mappings) : numbered(await deps.readers[kind](request.content));
+  const sorted = sortRows(rows);
+  const answer: Answer = {
+    created: [],
+    errors: sorted.errors.map(({ row, message }) => ({ row, message })),
+    duplicates: sorted.duplicates.map(({ row, email }) => ({ row, email, existingContactId: '' })),
+  };
+  if (request.dryRun) await answerDryRun(deps.records, caller, request.sourceUid, sorted, answer);
+  else if (sorted.toCreate.length > 0) await createContacts(deps.records, caller, request.sourceUid, sorted, answer);
+  else if (request.sourceUid) await checkSource(deps.records, caller, request.sourceUid);
+  answer.errors.sort((a, b) => a.row - b.row);
+  answer.duplicates.sort((a, b) => a.row - b.row);
+  answer.created.sort((a, b) => a.row - b.row);
+  return answer;
+}
+
+/**
+ * Contacts read from a vCard file (one per card, from 1) or from an image or a PDF (all row 1),
+ * with the in-file duplicate rule of the CSV splitter: a later valid row with an earlier email.
+ */
+function numbered(contacts: { row: number; fields: ContactFields }[]): ChunkRow[] {
+  const seen = new Map<string, number>();
+  return contacts.map(({ row, fields }) => {
+    if (rowProblem(fields) !== undefined) return { row, cells: [], fields };
+    const key = emailKey(fields.email!);
+    const earlier = seen.get(key);
+    if (earlier !== undefined) return { row, cells: [], fields, duplicateOf: earlier };
+    seen.set(key, row);
+    return { row, cells: [], fields };
+  });
+}
+
+function sourceRefused(error: unknown, sourceUid: string): never {
+  if (isDomainError(error) && (error.kind === 'not_found' || error.kind === 'invalid_argument')) {
+    throw DomainError.invalid(`Unknown source_uid: no source ${JSON.stringify(sourceUid.slice(0, 100))} in this workspace.`);
+  }
+  throw error;
+}
+
+async function checkSource(records: RecordsClient, caller: Partial<CallerContext>, sourceUid: string): Promise<void> {
+  await records
+    .call('GetSource', { uid: sourceUid }, caller, { timeoutMs: RECORDS_TIMEOUT_MS })
+    .catch((error: unknown) => sourceRefused(error, sourceUid));
+}
+
+async function createContacts(
+  records: RecordsClient,
+  caller: Partial<CallerContext>,
+  sourceUid: string | null,
+  sorted: SortedRows,
+  answer: Answer,
+): Promise<void> {
+  let result: recordsV1.BatchCreateContactsResponse;
+  try {
+    result = await records.call(
+      'BatchCreateContacts',
+      { idempotencyKey: `instant:${randomUUID()}`, rows: sorted.toCreate, sourceUid: sourceUid ?? '' },
+      caller,
+      { timeoutMs: RECORDS_TIMEOUT_MS },
+    );
+  } catch (error) {
+    if (sourceUid) sourceRefused(error, sourceUid);
+    throw error;
+  }
+  const byRow = new Map(sorted.toCreate.map((row) => [row.row, row]));
+  for (const created of result.created) answer.created.push({ ...byRow.get(created.row)!, contactId: created.contactId });
+  for (const duplicate of result.duplicates) {
+    answer.duplicates.push({
+      row: duplicate.row,
+      email: duplicate.email,
+      existingContactId: duplicate.sameImport ? '' : duplicate.existingContactId,
+    });
+  }
+  for (const error of result.errors) answer.errors.push({ row: error.row, message: recordsProblem(error.message) });
+}
+
+/** What a batch create would do: rows whose email a contact of the workspace has are duplicates. */
+async function answerDryRun(
+  records: RecordsClient,
+  caller: Partial<CallerContext>,
+  sourceUid: string | null,
+  sorted: SortedRows,
+  answer: Answer,
+): Promise<void> {
+  if (sourceUid) await checkSource(records, caller, sourceUid);
+  const pending = [...sorted.toCreate];
+  const existing = new Map<string, string>();
+  const lookUp = async () => {
+    for (let row = pending.shift(); row; row = pending.shift()) {
+      const { contacts } = await records.call('ListContacts', { search: row.email, limit: 100 }, caller, { timeoutMs: RECORDS_TIMEOUT_MS });
+      const match = contacts.find((contact) => emailKey(contact.email) === emailKey(row.email));
+      if (match) existing.set(row.email, match.id);
+    }
+  };
+  await Promise.all(Array.from({ length: LOOKUPS_AT_ONCE }, lookUp));
+  for (const row of sorted.toCreate) {
+    const existingContactId = existing.get(row.email);
+    if (existingContactId) answer.duplicates.push({ row: row.row, email: row.email, existingContactId });
+    else answer.created.push({ ...row, contactId: '' });
+  }
+}

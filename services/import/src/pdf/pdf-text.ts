@@ -1,0 +1,64 @@
+/**
+ * The text of a PDF, line by line, read with unpdf (PDF.js built for servers): text runs on one
+ * line are joined with tabs, so the columns of a contact list stay apart. Refuses more than
+ * `maxPages` pages and gives up after `timeoutMs`; a file PDF.js cannot open is unreadable.
+ */
+import { getDocumentProxy } from 'unpdf';
+import { unreadableFile } from '../domain/contact-file-kind';
+
+interface TextRun {
+  str?: string;
+  transform?: number[];
+  hasEOL?: boolean;
+}
+
+function pageLines(items: TextRun[]): string[] {
+  const lines: string[][] = [];
+  let current: string[] = [];
+  let lineY: number | undefined;
+  for (const item of items) {
+    const y = item.transform?.[5];
+    if (lineY !== undefined && y !== undefined && Math.abs(y - lineY) > 2) {
+      lines.push(current);
+      current = [];
+    }
+    if (y !== undefined) lineY = y;
+    if (item.str && item.str.trim() !== '') current.push(item.str.trim());
+    if (item.hasEOL) {
+      lines.push(current);
+      current = [];
+      lineY = undefined;
+    }
+  }
+  lines.push(current);
+  return lines.map((runs) => runs.join('\t')).filter((line) => line !== '');
+}
+
+export async function pdfText(content: Buffer, maxPages: number, timeoutMs: number): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(unreadableFile(`The PDF could not be read within ${timeoutMs / 1000} s.`)), timeoutMs);
+  });
+  let document: Awaited<ReturnType<typeof getDocumentProxy>> | undefined;
+  const read = async () => {
+    try {
+      document = await getDocumentProxy(new Uint8Array(content), { isEvalSupported: false, stopAtErrors: true });
+    } catch (error) {
+      throw unreadableFile(`The file is not a readable PDF: ${(error as Error).message}`);
+    }
+    if (document.numPages > maxPages) throw unreadableFile(`The PDF has ${document.numPages} pages; at most ${maxPages} can be imported.`);
+    const lines: string[] = [];
+    for (let number = 1; number <= document.numPages; number++) {
+      const page = await document.getPage(number);
+      const text = await page.getTextContent();
+      lines.push(...pageLines(text.items as TextRun[]));
+    }
+    return lines.join('\n');
+  };
+  try {
+    return await Promise.race([read(), timeout]);
+  } finally {
+    clearTimeout(timer);
+    void document?.destroy();
+  }
+}
