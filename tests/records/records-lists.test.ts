@@ -85,7 +85,7 @@ describe('paginated lists', () => {
 
   it('filters by createdAfter and createdBefore', async () => {
     const future = await w.api.get('/api/contacts/?createdAfter=2999-01-01T00:00:00Z');
-    expect(future.body).toEqual({ count: 0, next: null, previous: null, results: [] });
+    expect(future.body).toEqual({ count: 0, next: null, previous: null, nextCursor: null, results: [] });
     const past = await w.api.get('/api/contacts/?createdBefore=2999-01-01');
     expect(past.body.count).toBe(25);
   });

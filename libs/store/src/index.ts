@@ -8,3 +8,4 @@ export type { StoreAdapter, AdapterWrite, StoredRecord } from './store-adapter';
 export { leases, StoreLease, type LeaseDocument } from './retention/store-lease';
 export { RetentionSweeper, isoDaysBefore, DAY_MS, type RetentionRule, type RetentionSweeperOptions } from './retention/retention-sweeper';
 export { keepAlive } from './sqlite/keep-alive';
+export { after as afterCursor, CursorError, decodeCursor, encodeCursor, type CursorPosition } from './list-cursor';

@@ -7,8 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mongoose from 'mongoose';
 import {
+  afterCursor,
   CollectionDefinition,
   Condition,
+  CursorError,
+  decodeCursor,
+  encodeCursor,
   defineCollection,
   DocumentStore,
   openStore,
@@ -451,6 +455,31 @@ describe.each(targets)('document store on $name', (target) => {
       expect(found.map((c) => c.id)).toEqual(
         expected((a, b) => a.stage!.localeCompare(b.stage!) || b.createdAt!.localeCompare(a.createdAt!) || b.id.localeCompare(a.id)),
       );
+    });
+
+    it.each([
+      ['createdAt', 'desc'],
+      ['createdAt', 'asc'],
+      ['score', 'asc'],
+      ['score', 'desc'],
+    ] as const)('walks by cursor (afterCursor) in the sort order, on %s %s, nulls included', async (field, direction) => {
+      // Some documents have no score: they sort first ascending and last descending, as the adapters sort.
+      for (const [i, c] of all.entries()) if (i % 3 !== 0) await ws.update(contacts, c.id, { set: { score: i % 4 } });
+      const sort = { field, direction };
+      const full = (await ws.find(contacts, { sort: [sort] })).map((c) => c.id);
+      const walked: string[] = [];
+      let page = await ws.find(contacts, { sort: [sort], limit: 4 });
+      while (page.length > 0) {
+        walked.push(...page.map((c) => c.id));
+        const last = page[page.length - 1]! as Contact & Record<string, unknown>;
+        const position = decodeCursor(
+          'scope',
+          encodeCursor('scope', { value: (last[field] ?? null) as string | number | null, id: last.id }),
+        );
+        page = await ws.find(contacts, { where: [afterCursor(sort, position)], sort: [sort], limit: 4 });
+      }
+      expect(walked).toEqual(full);
+      expect(() => decodeCursor('another scope', encodeCursor('scope', { value: 1, id: 'p01' }))).toThrow(CursorError);
     });
 
     it('pages through a filtered, sorted list without gaps or repeats', async () => {

@@ -130,10 +130,10 @@ const ACCOUNT_CONTACT_FIELDS = ['id', 'firstName', 'lastName', 'email', 'title',
 export function accountContactsRoute(router: Router, call: RecordsCall, config: GatewayConfig): OpenApiPaths {
   router.get('/api/accounts/:id/contacts', async (req, res) => {
     const accountId = pathId(req.params.id);
-    const list = readListQuery(req, []);
-    const answer = await call('ListAccountContacts', { accountId, offset: list.offset, limit: list.limit }, res);
+    const list = readListQuery(req, [], { cursor: true });
+    const answer = await call('ListAccountContacts', { accountId, offset: list.offset, limit: list.limit, cursor: list.cursor ?? '' }, res);
     const results = (answer.contacts as RecordMessage[]).map((contact) => render(contact, ACCOUNT_CONTACT_FIELDS));
-    res.json(paginated(req, config, list, answer.total as number, results));
+    res.json(paginated(req, config, list, answer.total as number, results, answer.nextCursor as string));
   });
   return {
     '/api/accounts/{id}/contacts/': {
@@ -143,11 +143,13 @@ export function accountContactsRoute(router: Router, call: RecordsCall, config: 
         description: 'The linked contacts, newest first, a page at a time.',
         tags: ['accounts'],
         authenticated: true,
-        parameters: [idParameter('The account id (`acc_...`).'), ...listParameters([])],
+        parameters: [idParameter('The account id (`acc_...`).'), ...listParameters([], { cursor: true })],
         responses: {
           200: {
             description: "A page of the account's contacts.",
-            schema: pageSchema(objectSchema(contactFields, ACCOUNT_CONTACT_FIELDS), "A page of the account's contacts, newest first."),
+            schema: pageSchema(objectSchema(contactFields, ACCOUNT_CONTACT_FIELDS), "A page of the account's contacts, newest first.", {
+              cursor: true,
+            }),
           },
         },
         errors: [400, 404],

@@ -1,7 +1,8 @@
 /**
- * A paginated list's query string: paging (`page`, or `offset` with `limit`), the filters a list
- * names, and the `{count, next, previous, results}` answer whose links are absolute URLs on the
- * caller's origin that keep every filter. Values reach the service only as plain strings: a
+ * A paginated list's query string: paging (`page`, or `offset` with `limit`, or, on lists that
+ * offer it, a `cursor`), the filters a list names, and the `{count, next, previous, results}`
+ * answer (with `nextCursor` on cursor lists) whose links are absolute URLs on the caller's origin
+ * that keep every filter. Values reach the service only as plain strings: a
  * repeated parameter or a bracketed name (`stage[$ne]=x`) is a 400, never an operator.
  */
 import type { Request } from 'express';
@@ -12,6 +13,7 @@ export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
 /** Offsets travel as int32. */
 const MAX_OFFSET = 2_147_483_647;
+const CURSOR = /^[A-Za-z0-9_.-]{1,2000}$/;
 const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
 export interface ListQuery<F extends string> {
@@ -19,7 +21,9 @@ export interface ListQuery<F extends string> {
   offset: number;
   limit: number;
   /** How the client paged, so the links page the same way. */
-  mode: 'page' | 'offset';
+  mode: 'page' | 'offset' | 'cursor';
+  /** The `nextCursor` of an earlier page (cursor lists only); opaque here, checked by the service. */
+  cursor?: string;
   /** Whether the client named a limit (the links then carry the limit served). */
   limitGiven: boolean;
 }
@@ -35,7 +39,7 @@ function positiveInteger(name: string, value: string, min: number): number {
  * Reads the query string: every parameter a single plain string; `filters` are the names this
  * list accepts besides paging (other names are ignored, as most APIs do, except bracketed ones).
  */
-export function readListQuery<F extends string>(req: Request, filters: readonly F[]): ListQuery<F> {
+export function readListQuery<F extends string>(req: Request, filters: readonly F[], options: { cursor?: boolean } = {}): ListQuery<F> {
   const query = req.query as Record<string, unknown>;
   const values: Record<string, string> = {};
   for (const [name, value] of Object.entries(query)) {
@@ -55,9 +59,15 @@ export function readListQuery<F extends string>(req: Request, filters: readonly 
     offset = (positiveInteger('page', values.page, 1) - 1) * limit;
   }
   if (offset > MAX_OFFSET) throw DomainError.invalid('page or offset is out of range.');
+  const cursor = options.cursor ? values.cursor : undefined;
+  if (cursor !== undefined) {
+    if (values.page !== undefined || values.offset !== undefined) throw DomainError.invalid('Use either cursor or page/offset, not both.');
+    if (!CURSOR.test(cursor)) throw DomainError.invalid('cursor was not made by this list.');
+    mode = 'cursor';
+  }
   const chosen: Partial<Record<F, string>> = {};
   for (const name of filters) if (values[name] !== undefined && values[name] !== '') chosen[name] = values[name];
-  return { filters: chosen, offset, limit, mode, limitGiven };
+  return { filters: chosen, offset, limit, mode, limitGiven, ...(cursor !== undefined ? { cursor } : {}) };
 }
 
 /** PUBLIC_BASE_URL when set, else the request's Host over https (the API is HTTPS only). */
@@ -67,37 +77,55 @@ function origin(req: Request, config: GatewayConfig): string {
   return `https://${HOST.test(host) ? host : 'localhost'}`;
 }
 
-function link<F extends string>(req: Request, config: GatewayConfig, list: ListQuery<F>, offset: number): string {
+function link<F extends string>(req: Request, config: GatewayConfig, list: ListQuery<F>, at: number | { cursor: string }): string {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(list.filters)) if (typeof value === 'string') params.set(name, value);
   if (list.limitGiven) params.set('limit', String(list.limit));
-  if (list.mode === 'offset') params.set('offset', String(offset));
-  else params.set('page', String(Math.floor(offset / list.limit) + 1));
+  if (typeof at === 'object') params.set('cursor', at.cursor);
+  else if (list.mode === 'offset') params.set('offset', String(at));
+  else params.set('page', String(Math.floor(at / list.limit) + 1));
   // The path the caller used (with /api/v1 if it had it), without its query.
   const path = req.originalUrl.split('?')[0]!;
   return `${origin(req, config)}${path}?${params.toString()}`;
 }
 
 export interface Paginated<T> {
-  count: number;
+  /** Left out of cursor pages, which count nothing. */
+  count?: number;
   next: string | null;
   previous: string | null;
+  /** Cursor lists only: the cursor of the next page, null on the last. */
+  nextCursor?: string | null;
   results: T[];
 }
 
+/**
+ * The answer of a page. Cursor lists pass the service's `nextCursor` ('' on the last page): their
+ * answers carry it, and a cursor page has no count, no previous link and a cursor `next` link.
+ */
 export function paginated<T, F extends string>(
   req: Request,
   config: GatewayConfig,
   list: ListQuery<F>,
   total: number,
   results: T[],
+  nextCursor?: string,
 ): Paginated<T> {
+  if (list.mode === 'cursor') {
+    return {
+      next: nextCursor ? link(req, config, list, { cursor: nextCursor }) : null,
+      previous: null,
+      nextCursor: nextCursor || null,
+      results,
+    };
+  }
   const hasNext = list.offset + list.limit < total;
   const hasPrevious = list.offset > 0;
   return {
     count: total,
     next: hasNext ? link(req, config, list, list.offset + list.limit) : null,
     previous: hasPrevious ? link(req, config, list, Math.max(0, list.offset - list.limit)) : null,
+    ...(nextCursor !== undefined ? { nextCursor: nextCursor || null } : {}),
     results,
   };
 }

@@ -51,8 +51,8 @@ export function recordLogRoutes(call: RecordsCall, config: GatewayConfig): { rou
   });
 
   router.get('/api/crm/sources', async (req, res) => {
-    const list = readListQuery(req, []);
-    const answer = await call('ListSources', { offset: list.offset, limit: list.limit }, res);
+    const list = readListQuery(req, [], { cursor: true });
+    const answer = await call('ListSources', { offset: list.offset, limit: list.limit, cursor: list.cursor ?? '' }, res);
     res.json(
       paginated(
         req,
@@ -60,13 +60,18 @@ export function recordLogRoutes(call: RecordsCall, config: GatewayConfig): { rou
         list,
         answer.total as number,
         (answer.sources as RecordMessage[]).map((s) => render(s, SOURCE)),
+        answer.nextCursor as string,
       ),
     );
   });
 
   router.get('/api/tasks', async (req, res) => {
-    const list = readListQuery(req, ['relatedTo']);
-    const answer = await call('ListTasks', { relatedTo: list.filters.relatedTo, offset: list.offset, limit: list.limit }, res);
+    const list = readListQuery(req, ['relatedTo'], { cursor: true });
+    const answer = await call(
+      'ListTasks',
+      { relatedTo: list.filters.relatedTo, offset: list.offset, limit: list.limit, cursor: list.cursor ?? '' },
+      res,
+    );
     res.json(
       paginated(
         req,
@@ -74,13 +79,18 @@ export function recordLogRoutes(call: RecordsCall, config: GatewayConfig): { rou
         list,
         answer.total as number,
         (answer.tasks as RecordMessage[]).map((task) => render(task, TASK)),
+        answer.nextCursor as string,
       ),
     );
   });
 
   router.get('/api/activities', async (req, res) => {
-    const list = readListQuery(req, ['recordId']);
-    const answer = await call('ListActivities', { recordId: list.filters.recordId, offset: list.offset, limit: list.limit }, res);
+    const list = readListQuery(req, ['recordId'], { cursor: true });
+    const answer = await call(
+      'ListActivities',
+      { recordId: list.filters.recordId, offset: list.offset, limit: list.limit, cursor: list.cursor ?? '' },
+      res,
+    );
     res.json(
       paginated(
         req,
@@ -88,6 +98,7 @@ export function recordLogRoutes(call: RecordsCall, config: GatewayConfig): { rou
         list,
         answer.total as number,
         (answer.activities as RecordMessage[]).map((a) => render(a, ACTIVITY)),
+        answer.nextCursor as string,
       ),
     );
   });
@@ -100,9 +111,12 @@ export function recordLogRoutes(call: RecordsCall, config: GatewayConfig): { rou
         description: "The workspace's sources, newest first. An import's `source_uid` names one.",
         tags: ['sources'],
         authenticated: true,
-        parameters: listParameters([]),
+        parameters: listParameters([], { cursor: true }),
         responses: {
-          200: { description: 'A page of sources.', schema: pageSchema(objectSchema(sourceFields, SOURCE), 'A page of sources.') },
+          200: {
+            description: 'A page of sources.',
+            schema: pageSchema(objectSchema(sourceFields, SOURCE), 'A page of sources.', { cursor: true }),
+          },
         },
         errors: [400],
       }),
@@ -123,10 +137,16 @@ export function recordLogRoutes(call: RecordsCall, config: GatewayConfig): { rou
         description: "Newest first. A record's tasks are deleted with it.",
         tags: ['tasks'],
         authenticated: true,
-        parameters: listParameters([
-          { name: 'relatedTo', description: 'A record id; every task of the workspace when absent.', schema: t.string() },
-        ]),
-        responses: { 200: { description: 'A page of tasks.', schema: pageSchema(objectSchema(taskFields, TASK), 'A page of tasks.') } },
+        parameters: listParameters(
+          [{ name: 'relatedTo', description: 'A record id; every task of the workspace when absent.', schema: t.string() }],
+          { cursor: true },
+        ),
+        responses: {
+          200: {
+            description: 'A page of tasks.',
+            schema: pageSchema(objectSchema(taskFields, TASK), 'A page of tasks.', { cursor: true }),
+          },
+        },
         errors: [400],
       }),
     },
@@ -138,13 +158,14 @@ export function recordLogRoutes(call: RecordsCall, config: GatewayConfig): { rou
           "Every write to a record, newest first, with the actor and its kind (`user`, `api_key` for calls made with a workspace API key, attributed to the workspace's system user, or `system`). Entries outlive their record.",
         tags: ['activities'],
         authenticated: true,
-        parameters: listParameters([
-          { name: 'recordId', description: "A record id; the whole workspace's log when absent.", schema: t.string() },
-        ]),
+        parameters: listParameters(
+          [{ name: 'recordId', description: "A record id; the whole workspace's log when absent.", schema: t.string() }],
+          { cursor: true },
+        ),
         responses: {
           200: {
             description: 'A page of activities.',
-            schema: pageSchema(objectSchema(activityFields, ACTIVITY), 'A page of activities.'),
+            schema: pageSchema(objectSchema(activityFields, ACTIVITY), 'A page of activities.', { cursor: true }),
           },
         },
         errors: [400],

@@ -102,9 +102,20 @@ export const PAGING_PARAMETERS = [
   },
 ];
 
-export function listParameters(filters: readonly QueryParameter[]): Array<Record<string, unknown>> {
+export const CURSOR_PARAMETER = {
+  name: 'cursor',
+  in: 'query',
+  required: false,
+  description:
+    'The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400.',
+  schema: { type: 'string', maxLength: 2000, pattern: '^[A-Za-z0-9_.-]+$' },
+};
+
+/** Paging parameters (with `cursor` on cursor lists), then the list's filters. */
+export function listParameters(filters: readonly QueryParameter[], options: { cursor?: boolean } = {}): Array<Record<string, unknown>> {
   return [
     ...PAGING_PARAMETERS,
+    ...(options.cursor ? [CURSOR_PARAMETER] : []),
     ...filters.map((f) => ({ name: f.name, in: 'query', required: false, description: f.description, schema: f.schema })),
   ];
 }
@@ -132,10 +143,15 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
     const list: ListQuery<F> = readListQuery(
       req,
       kind.filters.map((f) => f.name),
+      { cursor: true },
     );
-    const answer = await call(`List${kind.pluralName}`, { ...kind.listRequest(list.filters), offset: list.offset, limit: list.limit }, res);
+    const answer = await call(
+      `List${kind.pluralName}`,
+      { ...kind.listRequest(list.filters), offset: list.offset, limit: list.limit, cursor: list.cursor ?? '' },
+      res,
+    );
     const items = (answer[kind.plural] as unknown[]).map(item);
-    res.json(paginated(req, config, list, answer.total as number, items));
+    res.json(paginated(req, config, list, answer.total as number, items, answer.nextCursor as string));
   });
 
   router.get(`${kind.path}/:id`, async (req, res) => {
@@ -191,11 +207,11 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
         description: kind.listDescription,
         tags: [kind.tag],
         authenticated: true,
-        parameters: listParameters(kind.filters),
+        parameters: listParameters(kind.filters, { cursor: true }),
         responses: {
           200: {
             description: `A page of ${kind.plural}.`,
-            schema: pageSchema(itemSchema, `A page of ${kind.plural}, newest first unless \`ordering\` says otherwise.`),
+            schema: pageSchema(itemSchema, `A page of ${kind.plural}, newest first unless \`ordering\` says otherwise.`, { cursor: true }),
           },
         },
         errors: [400],

@@ -64,15 +64,42 @@ export function nullable(schema: JsonSchema): JsonSchema {
   return { oneOf: [schema, { type: 'null' }] };
 }
 
-export function pageSchema(item: JsonSchema, description: string): JsonSchema {
+export function pageSchema(item: JsonSchema, description: string, options: { cursor?: boolean } = {}): JsonSchema {
+  const cursor = options.cursor === true;
   return {
     type: 'object',
     description,
-    required: ['count', 'next', 'previous', 'results'],
+    required: cursor ? ['next', 'previous', 'nextCursor', 'results'] : ['count', 'next', 'previous', 'results'],
     properties: {
-      count: { type: 'integer', description: 'Matches over every page.' },
-      next: { type: ['string', 'null'], format: 'uri', description: 'Absolute URL of the next page (keeps every filter), or null.' },
-      previous: { type: ['string', 'null'], format: 'uri', description: 'Absolute URL of the previous page, or null.' },
+      count: {
+        type: 'integer',
+        description: cursor
+          ? 'Matches over every page; left out of pages read by `cursor`, which count nothing.'
+          : 'Matches over every page.',
+      },
+      next: {
+        type: ['string', 'null'],
+        format: 'uri',
+        description: cursor
+          ? 'Absolute URL of the next page (keeps every filter; by cursor on cursor pages), or null.'
+          : 'Absolute URL of the next page (keeps every filter), or null.',
+      },
+      previous: {
+        type: ['string', 'null'],
+        format: 'uri',
+        description: cursor
+          ? 'Absolute URL of the previous page, or null (always null on cursor pages).'
+          : 'Absolute URL of the previous page, or null.',
+      },
+      ...(cursor
+        ? {
+            nextCursor: {
+              type: ['string', 'null'],
+              description:
+                'Opaque: send it back as `cursor` (with the same filters and ordering) for the page after this one, stable while records are added and removed; null on the last page.',
+            },
+          }
+        : {}),
       results: { type: 'array', items: item },
     },
     additionalProperties: false,

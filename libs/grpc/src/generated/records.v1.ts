@@ -138,11 +138,15 @@ export interface ListContactsRequest {
   ordering: string;
   offset: number;
   limit: number;
+  /** Walk on from a `next_cursor` of an earlier page of this list (with the same filters and ordering) instead of `offset`; INVALID_ARGUMENT when this list did not make it. */
+  cursor: string;
 }
 
 export interface ListContactsResponse {
   total: number;
   contacts: Contact[];
+  /** The cursor of the page after this one; empty on the last page. On a cursor page `total` is 0: nothing is counted. */
+  nextCursor: string;
 }
 
 /** One CSV row, already mapped to contact fields by the import worker. Empty strings are absent. */
@@ -293,11 +297,15 @@ export interface ListLeadsRequest {
   ordering: string;
   offset: number;
   limit: number;
+  /** Walk on from a `next_cursor` of an earlier page of this list (with the same filters and ordering) instead of `offset`; INVALID_ARGUMENT when this list did not make it. */
+  cursor: string;
 }
 
 export interface ListLeadsResponse {
   total: number;
   leads: Lead[];
+  /** The cursor of the page after this one; empty on the last page. On a cursor page `total` is 0: nothing is counted. */
+  nextCursor: string;
 }
 
 export interface MergeRecordsRequest {
@@ -428,11 +436,15 @@ export interface ListAccountsRequest {
   ordering: string;
   offset: number;
   limit: number;
+  /** Walk on from a `next_cursor` of an earlier page of this list (with the same filters and ordering) instead of `offset`; INVALID_ARGUMENT when this list did not make it. */
+  cursor: string;
 }
 
 export interface ListAccountsResponse {
   total: number;
   accounts: Account[];
+  /** The cursor of the page after this one; empty on the last page. On a cursor page `total` is 0: nothing is counted. */
+  nextCursor: string;
 }
 
 export interface ListAccountContactsRequest {
@@ -440,12 +452,16 @@ export interface ListAccountContactsRequest {
   offset: number;
   /** 0: the default page size (20); at most 100. */
   limit: number;
+  /** As in ListContactsRequest. */
+  cursor: string;
 }
 
 export interface ListAccountContactsResponse {
   total: number;
   /** One page, newest first; the gateway shows id, firstName, lastName, email, title, stage. */
   contacts: Contact[];
+  /** As in ListContactsResponse. */
+  nextCursor: string;
 }
 
 export interface Opportunity {
@@ -537,11 +553,15 @@ export interface ListOpportunitiesRequest {
   ordering: string;
   offset: number;
   limit: number;
+  /** Walk on from a `next_cursor` of an earlier page of this list (with the same filters and ordering) instead of `offset`; INVALID_ARGUMENT when this list did not make it. */
+  cursor: string;
 }
 
 export interface ListOpportunitiesResponse {
   total: number;
   opportunities: Opportunity[];
+  /** The cursor of the page after this one; empty on the last page. On a cursor page `total` is 0: nothing is counted. */
+  nextCursor: string;
 }
 
 export interface Source {
@@ -571,11 +591,15 @@ export interface GetSourceResponse {
 export interface ListSourcesRequest {
   offset: number;
   limit: number;
+  /** Walk on from a `next_cursor` of an earlier page of this list (with the same filters and ordering) instead of `offset`; INVALID_ARGUMENT when this list did not make it. */
+  cursor: string;
 }
 
 export interface ListSourcesResponse {
   total: number;
   sources: Source[];
+  /** The cursor of the page after this one; empty on the last page. On a cursor page `total` is 0: nothing is counted. */
+  nextCursor: string;
 }
 
 export interface Task {
@@ -616,11 +640,15 @@ export interface ListTasksRequest {
   relatedTo: string;
   offset: number;
   limit: number;
+  /** Walk on from a `next_cursor` of an earlier page of this list (with the same filters and ordering) instead of `offset`; INVALID_ARGUMENT when this list did not make it. */
+  cursor: string;
 }
 
 export interface ListTasksResponse {
   total: number;
   tasks: Task[];
+  /** The cursor of the page after this one; empty on the last page. On a cursor page `total` is 0: nothing is counted. */
+  nextCursor: string;
 }
 
 export interface Activity {
@@ -645,11 +673,15 @@ export interface ListActivitiesRequest {
   recordId: string;
   offset: number;
   limit: number;
+  /** Walk on from a `next_cursor` of an earlier page of this list (with the same filters and ordering) instead of `offset`; INVALID_ARGUMENT when this list did not make it. */
+  cursor: string;
 }
 
 export interface ListActivitiesResponse {
   total: number;
   activities: Activity[];
+  /** The cursor of the page after this one; empty on the last page. On a cursor page `total` is 0: nothing is counted. */
+  nextCursor: string;
 }
 
 export interface GetRecordRequest {

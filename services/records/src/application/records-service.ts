@@ -10,11 +10,14 @@ import { accountChanges, newAccount, ACCOUNT_FIELDS } from '../domain/account-ru
 import { timestamp, systemClock, type Clock, isCalendarDate } from '../domain/clock';
 import { contactChanges, newContact, CONTACT_FIELDS } from '../domain/contact-rules';
 import {
+  accountCreated,
   contactCreated,
   contactsCreated,
   leadCreated,
   leadEvents,
+  opportunityCreated,
   opportunityEvents,
+  recordDeleted,
   recordsMerged,
   recordUpdated,
   type DomainEvent,
@@ -82,7 +85,15 @@ export interface RecordsServiceDeps {
   ids?: IdGenerator;
 }
 
+/** Paging of a list: `offset` and `limit`, or a cursor from an earlier page's `nextCursor`. */
+export interface Paging {
+  offset?: number;
+  limit?: number;
+  cursor?: string;
+}
+
 export interface ContactFilters {
+  cursor?: string;
   stage?: string;
   assignedTo?: string;
   search?: string;
@@ -95,6 +106,7 @@ export interface ContactFilters {
 }
 
 export interface LeadFilters {
+  cursor?: string;
   status?: string;
   source?: string;
   assignedTo?: string;
@@ -107,6 +119,7 @@ export interface LeadFilters {
 }
 
 export interface AccountFilters {
+  cursor?: string;
   stage?: string;
   industry?: string;
   assignedTo?: string;
@@ -117,6 +130,7 @@ export interface AccountFilters {
 }
 
 export interface OpportunityFilters {
+  cursor?: string;
   stage?: string;
   accountId?: string;
   assignedTo?: string;
@@ -228,7 +242,8 @@ export class RecordsService {
 
   /** The contact goes with its notes and tasks, and leaves the opportunities it was on. */
   async deleteContact(caller: Caller, id: string, expectedVersion?: number): Promise<void> {
-    requireVersion(await this.found(this.repo.get(caller.workspaceId, contacts, id)), expectedVersion);
+    const current = await this.found(this.repo.get(caller.workspaceId, contacts, id));
+    requireVersion(current, expectedVersion);
     const linked = await this.repo.in(caller.workspaceId).find(opportunities, { where: [{ field: 'contactIds', op: 'has', value: id }] });
     const ops: WriteOp[] = [
       ...this.versionGuard(contacts, id, expectedVersion),
@@ -243,7 +258,7 @@ export class RecordsService {
       })),
       this.activity(caller, 'deleted', 'contact', id, this.now()),
     ];
-    await this.conditional(expectedVersion, () => this.write(caller, ops, []));
+    await this.conditional(expectedVersion, () => this.write(caller, ops, [recordDeleted('contact', current)]));
   }
 
   async listContacts(caller: Caller, filters: ContactFilters): Promise<ListResult<ContactView>> {
@@ -261,22 +276,20 @@ export class RecordsService {
       search: this.searchFor(filters.search),
       ordering: lists.ordering('contact', filters.ordering),
       page: lists.page(filters.offset, filters.limit),
+      cursor: filters.cursor,
     });
-    return { total: result.total, items: await this.contactViews(caller.workspaceId, result.items, false) };
+    return { total: result.total, items: await this.contactViews(caller.workspaceId, result.items, false), nextCursor: result.nextCursor };
   }
 
-  async listAccountContacts(
-    caller: Caller,
-    accountId: string,
-    paging: { offset?: number; limit?: number } = {},
-  ): Promise<ListResult<ContactView>> {
+  async listAccountContacts(caller: Caller, accountId: string, paging: Paging = {}): Promise<ListResult<ContactView>> {
     await this.found(this.repo.get(caller.workspaceId, accounts, accountId));
-    const { total, items } = await this.repo.in(caller.workspaceId).findPage(contacts, {
+    const result = await this.repo.list(caller.workspaceId, contacts, {
       where: [{ field: 'accountId', op: 'eq', value: accountId }],
-      sort: [{ field: 'createdAt', direction: 'desc' }],
-      ...lists.page(paging.offset, paging.limit),
+      ordering: { field: 'createdAt', direction: 'desc' },
+      page: lists.page(paging.offset, paging.limit),
+      cursor: paging.cursor,
     });
-    return { total, items: await this.contactViews(caller.workspaceId, items, false) };
+    return { ...result, items: await this.contactViews(caller.workspaceId, result.items, false) };
   }
 
   /**
@@ -413,7 +426,8 @@ export class RecordsService {
   }
 
   async deleteLead(caller: Caller, id: string, expectedVersion?: number): Promise<void> {
-    requireVersion(await this.found(this.repo.get(caller.workspaceId, leads, id)), expectedVersion);
+    const current = await this.found(this.repo.get(caller.workspaceId, leads, id));
+    requireVersion(current, expectedVersion);
     await this.conditional(expectedVersion, () =>
       this.write(
         caller,
@@ -423,7 +437,7 @@ export class RecordsService {
           ...this.dependentsOf(id),
           this.activity(caller, 'deleted', 'lead', id, this.now()),
         ],
-        [],
+        [recordDeleted('lead', current)],
       ),
     );
   }
@@ -443,8 +457,9 @@ export class RecordsService {
       search: this.searchFor(filters.search),
       ordering: lists.ordering('lead', filters.ordering),
       page: lists.page(filters.offset, filters.limit),
+      cursor: filters.cursor,
     });
-    return { total: result.total, items: await this.leadViews(caller.workspaceId, result.items, false) };
+    return { total: result.total, items: await this.leadViews(caller.workspaceId, result.items, false), nextCursor: result.nextCursor };
   }
 
   /**
@@ -499,7 +514,7 @@ export class RecordsService {
     await this.write(
       caller,
       [{ kind: 'insert', collection: accounts, document: { ...account } }, this.activity(caller, 'created', 'account', account.id, now)],
-      [],
+      [accountCreated(account)],
     );
     return (await this.accountViews(caller.workspaceId, [account], true))[0]!;
   }
@@ -515,20 +530,21 @@ export class RecordsService {
     const references = await this.references(caller, input.body, ACCOUNT_FIELDS);
     const now = this.now();
     const changes = accountChanges(current, { ...input, references }, now);
+    const after = { ...current, ...changes, version: versionOf(current) + 1 };
     await this.conditional(input.expectedVersion, () =>
       this.write(
         caller,
         [this.update(accounts, id, changes, [], input.expectedVersion), this.activity(caller, 'updated', 'account', id, now)],
-        [],
+        [recordUpdated('account', after)],
       ),
     );
-    const after = { ...current, ...changes, version: versionOf(current) + 1 };
     return (await this.accountViews(caller.workspaceId, [after], true))[0]!;
   }
 
   /** The account's contacts and opportunities stay, unlinked, in the same commit. */
   async deleteAccount(caller: Caller, id: string, expectedVersion?: number): Promise<void> {
-    requireVersion(await this.found(this.repo.get(caller.workspaceId, accounts, id)), expectedVersion);
+    const current = await this.found(this.repo.get(caller.workspaceId, accounts, id));
+    requireVersion(current, expectedVersion);
     const now = this.now();
     const linked: Condition[] = [{ field: 'accountId', op: 'eq', value: id }];
     const unlink = { set: { accountId: null }, inc: { version: 1 } };
@@ -543,7 +559,7 @@ export class RecordsService {
           ...this.dependentsOf(id),
           this.activity(caller, 'deleted', 'account', id, now),
         ],
-        [],
+        [recordDeleted('account', current)],
       ),
     );
   }
@@ -559,8 +575,9 @@ export class RecordsService {
       search: this.searchFor(filters.search),
       ordering: lists.ordering('account', filters.ordering),
       page: lists.page(filters.offset, filters.limit),
+      cursor: filters.cursor,
     });
-    return { total: result.total, items: await this.accountViews(caller.workspaceId, result.items, false) };
+    return { total: result.total, items: await this.accountViews(caller.workspaceId, result.items, false), nextCursor: result.nextCursor };
   }
 
   // ------------------------------------------------------------------ opportunities
@@ -575,7 +592,7 @@ export class RecordsService {
         { kind: 'insert', collection: opportunities, document: { ...opportunity } },
         this.activity(caller, 'created', 'opportunity', opportunity.id, timestamp(now)),
       ],
-      opportunityEvents(null, opportunity),
+      [opportunityCreated(opportunity), ...opportunityEvents(null, opportunity)],
     );
     return (await this.opportunityViews(caller.workspaceId, [opportunity], true))[0]!;
   }
@@ -611,7 +628,8 @@ export class RecordsService {
   }
 
   async deleteOpportunity(caller: Caller, id: string, expectedVersion?: number): Promise<void> {
-    requireVersion(await this.found(this.repo.get(caller.workspaceId, opportunities, id)), expectedVersion);
+    const current = await this.found(this.repo.get(caller.workspaceId, opportunities, id));
+    requireVersion(current, expectedVersion);
     await this.conditional(expectedVersion, () =>
       this.write(
         caller,
@@ -621,7 +639,7 @@ export class RecordsService {
           ...this.dependentsOf(id),
           this.activity(caller, 'deleted', 'opportunity', id, this.now()),
         ],
-        [],
+        [recordDeleted('opportunity', current)],
       ),
     );
   }
@@ -645,8 +663,13 @@ export class RecordsService {
       search: this.searchFor(filters.search),
       ordering: lists.ordering('opportunity', filters.ordering),
       page: lists.page(filters.offset, filters.limit),
+      cursor: filters.cursor,
     });
-    return { total: result.total, items: await this.opportunityViews(caller.workspaceId, result.items, false) };
+    return {
+      total: result.total,
+      items: await this.opportunityViews(caller.workspaceId, result.items, false),
+      nextCursor: result.nextCursor,
+    };
   }
 
   // ------------------------------------------------------------------ sources, tasks, activities
@@ -664,11 +687,12 @@ export class RecordsService {
     return this.found(this.repo.get(caller.workspaceId, sources, uid));
   }
 
-  listSources(caller: Caller, offset?: number, limit?: number): Promise<ListResult<SourceDocument>> {
+  listSources(caller: Caller, paging: Paging = {}): Promise<ListResult<SourceDocument>> {
     return this.repo.list(caller.workspaceId, sources, {
       where: [],
       ordering: lists.ordering('contact', undefined),
-      page: lists.page(offset, limit),
+      page: lists.page(paging.offset, paging.limit),
+      cursor: paging.cursor,
     });
   }
 
@@ -705,19 +729,21 @@ export class RecordsService {
     return task;
   }
 
-  listTasks(caller: Caller, relatedTo?: string, offset?: number, limit?: number): Promise<ListResult<TaskDocument>> {
+  listTasks(caller: Caller, relatedTo?: string, paging: Paging = {}): Promise<ListResult<TaskDocument>> {
     return this.repo.list(caller.workspaceId, tasks, {
       where: relatedTo ? [{ field: 'relatedTo', op: 'eq', value: relatedTo }] : [],
       ordering: { field: 'createdAt', direction: 'desc' },
-      page: lists.page(offset, limit),
+      page: lists.page(paging.offset, paging.limit),
+      cursor: paging.cursor,
     });
   }
 
-  listActivities(caller: Caller, recordId?: string, offset?: number, limit?: number): Promise<ListResult<ActivityDocument>> {
+  listActivities(caller: Caller, recordId?: string, paging: Paging = {}): Promise<ListResult<ActivityDocument>> {
     return this.repo.list(caller.workspaceId, activities, {
       where: recordId ? [{ field: 'recordId', op: 'eq', value: recordId }] : [],
       ordering: { field: 'createdAt', direction: 'desc' },
-      page: lists.page(offset, limit),
+      page: lists.page(paging.offset, paging.limit),
+      cursor: paging.cursor,
     });
   }
 

@@ -1,6 +1,7 @@
 import type { CallContext, recordsV1, ServiceHandlers, UnaryHandler } from '@crm/grpc';
 import { DomainError } from '@crm/observability';
-import { recordJson, type RecordsService } from '../application/records-service';
+import { recordJson, type Paging, type RecordsService } from '../application/records-service';
+import type { ListResult } from '../store/records-repository';
 import type { AccountView, Caller, ContactView, LeadView } from '../application/views';
 import type { MergeableType } from '../domain/record-merge';
 import {
@@ -30,6 +31,15 @@ export function callerOf(context: CallContext): Caller {
     correlationId: context.requestId,
     ...(cause ? { cause } : {}),
   };
+}
+
+function paging(r: { offset?: number; limit?: number; cursor?: string }): Paging {
+  return { offset: r.offset, limit: r.limit, cursor: nonEmpty(r.cursor) };
+}
+
+/** A cursor page counts nothing: its total travels as 0, and the gateway leaves `count` out. */
+function pageOf(page: ListResult<unknown>): { total: number; nextCursor: string } {
+  return { total: page.total ?? 0, nextCursor: page.nextCursor ?? '' };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -68,10 +78,9 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
         createdBefore: nonEmpty(r.createdBefore),
         tags: r.tags,
         ordering: nonEmpty(r.ordering),
-        offset: r.offset,
-        limit: r.limit,
+        ...paging(r),
       });
-      return { total: page.total, contacts: page.items.map(contactMessage) };
+      return { ...pageOf(page), contacts: page.items.map(contactMessage) };
     },
     BatchCreateContacts: async (r, c) => {
       const result = await service.batchCreateContacts(callerOf(c), {
@@ -122,10 +131,9 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
         createdAfter: nonEmpty(r.createdAfter),
         createdBefore: nonEmpty(r.createdBefore),
         ordering: nonEmpty(r.ordering),
-        offset: r.offset,
-        limit: r.limit,
+        ...paging(r),
       });
-      return { total: page.total, leads: page.items.map(leadMessage) };
+      return { ...pageOf(page), leads: page.items.map(leadMessage) };
     },
     ConvertLead: async (r, c) => {
       const { leadId, providedFields, invalidFields, ...options } = r;
@@ -167,14 +175,13 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
         assignedTo: nonEmpty(r.assignedTo),
         search: nonEmpty(r.search),
         ordering: nonEmpty(r.ordering),
-        offset: r.offset,
-        limit: r.limit,
+        ...paging(r),
       });
-      return { total: page.total, accounts: page.items.map(accountMessage) };
+      return { ...pageOf(page), accounts: page.items.map(accountMessage) };
     },
     ListAccountContacts: async (r, c) => {
-      const page = await service.listAccountContacts(callerOf(c), r.accountId, { offset: r.offset, limit: r.limit });
-      return { total: page.total, contacts: page.items.map(contactMessage) };
+      const page = await service.listAccountContacts(callerOf(c), r.accountId, paging(r));
+      return { ...pageOf(page), contacts: page.items.map(contactMessage) };
     },
 
     CreateOpportunity: async (r, c) => ({
@@ -206,17 +213,16 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
         valueMax: nonEmpty(r.valueMax),
         search: nonEmpty(r.search),
         ordering: nonEmpty(r.ordering),
-        offset: r.offset,
-        limit: r.limit,
+        ...paging(r),
       });
-      return { total: page.total, opportunities: page.items.map(opportunityMessage) };
+      return { ...pageOf(page), opportunities: page.items.map(opportunityMessage) };
     },
 
     CreateSource: async (r, c) => ({ source: sourceMessage(await service.createSource(callerOf(c), r.name)) }),
     GetSource: async (r, c) => ({ source: sourceMessage(await service.getSource(callerOf(c), r.uid)) }),
     ListSources: async (r, c) => {
-      const page = await service.listSources(callerOf(c), r.offset, r.limit);
-      return { total: page.total, sources: page.items.map(sourceMessage) };
+      const page = await service.listSources(callerOf(c), paging(r));
+      return { ...pageOf(page), sources: page.items.map(sourceMessage) };
     },
 
     CreateTask: async (r, c) => ({
@@ -231,12 +237,12 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
       ),
     }),
     ListTasks: async (r, c) => {
-      const page = await service.listTasks(callerOf(c), nonEmpty(r.relatedTo), r.offset, r.limit);
-      return { total: page.total, tasks: page.items.map(taskMessage) };
+      const page = await service.listTasks(callerOf(c), nonEmpty(r.relatedTo), paging(r));
+      return { ...pageOf(page), tasks: page.items.map(taskMessage) };
     },
     ListActivities: async (r, c) => {
-      const page = await service.listActivities(callerOf(c), nonEmpty(r.recordId), r.offset, r.limit);
-      return { total: page.total, activities: page.items.map(activityMessage) };
+      const page = await service.listActivities(callerOf(c), nonEmpty(r.recordId), paging(r));
+      return { ...pageOf(page), activities: page.items.map(activityMessage) };
     },
 
     GetRecord: async (r, c) => {

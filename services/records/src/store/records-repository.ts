@@ -3,11 +3,25 @@
  * the store's query model and answers lookups; the rules live in domain/, the orchestration in
  * application/.
  */
-import type { CollectionDefinition, Condition, DocumentStore, ScopedStore, StoredDocument, WriteOp } from '@crm/store';
+import {
+  afterCursor,
+  CursorError,
+  decodeCursor,
+  encodeCursor,
+  type CollectionDefinition,
+  type Condition,
+  type DocumentStore,
+  type ScopedStore,
+  type StoredDocument,
+  type WriteOp,
+} from '@crm/store';
+import { DomainError } from '@crm/observability';
 import type { Ordering, Page } from '../domain/list-rules';
 import { OPEN_STAGES } from '../domain/opportunity-rules';
 import type { AccountDocument, ContactDocument } from '../domain/model';
 import { accounts, batchResults, contacts, opportunities, type BatchResultDocument } from './collections';
+
+const CURSOR_REFUSED = 'cursor was not made by this list with these filters and ordering (send them again with it, unchanged).';
 
 export interface ListCriteria {
   where: Condition[];
@@ -18,11 +32,16 @@ export interface ListCriteria {
   search?: string;
   ordering: Ordering;
   page: Page;
+  /** Walk on from this cursor (a `nextCursor` of an earlier page of the same list) instead of `page.offset`. */
+  cursor?: string;
 }
 
 export interface ListResult<T> {
-  total: number;
+  /** Matches over every page; null on a cursor page, which counts nothing. */
+  total: number | null;
   items: T[];
+  /** Where the next page starts; null on the last page. */
+  nextCursor?: string | null;
 }
 
 export class RecordsRepository {
@@ -45,6 +64,10 @@ export class RecordsRepository {
     return new Set(found.map((d) => d.id));
   }
 
+  /**
+   * One page by offset (with the total) or, given a cursor, the page after it (without a total):
+   * either way with the cursor of the page after this one.
+   */
   async list<T extends StoredDocument>(
     workspaceId: string,
     collection: CollectionDefinition<T>,
@@ -52,12 +75,33 @@ export class RecordsRepository {
   ): Promise<ListResult<T>> {
     const where = [...criteria.where];
     if (criteria.search) where.push({ field: 'searchText', op: 'contains_text', value: criteria.search });
-    return this.in(workspaceId).findPage(collection, {
-      where,
-      sort: [{ field: criteria.ordering.field, direction: criteria.ordering.direction }],
-      offset: criteria.page.offset,
-      limit: criteria.page.limit,
+    const sort = { field: criteria.ordering.field, direction: criteria.ordering.direction };
+    const scope = JSON.stringify([collection.name, sort, where]);
+    const cursorAfter = (items: T[]) => {
+      const last = items[items.length - 1] as (T & Record<string, unknown>) | undefined;
+      return last ? encodeCursor(scope, { value: (last[sort.field] ?? null) as string | number | null, id: last.id }) : null;
+    };
+    const { limit } = criteria.page;
+    if (criteria.cursor === undefined) {
+      const page = await this.in(workspaceId).findPage(collection, { where, sort: [sort], offset: criteria.page.offset, limit });
+      const more = criteria.page.offset + page.items.length < page.total;
+      return { ...page, nextCursor: more ? cursorAfter(page.items) : null };
+    }
+    let position;
+    try {
+      position = decodeCursor(scope, criteria.cursor);
+    } catch (error) {
+      if (error instanceof CursorError || error instanceof SyntaxError) throw DomainError.invalid(CURSOR_REFUSED);
+      throw error;
+    }
+    // One more than a page tells whether there is a next one, without counting.
+    const found = await this.in(workspaceId).find(collection, {
+      where: [...where, afterCursor(sort, position)],
+      sort: [sort],
+      limit: limit + 1,
     });
+    const items = found.slice(0, limit);
+    return { total: null, items, nextCursor: found.length > limit ? cursorAfter(items) : null };
   }
 
   commit(workspaceId: string, ops: WriteOp[]): Promise<void> {

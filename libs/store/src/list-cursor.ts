@@ -1,0 +1,59 @@
+/**
+ * Cursor paging (keyset): a cursor names the last item of a page by its sort value and id, and the
+ * next page is what sorts after it, so inserts and deletes between pages skip or repeat nothing
+ * (offsets do both). Both adapters sort ties by id in the last key's direction and put nulls first
+ * ascending, last descending; `after` follows the same order.
+ *
+ * To clients a cursor is opaque: base64url JSON with a checksum over it and the list's `scope` (its
+ * ordering and filters), so a cursor edited, made up, or sent with other filters is refused.
+ */
+import { createHash } from 'node:crypto';
+import type { Condition, Scalar, SortKey } from './port';
+
+export interface CursorPosition {
+  /** The sort field's value on the last item (null when it has none). */
+  value: Scalar;
+  id: string;
+}
+
+export class CursorError extends Error {
+  override readonly name = 'CursorError';
+}
+
+function checksum(scope: string, payload: string): string {
+  return createHash('sha256').update(`${scope}\n${payload}`).digest('base64url').slice(0, 16);
+}
+
+export function encodeCursor(scope: string, position: CursorPosition): string {
+  const payload = Buffer.from(JSON.stringify([position.value, position.id])).toString('base64url');
+  return `${payload}.${checksum(scope, payload)}`;
+}
+
+/** The position a cursor names; CursorError when this list (`scope`) did not make it. */
+export function decodeCursor(scope: string, token: string): CursorPosition {
+  const [payload, sum, extra] = token.split('.');
+  if (!payload || !sum || extra !== undefined || token.length > 2_000 || checksum(scope, payload) !== sum) {
+    throw new CursorError('cursor was not made by this list with these filters and ordering.');
+  }
+  const decoded: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  const [value, id] = Array.isArray(decoded) ? decoded : [];
+  const scalar = value === null || ['string', 'number', 'boolean'].includes(typeof value);
+  if (!scalar || typeof id !== 'string') throw new CursorError('cursor was not made by this list with these filters and ordering.');
+  return { value, id };
+}
+
+/** What sorts after `position` under `sort` (one key; ties by id). */
+export function after(sort: SortKey, position: CursorPosition): Condition {
+  const { field, direction } = sort;
+  const { value, id } = position;
+  const idAfter: Condition = { field: 'id', op: direction === 'asc' ? 'gt' : 'lt', value: id };
+  if (value === null) {
+    // Nulls come first ascending (then every non-null), last descending (only later nulls follow).
+    return direction === 'asc'
+      ? { or: [[{ field, op: 'ne', value: null }], [{ field, op: 'eq', value: null }, idAfter]] }
+      : { or: [[{ field, op: 'eq', value: null }, idAfter]] };
+  }
+  const beyond: Condition[] = [{ field, op: direction === 'asc' ? 'gt' : 'lt', value: value as string | number }];
+  const tie: Condition[] = [{ field, op: 'eq', value }, idAfter];
+  return { or: direction === 'asc' ? [beyond, tie] : [beyond, tie, [{ field, op: 'eq', value: null }]] };
+}
