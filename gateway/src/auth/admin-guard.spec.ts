@@ -16,6 +16,9 @@ describe('the settings admin guard', () => {
     expect(isSettingsWrite(request('GET', '/api/settings/users/'))).toBe(false);
     expect(isSettingsWrite(request('POST', '/api/contacts/'))).toBe(false);
     expect(isSettingsWrite(request('POST', '/api/settingsx/'))).toBe(false);
+    // Express routes match these spellings too.
+    expect(isSettingsWrite(request('POST', '/API/Settings/webhooks'))).toBe(true);
+    expect(isSettingsWrite(request('POST', '/api//settings/users'))).toBe(true);
   });
 
   it('lets an admin through and refuses a member and an API key with permission_denied', async () => {

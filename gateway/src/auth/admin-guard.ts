@@ -32,8 +32,13 @@ export function adminOnly(auth: AuthClient): RequestHandler {
   };
 }
 
+/** Routes match paths case-insensitively and with repeated slashes, so the check does too. */
 export function isSettingsWrite(req: Request): boolean {
-  return !READS.has(req.method) && `${req.path.replace(/\/+$/, '')}/`.startsWith(SETTINGS_PREFIX);
+  const path = `${req.path
+    .toLowerCase()
+    .replace(/\/{2,}/g, '/')
+    .replace(/\/+$/, '')}/`;
+  return !READS.has(req.method) && path.startsWith(SETTINGS_PREFIX);
 }
 
 /** Mounted once before the authenticated routes (app.ts): every settings write is for admins. */

@@ -141,6 +141,16 @@ describe('members and roles', () => {
       await expect(auth.sessions.logIn(member.email, PASSWORD)).resolves.toMatchObject({ user: { id: member.id } });
     });
 
+    it('demoting a deactivated admin keeps them deactivated, and an empty change changes nothing', async () => {
+      const admin = await signUpAdmin();
+      const other = await auth.addMember(admin.workspaceId);
+      await auth.members.update(userCaller(admin), other.id, { role: 'admin' });
+      await auth.members.update(userCaller(admin), other.id, { isActive: false });
+      const demoted = await auth.members.update(userCaller(admin), other.id, { role: 'member' });
+      expect(demoted).toMatchObject({ role: 'member', deactivatedAt: expect.any(String) });
+      await expect(auth.members.update(userCaller(admin), other.id, {})).resolves.toEqual(demoted);
+    });
+
     it("answers not found for another workspace's user and the system user", async () => {
       const admin = await signUpAdmin();
       const stranger = await signUpAdmin();

@@ -5,7 +5,7 @@ import { newId } from './ids';
 import { invitationMatches, invitationTarget, newInvitation } from './invitation-tokens';
 import { isActive, isInvitePending, type MemberRole, type User } from './model';
 import type { PasswordHasher } from './passwords';
-import type { UserChange, UserRepository } from './repositories';
+import type { UserRepository } from './repositories';
 import type { SessionEndings } from './session-endings';
 import { FieldCheck } from './validation';
 
@@ -85,21 +85,22 @@ export class MemberService {
 
     const demotes = user.role === 'admin' && role === 'member';
     const deactivates = isActive(user) && change.isActive === false;
+    const reactivates = !isActive(user) && change.isActive === true;
     const lastAdminField = deactivates ? 'isActive' : 'role';
-    if (user.role === 'admin' && isActive(user) && (demotes || deactivates) && (await this.users.countActiveAdmins(workspaceId)) <= 1) {
+    const losesAnAdmin = user.role === 'admin' && isActive(user) && (demotes || deactivates);
+    if (losesAnAdmin && (await this.users.countActiveAdmins(workspaceId)) <= 1) {
       throw DomainError.validation({ [lastAdminField]: [LAST_ADMIN] });
     }
+    if ((!role || role === user.role) && !deactivates && !reactivates) return user;
 
-    const set: UserChange['set'] = {};
-    const unset: UserChange['unset'] = [];
-    if (role) set.role = role;
-    if (deactivates) set.deactivatedAt = this.now().toISOString();
-    if (change.isActive === true && !isActive(user)) unset.push('deactivatedAt');
-    const updated = await this.users.update(workspaceId, user.id, { set, unset });
+    const updated = await this.users.update(workspaceId, user.id, {
+      set: { ...(role ? { role } : {}), ...(deactivates ? { deactivatedAt: this.now().toISOString() } : {}) },
+      unset: reactivates ? ['deactivatedAt'] : [],
+    });
     if (!updated) throw DomainError.notFound();
 
     // Two admins demoting each other at once both passed the check above; the later one undoes its change.
-    if ((demotes || deactivates) && (await this.users.countActiveAdmins(workspaceId)) === 0) {
+    if (losesAnAdmin && (await this.users.countActiveAdmins(workspaceId)) === 0) {
       await this.users.update(workspaceId, user.id, { set: { role: user.role }, unset: ['deactivatedAt'] });
       throw DomainError.validation({ [lastAdminField]: [LAST_ADMIN] });
     }
