@@ -75,6 +75,35 @@ describe('webhookEventsFor', () => {
     expect(event).toMatchObject({ type: 'opportunity.stage_changed', data: { previousStage: 'proposal', stage: 'closed_won' } });
   });
 
+  it('makes account.created and opportunity.created of their creation events', () => {
+    const created = (type: string) => webhookEventsFor(message(type, { workspaceId: 'ws_1', recordId: 'x_1', record }))[0]!.type;
+    expect(created('records.account_created.v1')).toBe('account.created');
+    expect(created('records.opportunity_created.v1')).toBe('opportunity.created');
+  });
+
+  it('makes <type>.deleted of a record_deleted event, with the record as it was', () => {
+    const [event] = webhookEventsFor(
+      message('records.record_deleted.v1', { workspaceId: 'ws_1', recordType: 'account', recordId: 'ac_1', record }),
+    );
+    expect(event).toMatchObject({ type: 'account.deleted', data: { recordType: 'account', record } });
+  });
+
+  it('makes a merge into one <type>.deleted per merged-away record, naming the survivor', () => {
+    const events = webhookEventsFor(
+      message('records.records_merged.v1', {
+        workspaceId: 'ws_1',
+        recordType: 'contact',
+        recordId: 'ct_1',
+        mergedIds: ['ct_2', 'ct_3'],
+        record,
+      }),
+    );
+    expect(events.map((e) => [e.type, e.data])).toEqual([
+      ['contact.deleted', { recordType: 'contact', recordId: 'ct_2', mergedInto: 'ct_1' }],
+      ['contact.deleted', { recordType: 'contact', recordId: 'ct_3', mergedInto: 'ct_1' }],
+    ]);
+  });
+
   it('ignores events webhooks do not expose', () => {
     expect(webhookEventsFor(message('records.proposal_status_changed.v1', { workspaceId: 'ws_1', record }))).toEqual([]);
   });

@@ -1,7 +1,8 @@
 /**
- * Records' bus events as webhook events. Records publishes creations of leads and contacts (one
- * batch event for an import chunk's contacts), every update of a lead, contact or opportunity, a
- * lead's status change (to `converted` is lead.converted) and an opportunity's stage change. An
+ * Records' bus events as webhook events. Records publishes every creation (one batch event for an
+ * import chunk's contacts), update and deletion of a lead, contact, account or opportunity, merges
+ * (the merged-away records count as deleted), a lead's status change (to `converted` is
+ * lead.converted) and an opportunity's stage change. An
  * event's id derives from the bus message's (and the record's, in a batch), so a redelivered bus
  * message makes the same webhook event, which receivers de-duplicate by X-CRM-Event-Id.
  */
@@ -19,9 +20,14 @@ interface RecordEventPayload {
   stage?: string;
   previousStage?: string;
   events?: RecordEventPayload[];
+  mergedIds?: string[];
 }
 
-const UPDATABLE = new Set(['lead', 'contact', 'opportunity', 'account']);
+const RECORD_TYPES = new Set(['lead', 'contact', 'opportunity', 'account']);
+
+function typed(payload: RecordEventPayload, action: 'updated' | 'deleted'): WebhookEventType | null {
+  return payload.recordType && RECORD_TYPES.has(payload.recordType) ? (`${payload.recordType}.${action}` as WebhookEventType) : null;
+}
 
 function envelope(
   message: BusMessage,
@@ -54,10 +60,34 @@ export function webhookEventsFor(message: BusMessage): WebhookEnvelope[] {
       for (const entry of payload.events ?? [])
         out.push(envelope(message, 'contact.created', { ...entry, workspaceId: payload.workspaceId ?? entry.workspaceId }, {}));
       break;
-    case 'records.record_updated.v1':
-      if (payload.recordType && UPDATABLE.has(payload.recordType))
-        out.push(envelope(message, `${payload.recordType}.updated` as WebhookEventType, payload, {}));
+    case 'records.account_created.v1':
+      out.push(envelope(message, 'account.created', payload, {}));
       break;
+    case 'records.opportunity_created.v1':
+      out.push(envelope(message, 'opportunity.created', payload, {}));
+      break;
+    case 'records.record_updated.v1':
+    case 'records.record_deleted.v1': {
+      const type = typed(payload, message.type === 'records.record_updated.v1' ? 'updated' : 'deleted');
+      if (type) out.push(envelope(message, type, payload, {}));
+      break;
+    }
+    case 'records.records_merged.v1': {
+      const deleted = typed(payload, 'deleted');
+      // Survivors of lead and contact merges come with their own record_updated; an account's does not.
+      if (payload.recordType === 'account') out.push(envelope(message, 'account.updated', payload, {}));
+      for (const mergedId of payload.mergedIds ?? []) {
+        if (!deleted || !payload.workspaceId) continue;
+        out.push({
+          id: derivedId(ID_PREFIX.webhookEvent, message.id, deleted, mergedId),
+          type: deleted,
+          occurredAt: message.occurredAt,
+          workspaceId: payload.workspaceId,
+          data: { recordType: payload.recordType, recordId: mergedId, mergedInto: payload.recordId },
+        });
+      }
+      break;
+    }
     case 'records.lead_status_changed.v1':
       if (payload.status === 'converted') out.push(envelope(message, 'lead.converted', payload, {}));
       break;

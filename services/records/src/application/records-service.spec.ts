@@ -285,13 +285,15 @@ describe('records service', () => {
       }
     });
 
-    it('emits stage and proposal events for opportunities', async () => {
+    it('emits creation, stage and proposal events for accounts and opportunities', async () => {
       const account = await h.service.createAccount(A, { body: { name: 'Acme' } });
       const opp = await h.service.createOpportunity(A, { body: { name: 'Deal', accountId: account.id } });
       await h.service.updateOpportunity(A, opp.id, { body: { stage: 'proposal' } });
       await h.service.updateOpportunity(A, opp.id, { body: { stage: 'closed_won' } });
-      await eventually(() => h.published.length === 6);
+      await eventually(() => h.published.length === 8);
       expect(h.published.map((m) => [m.type, (m.payload as { record: { stage: string } }).record.stage])).toEqual([
+        ['records.account_created.v1', 'prospect'],
+        ['records.opportunity_created.v1', 'prospecting'],
         ['records.opportunity_stage_changed.v1', 'proposal'],
         ['records.proposal_status_changed.v1', 'proposal'],
         ['records.record_updated.v1', 'proposal'],
@@ -299,6 +301,14 @@ describe('records service', () => {
         ['records.proposal_status_changed.v1', 'closed_won'],
         ['records.record_updated.v1', 'closed_won'],
       ]);
+    });
+
+    it('emits a deleted event carrying the record as it was', async () => {
+      const lead = await h.service.createLead(A, { body: { firstName: 'Ada', lastName: 'L', email: 'gone@x.io' } });
+      await h.service.deleteLead(A, lead.id);
+      await eventually(() => h.published.some((m) => m.type === 'records.record_deleted.v1'));
+      const deleted = h.published.find((m) => m.type === 'records.record_deleted.v1')!;
+      expect(deleted.payload).toMatchObject({ workspaceId: 'ws_a', recordType: 'lead', recordId: lead.id, record: { email: 'gone@x.io' } });
     });
 
     it('publishes after a restart what an earlier process left pending', async () => {

@@ -1,9 +1,10 @@
 /**
- * The domain events automation reacts to, as written to the outbox in the same commit as the
- * change. Payloads carry the workspace id and the full record (public shape).
+ * The domain events automation reacts to (its rules, exit conditions and outbound webhooks), as
+ * written to the outbox in the same commit as the change. Payloads carry the workspace id and the
+ * full record (public shape; for a deletion, as it was).
  */
 import { isClosed } from './opportunity-rules';
-import type { ContactDocument, LeadDocument, OpportunityDocument, RecordDocument } from './model';
+import type { AccountDocument, ContactDocument, LeadDocument, OpportunityDocument, RecordDocument } from './model';
 import { publicRecord } from './representation';
 
 export const EVENT_TYPES = {
@@ -15,6 +16,9 @@ export const EVENT_TYPES = {
   proposalStatusChanged: 'records.proposal_status_changed.v1',
   recordUpdated: 'records.record_updated.v1',
   recordsMerged: 'records.records_merged.v1',
+  accountCreated: 'records.account_created.v1',
+  opportunityCreated: 'records.opportunity_created.v1',
+  recordDeleted: 'records.record_deleted.v1',
 } as const;
 
 export interface DomainEvent {
@@ -85,11 +89,39 @@ export function opportunityEvents(before: OpportunityDocument | null, after: Opp
   return events;
 }
 
+export function accountCreated(account: AccountDocument): DomainEvent {
+  return {
+    type: EVENT_TYPES.accountCreated,
+    payload: { workspaceId: account.workspaceId, recordType: 'account', recordId: account.id, record: publicRecord(account) },
+  };
+}
+
+/** A new opportunity (besides the proposal event, when it starts in that stage). */
+export function opportunityCreated(opportunity: OpportunityDocument): DomainEvent {
+  return {
+    type: EVENT_TYPES.opportunityCreated,
+    payload: {
+      workspaceId: opportunity.workspaceId,
+      recordType: 'opportunity',
+      recordId: opportunity.id,
+      record: publicRecord(opportunity),
+    },
+  };
+}
+
+/** A record deleted through the API, with what it was. */
+export function recordDeleted(recordType: 'lead' | 'contact' | 'account' | 'opportunity', before: RecordDocument): DomainEvent {
+  return {
+    type: EVENT_TYPES.recordDeleted,
+    payload: { workspaceId: before.workspaceId, recordType, recordId: before.id, record: publicRecord(before) },
+  };
+}
+
 /**
- * Any change to a lead, contact or opportunity (with its status or stage events, when those moved
- * too): automation applies its runs' exit conditions on it.
+ * Any change to a lead, contact, account or opportunity (with its status or stage events, when those
+ * moved too): automation applies its runs' exit conditions on it and sends `<type>.updated` webhooks.
  */
-export function recordUpdated(recordType: 'lead' | 'contact' | 'opportunity', after: RecordDocument): DomainEvent {
+export function recordUpdated(recordType: 'lead' | 'contact' | 'account' | 'opportunity', after: RecordDocument): DomainEvent {
   return {
     type: EVENT_TYPES.recordUpdated,
     payload: { workspaceId: after.workspaceId, recordType, recordId: after.id, record: publicRecord(after) },
