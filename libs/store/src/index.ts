@@ -8,4 +8,13 @@ export type { StoreAdapter, AdapterWrite, StoredRecord } from './store-adapter';
 export { leases, StoreLease, type LeaseDocument } from './retention/store-lease';
 export { RetentionSweeper, isoDaysBefore, DAY_MS, type RetentionRule, type RetentionSweeperOptions } from './retention/retention-sweeper';
 export { keepAlive } from './sqlite/keep-alive';
-export { after as afterCursor, CursorError, decodeCursor, encodeCursor, type CursorPosition } from './list-cursor';
+export {
+  after as afterCursor,
+  CursorError,
+  decodeCursor,
+  encodeCursor,
+  listPage,
+  type CursorPosition,
+  type ListPage,
+  type ListQuery,
+} from './list-cursor';

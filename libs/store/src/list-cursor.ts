@@ -8,7 +8,8 @@
  * ordering and filters), so a cursor edited, made up, or sent with other filters is refused.
  */
 import { createHash } from 'node:crypto';
-import type { Condition, Scalar, SortKey } from './port';
+import { DomainError } from '@crm/observability';
+import type { CollectionDefinition, Condition, Scalar, ScopedStore, SortKey, StoredDocument } from './port';
 
 export interface CursorPosition {
   /** The sort field's value on the last item (null when it has none). */
@@ -56,4 +57,57 @@ export function after(sort: SortKey, position: CursorPosition): Condition {
   const beyond: Condition[] = [{ field, op: direction === 'asc' ? 'gt' : 'lt', value: value as string | number }];
   const tie: Condition[] = [{ field, op: 'eq', value }, idAfter];
   return { or: direction === 'asc' ? [beyond, tie] : [beyond, tie, [{ field, op: 'eq', value: null }]] };
+}
+
+export interface ListQuery {
+  where?: Condition[];
+  sort: SortKey;
+  offset: number;
+  limit: number;
+  /** A `nextCursor` of an earlier page of this list: the page after it, instead of `offset`. */
+  cursor?: string;
+}
+
+export interface ListPage<T> {
+  /** Matches over every page; null on a cursor page, which counts nothing. */
+  total: number | null;
+  items: T[];
+  /** Where the next page starts; null on the last page. */
+  nextCursor: string | null;
+}
+
+const CURSOR_REFUSED = 'cursor was not made by this list with these filters and ordering (send them again with it, unchanged).';
+
+/**
+ * A list endpoint's page: by offset, counted, or after a cursor, not counted (one document more
+ * than the page tells whether another follows); either way with the next page's cursor. A cursor
+ * this list did not make is an invalid_argument.
+ */
+export async function listPage<T extends StoredDocument>(
+  store: ScopedStore,
+  collection: CollectionDefinition<T>,
+  query: ListQuery,
+): Promise<ListPage<T>> {
+  const where = query.where ?? [];
+  const { sort, limit } = query;
+  const scope = JSON.stringify([collection.name, sort, where]);
+  const cursorAfter = (items: T[]) => {
+    const last = items[items.length - 1] as (T & Record<string, unknown>) | undefined;
+    return last ? encodeCursor(scope, { value: (last[sort.field] ?? null) as Scalar, id: last.id }) : null;
+  };
+  if (query.cursor === undefined) {
+    const page = await store.findPage(collection, { where, sort: [sort], offset: query.offset, limit });
+    const more = query.offset + page.items.length < page.total;
+    return { ...page, nextCursor: more ? cursorAfter(page.items) : null };
+  }
+  let position: CursorPosition;
+  try {
+    position = decodeCursor(scope, query.cursor);
+  } catch (error) {
+    if (error instanceof CursorError || error instanceof SyntaxError) throw DomainError.invalid(CURSOR_REFUSED);
+    throw error;
+  }
+  const found = await store.find(collection, { where: [...where, after(sort, position)], sort: [sort], limit: limit + 1 });
+  const items = found.slice(0, limit);
+  return { total: null, items, nextCursor: found.length > limit ? cursorAfter(items) : null };
 }

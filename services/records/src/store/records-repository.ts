@@ -4,24 +4,19 @@
  * application/.
  */
 import {
-  afterCursor,
-  CursorError,
-  decodeCursor,
-  encodeCursor,
+  listPage,
   type CollectionDefinition,
   type Condition,
   type DocumentStore,
   type ScopedStore,
   type StoredDocument,
   type WriteOp,
+  type ListPage,
 } from '@crm/store';
-import { DomainError } from '@crm/observability';
 import type { Ordering, Page } from '../domain/list-rules';
 import { OPEN_STAGES } from '../domain/opportunity-rules';
 import type { AccountDocument, ContactDocument } from '../domain/model';
 import { accounts, batchResults, contacts, opportunities, type BatchResultDocument } from './collections';
-
-const CURSOR_REFUSED = 'cursor was not made by this list with these filters and ordering (send them again with it, unchanged).';
 
 export interface ListCriteria {
   where: Condition[];
@@ -36,13 +31,7 @@ export interface ListCriteria {
   cursor?: string;
 }
 
-export interface ListResult<T> {
-  /** Matches over every page; null on a cursor page, which counts nothing. */
-  total: number | null;
-  items: T[];
-  /** Where the next page starts; null on the last page. */
-  nextCursor?: string | null;
-}
+export type ListResult<T> = ListPage<T>;
 
 export class RecordsRepository {
   constructor(readonly store: DocumentStore) {}
@@ -64,44 +53,12 @@ export class RecordsRepository {
     return new Set(found.map((d) => d.id));
   }
 
-  /**
-   * One page by offset (with the total) or, given a cursor, the page after it (without a total):
-   * either way with the cursor of the page after this one.
-   */
-  async list<T extends StoredDocument>(
-    workspaceId: string,
-    collection: CollectionDefinition<T>,
-    criteria: ListCriteria,
-  ): Promise<ListResult<T>> {
+  /** One page by offset (with the total) or after a cursor (without), with the next page's cursor. */
+  list<T extends StoredDocument>(workspaceId: string, collection: CollectionDefinition<T>, criteria: ListCriteria): Promise<ListResult<T>> {
     const where = [...criteria.where];
     if (criteria.search) where.push({ field: 'searchText', op: 'contains_text', value: criteria.search });
     const sort = { field: criteria.ordering.field, direction: criteria.ordering.direction };
-    const scope = JSON.stringify([collection.name, sort, where]);
-    const cursorAfter = (items: T[]) => {
-      const last = items[items.length - 1] as (T & Record<string, unknown>) | undefined;
-      return last ? encodeCursor(scope, { value: (last[sort.field] ?? null) as string | number | null, id: last.id }) : null;
-    };
-    const { limit } = criteria.page;
-    if (criteria.cursor === undefined) {
-      const page = await this.in(workspaceId).findPage(collection, { where, sort: [sort], offset: criteria.page.offset, limit });
-      const more = criteria.page.offset + page.items.length < page.total;
-      return { ...page, nextCursor: more ? cursorAfter(page.items) : null };
-    }
-    let position;
-    try {
-      position = decodeCursor(scope, criteria.cursor);
-    } catch (error) {
-      if (error instanceof CursorError || error instanceof SyntaxError) throw DomainError.invalid(CURSOR_REFUSED);
-      throw error;
-    }
-    // One more than a page tells whether there is a next one, without counting.
-    const found = await this.in(workspaceId).find(collection, {
-      where: [...where, afterCursor(sort, position)],
-      sort: [sort],
-      limit: limit + 1,
-    });
-    const items = found.slice(0, limit);
-    return { total: null, items, nextCursor: found.length > limit ? cursorAfter(items) : null };
+    return listPage(this.in(workspaceId), collection, { where, sort, ...criteria.page, cursor: criteria.cursor });
   }
 
   commit(workspaceId: string, ops: WriteOp[]): Promise<void> {
