@@ -24,7 +24,9 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 function tables(file: string): string[] {
   const db = keepAlive(new Database(file, { readonly: true }));
   try {
-    return keepAlive(db.prepare(`SELECT name FROM sqlite_master WHERE name LIKE 'people__text__%' ORDER BY name`)).pluck().all() as string[];
+    return keepAlive(db.prepare(`SELECT name FROM sqlite_master WHERE name LIKE 'people__text__%' ORDER BY name`))
+      .pluck()
+      .all() as string[];
   } finally {
     db.close();
   }
