@@ -192,6 +192,15 @@ describe('what each role may do', () => {
     expect(seen.filter((line) => !line.endsWith(' ok'))).toEqual([]);
   });
 
+  it('refuses a member a settings write however the path is spelled', async () => {
+    // Webhooks: a route whose service has no role check of its own, so only the gateway's guard stands between.
+    const body = { url: 'https://hooks.example.com/sneaky', events: ['contact.created'] };
+    for (const path of ['/api/v1/settings/webhooks/', '/API/Settings/webhooks/', '/api//settings/webhooks']) {
+      const response = await g1.post(path, body, { token: member.access });
+      expect([path, response.status]).toEqual([path, 403]);
+    }
+  });
+
   it('lets every role create, change and delete records and automation rules', async () => {
     const tokens: Record<Who, string> = { admin: owner.access, member: member.access, apiKey };
     for (const who of ['member', 'apiKey', 'admin'] as Who[]) {

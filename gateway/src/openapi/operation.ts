@@ -54,6 +54,8 @@ export interface OperationSpec {
   rateLimited?: boolean;
   /** Error statuses beyond the ones every operation can answer (429, 500, 503; 401 when authenticated). */
   errors?: ErrorStatus[];
+  /** Who may call it (`x-roles`), when not the rule openapi/roles.ts states for every operation. */
+  roles?: Array<'admin' | 'member' | 'apiKey'>;
 }
 
 export function operation(spec: OperationSpec): OpenApiOperation {
@@ -80,6 +82,7 @@ export function operation(spec: OperationSpec): OpenApiOperation {
     ...(spec.description ? { description: spec.description } : {}),
     tags: spec.tags,
     security: spec.authenticated ? [{ bearerAuth: [] }] : [],
+    ...(spec.roles ? { 'x-roles': spec.roles } : {}),
     ...(spec.parameters ? { parameters: spec.parameters } : {}),
     ...(spec.requestBody ? { requestBody: { required: true, content: { 'application/json': { schema: spec.requestBody } } } } : {}),
     responses,

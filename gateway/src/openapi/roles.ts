@@ -1,7 +1,8 @@
 /**
  * What each role may do, stated in the document from the same rule the gateway enforces
  * (auth/admin-guard.ts): every authenticated operation carries `x-roles`, and every write under
- * /api/settings/ is for admins only and lists its 403.
+ * /api/settings/ is for admins only and lists its 403. An operation may name its roles itself
+ * (`roles` in operation.ts), as logout-all does (a user's own sessions: no API key).
  */
 import { SETTINGS_PREFIX } from '../auth/admin-guard';
 import type { OpenApiOperation, OpenApiPaths } from './operation';
@@ -28,7 +29,7 @@ export function withRoles(paths: OpenApiPaths): OpenApiPaths {
     out[path] = {};
     for (const [method, operation] of Object.entries(operations) as [keyof (typeof operations & object), OpenApiOperation][]) {
       const authenticated = Array.isArray(operation.security) && operation.security.length > 0;
-      if (!authenticated) out[path][method] = operation;
+      if (!authenticated || operation['x-roles']) out[path][method] = operation;
       else if (isSettingsWrite(path, method)) out[path][method] = { ...withForbidden(operation), 'x-roles': ADMIN_ONLY };
       else out[path][method] = { ...operation, 'x-roles': EVERYONE };
     }

@@ -60,6 +60,7 @@ const sessionEndPaths: OpenApiPaths = {
       description: `Every refresh token of the caller is revoked. ${ACCESS_TOKENS_END} Needs a user login: an API key answers 403.`,
       tags: ['auth'],
       authenticated: true,
+      roles: ['admin', 'member'],
       responses: { 204: { description: 'Every session ended; no body.' } },
       errors: [403],
     }),
