@@ -23,6 +23,7 @@ import { traceContext } from './middleware/trace-context';
 import { buildOpenApiDocument } from './openapi/document';
 import { openApiRoutes } from './openapi/openapi.routes';
 import { routeModules, type RouteDeps, type RouteModule } from './routes';
+import { CONTACT_IMPORT_NOW_PATH } from './routes/contact-import-now';
 import { IMPORT_START_PATH, importUploadProxy } from './routes/import.routes';
 import type { IdempotencyStore } from './idempotency/idempotency-store';
 import { idempotentPosts } from './idempotency/idempotent-posts';
@@ -101,10 +102,8 @@ export function createApp(deps: AppDeps): GatewayApp {
   const authenticator = new Authenticator(deps.auth, deps.invalidation, logger, deps.authenticator);
   const limiter = new RateLimiter(deps.rateLimitCounter, logger, { ...DEFAULT_BUDGETS, ...deps.budgets });
   let draining = false;
-  const idempotency = idempotentPosts(
-    deps.idempotencyStore ?? new MemoryIdempotencyStore(),
-    logger,
-    (req) => req.path.replace(/\/+$/, '') === IMPORT_START_PATH,
+  const idempotency = idempotentPosts(deps.idempotencyStore ?? new MemoryIdempotencyStore(), logger, (req) =>
+    [IMPORT_START_PATH, CONTACT_IMPORT_NOW_PATH].includes(req.path.replace(/\/+$/, '')),
   );
 
   const routeDeps: RouteDeps = {
@@ -159,7 +158,7 @@ export function createApp(deps: AppDeps): GatewayApp {
   app.use(limiter.workspaceLimit());
   // 7a. Roles: every write under /api/settings/ is for admins (members and API keys get 403).
   app.use(settingsWritesForAdmins(deps.auth));
-  // 7b. Idempotency-Key, per workspace: uploads here, before their body streams on; other POSTs after 8b.
+  // 7b. Idempotency-Key, per workspace: uploads (both imports) here, before their body is read; other POSTs after 8b.
   app.use(idempotency.streamedUploads);
   // 8. The CSV import upload is streamed to the import service as it arrives, so it goes before the JSON parser.
   app.use(

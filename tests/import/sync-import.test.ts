@@ -37,7 +37,7 @@ function importFile(
   return t.api.call('POST', `${PATH}${options.dryRun ? '?dryRun=true' : ''}`, {
     rawBody: body,
     token,
-    headers: { 'content-type': contentType },
+    headers: { 'content-type': contentType, ...options.headers },
   });
 }
 
@@ -231,6 +231,29 @@ describe('synchronous contact import', () => {
       expect.objectContaining({ firstName: 'Grace', lastName: 'Hopper', email: 'grace@example.com', phone: '+1 202 555 0143' }),
       expect.objectContaining({ firstName: 'Alan', lastName: 'Turing', email: 'alan@example.com' }),
     ]);
+  });
+
+  it('refuses a PDF of more pages than it reads with a 422', async () => {
+    const me = await signUp(t.api);
+    const document = await PDFDocument.create();
+    for (let i = 0; i < 21; i++) document.addPage([200, 200]);
+    const response = await importFile(me.access, 'long.pdf', Buffer.from(await document.save()));
+    expect(response.status).toBe(422);
+    expect(response.body.detail).toBe('The PDF has 21 pages; at most 20 can be imported.');
+  });
+
+  it('stamps the source and answers a retry with the same Idempotency-Key without importing again', async () => {
+    const me = await signUp(t.api);
+    const sourceUid = await records.createSource(me, 'Card scanner');
+    const headers = { 'Idempotency-Key': `sync-${Date.now()}` };
+    const fields = { source_uid: sourceUid };
+    const first = await importFile(me.access, 'one.csv', 'Email,First Name\nkey@example.com,Key\n', { fields, headers });
+    const again = await importFile(me.access, 'one.csv', 'Email,First Name\nkey@example.com,Key\n', { fields, headers });
+    expect(first.status).toBe(200);
+    expect(first.body.created).toEqual([expect.objectContaining({ email: 'key@example.com' })]);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect((await records.contacts(me)).map((c) => [c.email, c.source])).toEqual([['key@example.com', 'Card scanner']]);
   });
 
   it('refuses another file type with a 400', async () => {

@@ -7,9 +7,9 @@
  * releases the key, so a retry runs again. A client that hangs up does not stop its request: the
  * answer it would have had is kept when the request ends, for its retry.
  *
- * Streamed uploads (import start) are claimed before their body is read and keyed without it:
- * their fingerprint is the method, path and query only, so a retry with the same key gets the
- * first job whatever file it carries.
+ * Uploads (import start, the synchronous import) are claimed before their body is read and keyed
+ * without it: their fingerprint is the method, path and query only, so a retry with the same key
+ * gets the first answer whatever file it carries.
  */
 import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';

@@ -16,7 +16,7 @@ const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}
 const PHONE = /\+?\(?\d[\d\s().\-/]{5,}\d/g;
 const LABEL = /^\s*(e-?mail|mail|phone|tel|telephone|mobile|mob|cell|fax|name|title|position|company|organi[sz]ation|org)\s*[:.]\s*(.+)$/i;
 const JOB =
-  /\b(manager|director|engineer|developer|designer|founder|co-founder|ceo|cto|cfo|coo|cmo|president|vice president|vp|officer|head of|lead|consultant|analyst|specialist|architect|partner|owner|sales|marketing|account executive|representative|associate|assistant|coordinator|administrator|advisor|adviser|scientist|attorney|lawyer|accountant|professor|doctor|nurse|agent|recruiter|chief)\b/i;
+  /\b(manager|director|engineer|developer|designer|founder|co-founder|ceo|cto|cfo|coo|cmo|president|vice president|vp|officer|head of|lead|consultant|analyst|specialist|architect|partner|owner|sales|marketing|account executive|representative|associate|assistant|coordinator|administrator|advisor|adviser|scientist|researcher|mathematician|physicist|editor|writer|teacher|technician|programmer|producer|supervisor|executive|secretary|intern|attorney|lawyer|accountant|professor|doctor|nurse|agent|recruiter|chief)\b/i;
 const COMPANY_FORM =
   /\b(inc|ltd|llc|llp|plc|gmbh|ag|sa|sarl|sas|bv|nv|oy|ab|as|srl|spa|pty|corp|corporation|company|co|group|holdings|limited|technologies|solutions|labs|studio|partners)\.?$/i;
 const NAME_WORD = /^[\p{L}][\p{L}'’.-]*$/u;

@@ -3,7 +3,8 @@
  * the service's event loop keeps answering), with the English data of @tesseract.js-data/eng read
  * from node_modules: nothing is fetched or cached at run time. The image's header is read first
  * (image-size): a type other than JPEG or PNG, or more than `maxPixels` pixels (a decompression
- * bomb), is refused before anything is decoded. Past `timeoutMs` the worker is terminated.
+ * bomb), is refused before anything is decoded. Past `timeoutMs` the worker is terminated. At most
+ * AT_ONCE recognitions run at a time; the others wait their turn.
  */
 import { dirname, join } from 'node:path';
 import { imageSize } from 'image-size';
@@ -37,8 +38,30 @@ export function checkImage(content: Buffer, maxPixels: number): void {
   }
 }
 
+/** Recognitions running at once in this process (each worker holds the model and the decoded image). */
+const AT_ONCE = 2;
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function inTurn<T>(work: () => Promise<T>): Promise<T> {
+  if (running < AT_ONCE) running += 1;
+  // A finishing recognition hands its slot straight to the next in line.
+  else await new Promise<void>((resolve) => waiting.push(resolve));
+  try {
+    return await work();
+  } finally {
+    const next = waiting.shift();
+    if (next) next();
+    else running -= 1;
+  }
+}
+
 export async function recogniseText(content: Buffer, limits: RecognitionLimits): Promise<string> {
   checkImage(content, limits.maxPixels);
+  return inTurn(() => recognise(content, limits));
+}
+
+async function recognise(content: Buffer, limits: RecognitionLimits): Promise<string> {
   const worker = await createWorker('eng', OEM.LSTM_ONLY, { langPath: LANG_PATH, gzip: true, cacheMethod: 'none' });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_resolve, reject) => {

@@ -1,64 +1,35 @@
 /**
- * The text of a PDF, line by line, read with unpdf (PDF.js built for servers): text runs on one
- * line are joined with tabs, so the columns of a contact list stay apart. Refuses more than
- * `maxPages` pages and gives up after `timeoutMs`; a file PDF.js cannot open is unreadable.
+ * A PDF's text, read in a worker thread of its own (pdf-text-worker.ts): PDF.js parses on the
+ * thread it is called from, so a large or hostile file would otherwise hold the service's event
+ * loop. The worker has a memory ceiling and is terminated past `timeoutMs`; whatever goes wrong
+ * in it is a file that cannot be read.
  */
-import { getDocumentProxy } from 'unpdf';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { unreadableFile } from '../domain/contact-file-kind';
 
-interface TextRun {
-  str?: string;
-  transform?: number[];
-  hasEOL?: boolean;
-}
+/** Heap of the worker: a 5 MB PDF of 20 pages of text needs a fraction of it. */
+const WORKER_HEAP_MB = 256;
 
-function pageLines(items: TextRun[]): string[] {
-  const lines: string[][] = [];
-  let current: string[] = [];
-  let lineY: number | undefined;
-  for (const item of items) {
-    const y = item.transform?.[5];
-    if (lineY !== undefined && y !== undefined && Math.abs(y - lineY) > 2) {
-      lines.push(current);
-      current = [];
-    }
-    if (y !== undefined) lineY = y;
-    if (item.str && item.str.trim() !== '') current.push(item.str.trim());
-    if (item.hasEOL) {
-      lines.push(current);
-      current = [];
-      lineY = undefined;
-    }
-  }
-  lines.push(current);
-  return lines.map((runs) => runs.join('\t')).filter((line) => line !== '');
-}
-
-export async function pdfText(content: Buffer, maxPages: number, timeoutMs: number): Promise<string> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(unreadableFile(`The PDF could not be read within ${timeoutMs / 1000} s.`)), timeoutMs);
+export function pdfText(content: Buffer, maxPages: number, timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(join(__dirname, 'pdf-text-worker.js'), {
+      workerData: { content: new Uint8Array(content), maxPages },
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+    });
+    const timer = setTimeout(() => {
+      reject(unreadableFile(`The PDF could not be read within ${timeoutMs / 1000} s.`));
+      void worker.terminate();
+    }, timeoutMs);
+    worker.once('message', (answer: { text?: string; unreadable?: string }) => {
+      clearTimeout(timer);
+      if (answer.text !== undefined) resolve(answer.text);
+      else reject(unreadableFile(answer.unreadable ?? 'The file is not a readable PDF.'));
+      void worker.terminate();
+    });
+    worker.once('error', (error) => {
+      clearTimeout(timer);
+      reject(unreadableFile(`The PDF could not be read: ${error.message}`));
+    });
   });
-  let document: Awaited<ReturnType<typeof getDocumentProxy>> | undefined;
-  const read = async () => {
-    try {
-      document = await getDocumentProxy(new Uint8Array(content), { isEvalSupported: false, stopAtErrors: true });
-    } catch (error) {
-      throw unreadableFile(`The file is not a readable PDF: ${(error as Error).message}`);
-    }
-    if (document.numPages > maxPages) throw unreadableFile(`The PDF has ${document.numPages} pages; at most ${maxPages} can be imported.`);
-    const lines: string[] = [];
-    for (let number = 1; number <= document.numPages; number++) {
-      const page = await document.getPage(number);
-      const text = await page.getTextContent();
-      lines.push(...pageLines(text.items as TextRun[]));
-    }
-    return lines.join('\n');
-  };
-  try {
-    return await Promise.race([read(), timeout]);
-  } finally {
-    clearTimeout(timer);
-    void document?.destroy();
-  }
 }

@@ -2,7 +2,8 @@
  * vCard files (2.1, 3.0 and 4.0; one card or many; as Apple Contacts, Google Contacts and Outlook
  * export them) read with the `vcf` package, which unfolds lines and splits structured values.
  * vCard 2.1's quoted-printable values (soft line breaks ending in `=`, bytes as `=XX`) and their
- * CHARSET are decoded here, since `vcf` leaves them as written.
+ * CHARSET (iconv-lite), text escapes and ORG's units are handled here, since `vcf` leaves them as
+ * written.
  */
 import iconv from 'iconv-lite';
 import vCard from 'vcf';
@@ -35,6 +36,11 @@ function decodeQuotedPrintable(value: string, charset: string): string {
   return iconv.encodingExists(charset) ? iconv.decode(buffer, charset) : buffer.toString('utf8');
 }
 
+/** vCard text escapes (`\n`, `\,`, `\;`, `\\`), which vcf leaves as written. */
+function unescapeText(value: string): string {
+  return value.replace(/\\([nN,;\\])/g, (_match, c: string) => (c === 'n' || c === 'N' ? '\n' : c));
+}
+
 function listOf(value: string | string[] | undefined): string[] {
   if (value === undefined) return [];
   return (Array.isArray(value) ? value : value.split(',')).map((v) => v.toLowerCase());
@@ -44,9 +50,14 @@ function property([name, params, , value]: vCard.JCardProperty): CardProperty {
   const raw = value === null ? [] : Array.isArray(value) ? value : [value];
   const encoding = String(params.encoding ?? '').toLowerCase();
   const charset = String(params.charset ?? 'utf-8');
-  const components = encoding === 'quoted-printable' ? raw.map((v) => decodeQuotedPrintable(v, charset)) : raw;
-  // vCard 2.1 writes types bare (`TEL;WORK;VOICE`), which vcf reads as parameters named `type`.
-  return { name: name.toLowerCase(), types: listOf(params.type), components: components.map((c) => c.trim()) };
+  let components = encoding === 'quoted-printable' ? raw.map((v) => decodeQuotedPrintable(v, charset)) : raw;
+  // vcf splits N and ADR but leaves ORG whole; its units are separated by unescaped semicolons.
+  if (name.toLowerCase() === 'org' && components.length === 1) components = components[0]!.split(/(?<!\\);/);
+  // vCard 2.1 writes types bare (`TEL;WORK;VOICE`), which vcf reads as parameters named `type`;
+  // vCard 4.0 marks the preferred value with a PREF parameter rather than a type.
+  const types = listOf(params.type);
+  if (params.pref !== undefined) types.push('pref');
+  return { name: name.toLowerCase(), types, components: components.map((c) => unescapeText(c).trim()) };
 }
 
 /** Every card of the text, in file order. Throws when the text holds no card. */

@@ -1,0 +1,142 @@
+/**
+ * The synchronous import with a fake records service (duplicates by email, sources by uid) and
+ * the real readers; text recognition and PDFs, which need their worker threads, are covered by
+ * tests/import/sync-import.test.ts.
+ */
+import { DomainError } from '@crm/observability';
+import { contactFileReaders } from './contact-file-readers';
+import { importContactsNow, type InstantImportRequest } from './instant-import';
+import type { RecordsClient } from './ports';
+
+const caller = { workspaceId: 'ws_1', actorId: 'usr_1', actorKind: 'user' as const, requestId: 'req_1' };
+
+class FakeRecords implements RecordsClient {
+  readonly contacts = new Map<string, string>();
+  readonly methods: string[] = [];
+  async call(method: string, request: any): Promise<any> {
+    this.methods.push(method);
+    if (method === 'GetSource') {
+      if (request.uid !== 'src_1') throw DomainError.notFound();
+      return { source: { uid: 'src_1', name: 'Fair' } };
+    }
+    if (method === 'ListContacts') {
+      const id = this.contacts.get(request.search.toLowerCase());
+      return { total: id ? 1 : 0, contacts: id ? [{ id, email: request.search }] : [] };
+    }
+    if (method !== 'BatchCreateContacts') throw new Error(method);
+    if (request.sourceUid && request.sourceUid !== 'src_1') throw DomainError.notFound();
+    const answer = { created: [] as any[], duplicates: [] as any[], errors: [] as any[], replayed: false };
+    for (const row of request.rows) {
+      const existing = this.contacts.get(row.email.toLowerCase());
+      if (existing) answer.duplicates.push({ row: row.row, email: row.email, existingContactId: existing, sameImport: false });
+      else {
+        const id = `cnt_${this.contacts.size + 1}`;
+        this.contacts.set(row.email.toLowerCase(), id);
+        answer.created.push({ row: row.row, contactId: id });
+      }
+    }
+    return answer;
+  }
+}
+
+let records: FakeRecords;
+beforeEach(() => {
+  records = new FakeRecords();
+  records.contacts.set('old@example.com', 'cnt_old');
+});
+
+const run = (request: Partial<InstantImportRequest> & { filename: string; content: string | Buffer }) =>
+  importContactsNow({ records, readers: contactFileReaders }, caller, {
+    sourceUid: null,
+    fieldMappings: undefined,
+    dryRun: false,
+    ...request,
+    content: Buffer.from(request.content),
+  });
+
+const CSV = [
+  'Email,First Name,Last Name',
+  'ann@example.com,Ann,Lee',
+  ',No,Email',
+  'ANN@example.com,Ann,Again',
+  'old@example.com,Old,Timer',
+].join('\n');
+
+describe('the synchronous import', () => {
+  it('creates what it can and lists errors and duplicates beside it, in row order', async () => {
+    expect(await run({ filename: 'people.csv', content: CSV })).toEqual({
+      created: [expect.objectContaining({ row: 1, contactId: 'cnt_2', email: 'ann@example.com', firstName: 'Ann', lastName: 'Lee' })],
+      errors: [{ row: 2, message: 'Email is missing.' }],
+      duplicates: [
+        { row: 3, email: 'ANN@example.com', existingContactId: '' },
+        { row: 4, email: 'old@example.com', existingContactId: 'cnt_old' },
+      ],
+    });
+  });
+
+  it('creates nothing on a dry run, and answers the same rows', async () => {
+    const answer = await run({ filename: 'people.csv', content: CSV, dryRun: true });
+    expect(records.methods).not.toContain('BatchCreateContacts');
+    expect(records.contacts.size).toBe(1);
+    expect(answer.created).toEqual([expect.objectContaining({ row: 1, contactId: '', email: 'ann@example.com' })]);
+    expect(answer.duplicates).toEqual([
+      { row: 3, email: 'ANN@example.com', existingContactId: '' },
+      { row: 4, email: 'old@example.com', existingContactId: 'cnt_old' },
+    ]);
+  });
+
+  it('reads CSV headers through field_mappings, as the asynchronous import does', async () => {
+    const answer = await run({
+      filename: 'x.csv',
+      content: 'Courriel 2,Nom complet\nzoe@example.com,Zoe\n',
+      fieldMappings: '{"Courriel 2": "email", "Nom complet": "firstName"}',
+    });
+    expect(answer.created).toEqual([expect.objectContaining({ email: 'zoe@example.com', firstName: 'Zoe' })]);
+  });
+
+  it('refuses a CSV of more than 500 rows with a 413 that names the asynchronous import, before creating anything', async () => {
+    const lines = ['Email,First Name', ...Array.from({ length: 501 }, (_, i) => `p${i}@example.com,P${i}`)];
+    await expect(run({ filename: 'big.csv', content: lines.join('\n') })).rejects.toMatchObject({
+      kind: 'payload_too_large',
+      message: expect.stringContaining('POST /api/crm/contacts/import/start/'),
+    });
+    expect(records.methods).toEqual([]);
+  });
+
+  it('takes 500 rows', async () => {
+    const lines = ['Email,First Name', ...Array.from({ length: 500 }, (_, i) => `p${i}@example.com,P${i}`)];
+    expect((await run({ filename: 'full.csv', content: lines.join('\n') })).created).toHaveLength(500);
+  });
+
+  it('answers 422 for a CSV without an email column, and 400 for bad field_mappings or an unknown source', async () => {
+    await expect(run({ filename: 'x.csv', content: 'Name\nAda\n' })).rejects.toMatchObject({ kind: 'validation_failed' });
+    await expect(run({ filename: 'x.csv', content: CSV, fieldMappings: '{bad' })).rejects.toMatchObject({ kind: 'invalid_argument' });
+    await expect(run({ filename: 'x.csv', content: CSV, sourceUid: 'src_nope' })).rejects.toMatchObject({
+      kind: 'invalid_argument',
+      message: expect.stringContaining('Unknown source_uid'),
+    });
+    await expect(run({ filename: 'x.csv', content: CSV, sourceUid: 'src_nope', dryRun: true })).rejects.toMatchObject({
+      kind: 'invalid_argument',
+    });
+    expect(records.contacts.size).toBe(1);
+  });
+
+  it('numbers vCards from 1 and marks a later card with an earlier email as a duplicate', async () => {
+    const card = (name: string, email: string) => `BEGIN:VCARD\r\nVERSION:3.0\r\nFN:${name}\r\nEMAIL:${email}\r\nEND:VCARD\r\n`;
+    const answer = await run({
+      filename: 'x.vcf',
+      content: card('Ada Lovelace', 'ada@example.com') + card('Ada Again', 'ADA@example.com') + card('No Mail', ''),
+    });
+    expect(answer.created.map((c) => c.row)).toEqual([1]);
+    expect(answer.duplicates).toEqual([{ row: 2, email: 'ADA@example.com', existingContactId: '' }]);
+    expect(answer.errors).toEqual([{ row: 3, message: 'Email is missing.' }]);
+  });
+
+  it('refuses another type, a file over 5 MB, and an unreadable vCard', async () => {
+    await expect(run({ filename: 'x.txt', content: 'hi' })).rejects.toMatchObject({ kind: 'invalid_argument' });
+    await expect(run({ filename: 'x.csv', content: Buffer.alloc(5 * 1024 * 1024 + 1, 0x41) })).rejects.toMatchObject({
+      kind: 'payload_too_large',
+    });
+    await expect(run({ filename: 'x.vcf', content: 'no cards here' })).rejects.toMatchObject({ kind: 'validation_failed' });
+  });
+});

@@ -1,0 +1,73 @@
+import { cardFields, documentContacts } from './card-text';
+
+describe('contact fields pulled out of text', () => {
+  it('reads a business card: name, title, company, email and phone by their looks', () => {
+    const text = [
+      'ANALYTICAL ENGINES LTD',
+      '',
+      'Ada Lovelace',
+      'Chief Engineer',
+      'ada@example.com',
+      '+44 20 7946 0018',
+      'www.example.com',
+    ].join('\n');
+    expect(cardFields(text)).toEqual({
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      title: 'Chief Engineer',
+      email: 'ada@example.com',
+      phone: '+44 20 7946 0018',
+      notes: 'Company: ANALYTICAL ENGINES LTD',
+    });
+  });
+
+  it('believes labelled lines over looks', () => {
+    const text = [
+      'Name: Grace Brewster Hopper',
+      'Position: Rear Admiral',
+      'Company: US Navy',
+      'E-mail: grace@example.com',
+      'Tel. (202) 555-0143',
+      'Fax: 202 555 0199',
+    ].join('\n');
+    expect(cardFields(text)).toEqual({
+      firstName: 'Grace',
+      lastName: 'Brewster Hopper',
+      title: 'Rear Admiral',
+      email: 'grace@example.com',
+      phone: '(202) 555-0143',
+      notes: 'Company: US Navy',
+    });
+  });
+
+  it('leaves out what it cannot find, so the row reports the missing email', () => {
+    expect(cardFields('Thank you for your order\n\n12 items')).toEqual({});
+  });
+
+  it('does not take a short number or a date for a phone', () => {
+    expect(cardFields('Ada Lovelace\nada@example.com\nRoom 42\n2024')).toEqual({
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      email: 'ada@example.com',
+    });
+  });
+
+  it('reads a contact list one line per contact, columns split at tabs', () => {
+    const text = [
+      'Attendees',
+      'Grace Hopper\tgrace@example.com\t+1 202 555 0143',
+      'Alan Turing\talan@example.com\tBletchley Park Ltd',
+    ].join('\n');
+    expect(documentContacts(text)).toEqual([
+      { firstName: 'Grace', lastName: 'Hopper', email: 'grace@example.com', phone: '+1 202 555 0143' },
+      { firstName: 'Alan', lastName: 'Turing', email: 'alan@example.com', notes: 'Company: Bletchley Park Ltd' },
+    ]);
+  });
+
+  it('reads a signature page with one email as one contact', () => {
+    const text = ['Kind regards,', 'Katherine Johnson', 'Research Mathematician', 'katherine@example.com'].join('\n');
+    expect(documentContacts(text)).toEqual([
+      { firstName: 'Katherine', lastName: 'Johnson', title: 'Research Mathematician', email: 'katherine@example.com' },
+    ]);
+  });
+});
