@@ -129,6 +129,42 @@ describe('deliveries', () => {
     expect(signedWith(got.signature, got.rawBody, 'whsec_someone_else')).toBe(false);
   });
 
+  it('posts account creation and deletion, the deleted one carrying the account as it was', async () => {
+    await subscribe(receiver.url('/accounts'), ['account.created', 'account.deleted']);
+    const account = await api.post('/api/accounts/', { name: 'Hooked Ltd' });
+    expect(account.status).toBe(201);
+    expect((await api.delete(`/api/accounts/${account.body.id}/`)).status).toBe(204);
+    const got = await eventually('both account events', () => {
+      const mine = receiver.on('/accounts').filter((r) => r.body.data.record?.id === account.body.id);
+      return mine.length === 2 && mine;
+    });
+    expect(got.map((r) => r.body.type).sort()).toEqual(['account.created', 'account.deleted']);
+    expect(got.find((r) => r.body.type === 'account.deleted')!.body.data.record.name).toBe('Hooked Ltd');
+  });
+
+  it('posts automation.run_failed when a run of a rule fails', async () => {
+    await subscribe(receiver.url('/runs'), ['automation.run_failed']);
+    // No AI provider is configured: an ai_generated email step fails, saying so.
+    const rule = await api.post('/api/automations/rules/', {
+      name: 'Fails',
+      trigger: 'lead_created',
+      steps: [{ type: 'send_email', order: 1, config: { mode: 'ai_generated', prompt: 'Write a short welcome.' } }],
+    });
+    expect(rule.status).toBe(201);
+    expect((await api.post(`/api/automations/rules/${rule.body.id}/activate/`)).status).toBe(200);
+    const lead = await createLead();
+    try {
+      const got = await eventually('the run_failed event', () => receiver.on('/runs').find((r) => r.body.data.recordId === lead.id));
+      expect(got.body).toMatchObject({
+        type: 'automation.run_failed',
+        workspaceId: owner.user.workspaceId,
+        data: { ruleId: rule.body.id, recordType: 'lead', reason: expect.any(String) },
+      });
+    } finally {
+      await api.post(`/api/automations/rules/${rule.body.id}/deactivate/`);
+    }
+  });
+
   it('retries after a 500 and logs one item per attempt with the same event id', async () => {
     receiver.script('/flaky', (nth) => (nth === 1 ? 500 : 200));
     const hook = await subscribe(receiver.url('/flaky'), ['lead.created']);

@@ -23,6 +23,7 @@ import { Enroller } from './engine/enroller';
 import { ExitWatcher } from './engine/exit-watcher';
 import { MergeFollower } from './engine/merge-follower';
 import { EVENTS_QUEUE, STEPS_QUEUE } from './engine/messages';
+import { RunEvents } from './engine/run-events';
 import { StepActions } from './engine/step-actions';
 import { StepDispatcher } from './engine/step-dispatcher';
 import { StepRunner } from './engine/step-runner';
@@ -149,6 +150,7 @@ export async function startAutomationWorker(
       {
         waitScale: config.CRM_WAIT_TIME_SCALE,
         claimLeaseMs: config.STEP_CLAIM_MS,
+        runEvents: new RunEvents(bus),
       },
     );
     const sweeper = new Sweeper(store, dispatcher, logger, { intervalMs: config.SWEEP_INTERVAL_MS, graceMs: config.SWEEP_GRACE_MS });

@@ -99,13 +99,11 @@ export class WebhookService {
 
   async list(caller: Caller, offset: number, limit: number): Promise<Page<WebhookView>> {
     if (offset < 0 || limit < 0) throw DomainError.invalid('offset and limit must not be negative.');
-    const page = await this.store
-      .forWorkspace(caller.workspaceId)
-      .findPage(webhookSubscriptions, {
-        sort: [{ field: 'createdAt', direction: 'desc' }],
-        offset,
-        limit: Math.min(limit || 20, MAX_LIMIT),
-      });
+    const page = await this.store.forWorkspace(caller.workspaceId).findPage(webhookSubscriptions, {
+      sort: [{ field: 'createdAt', direction: 'desc' }],
+      offset,
+      limit: Math.min(limit || 20, MAX_LIMIT),
+    });
     return { total: page.total, items: page.items.map((item) => view(item)) };
   }
 

@@ -104,6 +104,17 @@ describe('webhookEventsFor', () => {
     ]);
   });
 
+  it("makes automation.run_failed of the engine's failed-run event", () => {
+    const [event] = webhookEventsFor(
+      message('automation.run_failed.v1', { workspaceId: 'ws_1', executionLogId: 'log_1', ruleId: 'rul_1', reason: 'Step 1 failed' }),
+    );
+    expect(event).toMatchObject({
+      type: 'automation.run_failed',
+      workspaceId: 'ws_1',
+      data: { executionLogId: 'log_1', ruleId: 'rul_1', reason: 'Step 1 failed' },
+    });
+  });
+
   it('ignores events webhooks do not expose', () => {
     expect(webhookEventsFor(message('records.proposal_status_changed.v1', { workspaceId: 'ws_1', record }))).toEqual([]);
   });

@@ -2,7 +2,7 @@
  * Records' bus events as webhook events. Records publishes every creation (one batch event for an
  * import chunk's contacts), update and deletion of a lead, contact, account or opportunity, merges
  * (the merged-away records count as deleted), a lead's status change (to `converted` is
- * lead.converted) and an opportunity's stage change. An
+ * lead.converted) and an opportunity's stage change; the engine publishes failed runs. An
  * event's id derives from the bus message's (and the record's, in a batch), so a redelivered bus
  * message makes the same webhook event, which receivers de-duplicate by X-CRM-Event-Id.
  */
@@ -70,6 +70,21 @@ export function webhookEventsFor(message: BusMessage): WebhookEnvelope[] {
     case 'records.record_deleted.v1': {
       const type = typed(payload, message.type === 'records.record_updated.v1' ? 'updated' : 'deleted');
       if (type) out.push(envelope(message, type, payload, {}));
+      break;
+    }
+    case 'automation.run_failed.v1': {
+      // The engine's own event (engine/run-events.ts): a run of a rule ended failed.
+      const run = message.payload as { workspaceId?: string; executionLogId?: string } & Record<string, unknown>;
+      if (run.workspaceId && run.executionLogId) {
+        const { workspaceId, ...data } = run;
+        out.push({
+          id: derivedId(ID_PREFIX.webhookEvent, message.id, 'automation.run_failed'),
+          type: 'automation.run_failed',
+          occurredAt: message.occurredAt,
+          workspaceId,
+          data,
+        });
+      }
       break;
     }
     case 'records.records_merged.v1': {

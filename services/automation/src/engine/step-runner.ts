@@ -26,6 +26,7 @@ import { dueAtOnReaching, retryDelayMs } from '../domain/schedule';
 import { timestamp } from '../domain/time';
 import { enrollments } from '../store/collections';
 import { STEP_DUE_TYPE, type StepDuePayload } from './messages';
+import type { RunEvents } from './run-events';
 import { endedFields, NO_EXIT } from './run-exit';
 import { StepActions, StepFailure } from './step-actions';
 import type { StepDispatcher } from './step-dispatcher';
@@ -47,6 +48,8 @@ export interface StepRunnerOptions {
   claimLeaseMs?: number;
   /** Transient failures of one step before the enrollment fails. */
   maxAttempts?: number;
+  /** Where failed runs are announced (outbound webhooks); none in most unit tests. */
+  runEvents?: RunEvents;
 }
 
 export class StepRunner {
@@ -213,7 +216,7 @@ export class StepRunner {
     result?: StepResult,
     exit: RunExit | null = null,
   ): Promise<void> {
-    await this.endStep(
+    const ended = await this.endStep(
       enrollment,
       token,
       {
@@ -225,6 +228,7 @@ export class StepRunner {
       },
       result,
     );
+    if (ended?.status === 'failed') await this.options.runEvents?.failed(ended);
   }
 
   /**

@@ -1,6 +1,7 @@
 /** The webhook engine's queues and its one message: an attempt to deliver one event to one subscription. */
 import type { QueueDefinition } from '@crm/bus';
 import type { WebhookEnvelope } from '../domain/webhook-model';
+import { RUN_FAILED_TYPE } from './run-events';
 
 export const WEBHOOK_DUE_TYPE = 'automation.webhook_due.v1';
 
@@ -16,10 +17,10 @@ export interface WebhookDuePayload {
   manual: boolean;
 }
 
-/** Records' domain events, fanned out to the subscriptions that asked for them. */
+/** Records' domain events and failed runs, fanned out to the subscriptions that asked for them. */
 export const WEBHOOK_EVENTS_QUEUE: QueueDefinition = {
   name: 'automation.webhook-events',
-  bindings: ['records.#'],
+  bindings: ['records.#', RUN_FAILED_TYPE],
   prefetch: 32,
   maxDeliveries: 8,
 };
