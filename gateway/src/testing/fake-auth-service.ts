@@ -48,12 +48,26 @@ export class FakeAuthService {
       lastName: '',
       workspaceId: id,
       role: 'system',
+      isActive: true,
+      invitePending: false,
+      createdAt: '2025-01-01T00:00:00Z',
     });
     return workspace;
   }
 
   addUser(id: string, email: string, password: string, workspaceId: string): void {
-    this.users.set(id, { id, email, password, firstName: 'Ann', lastName: 'Lee', workspaceId, role: 'admin' });
+    this.users.set(id, {
+      id,
+      email,
+      password,
+      firstName: 'Ann',
+      lastName: 'Lee',
+      workspaceId,
+      role: 'admin',
+      isActive: true,
+      invitePending: false,
+      createdAt: '2025-01-01T00:00:00Z',
+    });
   }
 
   /** An access token as auth would issue it; `options` lets tests forge bad ones. */
