@@ -234,7 +234,7 @@ describe('contacts', () => {
     await createContact(w);
     const response = await w.api.get('/api/contacts/');
     expect(response.status).toBe(200);
-    expect(keys(response.body)).toEqual(['count', 'next', 'previous', 'results']);
+    expect(keys(response.body)).toEqual(['count', 'next', 'nextCursor', 'previous', 'results']);
     for (const item of response.body.results) expect(keys(item)).toEqual([...CONTACT_ITEM].sort());
   });
 
@@ -256,7 +256,7 @@ describe('contacts', () => {
     ]);
     expect((await w.api.delete(`/api/contacts/${contact.id}/`)).status).toBe(204);
     const after = await w.api.get(`/api/tasks/?relatedTo=${contact.id}`);
-    expect(after.body).toEqual({ count: 0, next: null, previous: null, results: [] });
+    expect(after.body).toEqual({ count: 0, next: null, previous: null, nextCursor: null, results: [] });
   });
 });
 
@@ -333,6 +333,7 @@ describe('accounts', () => {
       count: 1,
       next: null,
       previous: null,
+      nextCursor: null,
       results: [
         {
           id: contact.id,
@@ -436,7 +437,8 @@ describe('sources, activities and the /api/v1 alias', () => {
     expect(log.status).toBe(200);
     expect(log.body.count).toBe(2);
     const [updated, created] = log.body.results;
-    expect(keys(created)).toEqual(['action', 'actorId', 'actorType', 'createdAt', 'id', 'recordId', 'recordType']);
+    expect(keys(created)).toEqual(['action', 'actorId', 'actorType', 'createdAt', 'id', 'mergedIds', 'recordId', 'recordType']);
+    expect(created.mergedIds).toEqual([]);
     expect(created).toMatchObject({
       action: 'created',
       recordType: 'contact',
