@@ -80,6 +80,29 @@ const EXPECTATIONS: { command: RegExp; check(outcome: Outcome, walk: Walk): void
     check: ({ out }) => expect(json(out)).toMatchObject({ status: 'complete', totalRows: 1, successCount: 1, errorCount: 0 }),
   },
   {
+    command: /^printf .* > alan\.vcf$/,
+    printsNothing: true,
+    check: (_outcome, walk) =>
+      expect(fs.readFileSync(path.join(walk.clone, 'alan.vcf'), 'utf8')).toBe(
+        'BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Alan Turing\r\nEMAIL:alan@example.com\r\nEND:VCARD\r\n',
+      ),
+  },
+  {
+    command: /\/api\/contacts\/import\/\?dryRun=true/,
+    check: ({ out }) =>
+      expect(json(out)).toEqual({
+        created: [expect.objectContaining({ id: null, firstName: 'Alan', lastName: 'Turing', email: 'alan@example.com' })],
+        errors: [],
+        duplicates: [],
+        dryRun: true,
+      }),
+  },
+  {
+    command: /\/api\/contacts\/import\/ -H/,
+    check: ({ out }) =>
+      expect(json(out)).toMatchObject({ created: [{ id: expect.stringMatching(/^cnt_/), email: 'alan@example.com' }], dryRun: false }),
+  },
+  {
     command: /\/api\/automations\/templates\/\?category=lead_management/,
     check: ({ out }) => expect(json(out).results.map((t: { id: string }) => t.id)).toContain('tmpl_new_lead_welcome'),
   },
