@@ -7,6 +7,7 @@
  */
 import type { ApiClient } from '../support/api-client';
 import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
+import { peopleCsv, uploadCsv } from '../import/import-support';
 import { liftRateLimit } from '../support/operator-cli';
 import { signedWith, WebhookReceiver, type ReceivedHook } from './webhook-receiver';
 
@@ -163,6 +164,17 @@ describe('deliveries', () => {
     } finally {
       await api.post(`/api/automations/rules/${rule.body.id}/deactivate/`);
     }
+  });
+
+  it('posts import.completed with the counts when an import ends', async () => {
+    await subscribe(receiver.url('/imports'), ['import.completed', 'import.failed']);
+    const uid = await uploadCsv(open.api, owner.access, peopleCsv(3, `hooked-${Date.now()}`));
+    const got = await eventually('the import.completed event', () => receiver.on('/imports').find((r) => r.body.data.jobUid === uid));
+    expect(got.body).toMatchObject({
+      type: 'import.completed',
+      workspaceId: owner.user.workspaceId,
+      data: { status: 'complete', totalRows: 3, successCount: 3, errorCount: 0 },
+    });
   });
 
   it('retries after a 500 and logs one item per attempt with the same event id', async () => {

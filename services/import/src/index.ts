@@ -22,6 +22,7 @@ import {
 } from '@crm/grpc';
 import { createLogger, type Logger } from '@crm/observability';
 import { locationFromEnv, openStore, type DocumentStore, type StoreLocation } from '@crm/store';
+import { ImportEvents } from './application/import-events';
 import { ChunkImporter } from './application/chunk-importer';
 import { contactFileReaders } from './application/contact-file-readers';
 import { chunkQueue, splitQueue, type ChunkPayload, type SplitPayload } from './application/import-messages';
@@ -90,7 +91,7 @@ async function openRuntime(config: ImportConfig, logger: Logger, options: StartI
     : new GrpcClient<recordsV1.RecordsServiceMethods>(recordsV1.protoPath, recordsV1.RecordsServiceName, config.RECORDS_GRPC_ADDR, tls);
   const records: RecordsClient = options.records ?? ownedRecords!;
   const repo = new ImportJobRepository(store);
-  const importer = new ChunkImporter({ repo, files, records, logger });
+  const importer = new ChunkImporter({ repo, files, records, logger, events: new ImportEvents(bus) });
   return {
     store,
     files,

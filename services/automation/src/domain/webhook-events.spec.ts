@@ -115,6 +115,12 @@ describe('webhookEventsFor', () => {
     });
   });
 
+  it("makes import.completed and import.failed of import's ended-job events", () => {
+    const ended = (type: string) => webhookEventsFor(message(type, { workspaceId: 'ws_1', jobUid: 'job_1', successCount: 3 }))[0]!;
+    expect(ended('import.job_completed.v1')).toMatchObject({ type: 'import.completed', data: { jobUid: 'job_1', successCount: 3 } });
+    expect(ended('import.job_failed.v1').type).toBe('import.failed');
+  });
+
   it('ignores events webhooks do not expose', () => {
     expect(webhookEventsFor(message('records.proposal_status_changed.v1', { workspaceId: 'ws_1', record }))).toEqual([]);
   });

@@ -2,7 +2,8 @@
  * Records' bus events as webhook events. Records publishes every creation (one batch event for an
  * import chunk's contacts), update and deletion of a lead, contact, account or opportunity, merges
  * (the merged-away records count as deleted), a lead's status change (to `converted` is
- * lead.converted) and an opportunity's stage change; the engine publishes failed runs. An
+ * lead.converted) and an opportunity's stage change; the engine publishes failed runs, and import
+ * its ended jobs. An
  * event's id derives from the bus message's (and the record's, in a batch), so a redelivered bus
  * message makes the same webhook event, which receivers de-duplicate by X-CRM-Event-Id.
  */
@@ -45,7 +46,14 @@ function envelope(
   };
 }
 
-/** The webhook events one records message stands for (none for the ones webhooks do not expose). */
+/** An event whose payload is the webhook's data as it is (with its workspace id taken out). */
+function asIs(message: BusMessage, type: WebhookEventType): WebhookEnvelope | null {
+  const { workspaceId, ...data } = (message.payload ?? {}) as { workspaceId?: string } & Record<string, unknown>;
+  if (!workspaceId) return null;
+  return { id: derivedId(ID_PREFIX.webhookEvent, message.id, type), type, occurredAt: message.occurredAt, workspaceId, data };
+}
+
+/** The webhook events one message stands for (none for the ones webhooks do not expose). */
 export function webhookEventsFor(message: BusMessage): WebhookEnvelope[] {
   const payload = (message.payload ?? {}) as RecordEventPayload;
   const out: Array<WebhookEnvelope | null> = [];
@@ -72,21 +80,17 @@ export function webhookEventsFor(message: BusMessage): WebhookEnvelope[] {
       if (type) out.push(envelope(message, type, payload, {}));
       break;
     }
-    case 'automation.run_failed.v1': {
+    case 'automation.run_failed.v1':
       // The engine's own event (engine/run-events.ts): a run of a rule ended failed.
-      const run = message.payload as { workspaceId?: string; executionLogId?: string } & Record<string, unknown>;
-      if (run.workspaceId && run.executionLogId) {
-        const { workspaceId, ...data } = run;
-        out.push({
-          id: derivedId(ID_PREFIX.webhookEvent, message.id, 'automation.run_failed'),
-          type: 'automation.run_failed',
-          occurredAt: message.occurredAt,
-          workspaceId,
-          data,
-        });
-      }
+      out.push(asIs(message, 'automation.run_failed'));
       break;
-    }
+    case 'import.job_completed.v1':
+      // Import's (services/import application/import-events.ts): a job ended.
+      out.push(asIs(message, 'import.completed'));
+      break;
+    case 'import.job_failed.v1':
+      out.push(asIs(message, 'import.failed'));
+      break;
     case 'records.records_merged.v1': {
       const deleted = typed(payload, 'deleted');
       // Survivors of lead and contact merges come with their own record_updated; an account's does not.

@@ -17,10 +17,10 @@ export interface WebhookDuePayload {
   manual: boolean;
 }
 
-/** Records' domain events and failed runs, fanned out to the subscriptions that asked for them. */
+/** Records' domain events, failed runs and ended imports, fanned out to the subscriptions that asked for them. */
 export const WEBHOOK_EVENTS_QUEUE: QueueDefinition = {
   name: 'automation.webhook-events',
-  bindings: ['records.#', RUN_FAILED_TYPE],
+  bindings: ['records.#', RUN_FAILED_TYPE, 'import.job_completed.v1', 'import.job_failed.v1'],
   prefetch: 32,
   maxDeliveries: 8,
 };

@@ -15,6 +15,7 @@ import type { FileStorage } from '../store/file-storage';
 import type { ImportJobRepository } from '../store/import-job-repository';
 import { batchKey, BatchNeverCreated, createContactBatch, recallContactBatch } from './contact-batch';
 import { sortRows } from './contact-rows';
+import type { ImportEvents } from './import-events';
 import type { ChunkPayload } from './import-messages';
 import type { RecordsClient } from './ports';
 import { counter } from '@crm/telemetry';
@@ -31,6 +32,8 @@ export interface ChunkImporterDeps {
   files: FileStorage;
   records: RecordsClient;
   logger: Logger;
+  /** Where ended jobs are announced (import.completed / import.failed webhooks); none in most unit tests. */
+  events?: ImportEvents;
 }
 
 export class ChunkImporter {
@@ -66,6 +69,14 @@ export class ChunkImporter {
   }
 
   /** Counts a chunk that cannot be imported: every row an error with `reason`. */
+  /** Fails the job with a reason a person can act on, announces it, and drops its file. */
+  async fail(job: ImportJobDocument, reason: string): Promise<void> {
+    const failed = await this.deps.repo.fail(job.workspaceId!, job.id, reason);
+    if (!failed) return;
+    await this.deps.events?.ended(failed);
+    await this.deps.files.remove(job.fileId).catch(() => undefined);
+  }
+
   async giveUp(job: ImportJobDocument, chunk: CsvChunk, reason: string): Promise<void> {
     const payload: ChunkPayload = {
       jobUid: job.id,
@@ -83,10 +94,11 @@ export class ChunkImporter {
     await this.deps.repo.applyChunkResult(payload.workspaceId, payload.jobUid, payload.index, failedRows(payload, reason));
   }
 
-  /** Completes the job when every chunk is counted, and drops its file. */
+  /** Completes the job when every chunk is counted, announces it, and drops its file. */
   async finishIfDone(workspaceId: string, jobUid: string): Promise<void> {
     const completed = await this.deps.repo.completeIfFinished(workspaceId, jobUid);
     if (completed) {
+      await this.deps.events?.ended(completed);
       await this.deps.files
         .remove(completed.fileId)
         .catch((err: unknown) => this.deps.logger.warn({ err, jobUid }, 'could not remove an import file'));

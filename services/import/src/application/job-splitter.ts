@@ -78,9 +78,8 @@ export class JobSplitter {
     await bus.publish(newMessage(CHUNK_MESSAGE, payload, { correlationId: job.id }));
   }
 
-  private async end(job: ImportJobDocument, reason: string): Promise<void> {
-    const failed = await this.deps.repo.fail(job.workspaceId!, job.id, reason);
-    if (failed) await this.deps.files.remove(job.fileId).catch(() => undefined);
+  private end(job: ImportJobDocument, reason: string): Promise<void> {
+    return this.deps.importer.fail(job, reason);
   }
 }
 
