@@ -38,8 +38,8 @@ export function checkImage(content: Buffer, maxPixels: number): void {
   }
 }
 
-/** Recognitions running at once in this process (each worker holds the model and the decoded image). */
-const AT_ONCE = 2;
+/** Recognitions running at once in this process: each worker holds the model and the decoded image (~20 bytes a pixel). */
+const AT_ONCE = 1;
 let running = 0;
 const waiting: (() => void)[] = [];
 
