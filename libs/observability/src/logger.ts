@@ -21,6 +21,11 @@ export const REDACTED_PATHS = [
   'req.headers.authorization',
   'privateKeyPem',
   '*.privateKeyPem',
+  // Webhook signing secrets (they are kept in the clear to sign, so they must never be logged).
+  'secret',
+  '*.secret',
+  'secrets',
+  '*.secrets',
 ];
 
 export interface LoggerOptions {
