@@ -32,6 +32,7 @@ export const WEBHOOK_EVENTS_QUEUE: QueueDefinition = {
 export const WEBHOOK_DELIVERIES_QUEUE: QueueDefinition = {
   name: 'automation.webhook-deliveries',
   bindings: [WEBHOOK_DUE_TYPE],
-  prefetch: 32,
+  // Attempts mostly wait on the network (up to WEBHOOK_TIMEOUT_MS each), so many run at once.
+  prefetch: 64,
   maxDeliveries: 8,
 };

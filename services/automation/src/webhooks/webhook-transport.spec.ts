@@ -34,6 +34,19 @@ describe('webhookTransport', () => {
     expect(result).toMatchObject({ status: 200, error: null, excerpt: 'ok' });
   });
 
+  it('connects to the address its own lookup vetted, not to what the system resolver would say', async () => {
+    // `receiver.invalid` resolves nowhere for the system; the transport's resolver is the only way there.
+    const pinned = webhookTransport({
+      allowPrivate: true,
+      timeoutMs: 500,
+      maxResponseBytes: 16,
+      resolve: () => Promise.resolve([{ address: '127.0.0.1', family: 4 }]),
+    });
+    const result = await pinned.post(`http://receiver.invalid:${port}/pinned`, '{}', {});
+    expect(result).toMatchObject({ status: 200, error: null });
+    expect(received).toEqual(['/pinned']);
+  });
+
   it('never connects when a name resolves to a private address, even though it would answer', async () => {
     // A rebinding DNS server: the name resolves to loopback, where our receiver listens.
     const guarded = webhookTransport({
