@@ -434,7 +434,15 @@ describe('the chart', () => {
     expect(used.length).toBeGreaterThan(10);
     expect([...new Set(used)].filter((name) => !exported.has(name))).toEqual([]);
     expect([...rules.matchAll(/alert: (\w+)/g)].map((m) => m[1]).sort()).toEqual(
-      ['CrmAutomationLate', 'CrmDeadLetters', 'CrmHttp5xxRate', 'CrmImportLag', 'CrmMessagesDeadLettered', 'CrmRateLimitFallback'].sort(),
+      [
+        'CrmAutomationLate',
+        'CrmDeadLetters',
+        'CrmHttp5xxRate',
+        'CrmImportLag',
+        'CrmMessagesDeadLettered',
+        'CrmRateLimitFallback',
+        'CrmWebhooksFailing',
+      ].sort(),
     );
     expect(rules).toContain('.Files.Get "dashboards/crm.json"');
   });
