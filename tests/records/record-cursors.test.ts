@@ -122,6 +122,24 @@ describe('walking a list by cursor', () => {
   });
 });
 
+describe('the workspace’s people', () => {
+  it('are listed by cursor too', async () => {
+    for (let i = 0; i < 3; i++) {
+      const invited = await mine.api.post('/api/settings/users/', {
+        email: `member-${unique()}@example.com`,
+        firstName: 'M',
+        lastName: `${i}`,
+        role: 'member',
+      });
+      expect(invited.status).toBe(201);
+    }
+    const all = ids([(await mine.api.get('/api/settings/users/?limit=100')).body]);
+    expect(all).toHaveLength(4);
+    expect(ids(await walkByCursor('/api/settings/users/?limit=3'))).toEqual(all);
+    expect((await mine.api.get('/api/settings/users/?limit=3&cursor=made-up')).status).toBe(400);
+  });
+});
+
 describe('a cursor is refused', () => {
   let cursor: string;
   beforeAll(async () => {

@@ -12,6 +12,8 @@ import { bodySchema, idParameter, operation, ref, type JsonSchema, type OpenApiP
 import { callerContext, callerOf } from '../request-context';
 import { loginUser } from './auth.routes';
 import { paginated, readListQuery } from './records/list-query';
+import { listParameters } from './records/record-routes';
+import { pageSchema } from './records/record-shape';
 import type { RouteDeps, RouteModule } from './route-module';
 import { parseBody, pathId } from './validate';
 
@@ -55,9 +57,14 @@ export function memberRoutes(deps: RouteDeps): RouteModule {
   const router = Router();
 
   router.get('/api/settings/users', async (req, res) => {
-    const list = readListQuery(req, []);
-    const { users, total } = await auth.call('ListUsers', { offset: list.offset, limit: list.limit }, callerContext(res), options);
-    res.json(paginated(req, config, list, total, users.map(memberJson)));
+    const list = readListQuery(req, [], { cursor: true });
+    const page = await auth.call(
+      'ListUsers',
+      { offset: list.offset, limit: list.limit, cursor: list.cursor ?? '' },
+      callerContext(res),
+      options,
+    );
+    res.json(paginated(req, config, list, page.total, page.users.map(memberJson), page.nextCursor));
   });
 
   router.post('/api/settings/users', async (req, res) => {
@@ -112,23 +119,6 @@ const invitedSchema: JsonSchema = {
     },
   },
 };
-const memberListSchema: JsonSchema = {
-  type: 'object',
-  required: ['count', 'next', 'previous', 'results'],
-  properties: {
-    count: { type: 'integer' },
-    next: { type: ['string', 'null'], format: 'uri' },
-    previous: { type: ['string', 'null'], format: 'uri' },
-    results: { type: 'array', items: memberSchema },
-  },
-};
-const pagingParameters = ['page', 'offset', 'limit'].map((name) => ({
-  name,
-  in: 'query',
-  required: false,
-  schema: { type: 'integer', minimum: name === 'offset' ? 0 : 1 },
-}));
-
 const memberPaths: OpenApiPaths = {
   '/api/settings/users/': {
     get: operation({
@@ -137,8 +127,10 @@ const memberPaths: OpenApiPaths = {
       description: 'Newest first; invited people who have not accepted yet are listed with `invitePending: true`.',
       tags: ['users'],
       authenticated: true,
-      parameters: pagingParameters,
-      responses: { 200: { description: 'One page of users.', schema: memberListSchema } },
+      parameters: listParameters([], { cursor: true }),
+      responses: {
+        200: { description: 'One page of users.', schema: pageSchema(memberSchema, 'One page of users, newest first.', { cursor: true }) },
+      },
       errors: [400],
     }),
     post: operation({

@@ -117,12 +117,16 @@ export interface ListUsersRequest {
   offset: number;
   /** 0: every user. */
   limit: number;
+  /** Walk on from a `next_cursor` of an earlier page (with a limit) instead of `offset`; INVALID_ARGUMENT when this list did not make it. */
+  cursor: string;
 }
 
 export interface ListUsersResponse {
   users: User[];
-  /** Every user of the workspace, whatever the page. */
+  /** Every user of the workspace, whatever the page; 0 on a cursor page, which counts nothing. */
   total: number;
+  /** The cursor of the page after this one; empty on the last page. */
+  nextCursor: string;
 }
 
 export interface InviteUserRequest {

@@ -5,7 +5,7 @@ import { newId } from './ids';
 import { invitationMatches, invitationTarget, newInvitation } from './invitation-tokens';
 import { isActive, isInvitePending, type MemberRole, type User } from './model';
 import type { PasswordHasher } from './passwords';
-import type { UserRepository } from './repositories';
+import type { PeoplePage, UserRepository } from './repositories';
 import type { SessionEndings } from './session-endings';
 import { FieldCheck } from './validation';
 
@@ -38,8 +38,8 @@ export class MemberService {
     private readonly now: Clock,
   ) {}
 
-  list(caller: Caller, offset: number, limit: number): Promise<{ total: number; users: User[] }> {
-    return this.users.listPeople(requireWorkspace(caller), Math.max(0, offset), Math.max(0, limit));
+  list(caller: Caller, offset: number, limit: number, cursor?: string): Promise<PeoplePage> {
+    return this.users.listPeople(requireWorkspace(caller), { offset: Math.max(0, offset), limit: Math.max(0, limit), cursor });
   }
 
   /** A new pending user, or a fresh token for one whose invitation is still pending (the old token stops working). */

@@ -1,6 +1,13 @@
 // What the domain needs from storage. The store/ folder implements these; tests may fake them.
 import type { ApiKey, ApiKeyLookup, ApiKeyUsageDay, Plan, RefreshToken, SessionEnd, SigningKey, User, UserLogin, Workspace } from './model';
 
+/** A page of people: the total is null on a cursor page, which counts nothing. */
+export interface PeoplePage {
+  total: number | null;
+  users: User[];
+  nextCursor: string | null;
+}
+
 export interface NewWorkspace {
   workspace: Workspace;
   systemUser: User;
@@ -27,7 +34,8 @@ export interface UserRepository {
   /** Writes the user and their login together; 'email_taken' when the login exists. */
   insert(user: User, login: UserLogin): Promise<'created' | 'email_taken'>;
   /** The workspace's people (never its system user), newest first; limit 0: all of them. */
-  listPeople(workspaceId: string, offset: number, limit: number): Promise<{ total: number; users: User[] }>;
+  /** A page of the workspace's people (limit 0: all of them), by offset or after a cursor. */
+  listPeople(workspaceId: string, paging: { offset: number; limit: number; cursor?: string }): Promise<PeoplePage>;
   /** Active admins of the workspace. */
   countActiveAdmins(workspaceId: string): Promise<number>;
   /** Sets and removes fields of a user; null when there is no such user. */

@@ -64,8 +64,8 @@ export function authHandlers({
       return {};
     },
     ListUsers: async (request, context) => {
-      const { total, users } = await members.list(callerOf(context), request.offset, request.limit);
-      return { total, users: users.map(toUser) };
+      const page = await members.list(callerOf(context), request.offset, request.limit, request.cursor || undefined);
+      return { total: page.total ?? 0, users: page.users.map(toUser), nextCursor: page.nextCursor ?? '' };
     },
     InviteUser: async (request, context) => {
       const { user, token } = await members.invite(callerOf(context), request);

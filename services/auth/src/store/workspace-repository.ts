@@ -1,6 +1,6 @@
-import { StoreError, type DocumentStore } from '@crm/store';
+import { listPage, StoreError, type Condition, type DocumentStore } from '@crm/store';
 import type { Plan, User, UserLogin, Workspace } from '../domain/model';
-import type { NewWorkspace, UserChange, UserRepository, WorkspaceRepository } from '../domain/repositories';
+import type { NewWorkspace, PeoplePage, UserChange, UserRepository, WorkspaceRepository } from '../domain/repositories';
 import { userLogins, users, workspaces } from './collections';
 
 export class StoreWorkspaceRepository implements WorkspaceRepository {
@@ -65,14 +65,15 @@ export class StoreUserRepository implements UserRepository {
     }
   }
 
-  async listPeople(workspaceId: string, offset: number, limit: number): Promise<{ total: number; users: User[] }> {
-    const page = await this.store.forWorkspace(workspaceId).findPage(users, {
-      where: [{ field: 'role', op: 'ne', value: 'system' }],
-      sort: [{ field: 'createdAt', direction: 'desc' }],
-      offset,
-      ...(limit > 0 ? { limit } : {}),
-    });
-    return { total: page.total, users: page.items };
+  async listPeople(workspaceId: string, paging: { offset: number; limit: number; cursor?: string }): Promise<PeoplePage> {
+    const where: Condition[] = [{ field: 'role', op: 'ne', value: 'system' }];
+    const sort = { field: 'createdAt', direction: 'desc' } as const;
+    if (paging.limit === 0) {
+      const page = await this.store.forWorkspace(workspaceId).findPage(users, { where, sort: [sort], offset: paging.offset });
+      return { total: page.total, users: page.items, nextCursor: null };
+    }
+    const page = await listPage(this.store.forWorkspace(workspaceId), users, { where, sort, ...paging });
+    return { total: page.total, users: page.items, nextCursor: page.nextCursor };
   }
 
   countActiveAdmins(workspaceId: string): Promise<number> {
