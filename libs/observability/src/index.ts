@@ -1,3 +1,4 @@
 export * from './domain-error';
 export * from './logger';
 export * from './shutdown';
+export * from './field-error-list';

@@ -4,16 +4,15 @@
  * - a name, a known trigger kind, at least one step, orders 1..n without gaps;
  * - conditions on known fields of the trigger's record type, with a known operator and a value of
  *   the right shape for both (a value set's members only, numbers for numeric fields, ...);
- * - each step type's config keys, no more and no fewer; placeholders only from the trigger's set;
+ * - each step type's config keys, no more and no fewer, and their values (steps/, one file per type);
+ *   placeholders only from the trigger's set;
  * - no rule that could re-trigger itself (see loop-guard.ts for the runtime bound).
  */
-import { DomainError, type FieldErrors } from '@crm/observability';
-import { findEmailTemplate } from './email-templates';
+import { FieldErrorList, type FieldErrors } from '@crm/observability';
 import {
   CONDITION_OPERATORS,
   STEP_TYPES,
   TRIGGER_KINDS,
-  WAIT_UNITS,
   type Condition,
   type ConditionOperator,
   type JsonValue,
@@ -22,7 +21,8 @@ import {
   type Step,
   type TriggerKind,
 } from './model';
-import { placeholdersFor, unknownPlaceholders } from './placeholders';
+import { checkStepConfig } from './steps';
+import { isInteger } from './steps/step-checks';
 import { EVENT_FIELDS, RECORD_FIELDS, TRIGGERS, type FieldSpec } from './triggers';
 
 export const LIMITS = {
@@ -30,9 +30,6 @@ export const LIMITS = {
   conditions: 20,
   steps: 50,
   text: 2000,
-  userIds: 50,
-  dueDays: 365,
-  waitMax: { minutes: 60 * 24 * 365, hours: 24 * 365, days: 365 },
 } as const;
 
 export const MESSAGES = {
@@ -51,24 +48,13 @@ export interface RuleInput {
   steps?: unknown;
 }
 
-class Problems {
-  readonly fields: FieldErrors = {};
-  add(path: string, message: string): void {
-    (this.fields[path] ??= []).push(message);
-  }
-  get any(): boolean {
-    return Object.keys(this.fields).length > 0;
-  }
-}
-
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isScalar = (value: unknown): value is string | number | boolean => ['string', 'number', 'boolean'].includes(typeof value);
-const isInteger = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value);
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /** Checks a whole rule definition; returns it normalised (trimmed name, steps sorted by order) or throws a 422. */
 export function validateRuleDefinition(input: RuleInput): RuleDefinition {
-  const problems = new Problems();
+  const problems = new FieldErrorList();
   const name = checkName(input.name, 'name', problems);
   let trigger: TriggerKind | undefined;
   if (input.trigger === undefined || input.trigger === null || input.trigger === '') problems.add('trigger', MESSAGES.required);
@@ -79,11 +65,11 @@ export function validateRuleDefinition(input: RuleInput): RuleDefinition {
   const triggerConditions = checkConditions(input.triggerConditions, 'triggerConditions', trigger, recordType, true, problems);
   const exitConditions = checkConditions(input.exitConditions, 'exitConditions', trigger, recordType, false, problems);
   const steps = checkSteps(input.steps, recordType, problems);
-  if (problems.any) throw DomainError.validation(problems.fields);
+  problems.throwIfAny();
   return { name: name!, trigger: trigger!, triggerConditions, exitConditions, steps: [...steps].sort((a, b) => a.order - b.order) };
 }
 
-function checkName(value: unknown, path: string, problems: Problems): string | undefined {
+function checkName(value: unknown, path: string, problems: FieldErrorList): string | undefined {
   if (value === undefined || value === null) {
     problems.add(path, MESSAGES.required);
     return undefined;
@@ -104,7 +90,7 @@ export function validateTemplateFields(input: { name?: unknown; description?: un
   description: string;
   category: string;
 } {
-  const problems = new Problems();
+  const problems = new FieldErrorList();
   const name = checkName(input.name, 'name', problems);
   let description = '';
   if (input.description !== undefined && input.description !== null) {
@@ -119,7 +105,7 @@ export function validateTemplateFields(input: { name?: unknown; description?: un
       problems.add('category', 'Use lower-case letters, digits and underscores (for example customer_success).');
     } else category = input.category;
   }
-  if (problems.any) throw DomainError.validation(problems.fields);
+  problems.throwIfAny();
   return { name: name!, description, category };
 }
 
@@ -129,7 +115,7 @@ function checkConditions(
   trigger: TriggerKind | undefined,
   recordType: RecordType | undefined,
   allowEventFields: boolean,
-  problems: Problems,
+  problems: FieldErrorList,
 ): Condition[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) {
@@ -168,7 +154,7 @@ function checkConditions(
   return out;
 }
 
-function checkScalarFor(spec: FieldSpec, value: unknown, path: string, problems: Problems): void {
+function checkScalarFor(spec: FieldSpec, value: unknown, path: string, problems: FieldErrorList): void {
   if (!isScalar(value)) {
     problems.add(path, 'Expected a string, number or boolean.');
     return;
@@ -178,7 +164,7 @@ function checkScalarFor(spec: FieldSpec, value: unknown, path: string, problems:
   else if (spec.values && !spec.values.includes(String(value))) problems.add(path, MESSAGES.choice(value));
 }
 
-function checkConditionValue(operator: ConditionOperator, spec: FieldSpec, value: unknown, path: string, problems: Problems): void {
+function checkConditionValue(operator: ConditionOperator, spec: FieldSpec, value: unknown, path: string, problems: FieldErrorList): void {
   switch (operator) {
     case 'is_empty':
     case 'is_not_empty':
@@ -216,17 +202,7 @@ function checkConditionValue(operator: ConditionOperator, spec: FieldSpec, value
   }
 }
 
-const CONFIG_KEYS: Record<Step['type'], { required: string[]; optional: string[] }> = {
-  send_email: { required: ['mode'], optional: ['templateId', 'prompt', 'subject'] },
-  wait: { required: ['duration', 'unit'], optional: [] },
-  create_task: { required: ['name', 'assignTo', 'dueDays'], optional: [] },
-  assign_user: { required: ['mode', 'userIds'], optional: [] },
-  send_notification: { required: ['recipients', 'message'], optional: [] },
-};
-
-const USER_ID = /^usr_[A-Za-z0-9_-]{1,100}$/;
-
-function checkSteps(value: unknown, recordType: RecordType | undefined, problems: Problems): Step[] {
+function checkSteps(value: unknown, recordType: RecordType | undefined, problems: FieldErrorList): Step[] {
   if (value === undefined || value === null) {
     problems.add('steps', MESSAGES.required);
     return [];
@@ -281,153 +257,6 @@ function checkSteps(value: unknown, recordType: RecordType | undefined, problems
     problems.add('steps', `Step orders must be 1 to ${value.length} without gaps or repeats (got ${orders.join(', ')}).`);
   }
   return steps;
-}
-
-function checkText(
-  value: unknown,
-  path: string,
-  recordType: RecordType | undefined,
-  problems: Problems,
-  max: number = LIMITS.text,
-): string | undefined {
-  if (value === undefined || value === null) {
-    problems.add(path, MESSAGES.required);
-    return undefined;
-  }
-  if (typeof value !== 'string') {
-    problems.add(path, 'Not a valid string.');
-    return undefined;
-  }
-  if (!value.trim()) {
-    problems.add(path, MESSAGES.blank);
-    return undefined;
-  }
-  if (value.length > max) problems.add(path, `Ensure this field has no more than ${max} characters.`);
-  if (recordType) {
-    for (const name of unknownPlaceholders(value, recordType)) {
-      problems.add(
-        path,
-        `Unknown placeholder {{${name}}} for a ${recordType}; use ${placeholdersFor(recordType)
-          .map((p) => `{{${p}}}`)
-          .join(', ')}.`,
-      );
-    }
-  }
-  return value;
-}
-
-function checkUserRef(value: unknown, path: string, problems: Problems): string | undefined {
-  if (value === 'assigned_user') return value;
-  if (typeof value === 'string' && USER_ID.test(value)) return value;
-  problems.add(
-    path,
-    value === undefined || value === null || value === '' ? MESSAGES.required : 'Expected "assigned_user" or a user id (usr_...).',
-  );
-  return undefined;
-}
-
-function checkStepConfig(
-  type: Step['type'],
-  config: Record<string, unknown>,
-  at: string,
-  recordType: RecordType | undefined,
-  problems: Problems,
-): Step['config'] | undefined {
-  const keys = CONFIG_KEYS[type];
-  const before = Object.keys(problems.fields).length;
-  for (const key of Object.keys(config))
-    if (![...keys.required, ...keys.optional].includes(key)) problems.add(`${at}.${key}`, MESSAGES.unknownKey);
-  switch (type) {
-    case 'send_email': {
-      const mode = config.mode;
-      if (mode === undefined || mode === null || mode === '') problems.add(`${at}.mode`, MESSAGES.required);
-      else if (mode !== 'template' && mode !== 'ai_generated') problems.add(`${at}.mode`, MESSAGES.choice(mode));
-      if (mode === 'template') {
-        if (config.prompt !== undefined) problems.add(`${at}.prompt`, 'Only for mode ai_generated.');
-        if (typeof config.templateId !== 'string' || !config.templateId) problems.add(`${at}.templateId`, MESSAGES.required);
-        else {
-          const template = findEmailTemplate(config.templateId);
-          if (!template) problems.add(`${at}.templateId`, `Unknown email template "${config.templateId}".`);
-          else if (recordType && template.recordType !== recordType) {
-            problems.add(
-              `${at}.templateId`,
-              `Email template "${template.id}" is written for a ${template.recordType}, not a ${recordType}.`,
-            );
-          }
-        }
-      }
-      if (mode === 'ai_generated') {
-        if (config.templateId !== undefined) problems.add(`${at}.templateId`, 'Only for mode template.');
-        checkText(config.prompt, `${at}.prompt`, recordType, problems);
-      }
-      if (config.subject !== undefined) checkText(config.subject, `${at}.subject`, recordType, problems, LIMITS.name);
-      break;
-    }
-    case 'wait': {
-      const unit = config.unit;
-      if (unit === undefined || unit === null || unit === '') problems.add(`${at}.unit`, MESSAGES.required);
-      else if (!(WAIT_UNITS as readonly string[]).includes(unit as string)) problems.add(`${at}.unit`, MESSAGES.choice(unit));
-      const duration = config.duration;
-      if (duration === undefined || duration === null) problems.add(`${at}.duration`, MESSAGES.required);
-      else if (!isInteger(duration) || duration < 1) problems.add(`${at}.duration`, 'Expected a whole number from 1.');
-      else if (
-        (WAIT_UNITS as readonly string[]).includes(unit as string) &&
-        duration > LIMITS.waitMax[unit as keyof typeof LIMITS.waitMax]
-      ) {
-        problems.add(
-          `${at}.duration`,
-          `A wait is at most a year (${LIMITS.waitMax[unit as keyof typeof LIMITS.waitMax]} ${String(unit)}).`,
-        );
-      }
-      break;
-    }
-    case 'create_task': {
-      checkText(config.name, `${at}.name`, recordType, problems, LIMITS.name);
-      checkUserRef(config.assignTo, `${at}.assignTo`, problems);
-      const dueDays = config.dueDays;
-      if (dueDays === undefined || dueDays === null) problems.add(`${at}.dueDays`, MESSAGES.required);
-      else if (!isInteger(dueDays) || dueDays < 0 || dueDays > LIMITS.dueDays)
-        problems.add(`${at}.dueDays`, `Expected a whole number from 0 to ${LIMITS.dueDays}.`);
-      break;
-    }
-    case 'assign_user': {
-      if (config.mode === undefined || config.mode === null || config.mode === '') problems.add(`${at}.mode`, MESSAGES.required);
-      else if (config.mode !== 'round_robin') problems.add(`${at}.mode`, MESSAGES.choice(config.mode));
-      const ids = config.userIds;
-      if (ids === undefined || ids === null) problems.add(`${at}.userIds`, MESSAGES.required);
-      // An empty list is a draft (a gallery template is installed before the workspace's users are
-      // chosen); activation refuses it (readinessProblems).
-      else if (!Array.isArray(ids)) problems.add(`${at}.userIds`, 'Expected a list of user ids.');
-      else {
-        if (ids.length > LIMITS.userIds) problems.add(`${at}.userIds`, `Ensure this list has no more than ${LIMITS.userIds} users.`);
-        ids.forEach((id, index) => {
-          if (typeof id !== 'string' || !USER_ID.test(id)) problems.add(`${at}.userIds.${index}`, 'Expected a user id (usr_...).');
-        });
-        if (new Set(ids).size !== ids.length) problems.add(`${at}.userIds`, 'Each user may appear once.');
-      }
-      break;
-    }
-    case 'send_notification': {
-      const recipients = config.recipients;
-      if (recipients === undefined || recipients === null) problems.add(`${at}.recipients`, MESSAGES.required);
-      else if (!Array.isArray(recipients) || recipients.length === 0)
-        problems.add(`${at}.recipients`, 'Expected a non-empty list of recipients.');
-      else recipients.forEach((recipient, index) => checkUserRef(recipient, `${at}.recipients.${index}`, problems));
-      checkText(config.message, `${at}.message`, recordType, problems);
-      break;
-    }
-    default: {
-      const unreachable: never = type;
-      throw new Error(`Unknown step type ${String(unreachable)}`);
-    }
-  }
-  if (Object.keys(problems.fields).length !== before) return undefined;
-  const out: Record<string, unknown> = {};
-  for (const key of [...keys.required, ...keys.optional]) if (config[key] !== undefined) out[key] = config[key];
-  if (type === 'create_task' || type === 'send_notification' || type === 'send_email') {
-    for (const key of ['name', 'message', 'prompt', 'subject']) if (typeof out[key] === 'string') out[key] = (out[key] as string).trim();
-  }
-  return out as unknown as Step['config'];
 }
 
 /** What must still be filled in before a valid rule may run: an assign_user step with no users. */

@@ -3,7 +3,7 @@
  * accepts, and `checkFields` reads a request body against it, collecting every failing field at
  * once (the 422 body). Pure: references to other records arrive as sets of known ids.
  */
-import { DomainError, type FieldErrors } from '@crm/observability';
+import { FieldErrorList } from '@crm/observability';
 import { isCalendarDate } from './clock';
 
 export type FieldRule =
@@ -69,26 +69,7 @@ export const NO_REFERENCES: KnownReferences = { account: new Set(), contact: new
 /** A body to check: camelCase keys; null means the client sent JSON null. */
 export type Body = Record<string, unknown>;
 
-export class FieldErrorList {
-  readonly errors: FieldErrors = {};
-
-  add(field: string, message: string): void {
-    const messages = (this.errors[field] ??= []);
-    if (!messages.includes(message)) messages.push(message);
-  }
-
-  merge(errors: FieldErrors | undefined): void {
-    for (const [field, messages] of Object.entries(errors ?? {})) for (const message of messages) this.add(field, message);
-  }
-
-  get empty(): boolean {
-    return Object.keys(this.errors).length === 0;
-  }
-
-  throwIfAny(): void {
-    if (!this.empty) throw DomainError.validation(this.errors);
-  }
-}
+export { FieldErrorList };
 
 const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 
