@@ -22,7 +22,8 @@ export interface ReadContact {
 export interface ContactFileReaders {
   csv(content: Buffer, mappings: FieldMappings): Promise<ChunkRow[]>;
   vcard(content: Buffer): Promise<ReadContact[]>;
-  image(content: Buffer): Promise<ReadContact[]>;
+  /** `signal`: the caller has gone, so a recognition still waiting its turn need not run. */
+  image(content: Buffer, signal?: AbortSignal): Promise<ReadContact[]>;
   pdf(content: Buffer): Promise<ReadContact[]>;
 }
 
@@ -41,7 +42,7 @@ function fromText(value: string): ReadContact[] {
 }
 
 export const contactFileReaders: ContactFileReaders = {
-  csv: (content, mappings) => readCsvRows(content, mappings, INSTANT_IMPORT_LIMITS.csvRows),
+  csv: (content, mappings) => readCsvRows(content, mappings, INSTANT_IMPORT_LIMITS.rows),
   vcard: (content) => {
     let cards: ReturnType<typeof readVCards>;
     try {
@@ -52,7 +53,9 @@ export const contactFileReaders: ContactFileReaders = {
     }
     return Promise.resolve(cards.map((card, index) => ({ row: index + 1, fields: vCardFields(card) })));
   },
-  image: async (content) =>
-    fromText(await recogniseText(content, { maxPixels: INSTANT_IMPORT_LIMITS.imagePixels, timeoutMs: INSTANT_IMPORT_LIMITS.readMs })),
+  image: async (content, signal) =>
+    fromText(
+      await recogniseText(content, { maxPixels: INSTANT_IMPORT_LIMITS.imagePixels, timeoutMs: INSTANT_IMPORT_LIMITS.readMs }, signal),
+    ),
   pdf: async (content) => fromText(await pdfText(content, INSTANT_IMPORT_LIMITS.pdfPages, INSTANT_IMPORT_LIMITS.readMs)),
 };

@@ -132,6 +132,38 @@ describe('the synchronous import', () => {
     expect(answer.errors).toEqual([{ row: 3, message: 'Email is missing.' }]);
   });
 
+  it('refuses more than 500 contacts from a vCard file with a 413', async () => {
+    const cards = Array.from(
+      { length: 501 },
+      (_, i) => `BEGIN:VCARD\r\nVERSION:3.0\r\nFN:P ${i}\r\nEMAIL:p${i}@example.com\r\nEND:VCARD\r\n`,
+    );
+    await expect(run({ filename: 'many.vcf', content: cards.join('') })).rejects.toMatchObject({ kind: 'payload_too_large' });
+    expect(records.methods).toEqual([]);
+  });
+
+  it('keeps the contacts of one PDF apart although all are on row 1', async () => {
+    const readers = {
+      ...contactFileReaders,
+      pdf: async () => [
+        { row: 1, fields: { firstName: 'Grace', email: 'grace@example.com' } },
+        { row: 1, fields: { firstName: 'Old', email: 'old@example.com' } },
+        { row: 1, fields: { firstName: 'Alan', email: 'alan@example.com' } },
+      ],
+    };
+    const answer = await importContactsNow({ records, readers }, caller, {
+      filename: 'list.pdf',
+      content: Buffer.from('%PDF'),
+      sourceUid: null,
+      fieldMappings: undefined,
+      dryRun: false,
+    });
+    expect(answer.created.map((c) => [c.row, c.firstName, c.contactId])).toEqual([
+      [1, 'Grace', 'cnt_2'],
+      [1, 'Alan', 'cnt_3'],
+    ]);
+    expect(answer.duplicates).toEqual([{ row: 1, email: 'old@example.com', existingContactId: 'cnt_old' }]);
+  });
+
   it('refuses another type, a file over 5 MB, and an unreadable vCard', async () => {
     await expect(run({ filename: 'x.txt', content: 'hi' })).rejects.toMatchObject({ kind: 'invalid_argument' });
     await expect(run({ filename: 'x.csv', content: Buffer.alloc(5 * 1024 * 1024 + 1, 0x41) })).rejects.toMatchObject({

@@ -23,6 +23,8 @@ export interface InstantImportRequest {
   sourceUid: string | null;
   fieldMappings: string | undefined;
   dryRun: boolean;
+  /** Aborted when the caller has gone. */
+  signal?: AbortSignal;
 }
 
 export interface InstantImportDeps {
@@ -42,7 +44,16 @@ export async function importContactsNow(
     throw new DomainError('payload_too_large', `The file is larger than the ${INSTANT_IMPORT_LIMITS.fileBytes / (1024 * 1024)} MB limit.`);
   }
   const mappings = parseFieldMappings(request.fieldMappings);
-  const rows = kind === 'csv' ? await deps.readers.csv(request.content, mappings) : numbered(await deps.readers[kind](request.content));
+  const rows =
+    kind === 'csv'
+      ? await deps.readers.csv(request.content, mappings)
+      : numbered(await deps.readers[kind](request.content, request.signal));
+  if (rows.length > INSTANT_IMPORT_LIMITS.rows) {
+    throw new DomainError(
+      'payload_too_large',
+      `The file holds ${rows.length} contacts; at most ${INSTANT_IMPORT_LIMITS.rows} can be imported at once.`,
+    );
+  }
   const sorted = sortRows(rows);
   const answer: Answer = {
     created: [],
@@ -94,11 +105,15 @@ async function createContacts(
   sorted: SortedRows,
   answer: Answer,
 ): Promise<void> {
+  // Records answers by row number, and every contact of an image or a PDF is on row 1: the batch
+  // numbers its rows 1..n and the answer is mapped back to the file's rows.
+  const sent = sorted.toCreate.map((row, index) => ({ ...row, row: index + 1 }));
+  const fileRow = (sentRow: number) => sorted.toCreate[sentRow - 1]!.row;
   let result: recordsV1.BatchCreateContactsResponse;
   try {
     result = await records.call(
       'BatchCreateContacts',
-      { idempotencyKey: `instant:${randomUUID()}`, rows: sorted.toCreate, sourceUid: sourceUid ?? '' },
+      { idempotencyKey: `instant:${randomUUID()}`, rows: sent, sourceUid: sourceUid ?? '' },
       caller,
       { timeoutMs: RECORDS_TIMEOUT_MS },
     );
@@ -106,16 +121,15 @@ async function createContacts(
     if (sourceUid) sourceRefused(error, sourceUid);
     throw error;
   }
-  const byRow = new Map(sorted.toCreate.map((row) => [row.row, row]));
-  for (const created of result.created) answer.created.push({ ...byRow.get(created.row)!, contactId: created.contactId });
+  for (const created of result.created) answer.created.push({ ...sorted.toCreate[created.row - 1]!, contactId: created.contactId });
   for (const duplicate of result.duplicates) {
     answer.duplicates.push({
-      row: duplicate.row,
+      row: fileRow(duplicate.row),
       email: duplicate.email,
       existingContactId: duplicate.sameImport ? '' : duplicate.existingContactId,
     });
   }
-  for (const error of result.errors) answer.errors.push({ row: error.row, message: recordsProblem(error.message) });
+  for (const error of result.errors) answer.errors.push({ row: fileRow(error.row), message: recordsProblem(error.message) });
 }
 
 /** What a batch create would do: rows whose email a contact of the workspace has are duplicates. */
@@ -131,7 +145,9 @@ async function answerDryRun(
   const existing = new Map<string, string>();
   const lookUp = async () => {
     for (let row = pending.shift(); row; row = pending.shift()) {
-      const { contacts } = await records.call('ListContacts', { search: row.email, limit: 100 }, caller, { timeoutMs: RECORDS_TIMEOUT_MS });
+      // Records takes searches of at most 200 characters; an email may have up to 254.
+      const search = row.email.slice(0, 200);
+      const { contacts } = await records.call('ListContacts', { search, limit: 100 }, caller, { timeoutMs: RECORDS_TIMEOUT_MS });
       const match = contacts.find((contact) => emailKey(contact.email) === emailKey(row.email));
       if (match) existing.set(row.email, match.id);
     }

@@ -9,7 +9,8 @@ export type ContactFileKind = 'csv' | 'vcard' | 'image' | 'pdf';
 /** Contract decisions, Synchronous import. */
 export const INSTANT_IMPORT_LIMITS = {
   fileBytes: 5 * 1024 * 1024,
-  csvRows: 500,
+  /** CSV data rows (the contract's limit), and contacts from any other file, which has no asynchronous import. */
+  rows: 500,
   /**
    * Width × height an image may have: a phone's 12 MP photo fits, a tiny PNG claiming 50,000² does
    * not. Recognising 16 MP takes about 330 MB beside the service (the chart's import limit is 1 GiB).

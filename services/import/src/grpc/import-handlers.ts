@@ -94,6 +94,7 @@ export function importHandlers(deps: ImportHandlerDeps): ServiceHandlers {
         sourceUid: request.sourceUid.trim() || null,
         fieldMappings: request.fieldMappings,
         dryRun: request.dryRun,
+        signal: context.signal,
       });
     },
   };

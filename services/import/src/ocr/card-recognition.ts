@@ -3,13 +3,13 @@
  * the service's event loop keeps answering), with the English data of @tesseract.js-data/eng read
  * from node_modules: nothing is fetched or cached at run time. The image's header is read first
  * (image-size): a type other than JPEG or PNG, or more than `maxPixels` pixels (a decompression
- * bomb), is refused before anything is decoded. Past `timeoutMs` the worker is terminated. At most
- * AT_ONCE recognitions run at a time; the others wait their turn.
+ * bomb), is refused before anything is decoded. Past `timeoutMs` the worker is terminated.
  */
 import { dirname, join } from 'node:path';
 import { imageSize } from 'image-size';
 import { createWorker, OEM } from 'tesseract.js';
 import { unreadableFile } from '../domain/contact-file-kind';
+import { RecognitionTurns } from './recognition-turns';
 
 /** The LSTM model (what OEM.LSTM_ONLY reads), 3 MB. */
 const LANG_PATH = join(dirname(require.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
@@ -38,43 +38,45 @@ export function checkImage(content: Buffer, maxPixels: number): void {
   }
 }
 
-/** Recognitions running at once in this process: each worker holds the model and the decoded image (~20 bytes a pixel). */
-const AT_ONCE = 1;
-let running = 0;
-const waiting: (() => void)[] = [];
+/**
+ * One recognition at a time per process: each worker holds the model and the decoded image (~20
+ * bytes a pixel); a few more wait their turn.
+ */
+const turns = new RecognitionTurns(1, 8);
 
-async function inTurn<T>(work: () => Promise<T>): Promise<T> {
-  if (running < AT_ONCE) running += 1;
-  // A finishing recognition hands its slot straight to the next in line.
-  else await new Promise<void>((resolve) => waiting.push(resolve));
-  try {
-    return await work();
-  } finally {
-    const next = waiting.shift();
-    if (next) next();
-    else running -= 1;
-  }
-}
-
-export async function recogniseText(content: Buffer, limits: RecognitionLimits): Promise<string> {
+export async function recogniseText(content: Buffer, limits: RecognitionLimits, signal?: AbortSignal): Promise<string> {
   checkImage(content, limits.maxPixels);
-  return inTurn(() => recognise(content, limits));
+  return turns.run(() => recognise(content, limits), signal);
 }
 
+/** Starts a worker, recognises, and terminates the worker; past `timeoutMs` (start-up included) it is terminated at once. */
 async function recognise(content: Buffer, limits: RecognitionLimits): Promise<string> {
-  const worker = await createWorker('eng', OEM.LSTM_ONLY, { langPath: LANG_PATH, gzip: true, cacheMethod: 'none' });
+  let worker: Awaited<ReturnType<typeof createWorker>> | undefined;
+  let over = false;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => reject(unreadableFile(`The image could not be read within ${limits.timeoutMs / 1000} s.`)), limits.timeoutMs);
   });
-  try {
-    const { data } = await Promise.race([worker.recognize(content), timeout]);
+  const work = (async () => {
+    worker = await createWorker('eng', OEM.LSTM_ONLY, { langPath: LANG_PATH, gzip: true, cacheMethod: 'none' });
+    if (over) throw new Error('timed out while starting');
+    const { data } = await worker.recognize(content);
     return data.text;
+  })();
+  // Whatever happens to the work after a time-out, its worker goes.
+  const done = work.then(
+    () => undefined,
+    () => undefined,
+  );
+  try {
+    return await Promise.race([work, timeout]);
   } catch (error) {
     if (error instanceof Error && 'kind' in error) throw error;
     throw unreadableFile(`The image could not be read: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
+    over = true;
     clearTimeout(timer);
-    await worker.terminate().catch(() => undefined);
+    if (worker) await worker.terminate().catch(() => undefined);
+    else void done.then(() => worker?.terminate().catch(() => undefined));
   }
 }
