@@ -27,3 +27,16 @@ export interface WriteInput {
   /** If-Match on an update: the version the record must still be at. */
   expectedVersion?: number;
 }
+
+/** Paging of a list: `offset` and `limit`, or a cursor from an earlier page's `nextCursor`. */
+export interface Paging {
+  offset?: number;
+  limit?: number;
+  cursor?: string;
+}
+
+export type AnyRecordView =
+  | { type: 'contact'; record: ContactView }
+  | { type: 'lead'; record: LeadView }
+  | { type: 'account'; record: AccountView }
+  | { type: 'opportunity'; record: OpportunityView };

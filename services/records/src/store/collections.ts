@@ -3,7 +3,7 @@
  * (SQLite gives each an indexed column; MongoDB indexes them); every index starts with
  * workspaceId implicitly and ends with id, so "filter, newest first, ties by id" reads off one index.
  */
-import { defineCollection, leases } from '@crm/store';
+import { defineCollection, leases, type CollectionDefinition } from '@crm/store';
 import type {
   AccountDocument,
   ActivityDocument,
@@ -11,6 +11,7 @@ import type {
   LeadDocument,
   NoteDocument,
   OpportunityDocument,
+  RecordType,
   SourceDocument,
   TaskDocument,
 } from '../domain/model';
@@ -162,6 +163,21 @@ export const activities = defineCollection<ActivityDocument>({
   fields: { recordId: 'string', createdAt: 'string' },
   indexes: [{ fields: ['createdAt'] }, { fields: ['recordId', 'createdAt'] }],
 });
+
+export interface RecordDocuments {
+  contact: ContactDocument;
+  lead: LeadDocument;
+  account: AccountDocument;
+  opportunity: OpportunityDocument;
+}
+
+/** Where each kind of record is stored. */
+export const RECORD_COLLECTIONS: { [T in RecordType]: CollectionDefinition<RecordDocuments[T]> } = {
+  contact: contacts,
+  lead: leads,
+  account: accounts,
+  opportunity: opportunities,
+};
 
 /** A domain event waiting to be published; written in the commit that caused it, deleted once published. */
 export interface OutboxDocument {

@@ -1,7 +1,7 @@
 /**
  * Reads and the one write path (commit) of the records service. Thin: it turns list criteria into
- * the store's query model and answers lookups; the rules live in domain/, the orchestration in
- * application/.
+ * the store's query model and answers lookups by kind of record, so application/ never names a
+ * collection; the rules live in domain/, the orchestration in application/.
  */
 import {
   listPage,
@@ -10,13 +10,32 @@ import {
   type DocumentStore,
   type ScopedStore,
   type StoredDocument,
-  type WriteOp,
   type ListPage,
 } from '@crm/store';
 import type { Ordering, Page } from '../domain/list-rules';
 import { OPEN_STAGES } from '../domain/opportunity-rules';
-import type { AccountDocument, ContactDocument } from '../domain/model';
-import { accounts, batchResults, contacts, opportunities, type BatchResultDocument } from './collections';
+import type {
+  AccountDocument,
+  ActivityDocument,
+  ContactDocument,
+  OpportunityDocument,
+  RecordType,
+  SourceDocument,
+  TaskDocument,
+} from '../domain/model';
+import {
+  accounts,
+  activities,
+  batchResults,
+  contacts,
+  opportunities,
+  RECORD_COLLECTIONS,
+  sources,
+  tasks,
+  type BatchResultDocument,
+  type RecordDocuments,
+} from './collections';
+import type { RecordChanges } from './record-changes';
 
 export interface ListCriteria {
   where: Condition[];
@@ -33,36 +52,41 @@ export interface ListCriteria {
 
 export type ListResult<T> = ListPage<T>;
 
+/** Emails looked up per query of contactsByEmailKeys. */
+const EMAIL_KEYS_PER_QUERY = 500;
+
 export class RecordsRepository {
   constructor(readonly store: DocumentStore) {}
 
-  in(workspaceId: string): ScopedStore {
+  private in(workspaceId: string): ScopedStore {
     return this.store.forWorkspace(workspaceId);
   }
 
-  get<T extends StoredDocument>(workspaceId: string, collection: CollectionDefinition<T>, id: string): Promise<T | null> {
-    if (typeof id !== 'string' || id.length === 0) return Promise.resolve(null);
-    return this.in(workspaceId).get(collection, id);
+  record<T extends RecordType>(workspaceId: string, type: T, id: string): Promise<RecordDocuments[T] | null> {
+    return this.get(workspaceId, RECORD_COLLECTIONS[type] as CollectionDefinition<RecordDocuments[T]>, id);
   }
 
-  /** Which of `ids` name a document of the workspace. */
-  async existing(workspaceId: string, collection: CollectionDefinition<any>, ids: string[]): Promise<Set<string>> {
+  /** Which of `ids` name a record of this kind in the workspace. */
+  async existing(workspaceId: string, type: RecordType, ids: string[]): Promise<Set<string>> {
     const wanted = ids.filter((id) => typeof id === 'string' && id.length > 0);
     if (wanted.length === 0) return new Set();
-    const found = await this.in(workspaceId).getMany(collection, wanted);
+    const found = await this.in(workspaceId).getMany(RECORD_COLLECTIONS[type] as CollectionDefinition<StoredDocument>, wanted);
     return new Set(found.map((d) => d.id));
   }
 
-  /** One page by offset (with the total) or after a cursor (without), with the next page's cursor. */
-  list<T extends StoredDocument>(workspaceId: string, collection: CollectionDefinition<T>, criteria: ListCriteria): Promise<ListResult<T>> {
-    const where = [...criteria.where];
-    if (criteria.search) where.push({ field: 'searchText', op: 'contains_text', value: criteria.search });
-    const sort = { field: criteria.ordering.field, direction: criteria.ordering.direction };
-    return listPage(this.in(workspaceId), collection, { where, sort, ...criteria.page, cursor: criteria.cursor });
+  /** One page of records of a kind: by offset (with the total) or after a cursor (without), with the next page's cursor. */
+  listRecords<T extends RecordType>(workspaceId: string, type: T, criteria: ListCriteria): Promise<ListResult<RecordDocuments[T]>> {
+    return this.list(workspaceId, RECORD_COLLECTIONS[type] as CollectionDefinition<RecordDocuments[T]>, criteria);
   }
 
-  commit(workspaceId: string, ops: WriteOp[]): Promise<void> {
-    return this.in(workspaceId).commit(ops);
+  /** Writes the changes of one commit, all or none. */
+  commit(workspaceId: string, changes: RecordChanges): Promise<void> {
+    return this.in(workspaceId).commit(changes.ops);
+  }
+
+  /** The opportunities a contact is on. */
+  opportunitiesWithContact(workspaceId: string, contactId: string): Promise<OpportunityDocument[]> {
+    return this.in(workspaceId).find(opportunities, { where: [{ field: 'contactIds', op: 'has', value: contactId }] });
   }
 
   accountsById(workspaceId: string, ids: string[]): Promise<AccountDocument[]> {
@@ -81,15 +105,63 @@ export class RecordsRepository {
     ]);
   }
 
-  /** Contacts whose lower-cased email is one of `keys`, oldest first (the first one is "the" match). */
-  /** Oldest first. Sorted here, not in the query: asked to sort, SQLite walks the workspace's createdAt index instead of the emailKey one. */
+  /**
+   * Contacts whose lower-cased email is one of `keys`, oldest first (the first one is "the" match).
+   * Asked in chunks, so no query carries more values than the store binds at once; sorted here, not
+   * in the query: asked to sort, SQLite walks the workspace's createdAt index instead of the emailKey one.
+   */
   async contactsByEmailKeys(workspaceId: string, keys: string[]): Promise<ContactDocument[]> {
-    if (keys.length === 0) return [];
-    const found = await this.in(workspaceId).find(contacts, { where: [{ field: 'emailKey', op: 'in', values: keys }] });
+    const found: ContactDocument[] = [];
+    for (let i = 0; i < keys.length; i += EMAIL_KEYS_PER_QUERY) {
+      const chunk = keys.slice(i, i + EMAIL_KEYS_PER_QUERY);
+      found.push(...(await this.in(workspaceId).find(contacts, { where: [{ field: 'emailKey', op: 'in', values: chunk }] })));
+    }
     return found.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   }
 
   batchResult(workspaceId: string, id: string): Promise<BatchResultDocument | null> {
     return this.in(workspaceId).get(batchResults, id);
+  }
+
+  // ---------------------------------------------------------------- tasks, sources, activities
+
+  async insertTask(task: TaskDocument): Promise<void> {
+    await this.in(task.workspaceId).insert(tasks, task);
+  }
+
+  listTasks(workspaceId: string, criteria: ListCriteria): Promise<ListResult<TaskDocument>> {
+    return this.list(workspaceId, tasks, criteria);
+  }
+
+  async insertSource(source: SourceDocument): Promise<void> {
+    await this.in(source.workspaceId).insert(sources, source);
+  }
+
+  source(workspaceId: string, uid: string): Promise<SourceDocument | null> {
+    return this.get(workspaceId, sources, uid);
+  }
+
+  listSources(workspaceId: string, criteria: ListCriteria): Promise<ListResult<SourceDocument>> {
+    return this.list(workspaceId, sources, criteria);
+  }
+
+  listActivities(workspaceId: string, criteria: ListCriteria): Promise<ListResult<ActivityDocument>> {
+    return this.list(workspaceId, activities, criteria);
+  }
+
+  private get<T extends StoredDocument>(workspaceId: string, collection: CollectionDefinition<T>, id: string): Promise<T | null> {
+    if (typeof id !== 'string' || id.length === 0) return Promise.resolve(null);
+    return this.in(workspaceId).get(collection, id);
+  }
+
+  private list<T extends StoredDocument>(
+    workspaceId: string,
+    collection: CollectionDefinition<T>,
+    criteria: ListCriteria,
+  ): Promise<ListResult<T>> {
+    const where = [...criteria.where];
+    if (criteria.search) where.push({ field: 'searchText', op: 'contains_text', value: criteria.search });
+    const sort = { field: criteria.ordering.field, direction: criteria.ordering.direction };
+    return listPage(this.in(workspaceId), collection, { where, sort, ...criteria.page, cursor: criteria.cursor, owner: workspaceId });
   }
 }

@@ -1,0 +1,86 @@
+/** Accounts: create, read, update, delete and list. */
+import type { Condition } from '@crm/store';
+import { accountChanges, newAccount, ACCOUNT_FIELDS } from '../domain/account-rules';
+import { accountCreated, recordDeleted, recordUpdated } from '../domain/events';
+import { ID_PREFIX } from '../domain/ids';
+import * as lists from '../domain/list-rules';
+import { requireVersion, versionOf } from '../domain/record-version';
+import type { ListResult } from '../store/records-repository';
+import { found, nowOf, referencesOf, searchFor, type RecordsContext } from './records-context';
+import type { AccountView, Caller, WriteInput } from './views';
+
+export interface AccountFilters {
+  cursor?: string;
+  stage?: string;
+  industry?: string;
+  assignedTo?: string;
+  search?: string;
+  ordering?: string;
+  offset?: number;
+  limit?: number;
+}
+
+export class AccountsService {
+  constructor(private readonly context: RecordsContext) {}
+
+  async create(caller: Caller, input: WriteInput): Promise<AccountView> {
+    const { writer, ids } = this.context;
+    const references = await referencesOf(this.context, caller, input.body, ACCOUNT_FIELDS);
+    const now = nowOf(this.context);
+    const account = newAccount({ ...input, references }, ids(ID_PREFIX.account), caller.workspaceId, now);
+    const changes = writer.changes().insert('account', account);
+    writer.activity(changes, caller, 'created', 'account', account.id, now);
+    await writer.write(caller, changes, [accountCreated(account)]);
+    return (await this.context.views.accounts(caller.workspaceId, [account], true))[0]!;
+  }
+
+  async get(caller: Caller, id: string): Promise<AccountView> {
+    const account = await found(this.context.repo.record(caller.workspaceId, 'account', id));
+    return (await this.context.views.accounts(caller.workspaceId, [account], true))[0]!;
+  }
+
+  async update(caller: Caller, id: string, input: WriteInput): Promise<AccountView> {
+    const { repo, writer } = this.context;
+    const current = await found(repo.record(caller.workspaceId, 'account', id));
+    requireVersion(current, input.expectedVersion);
+    const references = await referencesOf(this.context, caller, input.body, ACCOUNT_FIELDS);
+    const now = nowOf(this.context);
+    const fields = accountChanges(current, { ...input, references }, now);
+    const after = { ...current, ...fields, version: versionOf(current) + 1 };
+    const changes = writer.changes().update('account', id, fields, { expectedVersion: input.expectedVersion });
+    writer.activity(changes, caller, 'updated', 'account', id, now);
+    await writer.conditional(input.expectedVersion, () => writer.write(caller, changes, [recordUpdated('account', after)]));
+    return (await this.context.views.accounts(caller.workspaceId, [after], true))[0]!;
+  }
+
+  /** The account's contacts and opportunities stay, unlinked, in the same commit. */
+  async delete(caller: Caller, id: string, expectedVersion?: number): Promise<void> {
+    const { repo, writer } = this.context;
+    const current = await found(repo.record(caller.workspaceId, 'account', id));
+    requireVersion(current, expectedVersion);
+    const now = nowOf(this.context);
+    const changes = writer.changes().delete('account', id, expectedVersion).unlinkAccount(id).deleteDependents(id);
+    writer.activity(changes, caller, 'deleted', 'account', id, now);
+    await writer.conditional(expectedVersion, () => writer.write(caller, changes, [recordDeleted('account', current)]));
+  }
+
+  async list(caller: Caller, filters: AccountFilters): Promise<ListResult<AccountView>> {
+    const where: Condition[] = [];
+    const stage = lists.choiceFilter('stage', filters.stage, 'accountStage');
+    if (stage) where.push({ field: 'stage', op: 'eq', value: stage });
+    if (filters.industry) where.push({ field: 'industry', op: 'eq', value: filters.industry });
+    if (filters.assignedTo) where.push({ field: 'assignedTo', op: 'eq', value: filters.assignedTo });
+    const result = await this.context.repo.listRecords(caller.workspaceId, 'account', {
+      where,
+      search: searchFor(filters.search),
+      ordering: lists.ordering('account', filters.ordering),
+      page: lists.page(filters.offset, filters.limit),
+      cursor: filters.cursor,
+    });
+    return {
+      total: result.total,
+      items: await this.context.views.accounts(caller.workspaceId, result.items, false),
+      nextCursor: result.nextCursor,
+    };
+  }
+}

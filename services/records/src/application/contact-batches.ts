@@ -1,0 +1,139 @@
+/**
+ * Batches of contacts (the import's rows), created once per idempotency key: the answer is stored
+ * in the same commit as the contacts, so a retry (even a concurrent one) gets the first answer and
+ * creates nothing.
+ */
+import { createHash } from 'node:crypto';
+import { DomainError } from '@crm/observability';
+import { newContact } from '../domain/contact-rules';
+import { contactsCreated } from '../domain/events';
+import { NO_REFERENCES } from '../domain/field-rules';
+import { ID_PREFIX } from '../domain/ids';
+import type { ContactDocument } from '../domain/model';
+import type { BatchResultDocument } from '../store/collections';
+import { isDuplicate } from './record-writer';
+import { found, nowOf, type RecordsContext } from './records-context';
+import type { Caller } from './views';
+
+export interface ContactRowInput {
+  row: number;
+  body: Record<string, unknown>;
+}
+
+export interface BatchCreateInput {
+  idempotencyKey: string;
+  rows: ContactRowInput[];
+  sourceUid?: string;
+  importJobId?: string;
+}
+
+export type BatchCreateResult = BatchResultDocument['result'] & { replayed: boolean };
+
+export class ContactBatches {
+  constructor(private readonly context: RecordsContext) {}
+
+  /**
+   * A row whose email (case-insensitive) already belongs to a contact of the workspace, or to an
+   * earlier row of the batch, is reported as a duplicate and not created.
+   */
+  async create(caller: Caller, input: BatchCreateInput): Promise<BatchCreateResult> {
+    const { repo, writer } = this.context;
+    if (!input.idempotencyKey) throw DomainError.invalid('idempotency_key is required.');
+    const batchId = batchIdOf(caller.workspaceId, input.idempotencyKey);
+    const stored = await repo.batchResult(caller.workspaceId, batchId);
+    if (stored) return { ...stored.result, replayed: true };
+    let sourceName: string | null = null;
+    if (input.sourceUid) sourceName = (await found(repo.source(caller.workspaceId, input.sourceUid))).name;
+
+    const now = nowOf(this.context);
+    const result: BatchResultDocument['result'] = { created: [], duplicates: [], errors: [] };
+    const valid = this.validRows(caller, input, sourceName, now, result);
+    const existing = await this.existingByEmail(
+      caller.workspaceId,
+      valid.map((v) => v.contact.emailKey),
+    );
+    const seen = new Set<string>();
+    const changes = writer.changes();
+    const createdContacts: ContactDocument[] = [];
+    for (const { row, contact } of valid) {
+      const match = existing.get(contact.emailKey);
+      if (match) {
+        const sameImport = Boolean(input.importJobId) && match.importJobId === input.importJobId;
+        result.duplicates.push({ row, email: contact.email, existingContactId: match.id, sameImport });
+      } else if (seen.has(contact.emailKey)) {
+        result.duplicates.push({ row, email: contact.email, existingContactId: '', sameImport: true });
+      } else {
+        seen.add(contact.emailKey);
+        result.created.push({ row, contactId: contact.id });
+        writer.activity(changes.insert('contact', contact), caller, 'created', 'contact', contact.id, now);
+        createdContacts.push(contact);
+      }
+    }
+    const events = createdContacts.length > 0 ? [contactsCreated(caller.workspaceId, createdContacts)] : [];
+    changes.batchResult({ id: batchId, workspaceId: caller.workspaceId, idempotencyKey: input.idempotencyKey, result, createdAt: now });
+    try {
+      await writer.write(caller, changes, events);
+    } catch (error) {
+      // A concurrent run of the same batch committed first: answer what it stored.
+      if (isDuplicate(error)) {
+        const winner = await repo.batchResult(caller.workspaceId, batchId);
+        if (winner) return { ...winner.result, replayed: true };
+      }
+      throw error;
+    }
+    return { ...result, replayed: false };
+  }
+
+  /** The stored answer of the batch create with this key; not_found when none has committed (so nothing of it exists). */
+  async get(caller: Caller, idempotencyKey: string): Promise<BatchResultDocument['result']> {
+    if (!idempotencyKey) throw DomainError.invalid('idempotency_key is required.');
+    const stored = await this.context.repo.batchResult(caller.workspaceId, batchIdOf(caller.workspaceId, idempotencyKey));
+    if (!stored) throw DomainError.notFound();
+    return stored.result;
+  }
+
+  /** The rows that make a valid contact; the others land in `result.errors`. */
+  private validRows(
+    caller: Caller,
+    input: BatchCreateInput,
+    sourceName: string | null,
+    now: string,
+    result: BatchResultDocument['result'],
+  ): { row: number; contact: ContactDocument }[] {
+    const valid: { row: number; contact: ContactDocument }[] = [];
+    for (const row of input.rows) {
+      try {
+        const contact = newContact(
+          { body: row.body, references: NO_REFERENCES },
+          this.context.ids(ID_PREFIX.contact),
+          caller.workspaceId,
+          now,
+        );
+        contact.source = sourceName;
+        contact.importJobId = input.importJobId || null;
+        valid.push({ row: row.row, contact });
+      } catch (error) {
+        if (!(error instanceof DomainError) || !error.fields) throw error;
+        const message = Object.entries(error.fields)
+          .map(([field, messages]) => `${field}: ${messages.join(' ')}`)
+          .join('; ');
+        result.errors.push({ row: row.row, message });
+      }
+    }
+    return valid;
+  }
+
+  /** The workspace's oldest contact for each lower-cased email. */
+  private async existingByEmail(workspaceId: string, emailKeys: string[]): Promise<Map<string, ContactDocument>> {
+    const existing = new Map<string, ContactDocument>();
+    for (const contact of await this.context.repo.contactsByEmailKeys(workspaceId, [...new Set(emailKeys)])) {
+      if (!existing.has(contact.emailKey)) existing.set(contact.emailKey, contact);
+    }
+    return existing;
+  }
+}
+
+/** A batch's id: its idempotency key hashed within the workspace. */
+function batchIdOf(workspaceId: string, idempotencyKey: string): string {
+  return `bat_${createHash('sha256').update(`${workspaceId}\n${idempotencyKey}`).digest('hex')}`;
+}

@@ -1,0 +1,107 @@
+/** Contacts: create, read, update, delete and list, and an account's contacts. */
+import type { Condition } from '@crm/store';
+import { contactChanges, newContact, CONTACT_FIELDS } from '../domain/contact-rules';
+import { contactCreated, recordDeleted, recordUpdated } from '../domain/events';
+import { ID_PREFIX } from '../domain/ids';
+import * as lists from '../domain/list-rules';
+import { requireVersion, versionOf } from '../domain/record-version';
+import type { ListResult } from '../store/records-repository';
+import { found, nowOf, referencesOf, searchFor, type RecordsContext } from './records-context';
+import type { Caller, ContactView, Paging, WriteInput } from './views';
+
+export interface ContactFilters {
+  cursor?: string;
+  stage?: string;
+  assignedTo?: string;
+  search?: string;
+  createdAfter?: string;
+  createdBefore?: string;
+  tags?: string[];
+  ordering?: string;
+  offset?: number;
+  limit?: number;
+}
+
+export class ContactsService {
+  constructor(private readonly context: RecordsContext) {}
+
+  async create(caller: Caller, input: WriteInput): Promise<ContactView> {
+    const { writer, ids } = this.context;
+    const references = await referencesOf(this.context, caller, input.body, CONTACT_FIELDS);
+    const now = nowOf(this.context);
+    const contact = newContact({ ...input, references }, ids(ID_PREFIX.contact), caller.workspaceId, now);
+    const changes = writer.changes().insert('contact', contact);
+    writer.activity(changes, caller, 'created', 'contact', contact.id, now);
+    await writer.write(caller, changes, [contactCreated(contact)]);
+    return (await this.context.views.contacts(caller.workspaceId, [contact], true))[0]!;
+  }
+
+  async get(caller: Caller, id: string): Promise<ContactView> {
+    const contact = await found(this.context.repo.record(caller.workspaceId, 'contact', id));
+    return (await this.context.views.contacts(caller.workspaceId, [contact], true))[0]!;
+  }
+
+  async update(caller: Caller, id: string, input: WriteInput): Promise<ContactView> {
+    const { repo, writer } = this.context;
+    const current = await found(repo.record(caller.workspaceId, 'contact', id));
+    requireVersion(current, input.expectedVersion);
+    const references = await referencesOf(this.context, caller, input.body, CONTACT_FIELDS);
+    const now = nowOf(this.context);
+    const fields = contactChanges(current, { ...input, references }, now);
+    const after = { ...current, ...fields, version: versionOf(current) + 1 };
+    const changes = writer.changes().update('contact', id, fields, { expectedVersion: input.expectedVersion });
+    writer.activity(changes, caller, 'updated', 'contact', id, now);
+    await writer.conditional(input.expectedVersion, () => writer.write(caller, changes, [recordUpdated('contact', after)]));
+    return (await this.context.views.contacts(caller.workspaceId, [after], true))[0]!;
+  }
+
+  /** The contact goes with its notes and tasks, and leaves the opportunities it was on. */
+  async delete(caller: Caller, id: string, expectedVersion?: number): Promise<void> {
+    const { repo, writer } = this.context;
+    const current = await found(repo.record(caller.workspaceId, 'contact', id));
+    requireVersion(current, expectedVersion);
+    const linked = await repo.opportunitiesWithContact(caller.workspaceId, id);
+    const changes = writer.changes().delete('contact', id, expectedVersion).deleteDependents(id);
+    for (const o of linked) {
+      const contactIds = o.contactIds.filter((c) => c !== id);
+      changes.setOpportunityContacts(o.id, contactIds);
+    }
+    writer.activity(changes, caller, 'deleted', 'contact', id, nowOf(this.context));
+    await writer.conditional(expectedVersion, () => writer.write(caller, changes, [recordDeleted('contact', current)]));
+  }
+
+  async list(caller: Caller, filters: ContactFilters): Promise<ListResult<ContactView>> {
+    const where: Condition[] = [];
+    const stage = lists.choiceFilter('stage', filters.stage, 'contactStage');
+    if (stage) where.push({ field: 'stage', op: 'eq', value: stage });
+    if (filters.assignedTo) where.push({ field: 'assignedTo', op: 'eq', value: filters.assignedTo });
+    const after = lists.timestampFilter('createdAfter', filters.createdAfter);
+    if (after) where.push({ field: 'createdAt', op: 'gte', value: after });
+    const before = lists.timestampFilter('createdBefore', filters.createdBefore);
+    if (before) where.push({ field: 'createdAt', op: 'lte', value: before });
+    for (const tag of filters.tags ?? []) if (tag.trim()) where.push({ field: 'tags', op: 'has', value: tag.trim() });
+    const result = await this.context.repo.listRecords(caller.workspaceId, 'contact', {
+      where,
+      search: searchFor(filters.search),
+      ordering: lists.ordering('contact', filters.ordering),
+      page: lists.page(filters.offset, filters.limit),
+      cursor: filters.cursor,
+    });
+    return {
+      total: result.total,
+      items: await this.context.views.contacts(caller.workspaceId, result.items, false),
+      nextCursor: result.nextCursor,
+    };
+  }
+
+  async listOfAccount(caller: Caller, accountId: string, paging: Paging = {}): Promise<ListResult<ContactView>> {
+    await found(this.context.repo.record(caller.workspaceId, 'account', accountId));
+    const result = await this.context.repo.listRecords(caller.workspaceId, 'contact', {
+      where: [{ field: 'accountId', op: 'eq', value: accountId }],
+      ordering: { field: 'createdAt', direction: 'desc' },
+      page: lists.page(paging.offset, paging.limit),
+      cursor: paging.cursor,
+    });
+    return { ...result, items: await this.context.views.contacts(caller.workspaceId, result.items, false) };
+  }
+}

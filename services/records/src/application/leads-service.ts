@@ -1,0 +1,157 @@
+/** Leads: create, read, update, delete, list, and conversion into a contact (with an account and an opportunity). */
+import { DomainError } from '@crm/observability';
+import type { Condition } from '@crm/store';
+import { timestamp } from '../domain/clock';
+import {
+  contactCreated,
+  leadCreated,
+  leadEvents,
+  opportunityEvents,
+  recordDeleted,
+  recordUpdated,
+  type DomainEvent,
+} from '../domain/events';
+import { ID_PREFIX } from '../domain/ids';
+import { ALREADY_CONVERTED, planConversion } from '../domain/lead-conversion';
+import { leadChanges, newLead, LEAD_FIELDS } from '../domain/lead-rules';
+import * as lists from '../domain/list-rules';
+import type { LeadDocument } from '../domain/model';
+import { requireVersion, versionOf } from '../domain/record-version';
+import type { ListResult } from '../store/records-repository';
+import { CONFLICT_RETRIES, isConflict } from './record-writer';
+import { found, nowOf, referencesOf, searchFor, type RecordsContext } from './records-context';
+import type { AccountView, Caller, ContactView, LeadView, OpportunityView, WriteInput } from './views';
+
+export interface LeadFilters {
+  cursor?: string;
+  status?: string;
+  source?: string;
+  assignedTo?: string;
+  search?: string;
+  createdAfter?: string;
+  createdBefore?: string;
+  ordering?: string;
+  offset?: number;
+  limit?: number;
+}
+
+export interface ConversionResult {
+  lead: LeadView;
+  contact: ContactView;
+  account: AccountView | null;
+  opportunity: OpportunityView | null;
+}
+
+export class LeadsService {
+  constructor(private readonly context: RecordsContext) {}
+
+  async create(caller: Caller, input: WriteInput): Promise<LeadView> {
+    const { writer, ids } = this.context;
+    const references = await referencesOf(this.context, caller, input.body, LEAD_FIELDS);
+    const now = nowOf(this.context);
+    const lead = newLead({ ...input, references }, ids(ID_PREFIX.lead), caller.workspaceId, now);
+    const changes = writer.changes().insert('lead', lead);
+    writer.activity(changes, caller, 'created', 'lead', lead.id, now);
+    await writer.write(caller, changes, [leadCreated(lead)]);
+    return (await this.context.views.leads(caller.workspaceId, [lead], true))[0]!;
+  }
+
+  async get(caller: Caller, id: string): Promise<LeadView> {
+    const lead = await found(this.context.repo.record(caller.workspaceId, 'lead', id));
+    return (await this.context.views.leads(caller.workspaceId, [lead], true))[0]!;
+  }
+
+  async update(caller: Caller, id: string, input: WriteInput): Promise<LeadView> {
+    const { repo, writer } = this.context;
+    const references = await referencesOf(this.context, caller, input.body, LEAD_FIELDS);
+    for (let attempt = 0; ; attempt++) {
+      const current = await found(repo.record(caller.workspaceId, 'lead', id));
+      requireVersion(current, input.expectedVersion);
+      const now = nowOf(this.context);
+      const fields = leadChanges(current, { ...input, references }, now);
+      const after = { ...current, ...fields, version: versionOf(current) + 1 };
+      try {
+        // Conditional on the status read, so the status-change event names the right previous status.
+        const where: Condition[] = [{ field: 'status', op: 'eq', value: current.status }];
+        const changes = writer.changes().update('lead', id, fields, { where, expectedVersion: input.expectedVersion });
+        writer.activity(changes, caller, 'updated', 'lead', id, now);
+        await writer.write(caller, changes, [...leadEvents(current, after), recordUpdated('lead', after)]);
+      } catch (error) {
+        if (isConflict(error) && attempt < CONFLICT_RETRIES) continue;
+        throw error;
+      }
+      return (await this.context.views.leads(caller.workspaceId, [after], true))[0]!;
+    }
+  }
+
+  async delete(caller: Caller, id: string, expectedVersion?: number): Promise<void> {
+    const { repo, writer } = this.context;
+    const current = await found(repo.record(caller.workspaceId, 'lead', id));
+    requireVersion(current, expectedVersion);
+    await writer.conditional(expectedVersion, () => {
+      const changes = writer.changes().delete('lead', id, expectedVersion).deleteDependents(id);
+      writer.activity(changes, caller, 'deleted', 'lead', id, nowOf(this.context));
+      return writer.write(caller, changes, [recordDeleted('lead', current)]);
+    });
+  }
+
+  async list(caller: Caller, filters: LeadFilters): Promise<ListResult<LeadView>> {
+    const where: Condition[] = [];
+    const status = lists.choiceFilter('status', filters.status, 'leadStatus');
+    if (status) where.push({ field: 'status', op: 'eq', value: status });
+    if (filters.source) where.push({ field: 'source', op: 'eq', value: filters.source });
+    if (filters.assignedTo) where.push({ field: 'assignedTo', op: 'eq', value: filters.assignedTo });
+    const after = lists.timestampFilter('createdAfter', filters.createdAfter);
+    if (after) where.push({ field: 'createdAt', op: 'gte', value: after });
+    const before = lists.timestampFilter('createdBefore', filters.createdBefore);
+    if (before) where.push({ field: 'createdAt', op: 'lte', value: before });
+    const result = await this.context.repo.listRecords(caller.workspaceId, 'lead', {
+      where,
+      search: searchFor(filters.search),
+      ordering: lists.ordering('lead', filters.ordering),
+      page: lists.page(filters.offset, filters.limit),
+      cursor: filters.cursor,
+    });
+    return {
+      total: result.total,
+      items: await this.context.views.leads(caller.workspaceId, result.items, false),
+      nextCursor: result.nextCursor,
+    };
+  }
+
+  /**
+   * Converts a lead in one commit: the lead's update is conditional on it not being converted yet,
+   * so of two concurrent conversions exactly one commits; the other answers "already converted".
+   */
+  async convert(caller: Caller, leadId: string, input: WriteInput): Promise<ConversionResult> {
+    const { repo, writer, views, ids } = this.context;
+    const ws = caller.workspaceId;
+    const lead = await found(repo.record(ws, 'lead', leadId));
+    const nowDate = this.context.clock();
+    const plan = planConversion(lead, input.body, ids, nowDate, input.earlierErrors);
+    const now = timestamp(nowDate);
+    const changes = writer
+      .changes()
+      .update('lead', lead.id, plan.leadChange, { where: [{ field: 'status', op: 'ne', value: 'converted' }] });
+    writer.activity(changes, caller, 'converted', 'lead', lead.id, now);
+    writer.activity(changes.insert('contact', plan.contact), caller, 'created', 'contact', plan.contact.id, now);
+    const convertedLead: LeadDocument = { ...lead, ...plan.leadChange };
+    const events: DomainEvent[] = [...leadEvents(lead, convertedLead), recordUpdated('lead', convertedLead), contactCreated(plan.contact)];
+    if (plan.account) writer.activity(changes.insert('account', plan.account), caller, 'created', 'account', plan.account.id, now);
+    if (plan.opportunity) {
+      writer.activity(changes.insert('opportunity', plan.opportunity), caller, 'created', 'opportunity', plan.opportunity.id, now);
+      events.push(...opportunityEvents(null, plan.opportunity));
+    }
+    try {
+      await writer.write(caller, changes, events);
+    } catch (error) {
+      if (isConflict(error)) throw DomainError.invalid(ALREADY_CONVERTED);
+      throw error;
+    }
+    const [leadView] = await views.leads(ws, [convertedLead], true);
+    const [contactView] = await views.contacts(ws, [plan.contact], true);
+    const accountView = plan.account ? (await views.accounts(ws, [plan.account], true))[0]! : null;
+    const opportunityView = plan.opportunity ? (await views.opportunities(ws, [plan.opportunity], true))[0]! : null;
+    return { lead: leadView!, contact: contactView!, account: accountView, opportunity: opportunityView };
+  }
+}

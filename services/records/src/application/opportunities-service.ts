@@ -1,0 +1,109 @@
+/** Opportunities: create, read, update, delete and list. */
+import type { Condition } from '@crm/store';
+import { timestamp } from '../domain/clock';
+import { opportunityCreated, opportunityEvents, recordDeleted, recordUpdated } from '../domain/events';
+import { ID_PREFIX } from '../domain/ids';
+import * as lists from '../domain/list-rules';
+import { newOpportunity, opportunityChanges, OPPORTUNITY_FIELDS } from '../domain/opportunity-rules';
+import { requireVersion, versionOf } from '../domain/record-version';
+import type { ListResult } from '../store/records-repository';
+import { CONFLICT_RETRIES, isConflict } from './record-writer';
+import { found, nowOf, referencesOf, searchFor, type RecordsContext } from './records-context';
+import type { Caller, OpportunityView, WriteInput } from './views';
+
+export interface OpportunityFilters {
+  cursor?: string;
+  stage?: string;
+  accountId?: string;
+  assignedTo?: string;
+  closeDateAfter?: string;
+  closeDateBefore?: string;
+  valueMin?: string;
+  valueMax?: string;
+  search?: string;
+  ordering?: string;
+  offset?: number;
+  limit?: number;
+}
+
+export class OpportunitiesService {
+  constructor(private readonly context: RecordsContext) {}
+
+  async create(caller: Caller, input: WriteInput): Promise<OpportunityView> {
+    const { writer, ids } = this.context;
+    const references = await referencesOf(this.context, caller, input.body, OPPORTUNITY_FIELDS);
+    const now = this.context.clock();
+    const opportunity = newOpportunity({ ...input, references }, ids(ID_PREFIX.opportunity), caller.workspaceId, now);
+    const changes = writer.changes().insert('opportunity', opportunity);
+    writer.activity(changes, caller, 'created', 'opportunity', opportunity.id, timestamp(now));
+    await writer.write(caller, changes, [opportunityCreated(opportunity), ...opportunityEvents(null, opportunity)]);
+    return (await this.context.views.opportunities(caller.workspaceId, [opportunity], true))[0]!;
+  }
+
+  async get(caller: Caller, id: string): Promise<OpportunityView> {
+    const opportunity = await found(this.context.repo.record(caller.workspaceId, 'opportunity', id));
+    return (await this.context.views.opportunities(caller.workspaceId, [opportunity], true))[0]!;
+  }
+
+  async update(caller: Caller, id: string, input: WriteInput): Promise<OpportunityView> {
+    const { repo, writer } = this.context;
+    const references = await referencesOf(this.context, caller, input.body, OPPORTUNITY_FIELDS);
+    for (let attempt = 0; ; attempt++) {
+      const current = await found(repo.record(caller.workspaceId, 'opportunity', id));
+      requireVersion(current, input.expectedVersion);
+      const now = this.context.clock();
+      const fields = opportunityChanges(current, { ...input, references }, now);
+      const after = { ...current, ...fields, version: versionOf(current) + 1 };
+      try {
+        // Conditional on the stage read, so the stage-change events name the right previous stage.
+        const where: Condition[] = [{ field: 'stage', op: 'eq', value: current.stage }];
+        const changes = writer.changes().update('opportunity', id, fields, { where, expectedVersion: input.expectedVersion });
+        writer.activity(changes, caller, 'updated', 'opportunity', id, timestamp(now));
+        await writer.write(caller, changes, [...opportunityEvents(current, after), recordUpdated('opportunity', after)]);
+      } catch (error) {
+        if (isConflict(error) && attempt < CONFLICT_RETRIES) continue;
+        throw error;
+      }
+      return (await this.context.views.opportunities(caller.workspaceId, [after], true))[0]!;
+    }
+  }
+
+  async delete(caller: Caller, id: string, expectedVersion?: number): Promise<void> {
+    const { repo, writer } = this.context;
+    const current = await found(repo.record(caller.workspaceId, 'opportunity', id));
+    requireVersion(current, expectedVersion);
+    await writer.conditional(expectedVersion, () => {
+      const changes = writer.changes().delete('opportunity', id, expectedVersion).deleteDependents(id);
+      writer.activity(changes, caller, 'deleted', 'opportunity', id, nowOf(this.context));
+      return writer.write(caller, changes, [recordDeleted('opportunity', current)]);
+    });
+  }
+
+  async list(caller: Caller, filters: OpportunityFilters): Promise<ListResult<OpportunityView>> {
+    const where: Condition[] = [];
+    const stage = lists.choiceFilter('stage', filters.stage, 'opportunityStage');
+    if (stage) where.push({ field: 'stage', op: 'eq', value: stage });
+    if (filters.accountId) where.push({ field: 'accountId', op: 'eq', value: filters.accountId });
+    if (filters.assignedTo) where.push({ field: 'assignedTo', op: 'eq', value: filters.assignedTo });
+    const after = lists.dateFilter('closeDateAfter', filters.closeDateAfter);
+    if (after) where.push({ field: 'closeDate', op: 'gte', value: after });
+    const before = lists.dateFilter('closeDateBefore', filters.closeDateBefore);
+    if (before) where.push({ field: 'closeDate', op: 'lte', value: before });
+    const min = lists.numberFilter('valueMin', filters.valueMin);
+    if (min !== undefined) where.push({ field: 'value', op: 'gte', value: min });
+    const max = lists.numberFilter('valueMax', filters.valueMax);
+    if (max !== undefined) where.push({ field: 'value', op: 'lte', value: max });
+    const result = await this.context.repo.listRecords(caller.workspaceId, 'opportunity', {
+      where,
+      search: searchFor(filters.search),
+      ordering: lists.ordering('opportunity', filters.ordering),
+      page: lists.page(filters.offset, filters.limit),
+      cursor: filters.cursor,
+    });
+    return {
+      total: result.total,
+      items: await this.context.views.opportunities(caller.workspaceId, result.items, false),
+      nextCursor: result.nextCursor,
+    };
+  }
+}

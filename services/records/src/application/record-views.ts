@@ -1,0 +1,112 @@
+/** Builds the views of records: names of the linked account and owner, and an account's counts. */
+import type { AccountDocument, ContactDocument, LeadDocument, OpportunityDocument } from '../domain/model';
+import { publicRecord } from '../domain/representation';
+import type { UserDirectory } from '../read-models/user-directory';
+import type { RecordsRepository } from '../store/records-repository';
+import type { AccountView, AnyRecordView, ContactView, LeadView, OpportunityView } from './views';
+
+export class RecordViews {
+  constructor(
+    private readonly repo: RecordsRepository,
+    private readonly users: UserDirectory,
+  ) {}
+
+  async contacts(workspaceId: string, items: ContactDocument[], withOwner: boolean): Promise<ContactView[]> {
+    const [names, owners] = await Promise.all([
+      this.accountNames(
+        workspaceId,
+        items.map((c) => c.accountId),
+      ),
+      this.userNames(
+        workspaceId,
+        items.map((c) => c.assignedTo),
+        withOwner,
+      ),
+    ]);
+    return items.map((c) => ({
+      ...c,
+      accountName: (c.accountId && names.get(c.accountId)) || '',
+      assignedToName: (c.assignedTo && owners.get(c.assignedTo)) || '',
+    }));
+  }
+
+  async leads(workspaceId: string, items: LeadDocument[], withOwner: boolean): Promise<LeadView[]> {
+    const owners = await this.userNames(
+      workspaceId,
+      items.map((l) => l.assignedTo),
+      withOwner,
+    );
+    return items.map((l) => ({ ...l, assignedToName: (l.assignedTo && owners.get(l.assignedTo)) || '' }));
+  }
+
+  async accounts(workspaceId: string, items: AccountDocument[], withOwner: boolean): Promise<AccountView[]> {
+    const owners = await this.userNames(
+      workspaceId,
+      items.map((a) => a.assignedTo),
+      withOwner,
+    );
+    return Promise.all(
+      items.map(async (a) => {
+        const [contactCount, openOpportunityCount] = await Promise.all([
+          this.repo.contactCount(workspaceId, a.id),
+          this.repo.openOpportunityCount(workspaceId, a.id),
+        ]);
+        return {
+          ...a,
+          assignedToName: (a.assignedTo && owners.get(a.assignedTo)) || '',
+          contactCount,
+          openOpportunityCount,
+          // Cases are not a record of this service yet, so no account has open cases.
+          openCaseCount: 0,
+        };
+      }),
+    );
+  }
+
+  async opportunities(workspaceId: string, items: OpportunityDocument[], withOwner: boolean): Promise<OpportunityView[]> {
+    const [names, owners] = await Promise.all([
+      this.accountNames(
+        workspaceId,
+        items.map((o) => o.accountId),
+      ),
+      this.userNames(
+        workspaceId,
+        items.map((o) => o.assignedTo),
+        withOwner,
+      ),
+    ]);
+    return items.map((o) => ({
+      ...o,
+      accountName: (o.accountId && names.get(o.accountId)) || '',
+      assignedToName: (o.assignedTo && owners.get(o.assignedTo)) || '',
+    }));
+  }
+
+  private async userNames(workspaceId: string, ids: (string | null)[], wanted: boolean): Promise<Map<string, string>> {
+    const present = ids.filter((id): id is string => Boolean(id));
+    if (!wanted || present.length === 0) return new Map();
+    const users = await this.users.lookup(workspaceId, present);
+    return new Map([...(users ?? new Map()).values()].map((u) => [u.id, u.name]));
+  }
+
+  private async accountNames(workspaceId: string, ids: (string | null)[]): Promise<Map<string, string>> {
+    const found = await this.repo.accountsById(
+      workspaceId,
+      ids.filter((id): id is string => Boolean(id)),
+    );
+    return new Map(found.map((a) => [a.id, a.name]));
+  }
+}
+
+/** The public JSON of a view, for GetRecord's fields_json. */
+export function recordJson(view: AnyRecordView): string {
+  return JSON.stringify({ ...publicRecord(view.record), ...namesOf(view) });
+}
+
+function namesOf(view: AnyRecordView): Record<string, unknown> {
+  const r = view.record as unknown as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key of ['accountName', 'assignedToName', 'contactCount', 'openOpportunityCount', 'openCaseCount'])
+    if (key in r) out[key] = r[key];
+  return out;
+}

@@ -1,0 +1,106 @@
+/**
+ * The one write path of the records service: a commit's changes, the activity each change leaves
+ * in the audit log and its outbox events go to the store together, then the relay is poked.
+ */
+import { StoreError } from '@crm/store';
+import { captureTraceContext } from '@crm/telemetry';
+import { timestamp, type Clock } from '../domain/clock';
+import type { DomainEvent } from '../domain/events';
+import { ID_PREFIX, type IdGenerator } from '../domain/ids';
+import type { ActivityAction, RecordType } from '../domain/model';
+import { staleVersion } from '../domain/record-version';
+import type { OutboxDocument } from '../store/collections';
+import { RecordChanges } from '../store/record-changes';
+import type { RecordsRepository } from '../store/records-repository';
+import type { Caller } from './views';
+
+/** Where committed events go next: the outbox relay. */
+export interface EventRelay {
+  register(workspaceId: string): Promise<void>;
+  poke(workspaceId: string): void;
+}
+
+export class RecordWriter {
+  constructor(
+    private readonly repo: RecordsRepository,
+    private readonly relay: EventRelay,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  /** A new, empty commit. */
+  changes(): RecordChanges {
+    return new RecordChanges();
+  }
+
+  /** Adds the audit-log activity of one change to the commit. */
+  activity(
+    changes: RecordChanges,
+    caller: Caller,
+    action: ActivityAction,
+    recordType: RecordType,
+    recordId: string,
+    at: string,
+    mergedIds?: string[],
+  ): RecordChanges {
+    return changes.activity({
+      id: this.ids(ID_PREFIX.activity),
+      workspaceId: caller.workspaceId,
+      action,
+      recordType,
+      recordId,
+      actorId: caller.actor.id,
+      actorType: caller.actor.type,
+      createdAt: at,
+      ...(mergedIds ? { mergedIds } : {}),
+    });
+  }
+
+  /** Commits the changes and their outbox events together, then pokes the relay. */
+  async write(caller: Caller, changes: RecordChanges, events: DomainEvent[]): Promise<void> {
+    const now = timestamp(this.clock());
+    const traceHeaders = captureTraceContext();
+    for (const event of events) {
+      const document: OutboxDocument = {
+        id: this.ids(ID_PREFIX.event),
+        workspaceId: caller.workspaceId,
+        type: event.type,
+        correlationId: caller.correlationId,
+        occurredAt: now,
+        payload: event.payload,
+        status: 'pending',
+        createdAt: now,
+        publishedAt: null,
+        ...(traceHeaders.traceparent ? { traceHeaders } : {}),
+        ...(caller.cause ? { cause: caller.cause } : {}),
+      };
+      changes.event(document);
+    }
+    if (events.length > 0) await this.relay.register(caller.workspaceId);
+    await this.repo.commit(caller.workspaceId, changes);
+    if (events.length > 0) this.relay.poke(caller.workspaceId);
+  }
+
+  /** A write under If-Match: a conflict in its commit means the version moved on since it was read. */
+  async conditional(expectedVersion: number | undefined, write: () => Promise<void>): Promise<void> {
+    try {
+      await write();
+    } catch (error) {
+      if (expectedVersion !== undefined && isConflict(error)) throw staleVersion();
+      throw error;
+    }
+  }
+}
+
+/** How often an update whose status or stage changed under it is read again and retried. */
+export const CONFLICT_RETRIES = 3;
+
+/** The commit failed because a condition on a stored record no longer held. */
+export function isConflict(error: unknown): boolean {
+  return error instanceof StoreError && error.code === 'conflict';
+}
+
+/** The commit failed because a document with that id exists already. */
+export function isDuplicate(error: unknown): boolean {
+  return error instanceof StoreError && error.code === 'duplicate';
+}

@@ -1,0 +1,53 @@
+/** What every resource of the records service shares: its repository, writer, views and clock, and the lookups they all make. */
+import { DomainError } from '@crm/observability';
+import { timestamp, type Clock } from '../domain/clock';
+import { referencedIds, type FieldTable, type KnownReferences } from '../domain/field-rules';
+import type { IdGenerator } from '../domain/ids';
+import * as lists from '../domain/list-rules';
+import { searchNeedle } from '../domain/search-text';
+import { workspaceMembers, type UserDirectory } from '../read-models/user-directory';
+import type { RecordsRepository } from '../store/records-repository';
+import type { RecordViews } from './record-views';
+import type { RecordWriter } from './record-writer';
+import type { Caller } from './views';
+
+export interface RecordsContext {
+  repo: RecordsRepository;
+  users: UserDirectory;
+  writer: RecordWriter;
+  views: RecordViews;
+  clock: Clock;
+  ids: IdGenerator;
+}
+
+export function nowOf(context: RecordsContext): string {
+  return timestamp(context.clock());
+}
+
+export async function found<T>(lookup: Promise<T | null>): Promise<T> {
+  const document = await lookup;
+  if (!document) throw DomainError.notFound();
+  return document;
+}
+
+/** The literal the stored `searchText` must contain (see domain/search-text.ts). */
+export function searchFor(value: string | undefined): string | undefined {
+  const text = lists.search(value);
+  return text ? searchNeedle(text) : undefined;
+}
+
+/** Which referenced accounts, contacts and users exist in the caller's workspace. */
+export async function referencesOf(
+  context: RecordsContext,
+  caller: Caller,
+  body: Record<string, unknown>,
+  table: FieldTable,
+): Promise<KnownReferences> {
+  const ids = referencedIds(body, table);
+  const [account, contact, users] = await Promise.all([
+    context.repo.existing(caller.workspaceId, 'account', ids.account),
+    context.repo.existing(caller.workspaceId, 'contact', ids.contact),
+    ids.user.length > 0 ? workspaceMembers(context.users, caller.workspaceId, ids.user) : Promise.resolve(new Map()),
+  ]);
+  return { account, contact, user: new Set(users.keys()) };
+}

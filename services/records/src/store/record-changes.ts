@@ -1,0 +1,118 @@
+/**
+ * The writes of one commit, said in the records' words (insert a lead, delete a contact with its
+ * notes and tasks, move merged records' dependents) and turned here into the store's operations,
+ * so application code never names a collection. RecordsRepository.commit writes them at once.
+ */
+import type { Condition, WriteOp } from '@crm/store';
+import type { ActivityDocument, RecordType } from '../domain/model';
+import {
+  activities,
+  batchResults,
+  contacts,
+  leads,
+  notes,
+  opportunities,
+  outbox,
+  RECORD_COLLECTIONS,
+  tasks,
+  type BatchResultDocument,
+  type OutboxDocument,
+  type RecordDocuments,
+} from './collections';
+
+export interface UpdateCondition {
+  /** Conditions on the stored record (the status or stage that was read, say); unmet: the commit conflicts. */
+  where?: Condition[];
+  /** If-Match: the version the record must still be at. */
+  expectedVersion?: number;
+}
+
+export class RecordChanges {
+  readonly ops: WriteOp[] = [];
+
+  insert<T extends RecordType>(type: T, document: RecordDocuments[T]): this {
+    this.ops.push({ kind: 'insert', collection: RECORD_COLLECTIONS[type], document: { ...document } });
+    return this;
+  }
+
+  /** Every update bumps the version; with `expectedVersion` (If-Match) it applies only at that version, in the same operation. */
+  update(type: RecordType, id: string, changes: object, condition: UpdateCondition = {}): this {
+    const change = { set: { ...changes }, inc: { version: 1 } };
+    const where = [...(condition.where ?? []), ...versionIs(condition.expectedVersion)];
+    this.ops.push({ kind: 'update', collection: RECORD_COLLECTIONS[type], id, change, where, required: true });
+    return this;
+  }
+
+  /** With If-Match, a bump conditional on the version goes first, so a stale version fails the commit. */
+  delete(type: RecordType, id: string, expectedVersion?: number): this {
+    const collection = RECORD_COLLECTIONS[type];
+    if (expectedVersion !== undefined)
+      this.ops.push({ kind: 'update', collection, id, change: { inc: { version: 1 } }, where: versionIs(expectedVersion), required: true });
+    this.ops.push({ kind: 'delete', collection, id });
+    return this;
+  }
+
+  /** Notes and tasks about a record go with it; its activities stay. */
+  deleteDependents(id: string): this {
+    const about: Condition[] = [{ field: 'relatedTo', op: 'eq', value: id }];
+    this.ops.push({ kind: 'deleteMany', collection: notes, where: about }, { kind: 'deleteMany', collection: tasks, where: about });
+    return this;
+  }
+
+  /** The account's contacts and opportunities stay, without it. */
+  unlinkAccount(accountId: string): this {
+    const linked: Condition[] = [{ field: 'accountId', op: 'eq', value: accountId }];
+    const unlink = { set: { accountId: null }, inc: { version: 1 } };
+    this.ops.push(
+      { kind: 'updateMany', collection: contacts, where: linked, change: unlink },
+      { kind: 'updateMany', collection: opportunities, where: linked, change: unlink },
+    );
+    return this;
+  }
+
+  /** An opportunity's contact list, if the opportunity is still there. */
+  setOpportunityContacts(opportunityId: string, contactIds: string[]): this {
+    this.ops.push({
+      kind: 'update',
+      collection: opportunities,
+      id: opportunityId,
+      change: { set: { contactIds }, inc: { version: 1 } },
+      required: false,
+    });
+    return this;
+  }
+
+  /** What pointed at a merged record points at the survivor: notes, tasks, activities and, by kind, links. */
+  moveToSurvivor(type: RecordType, mergedIds: string[], survivorId: string): this {
+    const move = (collection: WriteOp['collection'], field: string, bump: boolean): WriteOp => ({
+      kind: 'updateMany',
+      collection,
+      where: [{ field, op: 'in', values: mergedIds }],
+      change: { set: { [field]: survivorId }, ...(bump ? { inc: { version: 1 } } : {}) },
+    });
+    this.ops.push(move(notes, 'relatedTo', false), move(tasks, 'relatedTo', false), move(activities, 'recordId', false));
+    if (type === 'account') this.ops.push(move(contacts, 'accountId', true), move(opportunities, 'accountId', true));
+    if (type === 'contact') this.ops.push(move(leads, 'convertedContactId', true));
+    return this;
+  }
+
+  activity(document: ActivityDocument): this {
+    this.ops.push({ kind: 'insert', collection: activities, document: { ...document } });
+    return this;
+  }
+
+  batchResult(document: BatchResultDocument): this {
+    this.ops.push({ kind: 'insert', collection: batchResults, document: { ...document } });
+    return this;
+  }
+
+  event(document: OutboxDocument): this {
+    this.ops.push({ kind: 'insert', collection: outbox, document: { ...document } });
+    return this;
+  }
+}
+
+function versionIs(expected: number | undefined): Condition[] {
+  if (expected === undefined) return [];
+  return [expected === 0 ? { field: 'version', op: 'exists', value: false } : { field: 'version', op: 'eq', value: expected }];
+}
