@@ -134,6 +134,17 @@ describe('synchronous contact import', () => {
     expect(await emails(me)).toEqual(['old@example.com']);
   });
 
+  it('imports a CSV of 500 rows, the most it takes, and lists every contact', async () => {
+    const me = await signUp(t.api);
+    const lines = ['Email,First Name'];
+    for (let i = 1; i <= 500; i++) lines.push(`p${i}@example.com,P${i}`);
+    const response = await importFile(me.access, 'full.csv', lines.join('\n'));
+    expect(response.status).toBe(200);
+    expect(response.body.created).toHaveLength(500);
+    expect(response.body.created[499]).toMatchObject({ email: 'p500@example.com', id: expect.stringMatching(/^cnt_/) });
+    expect((await records.contacts(me)).length).toBe(500);
+  });
+
   it('refuses a CSV of 501 rows with a 413 naming the asynchronous import, and creates nothing', async () => {
     const me = await signUp(t.api);
     const lines = ['Email,First Name'];
