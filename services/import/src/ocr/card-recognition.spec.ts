@@ -1,5 +1,5 @@
 import { deflateSync } from 'node:zlib';
-import { checkImage } from './card-recognition';
+import { checkImage, recogniseText } from './card-recognition';
 
 /** A PNG header (and a little compressed data) claiming `width` × `height` greyscale pixels. */
 function png(width: number, height: number): Buffer {
@@ -37,5 +37,14 @@ describe('the image check before text recognition', () => {
     expect(() => checkImage(Buffer.from('not an image'), 20_000_000)).toThrow('not a readable JPEG or PNG');
     const gif = Buffer.concat([Buffer.from('GIF89a'), Buffer.from([10, 0, 10, 0, 0, 0, 0]), Buffer.alloc(20)]);
     expect(() => checkImage(gif, 20_000_000)).toThrow('send a JPEG or PNG');
+  });
+});
+
+describe('text recognition past its time limit', () => {
+  it('gives up with a file that could not be read, and terminates its worker', async () => {
+    await expect(recogniseText(png(400, 200), { maxPixels: 20_000_000, timeoutMs: 5 })).rejects.toMatchObject({
+      kind: 'validation_failed',
+      message: 'The image could not be read within 0.005 s.',
+    });
   });
 });
