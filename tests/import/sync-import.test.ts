@@ -50,18 +50,20 @@ async function emails(owner: SignedUp): Promise<string[]> {
  * read. Rendered in a child process: jimp loads its fonts with a dynamic import, which jest's
  * module system refuses.
  */
-async function cardImage(lines: string[]): Promise<Buffer> {
+async function cardImage(lines: string[], type: 'image/png' | 'image/jpeg' = 'image/png'): Promise<Buffer> {
   const script = `
     const { Jimp, loadFont } = require('jimp');
     const { SANS_64_BLACK } = require('jimp/fonts');
     (async () => {
-      const lines = JSON.parse(process.argv[1]);
+      const [lines, type] = JSON.parse(process.argv[1]);
       const font = await loadFont(SANS_64_BLACK);
       const image = new Jimp({ width: 1400, height: 120 + lines.length * 100, color: 0xffffffff });
       lines.forEach((text, i) => image.print({ font, x: 40, y: 40 + i * 100, text }));
-      process.stdout.write((await image.getBuffer('image/png')).toString('base64'));
+      process.stdout.write((await image.getBuffer(type)).toString('base64'));
     })();`;
-  const { stdout } = await promisify(execFile)(process.execPath, ['-e', script, JSON.stringify(lines)], { maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await promisify(execFile)(process.execPath, ['-e', script, JSON.stringify([lines, type])], {
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return Buffer.from(stdout, 'base64');
 }
 
@@ -223,6 +225,18 @@ describe('synchronous contact import', () => {
     ]);
     const ada = (await records.contacts(me)).find((c) => c.email === 'ada@example.com')!;
     expect(ada.notes).toBe('Company: Analytical Engines Ltd');
+  });
+
+  it('answers what a JPEG business card would create on a dry run, creating nothing', async () => {
+    const me = await signUp(t.api);
+    const jpeg = await cardImage(['Grace Hopper', 'grace@example.com'], 'image/jpeg');
+    const response = await importFile(me.access, 'card.jpg', jpeg, { dryRun: true });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ dryRun: true, errors: [], duplicates: [] });
+    expect(response.body.created).toEqual([
+      expect.objectContaining({ id: null, firstName: 'Grace', lastName: 'Hopper', email: 'grace@example.com' }),
+    ]);
+    expect(await emails(me)).toEqual([]);
   });
 
   it('reads a PDF contact list, one contact per line with an email', async () => {
