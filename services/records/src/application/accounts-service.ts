@@ -1,10 +1,10 @@
 /** Accounts: create, read, update, delete and list. */
-import type { Condition } from '@crm/store';
 import { accountChanges, newAccount, ACCOUNT_FIELDS } from '../domain/account-rules';
 import { accountCreated, recordDeleted, recordUpdated } from '../domain/events';
 import { ID_PREFIX } from '../domain/ids';
 import * as lists from '../domain/list-rules';
 import { requireVersion, versionOf } from '../domain/record-version';
+import type { AccountFilter } from '../store/record-filters';
 import type { ListResult } from '../store/records-repository';
 import { found, nowOf, referencesOf, searchFor, type RecordsContext } from './records-context';
 import type { AccountView, Caller, WriteInput } from './views';
@@ -65,13 +65,12 @@ export class AccountsService {
   }
 
   async list(caller: Caller, filters: AccountFilters): Promise<ListResult<AccountView>> {
-    const where: Condition[] = [];
-    const stage = lists.choiceFilter('stage', filters.stage, 'accountStage');
-    if (stage) where.push({ field: 'stage', op: 'eq', value: stage });
-    if (filters.industry) where.push({ field: 'industry', op: 'eq', value: filters.industry });
-    if (filters.assignedTo) where.push({ field: 'assignedTo', op: 'eq', value: filters.assignedTo });
-    const result = await this.context.repo.listRecords(caller.workspaceId, 'account', {
-      where,
+    const filter: AccountFilter = {
+      stage: lists.choiceFilter('stage', filters.stage, 'accountStage'),
+      industry: filters.industry,
+      assignedTo: filters.assignedTo,
+    };
+    const result = await this.context.repo.listRecords(caller.workspaceId, 'account', filter, {
       search: searchFor(filters.search),
       ordering: lists.ordering('account', filters.ordering),
       page: lists.page(filters.offset, filters.limit),

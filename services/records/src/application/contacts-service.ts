@@ -1,10 +1,10 @@
 /** Contacts: create, read, update, delete and list, and an account's contacts. */
-import type { Condition } from '@crm/store';
 import { contactChanges, newContact, CONTACT_FIELDS } from '../domain/contact-rules';
 import { contactCreated, recordDeleted, recordUpdated } from '../domain/events';
 import { ID_PREFIX } from '../domain/ids';
 import * as lists from '../domain/list-rules';
 import { requireVersion, versionOf } from '../domain/record-version';
+import type { ContactFilter } from '../store/record-filters';
 import type { ListResult } from '../store/records-repository';
 import { found, nowOf, referencesOf, searchFor, type RecordsContext } from './records-context';
 import type { Caller, ContactView, Paging, WriteInput } from './views';
@@ -71,17 +71,14 @@ export class ContactsService {
   }
 
   async list(caller: Caller, filters: ContactFilters): Promise<ListResult<ContactView>> {
-    const where: Condition[] = [];
-    const stage = lists.choiceFilter('stage', filters.stage, 'contactStage');
-    if (stage) where.push({ field: 'stage', op: 'eq', value: stage });
-    if (filters.assignedTo) where.push({ field: 'assignedTo', op: 'eq', value: filters.assignedTo });
-    const after = lists.timestampFilter('createdAfter', filters.createdAfter);
-    if (after) where.push({ field: 'createdAt', op: 'gte', value: after });
-    const before = lists.timestampFilter('createdBefore', filters.createdBefore);
-    if (before) where.push({ field: 'createdAt', op: 'lte', value: before });
-    for (const tag of filters.tags ?? []) if (tag.trim()) where.push({ field: 'tags', op: 'has', value: tag.trim() });
-    const result = await this.context.repo.listRecords(caller.workspaceId, 'contact', {
-      where,
+    const filter: ContactFilter = {
+      stage: lists.choiceFilter('stage', filters.stage, 'contactStage'),
+      assignedTo: filters.assignedTo,
+      createdFrom: lists.timestampFilter('createdAfter', filters.createdAfter),
+      createdTo: lists.timestampFilter('createdBefore', filters.createdBefore),
+      tags: (filters.tags ?? []).map((tag) => tag.trim()).filter((tag) => tag),
+    };
+    const result = await this.context.repo.listRecords(caller.workspaceId, 'contact', filter, {
       search: searchFor(filters.search),
       ordering: lists.ordering('contact', filters.ordering),
       page: lists.page(filters.offset, filters.limit),
@@ -96,12 +93,16 @@ export class ContactsService {
 
   async listOfAccount(caller: Caller, accountId: string, paging: Paging = {}): Promise<ListResult<ContactView>> {
     await found(this.context.repo.record(caller.workspaceId, 'account', accountId));
-    const result = await this.context.repo.listRecords(caller.workspaceId, 'contact', {
-      where: [{ field: 'accountId', op: 'eq', value: accountId }],
-      ordering: { field: 'createdAt', direction: 'desc' },
-      page: lists.page(paging.offset, paging.limit),
-      cursor: paging.cursor,
-    });
+    const result = await this.context.repo.listRecords(
+      caller.workspaceId,
+      'contact',
+      { accountId },
+      {
+        ordering: { field: 'createdAt', direction: 'desc' },
+        page: lists.page(paging.offset, paging.limit),
+        cursor: paging.cursor,
+      },
+    );
     return { ...result, items: await this.context.views.contacts(caller.workspaceId, result.items, false) };
   }
 }

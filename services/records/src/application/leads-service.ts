@@ -1,6 +1,5 @@
 /** Leads: create, read, update, delete, list, and conversion into a contact (with an account and an opportunity). */
 import { DomainError } from '@crm/observability';
-import type { Condition } from '@crm/store';
 import { timestamp } from '../domain/clock';
 import {
   contactCreated,
@@ -17,6 +16,7 @@ import { leadChanges, newLead, LEAD_FIELDS } from '../domain/lead-rules';
 import * as lists from '../domain/list-rules';
 import type { LeadDocument } from '../domain/model';
 import { requireVersion, versionOf } from '../domain/record-version';
+import type { LeadFilter } from '../store/record-filters';
 import type { ListResult } from '../store/records-repository';
 import { CONFLICT_RETRIES, isConflict } from './record-writer';
 import { found, nowOf, referencesOf, searchFor, type RecordsContext } from './records-context';
@@ -72,8 +72,7 @@ export class LeadsService {
       const after = { ...current, ...fields, version: versionOf(current) + 1 };
       try {
         // Conditional on the status read, so the status-change event names the right previous status.
-        const where: Condition[] = [{ field: 'status', op: 'eq', value: current.status }];
-        const changes = writer.changes().update('lead', id, fields, { where, expectedVersion: input.expectedVersion });
+        const changes = writer.changes().update('lead', id, fields, { statusIs: current.status, expectedVersion: input.expectedVersion });
         writer.activity(changes, caller, 'updated', 'lead', id, now);
         await writer.write(caller, changes, [...leadEvents(current, after), recordUpdated('lead', after)]);
       } catch (error) {
@@ -96,17 +95,14 @@ export class LeadsService {
   }
 
   async list(caller: Caller, filters: LeadFilters): Promise<ListResult<LeadView>> {
-    const where: Condition[] = [];
-    const status = lists.choiceFilter('status', filters.status, 'leadStatus');
-    if (status) where.push({ field: 'status', op: 'eq', value: status });
-    if (filters.source) where.push({ field: 'source', op: 'eq', value: filters.source });
-    if (filters.assignedTo) where.push({ field: 'assignedTo', op: 'eq', value: filters.assignedTo });
-    const after = lists.timestampFilter('createdAfter', filters.createdAfter);
-    if (after) where.push({ field: 'createdAt', op: 'gte', value: after });
-    const before = lists.timestampFilter('createdBefore', filters.createdBefore);
-    if (before) where.push({ field: 'createdAt', op: 'lte', value: before });
-    const result = await this.context.repo.listRecords(caller.workspaceId, 'lead', {
-      where,
+    const filter: LeadFilter = {
+      status: lists.choiceFilter('status', filters.status, 'leadStatus'),
+      source: filters.source,
+      assignedTo: filters.assignedTo,
+      createdFrom: lists.timestampFilter('createdAfter', filters.createdAfter),
+      createdTo: lists.timestampFilter('createdBefore', filters.createdBefore),
+    };
+    const result = await this.context.repo.listRecords(caller.workspaceId, 'lead', filter, {
       search: searchFor(filters.search),
       ordering: lists.ordering('lead', filters.ordering),
       page: lists.page(filters.offset, filters.limit),
@@ -130,9 +126,7 @@ export class LeadsService {
     const nowDate = this.context.clock();
     const plan = planConversion(lead, input.body, ids, nowDate, input.earlierErrors);
     const now = timestamp(nowDate);
-    const changes = writer
-      .changes()
-      .update('lead', lead.id, plan.leadChange, { where: [{ field: 'status', op: 'ne', value: 'converted' }] });
+    const changes = writer.changes().update('lead', lead.id, plan.leadChange, { notConverted: true });
     writer.activity(changes, caller, 'converted', 'lead', lead.id, now);
     writer.activity(changes.insert('contact', plan.contact), caller, 'created', 'contact', plan.contact.id, now);
     const convertedLead: LeadDocument = { ...lead, ...plan.leadChange };

@@ -1,11 +1,11 @@
 /** Opportunities: create, read, update, delete and list. */
-import type { Condition } from '@crm/store';
 import { timestamp } from '../domain/clock';
 import { opportunityCreated, opportunityEvents, recordDeleted, recordUpdated } from '../domain/events';
 import { ID_PREFIX } from '../domain/ids';
 import * as lists from '../domain/list-rules';
 import { newOpportunity, opportunityChanges, OPPORTUNITY_FIELDS } from '../domain/opportunity-rules';
 import { requireVersion, versionOf } from '../domain/record-version';
+import type { OpportunityFilter } from '../store/record-filters';
 import type { ListResult } from '../store/records-repository';
 import { CONFLICT_RETRIES, isConflict } from './record-writer';
 import { found, nowOf, referencesOf, searchFor, type RecordsContext } from './records-context';
@@ -56,8 +56,9 @@ export class OpportunitiesService {
       const after = { ...current, ...fields, version: versionOf(current) + 1 };
       try {
         // Conditional on the stage read, so the stage-change events name the right previous stage.
-        const where: Condition[] = [{ field: 'stage', op: 'eq', value: current.stage }];
-        const changes = writer.changes().update('opportunity', id, fields, { where, expectedVersion: input.expectedVersion });
+        const changes = writer
+          .changes()
+          .update('opportunity', id, fields, { stageIs: current.stage, expectedVersion: input.expectedVersion });
         writer.activity(changes, caller, 'updated', 'opportunity', id, timestamp(now));
         await writer.write(caller, changes, [...opportunityEvents(current, after), recordUpdated('opportunity', after)]);
       } catch (error) {
@@ -80,21 +81,16 @@ export class OpportunitiesService {
   }
 
   async list(caller: Caller, filters: OpportunityFilters): Promise<ListResult<OpportunityView>> {
-    const where: Condition[] = [];
-    const stage = lists.choiceFilter('stage', filters.stage, 'opportunityStage');
-    if (stage) where.push({ field: 'stage', op: 'eq', value: stage });
-    if (filters.accountId) where.push({ field: 'accountId', op: 'eq', value: filters.accountId });
-    if (filters.assignedTo) where.push({ field: 'assignedTo', op: 'eq', value: filters.assignedTo });
-    const after = lists.dateFilter('closeDateAfter', filters.closeDateAfter);
-    if (after) where.push({ field: 'closeDate', op: 'gte', value: after });
-    const before = lists.dateFilter('closeDateBefore', filters.closeDateBefore);
-    if (before) where.push({ field: 'closeDate', op: 'lte', value: before });
-    const min = lists.numberFilter('valueMin', filters.valueMin);
-    if (min !== undefined) where.push({ field: 'value', op: 'gte', value: min });
-    const max = lists.numberFilter('valueMax', filters.valueMax);
-    if (max !== undefined) where.push({ field: 'value', op: 'lte', value: max });
-    const result = await this.context.repo.listRecords(caller.workspaceId, 'opportunity', {
-      where,
+    const filter: OpportunityFilter = {
+      stage: lists.choiceFilter('stage', filters.stage, 'opportunityStage'),
+      accountId: filters.accountId,
+      assignedTo: filters.assignedTo,
+      closeFrom: lists.dateFilter('closeDateAfter', filters.closeDateAfter),
+      closeTo: lists.dateFilter('closeDateBefore', filters.closeDateBefore),
+      valueMin: lists.numberFilter('valueMin', filters.valueMin),
+      valueMax: lists.numberFilter('valueMax', filters.valueMax),
+    };
+    const result = await this.context.repo.listRecords(caller.workspaceId, 'opportunity', filter, {
       search: searchFor(filters.search),
       ordering: lists.ordering('opportunity', filters.ordering),
       page: lists.page(filters.offset, filters.limit),

@@ -36,7 +36,6 @@ export class RelatedLists {
 
   listSources(caller: Caller, paging: Paging = {}): Promise<ListResult<SourceDocument>> {
     return this.context.repo.listSources(caller.workspaceId, {
-      where: [],
       ordering: lists.ordering('contact', undefined),
       page: lists.page(paging.offset, paging.limit),
       cursor: paging.cursor,
@@ -74,8 +73,7 @@ export class RelatedLists {
   }
 
   listTasks(caller: Caller, relatedTo?: string, paging: Paging = {}): Promise<ListResult<TaskDocument>> {
-    return this.context.repo.listTasks(caller.workspaceId, {
-      where: relatedTo ? [{ field: 'relatedTo', op: 'eq', value: relatedTo }] : [],
+    return this.context.repo.listTasks(caller.workspaceId, relatedTo, {
       ordering: { field: 'createdAt', direction: 'desc' },
       page: lists.page(paging.offset, paging.limit),
       cursor: paging.cursor,
@@ -83,8 +81,7 @@ export class RelatedLists {
   }
 
   listActivities(caller: Caller, recordId?: string, paging: Paging = {}): Promise<ListResult<ActivityDocument>> {
-    return this.context.repo.listActivities(caller.workspaceId, {
-      where: recordId ? [{ field: 'recordId', op: 'eq', value: recordId }] : [],
+    return this.context.repo.listActivities(caller.workspaceId, recordId, {
       ordering: { field: 'createdAt', direction: 'desc' },
       page: lists.page(paging.offset, paging.limit),
       cursor: paging.cursor,

@@ -20,11 +20,15 @@ import {
   type RecordDocuments,
 } from './collections';
 
+/** When an update applies; unmet, the commit conflicts. */
 export interface UpdateCondition {
-  /** Conditions on the stored record (the status or stage that was read, say); unmet: the commit conflicts. */
-  where?: Condition[];
   /** If-Match: the version the record must still be at. */
   expectedVersion?: number;
+  /** Only while the stored status (a lead's) or stage (an opportunity's) is still the one read. */
+  statusIs?: string;
+  stageIs?: string;
+  /** Only to a lead not converted yet. */
+  notConverted?: boolean;
 }
 
 export class RecordChanges {
@@ -38,7 +42,11 @@ export class RecordChanges {
   /** Every update bumps the version; with `expectedVersion` (If-Match) it applies only at that version, in the same operation. */
   update(type: RecordType, id: string, changes: object, condition: UpdateCondition = {}): this {
     const change = { set: { ...changes }, inc: { version: 1 } };
-    const where = [...(condition.where ?? []), ...versionIs(condition.expectedVersion)];
+    const where: Condition[] = [];
+    if (condition.statusIs !== undefined) where.push({ field: 'status', op: 'eq', value: condition.statusIs });
+    if (condition.stageIs !== undefined) where.push({ field: 'stage', op: 'eq', value: condition.stageIs });
+    if (condition.notConverted) where.push({ field: 'status', op: 'ne', value: 'converted' });
+    where.push(...versionIs(condition.expectedVersion));
     this.ops.push({ kind: 'update', collection: RECORD_COLLECTIONS[type], id, change, where, required: true });
     return this;
   }

@@ -36,9 +36,10 @@ import {
   type RecordDocuments,
 } from './collections';
 import type { RecordChanges } from './record-changes';
+import { equal, filterConditions, type RecordFilters } from './record-filters';
 
-export interface ListCriteria {
-  where: Condition[];
+/** Which page of a list, in which order, and the search text (the filters come apart, per kind). */
+export interface Listing {
   /**
    * A literal, already lower-cased, that the record's `searchText` must contain: one substring test
    * on one field, which the collections declare for text search (SQLite: a trigram index).
@@ -75,8 +76,14 @@ export class RecordsRepository {
   }
 
   /** One page of records of a kind: by offset (with the total) or after a cursor (without), with the next page's cursor. */
-  listRecords<T extends RecordType>(workspaceId: string, type: T, criteria: ListCriteria): Promise<ListResult<RecordDocuments[T]>> {
-    return this.list(workspaceId, RECORD_COLLECTIONS[type] as CollectionDefinition<RecordDocuments[T]>, criteria);
+  listRecords<T extends RecordType>(
+    workspaceId: string,
+    type: T,
+    filter: RecordFilters[T],
+    listing: Listing,
+  ): Promise<ListResult<RecordDocuments[T]>> {
+    const collection = RECORD_COLLECTIONS[type] as CollectionDefinition<RecordDocuments[T]>;
+    return this.list(workspaceId, collection, filterConditions(type, filter), listing);
   }
 
   /** Writes the changes of one commit, all or none. */
@@ -129,8 +136,9 @@ export class RecordsRepository {
     await this.in(task.workspaceId).insert(tasks, task);
   }
 
-  listTasks(workspaceId: string, criteria: ListCriteria): Promise<ListResult<TaskDocument>> {
-    return this.list(workspaceId, tasks, criteria);
+  /** The workspace's tasks, or those about one record. */
+  listTasks(workspaceId: string, relatedTo: string | undefined, listing: Listing): Promise<ListResult<TaskDocument>> {
+    return this.list(workspaceId, tasks, equal('relatedTo', relatedTo), listing);
   }
 
   async insertSource(source: SourceDocument): Promise<void> {
@@ -141,12 +149,13 @@ export class RecordsRepository {
     return this.get(workspaceId, sources, uid);
   }
 
-  listSources(workspaceId: string, criteria: ListCriteria): Promise<ListResult<SourceDocument>> {
-    return this.list(workspaceId, sources, criteria);
+  listSources(workspaceId: string, listing: Listing): Promise<ListResult<SourceDocument>> {
+    return this.list(workspaceId, sources, [], listing);
   }
 
-  listActivities(workspaceId: string, criteria: ListCriteria): Promise<ListResult<ActivityDocument>> {
-    return this.list(workspaceId, activities, criteria);
+  /** The workspace's audit log, or one record's. */
+  listActivities(workspaceId: string, recordId: string | undefined, listing: Listing): Promise<ListResult<ActivityDocument>> {
+    return this.list(workspaceId, activities, equal('recordId', recordId), listing);
   }
 
   private get<T extends StoredDocument>(workspaceId: string, collection: CollectionDefinition<T>, id: string): Promise<T | null> {
@@ -154,14 +163,16 @@ export class RecordsRepository {
     return this.in(workspaceId).get(collection, id);
   }
 
+  /** One page by offset (with the total) or after a cursor (without), with the next page's cursor. */
   private list<T extends StoredDocument>(
     workspaceId: string,
     collection: CollectionDefinition<T>,
-    criteria: ListCriteria,
+    conditions: Condition[],
+    listing: Listing,
   ): Promise<ListResult<T>> {
-    const where = [...criteria.where];
-    if (criteria.search) where.push({ field: 'searchText', op: 'contains_text', value: criteria.search });
-    const sort = { field: criteria.ordering.field, direction: criteria.ordering.direction };
-    return listPage(this.in(workspaceId), collection, { where, sort, ...criteria.page, cursor: criteria.cursor, owner: workspaceId });
+    const where = [...conditions];
+    if (listing.search) where.push({ field: 'searchText', op: 'contains_text', value: listing.search });
+    const sort = { field: listing.ordering.field, direction: listing.ordering.direction };
+    return listPage(this.in(workspaceId), collection, { where, sort, ...listing.page, cursor: listing.cursor });
   }
 }
