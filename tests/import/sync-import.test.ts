@@ -27,7 +27,7 @@ function importFile(
   token: string,
   filename: string,
   content: string | Buffer,
-  options: { dryRun?: boolean; fields?: Record<string, string> } = {},
+  options: { dryRun?: boolean; fields?: Record<string, string>; headers?: Record<string, string> } = {},
 ) {
   const parts: FormPart[] = [
     { name: 'file', filename, contentType: 'application/octet-stream', content },

@@ -45,7 +45,7 @@ beforeEach(() => {
   records.contacts.set('old@example.com', 'cnt_old');
 });
 
-const run = (request: Partial<InstantImportRequest> & { filename: string; content: string | Buffer }) =>
+const run = (request: Omit<Partial<InstantImportRequest>, 'content'> & { filename: string; content: string | Buffer }) =>
   importContactsNow({ records, readers: contactFileReaders }, caller, {
     sourceUid: null,
     fieldMappings: undefined,
