@@ -150,16 +150,17 @@ describe('a cursor is refused', () => {
   });
 
   it.each([
-    ['with page', () => `/api/contacts/?stage=new&limit=1&page=2&cursor=${cursor}`],
-    ['with offset', () => `/api/contacts/?stage=new&limit=1&offset=1&cursor=${cursor}`],
-    ['with other filters', () => `/api/contacts/?stage=customer&limit=1&cursor=${cursor}`],
-    ['with another ordering', () => `/api/contacts/?stage=new&ordering=email&limit=1&cursor=${cursor}`],
-    ['on another list', () => `/api/leads/?limit=1&cursor=${cursor}`],
-    ['when edited', () => `/api/contacts/?stage=new&limit=1&cursor=${cursor.replace(/^./, (c) => (c === 'A' ? 'B' : 'A'))}`],
-    ['when made up', () => `/api/contacts/?stage=new&limit=1&cursor=not-a-cursor`],
-    ['with characters no cursor has', () => `/api/contacts/?stage=new&limit=1&cursor=${encodeURIComponent('{"$gt":""}')}`],
-  ])('%s: 400', async (_name, path) => {
-    const answer = await mine.api.get(path());
+    ['with page', () => `/api/contacts/?stage=new&limit=1&page=2&cursor=${cursor}`, false],
+    ['with offset', () => `/api/contacts/?stage=new&limit=1&offset=1&cursor=${cursor}`, false],
+    ['with other filters', () => `/api/contacts/?stage=customer&limit=1&cursor=${cursor}`, false],
+    ['with another ordering', () => `/api/contacts/?stage=new&ordering=email&limit=1&cursor=${cursor}`, false],
+    ['on another list', () => `/api/leads/?limit=1&cursor=${cursor}`, false],
+    ['when edited', () => `/api/contacts/?stage=new&limit=1&cursor=${cursor.replace(/^./, (c) => (c === 'A' ? 'B' : 'A'))}`, false],
+    ['when made up', () => `/api/contacts/?stage=new&limit=1&cursor=not-a-cursor`, false],
+    ['with characters no cursor has', () => `/api/contacts/?stage=new&limit=1&cursor=${encodeURIComponent('{"$gt":""}')}`, false],
+    ['from another workspace', () => `/api/contacts/?stage=new&limit=1&cursor=${cursor}`, true],
+  ])('%s: 400', async (_name, path, elsewhere) => {
+    const answer = await (elsewhere ? (await workspace(t)).api : mine.api).get(path());
     expect(answer.status).toBe(400);
     expect(answer.body.detail).toMatch(/cursor/);
   });

@@ -72,7 +72,7 @@ export class StoreUserRepository implements UserRepository {
       const page = await this.store.forWorkspace(workspaceId).findPage(users, { where, sort: [sort], offset: paging.offset });
       return { total: page.total, users: page.items, nextCursor: null };
     }
-    const page = await listPage(this.store.forWorkspace(workspaceId), users, { where, sort, ...paging });
+    const page = await listPage(this.store.forWorkspace(workspaceId), users, { where, sort, ...paging, owner: workspaceId });
     return { total: page.total, users: page.items, nextCursor: page.nextCursor };
   }
 
