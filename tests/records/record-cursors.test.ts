@@ -140,6 +140,29 @@ describe('the workspace’s people', () => {
   });
 });
 
+describe('automation and webhook lists', () => {
+  it('walk by cursor: rules and webhook subscriptions', async () => {
+    for (let i = 0; i < 3; i++) {
+      const rule = await mine.api.post('/api/automations/rules/', {
+        name: `Cursor rule ${i}`,
+        trigger: 'lead_created',
+        steps: [{ type: 'send_notification', order: 1, config: { recipients: ['assigned_user'], message: 'New lead' } }],
+      });
+      expect(rule.status).toBe(201);
+      const hook = await mine.api.post('/api/settings/webhooks/', { url: `https://hooks.example.com/${i}`, events: ['contact.created'] });
+      expect(hook.status).toBe(201);
+    }
+    for (const path of ['/api/automations/rules/?limit=2', '/api/settings/webhooks/?limit=2']) {
+      const all = ids([(await mine.api.get(path.replace('limit=2', 'limit=100'))).body]);
+      expect(all.length).toBeGreaterThanOrEqual(3);
+      expect(ids(await walkByCursor(path))).toEqual(all);
+    }
+    for (const path of ['/api/notifications/?limit=2', '/api/emails/?limit=2'])
+      expect((await mine.api.get(path)).body).toHaveProperty('nextCursor');
+    expect((await mine.api.get('/api/automations/rules/?limit=2&cursor=made-up')).status).toBe(400);
+  });
+});
+
 describe('a cursor is refused', () => {
   let cursor: string;
   beforeAll(async () => {

@@ -2,6 +2,7 @@
  * Automation's request bodies (zod: shapes and types only; the service checks the rules) and
  * response shapes (proto → JSON), with their OpenAPI schemas.
  */
+import { pageSchema } from '../records/record-shape';
 import { z } from 'zod';
 import type { automationV1 } from '@crm/grpc';
 import type { JsonSchema } from '../../openapi/operation';
@@ -224,17 +225,8 @@ export const ruleSchema: JsonSchema = {
   },
 };
 
-/** A paginated list: `{count, next, previous, results}` (routes/records/list-query.ts makes it). */
-const paginated = (items: JsonSchema): JsonSchema => ({
-  type: 'object',
-  required: ['count', 'next', 'previous', 'results'],
-  properties: {
-    count: { type: 'integer' },
-    next: { type: ['string', 'null'], format: 'uri' },
-    previous: { type: ['string', 'null'], format: 'uri' },
-    results: { type: 'array', items },
-  },
-});
+/** A paginated list (routes/records/list-query.ts makes it); every one but the template gallery also walks by cursor. */
+const paginated = (items: JsonSchema, cursor = true): JsonSchema => pageSchema(items, 'A page.', { cursor });
 
 export const ruleListSchema = paginated({
   type: 'object',
@@ -252,9 +244,13 @@ export const ruleListSchema = paginated({
 
 export const logListSchema: JsonSchema = {
   type: 'object',
-  required: ['count', 'results'],
+  required: ['nextCursor', 'results'],
   properties: {
-    count: { type: 'integer' },
+    count: { type: 'integer', description: 'Left out of pages read by `cursor`, which count nothing.' },
+    nextCursor: {
+      type: ['string', 'null'],
+      description: 'Send it back as `cursor` (with the same filters) for the next page; null on the last page.',
+    },
     results: {
       type: 'array',
       items: {
@@ -311,7 +307,7 @@ const templateListItemProperties = {
   createdAt: timestamp,
 };
 
-export const templateListSchema = paginated({ type: 'object', properties: templateListItemProperties });
+export const templateListSchema = paginated({ type: 'object', properties: templateListItemProperties }, false);
 
 export const templateSchema: JsonSchema = {
   type: 'object',

@@ -8,6 +8,7 @@ import { DomainError } from '@crm/observability';
 import { AUTOMATION_DEADLINE_MS, lazyAutomationClient, type AutomationClient } from '../../clients/automation-client';
 import { bodySchema, idParameter, operation, type OpenApiPaths } from '../../openapi/operation';
 import { callerContext } from '../../request-context';
+import { CURSOR_PARAMETER } from '../records/record-routes';
 import { paginated, readListQuery } from '../records/list-query';
 import type { RouteDeps, RouteModule } from '../route-module';
 import { parseBody, pathId } from '../validate';
@@ -56,9 +57,14 @@ export function automationRoutes(
 
   // ---------------------------------------------------------------- rules
   router.get('/api/automations/rules', async (req, res) => {
-    const list = readListQuery(req, []);
-    const { rules, total } = await client.call('ListRules', { offset: list.offset, limit: list.limit }, callerContext(res), options);
-    res.json(paginated(req, deps.config, list, total, rules.map(ruleListItem)));
+    const list = readListQuery(req, [], { cursor: true });
+    const page = await client.call(
+      'ListRules',
+      { offset: list.offset, limit: list.limit, cursor: list.cursor ?? '' },
+      callerContext(res),
+      options,
+    );
+    res.json(paginated(req, deps.config, list, page.total, page.rules.map(ruleListItem), page.nextCursor));
   });
 
   router.post('/api/automations/rules', async (req, res) => {
@@ -96,15 +102,16 @@ export function automationRoutes(
 
   router.get('/api/automations/rules/:id/logs', async (req, res) => {
     const ruleId = pathId(req.params.id);
-    const list = readListQuery(req, ['status', 'after']);
+    const list = readListQuery(req, ['status', 'after'], { cursor: true });
     const after = isoParam('after', list.filters.after);
-    const { logs, total } = await client.call(
+    const { logs, total, nextCursor } = await client.call(
       'ListExecutionLogs',
-      { ruleId, status: list.filters.status ?? '', after: after ?? '', offset: list.offset, limit: list.limit },
+      { ruleId, status: list.filters.status ?? '', after: after ?? '', offset: list.offset, limit: list.limit, cursor: list.cursor ?? '' },
       callerContext(res),
       options,
     );
-    res.json({ count: total, results: logs.map(logJson) });
+    // The spec's log list is {count, results}; nextCursor walks on (a cursor page counts nothing).
+    res.json({ ...(list.mode === 'cursor' ? {} : { count: total }), nextCursor: nextCursor || null, results: logs.map(logJson) });
   });
 
   router.post('/api/automations/rules/:id/save-as-template', async (req, res) => {
@@ -153,25 +160,31 @@ export function automationRoutes(
 
   // ---------------------------------------------------------------- what the engine sent
   router.get('/api/emails', async (req, res) => {
-    const list = readListQuery(req, ['relatedTo']);
-    const { emails, total } = await client.call(
+    const list = readListQuery(req, ['relatedTo'], { cursor: true });
+    const { emails, total, nextCursor } = await client.call(
       'ListEmails',
-      { relatedTo: list.filters.relatedTo ?? '', offset: list.offset, limit: list.limit },
+      { relatedTo: list.filters.relatedTo ?? '', offset: list.offset, limit: list.limit, cursor: list.cursor ?? '' },
       callerContext(res),
       options,
     );
-    res.json(paginated(req, deps.config, list, total, emails.map(emailJson)));
+    res.json(paginated(req, deps.config, list, total, emails.map(emailJson), nextCursor));
   });
 
   router.get('/api/notifications', async (req, res) => {
-    const list = readListQuery(req, ['recipient', 'relatedTo']);
-    const { notifications, total } = await client.call(
+    const list = readListQuery(req, ['recipient', 'relatedTo'], { cursor: true });
+    const { notifications, total, nextCursor } = await client.call(
       'ListNotifications',
-      { recipient: list.filters.recipient ?? '', relatedTo: list.filters.relatedTo ?? '', offset: list.offset, limit: list.limit },
+      {
+        recipient: list.filters.recipient ?? '',
+        relatedTo: list.filters.relatedTo ?? '',
+        offset: list.offset,
+        limit: list.limit,
+        cursor: list.cursor ?? '',
+      },
       callerContext(res),
       options,
     );
-    res.json(paginated(req, deps.config, list, total, notifications.map(notificationJson)));
+    res.json(paginated(req, deps.config, list, total, notifications.map(notificationJson), nextCursor));
   });
 
   return { name: 'automation', access: 'authenticated', router, paths: automationPaths };
@@ -191,6 +204,8 @@ const pagingParameters = [
   query('limit', 'Items per page (default 20; values above 100 are served as 100).', { type: 'integer', minimum: 1 }),
   query('offset', 'Items to skip, with limit; instead of page.', { type: 'integer', minimum: 0 }),
 ];
+/** The lists that also walk by cursor (all but the template gallery, which mixes built-ins in). */
+const cursorPagingParameters = [...pagingParameters, CURSOR_PARAMETER];
 const tags = ['automation'];
 
 const automationPaths: OpenApiPaths = {
@@ -200,7 +215,7 @@ const automationPaths: OpenApiPaths = {
       summary: "List the workspace's automation rules, newest first",
       tags,
       authenticated: true,
-      parameters: pagingParameters,
+      parameters: cursorPagingParameters,
       responses: { 200: { description: 'A page of rules.', schema: ruleListSchema } },
       errors: [400],
     }),
@@ -284,7 +299,7 @@ const automationPaths: OpenApiPaths = {
           enum: ['completed', 'failed', 'cancelled', 'in_progress'],
         }),
         query('after', 'ISO 8601: only logs started after this instant.', { type: 'string', format: 'date-time' }),
-        ...pagingParameters,
+        ...cursorPagingParameters,
       ],
       responses: { 200: { description: 'Execution logs (count and results only).', schema: logListSchema } },
       errors: [400, 404],
@@ -354,7 +369,7 @@ const automationPaths: OpenApiPaths = {
       summary: "Emails automation sent (the workspace's outbox), newest first",
       tags,
       authenticated: true,
-      parameters: [query('relatedTo', 'Only emails about this record id.'), ...pagingParameters],
+      parameters: [query('relatedTo', 'Only emails about this record id.'), ...cursorPagingParameters],
       responses: { 200: { description: 'A page of emails.', schema: emailListSchema } },
       errors: [400],
     }),
@@ -368,7 +383,7 @@ const automationPaths: OpenApiPaths = {
       parameters: [
         query('recipient', 'Only notifications for this user id.'),
         query('relatedTo', 'Only notifications about this record id.'),
-        ...pagingParameters,
+        ...cursorPagingParameters,
       ],
       responses: { 200: { description: 'A page of notifications.', schema: notificationListSchema } },
       errors: [400],

@@ -2,6 +2,7 @@
  * Webhooks' request bodies (zod: shapes only; the automation service checks URLs and event types)
  * and response shapes (proto → JSON), with their OpenAPI schemas.
  */
+import { pageSchema } from '../records/record-shape';
 import { z } from 'zod';
 import type { automationV1 } from '@crm/grpc';
 import type { JsonSchema } from '../../openapi/operation';
@@ -85,16 +86,7 @@ export const secretSchema: JsonSchema = { type: 'object', required: ['secret'], 
 
 export const testEventSchema: JsonSchema = { type: 'object', required: ['eventId'], properties: { eventId: { type: 'string' } } };
 
-const paginated = (items: JsonSchema): JsonSchema => ({
-  type: 'object',
-  required: ['count', 'next', 'previous', 'results'],
-  properties: {
-    count: { type: 'integer' },
-    next: { type: ['string', 'null'], format: 'uri' },
-    previous: { type: ['string', 'null'], format: 'uri' },
-    results: { type: 'array', items },
-  },
-});
+const paginated = (items: JsonSchema): JsonSchema => pageSchema(items, 'A page, newest first.', { cursor: true });
 
 export const webhookListSchema = paginated(webhookSchema);
 

@@ -4,6 +4,7 @@
  * delivers. Admins manage, members read: every write under /api/settings/ goes through the
  * gateway's one admin check (auth/admin-guard.ts) before it gets here.
  */
+import { listParameters } from '../records/record-routes';
 import { Router } from 'express';
 import { AUTOMATION_DEADLINE_MS, lazyAutomationClient, type AutomationClient } from '../../clients/automation-client';
 import { bodySchema, idParameter, operation, type OpenApiPaths } from '../../openapi/operation';
@@ -35,9 +36,14 @@ export function webhookRoutes(
   const router = Router();
 
   router.get(BASE, async (req, res) => {
-    const list = readListQuery(req, []);
-    const { webhooks, total } = await client.call('ListWebhooks', { offset: list.offset, limit: list.limit }, callerContext(res), options);
-    res.json(paginated(req, deps.config, list, total, webhooks.map(webhookJson)));
+    const list = readListQuery(req, [], { cursor: true });
+    const page = await client.call(
+      'ListWebhooks',
+      { offset: list.offset, limit: list.limit, cursor: list.cursor ?? '' },
+      callerContext(res),
+      options,
+    );
+    res.json(paginated(req, deps.config, list, page.total, page.webhooks.map(webhookJson), page.nextCursor));
   });
 
   router.post(BASE, async (req, res) => {
@@ -80,14 +86,14 @@ export function webhookRoutes(
 
   router.get(`${BASE}/:id/deliveries`, async (req, res) => {
     const webhookId = pathId(req.params.id);
-    const list = readListQuery(req, []);
-    const { deliveries, total } = await client.call(
+    const list = readListQuery(req, [], { cursor: true });
+    const { deliveries, total, nextCursor } = await client.call(
       'ListWebhookDeliveries',
-      { webhookId, offset: list.offset, limit: list.limit },
+      { webhookId, offset: list.offset, limit: list.limit, cursor: list.cursor ?? '' },
       callerContext(res),
       options,
     );
-    res.json(paginated(req, deps.config, list, total, deliveries.map(deliveryJson)));
+    res.json(paginated(req, deps.config, list, total, deliveries.map(deliveryJson), nextCursor));
   });
 
   router.post(`${BASE}/:id/deliveries/:deliveryId/redeliver`, async (req, res) => {
@@ -101,10 +107,7 @@ export function webhookRoutes(
 
 const tags = ['webhooks'];
 const webhookId = idParameter('The subscription (`whk_...`).');
-const pagingParameters = [
-  { name: 'offset', in: 'query', required: false, schema: { type: 'integer', minimum: 0 } },
-  { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100 } },
-];
+const pagingParameters = listParameters([], { cursor: true });
 const ADMIN_ONLY = 'Admins only: members and API keys answer 403.';
 const TARGET_RULES =
   '`url` must be https:// and must not name or resolve to a loopback, private, link-local or metadata address, in any spelling (422 on `url`); the operator setting WEBHOOK_ALLOW_PRIVATE_TARGETS=true lifts this for development.';

@@ -73,6 +73,8 @@ export interface ListRulesRequest {
   offset: number;
   /** 0: the default page size (20); at most 100. */
   limit: number;
+  /** Walk on from a `next_cursor` of an earlier page (same filters) instead of `offset`; INVALID_ARGUMENT when this list did not make it. */
+  cursor: string;
 }
 
 export interface ListRulesResponse {
@@ -80,6 +82,8 @@ export interface ListRulesResponse {
   rules: Rule[];
   /** Every rule of the workspace. */
   total: number;
+  /** The cursor of the page after this one; empty on the last. A cursor page counts nothing (total 0). */
+  nextCursor: string;
 }
 
 export interface CreateRuleRequest {
@@ -182,12 +186,16 @@ export interface ListExecutionLogsRequest {
   after: string;
   offset: number;
   limit: number;
+  /** Walk on from a `next_cursor` of an earlier page (same filters) instead of `offset`; INVALID_ARGUMENT when this list did not make it. */
+  cursor: string;
 }
 
 export interface ListExecutionLogsResponse {
   total: number;
   /** Newest first. */
   logs: ExecutionLog[];
+  /** The cursor of the page after this one; empty on the last. A cursor page counts nothing (total 0). */
+  nextCursor: string;
 }
 
 export interface Template {
@@ -277,11 +285,15 @@ export interface ListEmailsRequest {
   relatedTo: string;
   offset: number;
   limit: number;
+  /** Walk on from a `next_cursor` of an earlier page (same filters) instead of `offset`; INVALID_ARGUMENT when this list did not make it. */
+  cursor: string;
 }
 
 export interface ListEmailsResponse {
   total: number;
   emails: Email[];
+  /** The cursor of the page after this one; empty on the last. A cursor page counts nothing (total 0). */
+  nextCursor: string;
 }
 
 export interface Notification {
@@ -300,11 +312,15 @@ export interface ListNotificationsRequest {
   relatedTo: string;
   offset: number;
   limit: number;
+  /** Walk on from a `next_cursor` of an earlier page (same filters) instead of `offset`; INVALID_ARGUMENT when this list did not make it. */
+  cursor: string;
 }
 
 export interface ListNotificationsResponse {
   total: number;
   notifications: Notification[];
+  /** The cursor of the page after this one; empty on the last. A cursor page counts nothing (total 0). */
+  nextCursor: string;
 }
 
 export interface Webhook {
@@ -338,12 +354,16 @@ export interface ListWebhooksRequest {
   offset: number;
   /** 0: the default page size (20); at most 100. */
   limit: number;
+  /** Walk on from a `next_cursor` of an earlier page (same filters) instead of `offset`; INVALID_ARGUMENT when this list did not make it. */
+  cursor: string;
 }
 
 export interface ListWebhooksResponse {
   /** Newest first, without secrets. */
   webhooks: Webhook[];
   total: number;
+  /** The cursor of the page after this one; empty on the last. A cursor page counts nothing (total 0). */
+  nextCursor: string;
 }
 
 export interface GetWebhookRequest {
@@ -414,11 +434,15 @@ export interface ListWebhookDeliveriesRequest {
   webhookId: string;
   offset: number;
   limit: number;
+  /** Walk on from a `next_cursor` of an earlier page (same filters) instead of `offset`; INVALID_ARGUMENT when this list did not make it. */
+  cursor: string;
 }
 
 export interface ListWebhookDeliveriesResponse {
   deliveries: WebhookDelivery[];
   total: number;
+  /** The cursor of the page after this one; empty on the last. A cursor page counts nothing (total 0). */
+  nextCursor: string;
 }
 
 export interface RedeliverWebhookRequest {

@@ -136,6 +136,7 @@ describe('the automation service', () => {
     expect(await service.listLogs(mine, rule.id, { status: 'completed', after: '2020-01-01', offset: 0, limit: 20 })).toEqual({
       total: 0,
       items: [],
+      nextCursor: null,
     });
   });
 });

@@ -2,6 +2,7 @@
  * The automation service's calls for clients: rules, execution logs, templates, and the outbox of
  * emails and notifications the engine wrote. Rules hold here; I/O goes through the store port.
  */
+import { pageBounds, workspacePage, type Page, type Paging } from './paging';
 import { DomainError } from '@crm/observability';
 import type { Condition as StoreCondition, DocumentStore } from '@crm/store';
 import { BUILT_IN_TEMPLATES, findBuiltInTemplate, GALLERY_CREATED_AT } from '../domain/gallery';
@@ -35,17 +36,7 @@ export interface TemplateView extends TemplateDefinition {
   createdAt: string;
 }
 
-export interface Page<T> {
-  total: number;
-  items: T[];
-}
-
-const MAX_LIMIT = 100;
-
-function pageBounds(offset: number, limit: number): { offset: number; limit: number } {
-  if (offset < 0 || limit < 0) throw DomainError.invalid('offset and limit must not be negative.');
-  return { offset, limit: Math.min(limit || 20, MAX_LIMIT) };
-}
+export type { Page } from './paging';
 
 export class AutomationService {
   constructor(
@@ -81,11 +72,8 @@ export class AutomationService {
 
   // ------------------------------------------------------------------ rules
 
-  async listRules(caller: Caller, paging: { offset?: number; limit?: number } = {}): Promise<Page<RuleDocument>> {
-    const { offset, limit } = pageBounds(paging.offset ?? 0, paging.limit ?? 0);
-    return this.store
-      .forWorkspace(caller.workspaceId)
-      .findPage(rules, { sort: [{ field: 'createdAt', direction: 'desc' }], offset, limit });
+  listRules(caller: Caller, paging: Paging = {}): Promise<Page<RuleDocument>> {
+    return workspacePage(this.store, caller.workspaceId, rules, { sort: { field: 'createdAt', direction: 'desc' } }, paging);
   }
 
   async getRule(caller: Caller, id: string): Promise<RuleDocument> {
@@ -178,11 +166,7 @@ export class AutomationService {
     if (Object.keys(problems).length > 0) throw DomainError.validation(problems);
   }
 
-  async listLogs(
-    caller: Caller,
-    ruleId: string,
-    filter: { status?: string; after?: string; offset: number; limit: number },
-  ): Promise<Page<EnrollmentDocument>> {
+  async listLogs(caller: Caller, ruleId: string, filter: { status?: string; after?: string } & Paging): Promise<Page<EnrollmentDocument>> {
     await this.getRule(caller, ruleId);
     const where: StoreCondition[] = [{ field: 'ruleId', op: 'eq', value: ruleId }];
     if (filter.status) {
@@ -195,10 +179,7 @@ export class AutomationService {
       if (Number.isNaN(after.getTime())) throw DomainError.invalid('after must be an ISO 8601 date or timestamp.');
       where.push({ field: 'startedAt', op: 'gt', value: timestamp(after) });
     }
-    const { offset, limit } = pageBounds(filter.offset, filter.limit);
-    return this.store
-      .forWorkspace(caller.workspaceId)
-      .findPage(enrollments, { where, sort: [{ field: 'startedAt', direction: 'desc' }], offset, limit });
+    return workspacePage(this.store, caller.workspaceId, enrollments, { where, sort: { field: 'startedAt', direction: 'desc' } }, filter);
   }
 
   async saveAsTemplate(
@@ -304,14 +285,14 @@ export class AutomationService {
 
   // ------------------------------------------------------------------ outbox
 
-  async listEmails(caller: Caller, filter: { relatedTo?: string; offset: number; limit: number }): Promise<Page<EmailDocument>> {
+  async listEmails(caller: Caller, filter: { relatedTo?: string } & Paging): Promise<Page<EmailDocument>> {
     const where: StoreCondition[] = filter.relatedTo ? [{ field: 'relatedTo', op: 'eq', value: filter.relatedTo }] : [];
     return this.page(caller, emails, where, filter);
   }
 
   async listNotifications(
     caller: Caller,
-    filter: { recipient?: string; relatedTo?: string; offset: number; limit: number },
+    filter: { recipient?: string; relatedTo?: string } & Paging,
   ): Promise<Page<NotificationDocument>> {
     const where: StoreCondition[] = [];
     if (filter.recipient) where.push({ field: 'recipient', op: 'eq', value: filter.recipient });
@@ -323,13 +304,16 @@ export class AutomationService {
     caller: Caller,
     collection: typeof emails | typeof notifications,
     where: StoreCondition[],
-    filter: { offset: number; limit: number },
+    filter: Paging,
   ): Promise<Page<T>> {
-    const { offset, limit } = pageBounds(filter.offset, filter.limit);
-    const { total, items } = await this.store
-      .forWorkspace(caller.workspaceId)
-      .findPage(collection as typeof emails, { where, sort: [{ field: 'createdAt', direction: 'desc' }], offset, limit });
-    return { total, items: items as unknown as T[] };
+    const page = await workspacePage(
+      this.store,
+      caller.workspaceId,
+      collection as typeof emails,
+      { where, sort: { field: 'createdAt', direction: 'desc' } },
+      filter,
+    );
+    return { ...page, items: page.items as unknown as T[] };
   }
 }
 

@@ -35,7 +35,7 @@ describe('WebhookService', () => {
     expect(created.secret).toMatch(/^whsec_/);
     expect(created).not.toHaveProperty('secrets');
     expect(await service.get(caller, created.id)).not.toHaveProperty('secret');
-    expect((await service.list(caller, 0, 0)).items[0]).not.toHaveProperty('secret');
+    expect((await service.list(caller, {})).items[0]).not.toHaveProperty('secret');
   });
 
   it('defaults to active and drops repeated event types', async () => {

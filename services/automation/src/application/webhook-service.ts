@@ -19,11 +19,11 @@ import { targetUrlProblem } from '../domain/webhook-target';
 import { firstAttempt } from '../engine/webhook-fanout';
 import { WEBHOOK_DUE_TYPE, type WebhookDuePayload } from '../engine/webhook-messages';
 import { webhookDeliveries, webhookSubscriptions } from '../store/collections';
-import type { Caller, Page } from './automation-service';
+import type { Caller } from './automation-service';
+import { workspacePage, type Page, type Paging } from './paging';
 
 /** How long a rotated-out secret keeps signing. */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60_000;
-const MAX_LIMIT = 100;
 const MAX_URL_LENGTH = 2048;
 
 export interface WebhookInput {
@@ -97,14 +97,15 @@ export class WebhookService {
     return view(await this.store.forWorkspace(caller.workspaceId).insert(webhookSubscriptions, subscription), true);
   }
 
-  async list(caller: Caller, offset: number, limit: number): Promise<Page<WebhookView>> {
-    if (offset < 0 || limit < 0) throw DomainError.invalid('offset and limit must not be negative.');
-    const page = await this.store.forWorkspace(caller.workspaceId).findPage(webhookSubscriptions, {
-      sort: [{ field: 'createdAt', direction: 'desc' }],
-      offset,
-      limit: Math.min(limit || 20, MAX_LIMIT),
-    });
-    return { total: page.total, items: page.items.map((item) => view(item)) };
+  async list(caller: Caller, paging: Paging): Promise<Page<WebhookView>> {
+    const page = await workspacePage(
+      this.store,
+      caller.workspaceId,
+      webhookSubscriptions,
+      { sort: { field: 'createdAt', direction: 'desc' } },
+      paging,
+    );
+    return { ...page, items: page.items.map((item) => view(item)) };
   }
 
   private async subscription(caller: Caller, id: string): Promise<WebhookSubscriptionDocument> {
@@ -178,15 +179,16 @@ export class WebhookService {
     return eventId;
   }
 
-  async listDeliveries(caller: Caller, subscriptionId: string, offset: number, limit: number): Promise<Page<WebhookDeliveryDocument>> {
+  async listDeliveries(caller: Caller, subscriptionId: string, paging: Paging): Promise<Page<WebhookDeliveryDocument>> {
     await this.subscription(caller, subscriptionId);
-    if (offset < 0 || limit < 0) throw DomainError.invalid('offset and limit must not be negative.');
-    return this.store.forWorkspace(caller.workspaceId).findPage(webhookDeliveries, {
-      where: [{ field: 'subscriptionId', op: 'eq', value: subscriptionId }],
-      sort: [{ field: 'createdAt', direction: 'desc' }],
-      offset,
-      limit: Math.min(limit || 20, MAX_LIMIT),
-    });
+    const where = [{ field: 'subscriptionId', op: 'eq' as const, value: subscriptionId }];
+    return workspacePage(
+      this.store,
+      caller.workspaceId,
+      webhookDeliveries,
+      { where, sort: { field: 'createdAt', direction: 'desc' } },
+      paging,
+    );
   }
 
   /** One more attempt of a logged delivery's event, with the same event id; no retries of its own. */

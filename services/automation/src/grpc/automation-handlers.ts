@@ -3,6 +3,7 @@ import { DomainError } from '@crm/observability';
 import type { AutomationService, Caller } from '../application/automation-service';
 import type { WebhookService } from '../application/webhook-service';
 import { webhookHandlers } from './webhook-handlers';
+import { pageFields, pagingOf } from './page-fields';
 import { emailMessage, logMessage, notificationMessage, ruleInput, ruleMessage, templateMessage } from './proto-mapping';
 
 type M = automationV1.AutomationServiceMethods;
@@ -18,8 +19,8 @@ export function automationHandlers(service: AutomationService, webhooks: Webhook
   const handlers: Handlers = {
     ...webhookHandlers(webhooks, callerOf),
     ListRules: async (r, c) => {
-      const page = await service.listRules(callerOf(c), { offset: r.offset, limit: r.limit });
-      return { total: page.total, rules: page.items.map(ruleMessage) };
+      const page = await service.listRules(callerOf(c), pagingOf(r));
+      return { ...pageFields(page), rules: page.items.map(ruleMessage) };
     },
     CreateRule: async (r, c) => ({ rule: ruleMessage(await service.createRule(callerOf(c), ruleInput(r.rule, r.providedFields))) }),
     GetRule: async (r, c) => ({ rule: ruleMessage(await service.getRule(callerOf(c), r.id)) }),
@@ -33,8 +34,8 @@ export function automationHandlers(service: AutomationService, webhooks: Webhook
     ActivateRule: async (r, c) => ({ rule: ruleMessage(await service.setActive(callerOf(c), r.id, true)) }),
     DeactivateRule: async (r, c) => ({ rule: ruleMessage(await service.setActive(callerOf(c), r.id, false)) }),
     ListExecutionLogs: async (r, c) => {
-      const page = await service.listLogs(callerOf(c), r.ruleId, { status: r.status, after: r.after, offset: r.offset, limit: r.limit });
-      return { total: page.total, logs: page.items.map(logMessage) };
+      const page = await service.listLogs(callerOf(c), r.ruleId, { status: r.status, after: r.after, ...pagingOf(r) });
+      return { ...pageFields(page), logs: page.items.map(logMessage) };
     },
     SaveRuleAsTemplate: async (r, c) => {
       const sent = (field: string) => r.providedFields.length === 0 || r.providedFields.includes(field);
@@ -47,22 +48,21 @@ export function automationHandlers(service: AutomationService, webhooks: Webhook
     },
     ListTemplates: async (r, c) => {
       const page = await service.listTemplates(callerOf(c), r);
-      return { total: page.total, templates: page.items.map(templateMessage) };
+      return { total: page.total ?? 0, templates: page.items.map(templateMessage) };
     },
     GetTemplate: async (r, c) => ({ template: templateMessage(await service.getTemplate(callerOf(c), r.id)) }),
     InstallTemplate: async (r, c) => ({ rule: ruleMessage(await service.installTemplate(callerOf(c), r.templateId, r.name)) }),
     ListEmails: async (r, c) => {
-      const page = await service.listEmails(callerOf(c), { relatedTo: r.relatedTo, offset: r.offset, limit: r.limit });
-      return { total: page.total, emails: page.items.map(emailMessage) };
+      const page = await service.listEmails(callerOf(c), { relatedTo: r.relatedTo, ...pagingOf(r) });
+      return { ...pageFields(page), emails: page.items.map(emailMessage) };
     },
     ListNotifications: async (r, c) => {
       const page = await service.listNotifications(callerOf(c), {
         recipient: r.recipient,
         relatedTo: r.relatedTo,
-        offset: r.offset,
-        limit: r.limit,
+        ...pagingOf(r),
       });
-      return { total: page.total, notifications: page.items.map(notificationMessage) };
+      return { ...pageFields(page), notifications: page.items.map(notificationMessage) };
     },
   };
   return handlers as ServiceHandlers;

@@ -2,6 +2,7 @@
 import type { automationV1, CallContext, UnaryHandler } from '@crm/grpc';
 import type { Caller } from '../application/automation-service';
 import type { WebhookService, WebhookView } from '../application/webhook-service';
+import { pageFields, pagingOf } from './page-fields';
 import type { WebhookDeliveryDocument } from '../domain/webhook-model';
 
 type M = automationV1.AutomationServiceMethods;
@@ -51,8 +52,8 @@ export function webhookHandlers(webhooks: WebhookService, callerOf: (context: Ca
       webhook: webhookMessage(await webhooks.create(callerOf(c), { url: r.url, events: r.events, isActive: r.isActive })),
     }),
     ListWebhooks: async (r, c) => {
-      const page = await webhooks.list(callerOf(c), r.offset, r.limit);
-      return { total: page.total, webhooks: page.items.map(webhookMessage) };
+      const page = await webhooks.list(callerOf(c), pagingOf(r));
+      return { ...pageFields(page), webhooks: page.items.map(webhookMessage) };
     },
     GetWebhook: async (r, c) => ({ webhook: webhookMessage(await webhooks.get(callerOf(c), r.id)) }),
     UpdateWebhook: async (r, c) => ({
@@ -67,8 +68,8 @@ export function webhookHandlers(webhooks: WebhookService, callerOf: (context: Ca
     RotateWebhookSecret: async (r, c) => ({ secret: await webhooks.rotateSecret(callerOf(c), r.id) }),
     SendWebhookTest: async (r, c) => ({ eventId: await webhooks.sendTest(callerOf(c), r.id, c.requestId ?? r.id) }),
     ListWebhookDeliveries: async (r, c) => {
-      const page = await webhooks.listDeliveries(callerOf(c), r.webhookId, r.offset, r.limit);
-      return { total: page.total, deliveries: page.items.map(deliveryMessage) };
+      const page = await webhooks.listDeliveries(callerOf(c), r.webhookId, pagingOf(r));
+      return { ...pageFields(page), deliveries: page.items.map(deliveryMessage) };
     },
     RedeliverWebhook: async (r, c) => {
       await webhooks.redeliver(callerOf(c), r.webhookId, r.deliveryId, c.requestId ?? r.deliveryId);
