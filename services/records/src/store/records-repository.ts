@@ -173,6 +173,6 @@ export class RecordsRepository {
     const where = [...conditions];
     if (listing.search) where.push({ field: 'searchText', op: 'contains_text', value: listing.search });
     const sort = { field: listing.ordering.field, direction: listing.ordering.direction };
-    return listPage(this.in(workspaceId), collection, { where, sort, ...listing.page, cursor: listing.cursor });
+    return listPage(this.in(workspaceId), collection, { where, sort, ...listing.page, cursor: listing.cursor, owner: workspaceId });
   }
 }
