@@ -7,7 +7,7 @@ import { automationCollections, webhookDeliveries, webhookSubscriptions } from '
 import type { WebhookPostResult, WebhookTransport } from '../webhooks/webhook-transport';
 import { firstAttempt } from './webhook-fanout';
 import type { WebhookDuePayload } from './webhook-messages';
-import { WebhookSender } from './webhook-sender';
+import { BUSY_SUBSCRIPTION_DEFER_MS, SUBSCRIPTION_IN_FLIGHT, WebhookSender } from './webhook-sender';
 
 class RecordingBus {
   readonly scheduled: Array<{ message: BusMessage<WebhookDuePayload>; delayMs: number }> = [];
@@ -79,6 +79,35 @@ describe('WebhookSender', () => {
     const t = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(post!.headers['x-crm-signature']!)!;
     expect(t[2]).toBe(createHmac('sha256', 'whsec_current').update(`${t[1]}.${post!.body}`).digest('hex'));
     expect((await log()).map((d) => [d.attempt, d.status])).toEqual([[1, 'delivered']]);
+  });
+
+  it('lets a hanging receiver hold only its share of the slots: its further attempts wait, other subscriptions are posted at once', async () => {
+    await subscription();
+    await subscription({ id: 'whk_2', url: 'https://other.example.com/crm' });
+    const release: Array<() => void> = [];
+    const hanging: WebhookTransport = {
+      post: (url, body, headers) =>
+        url.startsWith('https://hooks.')
+          ? new Promise((resolve) => release.push(() => resolve({ status: 200, durationMs: 10_000, excerpt: '', error: null })))
+          : transport.post(url, body, headers),
+    };
+    sender = new WebhookSender(store, bus as unknown as MessageBus, hanging, schedule, createLogger('test', { level: 'silent' }));
+    const events = Array.from({ length: SUBSCRIPTION_IN_FLIGHT + 2 }, (_, i) =>
+      firstAttempt({ ...envelope, id: `evt_h${i}` }, 'whk_1', 'req'),
+    );
+    const handled = events.map((message) => sender.handle(message));
+    await new Promise((resolve) => setImmediate(resolve));
+    await sender.handle(firstAttempt(envelope, 'whk_2', 'req'));
+    // The other subscription was posted while the first's receiver still hangs.
+    expect(transport.posts.map((p) => p.url)).toEqual(['https://other.example.com/crm']);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(release).toHaveLength(SUBSCRIPTION_IN_FLIGHT);
+    expect(bus.scheduled.map((s) => [s.message.id, s.delayMs])).toEqual(
+      events.slice(SUBSCRIPTION_IN_FLIGHT).map((m) => [m.id, BUSY_SUBSCRIPTION_DEFER_MS]),
+    );
+    for (const done of release) done();
+    await Promise.all(handled);
+    expect((await log()).filter((d) => d.subscriptionId === 'whk_1')).toHaveLength(SUBSCRIPTION_IN_FLIGHT);
   });
 
   it('signs with a rotated-out secret until it expires, and not after', async () => {

@@ -22,13 +22,21 @@ export function signingSecrets(subscription: WebhookSubscriptionDocument, now: n
   return subscription.secrets.filter((secret) => secret.expiresAt === null || secret.expiresAt > now).map((secret) => secret.value);
 }
 
+/** Attempts one subscription may have under way on one worker (see WebhookSender.handle). */
+export const SUBSCRIPTION_IN_FLIGHT = 4;
+/** How long an attempt over that share waits before it is offered again. */
+export const BUSY_SUBSCRIPTION_DEFER_MS = 1_000;
+
 export class WebhookSender {
+  private readonly inFlight = new Map<string, number>();
+
   constructor(
     private readonly store: DocumentStore,
     private readonly bus: MessageBus,
     private readonly transport: WebhookTransport,
     private readonly schedule: WebhookRetrySchedule,
     private readonly logger: Logger,
+    private readonly perSubscription = SUBSCRIPTION_IN_FLIGHT,
   ) {}
 
   async handle(message: BusMessage): Promise<void> {
@@ -41,6 +49,27 @@ export class WebhookSender {
     if (!subscription) return;
     if (!subscription.isActive && !due.manual && due.envelope.type !== 'webhook.test') return;
 
+    // A slow or hanging receiver holds at most a few of the worker's delivery slots: its further
+    // attempts wait outside them (the same message, offered again shortly), so other subscriptions'
+    // deliveries keep their pace.
+    const busy = this.inFlight.get(subscription.id) ?? 0;
+    if (busy >= this.perSubscription) {
+      await this.bus.schedule(message, BUSY_SUBSCRIPTION_DEFER_MS);
+      return;
+    }
+    this.inFlight.set(subscription.id, busy + 1);
+    try {
+      await this.attempt(message, due, subscription);
+    } finally {
+      const left = (this.inFlight.get(subscription.id) ?? 1) - 1;
+      if (left > 0) this.inFlight.set(subscription.id, left);
+      else this.inFlight.delete(subscription.id);
+    }
+  }
+
+  private async attempt(message: BusMessage, due: WebhookDuePayload, subscription: WebhookSubscriptionDocument): Promise<void> {
+    const scoped = this.store.forWorkspace(due.workspaceId);
+    const deliveryId = derivedId(ID_PREFIX.webhookDelivery, message.id);
     const startedAt = Date.now();
     const body = JSON.stringify(due.envelope);
     const result = await this.transport.post(subscription.url, body, {
