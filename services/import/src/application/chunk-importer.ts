@@ -73,7 +73,7 @@ export class ChunkImporter {
   async fail(job: ImportJobDocument, reason: string): Promise<void> {
     const failed = await this.deps.repo.fail(job.workspaceId!, job.id, reason);
     if (!failed) return;
-    await this.deps.events?.ended(failed);
+    await this.announceEnd(failed);
     await this.deps.files.remove(job.fileId).catch(() => undefined);
   }
 
@@ -94,11 +94,21 @@ export class ChunkImporter {
     await this.deps.repo.applyChunkResult(payload.workspaceId, payload.jobUid, payload.index, failedRows(payload, reason));
   }
 
+  /**
+   * Announces an ended job (import.completed / import.failed webhooks), then forgets its chunks and
+   * sweeper marker: at least once, since a worker stopping before the forget leaves the marker and
+   * the sweeper announces the end again (a repeat has the same message id, so a consumer sees one event).
+   */
+  async announceEnd(job: ImportJobDocument): Promise<void> {
+    await this.deps.events?.ended(job);
+    await this.deps.repo.forget(job.workspaceId!, job.id);
+  }
+
   /** Completes the job when every chunk is counted, announces it, and drops its file. */
   async finishIfDone(workspaceId: string, jobUid: string): Promise<void> {
     const completed = await this.deps.repo.completeIfFinished(workspaceId, jobUid);
     if (completed) {
-      await this.deps.events?.ended(completed);
+      await this.announceEnd(completed);
       await this.deps.files
         .remove(completed.fileId)
         .catch((err: unknown) => this.deps.logger.warn({ err, jobUid }, 'could not remove an import file'));

@@ -2,8 +2,8 @@
  * What import tells others about jobs: a job that ended complete or failed, on the bus as
  * `import.job_completed.v1` / `import.job_failed.v1` (automation posts them as import.completed
  * and import.failed webhooks). Published after the job's end is written, by whichever worker wrote
- * it, with the job's id as the message id; a worker stopping between the write and the publish
- * loses the event (import keeps no outbox).
+ * it, with `<job id>:<status>` as the message id; the job's sweeper marker stays until then, so a
+ * worker stopping between the write and the publish leaves it to the sweeper to publish again.
  */
 import type { MessageBus } from '@crm/bus';
 import type { ImportJobDocument } from '../domain/import-job';

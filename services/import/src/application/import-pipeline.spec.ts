@@ -15,6 +15,7 @@ import { MemoryFiles } from '../testing/memory-files';
 import { ChunkImporter } from './chunk-importer';
 import { CHUNK_MESSAGE, chunkQueue, SPLIT_MESSAGE, splitQueue, type ChunkPayload } from './import-messages';
 import { JobSplitter } from './job-splitter';
+import { ImportEvents, JOB_COMPLETED_MESSAGE, JOB_FAILED_MESSAGE } from './import-events';
 import { JobSweeper } from './job-sweeper';
 import type { RecordsClient } from './ports';
 
@@ -120,6 +121,10 @@ async function settled(jobUid: string): Promise<ImportJobDocument> {
     await new Promise((r) => setTimeout(r, 5));
   }
   throw new Error('job did not settle');
+}
+
+async function eventuallyTrue(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
 }
 
 const CSV = 'Email,First Name,Company\na@x.io,A,Acme\nb@x.io,B,Acme\nbad,C,Acme\nA@x.io,Again,Acme\nc@x.io,,Acme\n';
@@ -231,6 +236,29 @@ describe('import pipeline', () => {
     expect(await sweeper.sweep()).toEqual([]);
     expect(await chunksOf()).toBe(0);
     expect(await store.global().get(activeJobs, uid)).toBeNull();
+  });
+
+  it('announces a job that ended just before a crash, once the sweeper finds it (at least once), then forgets it', async () => {
+    const announced: Array<{ type: string; id: string }> = [];
+    await bus.consume({ name: 'announcements', bindings: [JOB_COMPLETED_MESSAGE, JOB_FAILED_MESSAGE] }, async (m) => {
+      announced.push({ type: m.type, id: m.id });
+    });
+    let clock = Date.now();
+    const clocked = new ImportJobRepository(store, () => clock);
+    const announcing = new ChunkImporter({ repo: clocked, files, records, logger, events: new ImportEvents(bus) });
+    const sweeper = new JobSweeper({ repo: clocked, bus, importer: announcing, logger, stallMs: 1000, intervalMs: 1000, now: () => clock });
+    const uid = await newJob(CSV);
+    // The end was written, and the worker stopped before announcing it.
+    expect(await clocked.fail(WS, uid, 'crashed after this')).not.toBeNull();
+    expect(await store.global().get(activeJobs, uid)).not.toBeNull();
+    clock += 61_000;
+    await sweeper.sweep();
+    await eventuallyTrue(() => announced.length === 1);
+    expect(announced).toEqual([{ type: JOB_FAILED_MESSAGE, id: `${uid}:failed` }]);
+    expect(await store.global().get(activeJobs, uid)).toBeNull();
+    clock += 61_000;
+    await sweeper.sweep();
+    expect(announced).toHaveLength(1);
   });
 
   it('re-publishes only the chunks that were lost', async () => {

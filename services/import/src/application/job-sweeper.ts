@@ -52,8 +52,9 @@ export class JobSweeper {
         continue;
       }
       if (!job || isTerminal(job.status)) {
-        // Ended between its last write and its tidying (a crash): its chunks go with the marker.
-        await repo.forget(marker.jobWorkspaceId, marker.id);
+        // Ended but not yet announced and tidied (a crash between): announce it, and its chunks go with the marker.
+        if (job && (job.status === 'complete' || job.status === 'failed')) await this.deps.importer.announceEnd(job);
+        else await repo.forget(marker.jobWorkspaceId, marker.id);
         continue;
       }
       if (now - job.lastProgressMs < stallMs) continue;

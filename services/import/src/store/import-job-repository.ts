@@ -219,12 +219,11 @@ export class ImportJobRepository {
       { set: { status: 'complete', finishedAt: timestamp(new Date(now)), errors, duplicates, lastProgressMs: now } },
       { where: [{ field: 'status', op: 'eq', value: 'processing' }] },
     );
-    if (!completed) return null;
-    await this.forget(workspaceId, jobUid);
+    // Its sweeper marker stays until the end has been announced (ChunkImporter.finishIfDone).
     return completed;
   }
 
-  /** → failed with a reason a person can act on; false when the job had already ended. */
+  /** → failed with a reason a person can act on; null when the job had already ended. The caller announces it, then forgets it. */
   async fail(workspaceId: string, jobUid: string, errorMessage: string): Promise<ImportJobDocument | null> {
     const now = this.now();
     const { errors, duplicates } = await this.reports.first(workspaceId, jobUid);
@@ -234,8 +233,6 @@ export class ImportJobRepository {
       { set: { status: 'failed', errorMessage, errors, duplicates, finishedAt: timestamp(new Date(now)), lastProgressMs: now } },
       { where: [{ field: 'status', op: 'in', values: ['queued', 'processing'] }] },
     );
-    if (!failed) return null;
-    await this.forget(workspaceId, jobUid);
     return failed;
   }
 
@@ -279,8 +276,8 @@ export class ImportJobRepository {
   }
 
   /**
-   * An ended job's chunk plan and sweeper marker, in that order: a crash between them leaves the
-   * marker, and the sweeper calls this again.
+   * An ended job's chunk plan and sweeper marker, in that order, once its end has been announced:
+   * a crash before leaves the marker, and the sweeper announces the end again and calls this.
    */
   async forget(workspaceId: string, jobUid: string): Promise<void> {
     await this.ws(workspaceId).deleteMany(importChunks, [{ field: 'jobUid', op: 'eq', value: jobUid }]);
