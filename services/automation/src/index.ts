@@ -140,6 +140,7 @@ export async function startAutomationWorker(
     const ai = options.ai ?? aiWriterFor(config.AI_PROVIDER_URL, config.AI_MODEL, config.AI_API_KEY, config.AI_TIMEOUT_MS);
 
     const dispatcher = new StepDispatcher(bus);
+    const runEvents = new RunEvents(bus);
     const enroller = new Enroller(store, dispatcher, logger, config.CRM_WAIT_TIME_SCALE);
     const runner = new StepRunner(
       store,
@@ -150,10 +151,14 @@ export async function startAutomationWorker(
       {
         waitScale: config.CRM_WAIT_TIME_SCALE,
         claimLeaseMs: config.STEP_CLAIM_MS,
-        runEvents: new RunEvents(bus),
+        runEvents,
       },
     );
-    const sweeper = new Sweeper(store, dispatcher, logger, { intervalMs: config.SWEEP_INTERVAL_MS, graceMs: config.SWEEP_GRACE_MS });
+    const sweeper = new Sweeper(store, dispatcher, logger, {
+      intervalMs: config.SWEEP_INTERVAL_MS,
+      graceMs: config.SWEEP_GRACE_MS,
+      runEvents,
+    });
     const retention = new RetentionSweeper(store, automationRetentionRules(config), logger, {
       intervalMs: config.RETENTION_SWEEP_MS,
       batchSize: config.RETENTION_BATCH_SIZE,

@@ -134,6 +134,8 @@ export interface EnrollmentDocument {
   enrolledRecordType: RecordType;
   enrolledRecordId: string;
   status: LogStatus;
+  /** False from the run's failure until `automation.run_failed.v1` is published (then removed): the sweeper publishes what a crash left. */
+  failureAnnounced?: boolean;
   /** `<ruleId>:<recordId>` while in progress, null after: a sparse unique index keeps one at a time. */
   activeKey: string | null;
   /** The message that caused the enrollment, so a redelivered event enrolls nobody twice. */

@@ -1,12 +1,14 @@
 /**
  * What the engine tells others about runs: a failed run as `automation.run_failed.v1` on the bus,
- * for outbound webhooks. Published after the run's failure is written, with an id derived from the
- * run, so a repeat is the same event; a worker stopping between the write and the publish loses it
- * (automation keeps no outbox).
+ * for outbound webhooks. At least once: the failure is written with `failureAnnounced: false`, the
+ * event published, then the mark removed; the sweeper publishes the runs a crash left marked
+ * (`unannounced`). The id is derived from the run, so a repeat is the same event.
  */
 import type { BusMessage, MessageBus } from '@crm/bus';
+import type { DocumentStore } from '@crm/store';
 import { derivedId } from '../domain/ids';
 import type { EnrollmentDocument } from '../domain/model';
+import { enrollments } from '../store/collections';
 
 export const RUN_FAILED_TYPE = 'automation.run_failed.v1';
 
@@ -24,7 +26,7 @@ export interface RunFailedPayload {
 export class RunEvents {
   constructor(private readonly bus: MessageBus) {}
 
-  async failed(run: EnrollmentDocument): Promise<void> {
+  async failed(run: EnrollmentDocument, store: DocumentStore): Promise<void> {
     const message: BusMessage<RunFailedPayload> = {
       id: derivedId('runev_', run.id, 'failed'),
       type: RUN_FAILED_TYPE,
@@ -42,5 +44,11 @@ export class RunEvents {
       },
     };
     await this.bus.publish(message);
+    await store.forWorkspace(run.workspaceId).update(enrollments, run.id, { unset: ['failureAnnounced'] });
+  }
+
+  /** A workspace's failed runs whose announcement a crash cut off. */
+  unannounced(store: DocumentStore, workspaceId: string, limit: number): Promise<EnrollmentDocument[]> {
+    return store.forWorkspace(workspaceId).find(enrollments, { where: [{ field: 'failureAnnounced', op: 'eq', value: false }], limit });
   }
 }

@@ -223,12 +223,13 @@ export class StepRunner {
         set: {
           ...endedFields(status, reason, exit, new Date()),
           stepResults: result ? [...enrollment.stepResults, result] : enrollment.stepResults,
+          ...(status === 'failed' && this.options.runEvents ? { failureAnnounced: false } : {}),
         },
         inc: { completedSteps: result && result.status !== 'failed' ? 1 : 0 },
       },
       result,
     );
-    if (ended?.status === 'failed') await this.options.runEvents?.failed(ended);
+    if (ended?.status === 'failed') await this.options.runEvents?.failed(ended, this.store);
   }
 
   /**

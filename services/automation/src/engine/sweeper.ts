@@ -12,9 +12,12 @@ import type { Logger } from '@crm/observability';
 import { StoreLease, type DocumentStore } from '@crm/store';
 import { engineWorkspaces, enrollments } from '../store/collections';
 import { STEP_DUE_TYPE, type StepDuePayload } from './messages';
+import type { RunEvents } from './run-events';
 import type { StepDispatcher } from './step-dispatcher';
 
 export interface SweeperOptions {
+  /** Announces failed runs a crash left unannounced (outbound webhooks); none in most unit tests. */
+  runEvents?: RunEvents;
   intervalMs: number;
   /** How overdue a step must be before the sweeper re-publishes it (its own message is probably just late). */
   graceMs: number;
@@ -91,6 +94,14 @@ export class Sweeper {
           );
           published += 1;
         }
+        const { runEvents } = this.options;
+        // A run whose failure was written but not announced (a worker stopped between the two).
+        if (runEvents)
+          for (const run of await runEvents.unannounced(this.store, workspace.id, this.options.batchSize ?? 500)) {
+            if (run.completedAt && Date.parse(run.completedAt) > now - this.options.graceMs) continue;
+            await runEvents.failed(run, this.store);
+            published += 1;
+          }
       }
       if (published > 0) this.logger.info({ published }, 're-published overdue automation steps');
     } catch (error) {

@@ -31,13 +31,23 @@ export const galleryInstalls = defineCollection<GalleryInstallDocument>({ name: 
 export const enrollments = defineCollection<EnrollmentDocument>({
   name: 'enrollments',
   scope: 'workspace',
-  fields: { ruleId: 'string', status: 'string', startedAt: 'string', dueAt: 'number', activeKey: 'string', enrolledRecordId: 'string' },
+  fields: {
+    ruleId: 'string',
+    status: 'string',
+    startedAt: 'string',
+    dueAt: 'number',
+    activeKey: 'string',
+    enrolledRecordId: 'string',
+    failureAnnounced: 'boolean',
+  },
   indexes: [
     { fields: ['activeKey'], unique: true, sparse: true },
     { fields: ['ruleId', 'startedAt'] },
     { fields: ['ruleId', 'status', 'startedAt'] },
     { fields: ['status', 'dueAt'] },
     { fields: ['enrolledRecordId', 'status'] },
+    // Only runs whose failure is not yet announced carry the field.
+    { fields: ['failureAnnounced'], sparse: true },
   ],
 });
 
