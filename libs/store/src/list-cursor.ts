@@ -67,7 +67,7 @@ export interface ListQuery {
   /** A `nextCursor` of an earlier page of this list: the page after it, instead of `offset`. */
   cursor?: string;
   /** Whose list this is (the workspace): a cursor made for another owner is refused. */
-  owner?: string;
+  owner: string;
 }
 
 export interface ListPage<T> {
@@ -92,7 +92,7 @@ export async function listPage<T extends StoredDocument>(
 ): Promise<ListPage<T>> {
   const where = query.where ?? [];
   const { sort, limit } = query;
-  const scope = JSON.stringify([query.owner ?? '', collection.name, sort, where]);
+  const scope = JSON.stringify([query.owner, collection.name, sort, where]);
   const cursorAfter = (items: T[]) => {
     const last = items[items.length - 1] as (T & Record<string, unknown>) | undefined;
     return last ? encodeCursor(scope, { value: (last[sort.field] ?? null) as Scalar, id: last.id }) : null;
