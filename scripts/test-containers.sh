@@ -39,6 +39,9 @@ default_suites=(
   tests/records/records-validation.test.ts
   tests/import/import-api.test.ts tests/import/import-reliability.test.ts tests/import/upload-limits.test.ts
   tests/automation/automation.test.ts tests/automation/exit-conditions.test.ts
+  tests/platform/members-and-roles.test.ts tests/records/idempotent-writes.test.ts tests/records/record-etags.test.ts
+  tests/records/record-merge.test.ts tests/records/record-cursors.test.ts
+  tests/import/sync-import.test.ts tests/webhooks/webhooks.test.ts
 )
 suites=("$@")
 ((${#suites[@]})) || suites=("${default_suites[@]}")
