@@ -141,7 +141,7 @@ describe('the workspace’s people', () => {
 });
 
 describe('automation and webhook lists', () => {
-  it('walk by cursor: rules and webhook subscriptions', async () => {
+  it('walk by cursor: rules, webhook subscriptions, and the template gallery from its built-ins into the saved ones', async () => {
     for (let i = 0; i < 3; i++) {
       const rule = await mine.api.post('/api/automations/rules/', {
         name: `Cursor rule ${i}`,
@@ -152,14 +152,20 @@ describe('automation and webhook lists', () => {
       const hook = await mine.api.post('/api/settings/webhooks/', { url: `https://hooks.example.com/${i}`, events: ['contact.created'] });
       expect(hook.status).toBe(201);
     }
-    for (const path of ['/api/automations/rules/?limit=2', '/api/settings/webhooks/?limit=2']) {
-      const all = ids([(await mine.api.get(path.replace('limit=2', 'limit=100'))).body]);
+    const ruleIds = ids([(await mine.api.get('/api/automations/rules/?limit=100')).body]);
+    for (const [i, id] of ruleIds.slice(0, 2).entries())
+      expect((await mine.api.post(`/api/automations/rules/${id}/save-as-template/`, { name: `Saved ${i}` })).status).toBe(201);
+    for (const path of ['/api/automations/rules/?limit=2', '/api/settings/webhooks/?limit=2', '/api/automations/templates/?limit=3']) {
+      const all = ids([(await mine.api.get(path.replace(/limit=\d+/, 'limit=100'))).body]);
       expect(all.length).toBeGreaterThanOrEqual(3);
       expect(ids(await walkByCursor(path))).toEqual(all);
     }
     for (const path of ['/api/notifications/?limit=2', '/api/emails/?limit=2'])
       expect((await mine.api.get(path)).body).toHaveProperty('nextCursor');
     expect((await mine.api.get('/api/automations/rules/?limit=2&cursor=made-up')).status).toBe(400);
+    const gallery = (await mine.api.get('/api/automations/templates/?limit=3')).body.nextCursor;
+    expect((await mine.api.get(`/api/automations/templates/?limit=3&category=custom&cursor=${gallery}`)).status).toBe(400);
+    expect((await mine.api.get('/api/settings/api-keys/')).body.nextCursor).toBeNull();
   });
 });
 

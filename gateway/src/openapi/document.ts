@@ -110,8 +110,13 @@ const COMPONENTS = {
     },
     ApiKeyList: {
       type: 'object',
-      required: ['count', 'results'],
-      properties: { count: { type: 'integer' }, results: { type: 'array', items: { $ref: '#/components/schemas/ApiKey' } } },
+      description: 'Every active key at once (a workspace has few): `nextCursor` is always null.',
+      required: ['count', 'nextCursor', 'results'],
+      properties: {
+        count: { type: 'integer' },
+        nextCursor: { type: 'null' },
+        results: { type: 'array', items: { $ref: '#/components/schemas/ApiKey' } },
+      },
     },
     ApiKeyUsage: {
       type: 'object',

@@ -37,7 +37,8 @@ export function apiKeyRoutes(deps: RouteDeps): RouteModule {
   router.get('/api/settings/api-keys', async (_req, res) => {
     const { apiKeys } = await auth.call('ListApiKeys', {}, callerContext(res), options);
     const results = apiKeys.filter((key) => !key.revokedAt).map(apiKeyItem);
-    res.json({ count: results.length, results });
+    // The whole list on one page: like every list, it says where the next page starts (nowhere).
+    res.json({ count: results.length, nextCursor: null, results });
   });
 
   router.delete('/api/settings/api-keys/:id', async (req, res) => {

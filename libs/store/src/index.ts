@@ -13,6 +13,7 @@ export {
   CursorError,
   decodeCursor,
   encodeCursor,
+  cursorPosition,
   listPage,
   type CursorPosition,
   type ListPage,

@@ -80,6 +80,16 @@ export interface ListPage<T> {
 
 const CURSOR_REFUSED = 'cursor was not made by this list with these filters and ordering (send them again with it, unchanged).';
 
+/** The position a client's cursor names; invalid_argument when this list (`scope`) did not make it. */
+export function cursorPosition(scope: string, token: string): CursorPosition {
+  try {
+    return decodeCursor(scope, token);
+  } catch (error) {
+    if (error instanceof CursorError || error instanceof SyntaxError) throw DomainError.invalid(CURSOR_REFUSED);
+    throw error;
+  }
+}
+
 /**
  * A list endpoint's page: by offset, counted, or after a cursor, not counted (one document more
  * than the page tells whether another follows); either way with the next page's cursor. A cursor
@@ -102,13 +112,7 @@ export async function listPage<T extends StoredDocument>(
     const more = query.offset + page.items.length < page.total;
     return { ...page, nextCursor: more ? cursorAfter(page.items) : null };
   }
-  let position: CursorPosition;
-  try {
-    position = decodeCursor(scope, query.cursor);
-  } catch (error) {
-    if (error instanceof CursorError || error instanceof SyntaxError) throw DomainError.invalid(CURSOR_REFUSED);
-    throw error;
-  }
+  const position = cursorPosition(scope, query.cursor);
   const found = await store.find(collection, { where: [...where, after(sort, position)], sort: [sort], limit: limit + 1 });
   const items = found.slice(0, limit);
   return { total: null, items, nextCursor: found.length > limit ? cursorAfter(items) : null };

@@ -225,8 +225,8 @@ export const ruleSchema: JsonSchema = {
   },
 };
 
-/** A paginated list (routes/records/list-query.ts makes it); every one but the template gallery also walks by cursor. */
-const paginated = (items: JsonSchema, cursor = true): JsonSchema => pageSchema(items, 'A page.', { cursor });
+/** A paginated list (routes/records/list-query.ts makes it), walked by page, offset or cursor. */
+const paginated = (items: JsonSchema): JsonSchema => pageSchema(items, 'A page.', { cursor: true });
 
 export const ruleListSchema = paginated({
   type: 'object',
@@ -307,7 +307,7 @@ const templateListItemProperties = {
   createdAt: timestamp,
 };
 
-export const templateListSchema = paginated({ type: 'object', properties: templateListItemProperties }, false);
+export const templateListSchema = paginated({ type: 'object', properties: templateListItemProperties });
 
 export const templateSchema: JsonSchema = {
   type: 'object',

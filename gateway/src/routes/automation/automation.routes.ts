@@ -8,7 +8,7 @@ import { DomainError } from '@crm/observability';
 import { AUTOMATION_DEADLINE_MS, lazyAutomationClient, type AutomationClient } from '../../clients/automation-client';
 import { bodySchema, idParameter, operation, type OpenApiPaths } from '../../openapi/operation';
 import { callerContext } from '../../request-context';
-import { CURSOR_PARAMETER } from '../records/record-routes';
+import { listParameters } from '../records/record-routes';
 import { paginated, readListQuery } from '../records/list-query';
 import type { RouteDeps, RouteModule } from '../route-module';
 import { parseBody, pathId } from '../validate';
@@ -135,15 +135,15 @@ export function automationRoutes(
 
   // ---------------------------------------------------------------- templates
   router.get('/api/automations/templates', async (req, res) => {
-    const list = readListQuery(req, ['category', 'trigger', 'search']);
+    const list = readListQuery(req, ['category', 'trigger', 'search'], { cursor: true });
     const { category = '', trigger = '', search = '' } = list.filters;
-    const { templates, total } = await client.call(
+    const { templates, total, nextCursor } = await client.call(
       'ListTemplates',
-      { category, trigger, search, offset: list.offset, limit: list.limit },
+      { category, trigger, search, offset: list.offset, limit: list.limit, cursor: list.cursor ?? '' },
       callerContext(res),
       options,
     );
-    res.json(paginated(req, deps.config, list, total, templates.map(templateListItem)));
+    res.json(paginated(req, deps.config, list, total, templates.map(templateListItem), nextCursor));
   });
 
   router.get('/api/automations/templates/:id', async (req, res) => {
@@ -199,13 +199,8 @@ const query = (name: string, description: string, schema: Record<string, unknown
   description,
   schema,
 });
-const pagingParameters = [
-  query('page', 'Page number, from 1.', { type: 'integer', minimum: 1 }),
-  query('limit', 'Items per page (default 20; values above 100 are served as 100).', { type: 'integer', minimum: 1 }),
-  query('offset', 'Items to skip, with limit; instead of page.', { type: 'integer', minimum: 0 }),
-];
-/** The lists that also walk by cursor (all but the template gallery, which mixes built-ins in). */
-const cursorPagingParameters = [...pagingParameters, CURSOR_PARAMETER];
+/** Every list here walks by page, offset or cursor. */
+const pagingParameters = listParameters([], { cursor: true });
 const tags = ['automation'];
 
 const automationPaths: OpenApiPaths = {
@@ -215,7 +210,7 @@ const automationPaths: OpenApiPaths = {
       summary: "List the workspace's automation rules, newest first",
       tags,
       authenticated: true,
-      parameters: cursorPagingParameters,
+      parameters: pagingParameters,
       responses: { 200: { description: 'A page of rules.', schema: ruleListSchema } },
       errors: [400],
     }),
@@ -299,7 +294,7 @@ const automationPaths: OpenApiPaths = {
           enum: ['completed', 'failed', 'cancelled', 'in_progress'],
         }),
         query('after', 'ISO 8601: only logs started after this instant.', { type: 'string', format: 'date-time' }),
-        ...cursorPagingParameters,
+        ...pagingParameters,
       ],
       responses: { 200: { description: 'Execution logs (count and results only).', schema: logListSchema } },
       errors: [400, 404],
@@ -369,7 +364,7 @@ const automationPaths: OpenApiPaths = {
       summary: "Emails automation sent (the workspace's outbox), newest first",
       tags,
       authenticated: true,
-      parameters: [query('relatedTo', 'Only emails about this record id.'), ...cursorPagingParameters],
+      parameters: [query('relatedTo', 'Only emails about this record id.'), ...pagingParameters],
       responses: { 200: { description: 'A page of emails.', schema: emailListSchema } },
       errors: [400],
     }),
@@ -383,7 +378,7 @@ const automationPaths: OpenApiPaths = {
       parameters: [
         query('recipient', 'Only notifications for this user id.'),
         query('relatedTo', 'Only notifications about this record id.'),
-        ...cursorPagingParameters,
+        ...pagingParameters,
       ],
       responses: { 200: { description: 'A page of notifications.', schema: notificationListSchema } },
       errors: [400],

@@ -236,6 +236,8 @@ export interface ListTemplatesRequest {
   offset: number;
   /** 0: the default page size (20); at most 100. */
   limit: number;
+  /** Walk on from a `next_cursor` of an earlier page (same filters) instead of `offset`; INVALID_ARGUMENT when this list did not make it. */
+  cursor: string;
 }
 
 export interface ListTemplatesResponse {
@@ -243,6 +245,8 @@ export interface ListTemplatesResponse {
   templates: Template[];
   /** Every matching template. */
   total: number;
+  /** The cursor of the page after this one; empty on the last. A cursor page counts nothing (total 0). */
+  nextCursor: string;
 }
 
 export interface GetTemplateRequest {

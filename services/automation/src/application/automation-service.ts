@@ -2,7 +2,8 @@
  * The automation service's calls for clients: rules, execution logs, templates, and the outbox of
  * emails and notifications the engine wrote. Rules hold here; I/O goes through the store port.
  */
-import { pageBounds, workspacePage, type Page, type Paging } from './paging';
+import { workspacePage, type Page, type Paging } from './paging';
+import { galleryPage } from './template-gallery-page';
 import { DomainError } from '@crm/observability';
 import type { Condition as StoreCondition, DocumentStore } from '@crm/store';
 import { BUILT_IN_TEMPLATES, findBuiltInTemplate, GALLERY_CREATED_AT } from '../domain/gallery';
@@ -209,12 +210,11 @@ export class AutomationService {
   /** The built-in templates that match (gallery order), then the workspace's custom ones (newest first), one page of them. */
   async listTemplates(
     caller: Caller,
-    filter: { category?: string; trigger?: string; search?: string; offset?: number; limit?: number },
+    filter: { category?: string; trigger?: string; search?: string } & Paging,
   ): Promise<Page<TemplateView>> {
     if (filter.trigger && !(TRIGGER_KINDS as readonly string[]).includes(filter.trigger)) {
       throw DomainError.invalid(`trigger must be one of ${TRIGGER_KINDS.join(', ')}.`);
     }
-    const { offset, limit } = pageBounds(filter.offset ?? 0, filter.limit ?? 0);
     const where: StoreCondition[] = [];
     if (filter.category) where.push({ field: 'category', op: 'eq', value: filter.category });
     if (filter.trigger) where.push({ field: 'trigger', op: 'eq', value: filter.trigger });
@@ -231,27 +231,17 @@ export class AutomationService {
         (!filter.trigger || t.trigger === filter.trigger) &&
         (!needle || t.name.toLowerCase().includes(needle) || t.description.toLowerCase().includes(needle)),
     );
-    // The page may start among the built-ins and run on into the custom templates.
-    const builtInPage = builtIn.slice(offset, offset + limit);
-    const customOffset = Math.max(0, offset - builtIn.length);
-    const customLimit = limit - builtInPage.length;
-    const [counts, custom] = await Promise.all([
-      this.store.global().getMany(
-        galleryInstalls,
-        builtInPage.map((t) => t.id),
-      ),
-      this.store.forWorkspace(caller.workspaceId).findPage(customTemplates, {
-        where,
-        sort: [{ field: 'createdAt', direction: 'desc' }],
-        offset: customOffset,
-        // limit 0 would mean "no limit": a page filled by built-ins still reads the custom count, with one item at most.
-        limit: Math.max(1, customLimit),
-      }),
-    ]);
+    const filters = [filter.category ?? '', filter.trigger ?? '', search ?? ''];
+    const page = await galleryPage(this.store, caller.workspaceId, builtIn, where, filters, filter);
+    const counts = await this.store.global().getMany(
+      galleryInstalls,
+      page.builtIns.map((t) => t.id),
+    );
     const countOf = new Map(counts.map((c) => [c.id, c.installCount]));
     return {
-      total: builtIn.length + custom.total,
-      items: [...builtInPage.map((t) => builtInView(t, countOf.get(t.id) ?? 0)), ...custom.items.slice(0, customLimit).map(customView)],
+      total: page.total,
+      items: [...page.builtIns.map((t) => builtInView(t, countOf.get(t.id) ?? 0)), ...page.custom.map(customView)],
+      nextCursor: page.nextCursor,
     };
   }
 

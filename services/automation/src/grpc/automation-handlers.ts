@@ -47,8 +47,8 @@ export function automationHandlers(service: AutomationService, webhooks: Webhook
       return { template: templateMessage(template) };
     },
     ListTemplates: async (r, c) => {
-      const page = await service.listTemplates(callerOf(c), r);
-      return { total: page.total ?? 0, templates: page.items.map(templateMessage) };
+      const page = await service.listTemplates(callerOf(c), { category: r.category, trigger: r.trigger, search: r.search, ...pagingOf(r) });
+      return { ...pageFields(page), templates: page.items.map(templateMessage) };
     },
     GetTemplate: async (r, c) => ({ template: templateMessage(await service.getTemplate(callerOf(c), r.id)) }),
     InstallTemplate: async (r, c) => ({ rule: ruleMessage(await service.installTemplate(callerOf(c), r.templateId, r.name)) }),
