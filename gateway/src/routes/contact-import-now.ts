@@ -14,6 +14,7 @@ import { discardBodyAfterAnswer } from '../middleware/discard-body';
 import { operation, type OpenApiPaths } from '../openapi/operation';
 import { callerContext, callerOf } from '../request-context';
 import { readFileForm } from './import-file-form';
+import { DUPLICATE_ITEM, ROW_ERROR_ITEM } from './import-row-schemas';
 import { contactKind } from './records/contacts.routes';
 import { objectSchema, render, type RecordMessage } from './records/record-shape';
 import { nullIfEmpty } from './validate';
@@ -152,21 +153,8 @@ export const contactImportNowPaths: OpenApiPaths = {
                 required: ['created', 'errors', 'duplicates', 'dryRun'],
                 properties: {
                   created: { type: 'array', items: listItem, description: 'Contact list items, in row order.' },
-                  errors: {
-                    type: 'array',
-                    items: { type: 'object', properties: { row: { type: 'integer' }, message: { type: 'string' } } },
-                  },
-                  duplicates: {
-                    type: 'array',
-                    items: {
-                      type: 'object',
-                      properties: {
-                        row: { type: 'integer' },
-                        email: { type: 'string' },
-                        existingContactId: { type: ['string', 'null'], description: 'null when the earlier row is in the same file' },
-                      },
-                    },
-                  },
+                  errors: { type: 'array', items: ROW_ERROR_ITEM },
+                  duplicates: { type: 'array', items: DUPLICATE_ITEM },
                   dryRun: { type: 'boolean' },
                 },
               },

@@ -15,6 +15,7 @@ import { operation, type OpenApiPaths } from '../openapi/operation';
 import { callerOf, callerContext } from '../request-context';
 import { lazyRecordsClient, type RecordsClient } from '../clients/records-client';
 import { contactImportNowPaths, contactImportNowRouter } from './contact-import-now';
+import { DUPLICATE_ITEM, ROW_ERROR_ITEM } from './import-row-schemas';
 import { importReportDownload } from './import-report-download';
 import type { RouteDeps, RouteModule } from './route-module';
 import { nullIfEmpty } from './validate';
@@ -167,19 +168,12 @@ const importJobSchema = {
       type: 'array',
       description:
         'The first row errors in row order: at most 1,000, fewer when long entries would make the answer large (a job answer stays under 100 KB). Empty in the job list. Every row: the errors download.',
-      items: { type: 'object', properties: { row: { type: 'integer' }, message: { type: 'string' } } },
+      items: ROW_ERROR_ITEM,
     },
     duplicates: {
       type: 'array',
       description: 'The first duplicate rows in row order, under the same limits as `errors`. Empty in the job list.',
-      items: {
-        type: 'object',
-        properties: {
-          row: { type: 'integer' },
-          email: { type: 'string' },
-          existingContactId: { type: ['string', 'null'], description: 'null when the earlier row is in the same file' },
-        },
-      },
+      items: DUPLICATE_ITEM,
     },
     errorMessage: { type: 'string' },
     sourceName: { type: 'string' },

@@ -1,0 +1,11 @@
+/** A row that could not become a contact, as the job and the synchronous import list it. */
+export const ROW_ERROR_ITEM = { type: 'object', properties: { row: { type: 'integer' }, message: { type: 'string' } } };
+/** A row whose email a contact (or an earlier row) already has. */
+export const DUPLICATE_ITEM = {
+  type: 'object',
+  properties: {
+    row: { type: 'integer' },
+    email: { type: 'string' },
+    existingContactId: { type: ['string', 'null'], description: 'null when the earlier row is in the same file' },
+  },
+};
