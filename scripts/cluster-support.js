@@ -9,7 +9,22 @@ const path = require('node:path');
 const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 const DEFAULT_AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
 
-function freePort() {
+// Ports handed out come from below Linux's ephemeral range (32768-60999): a port the kernel picks
+// for listen(0) may be taken as the source port of any outgoing connection before the service
+// binds it (seen in CI as EADDRINUSE at a cluster's start); these are only ever taken by a listener.
+const LISTEN_PORTS = { low: 20000, high: 32767 };
+const handedOut = new Set();
+
+function canListen(port) {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+function kernelPickedPort() {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.unref();
@@ -19,6 +34,17 @@ function freePort() {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** A TCP port free on 127.0.0.1 now, not handed out before in this process. */
+async function freePort() {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = LISTEN_PORTS.low + Math.floor(Math.random() * (LISTEN_PORTS.high - LISTEN_PORTS.low + 1));
+    if (handedOut.has(port) || !(await canListen(port))) continue;
+    handedOut.add(port);
+    return port;
+  }
+  return kernelPickedPort();
 }
 
 function reachable(url, timeoutMs = 1500) {
