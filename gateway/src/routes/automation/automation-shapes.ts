@@ -1,44 +1,257 @@
 /**
- * Automation's request bodies (zod: shapes and types only; the service checks the rules) and
- * response shapes (proto → JSON), with their OpenAPI schemas.
+ * Automation's resources, each described once (routes/field-table.ts): the request bodies (what the
+ * gateway checks, types only, beside the rules the automation service checks) and the answers
+ * (proto → JSON), from which the route's validation, its answers and its OpenAPI schemas all come.
  */
-import { pageSchema } from '../records/record-shape';
 import { z } from 'zod';
 import type { automationV1 } from '@crm/grpc';
 import type { JsonSchema } from '../../openapi/operation';
+import { answerSchema, bodyCheck, bodySchemaOf, renderAnswer, type AnswerField, type AnswerTable, type BodyTable } from '../field-table';
+import { pageSchema } from '../records/record-shape';
 
-const condition = z.strictObject({
-  field: z.string(),
-  operator: z.string(),
-  value: z.unknown().optional(),
+// ---------------------------------------------------------------- vocabulary (as the service has it)
+
+export const TRIGGER_KINDS = [
+  'lead_created',
+  'lead_status_changed',
+  'proposal_status_changed',
+  'contact_created',
+  'opportunity_stage_changed',
+] as const;
+export const CONDITION_OPERATORS = ['eq', 'neq', 'in', 'not_in', 'contains', 'gt', 'gte', 'lt', 'lte', 'is_empty', 'is_not_empty'] as const;
+export const STEP_TYPES = ['send_email', 'wait', 'create_task', 'assign_user', 'send_notification'] as const;
+export type StepType = (typeof STEP_TYPES)[number];
+export const LOG_STATUSES = ['in_progress', 'completed', 'failed', 'cancelled'] as const;
+const STEP_RESULT_STATUSES = ['completed', 'skipped', 'failed'] as const;
+const RECORD_TYPES = ['lead', 'contact', 'opportunity'] as const;
+const EMAIL_MODES = ['template', 'ai_generated'] as const;
+const EMAIL_STATUSES = ['queued', 'sending', 'sent', 'failed', 'unknown'] as const;
+export const TEMPLATE_CATEGORIES = ['lead_management', 'sales_pipeline', 'customer_success', 'support', 'custom'] as const;
+
+/** The service's limits (services/automation/src/domain/rule-validation.ts, steps/step-checks.ts). */
+const LIMITS = { name: 200, text: 2000, conditions: 20, steps: 50, userIds: 50, dueDays: 365 } as const;
+const WAIT_MAX = { minutes: 60 * 24 * 365, hours: 24 * 365, days: 365 } as const;
+const USER_ID = '^usr_[A-Za-z0-9_-]{1,100}$';
+const USER_REF = '^(assigned_user|usr_[A-Za-z0-9_-]{1,100})$';
+const CATEGORY = '^[a-z][a-z0-9_]{0,49}$';
+/** Not blank: at least one character that is not white space. */
+const NOT_BLANK = '\\S';
+
+// ---------------------------------------------------------------- schema pieces
+
+const timestamp: JsonSchema = { type: 'string', format: 'date-time', examples: ['2025-03-01T09:30:00Z'] };
+const nullableTimestamp = (description: string): JsonSchema => ({ type: ['string', 'null'], format: 'date-time', description });
+const choice = (values: readonly string[], description?: string): JsonSchema => ({
+  type: 'string',
+  enum: [...values],
+  ...(description ? { description } : {}),
+});
+const text = (max: number, description?: string): JsonSchema => ({
+  type: 'string',
+  minLength: 1,
+  maxLength: max,
+  pattern: NOT_BLANK,
+  ...(description ? { description } : {}),
+});
+const integer = (minimum: number, maximum?: number): JsonSchema => ({
+  type: 'integer',
+  minimum,
+  ...(maximum === undefined ? {} : { maximum }),
+});
+const id = (example: string): JsonSchema => ({ type: 'string', examples: [example] });
+const orNull = (schema: JsonSchema): JsonSchema => ({ ...schema, type: [schema.type, 'null'] });
+const object = (required: string[], properties: Record<string, JsonSchema>, description?: string): JsonSchema => ({
+  type: 'object',
+  ...(description ? { description } : {}),
+  required,
+  properties,
+  additionalProperties: false,
 });
 
-const step = z.strictObject({
-  type: z.string().optional(),
-  order: z.number().int().optional(),
-  config: z.record(z.string(), z.unknown()).nullable().optional(),
-  label: z.string().nullable().optional(),
+const PLACEHOLDERS =
+  "Text may carry placeholders of the trigger's record type: {{lead.firstName}}, {{lead.lastName}}, {{lead.email}}, {{lead.phone}}, {{lead.company}}, {{lead.status}}, {{lead.source}}, {{lead.leadScore}}; {{contact.firstName}}, {{contact.lastName}}, {{contact.email}}, {{contact.phone}}, {{contact.title}}, {{contact.stage}}; {{opportunity.name}}, {{opportunity.value}}, {{opportunity.stage}}, {{opportunity.probability}}, {{opportunity.closeDate}}, {{opportunity.accountName}}; and always {{workspace.name}}, {{owner.firstName}}, {{owner.lastName}}, {{owner.email}}.";
+
+/** Each step type's config, as the service accepts and stores it (services/automation/src/domain/steps/). */
+const STEP_CONFIGS: Record<StepType, JsonSchema> = {
+  send_email: {
+    description: "A gallery email template for the trigger's record type (mode `template`), or an AI prompt (mode `ai_generated`).",
+    oneOf: [
+      object(['mode', 'templateId'], {
+        mode: { type: 'string', const: 'template' },
+        templateId: {
+          type: 'string',
+          minLength: 1,
+          description: "An email template of the gallery written for the trigger's record type.",
+        },
+        subject: text(LIMITS.name, 'Default: made from the template.'),
+      }),
+      object(['mode', 'prompt'], {
+        mode: { type: 'string', const: 'ai_generated' },
+        prompt: text(LIMITS.text),
+        subject: text(LIMITS.name),
+      }),
+    ],
+  },
+  wait: {
+    description: 'A whole number of minutes, hours or days, at most a year.',
+    oneOf: (['minutes', 'hours', 'days'] as const).map((unit) =>
+      object(['duration', 'unit'], { duration: integer(1, WAIT_MAX[unit]), unit: { type: 'string', const: unit } }),
+    ),
+  },
+  create_task: object(['name', 'assignTo', 'dueDays'], {
+    name: text(LIMITS.name),
+    assignTo: { type: 'string', pattern: USER_REF, description: '"assigned_user" (the record\'s owner) or a user id.' },
+    dueDays: integer(0, LIMITS.dueDays),
+  }),
+  assign_user: object(['mode', 'userIds'], {
+    mode: { type: 'string', const: 'round_robin' },
+    userIds: {
+      type: 'array',
+      items: { type: 'string', pattern: USER_ID },
+      maxItems: LIMITS.userIds,
+      uniqueItems: true,
+      description: 'Distinct user ids; an empty list is a draft that cannot be activated.',
+    },
+  }),
+  send_notification: object(['recipients', 'message'], {
+    recipients: {
+      type: 'array',
+      items: { type: 'string', pattern: USER_REF },
+      minItems: 1,
+      description: '"assigned_user" (the record\'s owner) or user ids.',
+    },
+    message: text(LIMITS.text),
+  }),
+};
+
+// ---------------------------------------------------------------- conditions and steps (in bodies and answers)
+
+const conditionValue: JsonSchema = {
+  description:
+    'The compared value; a non-empty list for in/not_in; a number or an ISO 8601 date for gt/gte/lt/lte; left out for is_empty/is_not_empty.',
+};
+
+const conditionFields = {
+  field: {
+    check: z.string(),
+    rules: { type: 'string', minLength: 1, description: "A field of the trigger's record type (camelCase).", examples: ['status'] },
+    required: true,
+  },
+  operator: { check: z.string(), rules: choice(CONDITION_OPERATORS), required: true },
+  value: { check: z.unknown().optional(), rules: conditionValue },
+} satisfies BodyTable;
+
+const stepFields = {
+  type: { check: z.string().optional(), rules: choice(STEP_TYPES), required: true },
+  order: {
+    check: z.number().int().optional(),
+    rules: { ...integer(1, LIMITS.steps), description: 'Orders are 1..n without gaps.' },
+    required: true,
+  },
+  config: { check: z.record(z.string(), z.unknown()).nullable().optional(), rules: { type: 'object' }, required: true },
+  label: { check: z.string().nullable().optional(), rules: { type: ['string', 'null'], maxLength: LIMITS.name } },
+} satisfies BodyTable;
+
+/** A step: the fields of `stepFields`, its config as its type has it. */
+function stepSchema(label: JsonSchema): JsonSchema {
+  return {
+    description: PLACEHOLDERS,
+    oneOf: STEP_TYPES.map((type) =>
+      bodySchemaOf(
+        {
+          ...stepFields,
+          type: { ...stepFields.type, rules: { type: 'string', const: type } },
+          config: { ...stepFields.config, rules: STEP_CONFIGS[type] },
+          label: { ...stepFields.label, rules: label },
+        },
+        'create',
+      ),
+    ),
+  };
+}
+
+const conditions = (description: string): JsonSchema => ({
+  type: ['array', 'null'],
+  items: bodySchemaOf(conditionFields, 'create'),
+  maxItems: LIMITS.conditions,
+  description: `${description} Null or left out: none.`,
 });
 
-export const ruleBody = z.strictObject({
-  name: z.string().nullable().optional(),
-  trigger: z.string().nullable().optional(),
-  triggerConditions: z.array(condition).nullable().optional(),
-  exitConditions: z.array(condition).nullable().optional(),
-  steps: z.array(step).nullable().optional(),
-});
+const conditionAnswer: AnswerTable<automationV1.Condition> = {
+  field: { schema: conditionFields.field.rules, value: (c) => c.field },
+  operator: { schema: conditionFields.operator.rules, value: (c) => c.operator },
+  value: { schema: conditionValue, value: (c) => parse(c.valueJson), optional: true },
+};
+
+const stepAnswer: AnswerTable<automationV1.Step> = {
+  type: { schema: choice(STEP_TYPES), value: (s) => s.type },
+  order: { schema: integer(1, LIMITS.steps), value: (s) => s.order },
+  config: { schema: { type: 'object' }, value: (s) => parse(s.configJson) ?? {} },
+  label: { schema: { type: 'string' }, value: (s) => s.label || undefined, optional: true },
+};
+
+function parse(json: string): unknown {
+  return json === '' ? undefined : JSON.parse(json);
+}
+
+const conditionList = { type: 'array', items: answerSchema(conditionAnswer), maxItems: LIMITS.conditions };
+
+/** What a rule and a template both define, in their answers. */
+type Definition = Pick<automationV1.Rule, 'triggerConditions' | 'exitConditions' | 'steps'>;
+const definitionAnswer: Record<keyof Definition, AnswerField<Definition>> = {
+  triggerConditions: { schema: conditionList, value: (r) => r.triggerConditions.map(conditionJson) },
+  exitConditions: { schema: conditionList, value: (r) => r.exitConditions.map(conditionJson) },
+  steps: {
+    schema: { type: 'array', items: stepSchema({ type: 'string', minLength: 1 }), minItems: 1 },
+    value: (r) => r.steps.map(stepJson),
+  },
+};
+
+// ---------------------------------------------------------------- rules
+
+const ruleFields = {
+  name: { check: z.string().nullable().optional(), rules: text(LIMITS.name, 'Trimmed.'), required: true },
+  trigger: { check: z.string().nullable().optional(), rules: choice(TRIGGER_KINDS), required: true },
+  triggerConditions: {
+    check: z.array(bodyCheck(conditionFields)).nullable().optional(),
+    rules: conditions(
+      "What a record must match to enroll: fields of the trigger's record type (lead for lead_created/lead_status_changed, contact for contact_created, opportunity for opportunity_stage_changed/proposal_status_changed), or the event's previousStatus/previousStage/change.",
+    ),
+  },
+  exitConditions: {
+    check: z.array(bodyCheck(conditionFields)).nullable().optional(),
+    rules: conditions("The first one to hold ends the run: fields of the trigger's record type."),
+  },
+  steps: {
+    check: z.array(bodyCheck(stepFields)).nullable().optional(),
+    rules: { type: 'array', items: stepSchema(orNull({ type: 'string', maxLength: LIMITS.name })), minItems: 1, maxItems: LIMITS.steps },
+    required: true,
+  },
+} satisfies BodyTable;
+
+export const ruleBody = bodyCheck(ruleFields);
 export type RuleBody = z.infer<typeof ruleBody>;
 
-/** Fields of a rule representation the service fills; a client may send back what it read. */
-export const READ_ONLY_RULE_FIELDS = ['id', 'isActive', 'stepCount', 'enrolledCount', 'installedFromTemplateId', 'createdAt', 'updatedAt'];
+const ruleAnswer: AnswerTable<automationV1.Rule> = {
+  id: { schema: id('rul_0m7x2k1ab3f9c2d4e5f6a7b8'), value: (r) => r.id, listed: true },
+  name: { schema: { type: 'string', minLength: 1, maxLength: LIMITS.name }, value: (r) => r.name, listed: true },
+  trigger: { schema: choice(TRIGGER_KINDS), value: (r) => r.trigger, listed: true },
+  triggerConditions: definitionAnswer.triggerConditions,
+  exitConditions: definitionAnswer.exitConditions,
+  steps: definitionAnswer.steps,
+  isActive: { schema: { type: 'boolean' }, value: (r) => r.isActive, listed: true },
+  stepCount: { schema: integer(1), value: (r) => r.stepCount, listed: true },
+  enrolledCount: { schema: integer(0), value: (r) => r.enrolledCount, listed: true },
+  installedFromTemplateId: {
+    schema: { type: ['string', 'null'], description: 'The template (`tmpl_...`) the rule was installed from, or null.' },
+    value: (r) => r.installedFromTemplateId || null,
+  },
+  createdAt: { schema: timestamp, value: (r) => r.createdAt, listed: true },
+  updatedAt: { schema: timestamp, value: (r) => r.updatedAt, listed: true },
+};
 
-export const saveAsTemplateBody = z.strictObject({
-  name: z.string().nullable().optional(),
-  description: z.string().nullable().optional(),
-  category: z.string().nullable().optional(),
-});
-
-export const installBody = z.strictObject({ name: z.string().max(200).nullable().optional() });
+/** Fields of a rule's answer the service fills; a client may send them back in a PATCH (ignored). */
+export const READ_ONLY_RULE_FIELDS = Object.keys(ruleAnswer).filter((name) => !(name in ruleFields));
 
 /** The body as the proto's Rule, with the names of the fields the client sent. */
 export function ruleFromBody(body: RuleBody): { rule: Partial<automationV1.Rule>; fields: string[] } {
@@ -63,287 +276,157 @@ export function ruleFromBody(body: RuleBody): { rule: Partial<automationV1.Rule>
   };
 }
 
-function parse(text: string): unknown {
-  return text === '' ? undefined : JSON.parse(text);
-}
+// ---------------------------------------------------------------- execution logs
 
-export function conditionJson(c: automationV1.Condition) {
-  const value = parse(c.valueJson);
-  return { field: c.field, operator: c.operator, ...(value === undefined ? {} : { value }) };
-}
-
-export function stepJson(s: automationV1.Step) {
-  return { type: s.type, order: s.order, config: parse(s.configJson) ?? {}, ...(s.label ? { label: s.label } : {}) };
-}
-
-export function ruleListItem(rule: automationV1.Rule) {
-  return {
-    id: rule.id,
-    name: rule.name,
-    trigger: rule.trigger,
-    isActive: rule.isActive,
-    stepCount: rule.stepCount,
-    enrolledCount: rule.enrolledCount,
-    createdAt: rule.createdAt,
-    updatedAt: rule.updatedAt,
-  };
-}
-
-export function ruleJson(rule: automationV1.Rule) {
-  return {
-    id: rule.id,
-    name: rule.name,
-    trigger: rule.trigger,
-    triggerConditions: rule.triggerConditions.map(conditionJson),
-    exitConditions: rule.exitConditions.map(conditionJson),
-    steps: rule.steps.map(stepJson),
-    isActive: rule.isActive,
-    stepCount: rule.stepCount,
-    enrolledCount: rule.enrolledCount,
-    installedFromTemplateId: rule.installedFromTemplateId || null,
-    createdAt: rule.createdAt,
-    updatedAt: rule.updatedAt,
-  };
-}
-
-export function logJson(log: automationV1.ExecutionLog) {
-  return {
-    id: log.id,
-    ruleId: log.ruleId,
-    enrolledRecordType: log.enrolledRecordType,
-    enrolledRecordId: log.enrolledRecordId,
-    status: log.status,
-    completedSteps: log.completedSteps,
-    totalSteps: log.totalSteps,
-    startedAt: log.startedAt,
-    completedAt: log.completedAt || null,
-    nextStepDueAt: log.nextStepDueAt || null,
-    reason: log.reason || null,
-    exit: log.exit?.condition ? { condition: conditionJson(log.exit.condition), metAt: log.exit.metAt } : null,
-    steps: log.stepResults.map((r) => ({ order: r.order, type: r.type, status: r.status, detail: r.detail, finishedAt: r.finishedAt })),
-  };
-}
-
-export function templateListItem(t: automationV1.Template) {
-  return {
-    id: t.id,
-    name: t.name,
-    description: t.description,
-    category: t.category,
-    trigger: t.trigger,
-    stepCount: t.stepCount,
-    isBuiltIn: t.isBuiltIn,
-    installCount: t.installCount,
-    createdAt: t.createdAt,
-  };
-}
-
-export function templateJson(t: automationV1.Template) {
-  return {
-    ...templateListItem(t),
-    triggerConditions: t.triggerConditions.map(conditionJson),
-    exitConditions: t.exitConditions.map(conditionJson),
-    steps: t.steps.map(stepJson),
-  };
-}
-
-export function emailJson(e: automationV1.Email) {
-  return {
-    id: e.id,
-    to: e.to,
-    subject: e.subject,
-    body: e.body,
-    mode: e.mode,
-    status: e.status,
-    relatedTo: e.relatedTo,
-    createdAt: e.createdAt,
-  };
-}
-
-export function notificationJson(n: automationV1.Notification) {
-  return { id: n.id, recipient: n.recipient, message: n.message, relatedTo: n.relatedTo, createdAt: n.createdAt };
-}
-
-// ---------------------------------------------------------------- OpenAPI schemas (inline)
-
-const timestamp = { type: 'string', format: 'date-time', examples: ['2025-03-01T09:30:00Z'] };
-const conditionSchema: JsonSchema = {
-  type: 'object',
-  required: ['field', 'operator'],
-  properties: {
-    field: { type: 'string', description: "A field of the trigger's record type (camelCase).", examples: ['status'] },
-    operator: { type: 'string', enum: ['eq', 'neq', 'in', 'not_in', 'contains', 'gt', 'gte', 'lt', 'lte', 'is_empty', 'is_not_empty'] },
-    value: { description: 'The compared value; a list for in/not_in; left out for is_empty/is_not_empty.' },
-  },
+const stepResultAnswer: AnswerTable<automationV1.StepResult> = {
+  order: { schema: integer(1), value: (r) => r.order },
+  type: { schema: choice(STEP_TYPES), value: (r) => r.type },
+  status: { schema: choice(STEP_RESULT_STATUSES), value: (r) => r.status },
+  detail: { schema: { type: 'string' }, value: (r) => r.detail },
+  finishedAt: { schema: timestamp, value: (r) => r.finishedAt },
 };
-const stepSchema: JsonSchema = {
-  type: 'object',
-  required: ['type', 'order', 'config'],
-  properties: {
-    type: { type: 'string', enum: ['send_email', 'wait', 'create_task', 'assign_user', 'send_notification'] },
-    order: { type: 'integer', minimum: 1 },
-    config: {
-      type: 'object',
-      description:
-        'send_email: mode (template|ai_generated), templateId (template mode), prompt (ai_generated mode), optional subject. wait: duration (integer ≥ 1), unit (minutes|hours|days). create_task: name, assignTo ("assigned_user" or a user id), dueDays (0..365). assign_user: mode (round_robin), userIds (user ids; an empty list is a draft that cannot be activated). send_notification: recipients ("assigned_user" or user ids), message. Text may carry placeholders of the trigger\'s record type: {{lead.firstName}}, {{lead.lastName}}, {{lead.email}}, {{lead.phone}}, {{lead.company}}, {{lead.status}}, {{lead.source}}, {{lead.leadScore}}; {{contact.firstName}}, {{contact.lastName}}, {{contact.email}}, {{contact.phone}}, {{contact.title}}, {{contact.stage}}; {{opportunity.name}}, {{opportunity.value}}, {{opportunity.stage}}, {{opportunity.probability}}, {{opportunity.closeDate}}, {{opportunity.accountName}}; and always {{workspace.name}}, {{owner.firstName}}, {{owner.lastName}}, {{owner.email}}.',
+
+const runExitAnswer: AnswerTable<automationV1.RunExit> = {
+  condition: { schema: answerSchema(conditionAnswer), value: (e) => conditionJson(e.condition!) },
+  metAt: { schema: timestamp, value: (e) => e.metAt },
+};
+
+const logAnswer: AnswerTable<automationV1.ExecutionLog> = {
+  id: { schema: id('log_5f0c...'), value: (l) => l.id },
+  ruleId: { schema: { type: 'string' }, value: (l) => l.ruleId },
+  enrolledRecordType: { schema: choice(RECORD_TYPES), value: (l) => l.enrolledRecordType },
+  enrolledRecordId: { schema: { type: 'string' }, value: (l) => l.enrolledRecordId },
+  status: { schema: choice(LOG_STATUSES), value: (l) => l.status },
+  completedSteps: { schema: integer(0), value: (l) => l.completedSteps },
+  totalSteps: { schema: integer(0), value: (l) => l.totalSteps },
+  startedAt: { schema: timestamp, value: (l) => l.startedAt },
+  completedAt: { schema: nullableTimestamp('When the run ended; null while in progress.'), value: (l) => l.completedAt || null },
+  nextStepDueAt: { schema: nullableTimestamp('When the next step is due, while in progress.'), value: (l) => l.nextStepDueAt || null },
+  reason: {
+    schema: { type: ['string', 'null'], description: 'Why the enrollment failed or was cancelled.' },
+    value: (l) => l.reason || null,
+  },
+  exit: {
+    schema: {
+      ...answerSchema(
+        runExitAnswer,
+        'full',
+        'The exit condition that ended the run and when it was found to hold (as the record changed, or as a step fell due); null when none did.',
+      ),
+      type: ['object', 'null'],
     },
-    label: { type: 'string' },
+    value: (l) => (l.exit?.condition ? renderAnswer(runExitAnswer, l.exit) : null),
   },
-};
-const triggerSchema = {
-  type: 'string',
-  enum: ['lead_created', 'lead_status_changed', 'proposal_status_changed', 'contact_created', 'opportunity_stage_changed'],
+  steps: {
+    schema: {
+      type: 'array',
+      description: 'What each step did so far: completed, skipped (e.g. an email to a recipient who opted out) or failed, with a detail.',
+      items: answerSchema(stepResultAnswer),
+    },
+    value: (l) => l.stepResults.map((r) => renderAnswer(stepResultAnswer, r)),
+  },
 };
 
-export const ruleSchema: JsonSchema = {
-  type: 'object',
-  required: [
-    'id',
-    'name',
-    'trigger',
-    'triggerConditions',
-    'exitConditions',
-    'steps',
-    'isActive',
-    'stepCount',
-    'enrolledCount',
-    'createdAt',
-  ],
-  properties: {
-    id: { type: 'string', examples: ['rul_0m7x2k1ab3f9c2d4e5f6a7b8'] },
-    name: { type: 'string' },
-    trigger: triggerSchema,
-    triggerConditions: { type: 'array', items: conditionSchema },
-    exitConditions: { type: 'array', items: conditionSchema },
-    steps: { type: 'array', items: stepSchema },
-    isActive: { type: 'boolean' },
-    stepCount: { type: 'integer' },
-    enrolledCount: { type: 'integer' },
-    installedFromTemplateId: { type: ['string', 'null'] },
-    createdAt: timestamp,
-    updatedAt: timestamp,
+// ---------------------------------------------------------------- templates
+
+const templateFields = {
+  name: { check: z.string().nullable().optional(), rules: text(LIMITS.name, 'Trimmed.'), required: true },
+  description: {
+    check: z.string().nullable().optional(),
+    rules: { type: ['string', 'null'], maxLength: LIMITS.text, description: 'Default empty.' },
   },
+  category: {
+    check: z.string().nullable().optional(),
+    rules: {
+      type: ['string', 'null'],
+      pattern: `${CATEGORY}|^$`,
+      description: 'Lower-case letters, digits and underscores (for example customer_success); default `custom`.',
+    },
+  },
+} satisfies BodyTable;
+
+export const saveAsTemplateBody = bodyCheck(templateFields);
+
+const installFields = {
+  name: {
+    check: z.string().max(LIMITS.name).nullable().optional(),
+    rules: { type: ['string', 'null'], maxLength: LIMITS.name, description: "Default: the template's name." },
+  },
+} satisfies BodyTable;
+
+export const installBody = bodyCheck(installFields);
+
+const templateAnswer: AnswerTable<automationV1.Template> = {
+  id: { schema: id('tmpl_new_lead_welcome'), value: (t) => t.id, listed: true },
+  name: { schema: { type: 'string', minLength: 1, maxLength: LIMITS.name }, value: (t) => t.name, listed: true },
+  description: { schema: { type: 'string', maxLength: LIMITS.text }, value: (t) => t.description, listed: true },
+  category: { schema: { type: 'string', pattern: CATEGORY, examples: [...TEMPLATE_CATEGORIES] }, value: (t) => t.category, listed: true },
+  trigger: { schema: choice(TRIGGER_KINDS), value: (t) => t.trigger, listed: true },
+  stepCount: { schema: integer(1), value: (t) => t.stepCount, listed: true },
+  isBuiltIn: { schema: { type: 'boolean' }, value: (t) => t.isBuiltIn, listed: true },
+  installCount: { schema: integer(0), value: (t) => t.installCount, listed: true },
+  createdAt: { schema: timestamp, value: (t) => t.createdAt, listed: true },
+  ...definitionAnswer,
 };
+
+// ---------------------------------------------------------------- what the engine sent
+
+const emailAnswer: AnswerTable<automationV1.Email> = {
+  id: { schema: id('eml_...'), value: (e) => e.id },
+  to: { schema: { type: 'string', format: 'email' }, value: (e) => e.to },
+  subject: { schema: { type: 'string' }, value: (e) => e.subject },
+  body: { schema: { type: 'string' }, value: (e) => e.body },
+  mode: { schema: choice(EMAIL_MODES), value: (e) => e.mode },
+  status: {
+    schema: choice(EMAIL_STATUSES, 'unknown: the send broke off, or its worker stopped mid-send; such an email is never sent again.'),
+    value: (e) => e.status,
+  },
+  relatedTo: { schema: { type: 'string', description: 'The record the email was about.' }, value: (e) => e.relatedTo },
+  createdAt: { schema: timestamp, value: (e) => e.createdAt },
+};
+
+const notificationAnswer: AnswerTable<automationV1.Notification> = {
+  id: { schema: id('ntf_...'), value: (n) => n.id },
+  recipient: { schema: { type: 'string', pattern: USER_ID, description: 'A user id.' }, value: (n) => n.recipient },
+  message: { schema: { type: 'string' }, value: (n) => n.message },
+  relatedTo: { schema: { type: 'string' }, value: (n) => n.relatedTo },
+  createdAt: { schema: timestamp, value: (n) => n.createdAt },
+};
+
+// ---------------------------------------------------------------- answers and their schemas, from the tables
+
+export const conditionJson = (c: automationV1.Condition) => renderAnswer(conditionAnswer, c);
+export const stepJson = (s: automationV1.Step) => renderAnswer(stepAnswer, s);
+export const ruleJson = (rule: automationV1.Rule) => renderAnswer(ruleAnswer, rule);
+export const ruleListItem = (rule: automationV1.Rule) => renderAnswer(ruleAnswer, rule, 'listed');
+export const logJson = (log: automationV1.ExecutionLog) => renderAnswer(logAnswer, log);
+export const templateJson = (t: automationV1.Template) => renderAnswer(templateAnswer, t);
+export const templateListItem = (t: automationV1.Template) => renderAnswer(templateAnswer, t, 'listed');
+export const emailJson = (e: automationV1.Email) => renderAnswer(emailAnswer, e);
+export const notificationJson = (n: automationV1.Notification) => renderAnswer(notificationAnswer, n);
 
 /** A paginated list (routes/records/list-query.ts makes it), walked by page, offset or cursor. */
 const paginated = (items: JsonSchema): JsonSchema => pageSchema(items, 'A page.', { cursor: true });
 
-export const ruleListSchema = paginated({
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    trigger: triggerSchema,
-    isActive: { type: 'boolean' },
-    stepCount: { type: 'integer' },
-    enrolledCount: { type: 'integer' },
-    createdAt: timestamp,
-    updatedAt: timestamp,
+export const ruleSchema = answerSchema(ruleAnswer, 'full', 'An automation rule.');
+export const ruleListSchema = paginated(answerSchema(ruleAnswer, 'listed', 'An automation rule as a list item.'));
+export const templateSchema = answerSchema(templateAnswer, 'full', 'An automation template.');
+export const templateListSchema = paginated(answerSchema(templateAnswer, 'listed', 'An automation template as a list item.'));
+export const emailListSchema = paginated(answerSchema(emailAnswer));
+export const notificationListSchema = paginated(answerSchema(notificationAnswer));
+
+/** The spec's log list is {count, results}; nextCursor walks on (a cursor page counts nothing). */
+export const logListSchema: JsonSchema = object(['nextCursor', 'results'], {
+  count: { type: 'integer', description: 'Left out of pages read by `cursor`, which count nothing.' },
+  nextCursor: {
+    type: ['string', 'null'],
+    description: 'Send it back as `cursor` (with the same filters) for the next page; null on the last page.',
   },
+  results: { type: 'array', items: answerSchema(logAnswer) },
 });
 
-export const logListSchema: JsonSchema = {
-  type: 'object',
-  required: ['nextCursor', 'results'],
-  properties: {
-    count: { type: 'integer', description: 'Left out of pages read by `cursor`, which count nothing.' },
-    nextCursor: {
-      type: ['string', 'null'],
-      description: 'Send it back as `cursor` (with the same filters) for the next page; null on the last page.',
-    },
-    results: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          id: { type: 'string', examples: ['log_5f0c...'] },
-          ruleId: { type: 'string' },
-          enrolledRecordType: { type: 'string', enum: ['lead', 'contact', 'opportunity'] },
-          enrolledRecordId: { type: 'string' },
-          status: { type: 'string', enum: ['in_progress', 'completed', 'failed', 'cancelled'] },
-          completedSteps: { type: 'integer' },
-          totalSteps: { type: 'integer' },
-          startedAt: timestamp,
-          completedAt: { type: ['string', 'null'], format: 'date-time' },
-          nextStepDueAt: { type: ['string', 'null'], format: 'date-time', description: 'When the next step is due, while in progress.' },
-          reason: { type: ['string', 'null'], description: 'Why the enrollment failed or was cancelled.' },
-          exit: {
-            type: ['object', 'null'],
-            description:
-              'The exit condition that ended the run and when it was found to hold (as the record changed, or as a step fell due); null when none did.',
-            required: ['condition', 'metAt'],
-            properties: { condition: conditionSchema, metAt: timestamp },
-          },
-          steps: {
-            type: 'array',
-            description:
-              'What each step did so far: completed, skipped (e.g. an email to a recipient who opted out) or failed, with a detail.',
-            items: {
-              type: 'object',
-              properties: {
-                order: { type: 'integer' },
-                type: { type: 'string' },
-                status: { type: 'string', enum: ['completed', 'skipped', 'failed'] },
-                detail: { type: 'string' },
-                finishedAt: timestamp,
-              },
-            },
-          },
-        },
-      },
-    },
-  },
-};
-
-const templateListItemProperties = {
-  id: { type: 'string', examples: ['tmpl_new_lead_welcome'] },
-  name: { type: 'string' },
-  description: { type: 'string' },
-  category: { type: 'string', examples: ['lead_management', 'sales_pipeline', 'customer_success', 'support', 'custom'] },
-  trigger: triggerSchema,
-  stepCount: { type: 'integer' },
-  isBuiltIn: { type: 'boolean' },
-  installCount: { type: 'integer' },
-  createdAt: timestamp,
-};
-
-export const templateListSchema = paginated({ type: 'object', properties: templateListItemProperties });
-
-export const templateSchema: JsonSchema = {
-  type: 'object',
-  properties: {
-    ...templateListItemProperties,
-    triggerConditions: { type: 'array', items: conditionSchema },
-    exitConditions: { type: 'array', items: conditionSchema },
-    steps: { type: 'array', items: stepSchema },
-  },
-};
-
-export const emailListSchema = paginated({
-  type: 'object',
-  properties: {
-    id: { type: 'string', examples: ['eml_...'] },
-    to: { type: 'string', format: 'email' },
-    subject: { type: 'string' },
-    body: { type: 'string' },
-    mode: { type: 'string', enum: ['template', 'ai_generated'] },
-    status: {
-      type: 'string',
-      enum: ['queued', 'sending', 'sent', 'failed', 'unknown'],
-      description: 'unknown: the send broke off, or its worker stopped mid-send; such an email is never sent again.',
-    },
-    relatedTo: { type: 'string' },
-    createdAt: timestamp,
-  },
-});
-
-export const notificationListSchema = paginated({
-  type: 'object',
-  properties: {
-    id: { type: 'string', examples: ['ntf_...'] },
-    recipient: { type: 'string', description: 'A user id.' },
-    message: { type: 'string' },
-    relatedTo: { type: 'string' },
-    createdAt: timestamp,
-  },
-});
+/** Request body schemas: create lists what the service requires; update takes any subset and ignores read-only fields. */
+export const ruleCreateSchema = bodySchemaOf(ruleFields, 'create');
+export const ruleUpdateSchema = bodySchemaOf(ruleFields, 'update', { readOnly: READ_ONLY_RULE_FIELDS });
+export const saveAsTemplateSchema = bodySchemaOf(templateFields, 'create');
+export const installSchema = bodySchemaOf(installFields, 'update');

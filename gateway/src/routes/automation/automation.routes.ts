@@ -6,7 +6,7 @@
 import { Router } from 'express';
 import { DomainError } from '@crm/observability';
 import { AUTOMATION_DEADLINE_MS, lazyAutomationClient, type AutomationClient } from '../../clients/automation-client';
-import { bodySchema, idParameter, operation, type OpenApiPaths } from '../../openapi/operation';
+import { idParameter, operation, type OpenApiPaths } from '../../openapi/operation';
 import { callerContext } from '../../request-context';
 import { listParameters } from '../records/record-routes';
 import { paginated, readListQuery } from '../records/list-query';
@@ -16,18 +16,23 @@ import {
   emailJson,
   emailListSchema,
   installBody,
+  installSchema,
+  LOG_STATUSES,
   logJson,
   logListSchema,
   notificationJson,
   notificationListSchema,
   READ_ONLY_RULE_FIELDS,
   ruleBody,
+  ruleCreateSchema,
   ruleFromBody,
   ruleJson,
   ruleListItem,
   ruleListSchema,
   ruleSchema,
+  ruleUpdateSchema,
   saveAsTemplateBody,
+  saveAsTemplateSchema,
   templateJson,
   templateListItem,
   templateListSchema,
@@ -221,7 +226,7 @@ const automationPaths: OpenApiPaths = {
         "Requires name, a known trigger and at least one valid step; step orders are 1..n without gaps. Conditions name fields of the trigger's record type (lead for lead_created/lead_status_changed, contact for contact_created, opportunity for opportunity_stage_changed/proposal_status_changed; trigger conditions may also use the event's previousStatus/previousStage/change). Validation errors name paths such as `steps.2.config.duration` (positions from 0). Loop protection: an event caused by a rule's own actions never re-enrolls a record in that rule, and chains of rules stop after 3 hops.",
       tags,
       authenticated: true,
-      requestBody: bodySchema(ruleBody),
+      requestBody: ruleCreateSchema,
       responses: { 201: { description: 'The new rule, inactive.', schema: ruleSchema } },
     }),
   },
@@ -243,7 +248,7 @@ const automationPaths: OpenApiPaths = {
       tags,
       authenticated: true,
       parameters: [ruleId],
-      requestBody: bodySchema(ruleBody),
+      requestBody: ruleUpdateSchema,
       responses: { 200: { description: 'The full updated rule.', schema: ruleSchema } },
       errors: [404, 409],
     }),
@@ -289,10 +294,7 @@ const automationPaths: OpenApiPaths = {
       authenticated: true,
       parameters: [
         ruleId,
-        query('status', 'completed, failed, cancelled or in_progress.', {
-          type: 'string',
-          enum: ['completed', 'failed', 'cancelled', 'in_progress'],
-        }),
+        query('status', 'completed, failed, cancelled or in_progress.', { type: 'string', enum: [...LOG_STATUSES] }),
         query('after', 'ISO 8601: only logs started after this instant.', { type: 'string', format: 'date-time' }),
         ...pagingParameters,
       ],
@@ -308,7 +310,7 @@ const automationPaths: OpenApiPaths = {
       tags,
       authenticated: true,
       parameters: [ruleId],
-      requestBody: bodySchema(saveAsTemplateBody),
+      requestBody: saveAsTemplateSchema,
       responses: { 201: { description: 'The new template.', schema: templateSchema } },
       errors: [404],
     }),
@@ -353,7 +355,7 @@ const automationPaths: OpenApiPaths = {
       tags,
       authenticated: true,
       parameters: [templateId],
-      requestBody: bodySchema(installBody),
+      requestBody: installSchema,
       responses: { 201: { description: 'The new rule.', schema: ruleSchema } },
       errors: [404],
     }),
