@@ -6,7 +6,8 @@ import { pathId } from '../validate';
 import { contactFields } from './contacts.routes';
 import { paginated, readListQuery } from './list-query';
 import { listParameters, type RecordKind, type RecordsCall } from './record-routes';
-import { objectSchema, pageSchema, render, t, type RecordMessage, type ResponseFields } from './record-shape';
+import { fromTable, type RecordFields } from './record-fields';
+import { objectSchema, pageSchema, render, t, type RecordMessage } from './record-shape';
 
 export const ACCOUNT_STAGES = ['prospect', 'active', 'customer', 'partner', 'churned'] as const;
 
@@ -18,28 +19,66 @@ const billingAddress = {
   additionalProperties: false,
 };
 
-export const accountFields: ResponseFields = {
-  id: t.id('acc_'),
-  name: t.string(),
-  website: t.string('An http(s) URL, or empty.'),
-  industry: t.string(),
-  companySize: t.string('A range label.'),
-  annualRevenue: t.nullableNumber('Null when not set.'),
-  stage: t.choice(ACCOUNT_STAGES),
-  phone: t.string(),
-  billingAddress,
-  assignedTo: t.nullableString('Owner user id, or null.'),
-  assignedToName: t.nullableString("The owner's name (read-only)."),
-  tags: t.strings(),
-  description: t.string(),
-  contactCount: t.integer('Contacts linked to the account (read-only).'),
-  openOpportunityCount: t.integer('Linked opportunities not closed (read-only).'),
-  openCaseCount: t.integer('Open support cases (read-only; always 0 for now).'),
-  createdAt: t.timestamp(),
-  updatedAt: t.timestamp(),
+const ACCOUNT_FIELDS: RecordFields = {
+  id: { answer: t.id('acc_'), listed: true },
+  name: { answer: t.string(), write: { type: 'string' }, required: true, listed: true },
+  website: {
+    answer: t.string('An http(s) URL, or empty.'),
+    write: { type: 'string', format: 'uri', description: 'An http(s) URL.' },
+    listed: true,
+  },
+  industry: { answer: t.string(), write: { type: 'string' }, listed: true, filter: { description: 'Exact industry.' } },
+  companySize: { answer: t.string('A range label.'), write: { type: 'string' }, listed: true },
+  annualRevenue: {
+    answer: t.nullableNumber('Null when not set.'),
+    write: { type: 'number', nullable: true, description: '≥ 0; null clears.' },
+  },
+  stage: {
+    answer: t.choice(ACCOUNT_STAGES),
+    write: { type: 'string', choices: ACCOUNT_STAGES, description: 'Default `prospect`.' },
+    listed: true,
+    filter: { description: 'An account stage value.', schema: t.choice(ACCOUNT_STAGES) },
+  },
+  phone: { answer: t.string(), write: { type: 'string' } },
+  billingAddress: {
+    answer: billingAddress,
+    write: { type: 'address', description: 'street, city, state, postalCode, country (strings).' },
+  },
+  assignedTo: {
+    answer: t.nullableString('Owner user id, or null.'),
+    write: { type: 'string', nullable: true },
+    listed: true,
+    filter: { description: 'Owner user id.' },
+  },
+  assignedToName: { answer: t.nullableString("The owner's name (read-only).") },
+  tags: { answer: t.strings(), write: { type: 'strings' } },
+  description: { answer: t.string(), write: { type: 'string' } },
+  contactCount: { answer: t.integer('Contacts linked to the account (read-only).'), listed: true },
+  openOpportunityCount: { answer: t.integer('Linked opportunities not closed (read-only).'), listed: true },
+  openCaseCount: { answer: t.integer('Open support cases (read-only; always 0 for now).') },
+  createdAt: { answer: t.timestamp(), listed: true },
+  updatedAt: { answer: t.timestamp(), listed: true },
 };
 
 type AccountFilter = 'stage' | 'industry' | 'assignedTo' | 'search' | 'ordering';
+
+const accountTable = fromTable<AccountFilter>(ACCOUNT_FIELDS, [
+  'stage',
+  'industry',
+  'assignedTo',
+  {
+    name: 'search',
+    description: 'Case-insensitive literal substring of the company name or website (one literal, no wildcards).',
+    schema: t.string(),
+  },
+  {
+    name: 'ordering',
+    description: 'createdAt, updatedAt, name, stage or industry; `-` for descending. Default `-createdAt`.',
+    schema: t.string(),
+  },
+]);
+
+export const accountFields = accountTable.responseFields;
 
 export const accountKind: RecordKind<AccountFilter> = {
   singular: 'account',
@@ -50,72 +89,7 @@ export const accountKind: RecordKind<AccountFilter> = {
   path: '/api/accounts',
   tag: 'accounts',
   idPrefix: 'acc_',
-  write: {
-    fields: {
-      name: { type: 'string' },
-      website: { type: 'string', format: 'uri', description: 'An http(s) URL.' },
-      industry: { type: 'string' },
-      companySize: { type: 'string' },
-      annualRevenue: { type: 'number', nullable: true, description: '≥ 0; null clears.' },
-      stage: { type: 'string', choices: ACCOUNT_STAGES, description: 'Default `prospect`.' },
-      phone: { type: 'string' },
-      billingAddress: { type: 'address', description: 'street, city, state, postalCode, country (strings).' },
-      assignedTo: { type: 'string', nullable: true },
-      tags: { type: 'strings' },
-      description: { type: 'string' },
-    },
-    readOnly: ['id', 'assignedToName', 'contactCount', 'openOpportunityCount', 'openCaseCount', 'createdAt', 'updatedAt'],
-    required: ['name'],
-  },
-  responseFields: accountFields,
-  fullFields: [
-    'id',
-    'name',
-    'website',
-    'industry',
-    'companySize',
-    'annualRevenue',
-    'stage',
-    'phone',
-    'billingAddress',
-    'assignedTo',
-    'assignedToName',
-    'tags',
-    'description',
-    'contactCount',
-    'openOpportunityCount',
-    'openCaseCount',
-    'createdAt',
-    'updatedAt',
-  ],
-  listFields: [
-    'id',
-    'name',
-    'website',
-    'industry',
-    'companySize',
-    'stage',
-    'assignedTo',
-    'contactCount',
-    'openOpportunityCount',
-    'createdAt',
-    'updatedAt',
-  ],
-  filters: [
-    { name: 'stage', description: 'An account stage value.', schema: t.choice(ACCOUNT_STAGES) },
-    { name: 'industry', description: 'Exact industry.', schema: t.string() },
-    { name: 'assignedTo', description: 'Owner user id.', schema: t.string() },
-    {
-      name: 'search',
-      description: 'Case-insensitive literal substring of the company name or website (one literal, no wildcards).',
-      schema: t.string(),
-    },
-    {
-      name: 'ordering',
-      description: 'createdAt, updatedAt, name, stage or industry; `-` for descending. Default `-createdAt`.',
-      schema: t.string(),
-    },
-  ],
+  ...accountTable,
   listRequest: (f) => ({ ...f }),
   createDescription: 'Requires `name`. Every failing field is listed in one 422. Read-only fields are ignored.',
   updateDescription: 'Any subset of the writable fields. Read-only fields (counts, names, timestamps) are ignored.',

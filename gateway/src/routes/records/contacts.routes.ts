@@ -1,33 +1,76 @@
-/** Contacts: `/api/contacts/` CRUD and list. */
+/** Contacts: `/api/contacts/` CRUD and list, described by one table of fields. */
 import { splitTags } from './list-query';
+import { CREATED_RANGE, fromTable, type RecordFields } from './record-fields';
 import type { RecordKind } from './record-routes';
-import { t, type ResponseFields } from './record-shape';
+import { t } from './record-shape';
 
 export const CONTACT_STAGES = ['new', 'contacted', 'engaged', 'proposal_sent', 'negotiation', 'customer', 'inactive'] as const;
-const ISO = 'ISO 8601 date or timestamp (any offset); 400 when not one.';
 
-export const contactFields: ResponseFields = {
-  id: t.id('cnt_'),
-  firstName: t.string(),
-  lastName: t.string(),
-  email: t.string(),
-  phone: t.string(),
-  title: t.string('Job title.'),
-  stage: t.choice(CONTACT_STAGES),
-  accountId: t.nullableString('The linked account (`acc_...`), or null.'),
-  accountName: t.nullableString("The linked account's name (read-only)."),
-  assignedTo: t.nullableString('The owning user (`usr_...`), or null.'),
-  assignedToName: t.nullableString("The owner's name (read-only)."),
-  tags: t.strings(),
-  emailOptOut: t.boolean(),
-  emailBounced: t.boolean(),
-  notes: t.string(),
-  source: t.nullableString("The source's name when the contact came from an import with a `source_uid` (read-only)."),
-  createdAt: t.timestamp(),
-  updatedAt: t.timestamp(),
+const CONTACT_FIELDS: RecordFields = {
+  id: { answer: t.id('cnt_'), listed: true },
+  firstName: {
+    answer: t.string(),
+    write: { type: 'string', description: 'At least one of firstName and lastName is required on create.' },
+    listed: true,
+  },
+  lastName: { answer: t.string(), write: { type: 'string' }, listed: true },
+  email: { answer: t.string(), write: { type: 'string', format: 'email' }, required: true, listed: true },
+  phone: { answer: t.string(), write: { type: 'string' }, listed: true },
+  title: { answer: t.string('Job title.'), write: { type: 'string' }, listed: true },
+  stage: {
+    answer: t.choice(CONTACT_STAGES),
+    write: { type: 'string', choices: CONTACT_STAGES, description: 'Default `new`.' },
+    listed: true,
+    filter: { description: 'A contact stage value.', schema: t.choice(CONTACT_STAGES) },
+  },
+  accountId: {
+    answer: t.nullableString('The linked account (`acc_...`), or null.'),
+    write: { type: 'string', nullable: true, description: 'An account of the workspace (422 otherwise); null unlinks.' },
+    listed: true,
+  },
+  accountName: { answer: t.nullableString("The linked account's name (read-only)."), listed: true },
+  assignedTo: {
+    answer: t.nullableString('The owning user (`usr_...`), or null.'),
+    write: { type: 'string', nullable: true, description: 'A user of the workspace; null unassigns.' },
+    listed: true,
+    filter: { description: 'Owner user id.' },
+  },
+  assignedToName: { answer: t.nullableString("The owner's name (read-only).") },
+  tags: {
+    answer: t.strings(),
+    write: { type: 'strings', description: 'At most 50 tags of at most 50 characters.' },
+    listed: true,
+    filter: { description: 'Comma-separated tag names; contacts carrying every one of them.' },
+  },
+  emailOptOut: { answer: t.boolean(), write: { type: 'boolean' } },
+  emailBounced: { answer: t.boolean(), write: { type: 'boolean' } },
+  notes: { answer: t.string(), write: { type: 'string' } },
+  source: { answer: t.nullableString("The source's name when the contact came from an import with a `source_uid` (read-only).") },
+  createdAt: { answer: t.timestamp(), listed: true },
+  updatedAt: { answer: t.timestamp(), listed: true },
 };
 
 type ContactFilter = 'stage' | 'assignedTo' | 'search' | 'createdAfter' | 'createdBefore' | 'tags' | 'ordering';
+
+const contactTable = fromTable<ContactFilter>(CONTACT_FIELDS, [
+  'stage',
+  'assignedTo',
+  {
+    name: 'search',
+    description:
+      'Case-insensitive literal substring of the name ("first last"), email or phone; the whole value is one literal (no wildcards, words not split). At most 200 characters.',
+    schema: t.string(),
+  },
+  ...CREATED_RANGE,
+  'tags',
+  {
+    name: 'ordering',
+    description: 'createdAt, updatedAt, firstName, lastName, email or stage; `-` prefix for descending. Default `-createdAt`.',
+    schema: t.string(),
+  },
+]);
+
+export const contactFields = contactTable.responseFields;
 
 export const contactKind: RecordKind<ContactFilter> = {
   singular: 'contact',
@@ -38,78 +81,7 @@ export const contactKind: RecordKind<ContactFilter> = {
   path: '/api/contacts',
   tag: 'contacts',
   idPrefix: 'cnt_',
-  write: {
-    fields: {
-      firstName: { type: 'string', description: 'At least one of firstName and lastName is required on create.' },
-      lastName: { type: 'string' },
-      email: { type: 'string', format: 'email' },
-      phone: { type: 'string' },
-      title: { type: 'string' },
-      stage: { type: 'string', choices: CONTACT_STAGES, description: 'Default `new`.' },
-      accountId: { type: 'string', nullable: true, description: 'An account of the workspace (422 otherwise); null unlinks.' },
-      assignedTo: { type: 'string', nullable: true, description: 'A user of the workspace; null unassigns.' },
-      tags: { type: 'strings', description: 'At most 50 tags of at most 50 characters.' },
-      emailOptOut: { type: 'boolean' },
-      emailBounced: { type: 'boolean' },
-      notes: { type: 'string' },
-    },
-    readOnly: ['id', 'accountName', 'assignedToName', 'source', 'createdAt', 'updatedAt'],
-    required: ['email'],
-  },
-  responseFields: contactFields,
-  fullFields: [
-    'id',
-    'firstName',
-    'lastName',
-    'email',
-    'phone',
-    'title',
-    'stage',
-    'accountId',
-    'accountName',
-    'assignedTo',
-    'assignedToName',
-    'tags',
-    'emailOptOut',
-    'emailBounced',
-    'notes',
-    'source',
-    'createdAt',
-    'updatedAt',
-  ],
-  listFields: [
-    'id',
-    'firstName',
-    'lastName',
-    'email',
-    'phone',
-    'title',
-    'stage',
-    'accountId',
-    'accountName',
-    'assignedTo',
-    'tags',
-    'createdAt',
-    'updatedAt',
-  ],
-  filters: [
-    { name: 'stage', description: 'A contact stage value.', schema: t.choice(CONTACT_STAGES) },
-    { name: 'assignedTo', description: 'Owner user id.', schema: t.string() },
-    {
-      name: 'search',
-      description:
-        'Case-insensitive literal substring of the name ("first last"), email or phone; the whole value is one literal (no wildcards, words not split). At most 200 characters.',
-      schema: t.string(),
-    },
-    { name: 'createdAfter', description: `createdAt on or after; ${ISO}`, schema: t.string() },
-    { name: 'createdBefore', description: `createdAt on or before; ${ISO}`, schema: t.string() },
-    { name: 'tags', description: 'Comma-separated tag names; contacts carrying every one of them.', schema: t.string() },
-    {
-      name: 'ordering',
-      description: 'createdAt, updatedAt, firstName, lastName, email or stage; `-` prefix for descending. Default `-createdAt`.',
-      schema: t.string(),
-    },
-  ],
+  ...contactTable,
   listRequest: (f) => ({
     stage: f.stage,
     assignedTo: f.assignedTo,

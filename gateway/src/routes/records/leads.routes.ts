@@ -4,34 +4,73 @@ import { idParameter, operation, type OpenApiPaths } from '../../openapi/operati
 import { pathId } from '../validate';
 import { OPPORTUNITY_STAGES } from './opportunities.routes';
 import type { RecordKind, RecordsCall } from './record-routes';
-import { nullable, objectSchema, render, t, type RecordMessage, type ResponseFields } from './record-shape';
+import { CREATED_RANGE, fromTable, type RecordFields } from './record-fields';
+import { nullable, objectSchema, render, t, type RecordMessage } from './record-shape';
 import { translateWrite, writeSchema, type WriteShape } from './write-body';
 
 export const LEAD_STATUSES = ['new', 'contacted', 'qualified', 'nurturing', 'unqualified', 'converted', 'lost'] as const;
 
-export const leadFields: ResponseFields = {
-  id: t.id('ld_'),
-  firstName: t.string(),
-  lastName: t.string(),
-  email: t.string(),
-  phone: t.string(),
-  company: t.string(),
-  status: t.choice(LEAD_STATUSES),
-  source: t.string('Lead source (free text).'),
-  assignedTo: t.nullableString('Owner user id, or null.'),
-  assignedToName: t.nullableString("The owner's name (read-only)."),
-  leadScore: t.integer('0..100.'),
-  emailOptOut: t.boolean(),
-  emailBounced: t.boolean(),
-  convertedAt: t.nullableTimestamp('Null until converted.'),
-  convertedContactId: t.nullableString('Null until converted.'),
-  notes: t.string(),
-  createdAt: t.timestamp(),
-  updatedAt: t.timestamp(),
+const LEAD_FIELDS: RecordFields = {
+  id: { answer: t.id('ld_'), listed: true },
+  firstName: {
+    answer: t.string(),
+    write: { type: 'string', description: 'At least one of firstName and lastName is required on create.' },
+    listed: true,
+  },
+  lastName: { answer: t.string(), write: { type: 'string' }, listed: true },
+  email: { answer: t.string(), write: { type: 'string', format: 'email' }, required: true, listed: true },
+  phone: { answer: t.string(), write: { type: 'string' }, listed: true },
+  company: { answer: t.string(), write: { type: 'string' }, listed: true },
+  status: {
+    answer: t.choice(LEAD_STATUSES),
+    write: { type: 'string', choices: LEAD_STATUSES, description: 'Default `new`; `converted` only through conversion (422 here).' },
+    listed: true,
+    filter: { description: 'A lead status value.', schema: t.choice(LEAD_STATUSES) },
+  },
+  source: {
+    answer: t.string('Lead source (free text).'),
+    write: { type: 'string', description: 'At most 200 characters.' },
+    listed: true,
+    filter: { description: 'Exact lead source.' },
+  },
+  assignedTo: {
+    answer: t.nullableString('Owner user id, or null.'),
+    write: { type: 'string', nullable: true },
+    listed: true,
+    filter: { description: 'Owner user id.' },
+  },
+  assignedToName: { answer: t.nullableString("The owner's name (read-only).") },
+  leadScore: { answer: t.integer('0..100.'), write: { type: 'integer', description: '0..100, default 0.' }, listed: true },
+  emailOptOut: { answer: t.boolean(), write: { type: 'boolean' } },
+  emailBounced: { answer: t.boolean(), write: { type: 'boolean' } },
+  convertedAt: { answer: t.nullableTimestamp('Null until converted.') },
+  convertedContactId: { answer: t.nullableString('Null until converted.') },
+  notes: { answer: t.string(), write: { type: 'string' } },
+  createdAt: { answer: t.timestamp(), listed: true },
+  updatedAt: { answer: t.timestamp(), listed: true },
 };
 
 type LeadFilter = 'status' | 'source' | 'assignedTo' | 'search' | 'createdAfter' | 'createdBefore' | 'ordering';
-const ISO = 'ISO 8601 date or timestamp (any offset); 400 when not one.';
+
+const leadTable = fromTable<LeadFilter>(LEAD_FIELDS, [
+  'status',
+  'source',
+  'assignedTo',
+  {
+    name: 'search',
+    description: 'Case-insensitive literal substring of the name ("first last"), email or company (one literal, no wildcards).',
+    schema: t.string(),
+  },
+  ...CREATED_RANGE,
+  {
+    name: 'ordering',
+    description:
+      'createdAt, updatedAt, firstName, lastName, email, company, status or leadScore; `-` for descending. Default `-createdAt`.',
+    schema: t.string(),
+  },
+]);
+
+export const leadFields = leadTable.responseFields;
 
 export const leadKind: RecordKind<LeadFilter> = {
   singular: 'lead',
@@ -42,77 +81,7 @@ export const leadKind: RecordKind<LeadFilter> = {
   path: '/api/leads',
   tag: 'leads',
   idPrefix: 'ld_',
-  write: {
-    fields: {
-      firstName: { type: 'string', description: 'At least one of firstName and lastName is required on create.' },
-      lastName: { type: 'string' },
-      email: { type: 'string', format: 'email' },
-      phone: { type: 'string' },
-      company: { type: 'string' },
-      status: { type: 'string', choices: LEAD_STATUSES, description: 'Default `new`; `converted` only through conversion (422 here).' },
-      source: { type: 'string', description: 'At most 200 characters.' },
-      assignedTo: { type: 'string', nullable: true },
-      leadScore: { type: 'integer', description: '0..100, default 0.' },
-      emailOptOut: { type: 'boolean' },
-      emailBounced: { type: 'boolean' },
-      notes: { type: 'string' },
-    },
-    readOnly: ['id', 'assignedToName', 'convertedAt', 'convertedContactId', 'createdAt', 'updatedAt'],
-    required: ['email'],
-  },
-  responseFields: leadFields,
-  fullFields: [
-    'id',
-    'firstName',
-    'lastName',
-    'email',
-    'phone',
-    'company',
-    'status',
-    'source',
-    'assignedTo',
-    'assignedToName',
-    'leadScore',
-    'emailOptOut',
-    'emailBounced',
-    'convertedAt',
-    'convertedContactId',
-    'notes',
-    'createdAt',
-    'updatedAt',
-  ],
-  listFields: [
-    'id',
-    'firstName',
-    'lastName',
-    'email',
-    'phone',
-    'company',
-    'status',
-    'source',
-    'assignedTo',
-    'leadScore',
-    'createdAt',
-    'updatedAt',
-  ],
-  filters: [
-    { name: 'status', description: 'A lead status value.', schema: t.choice(LEAD_STATUSES) },
-    { name: 'source', description: 'Exact lead source.', schema: t.string() },
-    { name: 'assignedTo', description: 'Owner user id.', schema: t.string() },
-    {
-      name: 'search',
-      description: 'Case-insensitive literal substring of the name ("first last"), email or company (one literal, no wildcards).',
-      schema: t.string(),
-    },
-    { name: 'createdAfter', description: `createdAt on or after; ${ISO}`, schema: t.string() },
-    { name: 'createdBefore', description: `createdAt on or before; ${ISO}`, schema: t.string() },
-    {
-      name: 'ordering',
-      description:
-        'createdAt, updatedAt, firstName, lastName, email, company, status or leadScore; `-` for descending. Default `-createdAt`.',
-      schema: t.string(),
-    },
-  ],
+  ...leadTable,
   listRequest: (f) => ({ ...f }),
   createDescription:
     'Requires `email` and at least one of `firstName`, `lastName`. Every failing field is listed in one 422. Read-only fields are ignored.',

@@ -1,6 +1,7 @@
 /** Opportunities: `/api/opportunities/` CRUD and list. */
 import type { RecordKind } from './record-routes';
-import { t, type ResponseFields } from './record-shape';
+import { fromTable, type RecordFields } from './record-fields';
+import { t } from './record-shape';
 
 export const OPPORTUNITY_STAGES = [
   'prospecting',
@@ -12,28 +13,84 @@ export const OPPORTUNITY_STAGES = [
   'closed_lost',
 ] as const;
 
-export const opportunityFields: ResponseFields = {
-  id: t.id('opp_'),
-  name: t.string(),
-  accountId: t.nullableString('The account (`acc_...`); null after the account was deleted.'),
-  accountName: t.nullableString("The account's name (read-only)."),
-  value: t.number('Deal value.'),
-  stage: t.choice(OPPORTUNITY_STAGES),
-  probability: t.integer('Percentage 0..100; follows the stage unless given.'),
-  closeDate: t.nullableDate('Expected close date `YYYY-MM-DD`, or null.'),
-  closedDate: t.nullableDate('Set to today on entering closed_won/closed_lost unless given; null otherwise.'),
-  lossReason: t.nullableString(),
-  assignedTo: t.nullableString('Owner user id, or null.'),
-  assignedToName: t.nullableString("The owner's name (read-only)."),
-  source: t.string(),
-  contactIds: t.strings('Contacts of the workspace (`cnt_...`).'),
-  description: t.string(),
-  createdAt: t.timestamp(),
-  updatedAt: t.timestamp(),
+const OPPORTUNITY_FIELDS: RecordFields = {
+  id: { answer: t.id('opp_'), listed: true },
+  name: { answer: t.string(), write: { type: 'string' }, required: true, listed: true },
+  accountId: {
+    answer: t.nullableString('The account (`acc_...`); null after the account was deleted.'),
+    write: {
+      type: 'string',
+      nullable: true,
+      description: 'Required on create: an account of the workspace (422 otherwise). Null unlinks on update.',
+    },
+    required: true,
+    listed: true,
+    filter: { description: 'The account id.' },
+  },
+  accountName: { answer: t.nullableString("The account's name (read-only)."), listed: true },
+  value: { answer: t.number('Deal value.'), write: { type: 'number', description: '≥ 0, default 0.' }, listed: true },
+  stage: {
+    answer: t.choice(OPPORTUNITY_STAGES),
+    write: { type: 'string', choices: OPPORTUNITY_STAGES, description: 'Default `prospecting`.' },
+    listed: true,
+    filter: { description: 'A pipeline stage value.', schema: t.choice(OPPORTUNITY_STAGES) },
+  },
+  probability: {
+    answer: t.integer('Percentage 0..100; follows the stage unless given.'),
+    write: { type: 'integer', description: '0..100; default from the stage.' },
+    listed: true,
+  },
+  closeDate: {
+    answer: t.nullableDate('Expected close date `YYYY-MM-DD`, or null.'),
+    write: { type: 'string', format: 'date', nullable: true },
+    listed: true,
+  },
+  closedDate: {
+    answer: t.nullableDate('Set to today on entering closed_won/closed_lost unless given; null otherwise.'),
+    write: { type: 'string', format: 'date', nullable: true },
+  },
+  lossReason: { answer: t.nullableString(), write: { type: 'string', nullable: true } },
+  assignedTo: {
+    answer: t.nullableString('Owner user id, or null.'),
+    write: { type: 'string', nullable: true },
+    listed: true,
+    filter: { description: 'Owner user id.' },
+  },
+  assignedToName: { answer: t.nullableString("The owner's name (read-only).") },
+  source: { answer: t.string(), write: { type: 'string' }, listed: true },
+  contactIds: {
+    answer: t.strings('Contacts of the workspace (`cnt_...`).'),
+    write: { type: 'strings', description: 'Contacts of the workspace (422 for any other id).' },
+  },
+  description: { answer: t.string(), write: { type: 'string' } },
+  createdAt: { answer: t.timestamp(), listed: true },
+  updatedAt: { answer: t.timestamp(), listed: true },
 };
 
 type OpportunityFilter =
   'stage' | 'accountId' | 'assignedTo' | 'closeDateAfter' | 'closeDateBefore' | 'valueMin' | 'valueMax' | 'search' | 'ordering';
+
+const opportunityTable = fromTable<OpportunityFilter>(OPPORTUNITY_FIELDS, [
+  'stage',
+  'accountId',
+  'assignedTo',
+  { name: 'closeDateAfter', description: "closeDate on or after (ISO 8601; a timestamp's date part is used).", schema: t.string() },
+  { name: 'closeDateBefore', description: 'closeDate on or before (ISO 8601).', schema: t.string() },
+  { name: 'valueMin', description: 'value ≥ this decimal number.', schema: t.string() },
+  { name: 'valueMax', description: 'value ≤ this decimal number.', schema: t.string() },
+  {
+    name: 'search',
+    description: 'Case-insensitive literal substring of the opportunity name (one literal, no wildcards).',
+    schema: t.string(),
+  },
+  {
+    name: 'ordering',
+    description: 'createdAt, updatedAt, name, value, stage, probability or closeDate; `-` for descending. Default `-createdAt`.',
+    schema: t.string(),
+  },
+]);
+
+export const opportunityFields = opportunityTable.responseFields;
 
 export const opportunityKind: RecordKind<OpportunityFilter> = {
   singular: 'opportunity',
@@ -44,81 +101,7 @@ export const opportunityKind: RecordKind<OpportunityFilter> = {
   path: '/api/opportunities',
   tag: 'opportunities',
   idPrefix: 'opp_',
-  write: {
-    fields: {
-      name: { type: 'string' },
-      accountId: {
-        type: 'string',
-        nullable: true,
-        description: 'Required on create: an account of the workspace (422 otherwise). Null unlinks on update.',
-      },
-      value: { type: 'number', description: '≥ 0, default 0.' },
-      stage: { type: 'string', choices: OPPORTUNITY_STAGES, description: 'Default `prospecting`.' },
-      probability: { type: 'integer', description: '0..100; default from the stage.' },
-      closeDate: { type: 'string', format: 'date', nullable: true },
-      closedDate: { type: 'string', format: 'date', nullable: true },
-      lossReason: { type: 'string', nullable: true },
-      assignedTo: { type: 'string', nullable: true },
-      source: { type: 'string' },
-      contactIds: { type: 'strings', description: 'Contacts of the workspace (422 for any other id).' },
-      description: { type: 'string' },
-    },
-    readOnly: ['id', 'accountName', 'assignedToName', 'createdAt', 'updatedAt'],
-    required: ['name', 'accountId'],
-  },
-  responseFields: opportunityFields,
-  fullFields: [
-    'id',
-    'name',
-    'accountId',
-    'accountName',
-    'value',
-    'stage',
-    'probability',
-    'closeDate',
-    'closedDate',
-    'lossReason',
-    'assignedTo',
-    'assignedToName',
-    'source',
-    'contactIds',
-    'description',
-    'createdAt',
-    'updatedAt',
-  ],
-  listFields: [
-    'id',
-    'name',
-    'accountId',
-    'accountName',
-    'value',
-    'stage',
-    'probability',
-    'closeDate',
-    'assignedTo',
-    'source',
-    'createdAt',
-    'updatedAt',
-  ],
-  filters: [
-    { name: 'stage', description: 'A pipeline stage value.', schema: t.choice(OPPORTUNITY_STAGES) },
-    { name: 'accountId', description: 'The account id.', schema: t.string() },
-    { name: 'assignedTo', description: 'Owner user id.', schema: t.string() },
-    { name: 'closeDateAfter', description: "closeDate on or after (ISO 8601; a timestamp's date part is used).", schema: t.string() },
-    { name: 'closeDateBefore', description: 'closeDate on or before (ISO 8601).', schema: t.string() },
-    { name: 'valueMin', description: 'value ≥ this decimal number.', schema: t.string() },
-    { name: 'valueMax', description: 'value ≤ this decimal number.', schema: t.string() },
-    {
-      name: 'search',
-      description: 'Case-insensitive literal substring of the opportunity name (one literal, no wildcards).',
-      schema: t.string(),
-    },
-    {
-      name: 'ordering',
-      description: 'createdAt, updatedAt, name, value, stage, probability or closeDate; `-` for descending. Default `-createdAt`.',
-      schema: t.string(),
-    },
-  ],
+  ...opportunityTable,
   listRequest: (f) => ({ ...f }),
   createDescription: 'Requires `name` and `accountId`. Every failing field is listed in one 422. Read-only fields are ignored.',
   updateDescription:
