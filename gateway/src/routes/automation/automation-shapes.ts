@@ -59,7 +59,6 @@ const integer = (minimum: number, maximum?: number): JsonSchema => ({
   ...(maximum === undefined ? {} : { maximum }),
 });
 const id = (example: string): JsonSchema => ({ type: 'string', examples: [example] });
-const orNull = (schema: JsonSchema): JsonSchema => ({ ...schema, type: [schema.type, 'null'] });
 const object = (required: string[], properties: Record<string, JsonSchema>, description?: string): JsonSchema => ({
   type: 'object',
   ...(description ? { description } : {}),
@@ -152,24 +151,6 @@ const stepFields = {
   label: { check: z.string().nullable().optional(), rules: { type: ['string', 'null'], maxLength: LIMITS.name } },
 } satisfies BodyTable;
 
-/** A step: the fields of `stepFields`, its config as its type has it. */
-function stepSchema(label: JsonSchema): JsonSchema {
-  return {
-    description: PLACEHOLDERS,
-    oneOf: STEP_TYPES.map((type) =>
-      bodySchemaOf(
-        {
-          ...stepFields,
-          type: { ...stepFields.type, rules: { type: 'string', const: type } },
-          config: { ...stepFields.config, rules: STEP_CONFIGS[type] },
-          label: { ...stepFields.label, rules: label },
-        },
-        'create',
-      ),
-    ),
-  };
-}
-
 const conditions = (description: string): JsonSchema => ({
   type: ['array', 'null'],
   items: bodySchemaOf(conditionFields, 'create'),
@@ -183,12 +164,31 @@ const conditionAnswer: AnswerTable<automationV1.Condition> = {
   value: { schema: conditionValue, value: (c) => parse(c.valueJson), optional: true },
 };
 
-const stepAnswer: AnswerTable<automationV1.Step> = {
+const stepAnswer: Record<'type' | 'order' | 'config' | 'label', AnswerField<automationV1.Step>> = {
   type: { schema: choice(STEP_TYPES), value: (s) => s.type },
   order: { schema: integer(1, LIMITS.steps), value: (s) => s.order },
   config: { schema: { type: 'object' }, value: (s) => parse(s.configJson) ?? {} },
-  label: { schema: { type: 'string' }, value: (s) => s.label || undefined, optional: true },
+  label: { schema: { type: 'string', minLength: 1, maxLength: LIMITS.name }, value: (s) => s.label || undefined, optional: true },
 };
+
+/** A step in a body or an answer: one variant per type, its `type` fixed and its config as that type has it. */
+const perStepType = (variant: (type: StepType, typeSchema: JsonSchema) => JsonSchema): JsonSchema => ({
+  description: PLACEHOLDERS,
+  oneOf: STEP_TYPES.map((type) => variant(type, { type: 'string', const: type })),
+});
+const stepBodySchema = perStepType((type, typeSchema) =>
+  bodySchemaOf(
+    { ...stepFields, type: { ...stepFields.type, rules: typeSchema }, config: { ...stepFields.config, rules: STEP_CONFIGS[type] } },
+    'create',
+  ),
+);
+const stepAnswerSchema = perStepType((type, typeSchema) =>
+  answerSchema({
+    ...stepAnswer,
+    type: { ...stepAnswer.type, schema: typeSchema },
+    config: { ...stepAnswer.config, schema: STEP_CONFIGS[type] },
+  }),
+);
 
 function parse(json: string): unknown {
   return json === '' ? undefined : JSON.parse(json);
@@ -202,7 +202,7 @@ const definitionAnswer: Record<keyof Definition, AnswerField<Definition>> = {
   triggerConditions: { schema: conditionList, value: (r) => r.triggerConditions.map(conditionJson) },
   exitConditions: { schema: conditionList, value: (r) => r.exitConditions.map(conditionJson) },
   steps: {
-    schema: { type: 'array', items: stepSchema({ type: 'string', minLength: 1 }), minItems: 1 },
+    schema: { type: 'array', items: stepAnswerSchema, minItems: 1 },
     value: (r) => r.steps.map(stepJson),
   },
 };
@@ -224,7 +224,7 @@ const ruleFields = {
   },
   steps: {
     check: z.array(bodyCheck(stepFields)).nullable().optional(),
-    rules: { type: 'array', items: stepSchema(orNull({ type: 'string', maxLength: LIMITS.name })), minItems: 1, maxItems: LIMITS.steps },
+    rules: { type: 'array', items: stepBodySchema, minItems: 1, maxItems: LIMITS.steps },
     required: true,
   },
 } satisfies BodyTable;
