@@ -14,7 +14,13 @@ module.exports = {
       testEnvironment: 'node',
       transform: { '^.+\\.ts$': swc },
       moduleNameMapper,
-      testMatch: ['<rootDir>/libs/*/src/**/*.spec.ts', '<rootDir>/services/*/src/**/*.spec.ts', '<rootDir>/gateway/src/**/*.spec.ts'],
+      testMatch: [
+        '<rootDir>/libs/*/src/**/*.spec.ts',
+        '<rootDir>/services/*/src/**/*.spec.ts',
+        '<rootDir>/gateway/src/**/*.spec.ts',
+        // The cross suites' own helpers (no cluster needed).
+        '<rootDir>/tests/support/**/*.spec.ts',
+      ],
     },
     {
       displayName: 'cross',
@@ -23,6 +29,8 @@ module.exports = {
       moduleNameMapper,
       testMatch: ['<rootDir>/tests/**/*.test.ts'],
       testPathIgnorePatterns: ['/node_modules/', '<rootDir>/tests/containers/'],
+      // Every answer a suite receives is checked against the OpenAPI document the gateway serves.
+      setupFilesAfterEnv: ['<rootDir>/tests/support/openapi-conformance.setup.ts'],
       slowTestThreshold: 30,
     },
     {

@@ -1,4 +1,5 @@
 import { Agent, request } from 'undici';
+import { recordAnswer } from './openapi-conformance';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -15,7 +16,10 @@ export interface RequestOptions {
   token?: string;
 }
 
-/** A client of the public API over real HTTPS, trusting only the cluster's certificate. */
+/**
+ * A client of the public API over real HTTPS, trusting only the cluster's certificate. Every answer
+ * is checked against the OpenAPI document the gateway serves (tests/support/openapi-conformance.ts).
+ */
 export class ApiClient {
   private readonly agent: Agent;
 
@@ -58,7 +62,21 @@ export class ApiClient {
     if ((response.headers['content-type'] ?? '').toString().includes('json') && text.length > 0) parsed = JSON.parse(text);
     const flat: Record<string, string> = {};
     for (const [key, value] of Object.entries(response.headers)) flat[key] = Array.isArray(value) ? value.join(', ') : String(value);
+    await recordAnswer({ method, path, status: response.statusCode, headers: flat, text, body: parsed }, () => this.openApiDocument());
     return { status: response.statusCode, headers: flat, body: parsed as T, text };
+  }
+
+  private async openApiDocument(): Promise<unknown> {
+    const response = await request(`${this.baseUrl}/api/openapi.json`, {
+      dispatcher: this.agent,
+      headersTimeout: 15_000,
+      bodyTimeout: 15_000,
+    });
+    if (response.statusCode !== 200) {
+      await response.body.dump();
+      throw new Error(`GET /api/openapi.json answered ${response.statusCode}`);
+    }
+    return response.body.json();
   }
 
   get<T = any>(path: string, options?: RequestOptions) {
