@@ -16,6 +16,7 @@ import { apiVersion } from './middleware/api-version';
 import { errorHandler } from './middleware/error-handler';
 import { requireForwardedHttps } from './middleware/forwarded-proto';
 import { jsonBody } from './middleware/json-body';
+import { methodNotAllowed } from './middleware/method-not-allowed';
 import { DEFAULT_BUDGETS, RateLimiter, type RateLimitBudgets } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
 import { securityHeaders } from './middleware/security-headers';
@@ -175,7 +176,8 @@ export function createApp(deps: AppDeps): GatewayApp {
   app.use(idempotency.jsonPosts);
   // 9. Routes.
   for (const module of modules.filter((m) => m.access === 'authenticated')) app.use(module.router);
-  // 10. Nothing matched.
+  // 10. Nothing matched: a served path asked with another method is a 405 with Allow, anything else a 404.
+  app.use(methodNotAllowed(app, limiter));
   app.use((_req, _res, next) => next(DomainError.notFound()));
   // 11. The one error handler.
   app.use(errorHandler(logger, limiter));

@@ -254,6 +254,28 @@ describe('gateway over HTTPS with a fake auth service', () => {
     });
   });
 
+  describe('methods', () => {
+    it('answers a method a served path does not serve with 405, Allow and a detail', async () => {
+      const response = await client.send('DELETE', '/api/auth/me/', { token: auth.accessToken() });
+      expect(response.status).toBe(405);
+      expect(response.headers.allow).toBe('GET, HEAD');
+      expect(response.body).toEqual({ detail: 'Method "DELETE" not allowed.' });
+      expect(response.headers['x-ratelimit-limit']).toBeDefined();
+    });
+
+    it('lists every method of a path with a parameter, with or without the trailing slash and version', async () => {
+      const response = await client.send('PUT', '/api/v1/settings/api-keys/key_1', { token: auth.accessToken() });
+      expect(response.status).toBe(405);
+      expect(response.headers.allow).toBe('DELETE');
+    });
+
+    it('still answers 404 for a path no route serves', async () => {
+      const response = await client.send('DELETE', '/api/nothing-here/', { token: auth.accessToken() });
+      expect(response.status).toBe(404);
+      expect(response.body).toEqual({ detail: 'Not found.' });
+    });
+  });
+
   describe('bodies', () => {
     const token = () => auth.accessToken();
 

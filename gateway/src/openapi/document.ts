@@ -17,7 +17,7 @@ ${ROLES_DESCRIPTION}
 
 **Rate limits.** Requests are counted per workspace (users and keys share one budget) per minute by plan: starter 100, growth 300, business 600, enterprise the workspace's own number. Requests without a valid credential are counted per client address (60 a minute); signup, login and token refresh per client address (20 a minute), and login also per email (10 a minute). Every response, errors included, carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (Unix seconds); a \`429 {"detail": ...}\` also carries \`Retry-After\` (seconds). The health probes are not counted.
 
-**Errors.** \`400 {"detail"}\` for malformed JSON, a content type other than application/json, a body that is not a JSON object, or a bad query parameter; \`401\` as above; \`403\` when the caller may not do the action; \`404 {"detail": "Not found."}\` for an unknown path or a record that does not exist or belongs to another workspace; \`409\` for a conflict; \`412\` when \`If-Match\` names a version the record has left; \`413\` for a body over the size limit; \`422 {"field": ["message", ...]}\` for body validation (missing required field, invalid choice, wrong type, unknown field, malformed email), with every failing field; \`429\` as above; \`500 {"detail": "Internal server error."}\`; \`503\` when a backing service is unavailable. Every response carries \`X-Request-Id\`; a client may send its own (letters, digits, \`._:-\`, up to 128 characters), anything else is replaced.
+**Errors.** \`400 {"detail"}\` for malformed JSON, a content type other than application/json, a body that is not a JSON object, or a bad query parameter; \`401\` as above; \`403\` when the caller may not do the action; \`404 {"detail": "Not found."}\` for an unknown path or a record that does not exist or belongs to another workspace; \`405 {"detail"}\` with \`Allow\` for a method a known path does not serve; \`409\` for a conflict; \`412\` when \`If-Match\` names a version the record has left; \`413\` for a body over the size limit; \`422 {"field": ["message", ...]}\` for body validation (missing required field, invalid choice, wrong type, unknown field, malformed email), with every failing field; \`429\` as above; \`500 {"detail": "Internal server error."}\`; \`503\` when a backing service is unavailable. Every response carries \`X-Request-Id\`; a client may send its own (letters, digits, \`._:-\`, up to 128 characters), anything else is replaced.
 
 **Conventions.** Field names are camelCase. Timestamps are ISO 8601 UTC (\`YYYY-MM-DDThh:mm:ssZ\`); a value that is not set is \`null\`. Successful GET, login and refresh answer 200, creates 201, deletes 204 with no body. Paginated lists answer \`{count, next, previous, results}\` (20 a page by default, \`limit\` at most 100, larger values served as 100), newest first; \`next\`/\`previous\` are absolute URLs that keep every filter.`;
 
@@ -43,6 +43,7 @@ const COMPONENTS = {
     'X-RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
     'X-RateLimit-Reset': { description: 'Unix time (seconds) at which the window resets.', schema: { type: 'integer' } },
     'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+    Allow: { description: 'The methods the path serves, e.g. `GET, HEAD, POST`.', schema: { type: 'string' } },
     'X-Request-Id': { description: "The request id (the client's own when it is safe, otherwise generated).", schema: { type: 'string' } },
     'WWW-Authenticate': {
       description: 'The Bearer challenge, e.g. `Bearer realm="crm", error="invalid_token"`.',
@@ -62,7 +63,13 @@ const COMPONENTS = {
       required: ['id', 'email', 'firstName', 'lastName', 'workspaceId'],
       properties: {
         id: { type: 'string', examples: ['usr_01J...'] },
-        email: { type: 'string', format: 'email' },
+        email: {
+          description: "The user's email; empty for the workspace's system user (the caller of an API key), which has none.",
+          anyOf: [
+            { type: 'string', format: 'email' },
+            { type: 'string', maxLength: 0 },
+          ],
+        },
         firstName: { type: 'string' },
         lastName: { type: 'string' },
         workspaceId: { type: 'string', examples: ['ws_01J...'] },
@@ -149,6 +156,10 @@ const COMPONENTS = {
       'If-Match names a version the record has since left.',
       'The record has changed since the version in If-Match; fetch it again and retry.',
     ),
+    MethodNotAllowed: {
+      ...errorResponse('The path exists but does not serve this method; `Allow` lists the methods it does.', 'Method "PUT" not allowed.'),
+      headers: { Allow: { $ref: '#/components/headers/Allow' }, ...rateLimitHeaders() },
+    },
     PayloadTooLarge: errorResponse('The body is over the size limit.', 'Request body is too large.'),
     ValidationFailed: {
       description: 'Body validation failed; every failing field is listed.',
@@ -180,6 +191,24 @@ function errorResponse(description: string, example: string): Record<string, unk
   };
 }
 
+/** Every tag an operation names, in the order a reader meets them (openapi.spec.ts checks the two agree). */
+export const TAGS = [
+  { name: 'auth', description: 'Signup, login, tokens and the current user.' },
+  { name: 'contacts', description: 'People, optionally linked to an account.' },
+  { name: 'leads', description: 'Prospects, converted into a contact (and optionally an account and an opportunity).' },
+  { name: 'accounts', description: 'Companies, with their contacts.' },
+  { name: 'opportunities', description: 'Deals and their stages.' },
+  { name: 'activities', description: "A record's activity log and notes." },
+  { name: 'tasks', description: 'To-dos attached to records.' },
+  { name: 'sources', description: 'Lead and contact sources.' },
+  { name: 'import', description: 'CSV imports of contacts: asynchronous jobs and the synchronous import.' },
+  { name: 'automation', description: 'Automation rules, their steps, templates and runs.' },
+  { name: 'webhooks', description: 'Outbound event delivery to a client.' },
+  { name: 'api-keys', description: 'Workspace API keys (settings).' },
+  { name: 'users', description: 'The people of the workspace and their roles (settings), and accepting an invitation.' },
+  { name: 'meta', description: 'Health probes and this document.' },
+];
+
 export interface OpenApiDocumentOptions {
   /** Absolute origin (PUBLIC_BASE_URL); the document says `/` (this server) when unset. */
   serverUrl?: string;
@@ -193,15 +222,15 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions): Record<st
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'CRM API', version: '1.0.0', description: DESCRIPTION },
+    info: {
+      title: 'CRM API',
+      version: '1.0.0',
+      description: DESCRIPTION,
+      license: { name: 'Apache 2.0', identifier: 'Apache-2.0' },
+    },
     servers: [{ url: options.serverUrl ?? '/', description: 'This server. Paths may also be prefixed /api/v1.' }],
     security: [{ bearerAuth: [] }],
-    tags: [
-      { name: 'auth', description: 'Signup, login, tokens and the current user.' },
-      { name: 'api-keys', description: 'Workspace API keys (settings).' },
-      { name: 'users', description: 'The people of the workspace and their roles (settings), and accepting an invitation.' },
-      { name: 'meta', description: 'Health probes and this document.' },
-    ],
+    tags: TAGS,
     paths: withRoles(withIdempotencyKeys(paths)),
     components: {
       ...COMPONENTS,

@@ -101,4 +101,25 @@ describe('the OpenAPI document', () => {
       }
     }
   });
+
+  it('lists every tag its operations use, each once, and states its license', () => {
+    const document = buildApp().openApiDocument() as Record<string, any>;
+    const used = new Set<string>();
+    for (const operations of Object.values<Record<string, any>>(document.paths))
+      for (const op of Object.values<any>(operations)) for (const tag of op.tags) used.add(tag);
+    const listed = document.tags.map((t: { name: string }) => t.name);
+    expect([...listed].sort()).toEqual([...used].sort());
+    expect(new Set(listed).size).toBe(listed.length);
+    expect(document.info.license).toEqual({ name: 'Apache 2.0', identifier: 'Apache-2.0' });
+  });
+
+  it('documents 400 on every operation that reads a body or a query, and on every authenticated one', () => {
+    const document = buildApp().openApiDocument() as Record<string, any>;
+    for (const [path, operations] of Object.entries<Record<string, any>>(document.paths))
+      for (const [method, op] of Object.entries<any>(operations)) {
+        const readsInput = op.requestBody || op.security.length > 0 || (op.parameters ?? []).some((p: any) => p.in === 'query');
+        if (readsInput)
+          expect({ at: `${method} ${path}`, has400: '400' in op.responses }).toEqual({ at: `${method} ${path}`, has400: true });
+      }
+  });
 });

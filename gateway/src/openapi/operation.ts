@@ -69,6 +69,9 @@ export function operation(spec: OperationSpec): OpenApiOperation {
   }
   const errors = new Set<ErrorStatus>([...(spec.errors ?? []), 429, 500, 503]);
   if (spec.authenticated) errors.add(401);
+  // Every authenticated request passes the JSON body checks (a body that is not a JSON object is a
+  // 400 whatever the method), and a bad query parameter is a 400 too.
+  if (spec.authenticated || spec.parameters?.some((p) => p.in === 'query')) errors.add(400);
   if (spec.requestBody) {
     errors.add(400);
     errors.add(413);
