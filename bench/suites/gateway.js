@@ -5,6 +5,7 @@ const { fork } = require('node:child_process');
 const path = require('node:path');
 const { load, timeSequential } = require('../load');
 const { internalTls, signUpUnlimited } = require('../support');
+const { clusterPids, cpuWindow } = require('../cpu-time');
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -23,9 +24,13 @@ module.exports = async function gatewaySuite({ cluster, api, seconds, log }) {
     await load({ url: gatewayUrl, headers, seconds: 2 });
     await load({ url: `https://127.0.0.1:${baselinePort}/api/auth/me/`, seconds: 2 });
     log(`baseline: bare Express 5 JSON handler, ${seconds} s`);
+    const bareWindow = cpuWindow({ loadGenerator: process.pid, bareExpress: baseline.pid });
     const bare = await load({ url: `https://127.0.0.1:${baselinePort}/api/auth/me/`, seconds });
+    const bareCpuMsPerRequest = bareWindow.stop(bare.total);
     log(`gateway: GET /api/auth/me/ through gateway → gRPC → auth, ${seconds} s`);
+    const window = cpuWindow(clusterPids(cluster));
     const through = await load({ url: gatewayUrl, headers, seconds });
+    const cpuMsPerRequest = window.stop(through.total);
 
     // The cost split, each part measured on its own in this process.
     const jwt = require('jsonwebtoken');
@@ -52,6 +57,7 @@ module.exports = async function gatewaySuite({ cluster, api, seconds, log }) {
       target: '≥ 0.5',
       baseline: bare,
       measured: through,
+      cpuMsPerRequest: { baseline: bareCpuMsPerRequest, measured: cpuMsPerRequest },
       costSplitMs: { jwtVerifyUncached: jwtVerify, rateLimitConsumeRedis: limiter, grpcHopGetCurrentUser: grpcHop },
     };
   } finally {

@@ -28,6 +28,7 @@ import { CONTACT_IMPORT_NOW_PATH } from './routes/contact-import-now';
 import { IMPORT_START_PATH, importUploadProxy } from './routes/import.routes';
 import type { IdempotencyStore } from './idempotency/idempotency-store';
 import { idempotentPosts } from './idempotency/idempotent-posts';
+import { requestIds, traceFields } from './request-context';
 import { MemoryIdempotencyStore } from './idempotency/memory-idempotency-store';
 import { bindToActiveContext, counter, histogram } from '@crm/telemetry';
 
@@ -72,28 +73,29 @@ const httpSeconds = histogram(
 function accessLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
-    // Bound to the request's trace: 'finish' is emitted from the socket's context, not the request's.
-    res.on(
-      'finish',
-      bindToActiveContext(() => {
-        const ms = Number(process.hrtime.bigint() - started) / 1e6;
-        const route = typeof req.route?.path === 'string' ? req.route.path : 'unmatched';
-        httpRequests.inc({ method: req.method, route, status: String(res.statusCode) });
-        httpSeconds.observe({ method: req.method, route }, ms / 1000);
-        logger.info(
-          {
-            requestId: res.locals.requestId,
-            method: req.method,
-            path: req.path,
-            status: res.statusCode,
-            ms: Math.round(ms * 10) / 10,
-            workspaceId: res.locals.caller?.workspaceId,
-            actorKind: res.locals.caller?.actorKind,
-          },
-          'request',
-        );
-      }),
-    );
+    const logResponse = () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const route = typeof req.route?.path === 'string' ? req.route.path : 'unmatched';
+      httpRequests.inc({ method: req.method, route, status: String(res.statusCode) });
+      httpSeconds.observe({ method: req.method, route }, ms / 1000);
+      logger.info(
+        {
+          ...traceFields(res),
+          requestId: res.locals.requestId,
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          ms: Math.round(ms * 10) / 10,
+          workspaceId: res.locals.caller?.workspaceId,
+          actorKind: res.locals.caller?.actorKind,
+        },
+        'request',
+      );
+    };
+    // The trace fields come from res.locals when the gateway carries its trace by hand (trace-context.ts;
+    // binding would run the callback in an async context, the cost that avoids). When spans are
+    // exported, the callback is bound to the request's context: 'finish' is emitted from the socket's.
+    res.on('finish', res.locals.trace ? logResponse : bindToActiveContext(logResponse));
     next();
   };
 }
@@ -148,7 +150,7 @@ export function createApp(deps: AppDeps): GatewayApp {
   // 6. Authentication: a failure is held, not raised, until 7 has counted the request.
   app.use(async (req, res, next) => {
     try {
-      res.locals.caller = await authenticator.authenticate(req.get('authorization'), res.locals.requestId);
+      res.locals.caller = await authenticator.authenticate(req.get('authorization'), requestIds(res));
     } catch (error) {
       if (error instanceof DomainError && error.kind === 'unauthenticated') res.locals.authFailure = error;
       else return next(error);

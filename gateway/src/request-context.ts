@@ -7,6 +7,7 @@ import type { Response } from 'express';
 import type { CallerContext } from '@crm/grpc';
 import { DomainError } from '@crm/observability';
 import type { LimitDecision } from '@crm/rate-limit';
+import type { RequestTrace } from '@crm/telemetry';
 
 export interface Caller {
   workspaceId: string;
@@ -24,6 +25,8 @@ declare global {
   namespace Express {
     interface Locals {
       requestId: string;
+      /** The request's trace, carried by hand (see trace-context.ts); absent when tracing is off or spans are exported. */
+      trace?: RequestTrace;
       caller?: Caller;
       /** A credential that failed, held until the rate limiter has counted the request. */
       authFailure?: unknown;
@@ -39,13 +42,30 @@ export function callerOf(res: Response): Caller {
   return caller;
 }
 
+/** What identifies the request in a call to another service: its id and its trace. */
+export interface RequestIds {
+  requestId: string;
+  traceparent?: string;
+}
+
+export function requestIds(res: Response): RequestIds {
+  const { requestId, trace } = res.locals;
+  return trace ? { requestId, traceparent: trace.traceparent } : { requestId };
+}
+
+/** The request's trace fields for a log line, named as the logger names them for processes that carry the trace in context. */
+export function traceFields(res: Response): { trace_id?: string; span_id?: string } {
+  const trace = res.locals.trace;
+  return trace ? { trace_id: trace.traceId, span_id: trace.spanId } : {};
+}
+
 export function callerContext(res: Response): CallerContext {
   const caller = callerOf(res);
   return {
     workspaceId: caller.workspaceId,
     actorId: caller.actorId,
     actorKind: caller.actorKind,
-    requestId: res.locals.requestId,
+    ...requestIds(res),
     plan: caller.plan,
     ...(caller.apiKeyId ? { apiKeyId: caller.apiKeyId } : {}),
   };

@@ -9,6 +9,7 @@ import type { authV1 } from '@crm/grpc';
 import { GRPC_DEADLINE_MS, type AuthClient } from '../clients/auth-client';
 import { credentialError } from './credential-error';
 import { ExpiringLru } from './expiring-lru';
+import type { RequestIds } from '../request-context';
 
 export const API_KEY_PREFIX = 'crm_';
 
@@ -41,13 +42,13 @@ export class ApiKeyVerifier {
     this.recentlyRevoked = new ExpiringLru(100_000, this.now);
   }
 
-  async verify(key: string, requestId: string): Promise<VerifiedApiKey> {
+  async verify(key: string, ids: RequestIds): Promise<VerifiedApiKey> {
     const digest = createHash('sha256').update(key).digest('hex');
     const cached = this.cache.get(digest);
     if (cached) return cached;
     let pending = this.inFlight.get(digest);
     if (!pending) {
-      pending = this.lookUp(key, digest, requestId).finally(() => this.inFlight.delete(digest));
+      pending = this.lookUp(key, digest, ids).finally(() => this.inFlight.delete(digest));
       this.inFlight.set(digest, pending);
     }
     return pending;
@@ -70,10 +71,10 @@ export class ApiKeyVerifier {
     this.cache.deleteWhere((entry) => entry.workspace.id === workspaceId);
   }
 
-  private async lookUp(key: string, digest: string, requestId: string): Promise<VerifiedApiKey> {
+  private async lookUp(key: string, digest: string, ids: RequestIds): Promise<VerifiedApiKey> {
     let response: authV1.VerifyApiKeyResponse;
     try {
-      response = await this.auth.call('VerifyApiKey', { key }, { requestId }, { timeoutMs: GRPC_DEADLINE_MS });
+      response = await this.auth.call('VerifyApiKey', { key }, ids, { timeoutMs: GRPC_DEADLINE_MS });
     } catch (error) {
       if (isDomainError(error) && (error.kind === 'unauthenticated' || error.kind === 'not_found' || error.kind === 'permission_denied')) {
         throw credentialError('Invalid API key.', 'invalid_token');

@@ -5,7 +5,7 @@
 import { isDomainError, type Logger } from '@crm/observability';
 import type { AuthClient } from '../clients/auth-client';
 import type { InvalidationChannel, InvalidationEvent } from '@crm/rate-limit';
-import type { Caller } from '../request-context';
+import type { Caller, RequestIds } from '../request-context';
 import { AccessTokenVerifier, type AccessTokenVerifierOptions } from './access-token-verifier';
 import { API_KEY_PREFIX, ApiKeyVerifier, type ApiKeyVerifierOptions } from './api-key-verifier';
 import { ApiKeyUsageRecorder } from './api-key-usage';
@@ -64,7 +64,7 @@ export class Authenticator {
     }
   }
 
-  async authenticate(authorization: string | undefined, requestId: string): Promise<Caller> {
+  async authenticate(authorization: string | undefined, ids: RequestIds): Promise<Caller> {
     if (!authorization) throw credentialError('Authentication credentials were not provided.');
     if (authorization.length > MAX_CREDENTIAL_LENGTH) throw credentialError('Invalid Authorization header.', 'invalid_request');
     const match = BEARER.exec(authorization);
@@ -72,7 +72,7 @@ export class Authenticator {
     const token = match[1]!;
 
     if (token.startsWith(API_KEY_PREFIX)) {
-      const { keyId, workspace } = await this.apiKeys.verify(token, requestId);
+      const { keyId, workspace } = await this.apiKeys.verify(token, ids);
       this.workspaces.remember(workspace);
       this.usage.record(keyId);
       return {
@@ -86,7 +86,7 @@ export class Authenticator {
     }
 
     const claims = await this.accessTokens.verify(token);
-    const workspace = await this.workspaces.get(claims.workspaceId, requestId).catch((error: unknown) => {
+    const workspace = await this.workspaces.get(claims.workspaceId, ids).catch((error: unknown) => {
       // A token for a workspace that no longer exists is a dead credential, not a missing page.
       throw isDomainError(error) && error.kind === 'not_found' ? credentialError('Invalid token.', 'invalid_token') : error;
     });

@@ -8,6 +8,7 @@ import { isDomainError } from '@crm/observability';
 import type { authV1 } from '@crm/grpc';
 import { GRPC_DEADLINE_MS, type AuthClient } from '../clients/auth-client';
 import { ExpiringLru } from './expiring-lru';
+import type { RequestIds } from '../request-context';
 
 interface Entry {
   workspace: authV1.Workspace;
@@ -40,12 +41,12 @@ export class WorkspaceDirectory {
     this.cache = new ExpiringLru(options.cacheSize ?? 10_000, this.now);
   }
 
-  async get(workspaceId: string, requestId: string): Promise<authV1.Workspace> {
+  async get(workspaceId: string, ids: RequestIds): Promise<authV1.Workspace> {
     const entry = this.cache.get(workspaceId);
     if (entry && entry.freshUntil > this.now()) return entry.workspace;
     let pending = this.inFlight.get(workspaceId);
     if (!pending) {
-      const fetching: Promise<authV1.Workspace> = this.fetch(workspaceId, requestId, entry).finally(() => {
+      const fetching: Promise<authV1.Workspace> = this.fetch(workspaceId, ids, entry).finally(() => {
         if (this.inFlight.get(workspaceId) === fetching) this.inFlight.delete(workspaceId);
       });
       pending = fetching;
@@ -73,10 +74,10 @@ export class WorkspaceDirectory {
     this.inFlight.delete(workspaceId);
   }
 
-  private async fetch(workspaceId: string, requestId: string, stale: Entry | undefined): Promise<authV1.Workspace> {
+  private async fetch(workspaceId: string, ids: RequestIds, stale: Entry | undefined): Promise<authV1.Workspace> {
     const evictions = this.evictions;
     try {
-      const workspace = await this.auth.call('GetWorkspace', { workspaceId }, { requestId, workspaceId }, { timeoutMs: GRPC_DEADLINE_MS });
+      const workspace = await this.auth.call('GetWorkspace', { workspaceId }, { ...ids, workspaceId }, { timeoutMs: GRPC_DEADLINE_MS });
       if (evictions === this.evictions) this.remember(workspace);
       return workspace;
     } catch (error) {

@@ -6,6 +6,7 @@
 import type { ErrorRequestHandler, NextFunction, Request, Response } from 'express';
 import { DomainError, isDomainError, type ErrorKind, type Logger } from '@crm/observability';
 import { bearerErrorOf } from '../auth/credential-error';
+import { traceFields } from '../request-context';
 import type { RateLimiter } from './rate-limit';
 
 export interface HttpError {
@@ -93,7 +94,7 @@ export function errorHandler(logger: Logger, limiter: RateLimiter): ErrorRequest
     const { status, body, headers } = httpErrorFor(domainError);
     const requestId = res.locals.requestId;
     if (status >= 500) {
-      logger.error({ err: error, requestId, method: req.method, path: req.path, status }, 'request failed');
+      logger.error({ ...traceFields(res), err: error, requestId, method: req.method, path: req.path, status }, 'request failed');
     }
     await limiter.ensureHeaders(req, res);
     if (res.headersSent) return;

@@ -6,7 +6,7 @@ import type { authV1 } from '@crm/grpc';
 import { GRPC_DEADLINE_MS } from '../clients/auth-client';
 import { jsonBody } from '../middleware/json-body';
 import { bodySchema, operation, ref, type OpenApiPaths } from '../openapi/operation';
-import { callerContext } from '../request-context';
+import { callerContext, requestIds } from '../request-context';
 import type { RouteDeps, RouteModule } from './route-module';
 import { parseBody } from './validate';
 
@@ -60,7 +60,7 @@ export function sessionRoutes(deps: RouteDeps): RouteModule {
     body,
     async (req, res) => {
       const input = parseBody(signUpBody, req.body);
-      const response = await auth.call('SignUp', input, { requestId: res.locals.requestId }, options);
+      const response = await auth.call('SignUp', input, requestIds(res), options);
       res.status(201).json(session(response));
     },
   );
@@ -68,13 +68,13 @@ export function sessionRoutes(deps: RouteDeps): RouteModule {
   router.post('/api/auth/login', sessionLimit, body, async (req, res) => {
     const input = parseBody(logInBody, req.body);
     await limiter.loginEmailLimit(res, input.email);
-    const response = await auth.call('LogIn', input, { requestId: res.locals.requestId }, options);
+    const response = await auth.call('LogIn', input, requestIds(res), options);
     res.status(200).json(session(response));
   });
 
   router.post('/api/auth/token/refresh', sessionLimit, body, async (req, res) => {
     const input = parseBody(refreshBody, req.body);
-    const response = await auth.call('RefreshToken', input, { requestId: res.locals.requestId }, options);
+    const response = await auth.call('RefreshToken', input, requestIds(res), options);
     res.status(200).json({ access: response.access, refresh: response.refresh });
   });
 

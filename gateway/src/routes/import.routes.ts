@@ -81,9 +81,13 @@ export function importUploadProxy(logger: Logger, target: UploadTarget): Router 
         proxyReq.setHeader('x-crm-request-id', caller.requestId);
         if (caller.plan) proxyReq.setHeader('x-crm-plan', caller.plan);
         if (target.secret) proxyReq.setHeader('x-crm-upload-secret', target.secret);
-        const trace: Record<string, string> = {};
-        injectTraceContext(trace);
-        for (const [header, value] of Object.entries(trace)) proxyReq.setHeader(header, value);
+        if (caller.traceparent) proxyReq.setHeader('traceparent', caller.traceparent);
+        else {
+          // Spans exported: the active context carries the trace.
+          const trace: Record<string, string> = {};
+          injectTraceContext(trace);
+          for (const [header, value] of Object.entries(trace)) proxyReq.setHeader(header, value);
+        }
       },
       error: (error, _req, res) => {
         logger.warn({ err: error }, 'import upload proxy failed');

@@ -3,7 +3,7 @@ import { Router, type Response } from 'express';
 import { GRPC_DEADLINE_MS } from '../clients/auth-client';
 import { jsonBody } from '../middleware/json-body';
 import { bodySchema, idParameter, operation, type OpenApiPaths } from '../openapi/operation';
-import { callerContext, callerOf } from '../request-context';
+import { callerContext, callerOf, requestIds } from '../request-context';
 import { refreshBody } from './auth.routes';
 import type { RouteDeps, RouteModule } from './route-module';
 import { parseBody, pathId } from './validate';
@@ -16,7 +16,7 @@ export function logoutRoutes(deps: RouteDeps): RouteModule {
   const router = Router();
   router.post('/api/auth/logout', limiter.sessionLimit(), jsonBody(config.BODY_LIMIT), async (req, res) => {
     const input = parseBody(refreshBody, req.body);
-    await auth.call('LogOut', input, { requestId: res.locals.requestId }, { timeoutMs: GRPC_DEADLINE_MS });
+    await auth.call('LogOut', input, requestIds(res), { timeoutMs: GRPC_DEADLINE_MS });
     res.status(204).end();
   });
   return { name: 'logout', access: 'public', router, paths: logoutPaths };

@@ -9,7 +9,7 @@ import type { authV1 } from '@crm/grpc';
 import { GRPC_DEADLINE_MS } from '../clients/auth-client';
 import { jsonBody } from '../middleware/json-body';
 import { bodySchema, idParameter, operation, ref, type JsonSchema, type OpenApiPaths } from '../openapi/operation';
-import { callerContext, callerOf } from '../request-context';
+import { callerContext, callerOf, requestIds } from '../request-context';
 import { loginUser } from './auth.routes';
 import { paginated, readListQuery } from './records/list-query';
 import { listParameters } from './records/record-routes';
@@ -90,7 +90,7 @@ export function invitationRoutes(deps: RouteDeps): RouteModule {
   const router = Router();
   router.post('/api/auth/invitations/accept', limiter.sessionLimit(), jsonBody(config.BODY_LIMIT), async (req, res) => {
     const input = parseBody(acceptInvitationBody, req.body);
-    const session = await auth.call('AcceptInvitation', input, { requestId: res.locals.requestId }, { timeoutMs: GRPC_DEADLINE_MS });
+    const session = await auth.call('AcceptInvitation', input, requestIds(res), { timeoutMs: GRPC_DEADLINE_MS });
     res.status(200).json({ access: session.access, refresh: session.refresh, user: loginUser(session.user) });
   });
   return { name: 'invitations', access: 'public', router, paths: invitationPaths };

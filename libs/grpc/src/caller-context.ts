@@ -22,6 +22,11 @@ export interface CallerContext {
    * (a client's X-Request-Id stays a plain request id).
    */
   cause?: string;
+  /**
+   * The W3C trace context of a caller that carries its trace by hand (the gateway) rather than in
+   * the active context; sent as the `traceparent` metadata. Never read back into a CallerContext.
+   */
+  traceparent?: string;
 }
 
 const HEADER = {
@@ -44,6 +49,7 @@ export function contextToMetadata(context: Partial<CallerContext>, metadata = ne
     if (value) metadata.set(header, value);
   }
   if (!context.requestId) metadata.set(HEADER.requestId, randomUUID());
+  if (context.traceparent) metadata.set('traceparent', context.traceparent);
   return metadata;
 }
 

@@ -46,6 +46,8 @@ export class GrpcClient<M extends MethodMap> {
       // Reconnect quickly after a service restarts, so callers see it back within a second or two.
       'grpc.initial_reconnect_backoff_ms': 200,
       'grpc.max_reconnect_backoff_ms': 2000,
+      // Channelz keeps per-call statistics nobody here reads; off, it costs nothing per call.
+      'grpc.enable_channelz': 0,
     });
   }
 

@@ -54,6 +54,12 @@ describe('GrpcClient and GrpcServer carry the trace id (ids only, no exporter)',
     expect(seen.pop()).toEqual({ traceId: TRACE_ID, traceparent: expect.stringMatching(new RegExp(`^00-${TRACE_ID}-[0-9a-f]{16}-00$`)) });
   });
 
+  it('sends the trace a caller carries by hand in its caller context (the gateway)', async () => {
+    const traceparent = `00-${TRACE_ID}-b7ad6b7169203331-00`;
+    await client.call('GetImportJob', { uid: 'j' }, { requestId: 'req-1', traceparent });
+    expect(seen.pop()).toEqual({ traceId: TRACE_ID, traceparent });
+  });
+
   it('sends no trace context from outside a trace, and the handler runs in none', async () => {
     await client.call('GetImportJob', { uid: 'j' });
     expect(seen.pop()).toEqual({ traceId: undefined, traceparent: undefined });

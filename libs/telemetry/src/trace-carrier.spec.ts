@@ -1,6 +1,13 @@
 import { traceFields } from '@crm/observability';
 import { startTelemetry, stopTelemetry } from './start-telemetry';
-import { activeTraceId, bindToActiveContext, injectTraceContext, isTraceCarrying, withIncomingTraceContext } from './trace-carrier';
+import {
+  activeTraceId,
+  bindToActiveContext,
+  injectTraceContext,
+  isTraceCarrying,
+  startRequestTrace,
+  withIncomingTraceContext,
+} from './trace-carrier';
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const PARENT = `00-${TRACE_ID}-b7ad6b7169203331-01`;
@@ -18,6 +25,7 @@ describe('trace carrier without telemetry started', () => {
     const seen = withIncomingTraceContext({ traceparent: PARENT }, undefined, () => activeTraceId(), true);
     expect(seen).toBeUndefined();
     expect(injected()).toEqual({});
+    expect(startRequestTrace({ traceparent: PARENT })).toBeUndefined();
   });
 });
 
@@ -46,6 +54,17 @@ describe('trace carrier with trace ids only (no exporter)', () => {
     expect(withIncomingTraceContext({}, undefined, () => activeTraceId(), true)).not.toBe(started);
     expect(withIncomingTraceContext({}, undefined, () => activeTraceId())).toBeUndefined();
     expect(withIncomingTraceContext({ traceparent: 'garbage' }, undefined, () => activeTraceId())).toBeUndefined();
+  });
+
+  it('gives a request’s trace as plain values without entering it (the gateway carries it by hand)', () => {
+    const continued = startRequestTrace({ traceparent: PARENT })!;
+    expect(continued).toEqual({ traceId: TRACE_ID, spanId: expect.stringMatching(/^[0-9a-f]{16}$/), traceparent: expect.any(String) });
+    expect(continued.spanId).not.toBe('b7ad6b7169203331');
+    expect(continued.traceparent).toBe(`00-${TRACE_ID}-${continued.spanId}-00`);
+    expect(activeTraceId()).toBeUndefined();
+    const started = startRequestTrace({ traceparent: 'garbage' })!;
+    expect(started.traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(started.traceId).not.toBe(startRequestTrace({})!.traceId);
   });
 
   it('injects nothing outside a trace', () => {

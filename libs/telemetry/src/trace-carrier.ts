@@ -62,6 +62,28 @@ export function withIncomingTraceContext<C, T>(
   return context.with(trace.setSpanContext(ROOT_CONTEXT, localSpanContext(remote?.traceId)), fn);
 }
 
+/** A request's trace as plain values, for a process that carries it by hand rather than in the active context. */
+export interface RequestTrace {
+  traceId: string;
+  spanId: string;
+  /** The W3C header value that continues this trace in a call to another process. */
+  traceparent: string;
+}
+
+/**
+ * The trace of an incoming request (the caller's trace id, or a new one) as plain values, without
+ * entering it as the active context: the gateway carries it by hand in its caller contexts and log
+ * lines, because on Node 20 the async context every request would otherwise run in costs about a
+ * tenth of the gateway's throughput. Undefined when spans are exported (the instrumentations carry
+ * the context) or tracing is off.
+ */
+export function startRequestTrace(headers: Record<string, string | string[] | undefined>): RequestTrace | undefined {
+  if (!carrying) return undefined;
+  const remote = trace.getSpanContext(propagation.extract(ROOT_CONTEXT, headers, defaultTextMapGetter));
+  const span = localSpanContext(remote?.traceId);
+  return { traceId: span.traceId, spanId: span.spanId, traceparent: `00-${span.traceId}-${span.spanId}-00` };
+}
+
 /** The active trace id, or undefined outside any trace. */
 export function activeTraceId(): string | undefined {
   return trace.getSpanContext(context.active())?.traceId;
