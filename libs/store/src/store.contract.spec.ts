@@ -1009,6 +1009,34 @@ describe.each(targets)('document store on $name', (target) => {
       await expect(ws.get(accounts, 'taken')).resolves.not.toHaveProperty('note');
     });
 
+    it('writes a long run of inserts (multi-row statements in SQLite) and nothing when one of the run is a duplicate', async () => {
+      // 150 rows: cut into statements of every size the SQLite adapter uses (64, 8, 1).
+      const idsStartingWith = (prefix: string): Condition[] => [
+        { field: 'id', op: 'gte', value: prefix },
+        { field: 'id', op: 'lt', value: `${prefix}\uffff` },
+      ];
+      const run = (prefix: string, count: number) =>
+        Array.from({ length: count }, (_, i) => ({
+          kind: 'insert' as const,
+          collection: accounts,
+          document: { id: `${prefix}-${String(i).padStart(3, '0')}`, slug: `${prefix}-${i}` },
+        }));
+      await ws.commit([...run('bulk', 150), { kind: 'insert', collection: contacts, document: { id: 'after-run', name: 'A' } }]);
+      expect(await ws.count(accounts, idsStartingWith('bulk-'))).toBe(150);
+      await expect(ws.get(accounts, 'bulk-149')).resolves.toMatchObject({ slug: 'bulk-149' });
+      await expect(ws.get(contacts, 'after-run')).resolves.toMatchObject({ name: 'A' });
+
+      const clashing = run('again', 100);
+      clashing[70] = { kind: 'insert', collection: accounts, document: { id: 'again-070', slug: 'bulk-3' } };
+      const error = await storeError(ws.commit(clashing));
+      expect(error).toMatchObject({ code: 'duplicate', fields: ['slug'] });
+      const sameId = run('twice', 10);
+      sameId[9] = { kind: 'insert', collection: accounts, document: { id: 'twice-000', slug: 'twice-x' } };
+      await expect(storeError(ws.commit(sameId))).resolves.toMatchObject({ code: 'duplicate' });
+      expect(await ws.count(accounts, idsStartingWith('again-'))).toBe(0);
+      expect(await ws.count(accounts, idsStartingWith('twice-'))).toBe(0);
+    });
+
     it('writes nothing when a required update finds no document', async () => {
       const error = await storeError(
         ws.commit([

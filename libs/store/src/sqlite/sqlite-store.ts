@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { Change, CollectionDefinition, Condition, Page, Query, StoreError } from '../port';
 import { AdapterWrite, StoreAdapter, StoredRecord } from '../store-adapter';
 import { applyChange } from './apply-change';
+import { INSERT_ROWS_PER_STATEMENT, insertRuns, insertValues } from './sqlite-insert-runs';
 import {
   countToSql,
   matchingRowidsToSql,
@@ -234,11 +235,12 @@ export class SqliteStoreAdapter implements StoreAdapter {
     const resolved = writes.map((write) => ({ write, collection: this.guard(write.collection, (c) => c) }));
     return this.guard(undefined, () =>
       this.transaction(() => {
-        for (const { write, collection } of resolved) {
+        for (const step of insertRuns(resolved)) {
           try {
-            this.applyWrite(write, collection);
+            if ('documents' in step) this.insertRows(step.collection, step.documents);
+            else this.applyWrite(step.write, step.collection);
           } catch (error) {
-            throw mapError(error, collection);
+            throw mapError(error, step.collection);
           }
         }
       }),
@@ -287,6 +289,27 @@ export class SqliteStoreAdapter implements StoreAdapter {
     const workspaceId = collection.definition.scope === 'workspace' ? (document.workspaceId as string) : null;
     this.statement(`INSERT INTO ${collection.columns.table} (id, workspace_id, doc) VALUES (?, ?, ?)`).run(document.id, workspaceId, json);
     return json;
+  }
+
+  /** Inserts in multi-row statements (see sqlite-insert-runs.ts); must run inside a transaction. */
+  private insertRows(collection: SqliteCollection, documents: StoredRecord[]): void {
+    const inWorkspace = collection.definition.scope === 'workspace';
+    let next = 0;
+    for (const rows of INSERT_ROWS_PER_STATEMENT) {
+      if (documents.length - next < rows) continue;
+      const statement = this.statement(`INSERT INTO ${collection.columns.table} (id, workspace_id, doc) VALUES ${insertValues(rows)}`);
+      const params: SqlValue[] = new Array<SqlValue>(rows * 3);
+      while (documents.length - next >= rows) {
+        for (let i = 0; i < rows; i++) {
+          const document = documents[next + i]!;
+          params[i * 3] = document.id;
+          params[i * 3 + 1] = inWorkspace ? (document.workspaceId as string) : null;
+          params[i * 3 + 2] = JSON.stringify(document);
+        }
+        statement.run(...params);
+        next += rows;
+      }
+    }
   }
 
   /** Read, change in JavaScript, write back: must run inside a transaction. */

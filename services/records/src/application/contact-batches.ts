@@ -65,10 +65,14 @@ export class ContactBatches {
       } else {
         seen.add(contact.emailKey);
         result.created.push({ row, contactId: contact.id });
-        writer.activity(changes.insert('contact', contact), caller, 'created', 'contact', contact.id, now);
+        changes.insert('contact', contact);
         createdContacts.push(contact);
       }
     }
+    // Each contact keeps its own `created` activity (the audit log outlives the contact and is
+    // listed and swept by its own rows); written after the contacts, the inserts of each
+    // collection are consecutive and go to the store as multi-row statements.
+    for (const contact of createdContacts) writer.activity(changes, caller, 'created', 'contact', contact.id, now);
     const events = createdContacts.length > 0 ? [contactsCreated(caller.workspaceId, createdContacts)] : [];
     changes.batchResult({ id: batchId, workspaceId: caller.workspaceId, idempotencyKey: input.idempotencyKey, result, createdAt: now });
     try {
