@@ -62,7 +62,9 @@ export class ApiClient {
     if ((response.headers['content-type'] ?? '').toString().includes('json') && text.length > 0) parsed = JSON.parse(text);
     const flat: Record<string, string> = {};
     for (const [key, value] of Object.entries(response.headers)) flat[key] = Array.isArray(value) ? value.join(', ') : String(value);
-    await recordAnswer({ method, path, status: response.statusCode, headers: flat, text, body: parsed }, () => this.openApiDocument());
+    await recordAnswer({ method, path, status: response.statusCode, headers: flat, text, body: parsed, requestBody: options.body }, () =>
+      this.openApiDocument(),
+    );
     return { status: response.statusCode, headers: flat, body: parsed as T, text };
   }
 

@@ -19,6 +19,18 @@ const document = {
       },
       delete: { responses: { '204': { description: 'Gone.' } } },
     },
+    '/api/contacts/{id}/notes/': {
+      post: {
+        requestBody: {
+          content: {
+            'application/json': {
+              schema: { type: 'object', properties: { text: { type: 'string', maxLength: 5 } }, additionalProperties: false },
+            },
+          },
+        },
+        responses: { '201': { description: 'Noted.' }, '422': { description: 'Refused.' } },
+      },
+    },
     '/api/contacts/import/': {
       post: {
         responses: {
@@ -125,5 +137,19 @@ describe('the OpenAPI conformance checker', () => {
     expect(text).toContain('GET /api/contacts/{id}/ → 418: status 418 is not documented');
     expect(text).toContain(`body: {"detail":"${'x'.repeat(188)}`);
     expect(text).not.toContain('x'.repeat(200));
+  });
+
+  it('catches a request body the server accepted but the document refuses, and leaves refused ones alone', () => {
+    const checker = new OpenApiConformance(document);
+    const sent = (status: number, requestBody: unknown): RecordedAnswer => ({
+      ...answer('POST', '/api/contacts/c1/notes/', status),
+      requestBody,
+    });
+    expect(checker.check(sent(201, { text: 'hi' }))).toEqual([]);
+    expect(checker.check(sent(201, { text: 'too long' }))[0].problem).toMatch(
+      /accepted a request body the document refuses: \/text must NOT have more than 5 characters/,
+    );
+    expect(checker.check(sent(201, { text: null }))[0].problem).toMatch(/\/text must be string/);
+    expect(checker.check(sent(422, { text: 'too long' }))).toEqual([]);
   });
 });

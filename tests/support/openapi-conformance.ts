@@ -19,6 +19,8 @@ export interface RecordedAnswer {
   text: string;
   /** The parsed body when the answer is JSON. */
   body: unknown;
+  /** The JSON request body sent, if any: one the server accepted (2xx) must fit the document's request schema. */
+  requestBody?: unknown;
 }
 
 export interface Violation {
@@ -33,6 +35,12 @@ type Operation = { responses?: Record<string, Record<string, unknown>> };
 type OpenApiDocument = { paths: Record<string, Record<string, Operation>>; components?: Record<string, Record<string, unknown>> };
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options', 'trace'];
+/**
+ * Statuses the gateway answers before it routes a request, so for any path: a missing credential,
+ * a settings write by a non-admin (the guard reads the path loosely, so odd spellings are refused
+ * too), a spent budget, a backing service down.
+ */
+const BEFORE_ROUTING = [401, 403, 429, 503];
 const DOCUMENT_ID = 'https://crm.invalid/openapi.json';
 
 export class OpenApiConformance {
@@ -53,6 +61,7 @@ export class OpenApiConformance {
           `^${trimSlash(template)
             .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
             .replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`,
+          'i', // as Express routes
         ),
         params: (template.match(/\{/g) ?? []).length,
       }))
@@ -70,7 +79,8 @@ export class OpenApiConformance {
     const match = this.templates.find((t) => t.pattern.test(path));
     const method = answer.method.toLowerCase();
     if (!match) {
-      if (answer.status !== 404) report(`(no template for ${path})`, 'an undocumented path must answer 404');
+      if (answer.status !== 404 && !BEFORE_ROUTING.includes(answer.status))
+        report(`(no template for ${path})`, 'an undocumented path must answer 404');
       else this.checkErrorShape(answer, `(no template for ${path})`, report);
     } else {
       const operations = this.document.paths[match.template];
@@ -79,6 +89,9 @@ export class OpenApiConformance {
         const allowed = Object.keys(operations).filter((m) => METHODS.includes(m));
         if (method === 'head' && operations.get) {
           // HEAD is answered as GET without a body.
+        } else if (BEFORE_ROUTING.includes(answer.status)) {
+          // A missing credential or a spent budget is answered before the method is looked at.
+          this.checkErrorShape(answer, match.template, report);
         } else if (answer.status !== 405) report(match.template, `a method the path does not serve must answer 405, not ${answer.status}`);
         else {
           const allow = (answer.headers.allow ?? '').split(',').map((m) => m.trim().toLowerCase());
@@ -101,6 +114,17 @@ export class OpenApiConformance {
     operation: Operation,
     report: (template: string, problem: string) => void,
   ): void {
+    const requestSchema = (operation as { requestBody?: { content?: Record<string, { schema?: unknown }> } }).requestBody?.content?.[
+      'application/json'
+    ]?.schema;
+    if (answer.requestBody !== undefined && answer.status >= 200 && answer.status < 300 && requestSchema) {
+      const validate = this.validator(`#/paths/${escape(template)}/${method}/requestBody/content/application~1json/schema`);
+      if (!validate(answer.requestBody))
+        report(
+          template,
+          `the server accepted a request body the document refuses: ${formatErrors(validate.errors ?? [])}; sent ${JSON.stringify(answer.requestBody).slice(0, 200)}`,
+        );
+    }
     const responses = operation.responses ?? {};
     const key = String(answer.status) in responses ? String(answer.status) : 'default' in responses ? 'default' : undefined;
     if (!key) {

@@ -21,17 +21,17 @@ const billingAddress = {
 
 const ACCOUNT_FIELDS: RecordFields = {
   id: { answer: t.id('acc_'), listed: true },
-  name: { answer: t.string(), write: { type: 'string' }, required: true, listed: true },
+  name: { answer: t.string(), write: { type: 'string', maxLength: 200 }, required: true, listed: true },
   website: {
     answer: t.string('An http(s) URL, or empty.'),
-    write: { type: 'string', format: 'uri', description: 'An http(s) URL.' },
+    write: { type: 'string', format: 'uri', maxLength: 2_000, description: 'An http(s) URL; null or empty clears.' },
     listed: true,
   },
-  industry: { answer: t.string(), write: { type: 'string' }, listed: true, filter: { description: 'Exact industry.' } },
-  companySize: { answer: t.string('A range label.'), write: { type: 'string' }, listed: true },
+  industry: { answer: t.string(), write: { type: 'string', maxLength: 200 }, listed: true, filter: { description: 'Exact industry.' } },
+  companySize: { answer: t.string('A range label.'), write: { type: 'string', maxLength: 200 }, listed: true },
   annualRevenue: {
     answer: t.nullableNumber('Null when not set.'),
-    write: { type: 'number', nullable: true, description: '≥ 0; null clears.' },
+    write: { type: 'number', nullable: true, minimum: 0, description: 'Null clears.' },
   },
   stage: {
     answer: t.choice(ACCOUNT_STAGES),
@@ -39,7 +39,7 @@ const ACCOUNT_FIELDS: RecordFields = {
     listed: true,
     filter: { description: 'An account stage value.', schema: t.choice(ACCOUNT_STAGES) },
   },
-  phone: { answer: t.string(), write: { type: 'string' } },
+  phone: { answer: t.string(), write: { type: 'string', maxLength: 200 } },
   billingAddress: {
     answer: billingAddress,
     write: { type: 'address', description: 'street, city, state, postalCode, country (strings).' },
@@ -51,8 +51,11 @@ const ACCOUNT_FIELDS: RecordFields = {
     filter: { description: 'Owner user id.' },
   },
   assignedToName: { answer: t.nullableString("The owner's name (read-only).") },
-  tags: { answer: t.strings(), write: { type: 'strings' } },
-  description: { answer: t.string(), write: { type: 'string' } },
+  tags: {
+    answer: t.strings(),
+    write: { type: 'strings', maxItems: 50, itemMaxLength: 50, description: 'Blank and repeated tags are dropped.' },
+  },
+  description: { answer: t.string(), write: { type: 'string', maxLength: 10_000 } },
   contactCount: { answer: t.integer('Contacts linked to the account (read-only).'), listed: true },
   openOpportunityCount: { answer: t.integer('Linked opportunities not closed (read-only).'), listed: true },
   openCaseCount: { answer: t.integer('Open support cases (read-only; always 0 for now).') },

@@ -14,13 +14,13 @@ const LEAD_FIELDS: RecordFields = {
   id: { answer: t.id('ld_'), listed: true },
   firstName: {
     answer: t.string(),
-    write: { type: 'string', description: 'At least one of firstName and lastName is required on create.' },
+    write: { type: 'string', maxLength: 200, description: 'At least one of firstName and lastName is required on create.' },
     listed: true,
   },
-  lastName: { answer: t.string(), write: { type: 'string' }, listed: true },
-  email: { answer: t.string(), write: { type: 'string', format: 'email' }, required: true, listed: true },
-  phone: { answer: t.string(), write: { type: 'string' }, listed: true },
-  company: { answer: t.string(), write: { type: 'string' }, listed: true },
+  lastName: { answer: t.string(), write: { type: 'string', maxLength: 200 }, listed: true },
+  email: { answer: t.string(), write: { type: 'string', format: 'email', maxLength: 254 }, required: true, listed: true },
+  phone: { answer: t.string(), write: { type: 'string', maxLength: 200 }, listed: true },
+  company: { answer: t.string(), write: { type: 'string', maxLength: 200 }, listed: true },
   status: {
     answer: t.choice(LEAD_STATUSES),
     write: { type: 'string', choices: LEAD_STATUSES, description: 'Default `new`; `converted` only through conversion (422 here).' },
@@ -29,7 +29,7 @@ const LEAD_FIELDS: RecordFields = {
   },
   source: {
     answer: t.string('Lead source (free text).'),
-    write: { type: 'string', description: 'At most 200 characters.' },
+    write: { type: 'string', maxLength: 200 },
     listed: true,
     filter: { description: 'Exact lead source.' },
   },
@@ -40,12 +40,16 @@ const LEAD_FIELDS: RecordFields = {
     filter: { description: 'Owner user id.' },
   },
   assignedToName: { answer: t.nullableString("The owner's name (read-only).") },
-  leadScore: { answer: t.integer('0..100.'), write: { type: 'integer', description: '0..100, default 0.' }, listed: true },
+  leadScore: {
+    answer: t.integer('0..100.'),
+    write: { type: 'integer', minimum: 0, maximum: 100, description: 'Default 0.' },
+    listed: true,
+  },
   emailOptOut: { answer: t.boolean(), write: { type: 'boolean' } },
   emailBounced: { answer: t.boolean(), write: { type: 'boolean' } },
   convertedAt: { answer: t.nullableTimestamp('Null until converted.') },
   convertedContactId: { answer: t.nullableString('Null until converted.') },
-  notes: { answer: t.string(), write: { type: 'string' } },
+  notes: { answer: t.string(), write: { type: 'string', maxLength: 10_000 } },
   createdAt: { answer: t.timestamp(), listed: true },
   updatedAt: { answer: t.timestamp(), listed: true },
 };
@@ -94,12 +98,18 @@ export const leadKind: RecordKind<LeadFilter> = {
 
 const conversionShape: WriteShape = {
   fields: {
-    createAccount: { type: 'boolean', description: 'Default false.' },
-    accountName: { type: 'string', description: "Default: the lead's company (422 when creating an account and the lead has none)." },
-    createOpportunity: { type: 'boolean', description: 'Default false; needs createAccount (422 otherwise).' },
-    opportunityName: { type: 'string', description: 'Default "<account name> opportunity".' },
-    opportunityValue: { type: 'number', description: 'Default 0.' },
-    opportunityStage: { type: 'string', choices: OPPORTUNITY_STAGES, description: 'Default `prospecting`.' },
+    // Null is the same as leaving an option out (translateWrite's `absent`).
+    createAccount: { type: 'boolean', nullable: true, description: 'Default false.' },
+    accountName: {
+      type: 'string',
+      nullable: true,
+      maxLength: 200,
+      description: "Default: the lead's company (422 when creating an account and the lead has none).",
+    },
+    createOpportunity: { type: 'boolean', nullable: true, description: 'Default false; needs createAccount (422 otherwise).' },
+    opportunityName: { type: 'string', nullable: true, maxLength: 200, description: 'Default "<account name> opportunity".' },
+    opportunityValue: { type: 'number', nullable: true, minimum: 0, description: 'Default 0.' },
+    opportunityStage: { type: 'string', nullable: true, choices: OPPORTUNITY_STAGES, description: 'Default `prospecting`.' },
   },
   readOnly: [],
   required: [],

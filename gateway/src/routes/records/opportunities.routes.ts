@@ -15,7 +15,7 @@ export const OPPORTUNITY_STAGES = [
 
 const OPPORTUNITY_FIELDS: RecordFields = {
   id: { answer: t.id('opp_'), listed: true },
-  name: { answer: t.string(), write: { type: 'string' }, required: true, listed: true },
+  name: { answer: t.string(), write: { type: 'string', maxLength: 200 }, required: true, listed: true },
   accountId: {
     answer: t.nullableString('The account (`acc_...`); null after the account was deleted.'),
     write: {
@@ -28,7 +28,7 @@ const OPPORTUNITY_FIELDS: RecordFields = {
     filter: { description: 'The account id.' },
   },
   accountName: { answer: t.nullableString("The account's name (read-only)."), listed: true },
-  value: { answer: t.number('Deal value.'), write: { type: 'number', description: '≥ 0, default 0.' }, listed: true },
+  value: { answer: t.number('Deal value.'), write: { type: 'number', minimum: 0, description: 'Default 0.' }, listed: true },
   stage: {
     answer: t.choice(OPPORTUNITY_STAGES),
     write: { type: 'string', choices: OPPORTUNITY_STAGES, description: 'Default `prospecting`.' },
@@ -37,7 +37,7 @@ const OPPORTUNITY_FIELDS: RecordFields = {
   },
   probability: {
     answer: t.integer('Percentage 0..100; follows the stage unless given.'),
-    write: { type: 'integer', description: '0..100; default from the stage.' },
+    write: { type: 'integer', minimum: 0, maximum: 100, description: 'Default from the stage.' },
     listed: true,
   },
   closeDate: {
@@ -49,7 +49,7 @@ const OPPORTUNITY_FIELDS: RecordFields = {
     answer: t.nullableDate('Set to today on entering closed_won/closed_lost unless given; null otherwise.'),
     write: { type: 'string', format: 'date', nullable: true },
   },
-  lossReason: { answer: t.nullableString(), write: { type: 'string', nullable: true } },
+  lossReason: { answer: t.nullableString(), write: { type: 'string', nullable: true, maxLength: 10_000 } },
   assignedTo: {
     answer: t.nullableString('Owner user id, or null.'),
     write: { type: 'string', nullable: true },
@@ -57,12 +57,12 @@ const OPPORTUNITY_FIELDS: RecordFields = {
     filter: { description: 'Owner user id.' },
   },
   assignedToName: { answer: t.nullableString("The owner's name (read-only).") },
-  source: { answer: t.string(), write: { type: 'string' }, listed: true },
+  source: { answer: t.string(), write: { type: 'string', maxLength: 200 }, listed: true },
   contactIds: {
     answer: t.strings('Contacts of the workspace (`cnt_...`).'),
     write: { type: 'strings', description: 'Contacts of the workspace (422 for any other id).' },
   },
-  description: { answer: t.string(), write: { type: 'string' } },
+  description: { answer: t.string(), write: { type: 'string', maxLength: 10_000 } },
   createdAt: { answer: t.timestamp(), listed: true },
   updatedAt: { answer: t.timestamp(), listed: true },
 };

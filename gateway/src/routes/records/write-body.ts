@@ -17,8 +17,18 @@ export interface WritableField {
   /** Allowed values, for the OpenAPI document (the service checks them). */
   choices?: readonly string[];
   format?: 'email' | 'uri' | 'date';
-  /** JSON null is accepted (clears the value). */
+  /**
+   * JSON null is accepted (clears the value). Without it the document still says so where the
+   * records service reads null as empty: optional free text, URLs, lists and addresses.
+   */
   nullable?: boolean;
+  /** The service's limits, stated as schema keywords (text is measured after trimming). */
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  maxItems?: number;
+  /** For `strings`: the longest item. */
+  itemMaxLength?: number;
 }
 
 export interface WriteShape {
@@ -113,11 +123,24 @@ export function translateWrite(body: Record<string, unknown>, shape: WriteShape,
   return out;
 }
 
-function fieldSchema(field: WritableField): JsonSchema {
+/** Whether the records service accepts null for the field: its flag, or null read as empty (field-rules.ts). */
+function acceptsNull(field: WritableField, required: boolean): boolean {
+  if (field.nullable) return true;
+  if (required) return false;
+  if (field.type === 'strings' || field.type === 'address') return true;
+  return field.type === 'string' && !field.choices && (field.format === undefined || field.format === 'uri');
+}
+
+function fieldSchema(field: WritableField, required: boolean): JsonSchema {
+  const nullable = acceptsNull(field, required);
   const base: JsonSchema = (() => {
     switch (field.type) {
       case 'strings':
-        return { type: 'array', items: { type: 'string' } };
+        return {
+          type: 'array',
+          items: { type: 'string', ...(field.itemMaxLength !== undefined ? { maxLength: field.itemMaxLength } : {}) },
+          ...(field.maxItems !== undefined ? { maxItems: field.maxItems } : {}),
+        };
       case 'address':
         return {
           type: 'object',
@@ -128,9 +151,12 @@ function fieldSchema(field: WritableField): JsonSchema {
         return { type: field.type };
     }
   })();
-  if (field.choices) base.enum = [...field.choices, ...(field.nullable ? [null] : [])];
+  if (field.choices) base.enum = [...field.choices, ...(nullable ? [null] : [])];
   if (field.format) base.format = field.format;
-  if (field.nullable) base.type = [base.type, 'null'];
+  if (field.maxLength !== undefined) base.maxLength = field.maxLength;
+  if (field.minimum !== undefined) base.minimum = field.minimum;
+  if (field.maximum !== undefined) base.maximum = field.maximum;
+  if (nullable) base.type = [base.type, 'null'];
   if (field.description) base.description = field.description;
   return base;
 }
@@ -141,7 +167,7 @@ export function writeSchema(shape: WriteShape, mode: 'create' | 'update', descri
     type: 'object',
     ...(description ? { description } : {}),
     properties: {
-      ...Object.fromEntries(Object.entries(shape.fields).map(([name, field]) => [name, fieldSchema(field)])),
+      ...Object.fromEntries(Object.entries(shape.fields).map(([name, field]) => [name, fieldSchema(field, shape.required.includes(name))])),
       // What a client read may be sent back: these are ignored, never refused.
       ...Object.fromEntries(shape.readOnly.map((name) => [name, { readOnly: true, description: 'Read-only; ignored when sent.' }])),
     },

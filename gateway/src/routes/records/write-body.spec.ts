@@ -1,0 +1,40 @@
+import { writeSchema, type WriteShape } from './write-body';
+
+const shape: WriteShape = {
+  fields: {
+    name: { type: 'string', maxLength: 200 },
+    notes: { type: 'string', maxLength: 10_000 },
+    email: { type: 'string', format: 'email' },
+    stage: { type: 'string', choices: ['a', 'b'] },
+    score: { type: 'integer', minimum: 0, maximum: 100 },
+    owner: { type: 'string', nullable: true },
+    tags: { type: 'strings', maxItems: 50, itemMaxLength: 50 },
+  },
+  readOnly: ['id'],
+  required: ['name'],
+};
+
+describe('the request body schema of a write', () => {
+  const properties = writeSchema(shape, 'create').properties as Record<string, Record<string, unknown>>;
+
+  it('states limits as schema keywords', () => {
+    expect(properties.name).toMatchObject({ maxLength: 200 });
+    expect(properties.score).toMatchObject({ type: 'integer', minimum: 0, maximum: 100 });
+    expect(properties.tags).toMatchObject({ maxItems: 50, items: { type: 'string', maxLength: 50 } });
+  });
+
+  it('marks null accepted where the records service reads it as empty or clears, and nowhere else', () => {
+    expect(properties.notes.type).toEqual(['string', 'null']);
+    expect(properties.tags.type).toEqual(['array', 'null']);
+    expect(properties.owner.type).toEqual(['string', 'null']);
+    expect(properties.name.type).toBe('string'); // required text refuses null
+    expect(properties.email.type).toBe('string');
+    expect(properties.stage.type).toBe('string');
+    expect(properties.score.type).toBe('integer');
+  });
+
+  it('lists required fields on create only', () => {
+    expect(writeSchema(shape, 'create').required).toEqual(['name']);
+    expect(writeSchema(shape, 'update')).not.toHaveProperty('required');
+  });
+});
