@@ -135,9 +135,12 @@ module.exports = async function recordsSuite({ cluster, api, seconds, log }) {
     listPage: `${gateway}/api/contacts/?limit=20`,
     filteredList: `${gateway}/api/contacts/?stage=customer`,
     search: `${gateway}/api/contacts/?search=person4242`,
-    // Issue 18's shapes: a common term (First12, First120–First129: about 1,100 contacts), a miss,
+    // Issue 18's shapes: a common term (First12, First120–First129: about 1,100 contacts), a more
+    // common one (First1…: 11,211), one in every contact (their email domain: 100,000), a miss,
     // and a term too short for the trigram index (two characters: a scan).
     searchCommon: `${gateway}/api/contacts/?search=first12`,
+    searchVeryCommon: `${gateway}/api/contacts/?search=first1`,
+    searchEveryContact: `${gateway}/api/contacts/?search=example`,
     searchMiss: `${gateway}/api/contacts/?search=zzzz`,
     searchShort: `${gateway}/api/contacts/?search=zz`,
   };
@@ -158,6 +161,9 @@ module.exports = async function recordsSuite({ cluster, api, seconds, log }) {
       log(`${name}: GET ${url.replace(gateway, '')}, ${seconds} s`);
       measured[name] = await load({ url, headers, seconds });
     }
+    // The same baselines at 4 connections: what the issue's p99 aims compare with.
+    const meAtFour = await load({ url: `${gateway}/api/auth/me/`, headers, seconds, connections: FEW_CONNECTIONS });
+    const bareAtFour = await load({ url: `https://127.0.0.1:${baselinePort}/api/auth/me/`, seconds, connections: FEW_CONNECTIONS });
     const atFourConnections = {};
     for (const [name, url] of Object.entries(targets)) {
       log(`${name}: GET ${url.replace(gateway, '')}, ${FEW_CONNECTIONS} connections, ${seconds} s`);
@@ -181,11 +187,14 @@ module.exports = async function recordsSuite({ cluster, api, seconds, log }) {
       target: 'list page ≥ 0.3 of GET /api/auth/me/ req/s',
       seedSeconds: seedMs / 1000,
       settleSeconds,
-      baselines: { gatewayMe: me, bareExpress: bare },
+      baselines: { gatewayMe: me, bareExpress: bare, gatewayMeAtFourConnections: meAtFour, bareExpressAtFourConnections: bareAtFour },
       measured,
       atFourConnections,
       ratiosVersusGatewayMe: versusMe,
       ratiosVersusBareExpress: versusBare,
+      atFourConnectionsVersusGatewayMe: Object.fromEntries(
+        Object.entries(atFourConnections).map(([name, m]) => [name, ratios(m, meAtFour)]),
+      ),
     };
   } finally {
     baselineServer.kill();

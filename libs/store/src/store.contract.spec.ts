@@ -17,6 +17,7 @@ import {
   DocumentStore,
   openStore,
   ScopedStore,
+  SortKey,
   StoredDocument,
   StoreError,
   StoreLocation,
@@ -752,7 +753,7 @@ describe.each(targets)('document store on $name', (target) => {
     const TEXT_DOCUMENTS = 5200;
     beforeEach(async () => {
       // Enough matches for "common" that an adapter may plan it differently from the rare "needle"
-      // (SQLite sorts up to 5,000 matches directly, and walks the sort index past that).
+      // (SQLite sorts up to 2,000 matches directly, and walks the sort index past that).
       const ops: WriteOp[] = Array.from({ length: TEXT_DOCUMENTS }, (_, i) => ({
         kind: 'insert',
         collection: contacts,
@@ -805,6 +806,61 @@ describe.each(targets)('document store on $name', (target) => {
         total: 0,
         items: [],
       });
+    });
+  });
+
+  describe.each([
+    ['an undeclared field', contacts],
+    ['a textSearch field', people],
+  ])('text search pages on %s when the matches all sort last', (_kind, contacts) => {
+    // 4,500 newer documents without the needle, then 2,100 older ones with it: more matches than
+    // SQLite sorts directly, bunched where a walk along the sort index that expects them spread
+    // evenly (and reads at most 4,000 entries for a first page) does not reach them.
+    const NEWER = 4500;
+    const OLDER = 2100;
+    beforeEach(async () => {
+      const ops: WriteOp[] = Array.from({ length: NEWER + OLDER }, (_, i) => ({
+        kind: 'insert',
+        collection: contacts,
+        document: {
+          id: `b${String(i).padStart(4, '0')}`,
+          name: i < NEWER ? `Plain ${i}` : `Buried ${i}`,
+          stage: i % 2 ? 'odd' : 'even',
+          createdAt: i < NEWER ? `2026-05-${String(1 + (i % 28)).padStart(2, '0')}` : `2025-01-${String(1 + (i % 28)).padStart(2, '0')}`,
+        },
+      }));
+      await ws.commit(ops);
+    });
+
+    function expected(offset: number, limit: number, odd?: boolean): string[] {
+      return Array.from({ length: OLDER }, (_, k) => NEWER + k)
+        .filter((i) => odd === undefined || i % 2 === (odd ? 1 : 0))
+        .map((i) => ({ id: `b${String(i).padStart(4, '0')}`, createdAt: `2025-01-${String(1 + (i % 28)).padStart(2, '0')}` }))
+        .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id))
+        .slice(offset, offset + limit)
+        .map((c) => c.id);
+    }
+
+    const sort: SortKey[] = [{ field: 'createdAt', direction: 'desc' }];
+    const buried: Condition = { field: 'name', op: 'contains_text', value: 'BURIED' };
+
+    it('findPage still gives the first page and the total', async () => {
+      const found = await ws.findPage(contacts, { where: [buried], sort, limit: 20, offset: 0 });
+      expect({ total: found.total, ids: found.items.map((c) => c.id) }).toEqual({ total: OLDER, ids: expected(0, 20) });
+    });
+
+    it('find gives a later page, and with another condition', async () => {
+      const page = await ws.find(contacts, { where: [buried], sort, limit: 7, offset: 100 });
+      expect(page.map((c) => c.id)).toEqual(expected(100, 7));
+      const odd: Condition = { field: 'stage', op: 'eq', value: 'odd' };
+      const oddPage = await ws.find(contacts, { where: [odd, buried], sort, limit: 7, offset: 3 });
+      expect(oddPage.map((c) => c.id)).toEqual(expected(3, 7, true));
+      await expect(ws.findPage(contacts, { where: [odd, buried], sort, limit: 0 })).resolves.toEqual({ total: OLDER / 2, items: [] });
+    });
+
+    it('counts the matches', async () => {
+      await expect(ws.count(contacts, [buried])).resolves.toBe(OLDER);
+      await expect(ws.count(contacts, [{ field: 'name', op: 'contains_text', value: 'ain' }])).resolves.toBe(NEWER);
     });
   });
 

@@ -5,7 +5,7 @@
 import { Condition, Query, Scalar, SortKey, StoreError } from '../port';
 import { isScalar } from '../validate-query';
 import { jsonPath, SqliteColumns } from './sqlite-columns';
-import { ftsPhrase, TRIGRAM_CHARACTERS } from './sqlite-text-index';
+import { textMatchQuery, TRIGRAM_CHARACTERS } from './sqlite-text-index';
 import { workspaceCountSql } from './sqlite-workspace-counts';
 
 export type SqlValue = string | number | null;
@@ -138,22 +138,26 @@ function condition(c: Condition, columns: SqliteColumns, params: SqlValue[]): st
 
 /**
  * instr, not LIKE/GLOB: the needle is matched literally, whatever characters it holds. A field with
- * a trigram index is searched through it when the needle is long enough: the index narrows the
- * rows to those holding the needle's trigrams in sequence, and the same instr test runs on the
- * index's copy of the value, so the answer is exactly the scan's.
+ * a trigram index is searched through it when the needle is long enough: the index holds exactly
+ * the rows the instr test would keep (see sqlite-text-index.ts).
  */
 function containsText(field: string, needle: string, columns: SqliteColumns, params: SqlValue[]): string {
   const expression = columns.expression(field);
   const index = columns.textIndex(field);
   if (index && [...needle].length >= TRIGRAM_CHARACTERS) {
-    params.push(ftsPhrase(needle), needle);
-    return `rowid IN (SELECT rowid FROM ${index} WHERE ${index} MATCH ? AND instr(lower(value), lower(?)) > 0)`;
+    params.push(needle);
+    return `rowid IN (SELECT rowid FROM ${index} WHERE ${index} MATCH ${textMatchQuery(false)})`;
   }
-  params.push(needle);
   // A short needle scans. On an indexed field the range (true of every text) has the planner read
   // the values from the field's index instead of parsing every document.
   const fromIndex = index ? `${expression} >= '' AND ` : '';
-  return `(${fromIndex}typeof(${expression}) = 'text' AND instr(lower(${expression}), lower(?)) > 0)`;
+  return `(${fromIndex}${scanText(expression, needle, params)})`;
+}
+
+/** The scan's test of one row: what a text index answers for a whole table. */
+function scanText(expression: string, needle: string, params: SqlValue[]): string {
+  params.push(needle);
+  return `typeof(${expression}) = 'text' AND instr(lower(${expression}), lower(?)) > 0`;
 }
 
 function conditions(where: Condition[], columns: SqliteColumns, params: SqlValue[]): string {
@@ -167,11 +171,20 @@ export function whereToSql(where: Condition[], columns: SqliteColumns): SqlFragm
   return { sql, params };
 }
 
-export function orderToSql(sort: SortKey[], columns: SqliteColumns): string {
-  const keys = sort.map((key) => `${columns.expression(key.field)} ${key.direction === 'desc' ? 'DESC' : 'ASC'}`);
+/** The ORDER BY keys of a sort, ties broken by id in the direction of the last key. */
+function orderKeys(sort: SortKey[], columns: SqliteColumns): { expression: string; direction: 'ASC' | 'DESC' }[] {
+  const keys = sort.map(
+    (key) => ({ expression: columns.expression(key.field), direction: key.direction === 'desc' ? 'DESC' : 'ASC' }) as const,
+  );
   const last = sort[sort.length - 1];
-  if (!sort.some((key) => key.field === 'id')) keys.push(`id ${last?.direction === 'desc' ? 'DESC' : 'ASC'}`);
-  return keys.join(', ');
+  if (!sort.some((key) => key.field === 'id')) keys.push({ expression: 'id', direction: last?.direction === 'desc' ? 'DESC' : 'ASC' });
+  return keys;
+}
+
+export function orderToSql(sort: SortKey[], columns: SqliteColumns): string {
+  return orderKeys(sort, columns)
+    .map((key) => `${key.expression} ${key.direction}`)
+    .join(', ');
 }
 
 /** SELECT of the documents a query asks for, in order, paged. */
@@ -193,27 +206,92 @@ export function searchesText(where: Condition[]): boolean {
 
 /** The rowids of up to `cap` matching documents, in no order, so the planner may pick a covering index. */
 export function matchingRowidsToSql(where: Condition[], columns: SqliteColumns, cap: number): SqlFragment {
-  const fromIndex = workspaceTextMatchesToSql(where, columns, cap);
-  if (fromIndex) return fromIndex;
   const fragment = whereToSql(where, columns);
   return { sql: `SELECT rowid FROM ${columns.table} WHERE ${fragment.sql} LIMIT ?`, params: [...fragment.params, cap] };
 }
 
-/**
- * A workspace's text search and nothing else, answered from the trigram index alone (it carries
- * workspace_id): reading 10,000 matching rows of the collection to check their workspace cost
- * seven times the search itself.
- */
-function workspaceTextMatchesToSql(where: Condition[], columns: SqliteColumns, cap: number): SqlFragment | undefined {
-  if (where.length !== 2 || columns.expression('workspaceId') !== 'workspace_id') return undefined;
-  const scope = where.find((c) => !('or' in c) && c.field === 'workspaceId' && c.op === 'eq' && typeof c.value === 'string');
-  const text = where.find((c) => !('or' in c) && c.op === 'contains_text' && typeof c.value === 'string');
-  if (!scope || !text || 'or' in scope || scope.op !== 'eq' || 'or' in text || text.op !== 'contains_text') return undefined;
+/** A search of one workspace through a field's text index, with the query's other conditions. */
+export interface WorkspaceTextSearch {
+  workspaceId: string;
+  field: string;
+  needle: string;
+  index: string;
+  /** The conditions besides the text (the workspace's among them). */
+  rest: Condition[];
+  /** Whether the workspace is the only other condition: the index alone then answers the query. */
+  alone: boolean;
+}
+
+/** The query's search when it is one workspace's, on an indexed field, with a needle the index can take. */
+export function workspaceTextSearch(where: Condition[], columns: SqliteColumns): WorkspaceTextSearch | undefined {
+  if (columns.expression('workspaceId') !== 'workspace_id') return undefined;
+  const texts = where.filter((c) => !('or' in c) && c.op === 'contains_text');
+  const scope = where.find((c) => !('or' in c) && c.field === 'workspaceId' && c.op === 'eq');
+  const text = texts[0];
+  if (texts.length !== 1 || !text || 'or' in text || text.op !== 'contains_text' || !scope || 'or' in scope || scope.op !== 'eq')
+    return undefined;
   const index = columns.textIndex(text.field);
-  if (!index || [...text.value].length < TRIGRAM_CHARACTERS) return undefined;
+  if (!index || typeof text.value !== 'string' || [...text.value].length < TRIGRAM_CHARACTERS) return undefined;
+  if (typeof scope.value !== 'string') return undefined;
+  const rest = where.filter((c) => c !== text);
+  return { workspaceId: scope.value, field: text.field, needle: text.value, index, rest, alone: rest.length === 1 };
+}
+
+/** How many of the workspace's documents hold the needle, counted in the text index alone. */
+export function textCountToSql(search: WorkspaceTextSearch): SqlFragment {
+  const { index } = search;
+  return { sql: `SELECT count(*) FROM ${index} WHERE ${index} MATCH ${textMatchQuery(true)}`, params: [search.needle, search.workspaceId] };
+}
+
+/** The rowids of up to `cap` of the workspace's documents that hold the needle, from the text index alone. */
+export function textRowidsToSql(search: WorkspaceTextSearch, cap: number): SqlFragment {
+  const { index } = search;
   return {
-    sql: `SELECT rowid FROM ${index} WHERE ${index} MATCH ? AND workspace_id = ? AND instr(lower(value), lower(?)) > 0 LIMIT ?`,
-    params: [ftsPhrase(text.value), scope.value as string, text.value, cap],
+    sql: `SELECT rowid FROM ${index} WHERE ${index} MATCH ${textMatchQuery(true)} LIMIT ?`,
+    params: [search.needle, search.workspaceId, cap],
+  };
+}
+
+/**
+ * The page of a search with many matches, walking the sort index: at most `budget` entries that
+ * meet the other conditions are read, in order, and those whose field holds the needle kept. A
+ * short page means either the end of the matches or a budget spent before the page filled.
+ */
+export function walkToSql(query: Query, search: WorkspaceTextSearch, budget: number, columns: SqliteColumns): SqlFragment {
+  const rest = whereToSql(search.rest, columns);
+  const keys = orderKeys(query.sort ?? [], columns);
+  const params: SqlValue[] = [];
+  const hit = scanText(columns.expression(search.field), search.needle, params);
+  const sortColumns = keys.map((key, i) => `${key.expression} AS s${i}`).join(', ');
+  const inner =
+    `SELECT doc, ${sortColumns}, (${hit}) AS hit FROM ${columns.table} WHERE ${rest.sql}` +
+    ` ORDER BY ${keys.map((key) => `${key.expression} ${key.direction}`).join(', ')} LIMIT ?`;
+  // The outer ORDER BY restates the walk's order, which a subquery's rows need not keep.
+  const sql = `SELECT doc FROM (${inner}) WHERE hit ORDER BY ${keys.map((key, i) => `s${i} ${key.direction}`).join(', ')} LIMIT ? OFFSET ?`;
+  return { sql, params: [...params, ...rest.params, budget, query.limit ?? -1, query.offset ?? 0] };
+}
+
+/** The documents among these rowids (a JSON array) that meet the search's other conditions, in order, paged. */
+export function selectSearchRowidsToSql(
+  query: Query,
+  search: WorkspaceTextSearch,
+  rowidsJson: string,
+  columns: SqliteColumns,
+): SqlFragment {
+  // The rowids are the workspace's already; its condition would only tempt the planner to its index.
+  const rest = whereToSql(search.alone ? [] : search.rest, columns);
+  const sql =
+    `SELECT doc FROM ${columns.table} WHERE rowid IN (SELECT value FROM json_each(?)) AND ${rest.sql}` +
+    ` ORDER BY ${orderToSql(query.sort ?? [], columns)} LIMIT ? OFFSET ?`;
+  return { sql, params: [rowidsJson, ...rest.params, query.limit ?? -1, query.offset ?? 0] };
+}
+
+/** How many of these rowids (a JSON array) meet the search's other conditions. */
+export function countSearchRowidsToSql(search: WorkspaceTextSearch, rowidsJson: string, columns: SqliteColumns): SqlFragment {
+  const rest = whereToSql(search.alone ? [] : search.rest, columns);
+  return {
+    sql: `SELECT count(*) FROM ${columns.table} WHERE rowid IN (SELECT value FROM json_each(?)) AND ${rest.sql}`,
+    params: [rowidsJson, ...rest.params],
   };
 }
 

@@ -14,6 +14,8 @@ interface Person extends StoredDocument {
 const definition = { name: 'people', scope: 'workspace', fields: { name: 'string' } } as const;
 const withoutIndex = defineCollection<Person>({ ...definition });
 const withIndex = defineCollection<Person>({ ...definition, textSearch: ['name'] });
+/** Another collection searched by a scan, to hold the index's answers against. */
+const scanned = defineCollection<Person>({ ...definition, name: 'people_scanned' });
 
 let dir: string;
 beforeEach(() => {
@@ -56,6 +58,87 @@ describe('SQLite text index', () => {
     expect(tables(file)).toEqual([]);
     await dropped.forWorkspace('ws_a').insert(withoutIndex, { id: 'p3', name: 'katherine johnson' });
     await dropped.close();
+  });
+
+  it('answers what the scan answers, counts included, whatever the case or the workspace', async () => {
+    const store = await openStore({ location: { kind: 'sqlite', file: ':memory:' }, collections: [scanned, withIndex] });
+    try {
+      const names = [
+        'École Normale',
+        'ÉCOLE',
+        'école',
+        'Ada LOVELACE',
+        'ada lovelace',
+        'Straße',
+        'STRASSE',
+        'say "hi"',
+        'x\u{1F600}yz',
+        'Ødegaard',
+      ];
+      for (const workspace of ['ws_a', 'ws_b']) {
+        const ws = store.forWorkspace(workspace);
+        for (const [i, name] of names.entries()) {
+          if (workspace === 'ws_b' && i % 3 === 0) continue;
+          await ws.insert(scanned, { id: `${workspace}-${i}`, name });
+          await ws.insert(withIndex, { id: `${workspace}-${i}`, name });
+        }
+      }
+      const needles = [
+        'éco',
+        'ÉCO',
+        'Éco',
+        'cole',
+        'LOVE',
+        'lovelace',
+        'straße',
+        'STRASSE',
+        'ASS',
+        '"hi"',
+        '\u{1F600}yz',
+        'ødeg',
+        'ØDEG',
+        'zzz',
+      ];
+      for (const workspace of ['ws_a', 'ws_b', 'ws_none']) {
+        const ws = store.forWorkspace(workspace);
+        for (const value of needles) {
+          const where = [{ field: 'name', op: 'contains_text' as const, value }];
+          const sort = [{ field: 'name', direction: 'asc' as const }];
+          const scan = await ws.findPage(scanned, { where, sort, limit: 20 });
+          const indexed = await ws.findPage(withIndex, { where, sort, limit: 20 });
+          expect({ workspace, value, ...indexed }).toEqual({ workspace, value, ...scan });
+          await expect(ws.count(withIndex, where)).resolves.toBe(scan.total);
+        }
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('is made again from the rows when the file holds one of an older shape', async () => {
+    const file = join(dir, 'older.db');
+    const first = await openStore({ location: { kind: 'sqlite', file }, collections: [withIndex] });
+    await first.forWorkspace('ws_a').insert(withIndex, { id: 'p1', name: 'Ada Lovelace' });
+    await first.close();
+    const db = keepAlive(new Database(file));
+    try {
+      for (const trigger of ['insert', 'update', 'delete']) db.exec(`DROP TRIGGER "people__text__name__${trigger}"`);
+      db.exec('DROP TABLE "people__text__name"');
+      // The shape before the index held its values lowered and its workspaces as tokens; left empty.
+      db.exec(`CREATE VIRTUAL TABLE "people__text__name" USING fts5(value, workspace_id UNINDEXED, tokenize = 'trigram')`);
+    } finally {
+      db.close();
+    }
+    const again = await openStore({ location: { kind: 'sqlite', file }, collections: [withIndex] });
+    try {
+      const ws = again.forWorkspace('ws_a');
+      await expect(ws.findPage(withIndex, { where: [{ field: 'name', op: 'contains_text', value: 'LOVE' }] })).resolves.toMatchObject({
+        total: 1,
+        items: [{ id: 'p1' }],
+      });
+    } finally {
+      await again.close();
+    }
   });
 
   it('answers a needle of three characters or more from the index, a shorter one by a scan', () => {
