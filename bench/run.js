@@ -8,9 +8,16 @@ const { parseArgs } = require('node:util');
 const { Agent } = require('undici');
 const { gatewayApi, warnAboutDeadProcesses } = require('./support');
 const { startLocalCluster } = require('../scripts/local-cluster.js');
+const { startNpmStart } = require('./npm-start');
 
 const { values } = parseArgs({
-  options: { only: { type: 'string' }, seconds: { type: 'string' }, 'cpu-prof': { type: 'string' }, help: { type: 'boolean' } },
+  options: {
+    only: { type: 'string' },
+    seconds: { type: 'string' },
+    'cpu-prof': { type: 'string' },
+    target: { type: 'string' },
+    help: { type: 'boolean' },
+  },
 });
 const suitesDir = path.join(__dirname, 'suites');
 const suites = fs
@@ -20,8 +27,10 @@ const suites = fs
 if (values.help) {
   console.log(
     [
-      'Usage: npm run bench [-- --only <suite>] [--seconds N] [--cpu-prof DIR]',
+      'Usage: npm run bench [-- --only <suite>] [--seconds N] [--cpu-prof DIR] [--target cluster|npm-start]',
       `  Suites: ${suites.join(', ')}`,
+      '  --target npm-start  runs scripts/start.js (one process, fresh CRM_DATA_DIR) instead of the local cluster;',
+      '                      only the suites that support it (import) run',
       '  --cpu-prof DIR  every cluster process writes a V8 CPU profile (.cpuprofile) to DIR when it stops',
       '  Results are printed and written to bench/results/.',
     ].join('\n'),
@@ -30,24 +39,35 @@ if (values.help) {
 }
 
 async function main() {
+  const target = values.target ?? 'cluster';
+  if (target !== 'cluster' && target !== 'npm-start') throw new Error(`--target ${target}: cluster or npm-start`);
   const selected = values.only ? values.only.split(',') : suites;
   const seconds = Number(values.seconds ?? 10);
   const log = (message) => process.stderr.write(`[bench] ${message}\n`);
-  log('starting the local cluster');
+  log(target === 'cluster' ? 'starting the local cluster' : 'starting npm start (scripts/start.js)');
   const profileDir = values['cpu-prof'] ? path.resolve(values['cpu-prof']) : undefined;
   const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  const cluster = await startLocalCluster({ gateways: 1, workers: 1, logLevel: 'warn', nodeArgs });
+  const cluster =
+    target === 'cluster'
+      ? await startLocalCluster({ gateways: 1, workers: 1, logLevel: 'warn', nodeArgs })
+      : await startNpmStart({ nodeArgs });
   const agent = new Agent({ connect: { ca: cluster.ca } });
   const api = gatewayApi(cluster, agent);
   const results = [];
   try {
     for (const name of selected) {
+      const suite = require(path.join(suitesDir, `${name}.js`));
+      if (!(suite.targets ?? ['cluster']).includes(target)) {
+        log(`suite ${name}: skipped, it runs against the local cluster only`);
+        continue;
+      }
       log(`suite ${name}`);
-      results.push(await require(path.join(suitesDir, `${name}.js`))({ cluster, api, seconds, log, nodeArgs }));
+      results.push(await suite({ cluster, api, seconds, log, nodeArgs }));
     }
   } finally {
     await agent.close();
-    warnAboutDeadProcesses(cluster, log);
+    if (cluster.processes) warnAboutDeadProcesses(cluster, log);
+    else if (!cluster.running()) log(`WARNING: npm start exited during the run; the figures are suspect. Its output:\n${cluster.tail()}`);
     await cluster.stop();
   }
   for (const r of results) {

@@ -45,12 +45,16 @@ async function signUpUnlimited(cluster, api, name) {
       '100000000',
     ],
     {
-      env: {
-        ...process.env,
-        AUTH_GRPC_ADDR: cluster.authAddress,
-        CRM_OPERATOR_TOKEN: cluster.operatorToken,
-        CRM_OPERATOR_TLS_DIR: cluster.internalTlsDirs.operator,
-      },
+      // `npm start` tells the CLI where it runs through its CRM_DATA_DIR (auth-address, operator token and certificate).
+      env:
+        cluster.target === 'npm start'
+          ? { ...process.env, CRM_DATA_DIR: cluster.dataDir }
+          : {
+              ...process.env,
+              AUTH_GRPC_ADDR: cluster.authAddress,
+              CRM_OPERATOR_TOKEN: cluster.operatorToken,
+              CRM_OPERATOR_TLS_DIR: cluster.internalTlsDirs.operator,
+            },
     },
   );
   return signup;
