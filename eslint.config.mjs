@@ -1,7 +1,18 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'coverage/**', '.jest/**', '.cluster/**', 'data/**', 'libs/grpc/src/generated/**'] },
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      'coverage/**',
+      '.jest/**',
+      '.cluster/**',
+      'data/**',
+      'libs/grpc/src/generated/**',
+      'tests/support/generated/**',
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     rules: {
