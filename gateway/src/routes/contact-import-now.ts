@@ -115,6 +115,18 @@ export function contactImportNowRouter(client: ImportClient, records: RecordsCli
 
 const listItem = objectSchema(contactKind.responseFields, contactKind.listFields);
 
+/** What a dry run answers: a list item whose `id`, `createdAt` and `updatedAt` are null (nothing was created). */
+const NOT_YET_CREATED = ['id', 'createdAt', 'updatedAt'];
+const createdItem = {
+  ...listItem,
+  properties: Object.fromEntries(
+    Object.entries(listItem.properties as Record<string, Record<string, unknown>>).map(([name, schema]) => [
+      name,
+      NOT_YET_CREATED.includes(name) ? { anyOf: [schema, { type: 'null' }], description: 'Null in a dry run.' } : schema,
+    ]),
+  ),
+};
+
 /** The operation with its 422 as the `{detail}` this route answers, not the field-error shape. */
 function withDetail422(op: Record<string, unknown>): Record<string, unknown> {
   const responses = op.responses as Record<string, unknown>;
@@ -152,7 +164,11 @@ export const contactImportNowPaths: OpenApiPaths = {
                 type: 'object',
                 required: ['created', 'errors', 'duplicates', 'dryRun'],
                 properties: {
-                  created: { type: 'array', items: listItem, description: 'Contact list items, in row order.' },
+                  created: {
+                    type: 'array',
+                    items: createdItem,
+                    description: 'Contact list items, in row order (in a dry run with id, createdAt and updatedAt null).',
+                  },
                   errors: { type: 'array', items: ROW_ERROR_ITEM },
                   duplicates: { type: 'array', items: DUPLICATE_ITEM },
                   dryRun: { type: 'boolean' },

@@ -156,40 +156,45 @@ export function importRoutes(
 
 const jobUid = { name: 'job_uid', in: 'path', required: true, description: 'The import job uid.', schema: { type: 'string' } };
 
+const importJobProperties = {
+  uid: { type: 'string' },
+  filename: { type: 'string' },
+  status: { type: 'string', enum: ['queued', 'processing', 'complete', 'failed', 'cancelled'] },
+  progressPercent: { type: 'integer' },
+  totalRows: { type: 'integer' },
+  processedRows: { type: 'integer', description: 'successCount + errorCount + duplicateCount' },
+  successCount: { type: 'integer', description: 'Contacts created.' },
+  errorCount: { type: 'integer', description: 'Every row error; `errors` shows the first ones.' },
+  duplicateCount: { type: 'integer', description: 'Every duplicate row; `duplicates` shows the first ones.' },
+  errors: {
+    type: 'array',
+    description:
+      'The first row errors in row order: at most 1,000, fewer when long entries would make the answer large (a job answer stays under 100 KB). Empty in the job list. Every row: the errors download.',
+    items: ROW_ERROR_ITEM,
+  },
+  duplicates: {
+    type: 'array',
+    description: 'The first duplicate rows in row order, under the same limits as `errors`. Empty in the job list.',
+    items: DUPLICATE_ITEM,
+  },
+  errorMessage: { type: 'string' },
+  sourceName: { type: 'string' },
+  ignoredColumns: {
+    type: 'array',
+    items: { type: 'string' },
+    description: 'Columns that matched no contact field and were not imported.',
+  },
+  createdAt: { type: 'string', format: 'date-time' },
+  startedAt: { type: ['string', 'null'], format: 'date-time' },
+  finishedAt: { type: ['string', 'null'], format: 'date-time' },
+};
+
+/** Every key importJobBody writes, always. */
 const importJobSchema = {
   type: 'object',
-  properties: {
-    uid: { type: 'string' },
-    filename: { type: 'string' },
-    status: { type: 'string', enum: ['queued', 'processing', 'complete', 'failed', 'cancelled'] },
-    progressPercent: { type: 'integer' },
-    totalRows: { type: 'integer' },
-    processedRows: { type: 'integer', description: 'successCount + errorCount + duplicateCount' },
-    successCount: { type: 'integer', description: 'Contacts created.' },
-    errorCount: { type: 'integer', description: 'Every row error; `errors` shows the first ones.' },
-    duplicateCount: { type: 'integer', description: 'Every duplicate row; `duplicates` shows the first ones.' },
-    errors: {
-      type: 'array',
-      description:
-        'The first row errors in row order: at most 1,000, fewer when long entries would make the answer large (a job answer stays under 100 KB). Empty in the job list. Every row: the errors download.',
-      items: ROW_ERROR_ITEM,
-    },
-    duplicates: {
-      type: 'array',
-      description: 'The first duplicate rows in row order, under the same limits as `errors`. Empty in the job list.',
-      items: DUPLICATE_ITEM,
-    },
-    errorMessage: { type: 'string' },
-    sourceName: { type: 'string' },
-    ignoredColumns: {
-      type: 'array',
-      items: { type: 'string' },
-      description: 'Columns that matched no contact field and were not imported.',
-    },
-    createdAt: { type: 'string' },
-    startedAt: { type: ['string', 'null'] },
-    finishedAt: { type: ['string', 'null'] },
-  },
+  required: Object.keys(importJobProperties),
+  properties: importJobProperties,
+  additionalProperties: false,
 };
 
 const importPaths: OpenApiPaths = {
@@ -207,6 +212,7 @@ const importPaths: OpenApiPaths = {
             description: 'The job, queued.',
             schema: {
               type: 'object',
+              required: ['uid', 'status', 'filename'],
               properties: { uid: { type: 'string' }, status: { type: 'string', enum: ['queued'] }, filename: { type: 'string' } },
             },
           },

@@ -1501,7 +1501,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        status?: string;
+                        status: string;
                     };
                 };
             };
@@ -1527,7 +1527,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        status?: string;
+                        status: string;
                     };
                 };
             };
@@ -4611,10 +4611,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        uid?: string;
+                        uid: string;
                         /** @enum {string} */
-                        status?: "queued";
-                        filename?: string;
+                        status: "queued";
+                        filename: string;
                     };
                 };
             };
@@ -4648,39 +4648,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        uid?: string;
-                        filename?: string;
+                        uid: string;
+                        filename: string;
                         /** @enum {string} */
-                        status?: "queued" | "processing" | "complete" | "failed" | "cancelled";
-                        progressPercent?: number;
-                        totalRows?: number;
+                        status: "queued" | "processing" | "complete" | "failed" | "cancelled";
+                        progressPercent: number;
+                        totalRows: number;
                         /** @description successCount + errorCount + duplicateCount */
-                        processedRows?: number;
+                        processedRows: number;
                         /** @description Contacts created. */
-                        successCount?: number;
+                        successCount: number;
                         /** @description Every row error; `errors` shows the first ones. */
-                        errorCount?: number;
+                        errorCount: number;
                         /** @description Every duplicate row; `duplicates` shows the first ones. */
-                        duplicateCount?: number;
+                        duplicateCount: number;
                         /** @description The first row errors in row order: at most 1,000, fewer when long entries would make the answer large (a job answer stays under 100 KB). Empty in the job list. Every row: the errors download. */
-                        errors?: {
-                            row?: number;
-                            message?: string;
+                        errors: {
+                            row: number;
+                            message: string;
                         }[];
                         /** @description The first duplicate rows in row order, under the same limits as `errors`. Empty in the job list. */
-                        duplicates?: {
-                            row?: number;
-                            email?: string;
+                        duplicates: {
+                            row: number;
+                            email: string;
                             /** @description null when the earlier row is in the same file */
-                            existingContactId?: string | null;
+                            existingContactId: string | null;
                         }[];
-                        errorMessage?: string;
-                        sourceName?: string;
+                        errorMessage: string;
+                        sourceName: string;
                         /** @description Columns that matched no contact field and were not imported. */
-                        ignoredColumns?: string[];
-                        createdAt?: string;
-                        startedAt?: string | null;
-                        finishedAt?: string | null;
+                        ignoredColumns: string[];
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        startedAt: string | null;
+                        /** Format: date-time */
+                        finishedAt: string | null;
                     }[];
                 };
             };
@@ -4714,39 +4717,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        uid?: string;
-                        filename?: string;
+                        uid: string;
+                        filename: string;
                         /** @enum {string} */
-                        status?: "queued" | "processing" | "complete" | "failed" | "cancelled";
-                        progressPercent?: number;
-                        totalRows?: number;
+                        status: "queued" | "processing" | "complete" | "failed" | "cancelled";
+                        progressPercent: number;
+                        totalRows: number;
                         /** @description successCount + errorCount + duplicateCount */
-                        processedRows?: number;
+                        processedRows: number;
                         /** @description Contacts created. */
-                        successCount?: number;
+                        successCount: number;
                         /** @description Every row error; `errors` shows the first ones. */
-                        errorCount?: number;
+                        errorCount: number;
                         /** @description Every duplicate row; `duplicates` shows the first ones. */
-                        duplicateCount?: number;
+                        duplicateCount: number;
                         /** @description The first row errors in row order: at most 1,000, fewer when long entries would make the answer large (a job answer stays under 100 KB). Empty in the job list. Every row: the errors download. */
-                        errors?: {
-                            row?: number;
-                            message?: string;
+                        errors: {
+                            row: number;
+                            message: string;
                         }[];
                         /** @description The first duplicate rows in row order, under the same limits as `errors`. Empty in the job list. */
-                        duplicates?: {
-                            row?: number;
-                            email?: string;
+                        duplicates: {
+                            row: number;
+                            email: string;
                             /** @description null when the earlier row is in the same file */
-                            existingContactId?: string | null;
+                            existingContactId: string | null;
                         }[];
-                        errorMessage?: string;
-                        sourceName?: string;
+                        errorMessage: string;
+                        sourceName: string;
                         /** @description Columns that matched no contact field and were not imported. */
-                        ignoredColumns?: string[];
-                        createdAt?: string;
-                        startedAt?: string | null;
-                        finishedAt?: string | null;
+                        ignoredColumns: string[];
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        startedAt: string | null;
+                        /** Format: date-time */
+                        finishedAt: string | null;
                     };
                 };
             };
@@ -4785,39 +4791,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        uid?: string;
-                        filename?: string;
+                        uid: string;
+                        filename: string;
                         /** @enum {string} */
-                        status?: "queued" | "processing" | "complete" | "failed" | "cancelled";
-                        progressPercent?: number;
-                        totalRows?: number;
+                        status: "queued" | "processing" | "complete" | "failed" | "cancelled";
+                        progressPercent: number;
+                        totalRows: number;
                         /** @description successCount + errorCount + duplicateCount */
-                        processedRows?: number;
+                        processedRows: number;
                         /** @description Contacts created. */
-                        successCount?: number;
+                        successCount: number;
                         /** @description Every row error; `errors` shows the first ones. */
-                        errorCount?: number;
+                        errorCount: number;
                         /** @description Every duplicate row; `duplicates` shows the first ones. */
-                        duplicateCount?: number;
+                        duplicateCount: number;
                         /** @description The first row errors in row order: at most 1,000, fewer when long entries would make the answer large (a job answer stays under 100 KB). Empty in the job list. Every row: the errors download. */
-                        errors?: {
-                            row?: number;
-                            message?: string;
+                        errors: {
+                            row: number;
+                            message: string;
                         }[];
                         /** @description The first duplicate rows in row order, under the same limits as `errors`. Empty in the job list. */
-                        duplicates?: {
-                            row?: number;
-                            email?: string;
+                        duplicates: {
+                            row: number;
+                            email: string;
                             /** @description null when the earlier row is in the same file */
-                            existingContactId?: string | null;
+                            existingContactId: string | null;
                         }[];
-                        errorMessage?: string;
-                        sourceName?: string;
+                        errorMessage: string;
+                        sourceName: string;
                         /** @description Columns that matched no contact field and were not imported. */
-                        ignoredColumns?: string[];
-                        createdAt?: string;
-                        startedAt?: string | null;
-                        finishedAt?: string | null;
+                        ignoredColumns: string[];
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        startedAt: string | null;
+                        /** Format: date-time */
+                        finishedAt: string | null;
                     };
                 };
             };
@@ -4901,10 +4910,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Contact list items, in row order. */
+                        /** @description Contact list items, in row order (in a dry run with id, createdAt and updatedAt null). */
                         created: {
-                            /** @example cnt_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
-                            id: string;
+                            /** @description Null in a dry run. */
+                            id: string | null;
                             firstName: string;
                             lastName: string;
                             email: string;
@@ -4920,20 +4929,20 @@ export interface operations {
                             /** @description The owning user (`usr_...`), or null. */
                             assignedTo: string | null;
                             tags: string[];
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
+                            /** @description Null in a dry run. */
+                            createdAt: string | null;
+                            /** @description Null in a dry run. */
+                            updatedAt: string | null;
                         }[];
                         errors: {
-                            row?: number;
-                            message?: string;
+                            row: number;
+                            message: string;
                         }[];
                         duplicates: {
-                            row?: number;
-                            email?: string;
+                            row: number;
+                            email: string;
                             /** @description null when the earlier row is in the same file */
-                            existingContactId?: string | null;
+                            existingContactId: string | null;
                         }[];
                         dryRun: boolean;
                     };
