@@ -2844,8 +2844,8 @@ export interface operations {
                 createdAfter?: string;
                 /** @description createdAt on or before; ISO 8601 date or timestamp (any offset); 400 when not one. */
                 createdBefore?: string;
-                /** @description createdAt, updatedAt, firstName, lastName, email, company, status or leadScore; `-` for descending. Default `-createdAt`. */
-                ordering?: string;
+                /** @description createdAt, updatedAt, firstName, lastName, email, company, status, leadScore; `-` for descending. Default `-createdAt`. */
+                ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "firstName" | "-firstName" | "lastName" | "-lastName" | "email" | "-email" | "company" | "-company" | "status" | "-status" | "leadScore" | "-leadScore";
             };
             header?: never;
             path?: never;
@@ -3346,8 +3346,8 @@ export interface operations {
                 assignedTo?: string;
                 /** @description Case-insensitive literal substring of the company name or website (one literal, no wildcards). */
                 search?: string;
-                /** @description createdAt, updatedAt, name, stage or industry; `-` for descending. Default `-createdAt`. */
-                ordering?: string;
+                /** @description createdAt, updatedAt, name, stage, industry; `-` for descending. Default `-createdAt`. */
+                ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "name" | "-name" | "stage" | "-stage" | "industry" | "-industry";
             };
             header?: never;
             path?: never;
@@ -3903,8 +3903,8 @@ export interface operations {
                 valueMax?: string;
                 /** @description Case-insensitive literal substring of the opportunity name (one literal, no wildcards). */
                 search?: string;
-                /** @description createdAt, updatedAt, name, value, stage, probability or closeDate; `-` for descending. Default `-createdAt`. */
-                ordering?: string;
+                /** @description createdAt, updatedAt, name, value, stage, probability, closeDate; `-` for descending. Default `-createdAt`. */
+                ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "name" | "-name" | "value" | "-value" | "stage" | "-stage" | "probability" | "-probability" | "closeDate" | "-closeDate";
             };
             header?: never;
             path?: never;

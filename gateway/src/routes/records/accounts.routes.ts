@@ -6,7 +6,7 @@ import { pathId } from '../validate';
 import { contactFields } from './contacts.routes';
 import { paginated, readListQuery } from './list-query';
 import { listParameters, type RecordKind, type RecordsCall } from './record-routes';
-import { fromTable, type RecordFields } from './record-fields';
+import { fromTable, orderingParameter, searchParameter, type RecordFields } from './record-fields';
 import { objectSchema, pageSchema, render, t, type RecordMessage } from './record-shape';
 
 export const ACCOUNT_STAGES = ['prospect', 'active', 'customer', 'partner', 'churned'] as const;
@@ -69,16 +69,8 @@ const accountTable = fromTable<AccountFilter>(ACCOUNT_FIELDS, [
   'stage',
   'industry',
   'assignedTo',
-  {
-    name: 'search',
-    description: 'Case-insensitive literal substring of the company name or website (one literal, no wildcards).',
-    schema: t.string(),
-  },
-  {
-    name: 'ordering',
-    description: 'createdAt, updatedAt, name, stage or industry; `-` for descending. Default `-createdAt`.',
-    schema: t.string(),
-  },
+  searchParameter('Case-insensitive literal substring of the company name or website (one literal, no wildcards).'),
+  orderingParameter(['createdAt', 'updatedAt', 'name', 'stage', 'industry']),
 ]);
 
 export const accountFields = accountTable.responseFields;

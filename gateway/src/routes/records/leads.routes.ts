@@ -4,7 +4,7 @@ import { idParameter, operation, type OpenApiPaths } from '../../openapi/operati
 import { pathId } from '../validate';
 import { OPPORTUNITY_STAGES } from './opportunities.routes';
 import type { RecordKind, RecordsCall } from './record-routes';
-import { CREATED_RANGE, fromTable, type RecordFields } from './record-fields';
+import { CREATED_RANGE, fromTable, orderingParameter, searchParameter, type RecordFields } from './record-fields';
 import { nullable, objectSchema, render, t, type RecordMessage } from './record-shape';
 import { translateWrite, writeSchema, type WriteShape } from './write-body';
 
@@ -60,18 +60,9 @@ const leadTable = fromTable<LeadFilter>(LEAD_FIELDS, [
   'status',
   'source',
   'assignedTo',
-  {
-    name: 'search',
-    description: 'Case-insensitive literal substring of the name ("first last"), email or company (one literal, no wildcards).',
-    schema: t.string(),
-  },
+  searchParameter('Case-insensitive literal substring of the name ("first last"), email or company (one literal, no wildcards).'),
   ...CREATED_RANGE,
-  {
-    name: 'ordering',
-    description:
-      'createdAt, updatedAt, firstName, lastName, email, company, status or leadScore; `-` for descending. Default `-createdAt`.',
-    schema: t.string(),
-  },
+  orderingParameter(['createdAt', 'updatedAt', 'firstName', 'lastName', 'email', 'company', 'status', 'leadScore']),
 ]);
 
 export const leadFields = leadTable.responseFields;

@@ -1,6 +1,6 @@
 /** Opportunities: `/api/opportunities/` CRUD and list. */
 import type { RecordKind } from './record-routes';
-import { fromTable, type RecordFields } from './record-fields';
+import { fromTable, orderingParameter, searchParameter, type RecordFields } from './record-fields';
 import { t } from './record-shape';
 
 export const OPPORTUNITY_STAGES = [
@@ -78,16 +78,8 @@ const opportunityTable = fromTable<OpportunityFilter>(OPPORTUNITY_FIELDS, [
   { name: 'closeDateBefore', description: 'closeDate on or before (ISO 8601).', schema: t.string() },
   { name: 'valueMin', description: 'value ≥ this decimal number.', schema: t.string() },
   { name: 'valueMax', description: 'value ≤ this decimal number.', schema: t.string() },
-  {
-    name: 'search',
-    description: 'Case-insensitive literal substring of the opportunity name (one literal, no wildcards).',
-    schema: t.string(),
-  },
-  {
-    name: 'ordering',
-    description: 'createdAt, updatedAt, name, value, stage, probability or closeDate; `-` for descending. Default `-createdAt`.',
-    schema: t.string(),
-  },
+  searchParameter('Case-insensitive literal substring of the opportunity name (one literal, no wildcards).'),
+  orderingParameter(['createdAt', 'updatedAt', 'name', 'value', 'stage', 'probability', 'closeDate']),
 ]);
 
 export const opportunityFields = opportunityTable.responseFields;

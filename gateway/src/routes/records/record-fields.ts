@@ -57,6 +57,20 @@ export function fromTable<F extends string>(table: RecordFields, listParameters:
 
 const ISO = 'ISO 8601 date or timestamp (any offset); 400 when not one.';
 
+/** `ordering`: one of the fields the records service sorts a kind by, `-` prefixed for descending (else 400). */
+export function orderingParameter(fields: readonly string[]): QueryParameter<'ordering'> {
+  return {
+    name: 'ordering',
+    description: `${fields.join(', ')}; \`-\` for descending. Default \`-createdAt\`.`,
+    schema: { type: 'string', enum: fields.flatMap((field) => [field, `-${field}`]) },
+  };
+}
+
+/** `search`: one literal substring, at most 200 characters (else 400). */
+export function searchParameter(description: string): QueryParameter<'search'> {
+  return { name: 'search', description, schema: { type: 'string', maxLength: 200 } };
+}
+
 /** The `createdAt` range filters contacts and leads share. */
 export const CREATED_RANGE: readonly QueryParameter<'createdAfter' | 'createdBefore'>[] = [
   { name: 'createdAfter', description: `createdAt on or after; ${ISO}`, schema: t.string() },
