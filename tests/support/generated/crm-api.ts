@@ -3897,10 +3897,10 @@ export interface operations {
                 closeDateAfter?: string;
                 /** @description closeDate on or before (ISO 8601). */
                 closeDateBefore?: string;
-                /** @description value ≥ this decimal number. */
-                valueMin?: string;
-                /** @description value ≤ this decimal number. */
-                valueMax?: string;
+                /** @description value ≥ this decimal number (digits, an optional `-` and decimals; 400 otherwise). */
+                valueMin?: number;
+                /** @description value ≤ this decimal number (digits, an optional `-` and decimals; 400 otherwise). */
+                valueMax?: number;
                 /** @description Case-insensitive literal substring of the opportunity name (one literal, no wildcards). */
                 search?: string;
                 /** @description createdAt, updatedAt, name, value, stage, probability, closeDate; `-` for descending. Default `-createdAt`. */

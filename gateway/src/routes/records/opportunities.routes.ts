@@ -76,8 +76,16 @@ const opportunityTable = fromTable<OpportunityFilter>(OPPORTUNITY_FIELDS, [
   'assignedTo',
   { name: 'closeDateAfter', description: "closeDate on or after (ISO 8601; a timestamp's date part is used).", schema: t.string() },
   { name: 'closeDateBefore', description: 'closeDate on or before (ISO 8601).', schema: t.string() },
-  { name: 'valueMin', description: 'value ≥ this decimal number.', schema: t.string() },
-  { name: 'valueMax', description: 'value ≤ this decimal number.', schema: t.string() },
+  {
+    name: 'valueMin',
+    description: 'value ≥ this decimal number (digits, an optional `-` and decimals; 400 otherwise).',
+    schema: t.number(),
+  },
+  {
+    name: 'valueMax',
+    description: 'value ≤ this decimal number (digits, an optional `-` and decimals; 400 otherwise).',
+    schema: t.number(),
+  },
   searchParameter('Case-insensitive literal substring of the opportunity name (one literal, no wildcards).'),
   orderingParameter(['createdAt', 'updatedAt', 'name', 'value', 'stage', 'probability', 'closeDate']),
 ]);
