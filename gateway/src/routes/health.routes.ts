@@ -28,7 +28,9 @@ const probe = (operationId: string, summary: string) =>
     tags: ['meta'],
     authenticated: false,
     rateLimited: false,
-    responses: { 200: { description: 'OK.', schema: { type: 'object', required: ['status'], properties: { status: { type: 'string' } } } } },
+    responses: {
+      200: { description: 'OK.', schema: { type: 'object', required: ['status'], properties: { status: { type: 'string' } } } },
+    },
   });
 
 const healthPaths: OpenApiPaths = {
