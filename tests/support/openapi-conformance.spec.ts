@@ -1,3 +1,8 @@
+import { createLogger } from '@crm/observability';
+import { LocalInvalidationChannel } from '@crm/rate-limit';
+import { createApp } from '../../gateway/src/app';
+import { gatewayConfig } from '../../gateway/src/config';
+import { MemoryCounter } from '../../gateway/src/testing/memory-counter';
 import { describeViolations, OpenApiConformance, type RecordedAnswer } from './openapi-conformance';
 
 const document = {
@@ -151,5 +156,18 @@ describe('the OpenAPI conformance checker', () => {
     );
     expect(checker.check(sent(201, { text: null }))[0].problem).toMatch(/\/text must be string/);
     expect(checker.check(sent(422, { text: 'too long' }))).toEqual([]);
+  });
+
+  it("compiles every request and answer schema of the gateway's own document (strict formats)", () => {
+    const logger = createLogger('conformance-test', { level: 'silent' });
+    const gatewayDocument = createApp({
+      config: gatewayConfig(),
+      logger,
+      auth: { call: () => Promise.reject(new Error('no auth service in this test')) },
+      rateLimitCounter: new MemoryCounter(),
+      invalidation: new LocalInvalidationChannel(logger),
+    }).openApiDocument() as ConstructorParameters<typeof OpenApiConformance>[0];
+    const checker = new OpenApiConformance(gatewayDocument);
+    expect(checker.compileAll()).toBeGreaterThan(80);
   });
 });

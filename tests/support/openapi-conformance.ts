@@ -174,6 +174,30 @@ export class OpenApiConformance {
     if (!validate(answer.body)) report(template, `body does not match the schema: ${formatErrors(validate.errors ?? [])}`);
   }
 
+  /** Compiles every JSON request and answer schema (a schema ajv cannot compile throws); returns how many. */
+  compileAll(): number {
+    let count = 0;
+    for (const [template, operations] of Object.entries(this.document.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const at = `#/paths/${escape(template)}/${method}`;
+        const request = (operation as { requestBody?: { content?: Record<string, unknown> } }).requestBody?.content ?? {};
+        for (const media of Object.keys(request).filter((m) => m.includes('json'))) {
+          this.validator(`${at}/requestBody/content/${escape(media)}/schema`);
+          count += 1;
+        }
+        for (const [status, response] of Object.entries(operation.responses ?? {})) {
+          if (typeof response.$ref === 'string') continue;
+          const content = (response.content ?? {}) as Record<string, { schema?: unknown }>;
+          for (const media of Object.keys(content).filter((m) => m.includes('json') && content[m].schema)) {
+            this.validator(`${at}/responses/${status}/content/${escape(media)}/schema`);
+            count += 1;
+          }
+        }
+      }
+    }
+    return count;
+  }
+
   private validator(pointer: string): ValidateFunction {
     let validate = this.validators.get(pointer);
     if (!validate) {
