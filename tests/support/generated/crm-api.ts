@@ -627,7 +627,7 @@ export interface paths {
         put?: never;
         /**
          * Create a lead source
-         * @description `name` is required, at most 200 characters.
+         * @description The name is trimmed; blank or over 200 characters: 422.
          */
         post: operations["createSource"];
         delete?: never;
@@ -6946,9 +6946,19 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** Format: uri */
                     url: string;
+                    /** @description Event types; repeats are dropped. */
                     events: string[];
                     isActive?: boolean;
+                    /** @description Read-only; ignored when sent. */
+                    readonly id?: unknown;
+                    /** @description Read-only; ignored when sent. */
+                    readonly failingReason?: unknown;
+                    /** @description Read-only; ignored when sent. */
+                    readonly createdAt?: unknown;
+                    /** @description Read-only; ignored when sent. */
+                    readonly updatedAt?: unknown;
                 };
             };
         };
@@ -7082,9 +7092,19 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** Format: uri */
                     url?: string;
+                    /** @description Event types; repeats are dropped. */
                     events?: string[];
                     isActive?: boolean;
+                    /** @description Read-only; ignored when sent. */
+                    readonly id?: unknown;
+                    /** @description Read-only; ignored when sent. */
+                    readonly failingReason?: unknown;
+                    /** @description Read-only; ignored when sent. */
+                    readonly createdAt?: unknown;
+                    /** @description Read-only; ignored when sent. */
+                    readonly updatedAt?: unknown;
                 };
             };
         };

@@ -123,10 +123,14 @@ export function recordLogRoutes(call: RecordsCall, config: GatewayConfig): { rou
       post: operation({
         operationId: 'createSource',
         summary: 'Create a lead source',
-        description: '`name` is required, at most 200 characters.',
+        description: 'The name is trimmed; blank or over 200 characters: 422.',
         tags: ['sources'],
         authenticated: true,
-        requestBody: bodySchema(createSourceBody),
+        // The records service checks the name (trimmed, not blank, at most 200), so one 422 reads the same as its others.
+        requestBody: {
+          ...bodySchema(createSourceBody),
+          properties: { name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' } },
+        },
         responses: { 201: { description: 'The new source.', schema: objectSchema(sourceFields, SOURCE) } },
       }),
     },

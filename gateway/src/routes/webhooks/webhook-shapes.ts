@@ -5,7 +5,7 @@
 import { pageSchema } from '../records/record-shape';
 import { z } from 'zod';
 import type { automationV1 } from '@crm/grpc';
-import type { JsonSchema } from '../../openapi/operation';
+import { bodySchema, type JsonSchema } from '../../openapi/operation';
 import { nullIfEmpty } from '../validate';
 
 export const webhookBody = z.strictObject({
@@ -22,6 +22,24 @@ export const webhookPatchBody = z.strictObject({
 
 /** Fields of a subscription the service fills; a client may send back what it read. */
 const READ_ONLY = ['id', 'failingReason', 'createdAt', 'updatedAt'];
+
+/**
+ * A body's schema: the zod shape, the automation service's own checks as keywords (a URL of at most
+ * 2,048 characters, at least one event type), and the read-only fields a client may send back.
+ */
+export function webhookBodySchema(zodSchema: z.ZodType): JsonSchema {
+  const schema = bodySchema(zodSchema);
+  const properties = schema.properties as Record<string, JsonSchema>;
+  return {
+    ...schema,
+    properties: {
+      ...properties,
+      url: { ...properties.url, format: 'uri', maxLength: 2048 },
+      events: { ...properties.events, minItems: 1, description: 'Event types; repeats are dropped.' },
+      ...Object.fromEntries(READ_ONLY.map((name) => [name, { readOnly: true, description: 'Read-only; ignored when sent.' }])),
+    },
+  };
+}
 
 export function withoutReadOnly(body: unknown): unknown {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return body;

@@ -7,7 +7,7 @@
 import { listParameters } from '../records/record-routes';
 import { Router } from 'express';
 import { AUTOMATION_DEADLINE_MS, lazyAutomationClient, type AutomationClient } from '../../clients/automation-client';
-import { bodySchema, idParameter, operation, type OpenApiPaths } from '../../openapi/operation';
+import { idParameter, operation, type OpenApiPaths } from '../../openapi/operation';
 import { callerContext } from '../../request-context';
 import { paginated, readListQuery } from '../records/list-query';
 import type { RouteDeps, RouteModule } from '../route-module';
@@ -23,6 +23,7 @@ import {
   webhookListSchema,
   webhookPatchBody,
   webhookSchema,
+  webhookBodySchema,
   withoutReadOnly,
 } from './webhook-shapes';
 
@@ -129,7 +130,7 @@ const webhookPaths: OpenApiPaths = {
       description: `${TARGET_RULES} Unknown event types answer 422 on \`events\`. The answer carries the signing secret, shown only this once. ${ADMIN_ONLY}`,
       tags,
       authenticated: true,
-      requestBody: bodySchema(webhookBody),
+      requestBody: webhookBodySchema(webhookBody),
       responses: { 201: { description: 'The subscription and its secret.', schema: createdWebhookSchema } },
       errors: [403],
     }),
@@ -151,7 +152,7 @@ const webhookPaths: OpenApiPaths = {
       tags,
       authenticated: true,
       parameters: [webhookId],
-      requestBody: bodySchema(webhookPatchBody),
+      requestBody: webhookBodySchema(webhookPatchBody),
       responses: { 200: { description: 'The subscription.', schema: webhookSchema } },
       errors: [403, 404],
     }),
