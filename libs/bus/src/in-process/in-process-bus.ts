@@ -56,10 +56,13 @@ export class InProcessBus implements MessageBus {
 
   async publish(message: BusMessage): Promise<void> {
     this.assertOpen();
+    // Serialised once (a batch's event can be hundreds of kB), each queue gets its own parsed copy.
+    let serialised: string | undefined;
     for (const queue of this.queues.values()) {
       if (queue.definition.bindings.some((pattern) => topicMatches(pattern, message.type))) {
         // A serialised copy, so consumers see what they would see after a trip through a broker.
-        queue.ready.push({ message: JSON.parse(JSON.stringify(message)) as BusMessage, deliveries: 0, retries: 0 });
+        serialised ??= JSON.stringify(message);
+        queue.ready.push({ message: JSON.parse(serialised) as BusMessage, deliveries: 0, retries: 0 });
         this.dispatch(queue);
       }
     }
