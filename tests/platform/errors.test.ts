@@ -30,6 +30,13 @@ describe('error shapes at the edge', () => {
     expect(v2.body).toEqual({ detail: 'Not found.' });
   });
 
+  it('answers a method a known path does not serve with 405 and Allow, in the error shape', async () => {
+    const response = await t.api.call('PUT', '/api/v1/contacts/', { token: owner.access, body: {} });
+    expect(response.status).toBe(405);
+    expect(response.headers.allow).toBe('GET, HEAD, POST');
+    expect(response.body).toEqual({ detail: 'Method "PUT" not allowed.' });
+  });
+
   it('answers malformed JSON with 400 and a detail', async () => {
     const response = await t.api.call('POST', '/api/settings/api-keys/', {
       token: owner.access,
