@@ -2,7 +2,7 @@
 // `cross` runs tests/ against the built processes, started as a local cluster over HTTPS;
 // `containers` runs tests/containers/ against the system started from its images (npm run test:containers).
 const swc = ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }];
-const libs = ['config', 'observability', 'telemetry', 'grpc', 'store', 'bus', 'rate-limit'];
+const libs = ['config', 'observability', 'telemetry', 'grpc', 'store', 'bus', 'rate-limit', 'vocabulary'];
 const moduleNameMapper = Object.fromEntries(libs.map((l) => [`^@crm/${l}$`, `<rootDir>/libs/${l}/src`]));
 
 module.exports = {

@@ -14,7 +14,7 @@ const ROOT = path.resolve(__dirname, '../..');
 const CONTACTS = 100_000;
 const BATCH = 1000;
 const PARALLEL_BATCHES = 4;
-const STAGES = ['new', 'contacted', 'engaged', 'proposal_sent', 'negotiation', 'customer', 'inactive'];
+const { CONTACT_STAGES: STAGES } = require(path.join(ROOT, 'libs/vocabulary/dist'));
 
 /** 100,000 contacts straight into records over gRPC (the import workers' call), a few batches at a time. */
 async function seed(cluster, user, log) {

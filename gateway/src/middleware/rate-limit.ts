@@ -9,12 +9,13 @@ import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { DomainError, type Logger } from '@crm/observability';
 import type { LimitDecision, RateLimitCounter } from '@crm/rate-limit';
+import { PLAN_RATE_LIMITS } from '@crm/vocabulary';
 
 export const WINDOW_SECONDS = 60;
 
-/** Per-minute budgets by plan; enterprise carries its own number from auth. */
-export const PLAN_LIMITS: Record<string, number> = { starter: 100, growth: 300, business: 600 };
-const DEFAULT_PLAN_LIMIT = PLAN_LIMITS.starter!;
+/** Per-minute budgets by plan (libs/vocabulary); enterprise carries its own number from auth. */
+const PLAN_LIMITS: Readonly<Record<string, number>> = PLAN_RATE_LIMITS;
+const DEFAULT_PLAN_LIMIT = PLAN_RATE_LIMITS.starter;
 
 export interface RateLimitBudgets {
   /** Requests per minute per client address without a valid credential. */

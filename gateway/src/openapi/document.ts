@@ -3,6 +3,7 @@
  * declares beside its router, plus the shared components: error shapes, rate-limit headers,
  * the bearer scheme, and the contract decisions in prose.
  */
+import { PAGING } from '@crm/vocabulary';
 import { IDEMPOTENCY_COMPONENTS, withIdempotencyKeys } from './idempotency-key';
 import type { JsonSchema, OpenApiPaths } from './operation';
 import { ROLES_DESCRIPTION, withRoles } from './roles';
@@ -19,7 +20,7 @@ ${ROLES_DESCRIPTION}
 
 **Errors.** \`400 {"detail"}\` for malformed JSON, a content type other than application/json, a body that is not a JSON object, or a bad query parameter; \`401\` as above; \`403\` when the caller may not do the action; \`404 {"detail": "Not found."}\` for an unknown path or a record that does not exist or belongs to another workspace; \`405 {"detail"}\` with \`Allow\` for a method a known path does not serve; \`409\` for a conflict; \`412\` when \`If-Match\` names a version the record has left; \`413\` for a body over the size limit; \`422 {"field": ["message", ...]}\` for body validation (missing required field, invalid choice, wrong type, unknown field, malformed email), with every failing field; \`429\` as above; \`500 {"detail": "Internal server error."}\`; \`503\` when a backing service is unavailable. Every response carries \`X-Request-Id\`; a client may send its own (letters, digits, \`._:-\`, up to 128 characters), anything else is replaced.
 
-**Conventions.** Field names are camelCase. Timestamps are ISO 8601 UTC (\`YYYY-MM-DDThh:mm:ssZ\`); a value that is not set is \`null\`. Successful GET, login and refresh answer 200, creates 201, deletes 204 with no body. Paginated lists answer \`{count, next, previous, results}\` (20 a page by default, \`limit\` at most 100, larger values served as 100), newest first; \`next\`/\`previous\` are absolute URLs that keep every filter.`;
+**Conventions.** Field names are camelCase. Timestamps are ISO 8601 UTC (\`YYYY-MM-DDThh:mm:ssZ\`); a value that is not set is \`null\`. Successful GET, login and refresh answer 200, creates 201, deletes 204 with no body. Paginated lists answer \`{count, next, previous, results}\` (${PAGING.defaultLimit} a page by default, \`limit\` at most ${PAGING.maxLimit}, larger values served as ${PAGING.maxLimit}), newest first; \`next\`/\`previous\` are absolute URLs that keep every filter.`;
 
 const error = (detail: string): JsonSchema => ({
   type: 'object',

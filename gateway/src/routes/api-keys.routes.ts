@@ -7,6 +7,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { DomainError } from '@crm/observability';
 import type { authV1 } from '@crm/grpc';
+import { ACCOUNT_LIMITS } from '@crm/vocabulary';
 import { GRPC_DEADLINE_MS } from '../clients/auth-client';
 import { bodySchema, idParameter, operation, ref, type OpenApiPaths } from '../openapi/operation';
 import { callerContext } from '../request-context';
@@ -14,7 +15,7 @@ import type { RouteDeps, RouteModule } from './route-module';
 import { nullIfEmpty, parseBody, pathId } from './validate';
 
 export const createApiKeyBody = z.strictObject({
-  name: z.string().trim().min(1).max(100),
+  name: z.string().trim().min(1).max(ACCOUNT_LIMITS.apiKeyName),
 });
 
 function apiKeyItem(key: authV1.ApiKey) {

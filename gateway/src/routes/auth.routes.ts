@@ -3,6 +3,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { DomainError } from '@crm/observability';
 import type { authV1 } from '@crm/grpc';
+import { ACCOUNT_LIMITS, FIELD_LIMITS } from '@crm/vocabulary';
 import { GRPC_DEADLINE_MS } from '../clients/auth-client';
 import { jsonBody } from '../middleware/json-body';
 import { bodySchema, operation, ref, type OpenApiPaths } from '../openapi/operation';
@@ -11,16 +12,19 @@ import type { RouteDeps, RouteModule } from './route-module';
 import { parseBody } from './validate';
 
 export const signUpBody = z.strictObject({
-  workspaceName: z.string().trim().min(1).max(200),
-  email: z.email().max(254),
+  workspaceName: z.string().trim().min(1).max(ACCOUNT_LIMITS.workspaceName),
+  email: z.email().max(FIELD_LIMITS.email),
   // The same rules the auth service enforces, so one response lists every failing field.
-  password: z.string().min(10, 'Ensure this field has at least 10 characters.').max(256),
-  firstName: z.string().trim().min(1).max(150),
-  lastName: z.string().trim().min(1).max(150),
+  password: z
+    .string()
+    .min(ACCOUNT_LIMITS.passwordMin, `Ensure this field has at least ${ACCOUNT_LIMITS.passwordMin} characters.`)
+    .max(ACCOUNT_LIMITS.passwordMax),
+  firstName: z.string().trim().min(1).max(ACCOUNT_LIMITS.personName),
+  lastName: z.string().trim().min(1).max(ACCOUNT_LIMITS.personName),
 });
 
 export const logInBody = z.strictObject({
-  email: z.string().trim().min(1).max(254),
+  email: z.string().trim().min(1).max(FIELD_LIMITS.email),
   password: z.string().min(1).max(1024),
 });
 

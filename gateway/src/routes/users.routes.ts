@@ -6,6 +6,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { DomainError } from '@crm/observability';
 import type { authV1 } from '@crm/grpc';
+import { ACCOUNT_LIMITS, FIELD_LIMITS } from '@crm/vocabulary';
 import { GRPC_DEADLINE_MS } from '../clients/auth-client';
 import { jsonBody } from '../middleware/json-body';
 import { bodySchema, idParameter, operation, ref, type JsonSchema, type OpenApiPaths } from '../openapi/operation';
@@ -20,9 +21,9 @@ import { parseBody, pathId } from './validate';
 const role = z.enum(['admin', 'member']);
 
 export const inviteUserBody = z.strictObject({
-  email: z.email().max(254),
-  firstName: z.string().trim().min(1).max(150),
-  lastName: z.string().trim().min(1).max(150),
+  email: z.email().max(FIELD_LIMITS.email),
+  firstName: z.string().trim().min(1).max(ACCOUNT_LIMITS.personName),
+  lastName: z.string().trim().min(1).max(ACCOUNT_LIMITS.personName),
   role,
 });
 
@@ -42,7 +43,10 @@ export const updateUserBody = z
 
 export const acceptInvitationBody = z.strictObject({
   token: z.string().min(1).max(512),
-  password: z.string().min(10, 'Ensure this field has at least 10 characters.').max(256),
+  password: z
+    .string()
+    .min(ACCOUNT_LIMITS.passwordMin, `Ensure this field has at least ${ACCOUNT_LIMITS.passwordMin} characters.`)
+    .max(ACCOUNT_LIMITS.passwordMax),
 });
 
 export function memberJson(user: authV1.User | null) {

@@ -5,35 +5,36 @@
  */
 import { z } from 'zod';
 import type { automationV1 } from '@crm/grpc';
+import {
+  AUTOMATION_LIMITS,
+  CONDITION_OPERATORS,
+  EMAIL_MODES,
+  EMAIL_STATUSES,
+  ENROLLED_RECORD_TYPES,
+  LOG_STATUSES,
+  STEP_RESULT_STATUSES,
+  STEP_TYPES,
+  TEMPLATE_CATEGORIES,
+  TEMPLATE_CATEGORY_PATTERN,
+  TRIGGER_KINDS,
+  USER_ID_PATTERN,
+  USER_REF_PATTERN,
+  WAIT_UNITS,
+  type StepType,
+} from '@crm/vocabulary';
 import type { JsonSchema } from '../../openapi/operation';
 import { answerSchema, bodyCheck, bodySchemaOf, renderAnswer, type AnswerField, type AnswerTable, type BodyTable } from '../field-table';
 import { pageSchema } from '../records/record-shape';
 
-// ---------------------------------------------------------------- vocabulary (as the service has it)
+// ---------------------------------------------------------------- vocabulary (libs/vocabulary, as the service has it)
 
-export const TRIGGER_KINDS = [
-  'lead_created',
-  'lead_status_changed',
-  'proposal_status_changed',
-  'contact_created',
-  'opportunity_stage_changed',
-] as const;
-export const CONDITION_OPERATORS = ['eq', 'neq', 'in', 'not_in', 'contains', 'gt', 'gte', 'lt', 'lte', 'is_empty', 'is_not_empty'] as const;
-export const STEP_TYPES = ['send_email', 'wait', 'create_task', 'assign_user', 'send_notification'] as const;
-export type StepType = (typeof STEP_TYPES)[number];
-export const LOG_STATUSES = ['in_progress', 'completed', 'failed', 'cancelled'] as const;
-const STEP_RESULT_STATUSES = ['completed', 'skipped', 'failed'] as const;
-const RECORD_TYPES = ['lead', 'contact', 'opportunity'] as const;
-const EMAIL_MODES = ['template', 'ai_generated'] as const;
-const EMAIL_STATUSES = ['queued', 'sending', 'sent', 'failed', 'unknown'] as const;
-export const TEMPLATE_CATEGORIES = ['lead_management', 'sales_pipeline', 'customer_success', 'support', 'custom'] as const;
-
-/** The service's limits (services/automation/src/domain/rule-validation.ts, steps/step-checks.ts). */
-const LIMITS = { name: 200, text: 2000, conditions: 20, steps: 50, userIds: 50, dueDays: 365 } as const;
-const WAIT_MAX = { minutes: 60 * 24 * 365, hours: 24 * 365, days: 365 } as const;
-const USER_ID = '^usr_[A-Za-z0-9_-]{1,100}$';
-const USER_REF = '^(assigned_user|usr_[A-Za-z0-9_-]{1,100})$';
-const CATEGORY = '^[a-z][a-z0-9_]{0,49}$';
+export { CONDITION_OPERATORS, LOG_STATUSES, STEP_TYPES, TEMPLATE_CATEGORIES, TRIGGER_KINDS, type StepType };
+const RECORD_TYPES = ENROLLED_RECORD_TYPES;
+const LIMITS = AUTOMATION_LIMITS;
+const WAIT_MAX = AUTOMATION_LIMITS.waitMax;
+const USER_ID = USER_ID_PATTERN;
+const USER_REF = USER_REF_PATTERN;
+const CATEGORY = TEMPLATE_CATEGORY_PATTERN;
 /** Not blank: at least one character that is not white space. */
 const NOT_BLANK = '\\S';
 
@@ -93,7 +94,7 @@ const STEP_CONFIGS: Record<StepType, JsonSchema> = {
   },
   wait: {
     description: 'A whole number of minutes, hours or days, at most a year.',
-    oneOf: (['minutes', 'hours', 'days'] as const).map((unit) =>
+    oneOf: WAIT_UNITS.map((unit) =>
       object(['duration', 'unit'], { duration: integer(1, WAIT_MAX[unit]), unit: { type: 'string', const: unit } }),
     ),
   },

@@ -1,4 +1,5 @@
 /** Accounts: `/api/accounts/` CRUD and list, and an account's contacts. */
+import { ACCOUNT_STAGES, FIELD_LIMITS } from '@crm/vocabulary';
 import type { Router } from 'express';
 import type { GatewayConfig } from '../../config';
 import { idParameter, operation, type OpenApiPaths } from '../../openapi/operation';
@@ -8,8 +9,6 @@ import { paginated, readListQuery } from './list-query';
 import { listParameters, type RecordKind, type RecordsCall } from './record-routes';
 import { fromTable, orderingParameter, searchParameter, type RecordFields } from './record-fields';
 import { objectSchema, pageSchema, render, t, type RecordMessage } from './record-shape';
-
-export const ACCOUNT_STAGES = ['prospect', 'active', 'customer', 'partner', 'churned'] as const;
 
 const billingAddress = {
   type: ['object', 'null'],
@@ -21,14 +20,19 @@ const billingAddress = {
 
 const ACCOUNT_FIELDS: RecordFields = {
   id: { answer: t.id('acc_'), listed: true },
-  name: { answer: t.string(), write: { type: 'string', maxLength: 200 }, required: true, listed: true },
+  name: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.name }, required: true, listed: true },
   website: {
     answer: t.string('An http(s) URL, or empty.'),
-    write: { type: 'string', format: 'uri', maxLength: 2_000, description: 'An http(s) URL; null or empty clears.' },
+    write: { type: 'string', format: 'uri', maxLength: FIELD_LIMITS.url, description: 'An http(s) URL; null or empty clears.' },
     listed: true,
   },
-  industry: { answer: t.string(), write: { type: 'string', maxLength: 200 }, listed: true, filter: { description: 'Exact industry.' } },
-  companySize: { answer: t.string('A range label.'), write: { type: 'string', maxLength: 200 }, listed: true },
+  industry: {
+    answer: t.string(),
+    write: { type: 'string', maxLength: FIELD_LIMITS.shortText },
+    listed: true,
+    filter: { description: 'Exact industry.' },
+  },
+  companySize: { answer: t.string('A range label.'), write: { type: 'string', maxLength: FIELD_LIMITS.shortText }, listed: true },
   annualRevenue: {
     answer: t.nullableNumber('Null when not set.'),
     write: { type: 'number', nullable: true, minimum: 0, description: 'Null clears.' },
@@ -39,7 +43,7 @@ const ACCOUNT_FIELDS: RecordFields = {
     listed: true,
     filter: { description: 'An account stage value.', schema: t.choice(ACCOUNT_STAGES) },
   },
-  phone: { answer: t.string(), write: { type: 'string', maxLength: 200 } },
+  phone: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.shortText } },
   billingAddress: {
     answer: billingAddress,
     write: { type: 'address', description: 'street, city, state, postalCode, country (strings).' },
@@ -53,9 +57,14 @@ const ACCOUNT_FIELDS: RecordFields = {
   assignedToName: { answer: t.nullableString("The owner's name (read-only).") },
   tags: {
     answer: t.strings(),
-    write: { type: 'strings', maxItems: 50, itemMaxLength: 50, description: 'Blank and repeated tags are dropped.' },
+    write: {
+      type: 'strings',
+      maxItems: FIELD_LIMITS.tagCount,
+      itemMaxLength: FIELD_LIMITS.tagLength,
+      description: 'Blank and repeated tags are dropped.',
+    },
   },
-  description: { answer: t.string(), write: { type: 'string', maxLength: 10_000 } },
+  description: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.longText } },
   contactCount: { answer: t.integer('Contacts linked to the account (read-only).'), listed: true },
   openOpportunityCount: { answer: t.integer('Linked opportunities not closed (read-only).'), listed: true },
   openCaseCount: { answer: t.integer('Open support cases (read-only; always 0 for now).') },

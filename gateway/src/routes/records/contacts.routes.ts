@@ -1,10 +1,9 @@
 /** Contacts: `/api/contacts/` CRUD and list, described by one table of fields. */
+import { CONTACT_STAGES, FIELD_LIMITS, MAX_SEARCH_LENGTH } from '@crm/vocabulary';
 import { splitTags } from './list-query';
 import { CREATED_RANGE, fromTable, type RecordFields } from './record-fields';
 import type { RecordKind } from './record-routes';
 import { t } from './record-shape';
-
-export const CONTACT_STAGES = ['new', 'contacted', 'engaged', 'proposal_sent', 'negotiation', 'customer', 'inactive'] as const;
 
 const CONTACT_FIELDS: RecordFields = {
   id: { answer: t.id('cnt_'), listed: true },
@@ -38,7 +37,7 @@ const CONTACT_FIELDS: RecordFields = {
   assignedToName: { answer: t.nullableString("The owner's name (read-only).") },
   tags: {
     answer: t.strings(),
-    write: { type: 'strings', description: 'At most 50 tags of at most 50 characters.' },
+    write: { type: 'strings', description: `At most ${FIELD_LIMITS.tagCount} tags of at most ${FIELD_LIMITS.tagLength} characters.` },
     listed: true,
     filter: { description: 'Comma-separated tag names; contacts carrying every one of them.' },
   },
@@ -57,8 +56,7 @@ const contactTable = fromTable<ContactFilter>(CONTACT_FIELDS, [
   'assignedTo',
   {
     name: 'search',
-    description:
-      'Case-insensitive literal substring of the name ("first last"), email or phone; the whole value is one literal (no wildcards, words not split). At most 200 characters.',
+    description: `Case-insensitive literal substring of the name ("first last"), email or phone; the whole value is one literal (no wildcards, words not split). At most ${MAX_SEARCH_LENGTH} characters.`,
     schema: t.string(),
   },
   ...CREATED_RANGE,

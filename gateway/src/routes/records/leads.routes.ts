@@ -1,26 +1,24 @@
 /** Leads: `/api/leads/` CRUD and list, and conversion into a contact (+ account, + opportunity). */
+import { FIELD_LIMITS, LEAD_STATUSES, OPPORTUNITY_STAGES } from '@crm/vocabulary';
 import type { Router } from 'express';
 import { idParameter, operation, type OpenApiPaths } from '../../openapi/operation';
 import { pathId } from '../validate';
-import { OPPORTUNITY_STAGES } from './opportunities.routes';
 import type { RecordKind, RecordsCall } from './record-routes';
 import { CREATED_RANGE, fromTable, orderingParameter, searchParameter, type RecordFields } from './record-fields';
 import { nullable, objectSchema, render, t, type RecordMessage } from './record-shape';
 import { translateWrite, writeSchema, type WriteShape } from './write-body';
 
-export const LEAD_STATUSES = ['new', 'contacted', 'qualified', 'nurturing', 'unqualified', 'converted', 'lost'] as const;
-
 const LEAD_FIELDS: RecordFields = {
   id: { answer: t.id('ld_'), listed: true },
   firstName: {
     answer: t.string(),
-    write: { type: 'string', maxLength: 200, description: 'At least one of firstName and lastName is required on create.' },
+    write: { type: 'string', maxLength: FIELD_LIMITS.name, description: 'At least one of firstName and lastName is required on create.' },
     listed: true,
   },
-  lastName: { answer: t.string(), write: { type: 'string', maxLength: 200 }, listed: true },
-  email: { answer: t.string(), write: { type: 'string', format: 'email', maxLength: 254 }, required: true, listed: true },
-  phone: { answer: t.string(), write: { type: 'string', maxLength: 200 }, listed: true },
-  company: { answer: t.string(), write: { type: 'string', maxLength: 200 }, listed: true },
+  lastName: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.name }, listed: true },
+  email: { answer: t.string(), write: { type: 'string', format: 'email', maxLength: FIELD_LIMITS.email }, required: true, listed: true },
+  phone: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.shortText }, listed: true },
+  company: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.name }, listed: true },
   status: {
     answer: t.choice(LEAD_STATUSES),
     write: { type: 'string', choices: LEAD_STATUSES, description: 'Default `new`; `converted` only through conversion (422 here).' },
@@ -29,7 +27,7 @@ const LEAD_FIELDS: RecordFields = {
   },
   source: {
     answer: t.string('Lead source (free text).'),
-    write: { type: 'string', maxLength: 200 },
+    write: { type: 'string', maxLength: FIELD_LIMITS.shortText },
     listed: true,
     filter: { description: 'Exact lead source.' },
   },
@@ -49,7 +47,7 @@ const LEAD_FIELDS: RecordFields = {
   emailBounced: { answer: t.boolean(), write: { type: 'boolean' } },
   convertedAt: { answer: t.nullableTimestamp('Null until converted.') },
   convertedContactId: { answer: t.nullableString('Null until converted.') },
-  notes: { answer: t.string(), write: { type: 'string', maxLength: 10_000 } },
+  notes: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.longText } },
   createdAt: { answer: t.timestamp(), listed: true },
   updatedAt: { answer: t.timestamp(), listed: true },
 };
@@ -94,11 +92,11 @@ const conversionShape: WriteShape = {
     accountName: {
       type: 'string',
       nullable: true,
-      maxLength: 200,
+      maxLength: FIELD_LIMITS.name,
       description: "Default: the lead's company (422 when creating an account and the lead has none).",
     },
     createOpportunity: { type: 'boolean', nullable: true, description: 'Default false; needs createAccount (422 otherwise).' },
-    opportunityName: { type: 'string', nullable: true, maxLength: 200, description: 'Default "<account name> opportunity".' },
+    opportunityName: { type: 'string', nullable: true, maxLength: FIELD_LIMITS.name, description: 'Default "<account name> opportunity".' },
     opportunityValue: { type: 'number', nullable: true, minimum: 0, description: 'Default 0.' },
     opportunityStage: { type: 'string', nullable: true, choices: OPPORTUNITY_STAGES, description: 'Default `prospecting`.' },
   },

@@ -7,12 +7,13 @@
  */
 import type { Request } from 'express';
 import { DomainError } from '@crm/observability';
+import { PAGING } from '@crm/vocabulary';
 import type { GatewayConfig } from '../../config';
 
-export const DEFAULT_LIMIT = 20;
-export const MAX_LIMIT = 100;
+export const DEFAULT_LIMIT = PAGING.defaultLimit;
+export const MAX_LIMIT = PAGING.maxLimit;
 /** Offsets travel as int32. */
-const MAX_OFFSET = 2_147_483_647;
+const MAX_OFFSET = PAGING.maxOffset;
 const CURSOR = /^[A-Za-z0-9_.-]{1,2000}$/;
 const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 

@@ -1,21 +1,12 @@
 /** Opportunities: `/api/opportunities/` CRUD and list. */
+import { FIELD_LIMITS, OPPORTUNITY_STAGES } from '@crm/vocabulary';
 import type { RecordKind } from './record-routes';
 import { fromTable, orderingParameter, searchParameter, type RecordFields } from './record-fields';
 import { t } from './record-shape';
 
-export const OPPORTUNITY_STAGES = [
-  'prospecting',
-  'qualification',
-  'needs_analysis',
-  'proposal',
-  'negotiation',
-  'closed_won',
-  'closed_lost',
-] as const;
-
 const OPPORTUNITY_FIELDS: RecordFields = {
   id: { answer: t.id('opp_'), listed: true },
-  name: { answer: t.string(), write: { type: 'string', maxLength: 200 }, required: true, listed: true },
+  name: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.name }, required: true, listed: true },
   accountId: {
     answer: t.nullableString('The account (`acc_...`); null after the account was deleted.'),
     write: {
@@ -49,7 +40,7 @@ const OPPORTUNITY_FIELDS: RecordFields = {
     answer: t.nullableDate('Set to today on entering closed_won/closed_lost unless given; null otherwise.'),
     write: { type: 'string', format: 'date', nullable: true },
   },
-  lossReason: { answer: t.nullableString(), write: { type: 'string', nullable: true, maxLength: 10_000 } },
+  lossReason: { answer: t.nullableString(), write: { type: 'string', nullable: true, maxLength: FIELD_LIMITS.longText } },
   assignedTo: {
     answer: t.nullableString('Owner user id, or null.'),
     write: { type: 'string', nullable: true },
@@ -57,12 +48,12 @@ const OPPORTUNITY_FIELDS: RecordFields = {
     filter: { description: 'Owner user id.' },
   },
   assignedToName: { answer: t.nullableString("The owner's name (read-only).") },
-  source: { answer: t.string(), write: { type: 'string', maxLength: 200 }, listed: true },
+  source: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.shortText }, listed: true },
   contactIds: {
     answer: t.strings('Contacts of the workspace (`cnt_...`).'),
     write: { type: 'strings', description: 'Contacts of the workspace (422 for any other id).' },
   },
-  description: { answer: t.string(), write: { type: 'string', maxLength: 10_000 } },
+  description: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.longText } },
   createdAt: { answer: t.timestamp(), listed: true },
   updatedAt: { answer: t.timestamp(), listed: true },
 };

@@ -4,6 +4,7 @@
  * carry it, whether the list filters on it. The kind's answers, write body, list filters and their
  * OpenAPI schemas all come from the rows, so adding a field is one row.
  */
+import { MAX_SEARCH_LENGTH } from '@crm/vocabulary';
 import type { JsonSchema } from '../../openapi/operation';
 import type { QueryParameter, RecordKind } from './record-routes';
 import { t, type ResponseFields } from './record-shape';
@@ -68,7 +69,7 @@ export function orderingParameter(fields: readonly string[]): QueryParameter<'or
 
 /** `search`: one literal substring, at most 200 characters (else 400). */
 export function searchParameter(description: string): QueryParameter<'search'> {
-  return { name: 'search', description, schema: { type: 'string', maxLength: 200 } };
+  return { name: 'search', description, schema: { type: 'string', maxLength: MAX_SEARCH_LENGTH } };
 }
 
 /** The `createdAt` range filters contacts and leads share. */

@@ -3,6 +3,7 @@
  * them: lead sources (`/api/crm/sources/`), tasks about a record (`/api/tasks/?relatedTo=`) and the
  * audit log (`/api/activities/?recordId=`). Paginated like every other list.
  */
+import { FIELD_LIMITS, TASK_STATUSES } from '@crm/vocabulary';
 import { Router } from 'express';
 import { z } from 'zod';
 import type { GatewayConfig } from '../../config';
@@ -24,7 +25,7 @@ const taskFields: ResponseFields = {
   dueDate: t.nullableDate('`YYYY-MM-DD`, or null.'),
   assignedTo: t.nullableString('User id, or null.'),
   relatedTo: t.string('The record the task is about (`cnt_`, `ld_`, `acc_`, `opp_`).'),
-  status: t.choice(['open', 'completed']),
+  status: t.choice(TASK_STATUSES),
   createdAt: t.timestamp(),
 };
 const TASK = ['id', 'name', 'dueDate', 'assignedTo', 'relatedTo', 'status', 'createdAt'] as const;
@@ -123,13 +124,13 @@ export function recordLogRoutes(call: RecordsCall, config: GatewayConfig): { rou
       post: operation({
         operationId: 'createSource',
         summary: 'Create a lead source',
-        description: 'The name is trimmed; blank or over 200 characters: 422.',
+        description: `The name is trimmed; blank or over ${FIELD_LIMITS.name} characters: 422.`,
         tags: ['sources'],
         authenticated: true,
-        // The records service checks the name (trimmed, not blank, at most 200), so one 422 reads the same as its others.
+        // The records service checks the name (trimmed, not blank, at most FIELD_LIMITS.name), so one 422 reads the same as its others.
         requestBody: {
           ...bodySchema(createSourceBody),
-          properties: { name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' } },
+          properties: { name: { type: 'string', minLength: 1, maxLength: FIELD_LIMITS.name, pattern: '\\S' } },
         },
         responses: { 201: { description: 'The new source.', schema: objectSchema(sourceFields, SOURCE) } },
       }),

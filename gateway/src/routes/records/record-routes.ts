@@ -3,6 +3,7 @@
  * translation, built from one description of the kind. Kinds with more (lead conversion, an
  * account's contacts) add their routes to the same router.
  */
+import { PAGING } from '@crm/vocabulary';
 import { Router, type Request, type Response } from 'express';
 import type { CallerContext } from '@crm/grpc';
 import { RECORDS_DEADLINE_MS, type RecordsClient } from '../../clients/records-client';
@@ -90,7 +91,7 @@ export const PAGING_PARAMETERS = [
     name: 'limit',
     in: 'query',
     required: false,
-    description: 'Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer.',
+    description: `Items per page (default ${PAGING.defaultLimit}); values above ${PAGING.maxLimit} are served as ${PAGING.maxLimit}. 400 when not a positive integer.`,
     schema: { type: 'integer', minimum: 1 },
   },
   {

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { DomainError } from '@crm/observability';
+import { ACCOUNT_LIMITS } from '@crm/vocabulary';
 import { requireAdmin, requireWorkspace, type Caller } from './caller';
 import { DAY_MS, dayOf, type Clock } from './clock';
 import { newId, randomBase62 } from './ids';
@@ -43,7 +44,7 @@ export class ApiKeyService {
   async create(caller: Caller, name: string): Promise<{ apiKey: ApiKey; key: string }> {
     const workspaceId = await requireAdmin(this.users, caller);
     const check = new FieldCheck();
-    const cleanName = check.text('name', name, 100);
+    const cleanName = check.text('name', name, ACCOUNT_LIMITS.apiKeyName);
     check.throwIfAny();
     if (caller.actorKind === 'operator' && !(await this.workspaces.get(workspaceId))) throw DomainError.notFound();
 

@@ -1,4 +1,5 @@
 import { DomainError } from '@crm/observability';
+import { ACCOUNT_LIMITS } from '@crm/vocabulary';
 import { requireAdmin, requireWorkspace, type Caller } from './caller';
 import type { Clock } from './clock';
 import { newId } from './ids';
@@ -47,8 +48,8 @@ export class MemberService {
     const workspaceId = await requireAdmin(this.users, caller, 'invite users');
     const check = new FieldCheck();
     const email = check.email('email', input.email);
-    const firstName = check.text('firstName', input.firstName, 150);
-    const lastName = check.text('lastName', input.lastName, 150);
+    const firstName = check.text('firstName', input.firstName, ACCOUNT_LIMITS.personName);
+    const lastName = check.text('lastName', input.lastName, ACCOUNT_LIMITS.personName);
     const role = this.role(check, input.role);
     const login = email ? await this.users.findLogin(email) : null;
     const pending = login && login.workspaceId === workspaceId ? await this.users.get(workspaceId, login.userId) : null;

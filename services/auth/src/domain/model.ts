@@ -1,6 +1,8 @@
 // The auth service's records as the domain sees them; the store keeps them as documents.
 
-export type Plan = 'starter' | 'growth' | 'business' | 'enterprise';
+import type { Plan } from '@crm/vocabulary';
+
+export type { Plan };
 export type Role = 'admin' | 'member' | 'system';
 
 export interface Workspace {

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import argon2 from 'argon2';
+import { ACCOUNT_LIMITS } from '@crm/vocabulary';
 
-export const PASSWORD_MIN_LENGTH = 10;
-export const PASSWORD_MAX_LENGTH = 256;
+export const PASSWORD_MIN_LENGTH = ACCOUNT_LIMITS.passwordMin;
+export const PASSWORD_MAX_LENGTH = ACCOUNT_LIMITS.passwordMax;
 
 export interface PasswordHashingOptions {
   /** KiB; argon2's default (64 MiB) unless a test lowers it. */

@@ -1,17 +1,11 @@
 import { DomainError } from '@crm/observability';
+import { PLAN_RATE_LIMITS, PLANS } from '@crm/vocabulary';
 import type { Plan } from './model';
 
-/** Requests per minute for a whole workspace, by plan; enterprise workspaces carry their own. */
-export const PLAN_LIMITS: Record<Exclude<Plan, 'enterprise'>, number> = {
-  starter: 100,
-  growth: 300,
-  business: 600,
-};
-
-export const PLANS: Plan[] = ['starter', 'growth', 'business', 'enterprise'];
+// Plans and their requests per minute for a whole workspace are the CRM's vocabulary (libs/vocabulary).
 
 export function isPlan(value: string): value is Plan {
-  return (PLANS as string[]).includes(value);
+  return (PLANS as readonly string[]).includes(value);
 }
 
 /**
@@ -30,8 +24,8 @@ export function resolvePlan(plan: string, rateLimitPerMinute?: number): { plan: 
   }
   if (rateLimitPerMinute !== undefined) {
     throw DomainError.validation({
-      rateLimitPerMinute: [`Only the enterprise plan takes a custom limit; ${plan} allows ${PLAN_LIMITS[plan]}.`],
+      rateLimitPerMinute: [`Only the enterprise plan takes a custom limit; ${plan} allows ${PLAN_RATE_LIMITS[plan]}.`],
     });
   }
-  return { plan, rateLimitPerMinute: PLAN_LIMITS[plan] };
+  return { plan, rateLimitPerMinute: PLAN_RATE_LIMITS[plan] };
 }

@@ -1,4 +1,5 @@
 import { DomainError } from '@crm/observability';
+import { DEFAULT_PLAN } from '@crm/vocabulary';
 import type { AccessTokenIssuer } from './access-tokens';
 import { callerUser, requireWorkspace, type Caller } from './caller';
 import { isActive, type User } from './model';
@@ -36,7 +37,7 @@ export class SessionService {
 
   /** A new starter-plan workspace with the signer as its admin, already logged in. */
   async signUp(input: SignUpInput): Promise<Session> {
-    const { admin } = await this.workspaces.createWorkspace({ ...input, plan: 'starter' });
+    const { admin } = await this.workspaces.createWorkspace({ ...input, plan: DEFAULT_PLAN });
     return this.open(admin);
   }
 

@@ -1,4 +1,5 @@
 import { DomainError, type FieldErrors } from '@crm/observability';
+import { isEmail } from '@crm/vocabulary';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords';
 
 export const REQUIRED = 'This field is required.';
@@ -22,7 +23,7 @@ export class FieldCheck {
   email(field: string, value: string | undefined): string | undefined {
     const email = (value ?? '').trim().toLowerCase();
     if (!email) return void this.add(field, REQUIRED);
-    if (email.length > 254 || !/^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/.test(email)) return void this.add(field, 'Enter a valid email address.');
+    if (!isEmail(email)) return void this.add(field, 'Enter a valid email address.');
     return email;
   }
 

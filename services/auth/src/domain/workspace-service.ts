@@ -1,4 +1,5 @@
 import { DomainError } from '@crm/observability';
+import { ACCOUNT_LIMITS, DEFAULT_PLAN } from '@crm/vocabulary';
 import type { Clock } from './clock';
 import { newId } from './ids';
 import type { User, Workspace } from './model';
@@ -34,12 +35,12 @@ export class WorkspaceService {
 
   async createWorkspace(input: NewWorkspaceInput): Promise<{ workspace: Workspace; admin: User }> {
     const check = new FieldCheck();
-    const workspaceName = check.text('workspaceName', input.workspaceName, 200);
+    const workspaceName = check.text('workspaceName', input.workspaceName, ACCOUNT_LIMITS.workspaceName);
     const email = check.email('email', input.email);
     const password = check.password('password', input.password);
-    const firstName = check.text('firstName', input.firstName, 150);
-    const lastName = check.text('lastName', input.lastName, 150);
-    const plan = check.merge(() => resolvePlan(input.plan ?? 'starter', input.rateLimitPerMinute));
+    const firstName = check.text('firstName', input.firstName, ACCOUNT_LIMITS.personName);
+    const lastName = check.text('lastName', input.lastName, ACCOUNT_LIMITS.personName);
+    const plan = check.merge(() => resolvePlan(input.plan ?? DEFAULT_PLAN, input.rateLimitPerMinute));
     if (email && (await this.users.findLogin(email))) check.add('email', EMAIL_TAKEN);
     check.throwIfAny();
 

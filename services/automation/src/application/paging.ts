@@ -3,6 +3,7 @@
  * from an earlier page, through the store's one paging module (libs/store list-cursor.ts).
  */
 import { DomainError } from '@crm/observability';
+import { PAGING } from '@crm/vocabulary';
 import { listPage, type CollectionDefinition, type Condition, type DocumentStore, type SortKey, type StoredDocument } from '@crm/store';
 
 export interface Paging {
@@ -19,12 +20,9 @@ export interface Page<T> {
   nextCursor?: string | null;
 }
 
-const DEFAULT_LIMIT = 20;
-const MAX_LIMIT = 100;
-
 export function pageBounds(offset: number, limit: number): { offset: number; limit: number } {
   if (offset < 0 || limit < 0) throw DomainError.invalid('offset and limit must not be negative.');
-  return { offset, limit: Math.min(limit || DEFAULT_LIMIT, MAX_LIMIT) };
+  return { offset, limit: Math.min(limit || PAGING.defaultLimit, PAGING.maxLimit) };
 }
 
 /** One page of a workspace's documents, newest first by `sort` unless told otherwise. */

@@ -4,28 +4,22 @@
  * the steps it started with, so editing a rule affects new enrollments only.
  */
 
-export const TRIGGER_KINDS = [
-  'lead_created',
-  'lead_status_changed',
-  'proposal_status_changed',
-  'contact_created',
-  'opportunity_stage_changed',
-] as const;
-export type TriggerKind = (typeof TRIGGER_KINDS)[number];
-
-export const CONDITION_OPERATORS = ['eq', 'neq', 'in', 'not_in', 'contains', 'gt', 'gte', 'lt', 'lte', 'is_empty', 'is_not_empty'] as const;
-export type ConditionOperator = (typeof CONDITION_OPERATORS)[number];
-
-export const STEP_TYPES = ['send_email', 'wait', 'create_task', 'assign_user', 'send_notification'] as const;
-export type StepType = (typeof STEP_TYPES)[number];
-
-export const WAIT_UNITS = ['minutes', 'hours', 'days'] as const;
-export type WaitUnit = (typeof WAIT_UNITS)[number];
-
-export const LOG_STATUSES = ['in_progress', 'completed', 'failed', 'cancelled'] as const;
-export type LogStatus = (typeof LOG_STATUSES)[number];
-
-export const TEMPLATE_CATEGORIES = ['lead_management', 'sales_pipeline', 'customer_success', 'support', 'custom'] as const;
+// Trigger kinds, operators, step types, wait units, log statuses and template categories are the
+// CRM's vocabulary (libs/vocabulary), shared with the gateway.
+export {
+  CONDITION_OPERATORS,
+  LOG_STATUSES,
+  STEP_TYPES,
+  TEMPLATE_CATEGORIES,
+  TRIGGER_KINDS,
+  WAIT_UNITS,
+  type ConditionOperator,
+  type LogStatus,
+  type StepType,
+  type TriggerKind,
+  type WaitUnit,
+} from '@crm/vocabulary';
+import type { ConditionOperator, LogStatus, StepType, TriggerKind, WaitUnit } from '@crm/vocabulary';
 
 export type RecordType = 'lead' | 'contact' | 'opportunity';
 

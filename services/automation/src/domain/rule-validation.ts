@@ -9,6 +9,7 @@
  * - no rule that could re-trigger itself (see loop-guard.ts for the runtime bound).
  */
 import { FieldErrorList, type FieldErrors } from '@crm/observability';
+import { AUTOMATION_LIMITS, TEMPLATE_CATEGORY_PATTERN } from '@crm/vocabulary';
 import {
   CONDITION_OPERATORS,
   STEP_TYPES,
@@ -25,12 +26,8 @@ import { checkStepConfig } from './steps';
 import { isInteger } from './steps/step-checks';
 import { EVENT_FIELDS, RECORD_FIELDS, TRIGGERS, type FieldSpec } from './triggers';
 
-export const LIMITS = {
-  name: 200,
-  conditions: 20,
-  steps: 50,
-  text: 2000,
-} as const;
+export const LIMITS = AUTOMATION_LIMITS;
+const CATEGORY = new RegExp(TEMPLATE_CATEGORY_PATTERN);
 
 export const MESSAGES = {
   required: 'This field is required.',
@@ -101,7 +98,7 @@ export function validateTemplateFields(input: { name?: unknown; description?: un
   }
   let category = 'custom';
   if (input.category !== undefined && input.category !== null && input.category !== '') {
-    if (typeof input.category !== 'string' || !/^[a-z][a-z0-9_]{0,49}$/.test(input.category)) {
+    if (typeof input.category !== 'string' || !CATEGORY.test(input.category)) {
       problems.add('category', 'Use lower-case letters, digits and underscores (for example customer_success).');
     } else category = input.category;
   }

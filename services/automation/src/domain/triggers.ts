@@ -2,6 +2,7 @@
  * What each trigger kind reacts to: the records event that raises it, the kind of record it
  * enrolls, and the fields of that record conditions may name (as the public API shows them).
  */
+import { CONTACT_STAGES, LEAD_STATUSES, OPPORTUNITY_STAGES } from '@crm/vocabulary';
 import type { RecordType, TriggerKind } from './model';
 
 export const TRIGGERS: Record<TriggerKind, { eventType: string; recordType: RecordType; description: string }> = {
@@ -30,22 +31,10 @@ export function triggersForEvent(eventType: string): TriggerKind[] {
 
 export type FieldKind = 'string' | 'number' | 'boolean' | 'date' | 'list';
 
-export const LEAD_STATUSES = ['new', 'contacted', 'qualified', 'nurturing', 'unqualified', 'converted', 'lost'];
-export const CONTACT_STAGES = ['new', 'contacted', 'engaged', 'proposal_sent', 'negotiation', 'customer', 'inactive'];
-export const OPPORTUNITY_STAGES = [
-  'prospecting',
-  'qualification',
-  'needs_analysis',
-  'proposal',
-  'negotiation',
-  'closed_won',
-  'closed_lost',
-];
-
 export interface FieldSpec {
   kind: FieldKind;
   /** The field's value set, when it has one: an eq/in value outside it can never match. */
-  values?: string[];
+  values?: readonly string[];
 }
 
 const common: Record<string, FieldSpec> = {

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CallerContext, importV1, recordsV1 } from '@crm/grpc';
 import { DomainError, isDomainError } from '@crm/observability';
+import { MAX_SEARCH_LENGTH, PAGING } from '@crm/vocabulary';
 import { parseFieldMappings } from '../domain/column-plan';
 import { contactFileKind, INSTANT_IMPORT_LIMITS } from '../domain/contact-file-kind';
 import { sortRows, type SortedRows } from './contact-rows';
@@ -145,9 +146,11 @@ async function answerDryRun(
   const existing = new Map<string, string>();
   const lookUp = async () => {
     for (let row = pending.shift(); row; row = pending.shift()) {
-      // Records takes searches of at most 200 characters; an email may have up to 254.
-      const search = row.email.slice(0, 200);
-      const { contacts } = await records.call('ListContacts', { search, limit: 100 }, caller, { timeoutMs: RECORDS_TIMEOUT_MS });
+      // Records takes searches of at most MAX_SEARCH_LENGTH characters; an email may be longer.
+      const search = row.email.slice(0, MAX_SEARCH_LENGTH);
+      const { contacts } = await records.call('ListContacts', { search, limit: PAGING.maxLimit }, caller, {
+        timeoutMs: RECORDS_TIMEOUT_MS,
+      });
       const match = contacts.find((contact) => emailKey(contact.email) === emailKey(row.email));
       if (match) existing.set(row.email, match.id);
     }

@@ -6,15 +6,12 @@
  * Cells are kept as plain text: a formula-like cell (`=HYPERLINK(...)`) is stored as typed, never
  * evaluated. Whatever exports contacts to a spreadsheet must escape such values (prefix `'`).
  */
+import { CONTACT_STAGES, FIELD_LIMITS, isEmail } from '@crm/vocabulary';
 import type { ColumnPlan } from './column-plan';
 import type { ImportField } from './contact-fields';
 
-export const CONTACT_STAGES = ['new', 'contacted', 'engaged', 'proposal_sent', 'negotiation', 'customer', 'inactive'] as const;
-
-const LIMITS = { name: 200, shortText: 200, notes: 10_000, email: 254, tagCount: 50, tagLength: 50 } as const;
-
-// The records service's email rule (services/records/src/domain/field-rules.ts), so both agree.
-const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+// The records service's stages, limits and email rule (libs/vocabulary), so both agree.
+const LIMITS = FIELD_LIMITS;
 
 export interface ContactFields {
   firstName?: string;
@@ -60,10 +57,6 @@ export function rowFields(cells: string[], plan: ColumnPlan): ContactFields {
   return fields;
 }
 
-export function isEmail(value: string): boolean {
-  return value.length <= LIMITS.email && EMAIL.test(value) && !value.includes('..');
-}
-
 /** The key two rows share when they are the same person (records compares emails case-insensitively). */
 export function emailKey(email: string): string {
   return email.trim().toLowerCase();
@@ -91,7 +84,7 @@ export function rowProblem(fields: ContactFields): string | undefined {
     ['lastName', LIMITS.name],
     ['phone', LIMITS.shortText],
     ['title', LIMITS.shortText],
-    ['notes', LIMITS.notes],
+    ['notes', LIMITS.longText],
   ] as const) {
     const value = fields[field];
     if (value !== undefined && value.length > max) problems.push(`${LABEL[field]} is longer than ${max} characters.`);

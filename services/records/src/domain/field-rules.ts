@@ -4,6 +4,7 @@
  * once (the 422 body). Pure: references to other records arrive as sets of known ids.
  */
 import { FieldErrorList } from '@crm/observability';
+import { FIELD_LIMITS, isEmail } from '@crm/vocabulary';
 import { isCalendarDate } from './clock';
 
 export type FieldRule =
@@ -23,16 +24,8 @@ export type FieldRule =
 
 export type FieldTable = Record<string, FieldRule>;
 
-/** The limits decided where the spec is silent (docs in the proto and the OpenAPI document). */
-export const LIMITS = {
-  name: 200,
-  shortText: 200,
-  longText: 10_000,
-  tagCount: 50,
-  tagLength: 50,
-  email: 254,
-  url: 2_000,
-} as const;
+/** The limits decided where the spec is silent (libs/vocabulary; stated in the proto and the OpenAPI document). */
+export const LIMITS = FIELD_LIMITS;
 
 export const MESSAGES = {
   required: 'This field is required.',
@@ -70,12 +63,6 @@ export const NO_REFERENCES: KnownReferences = { account: new Set(), contact: new
 export type Body = Record<string, unknown>;
 
 export { FieldErrorList };
-
-const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
-
-export function isEmail(value: string): boolean {
-  return value.length <= LIMITS.email && EMAIL.test(value) && !value.includes('..');
-}
 
 export function isHttpUrl(value: string): boolean {
   if (value.length > LIMITS.url) return false;

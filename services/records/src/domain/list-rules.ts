@@ -3,13 +3,9 @@
  * (invalid_argument), never an empty page. The store turns the criteria into its query model.
  */
 import { DomainError } from '@crm/observability';
+import { MAX_SEARCH_LENGTH, PAGING } from '@crm/vocabulary';
 import { parseIsoDate, parseIsoTimestamp } from './clock';
 import { ACCOUNT_STAGES, CONTACT_STAGES, LEAD_STATUSES, OPPORTUNITY_STAGES } from './model';
-
-export const DEFAULT_LIMIT = 20;
-export const MAX_LIMIT = 100;
-/** Longer searches are refused, keeping a substring scan bounded. */
-export const MAX_SEARCH_LENGTH = 200;
 
 export const ORDERINGS = {
   contact: ['createdAt', 'updatedAt', 'firstName', 'lastName', 'email', 'stage'],
@@ -35,7 +31,7 @@ export function page(offset: number | undefined, limit: number | undefined): Pag
   const l = limit ?? 0;
   if (!Number.isInteger(o) || o < 0) throw DomainError.invalid('offset must be a non-negative integer.');
   if (!Number.isInteger(l) || l < 0) throw DomainError.invalid('limit must be a positive integer.');
-  return { offset: o, limit: l === 0 ? DEFAULT_LIMIT : Math.min(l, MAX_LIMIT) };
+  return { offset: o, limit: l === 0 ? PAGING.defaultLimit : Math.min(l, PAGING.maxLimit) };
 }
 
 export function ordering(kind: ListKind, value: string | undefined): Ordering {

@@ -3,25 +3,21 @@
  * stored as null (not left out), so list filters and `null_fields` read them the same way.
  */
 
-export const CONTACT_STAGES = ['new', 'contacted', 'engaged', 'proposal_sent', 'negotiation', 'customer', 'inactive'] as const;
-export const LEAD_STATUSES = ['new', 'contacted', 'qualified', 'nurturing', 'unqualified', 'converted', 'lost'] as const;
-export const ACCOUNT_STAGES = ['prospect', 'active', 'customer', 'partner', 'churned'] as const;
-export const OPPORTUNITY_STAGES = [
-  'prospecting',
-  'qualification',
-  'needs_analysis',
-  'proposal',
-  'negotiation',
-  'closed_won',
-  'closed_lost',
-] as const;
-export const TASK_STATUSES = ['open', 'completed'] as const;
-
-export type ContactStage = (typeof CONTACT_STAGES)[number];
-export type LeadStatus = (typeof LEAD_STATUSES)[number];
-export type AccountStage = (typeof ACCOUNT_STAGES)[number];
-export type OpportunityStage = (typeof OPPORTUNITY_STAGES)[number];
-export type TaskStatus = (typeof TASK_STATUSES)[number];
+// The choice fields' values are the CRM's vocabulary (libs/vocabulary), shared with the gateway,
+// import and automation.
+export {
+  ACCOUNT_STAGES,
+  CONTACT_STAGES,
+  LEAD_STATUSES,
+  OPPORTUNITY_STAGES,
+  TASK_STATUSES,
+  type AccountStage,
+  type ContactStage,
+  type LeadStatus,
+  type OpportunityStage,
+  type TaskStatus,
+} from '@crm/vocabulary';
+import type { AccountStage, ContactStage, LeadStatus, OpportunityStage, TaskStatus } from '@crm/vocabulary';
 
 export type RecordType = 'contact' | 'lead' | 'account' | 'opportunity';
 export const RECORD_TYPES: RecordType[] = ['contact', 'lead', 'account', 'opportunity'];

@@ -1,15 +1,10 @@
 /** The checks step validators share: texts with placeholders, user references, whole numbers. */
 import type { FieldErrorList } from '@crm/observability';
+import { AUTOMATION_LIMITS, USER_ID_PATTERN } from '@crm/vocabulary';
 import type { RecordType } from '../model';
 import { placeholdersFor, unknownPlaceholders } from '../placeholders';
 
-export const STEP_LIMITS = {
-  name: 200,
-  text: 2000,
-  userIds: 50,
-  dueDays: 365,
-  waitMax: { minutes: 60 * 24 * 365, hours: 24 * 365, days: 365 },
-} as const;
+export const STEP_LIMITS = AUTOMATION_LIMITS;
 
 export const STEP_MESSAGES = {
   required: 'This field is required.',
@@ -17,7 +12,7 @@ export const STEP_MESSAGES = {
   choice: (value: unknown) => `"${String(value)}" is not a valid choice.`,
 } as const;
 
-const USER_ID = /^usr_[A-Za-z0-9_-]{1,100}$/;
+const USER_ID = new RegExp(USER_ID_PATTERN);
 
 export const isInteger = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value);
 export const isUserId = (value: unknown): value is string => typeof value === 'string' && USER_ID.test(value);

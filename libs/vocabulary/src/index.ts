@@ -1,0 +1,10 @@
+/**
+ * The CRM's vocabulary, defined once: the values of choice fields, plans, automation kinds, field
+ * limits, the email rule and the paging rules. The gateway, records, import, automation and auth
+ * read them from here, so a stage added or a limit changed is one edit.
+ */
+export * from './records';
+export * from './automation';
+export * from './plans';
+export * from './limits';
+export * from './email';
