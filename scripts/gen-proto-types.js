@@ -60,7 +60,17 @@ function render(pkgName, namespace) {
         .join(' | ');
     return resolved.name;
   };
+  // Messages of other packages a field names (google.protobuf.FieldMask), rendered beside this
+  // package's own under their short name.
+  const foreign = new Set();
   for (const nested of namespace.nestedArray) {
+    if (!(nested instanceof protobuf.Type)) continue;
+    for (const field of nested.fieldsArray) {
+      const resolved = field.resolvedType;
+      if (resolved instanceof protobuf.Type && !resolved.fullName.startsWith(`.${pkgName}.`)) foreign.add(resolved);
+    }
+  }
+  for (const nested of [...foreign, ...namespace.nestedArray]) {
     if (nested instanceof protobuf.Enum) {
       lines.push(
         `export type ${nested.name} = ${Object.keys(nested.values)

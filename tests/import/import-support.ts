@@ -55,6 +55,9 @@ export function peopleCsv(rows: number, prefix: string): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** A contact as records answers it: its proto3 `optional` fields that are never null are always set. */
+export type ReadContact = recordsV1.Contact & Required<Pick<recordsV1.Contact, 'firstName' | 'lastName' | 'email' | 'stage'>>;
+
 export class RecordsReader {
   private readonly client: GrpcClient<recordsV1.RecordsServiceMethods>;
 
@@ -73,11 +76,11 @@ export class RecordsReader {
   }
 
   /** Every contact of the workspace. */
-  async contacts(owner: SignedUp): Promise<recordsV1.Contact[]> {
-    const all: recordsV1.Contact[] = [];
+  async contacts(owner: SignedUp): Promise<ReadContact[]> {
+    const all: ReadContact[] = [];
     for (let offset = 0; ; offset += 100) {
       const page = await this.client.call('ListContacts', { offset, limit: 100, ordering: 'createdAt' }, this.context(owner));
-      all.push(...page.contacts);
+      all.push(...(page.contacts as ReadContact[]));
       if (page.contacts.length < 100) return all;
     }
   }

@@ -37,17 +37,9 @@ function dryRunOf(req: Request): boolean {
 
 /** A contact the import would create, as a list item: no id or timestamps yet. */
 function wouldBe(contact: importV1.ImportedContact): Record<string, unknown> {
-  return render(
-    {
-      ...contact,
-      id: '',
-      stage: contact.stage || 'new',
-      createdAt: '',
-      updatedAt: '',
-      nullFields: ['id', 'accountId', 'assignedTo', 'createdAt', 'updatedAt'],
-    },
-    contactKind.listFields,
-  )!;
+  // Left unset, as records leaves a null: id, accountId, assignedTo and the timestamps.
+  const { contactId: _contactId, ...fields } = contact;
+  return render({ ...fields, stage: contact.stage || 'new' }, contactKind.listFields)!;
 }
 
 /** The created contacts as records has them, in row order. */

@@ -2,6 +2,7 @@ export * from './caller-context';
 export * from './caller-policy';
 export * from './client';
 export * from './errors';
+export * from './field-mask';
 export * from './health-client';
 export * from './internal-certificates';
 export * from './internal-tls';

@@ -121,7 +121,7 @@ export function conversionRoute(router: Router, call: RecordsCall): OpenApiPaths
   router.post('/api/leads/:id/convert', async (req, res) => {
     const leadId = pathId(req.params.id);
     const write = translateWrite((req.body ?? {}) as Record<string, unknown>, conversionShape, 'absent');
-    const answer = await call('ConvertLead', { leadId, ...write.message, providedFields: write.sent, invalidFields: write.invalid }, res);
+    const answer = await call('ConvertLead', { leadId, ...write.message, invalidFields: write.invalid }, res);
     res.json({
       lead: render(answer.lead as RecordMessage, ['id', 'status', 'convertedAt']),
       contact: render(answer.contact as RecordMessage, ['id', 'firstName', 'lastName']),

@@ -131,7 +131,7 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
     const write = translateWrite(body(req), kind.write);
     const answer = await call(
       `Create${kind.name}`,
-      { [kind.singular]: write.message, providedFields: write.sent, clearFields: write.cleared, invalidFields: write.invalid },
+      { [kind.singular]: write.message, fieldMask: write.mask, invalidFields: write.invalid },
       res,
     );
     res
@@ -170,8 +170,7 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
       {
         id,
         [kind.singular]: write.message,
-        updateFields: write.sent,
-        clearFields: write.cleared,
+        updateMask: write.mask,
         invalidFields: write.invalid,
         ...(version === undefined ? {} : { expectedVersion: version }),
       },

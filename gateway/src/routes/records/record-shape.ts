@@ -1,24 +1,22 @@
 /**
  * How a record message of the records service becomes the public JSON: exactly the spec's field
  * names, the full shape for single-record responses and the list-item shape for lists, with
- * `null_fields` (and the names of unset links) as JSON null. The same field tables give the
+ * unset (proto3 `optional`) fields and the names of unset links as JSON null. The same field tables give the
  * OpenAPI response schemas, so the document and the responses cannot drift.
  */
 import type { JsonSchema } from '../../openapi/operation';
 
-export type RecordMessage = Record<string, unknown> & { nullFields?: string[] };
+export type RecordMessage = Record<string, unknown>;
 
 /** A name filled by the service, null when the id it names is null. */
 const NAME_OF: Record<string, string> = { accountName: 'accountId', assignedToName: 'assignedTo' };
 
 export function render(message: RecordMessage | null | undefined, fields: readonly string[]): Record<string, unknown> | null {
   if (!message) return null;
-  const nulls = new Set(message.nullFields ?? []);
   const out: Record<string, unknown> = {};
   for (const field of fields) {
     const idField = NAME_OF[field];
-    if (nulls.has(field)) out[field] = null;
-    else if (idField && (nulls.has(idField) || !message[field])) out[field] = null;
+    if (idField && (message[idField] === undefined || message[idField] === null || !message[field])) out[field] = null;
     else out[field] = message[field] ?? null;
   }
   return out;

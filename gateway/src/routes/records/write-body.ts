@@ -1,12 +1,12 @@
 /**
- * A JSON write body → the records service's write request: the typed message, which fields the
- * client sent (`provided_fields` / `update_fields`), which it sent as null (`clear_fields`), and
- * what cannot be put in the typed message at all (`invalid_fields`: an unknown field, a value of
- * the wrong JSON type). The service checks values and merges these, so one 422 lists every
+ * A JSON write body → the records service's write request: the typed message (its fields proto3
+ * `optional`, null left unset), the field mask of every field the client sent, null or not
+ * (`field_mask` / `update_mask`), and what cannot be put in the typed message at all
+ * (`invalid_fields`: an unknown field, a value of the wrong JSON type). The service checks values and merges these, so one 422 lists every
  * failing field. Read-only fields of the representation are dropped without a word, so a client
  * may send back what it read.
  */
-import type { recordsV1 } from '@crm/grpc';
+import { fieldMask, type recordsV1 } from '@crm/grpc';
 import type { JsonSchema } from '../../openapi/operation';
 
 export type FieldType = 'string' | 'integer' | 'number' | 'boolean' | 'strings' | 'address';
@@ -40,8 +40,8 @@ export interface WriteShape {
 
 export interface TranslatedWrite {
   message: Record<string, unknown>;
-  sent: string[];
-  cleared: string[];
+  /** The fields sent with a value, and (`nullMeans: 'clear'`) those sent as null, left unset in `message`. */
+  mask: recordsV1.FieldMask;
   invalid: recordsV1.FieldError[];
 }
 
@@ -96,31 +96,34 @@ function translate(type: FieldType, value: unknown): { value: unknown } | { prob
 
 /**
  * Reads a JSON object body against a kind's writable fields. `nullMeans`: `clear` for record
- * writes (null goes to clear_fields, the service decides whether the field may be null), `absent`
+ * writes (a null field is in the mask and unset in the message; the service decides whether the
+ * field may be null), `absent`
  * for option bodies such as conversion (null is the same as leaving the field out).
  */
 export function translateWrite(body: Record<string, unknown>, shape: WriteShape, nullMeans: 'clear' | 'absent' = 'clear'): TranslatedWrite {
-  const out: TranslatedWrite = { message: {}, sent: [], cleared: [], invalid: [] };
+  const message: Record<string, unknown> = {};
+  const sent: string[] = [];
+  const invalid: recordsV1.FieldError[] = [];
   for (const [key, value] of Object.entries(body)) {
     if (shape.readOnly.includes(key)) continue;
     const field = Object.prototype.hasOwnProperty.call(shape.fields, key) ? shape.fields[key] : undefined;
     if (!field) {
-      out.invalid.push({ field: key, messages: [UNKNOWN] });
+      invalid.push({ field: key, messages: [UNKNOWN] });
       continue;
     }
     if (value === null) {
-      if (nullMeans === 'clear') out.cleared.push(key);
+      if (nullMeans === 'clear') sent.push(key);
       continue;
     }
     const translated = translate(field.type, value);
     if ('problems' in translated) {
-      out.invalid.push({ field: key, messages: translated.problems });
+      invalid.push({ field: key, messages: translated.problems });
       continue;
     }
-    out.message[key] = translated.value;
-    out.sent.push(key);
+    message[key] = translated.value;
+    sent.push(key);
   }
-  return out;
+  return { message, mask: fieldMask(sent), invalid };
 }
 
 /** Whether the records service accepts null for the field: its flag, or null read as empty (field-rules.ts). */

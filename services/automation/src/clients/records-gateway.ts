@@ -3,7 +3,7 @@
  * implementation. Every call acts as the `system` actor of the record's workspace and carries the
  * enrollment's correlation id, which records stamps on the events it publishes (see loop-guard.ts).
  */
-import { GrpcClient, recordsV1, type InternalTls } from '@crm/grpc';
+import { fieldMask, GrpcClient, recordsV1, type InternalTls } from '@crm/grpc';
 import { isDomainError } from '@crm/observability';
 import type { RecordType } from '../domain/model';
 
@@ -78,7 +78,7 @@ export class GrpcRecordsGateway implements RecordsGateway {
   async assignOwner(workspaceId: string, recordType: RecordType, id: string, userId: string, correlationId: string): Promise<void> {
     const context = this.context(workspaceId, correlationId);
     const options = { timeoutMs: TIMEOUT_MS };
-    const update = { id, updateFields: ['assignedTo'] };
+    const update = { id, updateMask: fieldMask(['assignedTo']) };
     switch (recordType) {
       case 'lead':
         await this.client.call('UpdateLead', { ...update, lead: { assignedTo: userId } as recordsV1.Lead }, context, options);
@@ -103,5 +103,5 @@ export class GrpcRecordsGateway implements RecordsGateway {
 }
 
 function taskSummary(task: recordsV1.Task): TaskSummary {
-  return { id: task.id, name: task.name, dueDate: task.nullFields.includes('dueDate') ? null : task.dueDate, createdAt: task.createdAt };
+  return { id: task.id, name: task.name, dueDate: task.dueDate ?? null, createdAt: task.createdAt };
 }

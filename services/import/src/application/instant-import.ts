@@ -151,7 +151,7 @@ async function answerDryRun(
       const { contacts } = await records.call('ListContacts', { search, limit: PAGING.maxLimit }, caller, {
         timeoutMs: RECORDS_TIMEOUT_MS,
       });
-      const match = contacts.find((contact) => emailKey(contact.email) === emailKey(row.email));
+      const match = contacts.find((contact) => emailKey(contact.email ?? '') === emailKey(row.email));
       if (match) existing.set(row.email, match.id);
     }
   };

@@ -1,6 +1,6 @@
 /**
  * The records service's documents as stored and as the rules see them. Optional values are
- * stored as null (not left out), so list filters and `null_fields` read them the same way.
+ * stored as null (not left out), so list filters read them the same way; answers leave them unset.
  */
 
 // The choice fields' values are the CRM's vocabulary (libs/vocabulary), shared with the gateway,

@@ -1,8 +1,8 @@
 /**
- * Proto messages ↔ the service's bodies and views. Presence comes from the request's field lists
- * (provided_fields / update_fields / clear_fields), nulls go out as `null_fields`.
+ * Proto messages ↔ the service's bodies and views. Presence comes from the request's field mask
+ * and the record message's proto3 `optional` fields; a null goes out as an unset optional field.
  */
-import type { recordsV1 } from '@crm/grpc';
+import { maskedFields, setFields, type recordsV1 } from '@crm/grpc';
 import type { ActivityDocument, SourceDocument, TaskDocument } from '../domain/model';
 import { versionOf } from '../domain/record-version';
 import type { AccountView, ContactView, LeadView, OpportunityView, WriteInput } from '../application/views';
@@ -16,27 +16,33 @@ function isEmptyValue(value: unknown): boolean {
 }
 
 /**
- * The body a write request describes: the listed fields' values, JSON null for cleared fields,
- * and the gateway's translation problems as earlier errors. With no list on a create, every
- * non-empty field counts as sent.
+ * The body a write request describes: the masked fields' values, JSON null for a masked field the
+ * message leaves unset (or an empty list: the service reads null lists as empty), and the
+ * gateway's translation problems as earlier errors. With no mask on a create, every non-empty
+ * field the message carries counts as sent; with none on an update, nothing does.
  */
 export function writeInput(
   message: object | null | undefined,
-  listed: string[],
-  cleared: string[],
+  mask: recordsV1.FieldMask | null | undefined,
   invalid: recordsV1.FieldError[],
   mode: 'create' | 'update',
 ): WriteInput {
   const source = (message ?? {}) as Message;
+  const names = maskedFields(mask) ?? (mode === 'update' ? [] : setFields(source).filter((key) => !isEmptyValue(source[key])));
+  return bodyOf(source, names, invalid);
+}
+
+/** ConvertLead's options: every `optional` one set is one the client sent. */
+export function optionsInput(options: object, invalid: recordsV1.FieldError[]): WriteInput {
+  return bodyOf(options as Message, setFields(options), invalid);
+}
+
+function bodyOf(source: Message, names: string[], invalid: recordsV1.FieldError[]): WriteInput {
   const body: Record<string, unknown> = {};
-  const names =
-    listed.length > 0 || mode === 'update'
-      ? listed
-      : Object.keys(source).filter((key) => key !== 'nullFields' && !isEmptyValue(source[key]));
   for (const name of names) {
-    body[name] = Object.prototype.hasOwnProperty.call(source, name) ? normalise(source[name]) : undefined;
+    const value = Object.prototype.hasOwnProperty.call(source, name) ? source[name] : undefined;
+    body[name] = value === undefined || value === null ? null : normalise(value);
   }
-  for (const name of cleared) body[name] = null;
   const earlierErrors: Record<string, string[]> = {};
   for (const problem of invalid) {
     (earlierErrors[problem.field] ??= []).push(...(problem.messages.length > 0 ? problem.messages : ['Invalid value.']));
@@ -52,10 +58,6 @@ function normalise(value: unknown): unknown {
   return value;
 }
 
-function nulls(view: Message, fields: string[]): string[] {
-  return fields.filter((field) => view[field] === null || view[field] === undefined);
-}
-
 export function contactMessage(view: ContactView): recordsV1.Contact {
   return {
     id: view.id,
@@ -65,19 +67,18 @@ export function contactMessage(view: ContactView): recordsV1.Contact {
     phone: view.phone,
     title: view.title,
     stage: view.stage,
-    accountId: view.accountId ?? '',
+    accountId: view.accountId ?? undefined,
     accountName: view.accountName,
-    assignedTo: view.assignedTo ?? '',
+    assignedTo: view.assignedTo ?? undefined,
     assignedToName: view.assignedToName,
     tags: view.tags,
     emailOptOut: view.emailOptOut,
     emailBounced: view.emailBounced,
     notes: view.notes,
-    source: view.source ?? '',
+    source: view.source ?? undefined,
     createdAt: view.createdAt,
     updatedAt: view.updatedAt,
     version: versionOf(view),
-    nullFields: nulls(view as unknown as Message, ['accountId', 'assignedTo', 'source']),
   };
 }
 
@@ -91,18 +92,17 @@ export function leadMessage(view: LeadView): recordsV1.Lead {
     company: view.company,
     status: view.status,
     source: view.source,
-    assignedTo: view.assignedTo ?? '',
+    assignedTo: view.assignedTo ?? undefined,
     assignedToName: view.assignedToName,
     leadScore: view.leadScore,
     emailOptOut: view.emailOptOut,
     emailBounced: view.emailBounced,
-    convertedAt: view.convertedAt ?? '',
-    convertedContactId: view.convertedContactId ?? '',
+    convertedAt: view.convertedAt ?? undefined,
+    convertedContactId: view.convertedContactId ?? undefined,
     notes: view.notes,
     createdAt: view.createdAt,
     updatedAt: view.updatedAt,
     version: versionOf(view),
-    nullFields: nulls(view as unknown as Message, ['assignedTo', 'convertedAt', 'convertedContactId']),
   };
 }
 
@@ -113,11 +113,11 @@ export function accountMessage(view: AccountView): recordsV1.Account {
     website: view.website,
     industry: view.industry,
     companySize: view.companySize,
-    annualRevenue: view.annualRevenue ?? 0,
+    annualRevenue: view.annualRevenue ?? undefined,
     stage: view.stage,
     phone: view.phone,
     billingAddress: view.billingAddress ? { ...view.billingAddress } : null,
-    assignedTo: view.assignedTo ?? '',
+    assignedTo: view.assignedTo ?? undefined,
     assignedToName: view.assignedToName,
     tags: view.tags,
     description: view.description,
@@ -127,7 +127,6 @@ export function accountMessage(view: AccountView): recordsV1.Account {
     createdAt: view.createdAt,
     updatedAt: view.updatedAt,
     version: versionOf(view),
-    nullFields: nulls(view as unknown as Message, ['annualRevenue', 'billingAddress', 'assignedTo']),
   };
 }
 
@@ -135,15 +134,15 @@ export function opportunityMessage(view: OpportunityView): recordsV1.Opportunity
   return {
     id: view.id,
     name: view.name,
-    accountId: view.accountId ?? '',
+    accountId: view.accountId ?? undefined,
     accountName: view.accountName,
     value: view.value,
     stage: view.stage,
     probability: view.probability,
-    closeDate: view.closeDate ?? '',
-    closedDate: view.closedDate ?? '',
-    lossReason: view.lossReason ?? '',
-    assignedTo: view.assignedTo ?? '',
+    closeDate: view.closeDate ?? undefined,
+    closedDate: view.closedDate ?? undefined,
+    lossReason: view.lossReason ?? undefined,
+    assignedTo: view.assignedTo ?? undefined,
     assignedToName: view.assignedToName,
     source: view.source,
     contactIds: view.contactIds,
@@ -151,7 +150,6 @@ export function opportunityMessage(view: OpportunityView): recordsV1.Opportunity
     createdAt: view.createdAt,
     updatedAt: view.updatedAt,
     version: versionOf(view),
-    nullFields: nulls(view as unknown as Message, ['accountId', 'closeDate', 'closedDate', 'lossReason', 'assignedTo']),
   };
 }
 
@@ -163,12 +161,11 @@ export function taskMessage(task: TaskDocument): recordsV1.Task {
   return {
     id: task.id,
     name: task.name,
-    dueDate: task.dueDate ?? '',
-    assignedTo: task.assignedTo ?? '',
+    dueDate: task.dueDate ?? undefined,
+    assignedTo: task.assignedTo ?? undefined,
     relatedTo: task.relatedTo,
     status: task.status,
     createdAt: task.createdAt,
-    nullFields: nulls(task as unknown as Message, ['dueDate', 'assignedTo']),
   };
 }
 

@@ -1,4 +1,4 @@
-import { GrpcClient, recordsV1 } from '@crm/grpc';
+import { fieldMask, GrpcClient, recordsV1 } from '@crm/grpc';
 import { DomainError } from '@crm/observability';
 import { startRecordsService, type RunningRecordsService } from '../index';
 import { recordsConfigSchema } from '../config';
@@ -31,22 +31,25 @@ describe('RecordsService over gRPC', () => {
       'CreateContact',
       {
         contact: { firstName: 'Ada', email: 'ada@x.io', assignedTo: 'usr_ada' } as recordsV1.Contact,
-        providedFields: ['firstName', 'email', 'assignedTo'],
+        fieldMask: fieldMask(['firstName', 'email', 'assignedTo']),
       },
       context,
     );
-    expect(contact).toMatchObject({ stage: 'new', assignedToName: 'Ada Lovelace', nullFields: ['accountId', 'source'] });
+    expect(contact).toMatchObject({ stage: 'new', assignedTo: 'usr_ada', assignedToName: 'Ada Lovelace' });
+    expect(contact).not.toHaveProperty('accountId');
+    expect(contact).not.toHaveProperty('source');
     const { contact: updated } = await client.call(
       'UpdateContact',
       {
         id: contact!.id,
         contact: { title: 'CTO', stage: 'ignored' } as recordsV1.Contact,
-        updateFields: ['title', 'createdAt'],
-        clearFields: ['assignedTo'],
+        // assignedTo: in the mask and unset in the message, as a client's JSON null.
+        updateMask: fieldMask(['title', 'createdAt', 'assignedTo']),
       },
       context,
     );
-    expect(updated).toMatchObject({ title: 'CTO', stage: 'new', assignedTo: '', nullFields: ['accountId', 'assignedTo', 'source'] });
+    expect(updated).toMatchObject({ title: 'CTO', stage: 'new' });
+    expect(updated).not.toHaveProperty('assignedTo');
     const list = await client.call('ListContacts', { search: 'ada' }, context);
     expect(list.total).toBe(1);
   });
@@ -57,7 +60,7 @@ describe('RecordsService over gRPC', () => {
         'CreateLead',
         {
           lead: { email: 'bad' } as recordsV1.Lead,
-          providedFields: ['email'],
+          fieldMask: fieldMask(['email']),
           invalidFields: [{ field: 'leadScore', messages: ['A valid integer is required.'] }],
         },
         context,
@@ -68,16 +71,30 @@ describe('RecordsService over gRPC', () => {
     expect(Object.keys((error as DomainError).fields ?? {}).sort()).toEqual(['email', 'firstName', 'leadScore']);
   });
 
+  it('refuses a field in the mask left unset when the field may not be null', async () => {
+    const { contact } = await client.call(
+      'CreateContact',
+      { contact: { firstName: 'Nil', email: 'nil@x.io' } as recordsV1.Contact, fieldMask: fieldMask(['firstName', 'email']) },
+      context,
+    );
+    const error = await client
+      .call('UpdateContact', { id: contact!.id, contact: {} as recordsV1.Contact, updateMask: fieldMask(['email', 'notes']) }, context)
+      .catch((e: unknown) => e);
+    expect((error as DomainError).kind).toBe('validation_failed');
+    expect((error as DomainError).fields).toEqual({ email: ['This field may not be null.'] });
+  });
+
   it('converts a lead and answers null for what was not made', async () => {
     const { lead } = await client.call(
       'CreateLead',
       { lead: { firstName: 'L', email: 'l@x.io', company: 'Co' } as recordsV1.Lead },
       context,
     );
-    const result = await client.call('ConvertLead', { leadId: lead!.id, createAccount: true, providedFields: ['createAccount'] }, context);
+    const result = await client.call('ConvertLead', { leadId: lead!.id, createAccount: true }, context);
     expect(result.account).toMatchObject({ name: 'Co', contactCount: 1 });
     expect(result.opportunity).toBeNull();
-    expect(result.lead).toMatchObject({ status: 'converted', nullFields: ['assignedTo'] });
+    expect(result.lead).toMatchObject({ status: 'converted', convertedContactId: result.contact!.id });
+    expect(result.lead).not.toHaveProperty('assignedTo');
     const again = await client.call('ConvertLead', { leadId: lead!.id }, context).catch((e: unknown) => e);
     expect((again as DomainError).kind).toBe('invalid_argument');
     expect((again as DomainError).message).toBe('Lead is already converted.');

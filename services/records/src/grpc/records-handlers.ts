@@ -10,6 +10,7 @@ import {
   contactMessage,
   leadMessage,
   opportunityMessage,
+  optionsInput,
   sourceMessage,
   taskMessage,
   writeInput,
@@ -52,15 +53,13 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
     (await service.mergeRecords(callerOf(c), type, r.id, { mergeIds: r.mergeIds ?? [], winners: r.fields ?? {} })).record;
   const handlers: Handlers = {
     CreateContact: async (r, c) => ({
-      contact: contactMessage(
-        await service.createContact(callerOf(c), writeInput(r.contact, r.providedFields, r.clearFields, r.invalidFields, 'create')),
-      ),
+      contact: contactMessage(await service.createContact(callerOf(c), writeInput(r.contact, r.fieldMask, r.invalidFields, 'create'))),
     }),
     GetContact: async (r, c) => ({ contact: contactMessage(await service.getContact(callerOf(c), r.id)) }),
     UpdateContact: async (r, c) => ({
       contact: contactMessage(
         await service.updateContact(callerOf(c), r.id, {
-          ...writeInput(r.contact, r.updateFields, r.clearFields, r.invalidFields, 'update'),
+          ...writeInput(r.contact, r.updateMask, r.invalidFields, 'update'),
           expectedVersion: r.expectedVersion,
         }),
       ),
@@ -105,15 +104,13 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
     GetContactBatch: async (r, c) => service.contactBatch(callerOf(c), r.idempotencyKey),
 
     CreateLead: async (r, c) => ({
-      lead: leadMessage(
-        await service.createLead(callerOf(c), writeInput(r.lead, r.providedFields, r.clearFields, r.invalidFields, 'create')),
-      ),
+      lead: leadMessage(await service.createLead(callerOf(c), writeInput(r.lead, r.fieldMask, r.invalidFields, 'create'))),
     }),
     GetLead: async (r, c) => ({ lead: leadMessage(await service.getLead(callerOf(c), r.id)) }),
     UpdateLead: async (r, c) => ({
       lead: leadMessage(
         await service.updateLead(callerOf(c), r.id, {
-          ...writeInput(r.lead, r.updateFields, r.clearFields, r.invalidFields, 'update'),
+          ...writeInput(r.lead, r.updateMask, r.invalidFields, 'update'),
           expectedVersion: r.expectedVersion,
         }),
       ),
@@ -136,8 +133,8 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
       return { ...pageOf(page), leads: page.items.map(leadMessage) };
     },
     ConvertLead: async (r, c) => {
-      const { leadId, providedFields, invalidFields, ...options } = r;
-      const input = writeInput(options as unknown as Record<string, unknown>, providedFields, [], invalidFields, 'create');
+      const { leadId, invalidFields, ...options } = r;
+      const input = optionsInput(options, invalidFields);
       const result = await service.convertLead(callerOf(c), leadId, input);
       return {
         lead: leadMessage(result.lead),
@@ -151,15 +148,13 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
     MergeAccount: async (r, c) => ({ account: accountMessage((await merge('account', r, c)) as AccountView) }),
 
     CreateAccount: async (r, c) => ({
-      account: accountMessage(
-        await service.createAccount(callerOf(c), writeInput(r.account, r.providedFields, r.clearFields, r.invalidFields, 'create')),
-      ),
+      account: accountMessage(await service.createAccount(callerOf(c), writeInput(r.account, r.fieldMask, r.invalidFields, 'create'))),
     }),
     GetAccount: async (r, c) => ({ account: accountMessage(await service.getAccount(callerOf(c), r.id)) }),
     UpdateAccount: async (r, c) => ({
       account: accountMessage(
         await service.updateAccount(callerOf(c), r.id, {
-          ...writeInput(r.account, r.updateFields, r.clearFields, r.invalidFields, 'update'),
+          ...writeInput(r.account, r.updateMask, r.invalidFields, 'update'),
           expectedVersion: r.expectedVersion,
         }),
       ),
@@ -186,14 +181,14 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
 
     CreateOpportunity: async (r, c) => ({
       opportunity: opportunityMessage(
-        await service.createOpportunity(callerOf(c), writeInput(r.opportunity, r.providedFields, r.clearFields, r.invalidFields, 'create')),
+        await service.createOpportunity(callerOf(c), writeInput(r.opportunity, r.fieldMask, r.invalidFields, 'create')),
       ),
     }),
     GetOpportunity: async (r, c) => ({ opportunity: opportunityMessage(await service.getOpportunity(callerOf(c), r.id)) }),
     UpdateOpportunity: async (r, c) => ({
       opportunity: opportunityMessage(
         await service.updateOpportunity(callerOf(c), r.id, {
-          ...writeInput(r.opportunity, r.updateFields, r.clearFields, r.invalidFields, 'update'),
+          ...writeInput(r.opportunity, r.updateMask, r.invalidFields, 'update'),
           expectedVersion: r.expectedVersion,
         }),
       ),
