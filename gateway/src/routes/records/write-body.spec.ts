@@ -1,4 +1,4 @@
-import { writeSchema, type WriteShape } from './write-body';
+import { translateWrite, writeSchema, type WriteShape } from './write-body';
 
 const shape: WriteShape = {
   fields: {
@@ -36,5 +36,40 @@ describe('the request body schema of a write', () => {
   it('lists required fields on create only', () => {
     expect(writeSchema(shape, 'create').required).toEqual(['name']);
     expect(writeSchema(shape, 'update')).not.toHaveProperty('required');
+  });
+});
+
+const writable: WriteShape = {
+  fields: {
+    firstName: { type: 'string' },
+    leadScore: { type: 'integer' },
+    accountId: { type: 'string', nullable: true },
+    tags: { type: 'strings' },
+  },
+  readOnly: ['id', 'createdAt'],
+  required: [],
+};
+
+describe('a JSON write body as a records write request', () => {
+  it('masks every field sent, and leaves a null one unset in the message', () => {
+    const write = translateWrite({ firstName: 'Ada', accountId: null, tags: [] }, writable);
+    expect(write.mask.paths).toEqual(['first_name', 'account_id', 'tags']);
+    expect(write.message).toEqual({ firstName: 'Ada', tags: [] });
+    expect(write.invalid).toEqual([]);
+  });
+
+  it('drops read-only fields and reports unknown and mistyped ones outside the mask', () => {
+    const write = translateWrite({ id: 'cnt_1', createdAt: 'x', nickname: 'A', leadScore: '7' }, writable);
+    expect(write.mask.paths).toEqual([]);
+    expect(write.invalid).toEqual([
+      { field: 'nickname', messages: ['Unknown field.'] },
+      { field: 'leadScore', messages: ['A valid integer is required.'] },
+    ]);
+  });
+
+  it('leaves a null option out altogether when null means absent', () => {
+    const write = translateWrite({ firstName: null, leadScore: 3 }, writable, 'absent');
+    expect(write.mask.paths).toEqual(['lead_score']);
+    expect(write.message).toEqual({ leadScore: 3 });
   });
 });
