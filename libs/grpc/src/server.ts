@@ -76,7 +76,11 @@ export class GrpcServer {
     this.tls = options.tls;
     const max = options.maxMessageBytes ?? 32 * 1024 * 1024;
     // Channelz keeps per-call statistics nobody here reads; off, it costs nothing per call.
-    this.server = new grpc.Server({ 'grpc.max_receive_message_length': max, 'grpc.max_send_message_length': max, 'grpc.enable_channelz': 0 });
+    this.server = new grpc.Server({
+      'grpc.max_receive_message_length': max,
+      'grpc.max_send_message_length': max,
+      'grpc.enable_channelz': 0,
+    });
     const Health = loadService('grpc/health/v1/health.proto', 'grpc.health.v1.Health');
     this.healthService = { definition: Health.service, implementation: this.healthImplementation() };
     this.server.addService(this.healthService.definition, this.healthService.implementation);
