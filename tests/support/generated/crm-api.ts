@@ -2336,7 +2336,7 @@ export interface operations {
                 stage?: "new" | "contacted" | "engaged" | "proposal_sent" | "negotiation" | "customer" | "inactive";
                 /** @description Owner user id. */
                 assignedTo?: string;
-                /** @description Case-insensitive literal substring of the name ("first last"), email or phone; the whole value is one literal (no wildcards, words not split). At most 200 characters. */
+                /** @description Case-insensitive literal substring of the name ("first last"), email or phone; the whole value is one literal (no wildcards, words not split). */
                 search?: string;
                 /** @description createdAt on or after; ISO 8601 date or timestamp (any offset); 400 when not one. */
                 createdAfter?: string;
@@ -2344,8 +2344,8 @@ export interface operations {
                 createdBefore?: string;
                 /** @description Comma-separated tag names; contacts carrying every one of them. */
                 tags?: string;
-                /** @description createdAt, updatedAt, firstName, lastName, email or stage; `-` prefix for descending. Default `-createdAt`. */
-                ordering?: string;
+                /** @description createdAt, updatedAt, firstName, lastName, email, stage; `-` for descending. Default `-createdAt`. */
+                ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "firstName" | "-firstName" | "lastName" | "-lastName" | "email" | "-email" | "stage" | "-stage";
             };
             header?: never;
             path?: never;
@@ -2440,7 +2440,7 @@ export interface operations {
                     accountId?: string | null;
                     /** @description A user of the workspace; null unassigns. */
                     assignedTo?: string | null;
-                    /** @description At most 50 tags of at most 50 characters. */
+                    /** @description Blank and repeated tags are dropped. */
                     tags?: string[] | null;
                     emailOptOut?: boolean;
                     emailBounced?: boolean;
@@ -2663,7 +2663,7 @@ export interface operations {
                     accountId?: string | null;
                     /** @description A user of the workspace; null unassigns. */
                     assignedTo?: string | null;
-                    /** @description At most 50 tags of at most 50 characters. */
+                    /** @description Blank and repeated tags are dropped. */
                     tags?: string[] | null;
                     emailOptOut?: boolean;
                     emailBounced?: boolean;

@@ -1,5 +1,5 @@
 /** Accounts: `/api/accounts/` CRUD and list, and an account's contacts. */
-import { ACCOUNT_STAGES, FIELD_LIMITS } from '@crm/vocabulary';
+import { ACCOUNT_STAGES, FIELD_LIMITS, ORDERINGS } from '@crm/vocabulary';
 import type { Router } from 'express';
 import type { GatewayConfig } from '../../config';
 import { idParameter, operation, type OpenApiPaths } from '../../openapi/operation';
@@ -79,7 +79,7 @@ const accountTable = fromTable<AccountFilter>(ACCOUNT_FIELDS, [
   'industry',
   'assignedTo',
   searchParameter('Case-insensitive literal substring of the company name or website (one literal, no wildcards).'),
-  orderingParameter(['createdAt', 'updatedAt', 'name', 'stage', 'industry']),
+  orderingParameter(ORDERINGS.account),
 ]);
 
 export const accountFields = accountTable.responseFields;

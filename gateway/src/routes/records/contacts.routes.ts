@@ -1,7 +1,7 @@
 /** Contacts: `/api/contacts/` CRUD and list, described by one table of fields. */
-import { CONTACT_STAGES, FIELD_LIMITS, MAX_SEARCH_LENGTH } from '@crm/vocabulary';
+import { CONTACT_STAGES, FIELD_LIMITS, ORDERINGS } from '@crm/vocabulary';
 import { splitTags } from './list-query';
-import { CREATED_RANGE, fromTable, type RecordFields } from './record-fields';
+import { CREATED_RANGE, fromTable, orderingParameter, searchParameter, type RecordFields } from './record-fields';
 import type { RecordKind } from './record-routes';
 import { t } from './record-shape';
 
@@ -9,13 +9,13 @@ const CONTACT_FIELDS: RecordFields = {
   id: { answer: t.id('cnt_'), listed: true },
   firstName: {
     answer: t.string(),
-    write: { type: 'string', description: 'At least one of firstName and lastName is required on create.' },
+    write: { type: 'string', maxLength: FIELD_LIMITS.name, description: 'At least one of firstName and lastName is required on create.' },
     listed: true,
   },
-  lastName: { answer: t.string(), write: { type: 'string' }, listed: true },
-  email: { answer: t.string(), write: { type: 'string', format: 'email' }, required: true, listed: true },
-  phone: { answer: t.string(), write: { type: 'string' }, listed: true },
-  title: { answer: t.string('Job title.'), write: { type: 'string' }, listed: true },
+  lastName: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.name }, listed: true },
+  email: { answer: t.string(), write: { type: 'string', format: 'email', maxLength: FIELD_LIMITS.email }, required: true, listed: true },
+  phone: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.shortText }, listed: true },
+  title: { answer: t.string('Job title.'), write: { type: 'string', maxLength: FIELD_LIMITS.shortText }, listed: true },
   stage: {
     answer: t.choice(CONTACT_STAGES),
     write: { type: 'string', choices: CONTACT_STAGES, description: 'Default `new`.' },
@@ -37,13 +37,18 @@ const CONTACT_FIELDS: RecordFields = {
   assignedToName: { answer: t.nullableString("The owner's name (read-only).") },
   tags: {
     answer: t.strings(),
-    write: { type: 'strings', description: `At most ${FIELD_LIMITS.tagCount} tags of at most ${FIELD_LIMITS.tagLength} characters.` },
+    write: {
+      type: 'strings',
+      maxItems: FIELD_LIMITS.tagCount,
+      itemMaxLength: FIELD_LIMITS.tagLength,
+      description: 'Blank and repeated tags are dropped.',
+    },
     listed: true,
     filter: { description: 'Comma-separated tag names; contacts carrying every one of them.' },
   },
   emailOptOut: { answer: t.boolean(), write: { type: 'boolean' } },
   emailBounced: { answer: t.boolean(), write: { type: 'boolean' } },
-  notes: { answer: t.string(), write: { type: 'string' } },
+  notes: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.longText } },
   source: { answer: t.nullableString("The source's name when the contact came from an import with a `source_uid` (read-only).") },
   createdAt: { answer: t.timestamp(), listed: true },
   updatedAt: { answer: t.timestamp(), listed: true },
@@ -54,18 +59,12 @@ type ContactFilter = 'stage' | 'assignedTo' | 'search' | 'createdAfter' | 'creat
 const contactTable = fromTable<ContactFilter>(CONTACT_FIELDS, [
   'stage',
   'assignedTo',
-  {
-    name: 'search',
-    description: `Case-insensitive literal substring of the name ("first last"), email or phone; the whole value is one literal (no wildcards, words not split). At most ${MAX_SEARCH_LENGTH} characters.`,
-    schema: t.string(),
-  },
+  searchParameter(
+    'Case-insensitive literal substring of the name ("first last"), email or phone; the whole value is one literal (no wildcards, words not split).',
+  ),
   ...CREATED_RANGE,
   'tags',
-  {
-    name: 'ordering',
-    description: 'createdAt, updatedAt, firstName, lastName, email or stage; `-` prefix for descending. Default `-createdAt`.',
-    schema: t.string(),
-  },
+  orderingParameter(ORDERINGS.contact),
 ]);
 
 export const contactFields = contactTable.responseFields;

@@ -1,5 +1,5 @@
 /** Leads: `/api/leads/` CRUD and list, and conversion into a contact (+ account, + opportunity). */
-import { FIELD_LIMITS, LEAD_STATUSES, OPPORTUNITY_STAGES } from '@crm/vocabulary';
+import { FIELD_LIMITS, LEAD_STATUSES, OPPORTUNITY_STAGES, ORDERINGS } from '@crm/vocabulary';
 import type { Router } from 'express';
 import { idParameter, operation, type OpenApiPaths } from '../../openapi/operation';
 import { pathId } from '../validate';
@@ -60,7 +60,7 @@ const leadTable = fromTable<LeadFilter>(LEAD_FIELDS, [
   'assignedTo',
   searchParameter('Case-insensitive literal substring of the name ("first last"), email or company (one literal, no wildcards).'),
   ...CREATED_RANGE,
-  orderingParameter(['createdAt', 'updatedAt', 'firstName', 'lastName', 'email', 'company', 'status', 'leadScore']),
+  orderingParameter(ORDERINGS.lead),
 ]);
 
 export const leadFields = leadTable.responseFields;

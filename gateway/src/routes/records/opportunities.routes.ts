@@ -1,5 +1,5 @@
 /** Opportunities: `/api/opportunities/` CRUD and list. */
-import { FIELD_LIMITS, OPPORTUNITY_STAGES } from '@crm/vocabulary';
+import { FIELD_LIMITS, OPPORTUNITY_STAGES, ORDERINGS } from '@crm/vocabulary';
 import type { RecordKind } from './record-routes';
 import { fromTable, orderingParameter, searchParameter, type RecordFields } from './record-fields';
 import { t } from './record-shape';
@@ -78,7 +78,7 @@ const opportunityTable = fromTable<OpportunityFilter>(OPPORTUNITY_FIELDS, [
     schema: t.number(),
   },
   searchParameter('Case-insensitive literal substring of the opportunity name (one literal, no wildcards).'),
-  orderingParameter(['createdAt', 'updatedAt', 'name', 'value', 'stage', 'probability', 'closeDate']),
+  orderingParameter(ORDERINGS.opportunity),
 ]);
 
 export const opportunityFields = opportunityTable.responseFields;

@@ -3,16 +3,11 @@
  * (invalid_argument), never an empty page. The store turns the criteria into its query model.
  */
 import { DomainError } from '@crm/observability';
-import { MAX_SEARCH_LENGTH, PAGING } from '@crm/vocabulary';
+import { MAX_SEARCH_LENGTH, ORDERINGS, PAGING } from '@crm/vocabulary';
 import { parseIsoDate, parseIsoTimestamp } from './clock';
 import { ACCOUNT_STAGES, CONTACT_STAGES, LEAD_STATUSES, OPPORTUNITY_STAGES } from './model';
 
-export const ORDERINGS = {
-  contact: ['createdAt', 'updatedAt', 'firstName', 'lastName', 'email', 'stage'],
-  lead: ['createdAt', 'updatedAt', 'firstName', 'lastName', 'email', 'company', 'status', 'leadScore'],
-  account: ['createdAt', 'updatedAt', 'name', 'stage', 'industry'],
-  opportunity: ['createdAt', 'updatedAt', 'name', 'value', 'stage', 'probability', 'closeDate'],
-} as const;
+export { ORDERINGS };
 
 export type ListKind = keyof typeof ORDERINGS;
 
