@@ -28,6 +28,8 @@ export class RedisRateLimitCounter implements RateLimitCounter {
   private readonly replicaId = randomUUID();
   /** Gateway replicas alive at the last heartbeat that Redis answered. */
   private replicas = 1;
+  /** When the current connection became ready: a count taken sooner than REPLICA_TTL_MS after it may be short. */
+  private readySince = 0;
   private readonly heartbeat: NodeJS.Timeout;
 
   private constructor(
@@ -111,7 +113,11 @@ export class RedisRateLimitCounter implements RateLimitCounter {
         .pexpire(this.replicasKey, REPLICA_TTL_MS * 4)
         .exec();
       const count = Number(results?.[2]?.[1]);
-      if (Number.isInteger(count) && count > 0) this.replicas = count;
+      // A Redis that restarted empty hears from each replica only at its next heartbeat, so a count
+      // taken soon after reconnecting can miss replicas that are alive: keep the larger count until
+      // every live replica has had REPLICA_TTL_MS to say so, or an outage then would let each grant too much.
+      const settling = now - this.readySince < REPLICA_TTL_MS;
+      if (Number.isInteger(count) && count > 0) this.replicas = settling ? Math.max(this.replicas, count) : count;
     } catch (err) {
       this.logger.debug({ err }, 'rate-limit heartbeat failed');
     }
@@ -133,6 +139,7 @@ export class RedisRateLimitCounter implements RateLimitCounter {
   }
 
   private countShared(): void {
+    this.readySince = Date.now();
     if (this.counting === 'local') this.logger.info('Redis reachable again; rate limits are shared across replicas once more');
     this.counting = 'shared';
   }
