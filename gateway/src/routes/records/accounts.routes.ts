@@ -7,7 +7,7 @@ import { pathId } from '../validate';
 import { contactFields } from './contacts.routes';
 import { paginated, readListQuery } from './list-query';
 import { listParameters, type RecordKind, type RecordsCall } from './record-routes';
-import { fromTable, orderingParameter, searchParameter, type RecordFields } from './record-fields';
+import { fromTable, orderingParameter, searchParameter, TAGS_WRITE, type RecordFields } from './record-fields';
 import { objectSchema, pageSchema, render, t, type RecordMessage } from './record-shape';
 
 const billingAddress = {
@@ -57,12 +57,7 @@ const ACCOUNT_FIELDS: RecordFields = {
   assignedToName: { answer: t.nullableString("The owner's name (read-only).") },
   tags: {
     answer: t.strings(),
-    write: {
-      type: 'strings',
-      maxItems: FIELD_LIMITS.tagCount,
-      itemMaxLength: FIELD_LIMITS.tagLength,
-      description: 'Blank and repeated tags are dropped.',
-    },
+    write: TAGS_WRITE,
   },
   description: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.longText } },
   contactCount: { answer: t.integer('Contacts linked to the account (read-only).'), listed: true },

@@ -1,19 +1,21 @@
 /** Contacts: `/api/contacts/` CRUD and list, described by one table of fields. */
 import { CONTACT_STAGES, FIELD_LIMITS, ORDERINGS } from '@crm/vocabulary';
 import { splitTags } from './list-query';
-import { CREATED_RANGE, fromTable, orderingParameter, searchParameter, type RecordFields } from './record-fields';
+import {
+  CREATED_RANGE,
+  fromTable,
+  PERSON_FIELDS,
+  TAGS_WRITE,
+  orderingParameter,
+  searchParameter,
+  type RecordFields,
+} from './record-fields';
 import type { RecordKind } from './record-routes';
 import { t } from './record-shape';
 
 const CONTACT_FIELDS: RecordFields = {
   id: { answer: t.id('cnt_'), listed: true },
-  firstName: {
-    answer: t.string(),
-    write: { type: 'string', maxLength: FIELD_LIMITS.name, description: 'At least one of firstName and lastName is required on create.' },
-    listed: true,
-  },
-  lastName: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.name }, listed: true },
-  email: { answer: t.string(), write: { type: 'string', format: 'email', maxLength: FIELD_LIMITS.email }, required: true, listed: true },
+  ...PERSON_FIELDS,
   phone: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.shortText }, listed: true },
   title: { answer: t.string('Job title.'), write: { type: 'string', maxLength: FIELD_LIMITS.shortText }, listed: true },
   stage: {
@@ -37,12 +39,7 @@ const CONTACT_FIELDS: RecordFields = {
   assignedToName: { answer: t.nullableString("The owner's name (read-only).") },
   tags: {
     answer: t.strings(),
-    write: {
-      type: 'strings',
-      maxItems: FIELD_LIMITS.tagCount,
-      itemMaxLength: FIELD_LIMITS.tagLength,
-      description: 'Blank and repeated tags are dropped.',
-    },
+    write: TAGS_WRITE,
     listed: true,
     filter: { description: 'Comma-separated tag names; contacts carrying every one of them.' },
   },

@@ -4,19 +4,13 @@ import type { Router } from 'express';
 import { idParameter, operation, type OpenApiPaths } from '../../openapi/operation';
 import { pathId } from '../validate';
 import type { RecordKind, RecordsCall } from './record-routes';
-import { CREATED_RANGE, fromTable, orderingParameter, searchParameter, type RecordFields } from './record-fields';
+import { CREATED_RANGE, fromTable, PERSON_FIELDS, orderingParameter, searchParameter, type RecordFields } from './record-fields';
 import { nullable, objectSchema, render, t, type RecordMessage } from './record-shape';
 import { translateWrite, writeSchema, type WriteShape } from './write-body';
 
 const LEAD_FIELDS: RecordFields = {
   id: { answer: t.id('ld_'), listed: true },
-  firstName: {
-    answer: t.string(),
-    write: { type: 'string', maxLength: FIELD_LIMITS.name, description: 'At least one of firstName and lastName is required on create.' },
-    listed: true,
-  },
-  lastName: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.name }, listed: true },
-  email: { answer: t.string(), write: { type: 'string', format: 'email', maxLength: FIELD_LIMITS.email }, required: true, listed: true },
+  ...PERSON_FIELDS,
   phone: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.shortText }, listed: true },
   company: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.name }, listed: true },
   status: {

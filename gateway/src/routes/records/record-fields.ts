@@ -4,7 +4,7 @@
  * carry it, whether the list filters on it. The kind's answers, write body, list filters and their
  * OpenAPI schemas all come from the rows, so adding a field is one row.
  */
-import { MAX_SEARCH_LENGTH } from '@crm/vocabulary';
+import { FIELD_LIMITS, MAX_SEARCH_LENGTH } from '@crm/vocabulary';
 import type { JsonSchema } from '../../openapi/operation';
 import type { QueryParameter, RecordKind } from './record-routes';
 import { t, type ResponseFields } from './record-shape';
@@ -24,6 +24,25 @@ export interface RecordField {
 }
 
 export type RecordFields = Record<string, RecordField>;
+
+/** The name and email rows people records (contacts, leads) share. */
+export const PERSON_FIELDS: RecordFields = {
+  firstName: {
+    answer: t.string(),
+    write: { type: 'string', maxLength: FIELD_LIMITS.name, description: 'At least one of firstName and lastName is required on create.' },
+    listed: true,
+  },
+  lastName: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.name }, listed: true },
+  email: { answer: t.string(), write: { type: 'string', format: 'email', maxLength: FIELD_LIMITS.email }, required: true, listed: true },
+};
+
+/** How a client writes tags, on every kind that has them. */
+export const TAGS_WRITE: WritableField = {
+  type: 'strings',
+  maxItems: FIELD_LIMITS.tagCount,
+  itemMaxLength: FIELD_LIMITS.tagLength,
+  description: 'Blank and repeated tags are dropped.',
+};
 
 type FromTable<F extends string> = Pick<RecordKind<F>, 'write' | 'responseFields' | 'fullFields' | 'listFields' | 'filters'>;
 
