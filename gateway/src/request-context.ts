@@ -7,7 +7,7 @@ import type { Response } from 'express';
 import type { CallerContext } from '@crm/grpc';
 import { DomainError } from '@crm/observability';
 import type { LimitDecision } from '@crm/rate-limit';
-import type { RequestTrace } from '@crm/telemetry';
+import { traceLogFields, type RequestTrace } from '@crm/telemetry';
 
 export interface Caller {
   workspaceId: string;
@@ -55,8 +55,7 @@ export function requestIds(res: Response): RequestIds {
 
 /** The request's trace fields for a log line, named as the logger names them for processes that carry the trace in context. */
 export function traceFields(res: Response): { trace_id?: string; span_id?: string } {
-  const trace = res.locals.trace;
-  return trace ? { trace_id: trace.traceId, span_id: trace.spanId } : {};
+  return traceLogFields(res.locals.trace);
 }
 
 export function callerContext(res: Response): CallerContext {

@@ -65,3 +65,52 @@ describe('GrpcClient and GrpcServer carry the trace id (ids only, no exporter)',
     expect(seen.pop()).toEqual({ traceId: undefined, traceparent: undefined });
   });
 });
+
+describe("a GrpcServer with traceContext: 'carried'", () => {
+  let server: GrpcServer;
+  let client: GrpcClient<ImportServiceMethods>;
+  const seen: Array<{ active: string | undefined; trace: unknown; traceparent: string | undefined }> = [];
+
+  beforeAll(async () => {
+    delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+    startTelemetry('crm-test');
+    server = new GrpcServer({ logger: createLogger('trace-test', { level: 'silent' }), tls: null, traceContext: 'carried' }).addService(
+      'import/v1/import.proto',
+      'import.v1.ImportService',
+      {
+        GetImportJob: async (_request, context) => {
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          seen.push({ active: activeTraceId(), trace: context.trace, traceparent: context.traceparent });
+          return {};
+        },
+      },
+      {},
+    );
+    const port = await server.listen('127.0.0.1:0');
+    client = new GrpcClient<ImportServiceMethods>('import/v1/import.proto', 'import.v1.ImportService', `127.0.0.1:${port}`, null);
+  });
+
+  afterAll(async () => {
+    client.close();
+    await server.shutdown(0);
+    await stopTelemetry();
+  });
+
+  it('hands the caller’s trace to the handler as a span of its own, outside any active context', async () => {
+    await client.call('GetImportJob', { uid: 'j' }, { requestId: 'req-1', traceparent: PARENT });
+    const [call] = seen.splice(0);
+    expect(call).toEqual({
+      active: undefined,
+      trace: { traceId: TRACE_ID, spanId: expect.stringMatching(/^[0-9a-f]{16}$/), traceparent: expect.any(String) },
+      traceparent: expect.stringMatching(new RegExp(`^00-${TRACE_ID}-[0-9a-f]{16}-00$`)),
+    });
+    // The handler's own span, which a call it makes with its context continues; not the caller's.
+    expect(call!.traceparent).not.toBe(PARENT);
+    expect((call!.trace as { traceparent: string }).traceparent).toBe(call!.traceparent);
+  });
+
+  it('gives a call without a trace none', async () => {
+    await client.call('GetImportJob', { uid: 'j' });
+    expect(seen.splice(0)).toEqual([{ active: undefined, trace: undefined, traceparent: undefined }]);
+  });
+});

@@ -78,10 +78,24 @@ export interface RequestTrace {
  * the context) or tracing is off.
  */
 export function startRequestTrace(headers: Record<string, string | string[] | undefined>): RequestTrace | undefined {
+  return carriedTrace(headers, defaultTextMapGetter, true);
+}
+
+/**
+ * As startRequestTrace, for any carrier (gRPC metadata): the caller's trace continued as a span of
+ * this process; a carrier without a valid trace context gives a new trace with `startTrace`, else undefined.
+ */
+export function carriedTrace<C>(carrier: C, getter: TextMapGetter<C>, startTrace: boolean): RequestTrace | undefined {
   if (!carrying) return undefined;
-  const remote = trace.getSpanContext(propagation.extract(ROOT_CONTEXT, headers, defaultTextMapGetter));
+  const remote = trace.getSpanContext(propagation.extract(ROOT_CONTEXT, carrier, getter));
+  if (!remote && !startTrace) return undefined;
   const span = localSpanContext(remote?.traceId);
   return { traceId: span.traceId, spanId: span.spanId, traceparent: `00-${span.traceId}-${span.spanId}-00` };
+}
+
+/** A hand-carried trace's fields for a log line, named as the logger names them for a trace in context. */
+export function traceLogFields(carried: RequestTrace | undefined): { trace_id?: string; span_id?: string } {
+  return carried ? { trace_id: carried.traceId, span_id: carried.spanId } : {};
 }
 
 /** The active trace id, or undefined outside any trace. */

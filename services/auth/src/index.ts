@@ -65,7 +65,8 @@ export async function startAuthService(config: AuthConfig, options: StartAuthOpt
       passwordHashing: options.passwordHashing,
       workspaceChanges: channel ? publishWorkspaceChanges(channel, logger) : undefined,
     });
-    server = new GrpcServer({ logger, tls })
+    // Auth's handlers neither log nor publish in the caller's trace: it rides in their CallContext.
+    server = new GrpcServer({ logger, tls, traceContext: 'carried' })
       .addService(AUTH_PROTO, authV1.AuthServiceName, authHandlers(services), authCallers)
       .addService(AUTH_PROTO, authV1.AuthOperatorServiceName, operatorHandlers(services, operatorToken), operatorCallers);
     const port = await server.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT), { healthAddress: healthListenAddress(config) });
