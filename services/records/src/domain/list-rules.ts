@@ -7,8 +7,6 @@ import { MAX_SEARCH_LENGTH, ORDERINGS, PAGING } from '@crm/vocabulary';
 import { parseIsoDate, parseIsoTimestamp } from './clock';
 import { ACCOUNT_STAGES, CONTACT_STAGES, LEAD_STATUSES, OPPORTUNITY_STAGES } from './model';
 
-export { ORDERINGS };
-
 export type ListKind = keyof typeof ORDERINGS;
 
 export interface Page {
