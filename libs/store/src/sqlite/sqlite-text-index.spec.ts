@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { defineCollection, openStore, StoredDocument } from '../index';
 import { keepAlive } from './keep-alive';
-import { selectToSql } from './sqlite-query';
+import { selectToSql, textCountToSql, workspaceTextSearch } from './sqlite-query';
 import { createCollectionSchema } from './sqlite-schema';
 
 interface Person extends StoredDocument {
@@ -98,6 +98,19 @@ describe('SQLite text index', () => {
         'ødeg',
         'ØDEG',
         'zzz',
+        // Under three characters: no trigram, the values table answers.
+        'é',
+        'É',
+        'ß',
+        'SS',
+        'o',
+        '"',
+        '\u{1F600}',
+        'zz',
+        // In most names: counted by a scan of the values table rather than the index.
+        'a',
+        'e',
+        'ace',
       ];
       for (const workspace of ['ws_a', 'ws_b', 'ws_none']) {
         const ws = store.forWorkspace(workspace);
@@ -136,6 +149,10 @@ describe('SQLite text index', () => {
         total: 1,
         items: [{ id: 'p1' }],
       });
+      await expect(ws.findPage(withIndex, { where: [{ field: 'name', op: 'contains_text', value: 'Lo' }] })).resolves.toMatchObject({
+        total: 1,
+        items: [{ id: 'p1' }],
+      });
     } finally {
       await again.close();
     }
@@ -154,6 +171,72 @@ describe('SQLite text index', () => {
       };
       expect(plan('abc')).toContain('VIRTUAL TABLE INDEX');
       expect(plan('ab')).not.toContain('VIRTUAL TABLE');
+    } finally {
+      db.close();
+    }
+  });
+
+  it('keeps every search and count right through updates, moves between workspaces and deletes', async () => {
+    const file = join(dir, 'writes.db');
+    const first = await openStore({ location: { kind: 'sqlite', file }, collections: [scanned, withIndex] });
+    const a = first.forWorkspace('ws_a');
+    for (const collection of [scanned, withIndex]) {
+      for (const [id, name] of [
+        ['p1', 'Ada Lovelace'],
+        ['p2', 'Grace Hopper'],
+        ['p3', 'Alan Turing'],
+        ['p4', 'Edsger Dijkstra'],
+      ] as const) {
+        await a.insert(collection, { id, name });
+      }
+      await a.update(collection, 'p1', { set: { name: 'Ada King' } });
+      await a.update(collection, 'p3', { unset: ['name'] });
+      await a.delete(collection, 'p4');
+    }
+    await first.close();
+    // The store refuses to move a document between workspaces; another writer of the file may not.
+    const db = keepAlive(new Database(file));
+    try {
+      for (const table of ['people', 'people_scanned']) {
+        db.exec(`UPDATE ${table} SET workspace_id = 'ws_b', doc = json_set(doc, '$.workspaceId', 'ws_b') WHERE id = 'p2'`);
+      }
+    } finally {
+      db.close();
+    }
+    const store = await openStore({ location: { kind: 'sqlite', file }, collections: [scanned, withIndex] });
+    try {
+      for (const workspace of ['ws_a', 'ws_b']) {
+        const ws = store.forWorkspace(workspace);
+        for (const value of ['a', 'ada king', 'ki', 'kin', 'lovelace', 'gr', 'grace', 'tu', 'ds', 'dijkstra']) {
+          const where = [{ field: 'name', op: 'contains_text' as const, value }];
+          const sort = [{ field: 'id', direction: 'asc' as const }];
+          const scan = await ws.findPage(scanned, { where, sort, limit: 20 });
+          const indexed = await ws.findPage(withIndex, { where, sort, limit: 20 });
+          expect({ workspace, value, ...indexed }).toEqual({ workspace, value, ...scan });
+          await expect(ws.count(withIndex, where)).resolves.toBe(scan.total);
+        }
+      }
+      await expect(store.forWorkspace('ws_b').count(withIndex, [{ field: 'name', op: 'contains_text', value: 'gr' }])).resolves.toBe(1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('counts a short needle from the values table, without reading the documents', () => {
+    const db = keepAlive(new Database(':memory:'));
+    try {
+      const { columns } = createCollectionSchema(db, withIndex, (sql) => keepAlive(db.prepare(sql)));
+      const where = [
+        { field: 'workspaceId', op: 'eq' as const, value: 'ws_a' },
+        { field: 'name', op: 'contains_text' as const, value: 'ab' },
+      ];
+      const { sql, params } = textCountToSql(workspaceTextSearch(where, columns)!);
+      const plan = keepAlive(db.prepare(`EXPLAIN QUERY PLAN ${sql}`))
+        .all(...params)
+        .map((row) => (row as { detail: string }).detail)
+        .join('; ');
+      expect(plan).toContain('people__text__name__values');
+      expect(plan).not.toMatch(/\bpeople\b(?!__)/);
     } finally {
       db.close();
     }

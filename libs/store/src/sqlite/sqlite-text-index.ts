@@ -1,17 +1,23 @@
 /**
- * Substring search without a scan: each of a collection's `textSearch` fields gets an FTS5 table
- * with the trigram tokenizer (SQLite ≥ 3.34), keyed by the collection row's rowid and kept in step
- * with the row by triggers, so every write path (and every process sharing the file) maintains
- * it. A table created for an existing file (or one of an older shape) is filled from it in the
- * same transaction.
+ * Substring search without a scan of the documents: each of a collection's `textSearch` fields
+ * gets an FTS5 table with the trigram tokenizer (SQLite ≥ 3.34) and a table of its lowered values,
+ * both keyed by the collection row's rowid and kept in step with the row by triggers, so every
+ * write path (and every process sharing the file) maintains them. Tables created for an existing
+ * file (or of an older shape) are filled from it in the same transaction.
  *
- * The table holds `lower(value)` with a case-sensitive tokenizer, so a phrase of `lower(needle)`'s
- * trigrams matches exactly the rows where `instr(lower(value), lower(needle)) > 0` (the scan's
- * test; FTS5's own case folding would also fold non-ASCII letters, which lower() does not): a
- * search is answered, and counted, from the index alone. Each row's workspace is in the index too,
- * as one token (`scope`, three private-use characters naming the workspace's number in
- * store_text_scopes), so a workspace's matches are an AND of two index lookups: checking an
- * unindexed workspace_id read the table's copy of every match (40 ms for 100,000 matches).
+ * The FTS table indexes `lower(value)` with a case-sensitive tokenizer, so a phrase of
+ * `lower(needle)`'s trigrams matches exactly the rows where `instr(lower(value), lower(needle)) > 0`
+ * (the scan's test; FTS5's own case folding would also fold non-ASCII letters, which lower() does
+ * not): a search is answered, and counted, from the index alone. Each row's workspace is in the
+ * index too, as one token (`scope`, three private-use characters naming the workspace's number in
+ * store_text_scopes), so a workspace's matches are an AND of two index lookups.
+ *
+ * The values table (`<index>__values`: workspace number, rowid, lowered value, clustered by
+ * workspace) answers what trigrams cannot: a needle under three characters, and the count of a
+ * needle most rows hold, by a scan of a few MB instead of every JSON document (100,000 contacts:
+ * about 10 ms, against 100 for the documents and 21 for FTS5 counting 100,000 phrase matches). It
+ * takes the place of the FTS table's own copy of the values (the FTS table is contentless), so a
+ * write costs what it did with one copy.
  *
  * Rowids of a table without an INTEGER PRIMARY KEY may change under VACUUM, which nothing here
  * runs; a VACUUMed file needs its text tables dropped so that the next open rebuilds them.
@@ -33,8 +39,25 @@ function scopeToken(n: string): string {
   return `char(57344 + (${n} / ${SCOPE_BASE * SCOPE_BASE}) % ${SCOPE_BASE}, 57344 + (${n} / ${SCOPE_BASE}) % ${SCOPE_BASE}, 57344 + ${n} % ${SCOPE_BASE})`;
 }
 
+/** The workspace number of a row's workspace (an SQL text expression); 0 for a row without one. */
+function rowScope(workspaceId: string): string {
+  return `coalesce((SELECT n FROM ${SCOPES_TABLE} WHERE workspace_id = ${workspaceId}), 0)`;
+}
+
+/**
+ * The workspace number of the bound workspace id, as an SQL expression of one parameter: -1 for
+ * a workspace that has none yet, which no row holds.
+ */
+export const WORKSPACE_NUMBER = `coalesce((SELECT n FROM ${SCOPES_TABLE} WHERE workspace_id = ?), -1)`;
+
+/** The values table of a text index (see above), by the index's unquoted name. */
+export function textValuesName(index: string): string {
+  return `${index}__values`;
+}
+
+// Contentless: the values table keeps the values, and a phrase match or a count reads only the index.
 function createStatement(index: string): string {
-  return `CREATE VIRTUAL TABLE ${index} USING fts5(value, scope, tokenize = 'trigram case_sensitive 1')`;
+  return `CREATE VIRTUAL TABLE ${index} USING fts5(value, scope, tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1)`;
 }
 
 /** Creates the missing text indexes (filling them), drops the ones no longer declared. Runs inside the schema transaction. */
@@ -58,6 +81,7 @@ export function createTextIndexes(
     if (current.includes(name) && wanted.has(name)) continue;
     for (const trigger of ['insert', 'update', 'delete']) db.exec(`DROP TRIGGER IF EXISTS ${quoteIdentifier(`${name}__${trigger}`)}`);
     db.exec(`DROP TABLE ${quoteIdentifier(name)}`);
+    db.exec(`DROP TABLE IF EXISTS ${quoteIdentifier(textValuesName(name))}`);
   }
   const fields = textSearchFields(definition).filter((field) => !current.includes(textIndexName(definition.name, field)));
   if (fields.length === 0) return;
@@ -69,13 +93,21 @@ export function createTextIndexes(
   for (const field of fields) {
     const name = textIndexName(definition.name, field);
     const index = quoteIdentifier(name);
+    const values = quoteIdentifier(textValuesName(name));
     const column = columns.expression(field);
     db.exec(createStatement(index));
+    db.exec(`DROP TABLE IF EXISTS ${values}`);
+    db.exec(
+      `CREATE TABLE ${values} (n INTEGER NOT NULL, row_id INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (n, row_id)) WITHOUT ROWID`,
+    );
     const scopeOf = (row: string) => `(SELECT ${scopeToken('n')} FROM ${SCOPES_TABLE} WHERE workspace_id = ${row}.workspace_id)`;
     const add = (row: string) =>
       `INSERT INTO ${SCOPES_TABLE} (workspace_id) SELECT ${row}.workspace_id WHERE ${row}.workspace_id IS NOT NULL ON CONFLICT DO NOTHING;` +
-      ` INSERT INTO ${index} (rowid, value, scope) SELECT ${row}.rowid, lower(${row}.${column}), ${scopeOf(row)} WHERE typeof(${row}.${column}) = 'text';`;
-    const remove = `DELETE FROM ${index} WHERE rowid = old.rowid;`;
+      ` INSERT INTO ${index} (rowid, value, scope) SELECT ${row}.rowid, lower(${row}.${column}), ${scopeOf(row)} WHERE typeof(${row}.${column}) = 'text';` +
+      ` INSERT INTO ${values} (n, row_id, value) SELECT ${rowScope(`${row}.workspace_id`)}, ${row}.rowid, lower(${row}.${column}) WHERE typeof(${row}.${column}) = 'text';`;
+    const remove =
+      `DELETE FROM ${index} WHERE rowid = old.rowid;` +
+      ` DELETE FROM ${values} WHERE n = ${rowScope('old.workspace_id')} AND row_id = old.rowid;`;
     db.exec(`CREATE TRIGGER ${quoteIdentifier(`${name}__insert`)} AFTER INSERT ON ${table} BEGIN ${add('new')} END`);
     db.exec(`CREATE TRIGGER ${quoteIdentifier(`${name}__delete`)} AFTER DELETE ON ${table} BEGIN ${remove} END`);
     db.exec(
@@ -84,6 +116,9 @@ export function createTextIndexes(
     );
     db.exec(
       `INSERT INTO ${index} (rowid, value, scope) SELECT t.rowid, lower(t.${column}), ${scopeOf('t')} FROM ${table} AS t WHERE typeof(t.${column}) = 'text'`,
+    );
+    db.exec(
+      `INSERT INTO ${values} (n, row_id, value) SELECT ${rowScope('t.workspace_id')}, t.rowid, lower(t.${column}) FROM ${table} AS t WHERE typeof(t.${column}) = 'text'`,
     );
   }
 }
