@@ -30,7 +30,7 @@ if (values.help) {
       'Usage: npm run bench [-- --only <suite>] [--seconds N] [--cpu-prof DIR] [--target cluster|npm-start]',
       `  Suites: ${suites.join(', ')}`,
       '  --target npm-start  runs scripts/start.js (one process, fresh CRM_DATA_DIR) instead of the local cluster;',
-      '                      only the suites that support it (import) run',
+      '                      only the suites that support it (import, memory) run',
       '  --cpu-prof DIR  every cluster process writes a V8 CPU profile (.cpuprofile) to DIR when it stops',
       '  Results are printed and written to bench/results/.',
     ].join('\n'),
@@ -57,8 +57,9 @@ async function main() {
   try {
     for (const name of selected) {
       const suite = require(path.join(suitesDir, `${name}.js`));
-      if (!(suite.targets ?? ['cluster']).includes(target)) {
-        log(`suite ${name}: skipped, it runs against the local cluster only`);
+      const targets = suite.targets ?? ['cluster'];
+      if (!targets.includes(target)) {
+        log(`suite ${name}: skipped, it runs with --target ${targets.join(' or ')} only`);
         continue;
       }
       log(`suite ${name}`);
