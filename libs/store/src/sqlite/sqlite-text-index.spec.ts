@@ -74,6 +74,10 @@ describe('SQLite text index', () => {
         'say "hi"',
         'x\u{1F600}yz',
         'Ødegaard',
+        'Nul\u0000ZZ [a*?]',
+        'Wild [a*?] card',
+        'wild a card',
+        'wild x] card',
       ];
       for (const workspace of ['ws_a', 'ws_b']) {
         const ws = store.forWorkspace(workspace);
@@ -111,6 +115,14 @@ describe('SQLite text index', () => {
         'a',
         'e',
         'ace',
+        // Literal whatever they hold: GLOB's wildcards, a NUL.
+        '[a',
+        '*',
+        '?]',
+        '[a*?]',
+        '\u0000',
+        'l\u0000z',
+        'zz [',
       ];
       for (const workspace of ['ws_a', 'ws_b', 'ws_none']) {
         const ws = store.forWorkspace(workspace);
