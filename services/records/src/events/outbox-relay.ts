@@ -130,8 +130,12 @@ export class OutboxRelay {
     }
   }
 
+  /**
+   * Counted on the (status, createdAt) index rather than read: a pending event can be an import
+   * batch's contacts_created of 500 contacts (~250 KB of JSON), which a read would parse for nothing.
+   */
   private async hasPending(workspaceId: string): Promise<boolean> {
-    return (await this.store.forWorkspace(workspaceId).findOne(outbox, [{ field: 'status', op: 'eq', value: 'pending' }])) !== null;
+    return (await this.store.forWorkspace(workspaceId).count(outbox, [{ field: 'status', op: 'eq', value: 'pending' }])) > 0;
   }
 
   private retryWhenLapsed(workspaceId: string, expiresAt: number): void {
