@@ -6,7 +6,7 @@
 import { type BusMessage, type MessageBus } from '@crm/bus';
 import type { DocumentStore } from '@crm/store';
 import { derivedId } from '../domain/ids';
-import type { WebhookEnvelope } from '../domain/webhook-model';
+import type { WebhookEnvelope, WebhookSubscriptionDocument } from '../domain/webhook-model';
 import { webhookEventsFor } from '../domain/webhook-events';
 import { webhookSubscriptions } from '../store/collections';
 import { WEBHOOK_DUE_TYPE, type WebhookDuePayload } from './webhook-messages';
@@ -29,10 +29,18 @@ export class WebhookFanout {
   ) {}
 
   async handle(message: BusMessage): Promise<void> {
+    // One read of a workspace's subscriptions per message: an import batch's message stands for
+    // hundreds of contact.created events of the same workspace.
+    const subscriptions = new Map<string, Promise<WebhookSubscriptionDocument[]>>();
     for (const envelope of webhookEventsFor(message)) {
-      const active = await this.store
-        .forWorkspace(envelope.workspaceId)
-        .find(webhookSubscriptions, { where: [{ field: 'isActive', op: 'eq', value: true }] });
+      let read = subscriptions.get(envelope.workspaceId);
+      if (!read) {
+        read = this.store
+          .forWorkspace(envelope.workspaceId)
+          .find(webhookSubscriptions, { where: [{ field: 'isActive', op: 'eq', value: true }] });
+        subscriptions.set(envelope.workspaceId, read);
+      }
+      const active = await read;
       for (const subscription of active) {
         if (!subscription.events.includes(envelope.type)) continue;
         await this.bus.publish(firstAttempt(envelope, subscription.id, message.correlationId));
