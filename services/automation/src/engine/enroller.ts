@@ -35,21 +35,25 @@ export class Enroller {
   ) {}
 
   async handle(message: BusMessage): Promise<void> {
-    const events = message.type === CONTACTS_CREATED_BATCH ? expandBatch(message) : [message];
     // One read of the active rules per message, however many records it carries.
     const activeRules = new Map<string, Promise<RuleDocument[]>>();
+    if (message.type === CONTACTS_CREATED_BATCH) {
+      // A workspace without an active contact_created rule enrolls none of the batch's contacts:
+      // the batch is not worth expanding (an import's batches, 500 contacts each, usually meet none).
+      const { workspaceId } = message.payload as { workspaceId?: unknown };
+      const triggers = triggersForEvent(TRIGGERS.contact_created.eventType);
+      if (typeof workspaceId === 'string' && workspaceId !== '' && (await this.rulesFor(workspaceId, triggers, activeRules)).length === 0)
+        return;
+    }
+    const events = message.type === CONTACTS_CREATED_BATCH ? expandBatch(message) : [message];
     for (const event of events) await this.handleEvent(event, activeRules);
   }
 
-  private async handleEvent(message: BusMessage, activeRules: Map<string, Promise<RuleDocument[]>>): Promise<void> {
-    const triggers = triggersForEvent(message.type);
-    if (triggers.length === 0) return;
-    const payload = message.payload as RecordEventPayload;
-    const { workspaceId, recordId, record } = payload;
-    if (!workspaceId || !recordId || !record) {
-      this.logger.warn({ messageId: message.id, type: message.type }, 'records event without workspace, record id or record; ignored');
-      return;
-    }
+  private rulesFor(
+    workspaceId: string,
+    triggers: TriggerKind[],
+    activeRules: Map<string, Promise<RuleDocument[]>>,
+  ): Promise<RuleDocument[]> {
     const key = `${workspaceId}\n${triggers.join(',')}`;
     let read = activeRules.get(key);
     if (!read) {
@@ -61,7 +65,19 @@ export class Enroller {
       });
       activeRules.set(key, read);
     }
-    const active = await read;
+    return read;
+  }
+
+  private async handleEvent(message: BusMessage, activeRules: Map<string, Promise<RuleDocument[]>>): Promise<void> {
+    const triggers = triggersForEvent(message.type);
+    if (triggers.length === 0) return;
+    const payload = message.payload as RecordEventPayload;
+    const { workspaceId, recordId, record } = payload;
+    if (!workspaceId || !recordId || !record) {
+      this.logger.warn({ messageId: message.id, type: message.type }, 'records event without workspace, record id or record; ignored');
+      return;
+    }
+    const active = await this.rulesFor(workspaceId, triggers, activeRules);
     // The cause, not the correlation id: a client's X-Request-Id becomes a correlation id, never a cause.
     const cause = causeOf(message.cause);
     for (const rule of active) {

@@ -32,15 +32,20 @@ export class WebhookFanout {
     // One read of a workspace's subscriptions per message: an import batch's message stands for
     // hundreds of contact.created events of the same workspace.
     const subscriptions = new Map<string, Promise<WebhookSubscriptionDocument[]>>();
-    for (const envelope of webhookEventsFor(message)) {
-      let read = subscriptions.get(envelope.workspaceId);
+    const activeIn = (workspaceId: string) => {
+      let read = subscriptions.get(workspaceId);
       if (!read) {
-        read = this.store
-          .forWorkspace(envelope.workspaceId)
-          .find(webhookSubscriptions, { where: [{ field: 'isActive', op: 'eq', value: true }] });
-        subscriptions.set(envelope.workspaceId, read);
+        read = this.store.forWorkspace(workspaceId).find(webhookSubscriptions, { where: [{ field: 'isActive', op: 'eq', value: true }] });
+        subscriptions.set(workspaceId, read);
       }
-      const active = await read;
+      return read;
+    };
+    // A message's events all belong to the workspace its payload names: when nobody there
+    // subscribes, its envelopes (a hashed id each) are not worth making.
+    const workspaceId = (message.payload as { workspaceId?: unknown } | null)?.workspaceId;
+    if (typeof workspaceId === 'string' && workspaceId !== '' && (await activeIn(workspaceId)).length === 0) return;
+    for (const envelope of webhookEventsFor(message)) {
+      const active = await activeIn(envelope.workspaceId);
       for (const subscription of active) {
         if (!subscription.events.includes(envelope.type)) continue;
         await this.bus.publish(firstAttempt(envelope, subscription.id, message.correlationId));
