@@ -3,7 +3,7 @@ import { createLogger } from '@crm/observability';
 import { activeTraceId, startTelemetry, stopTelemetry, withIncomingTraceContext } from '@crm/telemetry';
 import { GrpcClient } from './client';
 import type { ImportServiceMethods } from './generated/import.v1';
-import { GrpcServer } from './server';
+import { GrpcServer, type CallContext } from './server';
 import { metadataGetter, metadataSetter } from './trace-metadata';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -19,28 +19,39 @@ describe('gRPC metadata as a trace carrier', () => {
   });
 });
 
+/** An import service whose GetImportJob records what its handler sees, and a client of it. */
+async function recordingImportService(
+  traceContext: 'active' | 'carried',
+  record: (context: CallContext) => void,
+): Promise<{ server: GrpcServer; client: GrpcClient<ImportServiceMethods> }> {
+  delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  startTelemetry('crm-test');
+  const server = new GrpcServer({ logger: createLogger('trace-test', { level: 'silent' }), tls: null, traceContext }).addService(
+    'import/v1/import.proto',
+    'import.v1.ImportService',
+    {
+      GetImportJob: async (_request, context) => {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        record(context);
+        return {};
+      },
+    },
+    {},
+  );
+  const port = await server.listen('127.0.0.1:0');
+  const client = new GrpcClient<ImportServiceMethods>('import/v1/import.proto', 'import.v1.ImportService', `127.0.0.1:${port}`, null);
+  return { server, client };
+}
+
 describe('GrpcClient and GrpcServer carry the trace id (ids only, no exporter)', () => {
   let server: GrpcServer;
   let client: GrpcClient<ImportServiceMethods>;
   const seen: Array<{ traceId: string | undefined; traceparent: unknown }> = [];
 
   beforeAll(async () => {
-    delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
-    startTelemetry('crm-test');
-    server = new GrpcServer({ logger: createLogger('trace-test', { level: 'silent' }), tls: null }).addService(
-      'import/v1/import.proto',
-      'import.v1.ImportService',
-      {
-        GetImportJob: async (_request, context) => {
-          await new Promise((resolve) => setTimeout(resolve, 1));
-          seen.push({ traceId: activeTraceId(), traceparent: context.metadata.get('traceparent')[0] });
-          return {};
-        },
-      },
-      {},
-    );
-    const port = await server.listen('127.0.0.1:0');
-    client = new GrpcClient<ImportServiceMethods>('import/v1/import.proto', 'import.v1.ImportService', `127.0.0.1:${port}`, null);
+    ({ server, client } = await recordingImportService('active', (context) =>
+      seen.push({ traceId: activeTraceId(), traceparent: context.metadata.get('traceparent')[0] }),
+    ));
   });
 
   afterAll(async () => {
@@ -72,22 +83,9 @@ describe("a GrpcServer with traceContext: 'carried'", () => {
   const seen: Array<{ active: string | undefined; trace: unknown; traceparent: string | undefined }> = [];
 
   beforeAll(async () => {
-    delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
-    startTelemetry('crm-test');
-    server = new GrpcServer({ logger: createLogger('trace-test', { level: 'silent' }), tls: null, traceContext: 'carried' }).addService(
-      'import/v1/import.proto',
-      'import.v1.ImportService',
-      {
-        GetImportJob: async (_request, context) => {
-          await new Promise((resolve) => setTimeout(resolve, 1));
-          seen.push({ active: activeTraceId(), trace: context.trace, traceparent: context.traceparent });
-          return {};
-        },
-      },
-      {},
-    );
-    const port = await server.listen('127.0.0.1:0');
-    client = new GrpcClient<ImportServiceMethods>('import/v1/import.proto', 'import.v1.ImportService', `127.0.0.1:${port}`, null);
+    ({ server, client } = await recordingImportService('carried', (context) =>
+      seen.push({ active: activeTraceId(), trace: context.trace, traceparent: context.traceparent }),
+    ));
   });
 
   afterAll(async () => {
