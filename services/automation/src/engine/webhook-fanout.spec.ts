@@ -2,6 +2,7 @@ import type { BusMessage, MessageBus } from '@crm/bus';
 import { openStore, type DocumentStore } from '@crm/store';
 import type { WebhookSubscriptionDocument } from '../domain/webhook-model';
 import { automationCollections, webhookSubscriptions } from '../store/collections';
+import { subscriptionDocument } from '../testing/webhook-subscription';
 import { WebhookFanout } from './webhook-fanout';
 import type { WebhookDuePayload } from './webhook-messages';
 
@@ -34,18 +35,7 @@ describe('WebhookFanout', () => {
   let bus: RecordingBus;
 
   async function subscription(overrides: Partial<WebhookSubscriptionDocument>): Promise<void> {
-    await store.forWorkspace('ws_1').insert(webhookSubscriptions, {
-      id: 'whk_1',
-      workspaceId: 'ws_1',
-      url: 'https://hooks.example.com/crm',
-      events: ['contact.created'],
-      isActive: true,
-      secrets: [{ value: 'whsec_current', expiresAt: null }],
-      failingReason: null,
-      createdAt: '2026-11-24T05:00:00Z',
-      updatedAt: '2026-11-24T05:00:00Z',
-      ...overrides,
-    });
+    await store.forWorkspace('ws_1').insert(webhookSubscriptions, subscriptionDocument({ events: ['contact.created'], ...overrides }));
   }
 
   beforeEach(async () => {

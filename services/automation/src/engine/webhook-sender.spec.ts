@@ -5,6 +5,7 @@ import { openStore, type DocumentStore } from '@crm/store';
 import type { WebhookEnvelope, WebhookSubscriptionDocument } from '../domain/webhook-model';
 import { automationCollections, webhookDeliveries, webhookSubscriptions } from '../store/collections';
 import type { WebhookPostResult, WebhookTransport } from '../webhooks/webhook-transport';
+import { subscriptionDocument } from '../testing/webhook-subscription';
 import { firstAttempt } from './webhook-fanout';
 import type { WebhookDuePayload } from './webhook-messages';
 import { BUSY_SUBSCRIPTION_DEFER_MS, SUBSCRIPTION_IN_FLIGHT, WebhookSender } from './webhook-sender';
@@ -44,18 +45,7 @@ describe('WebhookSender', () => {
   let sender: WebhookSender;
 
   async function subscription(overrides: Partial<WebhookSubscriptionDocument> = {}): Promise<WebhookSubscriptionDocument> {
-    return store.forWorkspace('ws_1').insert(webhookSubscriptions, {
-      id: 'whk_1',
-      workspaceId: 'ws_1',
-      url: 'https://hooks.example.com/crm',
-      events: ['lead.created'],
-      isActive: true,
-      secrets: [{ value: 'whsec_current', expiresAt: null }],
-      failingReason: null,
-      createdAt: '2026-11-24T05:00:00Z',
-      updatedAt: '2026-11-24T05:00:00Z',
-      ...overrides,
-    });
+    return store.forWorkspace('ws_1').insert(webhookSubscriptions, subscriptionDocument(overrides));
   }
 
   const log = () => store.forWorkspace('ws_1').find(webhookDeliveries, {});
