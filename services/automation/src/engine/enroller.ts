@@ -14,7 +14,7 @@ import { automationCorrelationId, causeOf, loopRefusal } from '../domain/loop-gu
 import type { EnrollmentDocument, RuleDocument, TriggerKind } from '../domain/model';
 import { dueAtOnReaching } from '../domain/schedule';
 import { timestamp } from '../domain/time';
-import { CONTACTS_CREATED_BATCH, EVENT_FIELDS, TRIGGERS, triggersForEvent } from '../domain/triggers';
+import { CONTACTS_CREATED_BATCH, EVENT_FIELDS, messageWorkspaceId, TRIGGERS, triggersForEvent } from '../domain/triggers';
 import { enrollments, rules } from '../store/collections';
 import type { StepDispatcher } from './step-dispatcher';
 
@@ -40,10 +40,9 @@ export class Enroller {
     if (message.type === CONTACTS_CREATED_BATCH) {
       // A workspace without an active contact_created rule enrolls none of the batch's contacts:
       // the batch is not worth expanding (an import's batches, 500 contacts each, usually meet none).
-      const { workspaceId } = message.payload as { workspaceId?: unknown };
+      const workspaceId = messageWorkspaceId(message);
       const triggers = triggersForEvent(TRIGGERS.contact_created.eventType);
-      if (typeof workspaceId === 'string' && workspaceId !== '' && (await this.rulesFor(workspaceId, triggers, activeRules)).length === 0)
-        return;
+      if (workspaceId && (await this.rulesFor(workspaceId, triggers, activeRules)).length === 0) return;
     }
     const events = message.type === CONTACTS_CREATED_BATCH ? expandBatch(message) : [message];
     for (const event of events) await this.handleEvent(event, activeRules);

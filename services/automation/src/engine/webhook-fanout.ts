@@ -7,6 +7,7 @@ import { type BusMessage, type MessageBus } from '@crm/bus';
 import type { DocumentStore } from '@crm/store';
 import { derivedId } from '../domain/ids';
 import type { WebhookEnvelope, WebhookSubscriptionDocument } from '../domain/webhook-model';
+import { messageWorkspaceId } from '../domain/triggers';
 import { webhookEventsFor } from '../domain/webhook-events';
 import { webhookSubscriptions } from '../store/collections';
 import { WEBHOOK_DUE_TYPE, type WebhookDuePayload } from './webhook-messages';
@@ -42,8 +43,8 @@ export class WebhookFanout {
     };
     // A message's events all belong to the workspace its payload names: when nobody there
     // subscribes, its envelopes (a hashed id each) are not worth making.
-    const workspaceId = (message.payload as { workspaceId?: unknown } | null)?.workspaceId;
-    if (typeof workspaceId === 'string' && workspaceId !== '' && (await activeIn(workspaceId)).length === 0) return;
+    const workspaceId = messageWorkspaceId(message);
+    if (workspaceId && (await activeIn(workspaceId)).length === 0) return;
     for (const envelope of webhookEventsFor(message)) {
       const active = await activeIn(envelope.workspaceId);
       for (const subscription of active) {
