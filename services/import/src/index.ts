@@ -25,7 +25,7 @@ import { locationFromEnv, openStore, type DocumentStore, type StoreLocation } fr
 import { ImportEvents } from './application/import-events';
 import { ChunkImporter } from './application/chunk-importer';
 import { contactFileReaders } from './application/contact-file-readers';
-import { chunkQueue, splitQueue, type ChunkPayload, type SplitPayload } from './application/import-messages';
+import { chunkQueue, splitQueue, type ReceivedChunkPayload, type SplitPayload } from './application/import-messages';
 import { JobSplitter } from './application/job-splitter';
 import { JobSweeper } from './application/job-sweeper';
 import type { RecordsClient } from './application/ports';
@@ -119,7 +119,7 @@ async function startConsumers(config: ImportConfig, runtime: Runtime, logger: Lo
     chunkRows: config.CHUNK_ROWS,
   });
   const chunks = await runtime.bus.consume(chunkQueue(config.WORKER_PREFETCH, config.CHUNK_RETRY_BUDGET_MS), (message, info) =>
-    runtime.importer.handle(message.payload as ChunkPayload, info),
+    runtime.importer.handle(message.payload as ReceivedChunkPayload, info),
   );
   const splits = await runtime.bus.consume(splitQueue, async (message) => {
     const { workspaceId, jobUid } = message.payload as SplitPayload;

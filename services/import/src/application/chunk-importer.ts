@@ -9,14 +9,15 @@ import type { DeliveryInfo } from '@crm/bus';
 import type { recordsV1 } from '@crm/grpc';
 import { isDomainError, type Logger } from '@crm/observability';
 import type { CsvChunk } from '../csv/chunk-splitter';
-import { recordsProblem } from '../domain/contact-row';
+import { recordsProblem, type ChunkRow } from '../domain/contact-row';
 import type { ChunkResult, ImportJobDocument } from '../domain/import-job';
 import type { FileStorage } from '../store/file-storage';
 import type { ImportJobRepository } from '../store/import-job-repository';
+import { chunkPayload, chunkRows } from './chunk-payload';
 import { batchKey, BatchNeverCreated, createContactBatch, recallContactBatch } from './contact-batch';
 import { sortRows } from './contact-rows';
 import type { ImportEvents } from './import-events';
-import type { ChunkPayload } from './import-messages';
+import type { ReceivedChunkPayload } from './import-messages';
 import type { RecordsClient } from './ports';
 import { counter } from '@crm/telemetry';
 
@@ -40,13 +41,14 @@ export class ChunkImporter {
   constructor(private readonly deps: ChunkImporterDeps) {}
 
   /** Handles one delivery of a chunk; resolves once its result is counted (then the message is acked). */
-  async handle(payload: ChunkPayload, info: DeliveryInfo = LAST_ATTEMPT): Promise<void> {
+  async handle(payload: ReceivedChunkPayload, info: DeliveryInfo = LAST_ATTEMPT): Promise<void> {
     const { repo } = this.deps;
     const job = await repo.get(payload.workspaceId, payload.jobUid);
     if (!job || (await repo.claimChunk(payload.workspaceId, payload.jobUid, payload.index)) === 'leave') return;
+    const rows = chunkRows(payload);
     let result: ChunkResult;
     try {
-      result = await this.importRows(job, payload, info.retryInMs === null);
+      result = await this.importRows(job, payload, rows, info.retryInMs === null);
     } catch (error) {
       const log = this.deps.logger.child({ jobUid: job.id, chunk: payload.index, attempt: info.attempt });
       if (info.retryInMs !== null) {
@@ -62,7 +64,7 @@ export class ChunkImporter {
         throw error;
       }
       log.error({ err: error }, 'chunk failed on its last attempt and its batch was never created; its rows are reported as errors');
-      result = failedRows(payload, 'the contacts service could not be reached in the time allowed');
+      result = failedRows(rows, 'the contacts service could not be reached in the time allowed');
     }
     await repo.applyChunkResult(payload.workspaceId, payload.jobUid, payload.index, result);
     await this.finishIfDone(payload.workspaceId, payload.jobUid);
@@ -78,20 +80,14 @@ export class ChunkImporter {
   }
 
   async giveUp(job: ImportJobDocument, chunk: CsvChunk, reason: string): Promise<void> {
-    const payload: ChunkPayload = {
-      jobUid: job.id,
-      workspaceId: job.workspaceId!,
-      index: chunk.index,
-      firstRow: chunk.firstRow,
-      rows: chunk.rows,
-    };
+    const payload = chunkPayload(job.id, job.workspaceId!, chunk);
     if ((await this.deps.repo.claimChunk(payload.workspaceId, payload.jobUid, payload.index)) === 'leave') return;
     const context = { workspaceId: payload.workspaceId, actorId: job.actorId, actorKind: job.actorKind, requestId: job.id };
     const stored = await recallContactBatch(this.deps.records, batchKey(job.id, chunk.index), context);
     // An earlier attempt created the batch: count what it created instead of writing its rows off.
     if (typeof stored === 'object') return this.handle(payload, LAST_ATTEMPT);
     this.deps.logger.error({ jobUid: job.id, chunk: chunk.index }, 'chunk given up; its rows are reported as errors');
-    await this.deps.repo.applyChunkResult(payload.workspaceId, payload.jobUid, payload.index, failedRows(payload, reason));
+    await this.deps.repo.applyChunkResult(payload.workspaceId, payload.jobUid, payload.index, failedRows(chunk.rows, reason));
   }
 
   /**
@@ -125,10 +121,15 @@ export class ChunkImporter {
     }
   }
 
-  private async importRows(job: ImportJobDocument, payload: ChunkPayload, lastAttempt: boolean): Promise<ChunkResult> {
+  private async importRows(
+    job: ImportJobDocument,
+    payload: ReceivedChunkPayload,
+    rows: ChunkRow[],
+    lastAttempt: boolean,
+  ): Promise<ChunkResult> {
     const cells = new Map<number, string[]>();
-    for (const row of payload.rows) cells.set(row.row, row.cells);
-    const { errors, duplicates, toCreate } = sortRows(payload.rows);
+    for (const row of rows) cells.set(row.row, row.cells);
+    const { errors, duplicates, toCreate } = sortRows(rows);
     const cellsOf = (row: number) => cells.get(row) ?? [];
     let successCount = 0;
     if (toCreate.length > 0) {
@@ -186,10 +187,10 @@ function counted(result: ChunkResult): ChunkResult {
   return result;
 }
 
-function failedRows(payload: ChunkPayload, reason: string): ChunkResult {
+function failedRows(rows: ChunkRow[], reason: string): ChunkResult {
   return {
     successCount: 0,
-    errors: payload.rows.map((row) => ({ row: row.row, message: `Not imported: ${reason}.`, cells: row.cells })),
+    errors: rows.map((row) => ({ row: row.row, message: `Not imported: ${reason}.`, cells: row.cells })),
     duplicates: [],
   };
 }

@@ -12,6 +12,7 @@ import { importCollections } from '../store/collections';
 import { ImportJobRepository } from '../store/import-job-repository';
 import { MemoryFiles } from '../testing/memory-files';
 import { ChunkImporter } from './chunk-importer';
+import { chunkPayload } from './chunk-payload';
 import type { ChunkPayload } from './import-messages';
 import { reportPage } from './import-report-export';
 import { cancelImportJob } from './job-cancellation';
@@ -77,7 +78,7 @@ async function splitJob(csv: string, workspaceId = WS): Promise<{ uid: string; c
     onHeader: (plan, cells) => repo.recordHeader(workspaceId, uid, plan.ignoredColumns, cells),
     onChunk: async (c) => {
       await repo.planChunk(workspaceId, uid, c.index, c.firstRow, c.rows.length);
-      chunks.push({ jobUid: uid, workspaceId, index: c.index, firstRow: c.firstRow, rows: c.rows });
+      chunks.push(chunkPayload(uid, workspaceId, c));
     },
   });
   await repo.recordSplitDone(workspaceId, uid, summary.totalRows, summary.chunkCount, summary.ignoredColumns);

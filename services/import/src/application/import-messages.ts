@@ -1,5 +1,6 @@
 /** The messages the import service puts on the bus, and the queues that carry them to workers. */
 import type { QueueDefinition } from '@crm/bus';
+import type { ImportField } from '../domain/contact-fields';
 import type { ChunkRow } from '../domain/contact-row';
 
 export const SPLIT_MESSAGE = 'import.job_split.v1';
@@ -11,14 +12,41 @@ export interface SplitPayload {
   workspaceId: string;
 }
 
-/** One chunk of rows; its index and job make the records idempotency key. */
+/**
+ * One chunk of rows (its index and job make the records idempotency key): each row's cells once,
+ * and the file's column plan once, from which the worker makes each row's fields again
+ * (chunk-payload.ts). Rows `firstRow`, `firstRow + 1`, … in the order of `cells`.
+ */
 export interface ChunkPayload {
+  jobUid: string;
+  workspaceId: string;
+  index: number;
+  firstRow: number;
+  /** Column index → the contact field it fills; other columns are ignored. */
+  columns: Record<number, ImportField>;
+  /** Each row's cells as in the file. */
+  cells: string[][];
+  /** Rows whose email an earlier valid row of the file has: row → that earlier row. */
+  duplicateOf: Record<number, number>;
+  /** Rows the parser could not read as the header's columns: row → why. */
+  problems: Record<number, string>;
+}
+
+/**
+ * A chunk as versions before `ChunkPayload` published it, each row with its fields made by the
+ * splitter (three times the bytes of the cells alone). Still read: such messages can be queued
+ * or waiting for a retry while workers are upgraded.
+ */
+export interface ChunkPayloadWithFields {
   jobUid: string;
   workspaceId: string;
   index: number;
   firstRow: number;
   rows: ChunkRow[];
 }
+
+/** What a worker may find on the chunk queue. */
+export type ReceivedChunkPayload = ChunkPayload | ChunkPayloadWithFields;
 
 /** Deliveries handed back unsettled (a worker crashed mid-chunk) before a message is dead-lettered. */
 export const MAX_DELIVERIES = 5;

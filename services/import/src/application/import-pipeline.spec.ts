@@ -13,7 +13,8 @@ import { activeJobs, importChunks, importCollections, importJobs } from '../stor
 import { ImportJobRepository } from '../store/import-job-repository';
 import { MemoryFiles } from '../testing/memory-files';
 import { ChunkImporter } from './chunk-importer';
-import { CHUNK_MESSAGE, chunkQueue, SPLIT_MESSAGE, splitQueue, type ChunkPayload } from './import-messages';
+import { chunkPayload } from './chunk-payload';
+import { CHUNK_MESSAGE, chunkQueue, SPLIT_MESSAGE, splitQueue, type ChunkPayload, type ReceivedChunkPayload } from './import-messages';
 import { JobSplitter } from './job-splitter';
 import { ImportEvents, JOB_COMPLETED_MESSAGE, JOB_FAILED_MESSAGE } from './import-events';
 import { JobSweeper } from './job-sweeper';
@@ -110,7 +111,7 @@ async function newJob(csv: string): Promise<string> {
 }
 
 async function consumeAll(): Promise<void> {
-  await bus.consume(chunkQueue(4, 300), (m, info) => importer.handle(m.payload as ChunkPayload, info));
+  await bus.consume(chunkQueue(4, 300), (m, info) => importer.handle(m.payload as ReceivedChunkPayload, info));
   await bus.consume(splitQueue, (m) => splitter.split((m.payload as any).workspaceId, (m.payload as any).jobUid));
 }
 
@@ -160,7 +161,7 @@ describe('import pipeline', () => {
       mappings: {},
       onChunk: async (c) => {
         await repo.planChunk(WS, uid, c.index, c.firstRow, c.rows.length);
-        chunks.push({ jobUid: uid, workspaceId: WS, index: c.index, firstRow: c.firstRow, rows: c.rows });
+        chunks.push(chunkPayload(uid, WS, c));
       },
     });
     await repo.recordSplitDone(WS, uid, 5, chunks.length, []);
@@ -171,6 +172,46 @@ describe('import pipeline', () => {
     for (const chunk of [...chunks, ...chunks]) await importer.handle(chunk);
     expect(await repo.get(WS, uid)).toMatchObject({ status: 'complete', successCount: 2, errorCount: 2, duplicateCount: 1, chunksDone: 3 });
     expect(records.contacts.size).toBe(2);
+  });
+
+  it('counts a chunk queued by an earlier version, whose rows carry their fields, as it did then', async () => {
+    await consumeAll();
+    const uid = await newJob(CSV);
+    await repo.markStarted(WS, uid);
+    await splitCsv(files.open(uid).pipe(decodeText('utf-8')), {
+      chunkRows: 2,
+      mappings: {},
+      onChunk: async (c) => {
+        await repo.planChunk(WS, uid, c.index, c.firstRow, c.rows.length);
+        const queued = { jobUid: uid, workspaceId: WS, index: c.index, firstRow: c.firstRow, rows: c.rows };
+        await bus.publish(newMessage(CHUNK_MESSAGE, JSON.parse(JSON.stringify(queued)), { correlationId: uid }));
+      },
+    });
+    await repo.recordSplitDone(WS, uid, 5, 3, ['Company']);
+    await importer.finishIfDone(WS, uid);
+    const job = await settled(uid);
+    expect(job).toMatchObject({ status: 'complete', successCount: 2, errorCount: 2, duplicateCount: 1 });
+    expect(job.duplicates).toEqual([{ row: 4, email: 'A@x.io', existingContactId: null }]);
+    expect(job.errors!.map((e) => e.row).sort()).toEqual([3, 5]);
+  });
+
+  it('publishes each row as its cells, without the fields made from them', async () => {
+    const published: ChunkPayload[] = [];
+    await bus.consume({ name: 'spy', bindings: [CHUNK_MESSAGE] }, async (m) => void published.push(m.payload as ChunkPayload));
+    await splitter.split(WS, await newJob(CSV));
+    await eventuallyTrue(() => published.length === 3);
+    expect(published.map((p) => p.cells)).toEqual([
+      [
+        ['a@x.io', 'A', 'Acme'],
+        ['b@x.io', 'B', 'Acme'],
+      ],
+      [
+        ['bad', 'C', 'Acme'],
+        ['A@x.io', 'Again', 'Acme'],
+      ],
+      [['c@x.io', '', 'Acme']],
+    ]);
+    expect(JSON.stringify(published)).not.toContain('"fields"');
   });
 
   it('reports a chunk that fails on every delivery as row errors instead of hanging', async () => {

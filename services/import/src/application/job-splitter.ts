@@ -13,7 +13,8 @@ import { isTerminal, type ImportJobDocument } from '../domain/import-job';
 import type { FileStorage } from '../store/file-storage';
 import type { ImportJobRepository } from '../store/import-job-repository';
 import type { ChunkImporter } from './chunk-importer';
-import { CHUNK_MESSAGE, MAX_CHUNK_PUBLISHES, type ChunkPayload } from './import-messages';
+import { chunkPayload } from './chunk-payload';
+import { CHUNK_MESSAGE, MAX_CHUNK_PUBLISHES } from './import-messages';
 
 export interface JobSplitterDeps {
   repo: ImportJobRepository;
@@ -74,8 +75,7 @@ export class JobSplitter {
       return;
     }
     await repo.countPublish(workspaceId, job.id, chunk.index);
-    const payload: ChunkPayload = { jobUid: job.id, workspaceId, index: chunk.index, firstRow: chunk.firstRow, rows: chunk.rows };
-    await bus.publish(newMessage(CHUNK_MESSAGE, payload, { correlationId: job.id }));
+    await bus.publish(newMessage(CHUNK_MESSAGE, chunkPayload(job.id, workspaceId, chunk), { correlationId: job.id }));
   }
 
   private end(job: ImportJobDocument, reason: string): Promise<void> {

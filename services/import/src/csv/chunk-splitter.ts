@@ -13,9 +13,11 @@ import { emailKey, rowFields, rowProblem, type ChunkRow } from '../domain/contac
 
 export interface CsvChunk {
   index: number;
-  /** Data-row number of the first row (from 1). */
+  /** Data-row number of the first row (from 1); the rows follow it without gaps. */
   firstRow: number;
   rows: ChunkRow[];
+  /** The file's column plan, which made each row's fields from its cells. */
+  plan: ColumnPlan;
 }
 
 export interface SplitOptions {
@@ -92,8 +94,8 @@ export async function splitCsv(text: Readable, options: SplitOptions): Promise<S
   const seenEmails = new Map<string, number>();
 
   const flush = async () => {
-    if (rows.length === 0) return;
-    const chunk: CsvChunk = { index: chunkCount, firstRow: rows[0]!.row, rows };
+    if (rows.length === 0 || !plan) return;
+    const chunk: CsvChunk = { index: chunkCount, firstRow: rows[0]!.row, rows, plan };
     chunkCount += 1;
     rows = [];
     await options.onChunk(chunk);

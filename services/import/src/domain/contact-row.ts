@@ -44,7 +44,7 @@ export function splitTags(value: string): string[] {
 }
 
 /** The row's cells as contact fields, per the column plan. Blank cells are left out. */
-export function rowFields(cells: string[], plan: ColumnPlan): ContactFields {
+export function rowFields(cells: string[], plan: Pick<ColumnPlan, 'fields'>): ContactFields {
   const fields: ContactFields = {};
   for (const [index, field] of plan.fields) {
     const raw = cells[index];
