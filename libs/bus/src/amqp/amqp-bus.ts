@@ -166,6 +166,9 @@ export class AmqpBus implements MessageBus {
 
   private async connect(): Promise<void> {
     const connection = await connect(this.options.url, {
+      // Off by default in amqplib: a publish awaiting its confirm then waits on Nagle's delay for
+      // its last segment (a 100,000-row import's chunks took 11 s to split instead of 2.3).
+      noDelay: true,
       recovery: {
         initialDelay: 250,
         maxDelay: 30_000,
