@@ -28,8 +28,9 @@ import {
   workspaceTextSearch,
 } from './sqlite-query';
 import { workspaceCountSql } from './sqlite-workspace-counts';
+import { WORKSPACE_TEXT_VERSION } from './sqlite-text-index';
 import { createCollectionSchema, duplicateFields, SqliteCollection } from './sqlite-schema';
-import { FileVersionCache } from './file-version-cache';
+import { KeptAnswers } from './kept-answers';
 import { keepAlive } from './keep-alive';
 import { startWalCheckpointer, WalCheckpointer } from './wal-checkpointer';
 
@@ -57,10 +58,10 @@ const TEXT_SEARCH_WALK_MIN = 4000;
  */
 const TEXT_SEARCH_COUNT_LIMIT = 50_000;
 /**
- * Searches whose matches are kept while the file is unchanged (see file-version-cache.ts): a
- * common needle's count reads the whole workspace's values (about 10 ms for 100,000 contacts), and
- * paging through it, or the next person searching the same word, asks for the same again. At most
- * about 14 kB each (2,000 rowids).
+ * Searches whose matches are kept while their workspace's text version stands (see
+ * sqlite-text-index.ts): a common needle's count reads the whole workspace's values (about 10 ms
+ * for 100,000 contacts), and paging through it, or the next person searching the same word, asks
+ * for the same again. At most about 14 kB each (2,000 rowids).
  */
 const KEPT_SEARCHES = 256;
 /**
@@ -94,7 +95,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
   private readonly runInTransaction: Database.Transaction<(work: () => unknown) => unknown>;
   private closed = false;
   private checkpointer: WalCheckpointer | undefined;
-  private readonly keptSearches = new FileVersionCache<SearchMatches>((sql) => this.statement(sql), KEPT_SEARCHES);
+  private readonly keptSearches = new KeptAnswers<SearchMatches>(KEPT_SEARCHES);
 
   private constructor(private readonly db: Database.Database) {
     this.runInTransaction = db.transaction((work: () => unknown) => work());
@@ -187,11 +188,12 @@ export class SqliteStoreAdapter implements StoreAdapter {
   /**
    * How many of the workspace's documents hold the needle (whatever the other conditions), and
    * which, when they are few enough to sort: a rare needle is read from the index once, not twice.
-   * Must be the first read of its read transaction (see FileVersionCache.refresh).
+   * Kept while the workspace's text version stands; runs inside a read transaction, so that the
+   * version and the matches are of the same snapshot.
    */
   private searchMatches(search: WorkspaceTextSearch): SearchMatches {
-    this.keptSearches.refresh();
-    return this.keptSearches.get(`${search.index}\0${search.workspaceId}\0${search.needle}`, () => {
+    const [version] = this.firstColumn<number>({ sql: WORKSPACE_TEXT_VERSION, params: [search.workspaceId] });
+    return this.keptSearches.get(`${search.index}\0${search.workspaceId}\0${search.needle}`, version ?? 0, () => {
       const rowids = this.firstColumn<number>(textRowidsToSql(search, TEXT_SEARCH_SORT_LIMIT + 1));
       if (rowids.length <= TEXT_SEARCH_SORT_LIMIT) return { count: rowids.length, rowids: JSON.stringify(rowids) };
       return { count: this.firstColumn<number>(textCountToSql(search))[0] ?? 0 };

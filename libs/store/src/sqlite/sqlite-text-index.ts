@@ -20,6 +20,11 @@
  * write costs what it did with one copy. A value holding a NUL character is kept under workspace
  * number `-1 - n` (see sqlite-text-values.ts).
  *
+ * Each workspace's text version (store_text_versions, by workspace number) moves with every change
+ * to its indexed values, bumped by the same triggers: what a workspace's search finds cannot have
+ * changed while it stands still, so a search's answer can be kept (see kept-answers.ts)
+ * whatever else is written to the file.
+ *
  * Rowids of a table without an INTEGER PRIMARY KEY may change under VACUUM, which nothing here
  * runs; a VACUUMed file needs its text tables dropped so that the next open rebuilds them.
  */
@@ -38,6 +43,17 @@ const SCOPE_BASE = 6400; // U+E000–U+F8FF, the Basic Multilingual Plane's priv
 /** The scope token of workspace number `n` (an SQL integer expression): three private-use characters. */
 function scopeToken(n: string): string {
   return `char(57344 + (${n} / ${SCOPE_BASE * SCOPE_BASE}) % ${SCOPE_BASE}, 57344 + (${n} / ${SCOPE_BASE}) % ${SCOPE_BASE}, 57344 + ${n} % ${SCOPE_BASE})`;
+}
+
+/** Each workspace's text version (see above), by its number in store_text_scopes. */
+const VERSIONS_TABLE = 'store_text_versions';
+
+/** The text version of the bound workspace id (one parameter): 0 before its first indexed value. */
+export const WORKSPACE_TEXT_VERSION = `SELECT coalesce((SELECT version FROM ${VERSIONS_TABLE} WHERE n = (SELECT n FROM ${SCOPES_TABLE} WHERE workspace_id = ?)), 0)`;
+
+/** Moves the text version of a row's workspace (an SQL statement for a trigger). */
+function bumpVersion(workspaceId: string): string {
+  return `INSERT INTO ${VERSIONS_TABLE} (n, version) SELECT ${rowScope(workspaceId)}, 1 ON CONFLICT (n) DO UPDATE SET version = version + 1;`;
 }
 
 /** The workspace number of a row's workspace (an SQL text expression); 0 for a row without one. */
@@ -81,8 +97,14 @@ export function createTextIndexes(
       sql: string;
     }[]
   ).filter((table) => table.name.startsWith(prefix));
-  // Tables of an older shape (an unindexed workspace_id, FTS5's own case folding) are made again.
-  const current = existing.filter((table) => table.sql === createStatement(quoteIdentifier(table.name))).map((table) => table.name);
+  // Tables of an older shape (an unindexed workspace_id, FTS5's own case folding, triggers that
+  // do not move the text version) are made again.
+  const versioned = new Set(
+    prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND sql LIKE '%${VERSIONS_TABLE}%'`).pluck(true).all() as string[],
+  );
+  const current = existing
+    .filter((table) => table.sql === createStatement(quoteIdentifier(table.name)) && versioned.has(`${table.name}__insert`))
+    .map((table) => table.name);
   for (const { name } of existing) {
     if (current.includes(name) && wanted.has(name)) continue;
     for (const trigger of ['insert', 'update', 'delete']) db.exec(`DROP TRIGGER IF EXISTS ${quoteIdentifier(`${name}__${trigger}`)}`);
@@ -92,6 +114,7 @@ export function createTextIndexes(
   const fields = textSearchFields(definition).filter((field) => !current.includes(textIndexName(definition.name, field)));
   if (fields.length === 0) return;
   db.exec(`CREATE TABLE IF NOT EXISTS ${SCOPES_TABLE} (n INTEGER PRIMARY KEY, workspace_id TEXT NOT NULL UNIQUE)`);
+  db.exec(`CREATE TABLE IF NOT EXISTS ${VERSIONS_TABLE} (n INTEGER PRIMARY KEY, version INTEGER NOT NULL)`);
   const table = columns.table;
   db.exec(
     `INSERT INTO ${SCOPES_TABLE} (workspace_id) SELECT DISTINCT workspace_id FROM ${table} WHERE workspace_id IS NOT NULL ON CONFLICT DO NOTHING`,
@@ -110,10 +133,12 @@ export function createTextIndexes(
     const add = (row: string) =>
       `INSERT INTO ${SCOPES_TABLE} (workspace_id) SELECT ${row}.workspace_id WHERE ${row}.workspace_id IS NOT NULL ON CONFLICT DO NOTHING;` +
       ` INSERT INTO ${index} (rowid, value, scope) SELECT ${row}.rowid, lower(${row}.${column}), ${scopeOf(row)} WHERE typeof(${row}.${column}) = 'text';` +
-      ` INSERT INTO ${values} (n, row_id, value) SELECT ${valueNumber(`${row}.workspace_id`, `lower(${row}.${column})`)}, ${row}.rowid, lower(${row}.${column}) WHERE typeof(${row}.${column}) = 'text';`;
+      ` INSERT INTO ${values} (n, row_id, value) SELECT ${valueNumber(`${row}.workspace_id`, `lower(${row}.${column})`)}, ${row}.rowid, lower(${row}.${column}) WHERE typeof(${row}.${column}) = 'text';` +
+      ` ${bumpVersion(`${row}.workspace_id`)}`;
     const remove =
       `DELETE FROM ${index} WHERE rowid = old.rowid;` +
-      ` DELETE FROM ${values} WHERE n IN (${rowScope('old.workspace_id')}, -1 - ${rowScope('old.workspace_id')}) AND row_id = old.rowid;`;
+      ` DELETE FROM ${values} WHERE n IN (${rowScope('old.workspace_id')}, -1 - ${rowScope('old.workspace_id')}) AND row_id = old.rowid;` +
+      ` ${bumpVersion('old.workspace_id')}`;
     db.exec(`CREATE TRIGGER ${quoteIdentifier(`${name}__insert`)} AFTER INSERT ON ${table} BEGIN ${add('new')} END`);
     db.exec(`CREATE TRIGGER ${quoteIdentifier(`${name}__delete`)} AFTER DELETE ON ${table} BEGIN ${remove} END`);
     db.exec(
