@@ -32,11 +32,21 @@ ensure_brokers_answer() {
         setsid /usr/lib/rabbitmq/bin/rabbitmq-server >"$own_rabbitmq_dir/server.log" 2>&1 &
       own_rabbitmq_pid=$!
       # setsid made it a process group leader: killing the group stops this node's processes and nothing else.
-      trap 'kill -- -"$own_rabbitmq_pid" 2>/dev/null || true; rm -rf "$own_rabbitmq_dir"' EXIT
+      # The node writes its files until it is gone: wait for the group to end before removing them,
+      # and never let the cleanup decide the shell's exit status.
+      trap 'kill -- -"$own_rabbitmq_pid" 2>/dev/null || true
+        for i in $(seq 1 40); do kill -0 -- -"$own_rabbitmq_pid" 2>/dev/null || break; sleep 0.5; done
+        rm -rf "$own_rabbitmq_dir" 2>/dev/null || true' EXIT
       export AMQP_URL="amqp://guest:guest@127.0.0.1:$own_port"
       for i in $(seq 1 120); do ci_port_open "$own_port" && break; sleep 1; done
     fi
-    sleep 5
-    node scripts/check-brokers.js --timeout-ms 30000
+    # A node still booting may refuse the handshake although its port is open, and a busy machine
+    # boots it slowly: ask again for about three minutes before giving up.
+    for attempt in $(seq 1 8); do
+      sleep 5
+      node scripts/check-brokers.js --timeout-ms 20000 && return 0
+      echo "== the broker did not answer yet (attempt $attempt of 8)"
+    done
+    return 1
   fi
 }
