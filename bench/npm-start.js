@@ -10,14 +10,27 @@ const { freePort } = require('../scripts/cluster-support.js');
 
 const ROOT = path.resolve(__dirname, '..');
 
-/** Starts scripts/start.js (with `nodeArgs`, e.g. --cpu-prof) and resolves once it listens. */
+/** The Node options package.json's start script gives scripts/start.js, so this target runs what `npm start` runs. */
+function npmStartNodeOptions() {
+  const start = require('../package.json').scripts.start;
+  const match = /^node ((?:--\S+ )*)scripts\/start\.js$/.exec(start);
+  if (!match) throw new Error(`package.json's start script is not "node [--options] scripts/start.js": ${start}`);
+  return match[1].split(' ').filter(Boolean);
+}
+
+/** Starts scripts/start.js (with npm start's Node options and `nodeArgs`, e.g. --cpu-prof) and resolves once it listens. */
 async function startNpmStart({ nodeArgs = [] } = {}) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'crm-bench-npm-start-'));
   const port = await freePort();
-  const env = { ...process.env, CRM_DATA_DIR: dataDir, CRM_PORT: String(port), LOG_LEVEL: 'warn' };
+  const metricsPort = await freePort();
+  const env = { ...process.env, CRM_DATA_DIR: dataDir, CRM_PORT: String(port), METRICS_PORT: String(metricsPort), LOG_LEVEL: 'warn' };
   // Laptop mode: none of the external stores, whatever this shell has set.
   for (const name of ['MONGO_URL', 'AMQP_URL', 'REDIS_URL']) delete env[name];
-  const child = spawn(process.execPath, [...nodeArgs, 'scripts/start.js'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...npmStartNodeOptions(), ...nodeArgs, 'scripts/start.js'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let printed = '';
   const running = () => child.exitCode === null && child.signalCode === null;
   await new Promise((resolve, reject) => {
@@ -43,6 +56,7 @@ async function startNpmStart({ nodeArgs = [] } = {}) {
     // Its self-signed certificate names 127.0.0.1, and trusting it is enough for a client.
     ca: fs.readFileSync(path.join(dataDir, 'tls', 'localhost.crt'), 'utf8'),
     gateways: [{ url: `https://127.0.0.1:${port}` }],
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     running,
     tail: () => printed.split('\n').slice(-20).join('\n'),
     async stop() {

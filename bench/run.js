@@ -32,7 +32,8 @@ if (values.help) {
       '  --target npm-start  runs scripts/start.js (one process, fresh CRM_DATA_DIR) instead of the local cluster;',
       '                      only the suites that support it (import, memory) run',
       '  --cpu-prof DIR  every cluster process writes a V8 CPU profile (.cpuprofile) to DIR when it stops',
-      '  Results are printed and written to bench/results/.',
+      '  Results are printed and written to bench/results/ (or $BENCH_RESULTS_DIR).',
+      "  npm run bench:node24 runs the same on Node 24, the images' runtime (scripts/bench-node24.sh).",
     ].join('\n'),
   );
   process.exit(0);
@@ -81,11 +82,11 @@ async function main() {
         .join('\n'),
     );
   }
-  const outDir = path.join(__dirname, 'results');
+  const outDir = process.env.BENCH_RESULTS_DIR || path.join(__dirname, 'results');
   fs.mkdirSync(outDir, { recursive: true });
   const file = path.join(outDir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   fs.writeFileSync(file, JSON.stringify({ node: process.version, results }, null, 2));
-  log(`written to ${path.relative(process.cwd(), file)}`);
+  log(`written to ${process.env.BENCH_RESULTS_DIR ? file : path.relative(process.cwd(), file)}`);
 }
 
 main().catch((error) => {

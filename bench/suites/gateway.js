@@ -1,5 +1,6 @@
 // Gateway suite: an authenticated, rate-limited GET /api/auth/me/ through gateway → gRPC → auth and
-// back, against a bare Express 5 JSON handler; plus the cost split of the hot path's parts.
+// back, against a bare Express 5 JSON handler; plus the cost split of the hot path's parts, and the
+// CPU the gRPC hop alone costs its client and its server.
 'use strict';
 const { fork } = require('node:child_process');
 const path = require('node:path');
@@ -8,6 +9,7 @@ const { internalTls, signUpUnlimited } = require('../support');
 const { clusterPids, cpuWindow } = require('../cpu-time');
 
 const ROOT = path.resolve(__dirname, '../..');
+const HOP_CALLS = 8000;
 
 module.exports = async function gatewaySuite({ cluster, api, seconds, log }) {
   const { access, user } = await signUpUnlimited(cluster, api, 'gateway');
@@ -41,6 +43,19 @@ module.exports = async function gatewaySuite({ cluster, api, seconds, log }) {
     const context = { workspaceId: user.workspaceId, actorId: user.id, actorKind: 'user' };
     await authClient.call('GetCurrentUser', {}, context);
     const grpcHop = await timeSequential(2000, () => authClient.call('GetCurrentUser', {}, context));
+    // What the hop costs in CPU when calls overlap as they do under the load: this process stands in
+    // for the gateway's client side, and auth's own CPU is the server side.
+    const concurrentCalls = async (calls) => {
+      let started = 0;
+      const caller = async () => {
+        while (started++ < calls) await authClient.call('GetCurrentUser', {}, context);
+      };
+      await Promise.all(Array.from({ length: 32 }, caller));
+    };
+    await concurrentCalls(2000);
+    const hopWindow = cpuWindow({ client: process.pid, server: cluster.processes.get('auth').child.pid });
+    await concurrentCalls(HOP_CALLS);
+    const grpcHopCpuMsPerCall = hopWindow.stop(HOP_CALLS);
     authClient.close();
     const { openRateLimitCounter } = require(path.join(ROOT, 'libs/rate-limit/dist'));
     const { createLogger } = require(path.join(ROOT, 'libs/observability/dist'));
@@ -59,6 +74,7 @@ module.exports = async function gatewaySuite({ cluster, api, seconds, log }) {
       measured: through,
       cpuMsPerRequest: { baseline: bareCpuMsPerRequest, measured: cpuMsPerRequest },
       costSplitMs: { jwtVerifyUncached: jwtVerify, rateLimitConsumeRedis: limiter, grpcHopGetCurrentUser: grpcHop },
+      grpcHopCpuMsPerCall,
     };
   } finally {
     baseline.kill();

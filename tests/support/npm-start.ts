@@ -67,7 +67,7 @@ export async function npmStart(cwd: string, env: NodeJS.ProcessEnv, port: number
     process: child,
     output: () => printed,
     nodePid: () => {
-      const pid = groupMembers(child.pid!).find((member) => /^\S*node scripts\/start\.js/.test(member.command))?.pid;
+      const pid = groupMembers(child.pid!).find((member) => /^\S*node (--\S+ )*scripts\/start\.js/.test(member.command))?.pid;
       if (!pid) throw new Error('no node process running scripts/start.js under npm start');
       return pid;
     },
