@@ -57,6 +57,8 @@ export interface GatewayApp {
   start(): Promise<void>;
   /** Marks the app as draining (readiness fails from now on). */
   drain(): void;
+  /** Waits up to `timeoutMs` for requests holding an Idempotency-Key to settle it; answers how many have not. */
+  settleIdempotencyClaims(timeoutMs: number): Promise<number>;
   /** Flushes API key usage and unsubscribes. */
   close(): Promise<void>;
 }
@@ -193,6 +195,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     drain: () => {
       draining = true;
     },
+    settleIdempotencyClaims: (timeoutMs) => idempotency.settleOpen(timeoutMs),
     close: () => authenticator.stop(),
   };
 }

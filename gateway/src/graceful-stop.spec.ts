@@ -1,10 +1,13 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '@crm/observability';
 import { LocalInvalidationChannel } from '@crm/rate-limit';
 import { metricsRegistry } from '@crm/telemetry';
+import { Agent, request } from 'undici';
 import { gatewayConfig } from './config';
+import { MemoryIdempotencyStore } from './idempotency/memory-idempotency-store';
 import { startGateway } from './index';
 import { FakeAuthService } from './testing/fake-auth-service';
 import { HttpsClient } from './testing/https-client';
@@ -31,6 +34,35 @@ it('at stop, fails /readyz and keeps serving for drainDelayMs, then closes its l
     await expect(client.send('GET', '/healthz')).rejects.toThrow();
   } finally {
     await client.close();
+    await auth.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+it('at stop, waits for a keyed request whose client hung up and keeps its answer for the retry', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'crm-gateway-stop-'));
+  const auth = new FakeAuthService();
+  auth.createApiKeyDelayMs = 800;
+  const authPort = await auth.start();
+  const store = new MemoryIdempotencyStore();
+  const gateway = await startGateway(
+    gatewayConfig({ CRM_HOST: '127.0.0.1', CRM_PORT: 0, CRM_DATA_DIR: dataDir, AUTH_GRPC_ADDR: `127.0.0.1:${authPort}` }),
+    { logger: silent, rateLimitCounter: new MemoryCounter(), invalidation: new LocalInvalidationChannel(silent), idempotencyStore: store },
+  );
+  try {
+    const hungUp = request(`${gateway.url}/api/settings/api-keys/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${auth.accessToken()}`, 'content-type': 'application/json', 'idempotency-key': 'stop-1' },
+      body: JSON.stringify({ name: 'at stop' }),
+      dispatcher: new Agent({ connect: { rejectUnauthorized: false } }),
+      signal: AbortSignal.timeout(200),
+    });
+    await expect(hungUp).rejects.toThrow();
+    await gateway.stop(); // its only connection is gone: only the claim is left to wait for
+    const entry = await store.claim(`ws_main:${createHash('sha256').update('stop-1').digest('hex')}`, 'probe', 1_000);
+    expect(entry).toMatchObject({ state: 'done', answer: { status: 201 } });
+    expect(auth.apiKeys.size).toBe(1);
+  } finally {
     await auth.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }

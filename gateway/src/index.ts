@@ -138,16 +138,22 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
       if (options.drainDelayMs) await new Promise((resolve) => setTimeout(resolve, options.drainDelayMs));
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      const graceMs = options.drainGraceMs ?? 10_000;
+      const graceEnds = Date.now() + graceMs;
       const grace = new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           logger.warn({ open: sockets.size }, 'drain grace over; closing the remaining connections');
           server.closeAllConnections();
           resolve();
-        }, options.drainGraceMs ?? 10_000);
+        }, graceMs);
         timer.unref();
         void closed.then(() => clearTimeout(timer));
       });
       await Promise.race([closed, grace]);
+      // A request whose client hung up runs on with no connection to wait for: its key is settled
+      // (its answer kept for the retry) in what is left of the grace, not left claimed by an exited process.
+      const unsettled = await gateway.settleIdempotencyClaims(Math.max(0, graceEnds - Date.now()));
+      if (unsettled > 0) logger.warn({ unsettled }, 'stopping with Idempotency-Key claims unsettled; they lapse unrenewed');
       await gateway.close();
       if (!options.rateLimitCounter) await counter.close();
       if (!options.invalidation) await invalidation.close?.();

@@ -38,4 +38,21 @@ describe.each([
     await sleep(120);
     expect(await store.claim('ws:b', 'f1', 10_000)).toBeNull();
   });
+
+  it('renews a running claim of the same request only', async () => {
+    await store.claim('ws:a', 'f1', 100);
+    await sleep(60);
+    await store.renew('ws:a', 'f1', 200);
+    await sleep(80); // past the first lease, inside the renewed one
+    expect(await store.claim('ws:a', 'f1', 10_000)).toEqual({ state: 'running', fingerprint: 'f1' });
+
+    await store.claim('ws:b', 'f1', 100);
+    await store.renew('ws:b', 'f2', 10_000); // another request's fingerprint: not its claim
+    await store.claim('ws:c', 'f1', 10_000);
+    await store.complete('ws:c', 'f1', answer, 100);
+    await store.renew('ws:c', 'f1', 10_000); // completed: a late renewal keeps no answer longer
+    await sleep(150);
+    expect(await store.claim('ws:b', 'f1', 10_000)).toBeNull();
+    expect(await store.claim('ws:c', 'f1', 10_000)).toBeNull();
+  });
 });

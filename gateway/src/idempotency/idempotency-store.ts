@@ -19,10 +19,12 @@ export type IdempotencyEntry =
 export interface IdempotencyStore {
   /**
    * Takes the key for a new request when nobody holds it (atomically: of two concurrent claims one
-   * wins) and answers null; otherwise answers what is there. The claim lapses after `claimMs`, so a
-   * replica that dies mid-request does not hold the key for 24 hours.
+   * wins) and answers null; otherwise answers what is there. The claim lapses after `claimMs`
+   * unless renewed, so a replica that dies mid-request holds the key only that long.
    */
   claim(key: string, fingerprint: string, claimMs: number): Promise<IdempotencyEntry | null>;
+  /** Holds a claim `claimMs` longer, if it is still this request's claim (not lapsed, taken over or completed). */
+  renew(key: string, fingerprint: string, claimMs: number): Promise<void>;
   /** Keeps the answer of the request that claimed `key` for `keepMs`. */
   complete(key: string, fingerprint: string, answer: StoredAnswer, keepMs: number): Promise<void>;
   /** Lets go of a claim whose answer is not kept (5xx, too large, connection lost): a retry runs again. */

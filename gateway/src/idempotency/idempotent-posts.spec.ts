@@ -1,10 +1,11 @@
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { AddressInfo, Server } from 'node:net';
 import express, { type RequestHandler } from 'express';
 import { request } from 'undici';
 import { createLogger } from '@crm/observability';
 import type { IdempotencyStore } from './idempotency-store';
-import { idempotentPosts, MAX_ANSWER_BYTES } from './idempotent-posts';
+import { idempotentPosts, MAX_ANSWER_BYTES, type IdempotentPosts, type IdempotentPostsOptions } from './idempotent-posts';
 import { MemoryIdempotencyStore } from './memory-idempotency-store';
 
 interface Harness {
@@ -15,13 +16,18 @@ interface Harness {
     headers?: Record<string, string>,
   ): Promise<{ status: number; headers: Record<string, unknown>; text: string }>;
   runs: () => number;
+  guard: IdempotentPosts;
   close(): Promise<void>;
 }
 
 /** An app with a fake caller (header x-workspace), the guard, and `handler` on every POST. */
-async function harness(handler: RequestHandler, store: IdempotencyStore = new MemoryIdempotencyStore()): Promise<Harness> {
+async function harness(
+  handler: RequestHandler,
+  store: IdempotencyStore = new MemoryIdempotencyStore(),
+  options: IdempotentPostsOptions = {},
+): Promise<Harness> {
   let runs = 0;
-  const guard = idempotentPosts(store, createLogger('test', { level: 'silent' }), (req) => req.path.startsWith('/upload'));
+  const guard = idempotentPosts(store, createLogger('test', { level: 'silent' }), (req) => req.path.startsWith('/upload'), options);
   const app = express();
   app.use((req, res, next) => {
     const workspaceId = req.get('x-workspace') ?? 'ws_1';
@@ -49,9 +55,23 @@ async function harness(handler: RequestHandler, store: IdempotencyStore = new Me
       return { status: response.statusCode, headers: response.headers, text: await response.body.text() };
     },
     runs: () => runs,
+    guard,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
+
+/** POSTs {} to /things with `key` and hangs up after `ms`, before the answer. */
+async function hangUpAfter(ms: number, h: Harness, key: string): Promise<void> {
+  const abandoned = request(`${h.base}/things`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'idempotency-key': key },
+    body: '{}',
+    signal: AbortSignal.timeout(ms),
+  });
+  await expect(abandoned).rejects.toThrow();
+}
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 const created: RequestHandler = (req, res) =>
   void res
@@ -107,20 +127,43 @@ describe('Idempotency-Key on POSTs', () => {
 
   it('keeps the answer of a request whose client hung up, for its retry', async () => {
     h = await harness((_req, res) => void setTimeout(() => res.status(201).json({ id: 'late' }), 150));
-    const controller = new AbortController();
-    const abandoned = request(`${h.base}/things`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'idempotency-key': 'k1' },
-      body: '{}',
-      signal: controller.signal,
-    });
-    setTimeout(() => controller.abort(), 50);
-    await expect(abandoned).rejects.toThrow();
+    await hangUpAfter(50, h, 'k1');
     await new Promise((resolve) => setTimeout(resolve, 300));
     const retry = await h.post('/things', {}, { 'idempotency-key': 'k1' });
     expect(retry).toMatchObject({ status: 201, text: '{"id":"late"}' });
     expect(retry.headers['idempotent-replayed']).toBe('true');
     expect(h.runs()).toBe(1);
+  });
+
+  it('renews the claim of a request that runs past its lease: a retry meanwhile gets 409 and nothing runs twice', async () => {
+    h = await harness((_req, res) => void setTimeout(() => res.status(201).json({ id: 'slow' }), 400), undefined, { claimMs: 90 });
+    const first = h.post('/things', {}, { 'idempotency-key': 'k1' });
+    await new Promise((resolve) => setTimeout(resolve, 250)); // the first lease (90 ms) is long over
+    expect((await h.post('/things', {}, { 'idempotency-key': 'k1' })).status).toBe(409);
+    expect((await first).status).toBe(201);
+    expect(await h.post('/things', {}, { 'idempotency-key': 'k1' })).toMatchObject({ status: 201, text: '{"id":"slow"}' });
+    expect(h.runs()).toBe(1);
+  });
+
+  it('lets a claim lapse within its lease once nothing renews it, as when its gateway died', async () => {
+    const store = new MemoryIdempotencyStore();
+    h = await harness(created, store, { claimMs: 90 });
+    // The same request's claim, taken by a gateway that then died: nothing renews it.
+    await store.claim(`ws_1:${sha256('k1')}`, sha256('POST\n/things\n{}'), 90);
+    expect((await h.post('/things', {}, { 'idempotency-key': 'k1' })).status).toBe(409);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect((await h.post('/things', {}, { 'idempotency-key': 'k1' })).status).toBe(201);
+  });
+
+  it('settles, when asked at stop, the key of a request whose client hung up once it ends, and says how many are left', async () => {
+    const store = new MemoryIdempotencyStore();
+    h = await harness((_req, res) => void setTimeout(() => res.status(201).json({ id: 'late' }), 300), store);
+    await hangUpAfter(50, h, 'k1');
+    expect(await h.guard.settleOpen(10)).toBe(1);
+    expect(await h.guard.settleOpen(5_000)).toBe(0);
+    // Settled already: kept before settleOpen answered, not when a retry happens to come.
+    expect(await store.claim(`ws_1:${sha256('k1')}`, 'probe', 1_000)).toMatchObject({ state: 'done', answer: { status: 201 } });
+    expect(await h.guard.settleOpen(5_000)).toBe(0);
   });
 
   it('keeps 4xx answers but not 5xx ones: a retry after a 5xx runs again', async () => {
@@ -170,6 +213,7 @@ describe('Idempotency-Key on POSTs', () => {
   it('answers 503 and runs nothing when the store cannot be reached', async () => {
     const broken: IdempotencyStore = {
       claim: () => Promise.reject(new Error('down')),
+      renew: () => Promise.resolve(),
       complete: () => Promise.resolve(),
       release: () => Promise.resolve(),
       close: () => Promise.resolve(),

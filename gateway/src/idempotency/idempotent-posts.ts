@@ -7,6 +7,11 @@
  * releases the key, so a retry runs again. A client that hangs up does not stop its request: the
  * answer it would have had is kept when the request ends, for its retry.
  *
+ * A claim is a lease of CLAIM_MS that its gateway renews while the request runs: a request may run
+ * for minutes (an upload), yet the key of one whose gateway died (SIGKILL, a lost node) lapses
+ * within CLAIM_MS, so its retries get 409 for seconds, not for as long as any request could run.
+ * A gateway told to stop settles its open claims before it exits (`settleOpen`).
+ *
  * Uploads (import start, the synchronous import) are claimed before their body is read and keyed
  * without it: their fingerprint is the method, path and query only, so a retry with the same key
  * gets the first answer whatever file it carries.
@@ -22,8 +27,8 @@ export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 export const MAX_KEY_LENGTH = 255;
 export const KEEP_ANSWER_MS = 24 * 60 * 60 * 1000;
-/** Longer than any request may run (the upload proxy's 5 minutes), so a live claim never lapses. */
-export const CLAIM_MS = 310_000;
+/** A claim's lease, renewed every third of it while its request runs. */
+export const CLAIM_MS = 30_000;
 export const MAX_ANSWER_BYTES = 1024 * 1024;
 /** How long after its client hung up a request that has not answered keeps its key. */
 const ABANDONED_CLAIM_MS = 30_000;
@@ -34,6 +39,17 @@ export interface IdempotentPosts {
   streamedUploads: RequestHandler;
   /** Mounted after the JSON body parser: every other POST. */
   jsonPosts: RequestHandler;
+  /**
+   * Waits up to `timeoutMs` for every claimed request to settle its key (kept answer or release),
+   * also those whose client hung up; answers how many are still open. Called at stop, once the
+   * listener has closed, so no claim is left to lapse that its request was about to settle.
+   */
+  settleOpen(timeoutMs: number): Promise<number>;
+}
+
+export interface IdempotentPostsOptions {
+  claimMs?: number;
+  abandonedClaimMs?: number;
 }
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
@@ -47,7 +63,14 @@ function send(res: Response, status: number, detail: string): void {
   res.status(status).json({ detail });
 }
 
-export function idempotentPosts(store: IdempotencyStore, logger: Logger, isStreamedUpload: (req: Request) => boolean): IdempotentPosts {
+export function idempotentPosts(
+  store: IdempotencyStore,
+  logger: Logger,
+  isStreamedUpload: (req: Request) => boolean,
+  { claimMs = CLAIM_MS, abandonedClaimMs = ABANDONED_CLAIM_MS }: IdempotentPostsOptions = {},
+): IdempotentPosts {
+  /** Each claimed request's settling, until it is written. */
+  const open = new Set<Promise<void>>();
   const guard =
     (streamed: boolean): RequestHandler =>
     async (req, res, next) => {
@@ -63,7 +86,7 @@ export function idempotentPosts(store: IdempotencyStore, logger: Logger, isStrea
 
       let existing;
       try {
-        existing = await store.claim(entryKey, fingerprint, CLAIM_MS);
+        existing = await store.claim(entryKey, fingerprint, claimMs);
       } catch (err) {
         logger.warn({ err }, 'idempotency store unreachable; refusing a keyed request rather than risk running it twice');
         return send(res, 503, 'The service is temporarily unavailable; try again shortly.');
@@ -85,12 +108,28 @@ export function idempotentPosts(store: IdempotencyStore, logger: Logger, isStrea
       }
 
       let settled = false;
+      let markSettled!: () => void;
+      const settling = new Promise<void>((resolve) => (markSettled = resolve));
+      open.add(settling);
+      const renewal = setInterval(
+        () =>
+          void store
+            .renew(entryKey, fingerprint, claimMs)
+            .catch((err: unknown) => logger.warn({ err, key: entryKey }, 'idempotency claim renewal failed')),
+        claimMs / 3,
+      ).unref();
       const settle = (answer: StoredAnswer | undefined): Promise<void> => {
         if (settled) return Promise.resolve();
         settled = true;
+        clearInterval(renewal);
         const kept = res.statusCode < 500 ? answer : undefined;
         const write = kept ? store.complete(entryKey, fingerprint, kept, KEEP_ANSWER_MS) : store.release(entryKey);
-        return write.catch((err: unknown) => logger.warn({ err, key: entryKey }, 'idempotency store write failed'));
+        return write
+          .catch((err: unknown) => logger.warn({ err, key: entryKey }, 'idempotency store write failed'))
+          .finally(() => {
+            open.delete(settling);
+            markSettled();
+          });
       };
       new AnswerRecorder(res, MAX_ANSWER_BYTES, (answer) => {
         if (!answer) logger.warn({ key: entryKey }, 'answer over 1 MB not kept; a retry with its key runs again');
@@ -99,9 +138,16 @@ export function idempotentPosts(store: IdempotencyStore, logger: Logger, isStrea
       // Closed before any answer: the request normally still ends (and settles) on its own; this is
       // the net for one that never does, so its key is not held for the whole claim.
       res.once('close', () => {
-        if (!settled) setTimeout(() => void settle(undefined), ABANDONED_CLAIM_MS).unref();
+        if (!settled) setTimeout(() => void settle(undefined), abandonedClaimMs).unref();
       });
       next();
     };
-  return { streamedUploads: guard(true), jsonPosts: guard(false) };
+  const settleOpen = async (timeoutMs: number): Promise<number> => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+    await Promise.race([Promise.all(open), timeout]);
+    clearTimeout(timer);
+    return open.size;
+  };
+  return { streamedUploads: guard(true), jsonPosts: guard(false), settleOpen };
 }

@@ -23,6 +23,11 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     return null;
   }
 
+  async renew(key: string, fingerprint: string, claimMs: number): Promise<void> {
+    const existing = this.entries.get(key);
+    if (existing?.state === 'running' && existing.fingerprint === fingerprint) this.entries.set(key, existing, this.now() + claimMs);
+  }
+
   async complete(key: string, fingerprint: string, answer: StoredAnswer, keepMs: number): Promise<void> {
     this.entries.set(key, { state: 'done', fingerprint, answer }, this.now() + keepMs);
   }

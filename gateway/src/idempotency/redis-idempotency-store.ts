@@ -7,6 +7,11 @@ import type { IdempotencyEntry, IdempotencyStore, StoredAnswer } from './idempot
  * key, on any replicas, exactly one runs. Commands fail fast while Redis is away (the middleware
  * then answers 503 rather than run a request it cannot guard).
  */
+/** PEXPIRE only while the key still holds this claim: a renewal never extends another request's entry. */
+const RENEW_SCRIPT = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0";
+
+const runningEntry = (fingerprint: string): string => JSON.stringify({ state: 'running', fingerprint } satisfies IdempotencyEntry);
+
 export class RedisIdempotencyStore implements IdempotencyStore {
   private constructor(
     private readonly redis: Redis,
@@ -20,7 +25,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   }
 
   async claim(key: string, fingerprint: string, claimMs: number): Promise<IdempotencyEntry | null> {
-    const running = JSON.stringify({ state: 'running', fingerprint } satisfies IdempotencyEntry);
+    const running = runningEntry(fingerprint);
     // A key can lapse between a failed SET and the GET; then the next round claims it.
     for (let round = 0; round < 3; round++) {
       const taken = await this.redis.set(this.keyPrefix + key, running, 'PX', claimMs, 'NX');
@@ -29,6 +34,10 @@ export class RedisIdempotencyStore implements IdempotencyStore {
       if (existing !== null) return JSON.parse(existing) as IdempotencyEntry;
     }
     throw new Error('Idempotency key kept lapsing while it was claimed');
+  }
+
+  async renew(key: string, fingerprint: string, claimMs: number): Promise<void> {
+    await this.redis.eval(RENEW_SCRIPT, 1, this.keyPrefix + key, runningEntry(fingerprint), claimMs);
   }
 
   async complete(key: string, fingerprint: string, answer: StoredAnswer, keepMs: number): Promise<void> {

@@ -21,6 +21,8 @@ export class FakeAuthService {
   readonly refreshTokens = new Map<string, { userId: string; used: boolean }>();
   readonly usage: authV1.ApiKeyUsageEntry[] = [];
   readonly calls: string[] = [];
+  /** How long CreateApiKey takes, for tests of requests still running at a stop. */
+  createApiKeyDelayMs = 0;
   private server: GrpcServer | undefined;
   port = 0;
 
@@ -152,6 +154,7 @@ export class FakeAuthService {
         return publicUser;
       },
       CreateApiKey: async (request: authV1.CreateApiKeyRequest, context: { workspaceId: string }) => {
+        if (this.createApiKeyDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.createApiKeyDelayMs));
         const key = this.addApiKey(context.workspaceId, request.name);
         const stored = [...this.apiKeys.values()].find((k) => k.key === key)!;
         const { key: _key, workspaceId: _ws, ...apiKey } = stored;
