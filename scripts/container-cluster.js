@@ -212,6 +212,8 @@ async function startContainerCluster(options = {}) {
     gateways: gateways.map(({ url, port }) => ({ url, port })),
     /** One HTTPS address in front of every gateway replica, as the chart's gateway Service is. */
     serviceUrl: `https://localhost:${gatewayService.port}`,
+    /** Connections the Service stand-ins cut (a replica's side failed or reset), newest last. */
+    serviceCuts: () => [gatewayService, ...Object.values(services)].flatMap((s) => s.cuts).sort(),
     ca,
     dataDir,
     runId,

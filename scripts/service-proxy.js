@@ -13,6 +13,8 @@ class ServiceProxy {
     this.backends = backends;
     this.next = 0;
     this.sockets = new Set();
+    /** The last connections this proxy cut, and why: what a test prints when its client saw a cut. */
+    this.cuts = [];
     this.server = net.createServer((client) => this.route(client));
   }
 
@@ -36,8 +38,12 @@ class ServiceProxy {
     const ports = this.backends();
     const first = this.next++ % Math.max(ports.length, 1);
     const attempt = (tried) => {
-      if (tried >= ports.length || client.destroyed) return client.destroy();
-      const upstream = net.connect({ host: '127.0.0.1', port: ports[(first + tried) % ports.length] });
+      if (tried >= ports.length || client.destroyed) {
+        if (!client.destroyed) this.noteCut(`no replica took the connection (of ${ports.length})`);
+        return client.destroy();
+      }
+      const port = ports[(first + tried) % ports.length];
+      const upstream = net.connect({ host: '127.0.0.1', port });
       upstream.once('error', () => attempt(tried + 1));
       upstream.once('connect', () => {
         upstream.removeAllListeners('error');
@@ -46,18 +52,30 @@ class ServiceProxy {
         // other only once what it sent is written (pipe's end); destroying it at once could drop
         // the answer's last bytes, which the client would read as a connection cut mid-request.
         // A side that fails or is reset cuts the other at once, as a dead pod's connections are.
-        const cut = () => {
+        const cut = (side, error) => {
+          if (!client.destroyed || !upstream.destroyed)
+            this.noteCut(`→ :${port}: the ${side} side failed${error ? ` (${error.code ?? error.message})` : ''}`);
           client.destroy();
           upstream.destroy();
         };
-        upstream.on('error', cut).on('close', (hadError) => (hadError ? cut() : client.end()));
-        client.on('error', cut).on('close', (hadError) => (hadError ? cut() : upstream.end()));
+        // Bytes from the client with no reply since: a request under way, for the note of a clean close under it.
+        let unanswered = false;
+        client.on('data', () => (unanswered = true));
+        upstream.on('data', () => (unanswered = false));
+        upstream.on('end', () => unanswered && this.noteCut(`→ :${port}: the replica side closed (FIN) under a request`));
+        upstream.on('error', (error) => cut('replica', error)).on('close', (hadError) => (hadError ? cut('replica') : client.end()));
+        client.on('error', (error) => cut('client', error)).on('close', (hadError) => (hadError ? cut('client') : upstream.end()));
         upstream.pipe(client);
         client.pipe(upstream);
         client.resume();
       });
     };
     attempt(0);
+  }
+
+  noteCut(what) {
+    this.cuts.push(`${new Date().toISOString()} ${this.name} ${what}`);
+    if (this.cuts.length > 50) this.cuts.shift();
   }
 
   track(socket) {

@@ -2,8 +2,9 @@
  * The whole system from its images (2 of every server, 2 workers per worker role), with traffic
  * through the gateway Service while a 20,000-row import and a batch of automation waits are in
  * flight: one replica of each kind is stopped with SIGTERM (10 s grace) and started again, then
- * the other with SIGKILL. The import completes with every row once, every wait step runs once, and
- * no request gets a 5xx other than a 503.
+ * the other with SIGKILL. The import completes with every row once, every wait step runs once, no
+ * request gets a 5xx other than a 503, and every request whose connection was cut gets an answer
+ * when retried (a POST with its Idempotency-Key: a killed gateway's claim lapses within its lease).
  * Runs only against containers (npm run test:containers), in the jest project `containers`.
  */
 import { randomBytes } from 'node:crypto';
@@ -148,7 +149,10 @@ it('keeps every import row and every wait step exactly once while replicas of ea
     await probe.stop();
   }
   console.log(`traffic during the restarts: ${probe.summary()}`);
-  if (probe.cutAndRetried().length > 0) console.log(`connections cut under a request, then retried:\n${probe.cutAndRetried().join('\n')}`);
+  if (probe.cutAndRetried().length > 0) {
+    console.log(`connections cut under a request, then retried:\n${probe.cutAndRetried().join('\n')}`);
+    console.log(`connections the Services cut:\n${(t.cluster as typeof t.cluster & { serviceCuts(): string[] }).serviceCuts().join('\n')}`);
+  }
   if (probe.unexpected().length > 0 || probe.cutAndRetried().length > 0)
     for (const name of ['gateway-1', 'gateway-2']) console.log(`${name}'s log:\n${t.cluster.processes.get(name)!.tail(80)}`);
   expect(probe.unexpected()).toEqual([]);

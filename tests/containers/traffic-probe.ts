@@ -3,21 +3,27 @@ import type { ApiClient, ApiResponse } from '../support/api-client';
 
 /**
  * Steady API traffic (reads and lead writes, a few requests at a time) through one client, noting
- * every answer by phase. Expected: 2xx, or 503 while a replica drains. A failed connection is
- * expected only in a phase marked `connectionsMayDrop` (a SIGKILLed gateway drops its sockets);
- * elsewhere a cut connection is retried, as HTTP/1.1 clients retry idempotent requests (the POST
- * carries an Idempotency-Key), and the retry must get an expected answer. Cuts are listed apart.
+ * every answer by phase. Expected: 2xx, or 503 while a replica drains. A cut connection is retried,
+ * as integrators' clients retry (GETs as they are, the POST with its Idempotency-Key), and the retry
+ * must get an expected answer. Cuts are expected only of requests under way while a phase marked
+ * `connectionsMayDrop` began or ran (a SIGKILLed gateway drops its sockets); others are listed apart.
  */
 const KINDS = ['GET contacts', 'GET leads', 'POST lead'];
+/** How long a retry keeps asking while it gets 409: past the 30 s lease of a killed gateway's claim. */
+const HELD_KEY_PATIENCE_MS = 45_000;
+
+interface Phase {
+  name: string;
+  startedAt: number;
+  connectionsMayDrop: boolean;
+}
 
 export class TrafficProbe {
-  phase = 'before';
-  private phaseStartedAt = Date.now();
+  private readonly phases: Phase[] = [{ name: 'before', startedAt: Date.now(), connectionsMayDrop: false }];
   answered = 0;
   private readonly outcomes = new Map<string, number>();
   private readonly problems: string[] = [];
   private readonly retried: string[] = [];
-  private readonly droppingPhases = new Set<string>();
   private running = false;
   private loops: Promise<void>[] = [];
 
@@ -27,10 +33,8 @@ export class TrafficProbe {
   ) {}
 
   /** Enters a phase; `connectionsMayDrop` when a gateway is killed without its drain. */
-  enter(phase: string, connectionsMayDrop = false): void {
-    this.phase = phase;
-    this.phaseStartedAt = Date.now();
-    if (connectionsMayDrop) this.droppingPhases.add(phase);
+  enter(name: string, connectionsMayDrop = false): void {
+    this.phases.push({ name, startedAt: Date.now(), connectionsMayDrop });
   }
 
   start(): void {
@@ -45,7 +49,8 @@ export class TrafficProbe {
 
   private async loop(index: number): Promise<void> {
     for (let n = 0; this.running; n++) {
-      const phase = this.phase;
+      const sentIn = this.phases.length - 1;
+      const phase = this.phases[sentIn]!.name;
       const kind = (index + n) % 3;
       const send = this.request(kind);
       try {
@@ -53,25 +58,25 @@ export class TrafficProbe {
         try {
           response = await send();
         } catch (error) {
-          if (this.droppingPhases.has(phase)) throw error;
-          // A cut connection is retried as an integrator's client does: GETs as they are, the POST
-          // with its Idempotency-Key, so the retry answers what the first attempt did, never twice.
+          // A request sent late in one phase may be cut early in the next: what counts is every
+          // phase it was under way in, not only the one it was sent in.
+          const overlapped = this.phases.slice(sentIn);
+          const now = overlapped[overlapped.length - 1]!;
+          const where = `${KINDS[kind]}, sent in ${phase}, cut +${Date.now() - now.startedAt} ms into ${now.name}`;
           this.note(phase, 'connection cut, retried');
-          this.retried.push(
-            `${phase}: ${(error as Error).message} (${KINDS[kind]}, +${Date.now() - this.phaseStartedAt} ms into the phase)`,
-          );
+          if (!overlapped.some((p) => p.connectionsMayDrop))
+            this.retried.push(`${new Date().toISOString()} ${(error as Error).message} (${where})`);
+          const cutAt = Date.now();
           response = await this.retry(send);
+          this.note(phase, `${KINDS[kind]} retried: ${response.status} after ${Math.round((Date.now() - cutAt) / 1000)} s`);
         }
         this.answered += 1;
         this.note(phase, String(response.status));
         const fine = response.status < 300 || (response.status === 503 && typeof response.body?.detail === 'string');
         if (!fine) this.problems.push(`${phase}: ${response.status} ${response.text.slice(0, 200)}`);
       } catch (error) {
-        this.note(phase, 'connection failed');
-        if (!this.droppingPhases.has(phase))
-          this.problems.push(
-            `${phase}: ${(error as Error).message} (${KINDS[kind]}, +${Date.now() - this.phaseStartedAt} ms into the phase)`,
-          );
+        this.note(phase, 'retries failed');
+        this.problems.push(`${phase}: ${(error as Error).message} (${KINDS[kind]}, retried)`);
       }
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -88,11 +93,12 @@ export class TrafficProbe {
 
   /**
    * Up to 5 more tries after a cut, 500 ms apart. A 409 says the first attempt still holds the
-   * Idempotency-Key (it runs on, or its gateway stopped before answering and the key lapses 30 s
-   * later): asked again, as the answer's detail says, for up to 45 s.
+   * Idempotency-Key: it runs on, or its gateway was killed before answering and the claim lapses
+   * within its 30 s lease (a stopping gateway settles its keys before it exits). Asked again, as
+   * the answer's detail says, for up to HELD_KEY_PATIENCE_MS.
    */
   private async retry(send: () => Promise<ApiResponse>): Promise<ApiResponse> {
-    const heldUntil = Date.now() + 45_000;
+    const heldUntil = Date.now() + HELD_KEY_PATIENCE_MS;
     for (let cuts = 0; ;) {
       await new Promise((r) => setTimeout(r, 500));
       try {
@@ -109,7 +115,7 @@ export class TrafficProbe {
     this.outcomes.set(key, (this.outcomes.get(key) ?? 0) + 1);
   }
 
-  /** Connections cut under a request outside a phase where they may drop, each retried. */
+  /** Connections cut under a request that overlapped no phase where they may drop, each retried. */
   cutAndRetried(): string[] {
     return this.retried.slice(0, 20);
   }
