@@ -66,10 +66,14 @@ describe('auth service over gRPC', () => {
 
   it('answers bad credentials with one message', async () => {
     await signUp('known@example.com');
+    // Both asked at once, and both awaited at once: awaiting one first would leave the other's
+    // rejection unhandled if it came first (an unknown email may answer sooner).
     const wrong = auth.call('LogIn', { email: 'known@example.com', password: 'nope nope nope' });
     const unknown = auth.call('LogIn', { email: 'unknown@example.com', password: PASSWORD });
-    await expect(wrong).rejects.toMatchObject({ kind: 'unauthenticated', message: 'Invalid email or password.' });
-    await expect(unknown).rejects.toMatchObject({ kind: 'unauthenticated', message: 'Invalid email or password.' });
+    await Promise.all([
+      expect(wrong).rejects.toMatchObject({ kind: 'unauthenticated', message: 'Invalid email or password.' }),
+      expect(unknown).rejects.toMatchObject({ kind: 'unauthenticated', message: 'Invalid email or password.' }),
+    ]);
   });
 
   it('publishes the key that verifies access tokens, with RS256 pinned', async () => {
