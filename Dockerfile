@@ -69,22 +69,22 @@ VOLUME /app/data
 
 FROM runtime AS gateway
 EXPOSE 8443 9464
-CMD ["node", "--require", "./libs/telemetry/dist/register.js", "gateway/dist/main.js"]
+CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=50", "--require", "./libs/telemetry/dist/register.js", "gateway/dist/main.js"]
 
 FROM runtime AS auth
 EXPOSE 50051 9464
-CMD ["node", "--require", "./libs/telemetry/dist/register.js", "services/auth/dist/main.js"]
+CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=50", "--require", "./libs/telemetry/dist/register.js", "services/auth/dist/main.js"]
 
 FROM runtime AS records
 EXPOSE 50052 9464
-CMD ["node", "--require", "./libs/telemetry/dist/register.js", "services/records/dist/main.js"]
+CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=50", "--require", "./libs/telemetry/dist/register.js", "services/records/dist/main.js"]
 
 # The import server by default; the workers run the same image with `--role=worker`.
 FROM runtime AS import
 EXPOSE 50053 8081 9464
-CMD ["node", "--require", "./libs/telemetry/dist/register.js", "services/import/dist/main.js"]
+CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=50", "--require", "./libs/telemetry/dist/register.js", "services/import/dist/main.js"]
 
 # The automation server by default; the workers run the same image with `--role=worker`.
 FROM runtime AS automation
 EXPOSE 50054 9464
-CMD ["node", "--require", "./libs/telemetry/dist/register.js", "services/automation/dist/main.js"]
+CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=50", "--require", "./libs/telemetry/dist/register.js", "services/automation/dist/main.js"]

@@ -9,6 +9,7 @@ const { Agent } = require('undici');
 const { gatewayApi, warnAboutDeadProcesses } = require('./support');
 const { startLocalCluster } = require('../scripts/local-cluster.js');
 const { startNpmStart } = require('./npm-start');
+const { startContainerCluster } = require('../scripts/container-cluster.js');
 
 const { values } = parseArgs({
   options: {
@@ -27,10 +28,12 @@ const suites = fs
 if (values.help) {
   console.log(
     [
-      'Usage: npm run bench [-- --only <suite>] [--seconds N] [--cpu-prof DIR] [--target cluster|npm-start]',
+      'Usage: npm run bench [-- --only <suite>] [--seconds N] [--cpu-prof DIR] [--target cluster|npm-start|containers]',
       `  Suites: ${suites.join(', ')}`,
       '  --target npm-start  runs scripts/start.js (one process, fresh CRM_DATA_DIR) instead of the local cluster;',
       '                      only the suites that support it (import, memory) run',
+      '  --target containers  the system from its images, one replica of each kind, as test:containers runs it',
+      '                      (root, podman, images built by npm run test:containers); only the memory suite runs',
       '  --cpu-prof DIR  every cluster process writes a V8 CPU profile (.cpuprofile) to DIR when it stops',
       '  Results are printed and written to bench/results/ (or $BENCH_RESULTS_DIR).',
       "  npm run bench:node24 runs the same on Node 24, the images' runtime (scripts/bench-node24.sh).",
@@ -41,17 +44,18 @@ if (values.help) {
 
 async function main() {
   const target = values.target ?? 'cluster';
-  if (target !== 'cluster' && target !== 'npm-start') throw new Error(`--target ${target}: cluster or npm-start`);
+  if (!['cluster', 'npm-start', 'containers'].includes(target)) throw new Error(`--target ${target}: cluster, npm-start or containers`);
   const selected = values.only ? values.only.split(',') : suites;
   const seconds = Number(values.seconds ?? 10);
   const log = (message) => process.stderr.write(`[bench] ${message}\n`);
-  log(target === 'cluster' ? 'starting the local cluster' : 'starting npm start (scripts/start.js)');
+  log(`starting ${{ cluster: 'the local cluster', 'npm-start': 'npm start (scripts/start.js)', containers: 'the images' }[target]}`);
   const profileDir = values['cpu-prof'] ? path.resolve(values['cpu-prof']) : undefined;
   const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  const cluster =
-    target === 'cluster'
-      ? await startLocalCluster({ gateways: 1, workers: 1, logLevel: 'warn', nodeArgs })
-      : await startNpmStart({ nodeArgs });
+  const cluster = await {
+    cluster: () => startLocalCluster({ gateways: 1, workers: 1, logLevel: 'warn', nodeArgs }),
+    'npm-start': () => startNpmStart({ nodeArgs }),
+    containers: () => startContainerCluster({ gateways: 1, workers: 1, replicas: 1, logLevel: 'warn' }),
+  }[target]();
   const agent = new Agent({ connect: { ca: cluster.ca } });
   const api = gatewayApi(cluster, agent);
   const results = [];

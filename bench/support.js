@@ -2,8 +2,9 @@
 // stays out of the way, a warning when a cluster process died during a run, and the run's internal
 // certificates for calling services directly as one of its identities.
 'use strict';
-const { execFileSync } = require('node:child_process');
+const { execFile } = require('node:child_process');
 const path = require('node:path');
+const { promisify } = require('node:util');
 const { request } = require('undici');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -32,7 +33,8 @@ async function signUpUnlimited(cluster, api, name) {
     firstName: 'Bench',
     lastName: 'Mark',
   });
-  execFileSync(
+  // Asynchronous: with --target containers the auth Service stand-in the CLI dials runs in this process.
+  await promisify(execFile)(
     process.execPath,
     [
       path.join(ROOT, 'services/auth/dist/cli.js'),

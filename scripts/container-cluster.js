@@ -58,6 +58,13 @@ async function listenPort() {
 }
 
 /** The image a component runs: crm-<its Dockerfile target>, tagged `tag`. */
+/** A Kubernetes memory quantity in binary units (512Mi, 1Gi) in MB. */
+function mebibytes(quantity) {
+  const match = /^(\d+)(Mi|Gi)$/.exec(String(quantity));
+  if (!match) throw new Error(`memory limit ${quantity}: expected Mi or Gi`);
+  return Number(match[1]) * (match[2] === 'Gi' ? 1024 : 1);
+}
+
 const imageOf = (spec, tag) => `localhost/crm-${spec.target}:${tag}`;
 
 function ownedByContainerUser(dir) {
@@ -178,7 +185,17 @@ async function startContainerCluster(options = {}) {
       name,
       container: `crm-${runId}-${name}`,
       image: imageOf(spec, imageTag),
-      args: spec.role ? ['node', '--require', './libs/telemetry/dist/register.js', spec.entry, `--role=${spec.role}`] : [],
+      args: spec.role
+        ? [
+            'node',
+            '--max-semi-space-size=16',
+            '--heap-growing-percent=50',
+            '--require',
+            './libs/telemetry/dist/register.js',
+            spec.entry,
+            `--role=${spec.role}`,
+          ]
+        : [],
       env,
       mounts,
       labels: { 'crm.run': runId },
@@ -233,6 +250,18 @@ async function startContainerCluster(options = {}) {
       await readiness(name);
     },
     ready: readiness,
+    /** Each replica's host pid, metrics address and its pod's memory limit in the chart's values (MB), for the memory bench. */
+    async measuredProcesses() {
+      const values = require('js-yaml').load(fs.readFileSync(path.join(ROOT, 'charts/crm/values.yaml'), 'utf8'));
+      return Promise.all(
+        replicas.map(async (r) => ({
+          name: r.name,
+          pid: Number((await promisify(execFile)('podman', ['inspect', '--format', '{{.State.Pid}}', r.proc.container])).stdout.trim()),
+          metricsUrl: `http://127.0.0.1:${r.metricsPort}/metrics`,
+          limitMb: mebibytes(values[r.key].resources.limits.memory),
+        })),
+      );
+    },
     async stop() {
       const order = [...processes.values()].reverse();
       const stopAll = (list) => Promise.all(list.map((p) => p.stop('SIGTERM', 15_000).catch(() => undefined)));

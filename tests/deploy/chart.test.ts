@@ -463,6 +463,9 @@ describe('skaffold.yaml and the Dockerfiles', () => {
 
   const targets = [...new Set(Object.values(topology()).map((spec) => spec.target))];
   /** The server (not worker) component each target's image runs by default. */
+  // Node 24's default heap sizing let a service's heap reserve several times its live data (bench
+  // memory --target containers); every image starts Node with the options npm start uses.
+  const NODE_PREFIX = ['node', '--max-semi-space-size=16', '--heap-growing-percent=50', '--require', './libs/telemetry/dist/register.js'];
   const serverOf = (target: string): Spec => Object.values(topology()).find((spec) => spec.target === target && !spec.role) as Spec;
 
   test('builds one artifact per Dockerfile target the topology names, from the root Dockerfile', () => {
@@ -485,12 +488,23 @@ describe('skaffold.yaml and the Dockerfiles', () => {
     'target %s: its CMD runs the program of its server component, whose source exists',
     (target) => {
       const cmd = cmdOf(target);
-      expect(cmd.slice(0, 3)).toEqual(['node', '--require', './libs/telemetry/dist/register.js']);
-      expect(cmd[3]).toBe(serverOf(target).entry);
-      const sources = [sourceOf('libs/telemetry/dist/register.js'), sourceOf(cmd[3])];
+      expect(cmd.slice(0, NODE_PREFIX.length)).toEqual(NODE_PREFIX);
+      const entry = cmd[NODE_PREFIX.length]!;
+      expect(entry).toBe(serverOf(target).entry);
+      const sources = [sourceOf('libs/telemetry/dist/register.js'), sourceOf(entry)];
       expect(sources.filter((source) => !existsSync(join(root, source))).map((source) => `missing source ${source}`)).toEqual([]);
     },
   );
+
+  test("the workers, which replace the image's CMD to add their role, start Node as the CMDs do: in the chart and in the container runner", () => {
+    const chartArgs = /args: (\[.*"--role=\{\{ \$spec\.role \}\}"\])/.exec(read(join(templatesDir, 'deployments.yaml')))?.[1];
+    expect(chartArgs).toBeDefined();
+    const chartPrefix = [...chartArgs!.matchAll(/"([^"{]+)"/g)].map((m) => m[1]);
+    expect(chartPrefix.slice(0, NODE_PREFIX.length)).toEqual(NODE_PREFIX);
+    const runnerArgs = /args: spec\.role\s*\?\s*\[([^\]]*)\]/.exec(read(join(root, 'scripts/container-cluster.js')))?.[1];
+    expect(runnerArgs).toBeDefined();
+    expect([...runnerArgs!.matchAll(/'([^']+)'/g)].map((m) => m[1]).slice(0, NODE_PREFIX.length)).toEqual(NODE_PREFIX);
+  });
 
   test.each(targets.map((target) => [target]))('target %s: built on the runtime stage, which the others share', (target) => {
     expect(stages().get(target)?.from).toBe('runtime');
@@ -533,7 +547,7 @@ describe('skaffold.yaml and the Dockerfiles', () => {
         continue;
       }
       if (!tag?.includes(`IMAGE_TAG_${artifactName}`)) problems.push(`${key}: tag not from ${artifact.image}`);
-      const entry = cmdOf(artifact.docker?.target ?? '')[3];
+      const entry = cmdOf(artifact.docker?.target ?? '').at(-1);
       if (table[key].entry !== entry) problems.push(`${key}: the chart runs ${table[key].entry}, ${artifact.image} runs ${entry}`);
       if (artifact.docker?.target !== table[key].target)
         problems.push(`${key}: the topology's target is ${table[key].target}, not ${artifact.docker?.target}`);
