@@ -29,6 +29,7 @@ const {
 } = require('./cluster-support');
 
 const ROOT = path.resolve(__dirname, '..');
+const run = promisify(execFile);
 const PORT_ENV = { api: 'CRM_PORT', grpc: 'GRPC_PORT', upload: 'UPLOAD_PORT', health: 'GRPC_HEALTH_PORT' };
 /** The uid the images run as (the `node` user); mounted folders must be writable by it. */
 const CONTAINER_UID = 1000;
@@ -57,7 +58,6 @@ async function listenPort() {
   }
 }
 
-/** The image a component runs: crm-<its Dockerfile target>, tagged `tag`. */
 /** A Kubernetes memory quantity in binary units (512Mi, 1Gi) in MB. */
 function mebibytes(quantity) {
   const match = /^(\d+)(Mi|Gi)$/.exec(String(quantity));
@@ -65,6 +65,7 @@ function mebibytes(quantity) {
   return Number(match[1]) * (match[2] === 'Gi' ? 1024 : 1);
 }
 
+/** The image a component runs: crm-<its Dockerfile target>, tagged `tag`. */
 const imageOf = (spec, tag) => `localhost/crm-${spec.target}:${tag}`;
 
 function ownedByContainerUser(dir) {
@@ -256,7 +257,7 @@ async function startContainerCluster(options = {}) {
       return Promise.all(
         replicas.map(async (r) => ({
           name: r.name,
-          pid: Number((await promisify(execFile)('podman', ['inspect', '--format', '{{.State.Pid}}', r.proc.container])).stdout.trim()),
+          pid: Number((await run('podman', ['inspect', '--format', '{{.State.Pid}}', r.proc.container])).stdout.trim()),
           metricsUrl: `http://127.0.0.1:${r.metricsPort}/metrics`,
           limitMb: mebibytes(values[r.key].resources.limits.memory),
         })),
@@ -290,7 +291,7 @@ async function imageSizes(tag = 'latest') {
   const sizes = {};
   for (const target of targets) {
     const image = imageOf({ target }, tag);
-    const { stdout } = await promisify(execFile)('podman', ['image', 'inspect', '--format', '{{.Size}}', image]);
+    const { stdout } = await run('podman', ['image', 'inspect', '--format', '{{.Size}}', image]);
     sizes[image] = Number(stdout.trim());
   }
   return sizes;

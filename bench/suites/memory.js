@@ -60,8 +60,6 @@ async function snapshot(processes) {
   return Object.fromEntries(entries);
 }
 
-const round = (mb) => Math.round(mb);
-
 module.exports = async function memorySuite({ cluster, api, seconds, log }) {
   const containers = typeof cluster.measuredProcesses === 'function';
   const processes = containers
@@ -78,7 +76,7 @@ module.exports = async function memorySuite({ cluster, api, seconds, log }) {
   const afterImport = await snapshot(processes);
   for (const p of processes)
     log(
-      `${p.name}: RSS idle ${round(idle[p.name].rss)} MB, after the import ${round(afterImport[p.name].rss)} MB (V8 heap ${JSON.stringify(afterImport[p.name].heap)})`,
+      `${p.name}: RSS idle ${Math.round(idle[p.name].rss)} MB, after the import ${Math.round(afterImport[p.name].rss)} MB (V8 heap ${JSON.stringify(afterImport[p.name].heap)})`,
     );
   const gateway = cluster.gateways[0].url;
   const queries = {
@@ -101,11 +99,11 @@ module.exports = async function memorySuite({ cluster, api, seconds, log }) {
       {
         limitMb: p.limitMb,
         rssMb: {
-          idle: round(idle[p.name].rss),
-          afterImport: round(afterImport[p.name].rss),
-          afterSearchLoad: round(afterLoad[p.name].rss),
+          idle: Math.round(idle[p.name].rss),
+          afterImport: Math.round(afterImport[p.name].rss),
+          afterSearchLoad: Math.round(afterLoad[p.name].rss),
         },
-        peakRssMb: round(afterLoad[p.name].peak),
+        peakRssMb: Math.round(afterLoad[p.name].peak),
         v8HeapMb: { idle: idle[p.name].heap, afterImport: afterImport[p.name].heap, afterSearchLoad: afterLoad[p.name].heap },
       },
     ]),
@@ -124,7 +122,7 @@ module.exports = async function memorySuite({ cluster, api, seconds, log }) {
         target: "< 1 (each container's peak RSS over its pod's memory limit in charts/crm/values.yaml)",
         baseline: {
           what: 'each container idle, before the import',
-          rssMb: Object.fromEntries(processes.map((p) => [p.name, round(idle[p.name].rss)])),
+          rssMb: Object.fromEntries(processes.map((p) => [p.name, Math.round(idle[p.name].rss)])),
         },
         measured: byProcess,
         searchLoad: { connections: 4, seconds, latency },
