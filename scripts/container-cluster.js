@@ -2,7 +2,8 @@
 // The container runner: the CRM from its images (the root Dockerfile's targets), every replica a
 // podman container on the host's network with a read-only root filesystem, on the machine's Redis
 // and RabbitMQ. What runs, with which program, ports and callees, comes from charts/crm/topology.yaml,
-// the table the chart deploys from. Several replicas of each server share one address through a
+// the table the chart deploys from; each container runs under its pod's memory limit in the chart's
+// values.yaml. Several replicas of each server share one address through a
 // ServiceProxy, as a Kubernetes Service would give them. `startContainerCluster` returns what
 // `startLocalCluster` does, so the cross suites run against it unchanged (CRM_TEST_CLUSTER=containers).
 'use strict';
@@ -65,6 +66,12 @@ function mebibytes(quantity) {
   return Number(match[1]) * (match[2] === 'Gi' ? 1024 : 1);
 }
 
+/** Each component's memory limit in the chart's values.yaml, in MB, by topology key. */
+function podMemoryLimitsMb(topology) {
+  const values = require('js-yaml').load(fs.readFileSync(path.join(ROOT, 'charts/crm/values.yaml'), 'utf8'));
+  return Object.fromEntries(Object.keys(topology).map((key) => [key, mebibytes(values[key].resources.limits.memory)]));
+}
+
 /** The image a component runs: crm-<its Dockerfile target>, tagged `tag`. */
 const imageOf = (spec, tag) => `localhost/crm-${spec.target}:${tag}`;
 
@@ -111,6 +118,7 @@ async function startContainerCluster(options = {}) {
   await requireBrokers(redisUrl, amqpUrl);
   const topology = readTopology();
   const counts = replicaCounts(topology, options);
+  const memoryLimitsMb = podMemoryLimitsMb(topology);
   fs.mkdirSync(path.join(dataDir, 'logs'), { recursive: true });
   const tlsDir = ownedByContainerUser(path.join(dataDir, 'tls'));
   const tls = await makeCertificate(tlsDir);
@@ -201,6 +209,7 @@ async function startContainerCluster(options = {}) {
       mounts,
       labels: { 'crm.run': runId },
       logFile: path.join(dataDir, 'logs', `${name}.log`),
+      memoryMb: memoryLimitsMb[key],
     });
     replica.proc = proc;
     processes.set(name, proc);
@@ -253,13 +262,12 @@ async function startContainerCluster(options = {}) {
     ready: readiness,
     /** Each replica's host pid, metrics address and its pod's memory limit in the chart's values (MB), for the memory bench. */
     async measuredProcesses() {
-      const values = require('js-yaml').load(fs.readFileSync(path.join(ROOT, 'charts/crm/values.yaml'), 'utf8'));
       return Promise.all(
         replicas.map(async (r) => ({
           name: r.name,
           pid: Number((await run('podman', ['inspect', '--format', '{{.State.Pid}}', r.proc.container])).stdout.trim()),
           metricsUrl: `http://127.0.0.1:${r.metricsPort}/metrics`,
-          limitMb: mebibytes(values[r.key].resources.limits.memory),
+          limitMb: memoryLimitsMb[r.key],
         })),
       );
     },
@@ -297,4 +305,4 @@ async function imageSizes(tag = 'latest') {
   return sizes;
 }
 
-module.exports = { startContainerCluster, imageSizes, readTopology };
+module.exports = { startContainerCluster, imageSizes, readTopology, podMemoryLimitsMb };

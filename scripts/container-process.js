@@ -1,7 +1,9 @@
 // One replica as a podman container on the host's network, with the interface the cross suites
 // use on a local-cluster process: start, stop(signal), running, tail, env. The container stays
 // after it stops, so start() again runs the same container (same name, environment and mounts),
-// as Kubernetes restarts a pod's container.
+// as Kubernetes restarts a pod's container. With `memoryMb` it runs under that memory limit and no
+// swap, as a pod's container does under its limit. An exit nobody asked for (a crash, or the
+// kernel's OOM kill: 137) is kept in `unexpectedExits`; podman's OOMKilled flag stays false here.
 'use strict';
 const { spawn, execFile } = require('node:child_process');
 const fs = require('node:fs');
@@ -10,11 +12,13 @@ const { promisify } = require('node:util');
 const run = promisify(execFile);
 
 class ContainerProcess {
-  constructor({ name, container, image, args = [], env, mounts = [], labels = {}, logFile }) {
-    Object.assign(this, { name, container, image, args, env, mounts, labels, logFile });
+  constructor({ name, container, image, args = [], env, mounts = [], labels = {}, logFile, memoryMb }) {
+    Object.assign(this, { name, container, image, args, env, mounts, labels, logFile, memoryMb });
     this.child = undefined;
     this.created = false;
     this.exits = 0;
+    /** Exit codes of runs that ended without stop() asking (a crash, an OOM kill). */
+    this.unexpectedExits = [];
   }
 
   /** `podman run` the first time, `podman start` after; attached, so the container's output goes to the log file. */
@@ -26,13 +30,17 @@ class ContainerProcess {
     this.child = spawn('podman', argv, { stdio: ['ignore', log, log] });
     fs.closeSync(log);
     this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
-    this.exited.then(() => (this.exits += 1));
+    this.exited.then(({ code }) => {
+      this.exits += 1;
+      if (!this.terminating) this.unexpectedExits.push(code);
+    });
   }
 
   runArgs() {
     const env = Object.entries(this.env).flatMap(([key, value]) => ['--env', `${key}=${value}`]);
     const mounts = this.mounts.flatMap(({ host, container, readOnly }) => ['--volume', `${host}:${container}${readOnly ? ':ro' : ''}`]);
     const labels = Object.entries(this.labels).flatMap(([key, value]) => ['--label', `${key}=${value}`]);
+    const memory = this.memoryMb ? [`--memory=${this.memoryMb}m`, `--memory-swap=${this.memoryMb}m`] : [];
     return [
       'run',
       '--name',
@@ -47,6 +55,7 @@ class ContainerProcess {
       '--cap-drop=ALL',
       '--security-opt=no-new-privileges',
       '--sig-proxy=false',
+      ...memory,
       ...labels,
       ...mounts,
       ...env,
@@ -83,6 +92,12 @@ class ContainerProcess {
   async exitCode() {
     const { stdout } = await run('podman', ['inspect', '--format', '{{.State.ExitCode}}', this.container]);
     return Number(stdout.trim());
+  }
+
+  /** The memory limit podman applied, in MB (0: none). */
+  async memoryLimitMb() {
+    const { stdout } = await run('podman', ['inspect', '--format', '{{.HostConfig.Memory}}', this.container]);
+    return Number(stdout.trim()) / 1048576;
   }
 
   tail(lines = 30) {

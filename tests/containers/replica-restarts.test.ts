@@ -5,6 +5,7 @@
  * the other with SIGKILL. The import completes with every row once, every wait step runs once, no
  * request gets a 5xx other than a 503, and every request whose connection was cut gets an answer
  * when retried (a POST with its Idempotency-Key: a killed gateway's claim lapses within its lease).
+ * Every container runs under its pod's memory limit in the chart's values.yaml, and none goes over it.
  * Runs only against containers (npm run test:containers), in the jest project `containers`.
  */
 import { randomBytes } from 'node:crypto';
@@ -51,7 +52,13 @@ function replicasByKind(kinds: Kinds): [string, string][] {
   return [...byKind.values()].map((names) => [names[0]!, names[1]!]);
 }
 
-type Container = { stop(signal?: string, graceMs?: number): Promise<void>; start(): void; exitCode(): Promise<number> };
+type Container = {
+  stop(signal?: string, graceMs?: number): Promise<void>;
+  start(): void;
+  exitCode(): Promise<number>;
+  unexpectedExits: number[];
+  memoryLimitMb(): Promise<number>;
+};
 const container = (name: string) => t.cluster.processes.get(name) as unknown as Container;
 const ready = (name: string) => (t.cluster as typeof t.cluster & { ready(name: string): Promise<void> }).ready(name);
 
@@ -157,6 +164,27 @@ it('keeps every import row and every wait step exactly once while replicas of ea
     for (const name of ['gateway-1', 'gateway-2']) console.log(`${name}'s log:\n${t.cluster.processes.get(name)!.tail(80)}`);
   expect(probe.unexpected()).toEqual([]);
   expect(probe.answered).toBeGreaterThan(0);
+});
+
+it("ran every container under its pod's memory limit, and none exited unasked (an OOM kill is one)", async () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const runner = require('../../scripts/container-cluster.js') as {
+    podMemoryLimitsMb(topology: object): Record<string, number>;
+    readTopology(): object;
+  };
+  const chartLimitsMb = runner.podMemoryLimitsMb(runner.readTopology());
+  const kinds = (t.cluster as typeof t.cluster & { kinds: Kinds }).kinds;
+  const seen = await Promise.all(
+    [...kinds].map(async ([name, kind]) => ({
+      name,
+      limitMb: await container(name).memoryLimitMb(),
+      chartMb: chartLimitsMb[kind],
+      unexpectedExits: container(name).unexpectedExits,
+    })),
+  );
+  expect(seen.map(({ name, limitMb }) => [name, limitMb])).toEqual(seen.map(({ name, chartMb }) => [name, chartMb]));
+  // An OOM kill is an exit nobody asked for (137): podman's OOMKilled flag does not report it here.
+  expect(seen.filter((s) => s.unexpectedExits.length > 0).map(({ name, unexpectedExits }) => [name, unexpectedExits])).toEqual([]);
 });
 
 async function eventuallyAllFinished(api: ApiClient, ruleId: string): Promise<any[]> {
