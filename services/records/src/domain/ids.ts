@@ -6,23 +6,22 @@ import { randomBytes, randomUUID } from 'node:crypto';
  */
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
-function base32(value: bigint, length: number): string {
-  let out = '';
-  for (let i = 0; i < length; i++) {
-    out = ALPHABET[Number(value & 31n)] + out;
-    value >>= 5n;
-  }
-  return out;
-}
+/** Every 10-bit value as its two digits. */
+const PAIRS = Array.from({ length: 1024 }, (_, value) => ALPHABET[value >> 5]! + ALPHABET[value & 31]!);
+/** The low 15 bits as three digits. */
+const three = (value: number) => ALPHABET[(value >>> 10) & 31]! + PAIRS[value & 1023]!;
+/** The low 30 bits as six digits. */
+const six = (value: number) => PAIRS[(value >>> 20) & 1023]! + PAIRS[(value >>> 10) & 1023]! + PAIRS[value & 1023]!;
 
 /** Random bytes are drawn in blocks: one call per id cost more than the rest of a bulk insert's row. */
-const RANDOM_BLOCK_WORDS = 512;
-let randomBlock = new BigUint64Array(0);
+const RANDOM_BLOCK_WORDS = 1024;
+let randomBlock = new Uint32Array(0);
 let randomNext = 0;
 
-function randomWord(): bigint {
+/** 30 random bits. */
+function randomBits(): number {
   if (randomNext >= randomBlock.length) {
-    randomBlock = new BigUint64Array(randomBytes(RANDOM_BLOCK_WORDS * 8).buffer);
+    randomBlock = new Uint32Array(randomBytes(RANDOM_BLOCK_WORDS * 4).buffer);
     randomNext = 0;
   }
   return randomBlock[randomNext++]!;
@@ -31,6 +30,7 @@ function randomWord(): bigint {
 let lastMs = 0;
 let sequence = 0;
 
+/** `prefix`, then 9 digits of the time in ms (45 bits), 3 of a per-millisecond sequence, 12 random (60 bits). */
 export function newId(prefix: string, now = Date.now()): string {
   // A per-millisecond sequence keeps ids from one process ordered even within a millisecond.
   if (now === lastMs) sequence++;
@@ -38,10 +38,9 @@ export function newId(prefix: string, now = Date.now()): string {
     lastMs = now;
     sequence = 0;
   }
-  const time = base32(BigInt(now), 9);
-  const seq = base32(BigInt(sequence), 3);
-  const random = base32(randomWord(), 12);
-  return `${prefix}${time}${seq}${random}`;
+  // Table lookups on 32-bit numbers: BigInt arithmetic made id generation 3% of an import's CPU in records.
+  const time = three(Math.floor(now / 2 ** 30)) + six(now % 2 ** 30);
+  return `${prefix}${time}${three(sequence)}${six(randomBits())}${six(randomBits())}`;
 }
 
 export const ID_PREFIX = {
