@@ -2,16 +2,16 @@ import type { Redis } from 'ioredis';
 import { closeRedisConnection, openRedisConnection } from '@crm/rate-limit';
 import type { IdempotencyEntry, IdempotencyStore, StoredAnswer } from './idempotency-store';
 
-/**
- * Keys shared by every gateway replica: the claim is one `SET NX PX`, so of two requests with one
- * key, on any replicas, exactly one runs. Commands fail fast while Redis is away (the middleware
- * then answers 503 rather than run a request it cannot guard).
- */
 /** PEXPIRE only while the key still holds this claim: a renewal never extends another request's entry. */
 const RENEW_SCRIPT = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0";
 
 const runningEntry = (fingerprint: string): string => JSON.stringify({ state: 'running', fingerprint } satisfies IdempotencyEntry);
 
+/**
+ * Keys shared by every gateway replica: the claim is one `SET NX PX`, so of two requests with one
+ * key, on any replicas, exactly one runs. Commands fail fast while Redis is away (the middleware
+ * then answers 503 rather than run a request it cannot guard).
+ */
 export class RedisIdempotencyStore implements IdempotencyStore {
   private constructor(
     private readonly redis: Redis,
