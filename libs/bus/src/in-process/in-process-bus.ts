@@ -70,17 +70,18 @@ export class InProcessBus implements MessageBus {
 
   async schedule(message: BusMessage, delayMs: number): Promise<void> {
     this.assertOpen();
-    this.publishAt(message, Date.now() + delayMs);
+    this.runAt(Date.now() + delayMs, () => void this.publish(message));
   }
 
-  private publishAt(message: BusMessage, dueAt: number): void {
+  /** Runs `task` no earlier than `dueAt`, unless the bus closes first. */
+  private runAt(dueAt: number, task: () => void): void {
     const timer = setTimeout(
       () => {
         this.timers.delete(timer);
         if (this.closed) return;
         // Timers may fire a millisecond early by the wall clock; a delay is a promise of "not before".
-        if (Date.now() < dueAt) this.publishAt(message, dueAt);
-        else void this.publish(message);
+        if (Date.now() < dueAt) this.runAt(dueAt, task);
+        else task();
       },
       Math.max(0, dueAt - Date.now()),
     );
@@ -189,13 +190,10 @@ export class InProcessBus implements MessageBus {
 
   /** A retry goes back to the one queue it failed in, not to every subscriber. */
   private requeueLater(queue: QueueState, envelope: Envelope, delayMs: number): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      if (this.closed) return;
+    this.runAt(Date.now() + delayMs, () => {
       queue.ready.push(envelope);
       this.dispatch(queue);
-    }, delayMs);
-    this.timers.add(timer);
+    });
   }
 }
 
