@@ -307,7 +307,7 @@ export class AmqpBus implements MessageBus {
       await this.publishConfirmed('', this.names.delayTierQueue(step.tier), delivery.content, republishOptions(delivery, {}));
       return;
     }
-    if (step.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, step.waitMs));
+    if (step.waitMs > 0) await untilWallClock(dueAt);
     const options = republishOptions(delivery, {});
     const retryQueue = options.headers?.[RETRY_QUEUE_HEADER] as string | undefined;
     delete options.headers?.[DUE_AT_HEADER];
@@ -379,4 +379,9 @@ function redactedUrl(url: string): string {
   } catch {
     return 'amqp://(unparseable url)';
   }
+}
+
+/** Waits until `dueAt` by the wall clock: a timer may fire a millisecond early, and a delay is a promise of "not before". */
+async function untilWallClock(dueAt: number): Promise<void> {
+  while (Date.now() < dueAt) await new Promise((resolve) => setTimeout(resolve, dueAt - Date.now()));
 }
