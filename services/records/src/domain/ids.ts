@@ -18,7 +18,7 @@ const RANDOM_BLOCK_WORDS = 1024;
 let randomBlock = new Uint32Array(0);
 let randomNext = 0;
 
-/** 30 random bits. */
+/** A random 32-bit word (six() keeps its low 30 bits). */
 function randomBits(): number {
   if (randomNext >= randomBlock.length) {
     randomBlock = new Uint32Array(randomBytes(RANDOM_BLOCK_WORDS * 4).buffer);
