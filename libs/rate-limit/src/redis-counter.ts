@@ -38,8 +38,15 @@ export class RedisRateLimitCounter implements RateLimitCounter {
     private readonly logger: Logger,
   ) {
     this.replicasKey = `${keyPrefix.replace(/:+$/, '')}:replicas`;
-    // Fail fast into the insurance limiter instead of queueing requests behind a dead link.
-    this.redis = openRedisConnection(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 1000 });
+    // Fail fast into the insurance limiter instead of queueing requests behind a dead link. Under
+    // load, the counts of every request read in one turn of the event loop go out as one pipeline:
+    // one write for the gateway and one read for Redis instead of one per request.
+    this.redis = openRedisConnection(url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: 1000,
+      enableAutoPipelining: true,
+    });
     this.redis.on('ready', () => this.countShared());
     this.redis.on('error', (err: Error) => this.countLocally(err));
     this.redis.on('close', () => this.countLocally());
