@@ -463,7 +463,8 @@ describe('skaffold.yaml and the Dockerfiles', () => {
 
   const targets = [...new Set(Object.values(topology()).map((spec) => spec.target))];
   // Node 24's default heap sizing let a service's heap reserve several times its live data (bench
-  // memory --target containers); every image starts Node with the options npm start uses.
+  // memory --target containers); every image starts Node with these options (docs/containers.md says
+  // why npm start's growing factor is larger).
   const NODE_PREFIX = ['node', '--max-semi-space-size=16', '--heap-growing-percent=50', '--require', './libs/telemetry/dist/register.js'];
   /** The server (not worker) component each target's image runs by default. */
   const serverOf = (target: string): Spec => Object.values(topology()).find((spec) => spec.target === target && !spec.role) as Spec;
