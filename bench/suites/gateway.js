@@ -1,8 +1,9 @@
 // Gateway suite: an authenticated, rate-limited GET /api/auth/me/ through gateway → gRPC → auth and
-// back, against a bare Express 5 JSON handler; plus the cost split of the hot path's parts, and the
-// CPU the gRPC hop alone costs its client and its server.
+// back, against a bare Express 5 JSON handler; plus the cost split of the hot path's parts, the CPU
+// the gRPC hop alone costs its client and its server, and the same exchange over bare node:http2.
 'use strict';
 const { fork } = require('node:child_process');
+const http2 = require('node:http2');
 const path = require('node:path');
 const { load, timeSequential } = require('../load');
 const { internalTls, signUpUnlimited } = require('../support');
@@ -57,6 +58,7 @@ module.exports = async function gatewaySuite({ cluster, api, seconds, log }) {
     await concurrentCalls(HOP_CALLS);
     const grpcHopCpuMsPerCall = hopWindow.stop(HOP_CALLS);
     authClient.close();
+    const http2FloorCpuMsPerCall = await http2Floor(cluster, context);
     const { openRateLimitCounter } = require(path.join(ROOT, 'libs/rate-limit/dist'));
     const { createLogger } = require(path.join(ROOT, 'libs/observability/dist'));
     const counter = await openRateLimitCounter(
@@ -75,8 +77,58 @@ module.exports = async function gatewaySuite({ cluster, api, seconds, log }) {
       cpuMsPerRequest: { baseline: bareCpuMsPerRequest, measured: cpuMsPerRequest },
       costSplitMs: { jwtVerifyUncached: jwtVerify, rateLimitConsumeRedis: limiter, grpcHopGetCurrentUser: grpcHop },
       grpcHopCpuMsPerCall,
+      http2FloorCpuMsPerCall,
     };
   } finally {
     baseline.kill();
   }
 };
+
+/**
+ * The hop's floor: the exchange grpc-js makes for one unary call (request headers with the caller
+ * metadata, one framed message each way, trailers), over bare node:http2 with the same mutual TLS,
+ * 32 at a time from this process to bench/http2-floor-server.js; CPU ms per call on each side.
+ */
+async function http2Floor(cluster, context) {
+  const server = fork(path.join(__dirname, '../http2-floor-server.js'), [cluster.internalTlsDirs.auth]);
+  try {
+    const port = await new Promise((resolve) => server.once('message', (m) => resolve(m.port)));
+    const tls = internalTls(cluster, 'gateway');
+    const session = http2.connect(`https://127.0.0.1:${port}`, { ca: tls.ca, cert: tls.cert, key: tls.key, servername: 'auth' });
+    const request = Buffer.from([0, 0, 0, 0, 0]);
+    const call = () =>
+      new Promise((resolve, reject) => {
+        const stream = session.request({
+          ':method': 'POST',
+          ':path': '/auth.v1.AuthService/GetCurrentUser',
+          'content-type': 'application/grpc',
+          te: 'trailers',
+          'grpc-timeout': '5000m',
+          'x-crm-workspace-id': context.workspaceId,
+          'x-crm-actor-id': context.actorId,
+          'x-crm-actor-kind': context.actorKind,
+          'x-crm-request-id': 'bench',
+        });
+        stream.on('data', () => {});
+        stream.on('end', resolve);
+        stream.on('error', reject);
+        stream.end(request);
+      });
+    const concurrentCalls = async (calls) => {
+      let started = 0;
+      await Promise.all(
+        Array.from({ length: 32 }, async () => {
+          while (started++ < calls) await call();
+        }),
+      );
+    };
+    await concurrentCalls(2000);
+    const window = cpuWindow({ client: process.pid, server: server.pid });
+    await concurrentCalls(HOP_CALLS);
+    const perCall = window.stop(HOP_CALLS);
+    session.close();
+    return perCall;
+  } finally {
+    server.kill();
+  }
+}
