@@ -46,17 +46,10 @@ module.exports = async function gatewaySuite({ cluster, api, seconds, log }) {
     const grpcHop = await timeSequential(2000, () => authClient.call('GetCurrentUser', {}, context));
     // What the hop costs in CPU when calls overlap as they do under the load: this process stands in
     // for the gateway's client side, and auth's own CPU is the server side.
-    const concurrentCalls = async (calls) => {
-      let started = 0;
-      const caller = async () => {
-        while (started++ < calls) await authClient.call('GetCurrentUser', {}, context);
-      };
-      await Promise.all(Array.from({ length: 32 }, caller));
-    };
-    await concurrentCalls(2000);
-    const hopWindow = cpuWindow({ client: process.pid, server: cluster.processes.get('auth').child.pid });
-    await concurrentCalls(HOP_CALLS);
-    const grpcHopCpuMsPerCall = hopWindow.stop(HOP_CALLS);
+    const grpcHopCpuMsPerCall = await hopCpuMsPerCall(
+      () => authClient.call('GetCurrentUser', {}, context),
+      cluster.processes.get('auth').child.pid,
+    );
     authClient.close();
     const http2FloorCpuMsPerCall = await http2Floor(cluster, context);
     const { openRateLimitCounter } = require(path.join(ROOT, 'libs/rate-limit/dist'));
@@ -114,21 +107,25 @@ async function http2Floor(cluster, context) {
         stream.on('error', reject);
         stream.end(request);
       });
-    const concurrentCalls = async (calls) => {
-      let started = 0;
-      await Promise.all(
-        Array.from({ length: 32 }, async () => {
-          while (started++ < calls) await call();
-        }),
-      );
-    };
-    await concurrentCalls(2000);
-    const window = cpuWindow({ client: process.pid, server: server.pid });
-    await concurrentCalls(HOP_CALLS);
-    const perCall = window.stop(HOP_CALLS);
+    const perCall = await hopCpuMsPerCall(call, server.pid);
     session.close();
     return perCall;
   } finally {
     server.kill();
   }
+}
+
+/** CPU ms per call in this process (the client) and `serverPid`, 32 calls at a time, after a warm-up. */
+async function hopCpuMsPerCall(call, serverPid) {
+  const concurrentCalls = async (calls) => {
+    let started = 0;
+    const caller = async () => {
+      while (started++ < calls) await call();
+    };
+    await Promise.all(Array.from({ length: 32 }, caller));
+  };
+  await concurrentCalls(2000);
+  const window = cpuWindow({ client: process.pid, server: serverPid });
+  await concurrentCalls(HOP_CALLS);
+  return window.stop(HOP_CALLS);
 }
