@@ -299,11 +299,11 @@ describe('rules and templates a page at a time', () => {
     }
     const first = await own.get('/api/automations/rules/?limit=2');
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ count: 3, previous: null });
+    expect(Object.keys(first.body).sort()).toEqual(['count', 'nextCursor', 'results']);
+    expect(first.body.count).toBe(3);
     expect(first.body.results).toHaveLength(2);
-    expect(first.body.next).toMatch(/\/api\/automations\/rules\/\?limit=2&page=2$/);
     const second = await own.get('/api/automations/rules/?limit=2&page=2');
-    expect(second.body).toMatchObject({ count: 3, next: null });
+    expect(second.body).toMatchObject({ count: 3, nextCursor: null });
     expect([...first.body.results, ...second.body.results].map((r: any) => r.id).sort()).toEqual([...made].sort());
     for (const query of ['page=0', 'page=abc', 'limit=-1', 'page=1&offset=1']) {
       const response = await own.get(`/api/automations/rules/?${query}`);
@@ -315,13 +315,14 @@ describe('rules and templates a page at a time', () => {
     const all = await api.get('/api/automations/templates/?category=lead_management&limit=100');
     const ids = all.body.results.map((t: any) => t.id);
     const walked: string[] = [];
-    let path: string | null = '/api/automations/templates/?category=lead_management&limit=2';
-    while (path) {
-      const page: any = await api.get(path);
-      expect(page.status).toBe(200);
-      expect(page.body.count).toBe(ids.length);
-      walked.push(...page.body.results.map((t: any) => t.id));
-      path = page.body.next ? page.body.next.replace(/^https:\/\/[^/]+/, '') : null;
+    const first = '/api/automations/templates/?category=lead_management&limit=2';
+    for (let page = 1; ; page += 1) {
+      const answer: any = await api.get(`${first}&page=${page}`);
+      expect(answer.status).toBe(200);
+      expect(Object.keys(answer.body).sort()).toEqual(['count', 'nextCursor', 'results']);
+      expect(answer.body.count).toBe(ids.length);
+      walked.push(...answer.body.results.map((t: any) => t.id));
+      if (walked.length >= ids.length) break;
     }
     expect(walked).toEqual(ids);
     expect((await api.get('/api/automations/templates/?page=0')).status).toBe(400);

@@ -37,16 +37,18 @@ async function walkByCursor(first: string, between: (page: number, body: any) =>
     const response: { status: number; body: any; text: string } = await mine.api.get(path);
     if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${response.text}`);
     pages.push(response.body);
+    // The lists the spec answers with count and results only carry no links.
+    const linked = 'next' in response.body;
     if (pages.length > 1) {
       expect(response.body).not.toHaveProperty('count');
-      expect(response.body.previous).toBeNull();
+      if (linked) expect(response.body.previous).toBeNull();
     }
-    if (!response.body.nextCursor) expect(response.body.next).toBeNull();
-    else if (pages.length > 1) expect(response.body.next).toContain(`cursor=${encodeURIComponent(response.body.nextCursor)}`);
+    if (linked && !response.body.nextCursor) expect(response.body.next).toBeNull();
+    else if (linked && pages.length > 1) expect(response.body.next).toContain(`cursor=${encodeURIComponent(response.body.nextCursor)}`);
     await between(pages.length, response.body);
     // The first page links the next by page number; from there on `next` is the cursor link.
     const cursor: string | null = response.body.nextCursor;
-    path = !cursor ? null : pages.length === 1 ? `${first}&cursor=${encodeURIComponent(cursor)}` : pathOf(response.body.next);
+    path = !cursor ? null : pages.length === 1 || !linked ? `${first}&cursor=${encodeURIComponent(cursor)}` : pathOf(response.body.next);
     if (pages.length > 50) throw new Error('too many pages');
   }
   return pages;

@@ -62,7 +62,10 @@ export async function createOpportunity(w: Workspace, accountId: string, body: R
   return response.body;
 }
 
-/** Follows `next` links from a first page to the end, collecting every page. */
+/**
+ * Every page from a first page to the end: by `next` links, or, on the lists the spec answers with
+ * count and results only (no links), by sending `nextCursor` back as `cursor`.
+ */
 export async function allPages(w: Workspace, firstPath: string): Promise<any[]> {
   const pages: any[] = [];
   let path: string | null = firstPath;
@@ -70,8 +73,13 @@ export async function allPages(w: Workspace, firstPath: string): Promise<any[]> 
     const response: { status: number; text: string; body: any } = await w.api.get(path);
     if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${response.text}`);
     pages.push(response.body);
-    const next: string | null = response.body.next;
-    path = next ? next.replace(/^https:\/\/[^/]+/, '') : null;
+    if ('next' in response.body) {
+      const next: string | null = response.body.next;
+      path = next ? next.replace(/^https:\/\/[^/]+/, '') : null;
+    } else {
+      const cursor: string | null = response.body.nextCursor;
+      path = cursor ? `${firstPath}${firstPath.includes('?') ? '&' : '?'}cursor=${encodeURIComponent(cursor)}` : null;
+    }
     if (pages.length > 50) throw new Error('too many pages');
   }
   return pages;

@@ -115,14 +115,16 @@ describe('paginated lists', () => {
 });
 
 describe("an account's contacts", () => {
-  it('come a page at a time, newest first, with links that keep paging', async () => {
+  it('come a page at a time, newest first, as count and results only, walked on by cursor', async () => {
     const account = await createAccount(w);
     const linked: string[] = [];
     for (let i = 0; i < 3; i += 1) linked.unshift((await createContact(w, { accountId: account.id })).id);
     const first = await w.api.get(`/api/accounts/${account.id}/contacts/?limit=2`);
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ count: 3, previous: null });
-    expect(first.body.next).toMatch(new RegExp(`/api/accounts/${account.id}/contacts/\\?limit=2&page=2$`));
+    expect(Object.keys(first.body).sort()).toEqual(['count', 'nextCursor', 'results']);
+    expect(first.body.count).toBe(3);
+    const second = await w.api.get(`/api/accounts/${account.id}/contacts/?limit=2&page=2`);
+    expect(second.body).toMatchObject({ count: 3, nextCursor: null });
     const pages = await allPages(w, `/api/accounts/${account.id}/contacts/?limit=2`);
     expect(ids(pages)).toEqual(linked);
     const byOffset = await w.api.get(`/api/accounts/${account.id}/contacts/?offset=1&limit=1`);

@@ -2287,18 +2287,6 @@ export interface operations {
                     "application/json": {
                         /** @description Matches over every page; left out of pages read by `cursor`, which count nothing. */
                         count?: number;
-                        /**
-                         * Format: uri
-                         * @description Absolute URL of the next page (keeps every filter; by cursor on cursor pages), or null.
-                         */
-                        next: string | null;
-                        /**
-                         * Format: uri
-                         * @description Absolute URL of the previous page, or null (always null on cursor pages).
-                         */
-                        previous: string | null;
-                        /** @description Opaque: send it back as `cursor` (with the same filters and ordering) for the page after this one, stable while records are added and removed; null on the last page. */
-                        nextCursor: string | null;
                         results: {
                             /** @example cnt_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                             id: string;
@@ -2310,6 +2298,8 @@ export interface operations {
                             /** @enum {string} */
                             stage: "new" | "contacted" | "engaged" | "proposal_sent" | "negotiation" | "customer" | "inactive";
                         }[];
+                        /** @description Opaque: send it back as `cursor` (with the same filters) for the page after this one; null on the last page. */
+                        nextCursor: string | null;
                     };
                 };
             };
@@ -4989,18 +4979,6 @@ export interface operations {
                     "application/json": {
                         /** @description Matches over every page; left out of pages read by `cursor`, which count nothing. */
                         count?: number;
-                        /**
-                         * Format: uri
-                         * @description Absolute URL of the next page (keeps every filter; by cursor on cursor pages), or null.
-                         */
-                        next: string | null;
-                        /**
-                         * Format: uri
-                         * @description Absolute URL of the previous page, or null (always null on cursor pages).
-                         */
-                        previous: string | null;
-                        /** @description Opaque: send it back as `cursor` (with the same filters and ordering) for the page after this one, stable while records are added and removed; null on the last page. */
-                        nextCursor: string | null;
                         results: {
                             /** @example rul_0m7x2k1ab3f9c2d4e5f6a7b8 */
                             id: string;
@@ -5021,6 +4999,8 @@ export interface operations {
                              */
                             updatedAt: string;
                         }[];
+                        /** @description Opaque: send it back as `cursor` (with the same filters) for the page after this one; null on the last page. */
+                        nextCursor: string | null;
                     };
                 };
             };
@@ -6083,10 +6063,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Left out of pages read by `cursor`, which count nothing. */
+                        /** @description Matches over every page; left out of pages read by `cursor`, which count nothing. */
                         count?: number;
-                        /** @description Send it back as `cursor` (with the same filters) for the next page; null on the last page. */
-                        nextCursor: string | null;
                         results: {
                             /** @example log_5f0c... */
                             id: string;
@@ -6149,6 +6127,8 @@ export interface operations {
                                 finishedAt: string;
                             }[];
                         }[];
+                        /** @description Opaque: send it back as `cursor` (with the same filters) for the page after this one; null on the last page. */
+                        nextCursor: string | null;
                     };
                 };
             };
@@ -6364,18 +6344,6 @@ export interface operations {
                     "application/json": {
                         /** @description Matches over every page; left out of pages read by `cursor`, which count nothing. */
                         count?: number;
-                        /**
-                         * Format: uri
-                         * @description Absolute URL of the next page (keeps every filter; by cursor on cursor pages), or null.
-                         */
-                        next: string | null;
-                        /**
-                         * Format: uri
-                         * @description Absolute URL of the previous page, or null (always null on cursor pages).
-                         */
-                        previous: string | null;
-                        /** @description Opaque: send it back as `cursor` (with the same filters and ordering) for the page after this one, stable while records are added and removed; null on the last page. */
-                        nextCursor: string | null;
                         results: {
                             /** @example tmpl_new_lead_welcome */
                             id: string;
@@ -6400,6 +6368,8 @@ export interface operations {
                              */
                             createdAt: string;
                         }[];
+                        /** @description Opaque: send it back as `cursor` (with the same filters) for the page after this one; null on the last page. */
+                        nextCursor: string | null;
                     };
                 };
             };

@@ -90,22 +90,30 @@ const log: automationV1.ExecutionLog = {
 };
 
 const page = (results: unknown[]) => ({ count: results.length, next: null, previous: null, nextCursor: null, results });
+/** The spec's "count and results only" lists. */
+const counted = (results: unknown[]) => ({ count: results.length, results, nextCursor: null });
 const accepts = (schema: JsonSchema, value: unknown) => z.fromJSONSchema(schema as never).safeParse(value).success;
 
 describe('automation answers and their documented schemas', () => {
   it('a rule, alone and as a list item, is exactly what its schema says', () => {
     expect(accepts(ruleSchema, ruleJson(rule))).toBe(true);
-    expect(accepts(ruleListSchema, page([ruleListItem(rule)]))).toBe(true);
+    expect(accepts(ruleListSchema, counted([ruleListItem(rule)]))).toBe(true);
+  });
+
+  it('the rule and template lists are count and results only: links are refused', () => {
+    expect(accepts(ruleListSchema, page([ruleListItem(rule)]))).toBe(false);
+    expect(accepts(templateListSchema, page([templateListItem(template)]))).toBe(false);
+    expect(accepts(logListSchema, page([logJson(log)]))).toBe(false);
   });
 
   it('a template, alone and as a list item, is exactly what its schema says', () => {
     expect(accepts(templateSchema, templateJson(template))).toBe(true);
-    expect(accepts(templateListSchema, page([templateListItem(template)]))).toBe(true);
+    expect(accepts(templateListSchema, counted([templateListItem(template)]))).toBe(true);
   });
 
   it('execution logs with and without an exit, emails and notifications are what their schemas say', () => {
     const running = { ...log, status: 'in_progress', completedAt: '', reason: '', exit: null, nextStepDueAt: '2026-11-25T09:30:00Z' };
-    expect(accepts(logListSchema, { count: 2, nextCursor: null, results: [logJson(log), logJson(running)] })).toBe(true);
+    expect(accepts(logListSchema, counted([logJson(log), logJson(running)]))).toBe(true);
     const email = {
       id: 'eml_1',
       to: 'ada@example.com',

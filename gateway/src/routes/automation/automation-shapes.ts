@@ -24,7 +24,7 @@ import {
 } from '@crm/vocabulary';
 import type { JsonSchema } from '../../openapi/operation';
 import { answerSchema, bodyCheck, bodySchemaOf, renderAnswer, type AnswerField, type AnswerTable, type BodyTable } from '../field-table';
-import { pageSchema } from '../records/record-shape';
+import { countedListSchema, pageSchema } from '../records/record-shape';
 
 // ---------------------------------------------------------------- vocabulary (libs/vocabulary, as the service has it)
 
@@ -410,21 +410,20 @@ export const notificationJson = (n: automationV1.Notification) => renderAnswer(n
 const paginated = (items: JsonSchema): JsonSchema => pageSchema(items, 'A page.', { cursor: true });
 
 export const ruleSchema = answerSchema(ruleAnswer, 'full', 'An automation rule.');
-export const ruleListSchema = paginated(answerSchema(ruleAnswer, 'listed', 'An automation rule as a list item.'));
+export const ruleListSchema = countedListSchema(
+  answerSchema(ruleAnswer, 'listed', 'An automation rule as a list item.'),
+  'Rules, newest first.',
+);
 export const templateSchema = answerSchema(templateAnswer, 'full', 'An automation template.');
-export const templateListSchema = paginated(answerSchema(templateAnswer, 'listed', 'An automation template as a list item.'));
+export const templateListSchema = countedListSchema(
+  answerSchema(templateAnswer, 'listed', 'An automation template as a list item.'),
+  'Templates of the gallery and the workspace.',
+);
 export const emailListSchema = paginated(answerSchema(emailAnswer));
 export const notificationListSchema = paginated(answerSchema(notificationAnswer));
 
-/** The spec's log list is {count, results}; nextCursor walks on (a cursor page counts nothing). */
-export const logListSchema: JsonSchema = object(['nextCursor', 'results'], {
-  count: { type: 'integer', description: 'Left out of pages read by `cursor`, which count nothing.' },
-  nextCursor: {
-    type: ['string', 'null'],
-    description: 'Send it back as `cursor` (with the same filters) for the next page; null on the last page.',
-  },
-  results: { type: 'array', items: answerSchema(logAnswer) },
-});
+/** The spec answers these with count and results only; nextCursor walks on. */
+export const logListSchema = countedListSchema(answerSchema(logAnswer), 'Execution logs, newest first.');
 
 /** Request body schemas: create lists what the service requires; update takes any subset and ignores read-only fields. */
 export const ruleCreateSchema = bodySchemaOf(ruleFields, 'create');

@@ -9,7 +9,7 @@ import { AUTOMATION_DEADLINE_MS, lazyAutomationClient, type AutomationClient } f
 import { idParameter, operation, type OpenApiPaths } from '../../openapi/operation';
 import { callerContext } from '../../request-context';
 import { listParameters } from '../records/record-routes';
-import { paginated, readListQuery } from '../records/list-query';
+import { countedList, paginated, readListQuery } from '../records/list-query';
 import type { RouteDeps, RouteModule } from '../route-module';
 import { parseBody, pathId } from '../validate';
 import {
@@ -69,7 +69,7 @@ export function automationRoutes(
       callerContext(res),
       options,
     );
-    res.json(paginated(req, deps.config, list, page.total, page.rules.map(ruleListItem), page.nextCursor));
+    res.json(countedList(list, page.total, page.rules.map(ruleListItem), page.nextCursor));
   });
 
   router.post('/api/automations/rules', async (req, res) => {
@@ -115,8 +115,7 @@ export function automationRoutes(
       callerContext(res),
       options,
     );
-    // The spec's log list is {count, results}; nextCursor walks on (a cursor page counts nothing).
-    res.json({ ...(list.mode === 'cursor' ? {} : { count: total }), nextCursor: nextCursor || null, results: logs.map(logJson) });
+    res.json(countedList(list, total, logs.map(logJson), nextCursor));
   });
 
   router.post('/api/automations/rules/:id/save-as-template', async (req, res) => {
@@ -148,7 +147,7 @@ export function automationRoutes(
       callerContext(res),
       options,
     );
-    res.json(paginated(req, deps.config, list, total, templates.map(templateListItem), nextCursor));
+    res.json(countedList(list, total, templates.map(templateListItem), nextCursor));
   });
 
   router.get('/api/automations/templates/:id', async (req, res) => {

@@ -1,14 +1,13 @@
 /** Accounts: `/api/accounts/` CRUD and list, and an account's contacts. */
 import { ACCOUNT_STAGES, FIELD_LIMITS, ORDERINGS } from '@crm/vocabulary';
 import type { Router } from 'express';
-import type { GatewayConfig } from '../../config';
 import { idParameter, operation, type OpenApiPaths } from '../../openapi/operation';
 import { pathId } from '../validate';
 import { contactFields } from './contacts.routes';
-import { paginated, readListQuery } from './list-query';
+import { countedList, readListQuery } from './list-query';
 import { listParameters, type RecordKind, type RecordsCall } from './record-routes';
 import { fromTable, orderingParameter, searchParameter, TAGS_WRITE, type RecordFields } from './record-fields';
-import { objectSchema, pageSchema, render, t, type RecordMessage } from './record-shape';
+import { countedListSchema, objectSchema, render, t, type RecordMessage } from './record-shape';
 
 const billingAddress = {
   type: ['object', 'null'],
@@ -100,13 +99,13 @@ export const accountKind: RecordKind<AccountFilter> = {
 const ACCOUNT_CONTACT_FIELDS = ['id', 'firstName', 'lastName', 'email', 'title', 'stage'] as const;
 
 /** GET /api/accounts/{id}/contacts/ (paginated), on the accounts router. */
-export function accountContactsRoute(router: Router, call: RecordsCall, config: GatewayConfig): OpenApiPaths {
+export function accountContactsRoute(router: Router, call: RecordsCall): OpenApiPaths {
   router.get('/api/accounts/:id/contacts', async (req, res) => {
     const accountId = pathId(req.params.id);
     const list = readListQuery(req, [], { cursor: true });
     const answer = await call('ListAccountContacts', { accountId, offset: list.offset, limit: list.limit, cursor: list.cursor ?? '' }, res);
     const results = (answer.contacts as RecordMessage[]).map((contact) => render(contact, ACCOUNT_CONTACT_FIELDS));
-    res.json(paginated(req, config, list, answer.total as number, results, answer.nextCursor as string));
+    res.json(countedList(list, answer.total as number, results, answer.nextCursor as string));
   });
   return {
     '/api/accounts/{id}/contacts/': {
@@ -120,9 +119,7 @@ export function accountContactsRoute(router: Router, call: RecordsCall, config: 
         responses: {
           200: {
             description: "A page of the account's contacts.",
-            schema: pageSchema(objectSchema(contactFields, ACCOUNT_CONTACT_FIELDS), "A page of the account's contacts, newest first.", {
-              cursor: true,
-            }),
+            schema: countedListSchema(objectSchema(contactFields, ACCOUNT_CONTACT_FIELDS), "The account's contacts, newest first."),
           },
         },
         errors: [400, 404],

@@ -25,7 +25,7 @@ export function recordsRoutes(
   const extraLeads = Router();
   Object.assign(paths, conversionRoute(extraLeads, call));
   const extraAccounts = Router();
-  Object.assign(paths, accountContactsRoute(extraAccounts, call, deps.config));
+  Object.assign(paths, accountContactsRoute(extraAccounts, call));
   router.use(extraLeads, extraAccounts);
   for (const kind of [contactKind, leadKind, accountKind, opportunityKind] as const) {
     const routes = recordRoutes(kind as Parameters<typeof recordRoutes>[0], call, deps.config);

@@ -1,8 +1,9 @@
 /**
  * A paginated list's query string: paging (`page`, or `offset` with `limit`, or, on lists that
- * offer it, a `cursor`), the filters a list names, and the `{count, next, previous, results}`
- * answer (with `nextCursor` on cursor lists) whose links are absolute URLs on the caller's origin
- * that keep every filter. Values reach the service only as plain strings: a
+ * offer it, a `cursor`), the filters a list names, and its answer: `{count, next, previous, results}`
+ * (with `nextCursor` on cursor lists) whose links are absolute URLs on the caller's origin that keep
+ * every filter, or `{count, results, nextCursor}` for the lists the spec answers with count and
+ * results only. Values reach the service only as plain strings: a
  * repeated parameter or a bracketed name (`stage[$ne]=x`) is a 400, never an operator.
  */
 import type { Request } from 'express';
@@ -129,6 +130,22 @@ export function paginated<T, F extends string>(
     ...(nextCursor !== undefined ? { nextCursor: nextCursor || null } : {}),
     results,
   };
+}
+
+/** The spec's "count and results only" list: `nextCursor` is the one addition (contract decisions). */
+export interface CountedList<T> {
+  /** Left out of cursor pages, which count nothing. */
+  count?: number;
+  results: T[];
+  nextCursor: string | null;
+}
+
+/**
+ * The answer of a list the spec gives as count and results only (rules, templates, execution logs,
+ * an account's contacts): no links, the service's `nextCursor` ('' on the last page) as null.
+ */
+export function countedList<T, F extends string>(list: ListQuery<F>, total: number, results: T[], nextCursor: string): CountedList<T> {
+  return { ...(list.mode === 'cursor' ? {} : { count: total }), results, nextCursor: nextCursor || null };
 }
 
 /** The `tags` filter: comma-separated names, blanks dropped. */

@@ -62,6 +62,24 @@ export function nullable(schema: JsonSchema): JsonSchema {
   return { oneOf: [schema, { type: 'null' }] };
 }
 
+/** A list the spec answers with count and results only (list-query.ts `countedList`). */
+export function countedListSchema(item: JsonSchema, description: string): JsonSchema {
+  return {
+    type: 'object',
+    description: `${description} Count and results only (the spec's shape), with \`nextCursor\` to walk on.`,
+    required: ['results', 'nextCursor'],
+    properties: {
+      count: { type: 'integer', description: 'Matches over every page; left out of pages read by `cursor`, which count nothing.' },
+      results: { type: 'array', items: item },
+      nextCursor: {
+        type: ['string', 'null'],
+        description: 'Opaque: send it back as `cursor` (with the same filters) for the page after this one; null on the last page.',
+      },
+    },
+    additionalProperties: false,
+  };
+}
+
 export function pageSchema(item: JsonSchema, description: string, options: { cursor?: boolean } = {}): JsonSchema {
   const cursor = options.cursor === true;
   return {
