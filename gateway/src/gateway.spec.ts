@@ -289,6 +289,19 @@ describe('gateway over HTTPS with a fake auth service', () => {
       expect(response.body).toEqual({ detail: expect.any(String) });
     });
 
+    it.each(['null', '42', '"str"', 'true', '[1]'])(
+      'answers well-formed JSON that is not an object (%s) with a 400 saying so',
+      async (body) => {
+        const response = await client.send('POST', '/api/settings/api-keys/', {
+          token: token(),
+          body,
+          headers: { 'content-type': 'application/json' },
+        });
+        expect(response.status).toBe(400);
+        expect(response.body).toEqual({ detail: 'The request body must be a JSON object.' });
+      },
+    );
+
     it('answers a body that is not application/json with 400', async () => {
       const response = await client.send('POST', '/api/settings/api-keys/', {
         token: token(),

@@ -331,8 +331,6 @@ describe('accounts', () => {
     expect(contacts.status).toBe(200);
     expect(contacts.body).toEqual({
       count: 1,
-      next: null,
-      previous: null,
       nextCursor: null,
       results: [
         {

@@ -10,6 +10,10 @@ const document = {
   paths: {
     '/api/contacts/': {
       get: {
+        parameters: [
+          { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1 } },
+          { name: 'stage', in: 'query', schema: { type: 'string', enum: ['new', 'won'] } },
+        ],
         responses: {
           '200': { description: 'A page.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Page' } } } },
         },
@@ -17,6 +21,7 @@ const document = {
     },
     '/api/contacts/{id}/': {
       get: {
+        parameters: [{ name: 'fields', in: 'query', schema: { type: 'string' } }],
         responses: {
           '200': { description: 'One.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Contact' } } } },
           '404': { $ref: '#/components/responses/NotFound' },
@@ -156,6 +161,18 @@ describe('the OpenAPI conformance checker', () => {
     );
     expect(checker.check(sent(201, { text: null }))[0].problem).toMatch(/\/text must be string/);
     expect(checker.check(sent(422, { text: 'too long' }))).toEqual([]);
+  });
+
+  it('catches a query parameter the server accepted that the operation does not document, or whose value it refuses', () => {
+    const checker = new OpenApiConformance(document);
+    const page = { results: [] };
+    expect(checker.check(answer('GET', '/api/contacts/?page=2&stage=won', 200, page))).toEqual([]);
+    expect(checker.check(answer('GET', '/api/contacts/?limit=5', 200, page))[0].problem).toMatch(/query parameter "limit"/);
+    expect(checker.check(answer('GET', '/api/contacts/?page=0', 200, page))[0].problem).toMatch(/page=0, which the document refuses/);
+    expect(checker.check(answer('GET', '/api/contacts/?stage=lost', 200, page))[0].problem).toMatch(/stage=lost/);
+    expect(checker.check(answer('GET', '/api/contacts/?page=0', 400, { detail: 'Bad.' }))).toEqual([
+      expect.objectContaining({ problem: expect.stringMatching(/status 400 is not documented/) }),
+    ]);
   });
 
   it("compiles every request and answer schema of the gateway's own document (strict formats)", () => {

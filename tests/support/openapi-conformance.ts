@@ -125,6 +125,7 @@ export class OpenApiConformance {
           `the server accepted a request body the document refuses: ${formatErrors(validate.errors ?? [])}; sent ${JSON.stringify(answer.requestBody).slice(0, 200)}`,
         );
     }
+    if (answer.status >= 200 && answer.status < 300) this.checkQuery(answer, template, method, operation, report);
     const responses = operation.responses ?? {};
     const key = String(answer.status) in responses ? String(answer.status) : 'default' in responses ? 'default' : undefined;
     if (!key) {
@@ -139,6 +140,44 @@ export class OpenApiConformance {
       response = this.resolve(responseRef);
     }
     this.checkContent(answer, template, pointer, response, report);
+  }
+
+  /**
+   * The request side of an accepted call: every query parameter is one the operation documents
+   * (by name), and its value fits the parameter's schema (a number where it says integer).
+   */
+  private checkQuery(
+    answer: RecordedAnswer,
+    template: string,
+    method: string,
+    operation: Operation,
+    report: (template: string, problem: string) => void,
+  ): void {
+    const query = answer.path.includes('?') ? new URLSearchParams(answer.path.slice(answer.path.indexOf('?') + 1)) : undefined;
+    if (!query) return;
+    const parameters = ((operation as { parameters?: Array<Record<string, unknown>> }).parameters ?? []).map((p) =>
+      typeof p.$ref === 'string' ? this.resolve(p.$ref) : p,
+    );
+    for (const [name, value] of query) {
+      const index = parameters.findIndex((p) => p.in === 'query' && p.name === name);
+      if (index < 0) {
+        report(template, `the server accepted query parameter "${name}", which the operation does not document`);
+        continue;
+      }
+      const schema = parameters[index]!.schema as { type?: string | string[] } | undefined;
+      if (!schema) continue;
+      const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+      const typed = queryValue(value, types);
+      const source = (operation as { parameters?: Array<Record<string, unknown>> }).parameters![index]!;
+      const pointer =
+        typeof source.$ref === 'string' ? `${source.$ref}/schema` : `#/paths/${escape(template)}/${method}/parameters/${index}/schema`;
+      const validate = this.validator(pointer);
+      if (!validate(typed))
+        report(
+          template,
+          `the server accepted ${name}=${value.slice(0, 80)}, which the document refuses: ${formatErrors(validate.errors ?? [])}`,
+        );
+    }
   }
 
   private checkErrorShape(answer: RecordedAnswer, template: string, report: (template: string, problem: string) => void): void {
@@ -172,6 +211,13 @@ export class OpenApiConformance {
     if (!content[documented].schema || !/json/.test(mediaType)) return;
     const validate = this.validator(`${pointer}/content/${escape(documented)}/schema`);
     if (!validate(answer.body)) report(template, `body does not match the schema: ${formatErrors(validate.errors ?? [])}`);
+  }
+
+  /** Whether the document's request schema of `method template` accepts `body` (for tests that send refused bodies). */
+  acceptsRequestBody(method: string, template: string, body: unknown): boolean {
+    return (
+      this.validator(`#/paths/${escape(template)}/${method.toLowerCase()}/requestBody/content/application~1json/schema`)(body) === true
+    );
   }
 
   /** Compiles every JSON request and answer schema (a schema ajv cannot compile throws); returns how many. */
@@ -227,6 +273,13 @@ export function describeViolations(violations: Violation[]): string {
     lines.push(line);
   }
   return lines.join('\n');
+}
+
+/** A query string value as the parameter's schema types it (numbers and booleans travel as text). */
+function queryValue(value: string, types: Array<string | undefined>): unknown {
+  if ((types.includes('integer') || types.includes('number')) && /^-?\d+(\.\d+)?$/.test(value)) return Number(value);
+  if (types.includes('boolean') && (value === 'true' || value === 'false')) return value === 'true';
+  return value;
 }
 
 function formatErrors(errors: ErrorObject[]): string {

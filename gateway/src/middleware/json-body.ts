@@ -68,7 +68,9 @@ const requireSafeObject: RequestHandler = (req, _res, next) => {
 export function jsonBody(limit: string): Router {
   return Router().use(
     requireJsonContentType,
-    express.json({ limit, type: 'application/json', strict: true }),
+    // Not strict: well-formed JSON that is not an object (null, 42, "str") reaches requireSafeObject,
+    // which says so, instead of being called malformed.
+    express.json({ limit, type: 'application/json', strict: false }),
     bodyParserErrors,
     requireSafeObject,
   );

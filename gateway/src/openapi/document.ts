@@ -5,7 +5,7 @@
  */
 import { PAGING } from '@crm/vocabulary';
 import { IDEMPOTENCY_COMPONENTS, withIdempotencyKeys } from './idempotency-key';
-import type { JsonSchema, OpenApiPaths } from './operation';
+import { withHeads, type JsonSchema, type OpenApiPaths } from './operation';
 import { ROLES_DESCRIPTION, withRoles } from './roles';
 
 const DESCRIPTION = `A JSON REST API over HTTPS for a CRM: contacts, leads, accounts, opportunities, automation and imports.
@@ -176,11 +176,13 @@ const COMPONENTS = {
   },
 };
 
+/** What every answer carries, errors included: the rate-limit headers and the request id. */
 function rateLimitHeaders(): Record<string, unknown> {
   return {
     'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
     'X-RateLimit-Remaining': { $ref: '#/components/headers/X-RateLimit-Remaining' },
     'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
+    'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
   };
 }
 
@@ -232,7 +234,7 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions): Record<st
     servers: [{ url: options.serverUrl ?? '/', description: 'This server. Paths may also be prefixed /api/v1.' }],
     security: [{ bearerAuth: [] }],
     tags: TAGS,
-    paths: withRoles(withIdempotencyKeys(paths)),
+    paths: withHeads(withRoles(withIdempotencyKeys(paths))),
     components: {
       ...COMPONENTS,
       parameters: IDEMPOTENCY_COMPONENTS.parameters,

@@ -38,7 +38,7 @@ describe('the OpenAPI document', () => {
     for (const [path, operations] of Object.entries(paths)) {
       for (const [method, op] of Object.entries(operations)) {
         if ((op.security as unknown[]).length === 0 || path === '/api/auth/logout-all/') continue;
-        const settingsWrite = method !== 'get' && path.startsWith('/api/settings/');
+        const settingsWrite = method !== 'get' && method !== 'head' && path.startsWith('/api/settings/');
         expect([`${method} ${path}`, op['x-roles']]).toEqual([
           `${method} ${path}`,
           settingsWrite ? ['admin'] : ['admin', 'member', 'apiKey'],
@@ -121,5 +121,29 @@ describe('the OpenAPI document', () => {
         if (readsInput)
           expect({ at: `${method} ${path}`, has400: '400' in op.responses }).toEqual({ at: `${method} ${path}`, has400: true });
       }
+  });
+
+  it('declares HEAD beside every GET, with the same parameters and statuses and no body', () => {
+    const document = buildApp().openApiDocument() as Record<string, any>;
+    for (const [path, operations] of Object.entries<Record<string, any>>(document.paths)) {
+      if (!operations.get) {
+        expect({ path, head: operations.head }).toEqual({ path, head: undefined });
+        continue;
+      }
+      const { head, get } = operations;
+      expect({ path, statuses: Object.keys(head.responses), parameters: head.parameters }).toEqual({
+        path,
+        statuses: Object.keys(get.responses),
+        parameters: get.parameters,
+      });
+      for (const response of Object.values<any>(head.responses)) if (!response.$ref) expect(response.content).toBeUndefined();
+    }
+  });
+
+  it('lists no 429 on the probes, which are never throttled, and X-Request-Id on every answer, errors included', () => {
+    const document = buildApp().openApiDocument() as Record<string, any>;
+    for (const probe of ['/healthz', '/readyz']) expect(Object.keys(document.paths[probe].get.responses)).not.toContain('429');
+    for (const [name, response] of Object.entries<any>(document.components.responses))
+      expect({ name, headers: Object.keys(response.headers ?? {}) }).toEqual({ name, headers: expect.arrayContaining(['X-Request-Id']) });
   });
 });

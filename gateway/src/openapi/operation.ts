@@ -6,7 +6,7 @@ import { z } from 'zod';
 
 export type JsonSchema = Record<string, unknown>;
 export type OpenApiOperation = Record<string, unknown>;
-export type OpenApiPaths = Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'delete', OpenApiOperation>>>;
+export type OpenApiPaths = Record<string, Partial<Record<'get' | 'head' | 'post' | 'put' | 'patch' | 'delete', OpenApiOperation>>>;
 
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 412 | 413 | 422 | 429 | 500 | 503;
 
@@ -52,7 +52,7 @@ export interface OperationSpec {
   responses: Record<number, { description: string; schema?: JsonSchema }>;
   /** false for the health probes, which are not counted and carry no X-RateLimit-* headers. */
   rateLimited?: boolean;
-  /** Error statuses beyond the ones every operation can answer (429, 500, 503; 401 when authenticated). */
+  /** Error statuses beyond the ones every operation can answer (500, 503; 429 when rate limited; 401 when authenticated). */
   errors?: ErrorStatus[];
   /** Who may call it (`x-roles`), when not the rule openapi/roles.ts states for every operation. */
   roles?: Array<'admin' | 'member' | 'apiKey'>;
@@ -67,7 +67,9 @@ export function operation(spec: OperationSpec): OpenApiOperation {
       ...(response.schema ? { content: { 'application/json': { schema: response.schema } } } : {}),
     };
   }
-  const errors = new Set<ErrorStatus>([...(spec.errors ?? []), 429, 500, 503]);
+  const errors = new Set<ErrorStatus>([...(spec.errors ?? []), 500, 503]);
+  // The probes are not counted, so never throttled.
+  if (spec.rateLimited !== false) errors.add(429);
   if (spec.authenticated) errors.add(401);
   // Every authenticated request passes the JSON body checks (a body that is not a JSON object is a
   // 400 whatever the method), and a bad query parameter is a 400 too.
@@ -93,3 +95,29 @@ export function operation(spec: OperationSpec): OpenApiOperation {
 }
 
 export const idParameter = (description: string) => ({ name: 'id', in: 'path', required: true, description, schema: { type: 'string' } });
+
+/**
+ * HEAD beside every GET: Express answers HEAD with the GET's status and headers and no body, so the
+ * document says so once here instead of in every route file.
+ */
+export function withHeads(paths: OpenApiPaths): OpenApiPaths {
+  const out: OpenApiPaths = {};
+  for (const [path, operations] of Object.entries(paths)) {
+    const get = operations.get;
+    if (!get) {
+      out[path] = operations;
+      continue;
+    }
+    const responses: Record<string, unknown> = {};
+    for (const [status, response] of Object.entries(get.responses as Record<string, Record<string, unknown>>)) {
+      if (typeof response.$ref === 'string') responses[status] = response;
+      else responses[status] = { description: response.description, ...(response.headers ? { headers: response.headers } : {}) };
+    }
+    const { requestBody: _none, ...rest } = get;
+    out[path] = {
+      ...operations,
+      head: { ...rest, operationId: `${String(get.operationId)}Head`, summary: `${String(get.summary)} (headers only)`, responses },
+    };
+  }
+  return out;
+}

@@ -12,10 +12,10 @@ import { GRPC_DEADLINE_MS } from '../clients/auth-client';
 import { bodySchema, idParameter, operation, ref, type OpenApiPaths } from '../openapi/operation';
 import { callerContext } from '../request-context';
 import type { RouteDeps, RouteModule } from './route-module';
-import { nullIfEmpty, parseBody, pathId } from './validate';
+import { boundedText, nullIfEmpty, parseBody, pathId } from './validate';
 
 export const createApiKeyBody = z.strictObject({
-  name: z.string().trim().min(1).max(ACCOUNT_LIMITS.apiKeyName),
+  name: boundedText(ACCOUNT_LIMITS.apiKeyName, { trim: true, notBlank: true }),
 });
 
 function apiKeyItem(key: authV1.ApiKey) {

@@ -9,18 +9,15 @@ import { jsonBody } from '../middleware/json-body';
 import { bodySchema, operation, ref, type OpenApiPaths } from '../openapi/operation';
 import { callerContext, requestIds } from '../request-context';
 import type { RouteDeps, RouteModule } from './route-module';
-import { parseBody } from './validate';
+import { boundedText, parseBody } from './validate';
 
 export const signUpBody = z.strictObject({
-  workspaceName: z.string().trim().min(1).max(ACCOUNT_LIMITS.workspaceName),
+  workspaceName: boundedText(ACCOUNT_LIMITS.workspaceName, { trim: true, notBlank: true }),
   email: z.email().max(FIELD_LIMITS.email),
   // The same rules the auth service enforces, so one response lists every failing field.
-  password: z
-    .string()
-    .min(ACCOUNT_LIMITS.passwordMin, `Ensure this field has at least ${ACCOUNT_LIMITS.passwordMin} characters.`)
-    .max(ACCOUNT_LIMITS.passwordMax),
-  firstName: z.string().trim().min(1).max(ACCOUNT_LIMITS.personName),
-  lastName: z.string().trim().min(1).max(ACCOUNT_LIMITS.personName),
+  password: boundedText(ACCOUNT_LIMITS.passwordMax, { min: ACCOUNT_LIMITS.passwordMin }),
+  firstName: boundedText(ACCOUNT_LIMITS.personName, { trim: true, notBlank: true }),
+  lastName: boundedText(ACCOUNT_LIMITS.personName, { trim: true, notBlank: true }),
 });
 
 export const logInBody = z.strictObject({

@@ -62,6 +62,17 @@ function importJobBody(job: importV1.ImportJob) {
  * be checked from the headers, then streams the body to the import service with the caller context
  * set from the verified credential (any client-sent x-crm-* header is dropped first).
  */
+/** The job list answers the newest jobs, at most this many (the import service keeps its list to them). */
+const LAST_JOBS = 50;
+
+/** `limit` of the job list: 1 and up, served as at most LAST_JOBS; anything else is a 400. */
+function jobListLimit(value: unknown): number {
+  if (value === undefined) return LAST_JOBS;
+  if (typeof value !== 'string' || !/^\d{1,10}$/.test(value) || Number(value) < 1)
+    throw DomainError.invalid('limit must be a positive integer.');
+  return Math.min(Number(value), LAST_JOBS);
+}
+
 export function importUploadProxy(logger: Logger, target: UploadTarget): Router {
   const proxy = createProxyMiddleware<Request, Response>({
     target: proxyTarget(target),
@@ -126,9 +137,10 @@ export function importRoutes(
   const options = { timeoutMs: GRPC_DEADLINE_MS };
   const router = Router();
 
-  router.get('/api/crm/contacts/import-jobs', async (_req, res) => {
+  router.get('/api/crm/contacts/import-jobs', async (req, res) => {
+    const limit = jobListLimit(req.query.limit);
     const { jobs } = await client.call('ListImportJobs', {}, callerContext(res), options);
-    res.json(jobs.map(importJobBody));
+    res.json(jobs.slice(0, limit).map(importJobBody));
   });
 
   router.get('/api/crm/contacts/import-jobs/:job_uid', async (req, res) => {
@@ -243,6 +255,15 @@ const importPaths: OpenApiPaths = {
       summary: 'The last 50 import jobs of the workspace, newest first',
       tags: ['import'],
       authenticated: true,
+      parameters: [
+        {
+          name: 'limit',
+          in: 'query',
+          required: false,
+          description: `How many of the newest jobs (default and at most ${LAST_JOBS}; larger values are served as ${LAST_JOBS}).`,
+          schema: { type: 'integer', minimum: 1 },
+        },
+      ],
       responses: {
         200: {
           description:

@@ -16,14 +16,14 @@ import { paginated, readListQuery } from './records/list-query';
 import { listParameters } from './records/record-routes';
 import { pageSchema } from './records/record-shape';
 import type { RouteDeps, RouteModule } from './route-module';
-import { parseBody, pathId } from './validate';
+import { boundedText, parseBody, pathId } from './validate';
 
 const role = z.enum(['admin', 'member']);
 
 export const inviteUserBody = z.strictObject({
   email: z.email().max(FIELD_LIMITS.email),
-  firstName: z.string().trim().min(1).max(ACCOUNT_LIMITS.personName),
-  lastName: z.string().trim().min(1).max(ACCOUNT_LIMITS.personName),
+  firstName: boundedText(ACCOUNT_LIMITS.personName, { trim: true, notBlank: true }),
+  lastName: boundedText(ACCOUNT_LIMITS.personName, { trim: true, notBlank: true }),
   role,
 });
 
@@ -43,10 +43,7 @@ export const updateUserBody = z
 
 export const acceptInvitationBody = z.strictObject({
   token: z.string().min(1).max(512),
-  password: z
-    .string()
-    .min(ACCOUNT_LIMITS.passwordMin, `Ensure this field has at least ${ACCOUNT_LIMITS.passwordMin} characters.`)
-    .max(ACCOUNT_LIMITS.passwordMax),
+  password: boundedText(ACCOUNT_LIMITS.passwordMax, { min: ACCOUNT_LIMITS.passwordMin }),
 });
 
 export function memberJson(user: authV1.User | null) {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DomainError, type FieldErrors } from '@crm/observability';
+import { characterCount } from '@crm/vocabulary';
 
 const NON_FIELD = 'nonFieldErrors';
 
@@ -27,6 +28,23 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infe
     }
   }
   throw DomainError.validation(fields);
+}
+
+/**
+ * Text of `min` to `max` characters, counted as JSON Schema counts them (code points, so an emoji is
+ * one character, as the services count it too); `notBlank` also refuses white space alone, which the
+ * document states as `pattern: \\S`. `trim` measures and passes on the trimmed text.
+ */
+export function boundedText(max: number, options: { min?: number; trim?: boolean; notBlank?: boolean; minMessage?: string } = {}) {
+  const min = options.min ?? (options.notBlank ? 1 : 0);
+  const text = options.trim ? z.string().trim() : z.string();
+  return text
+    .refine((value) => characterCount(value) >= min, {
+      message: options.minMessage ?? (min === 1 ? 'This field may not be blank.' : `Ensure this field has at least ${min} characters.`),
+      abort: true,
+    })
+    .refine((value) => characterCount(value) <= max, `Ensure this field has no more than ${max} characters.`)
+    .meta({ ...(min > 0 ? { minLength: min } : {}), maxLength: max, ...(options.notBlank ? { pattern: '\\S' } : {}) });
 }
 
 /** Proto strings are '' when unset; the API says null. */

@@ -51,3 +51,25 @@ export const AUTOMATION_LIMITS = {
 export const USER_ID_PATTERN = '^usr_[A-Za-z0-9_-]{1,100}$';
 /** A step's user reference: the record's owner (`assigned_user`) or a user id. */
 export const USER_REF_PATTERN = '^(assigned_user|usr_[A-Za-z0-9_-]{1,100})$';
+
+/** The event types a webhook subscription may ask for (and the gateway's document lists). */
+export const WEBHOOK_EVENT_TYPES = [
+  'contact.created',
+  'contact.updated',
+  'contact.deleted',
+  'lead.created',
+  'lead.updated',
+  'lead.deleted',
+  'lead.converted',
+  'account.created',
+  'account.updated',
+  'account.deleted',
+  'opportunity.created',
+  'opportunity.updated',
+  'opportunity.deleted',
+  'opportunity.stage_changed',
+  'import.completed',
+  'import.failed',
+  'automation.run_failed',
+  'webhook.test',
+] as const;

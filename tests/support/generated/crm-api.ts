@@ -13,7 +13,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** This OpenAPI 3.1 document (headers only) */
+        head: operations["getOpenApiDocumentHead"];
         patch?: never;
         trace?: never;
     };
@@ -33,7 +34,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Liveness: the gateway process is up (headers only)
+         * @description No authentication; not rate limited and without X-RateLimit-* headers.
+         */
+        head: operations["getLivenessHead"];
         patch?: never;
         trace?: never;
     };
@@ -53,7 +58,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Readiness: the gateway can reach the authentication service (503 otherwise) (headers only)
+         * @description No authentication; not rate limited and without X-RateLimit-* headers.
+         */
+        head: operations["getReadinessHead"];
         patch?: never;
         trace?: never;
     };
@@ -130,7 +139,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** The caller's login user (for an API key, the workspace's system user) (headers only) */
+        head: operations["getCurrentUserHead"];
         patch?: never;
         trace?: never;
     };
@@ -234,7 +244,11 @@ export interface paths {
         post: operations["inviteUser"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List the workspace's people with their role and state (any caller) (headers only)
+         * @description Newest first; invited people who have not accepted yet are listed with `invitePending: true`.
+         */
+        head: operations["listUsersHead"];
         patch?: never;
         trace?: never;
     };
@@ -275,7 +289,8 @@ export interface paths {
         post: operations["createApiKey"];
         delete?: never;
         options?: never;
-        head?: never;
+        /** List the workspace's active API keys (never their values) (headers only) */
+        head: operations["listApiKeysHead"];
         patch?: never;
         trace?: never;
     };
@@ -312,7 +327,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** Requests made with an API key, per UTC day, and when it was last used (headers only) */
+        head: operations["getApiKeyUsageHead"];
         patch?: never;
         trace?: never;
     };
@@ -352,7 +368,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * The contacts linked to an account (headers only)
+         * @description The linked contacts, newest first, a page at a time.
+         */
+        head: operations["listAccountContactsHead"];
         patch?: never;
         trace?: never;
     };
@@ -376,7 +396,11 @@ export interface paths {
         post: operations["createContact"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List contacts (headers only)
+         * @description Paginated contact list items, newest first.
+         */
+        head: operations["listContactsHead"];
         patch?: never;
         trace?: never;
     };
@@ -397,7 +421,8 @@ export interface paths {
          */
         delete: operations["deleteContact"];
         options?: never;
-        head?: never;
+        /** Read a contact (headers only) */
+        head: operations["getContactHead"];
         /**
          * Update a contact
          * @description Any subset of the writable fields; null clears a nullable field (`accountId` unlinks). Read-only fields (id, names, timestamps) are ignored, so a client may send back what it read.
@@ -445,7 +470,11 @@ export interface paths {
         post: operations["createLead"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List leads (headers only)
+         * @description Paginated lead list items, newest first.
+         */
+        head: operations["listLeadsHead"];
         patch?: never;
         trace?: never;
     };
@@ -466,7 +495,8 @@ export interface paths {
          */
         delete: operations["deleteLead"];
         options?: never;
-        head?: never;
+        /** Read a lead (headers only) */
+        head: operations["getLeadHead"];
         /**
          * Update a lead
          * @description Any subset of the writable fields (status, leadScore, ...). `status: converted` is refused (422): use convert. Read-only fields are ignored.
@@ -514,7 +544,11 @@ export interface paths {
         post: operations["createAccount"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List accounts (headers only)
+         * @description Paginated account list items, newest first.
+         */
+        head: operations["listAccountsHead"];
         patch?: never;
         trace?: never;
     };
@@ -535,7 +569,8 @@ export interface paths {
          */
         delete: operations["deleteAccount"];
         options?: never;
-        head?: never;
+        /** Read an account (headers only) */
+        head: operations["getAccountHead"];
         /**
          * Update an account
          * @description Any subset of the writable fields. Read-only fields (counts, names, timestamps) are ignored.
@@ -583,7 +618,11 @@ export interface paths {
         post: operations["createOpportunity"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List opportunities (headers only)
+         * @description Paginated opportunity list items, newest first.
+         */
+        head: operations["listOpportunitiesHead"];
         patch?: never;
         trace?: never;
     };
@@ -604,7 +643,8 @@ export interface paths {
          */
         delete: operations["deleteOpportunity"];
         options?: never;
-        head?: never;
+        /** Read an opportunity (headers only) */
+        head: operations["getOpportunityHead"];
         /**
          * Update an opportunity
          * @description Any subset of the writable fields. Entering closed_won/closed_lost sets closedDate to today and probability from the stage unless given; null clears closeDate, closedDate, lossReason. Read-only fields are ignored.
@@ -632,7 +672,11 @@ export interface paths {
         post: operations["createSource"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List lead sources (headers only)
+         * @description The workspace's sources, newest first. An import's `source_uid` names one.
+         */
+        head: operations["listSourcesHead"];
         patch?: never;
         trace?: never;
     };
@@ -652,7 +696,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List tasks, optionally those about one record (headers only)
+         * @description Newest first. A record's tasks are deleted with it.
+         */
+        head: operations["listTasksHead"];
         patch?: never;
         trace?: never;
     };
@@ -672,7 +720,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * The audit log, optionally of one record (headers only)
+         * @description Every write to a record, newest first, with the actor and its kind (`user`, `api_key` for calls made with a workspace API key, attributed to the workspace's system user, or `system`). Entries outlive their record.
+         */
+        head: operations["listActivitiesHead"];
         patch?: never;
         trace?: never;
     };
@@ -709,7 +761,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** The last 50 import jobs of the workspace, newest first (headers only) */
+        head: operations["listImportJobsHead"];
         patch?: never;
         trace?: never;
     };
@@ -726,7 +779,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** An import job, for polling (every 1–2 s until complete or failed) (headers only) */
+        head: operations["getImportJobHead"];
         patch?: never;
         trace?: never;
     };
@@ -766,7 +820,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Every row error and duplicate of an import, as CSV (headers only)
+         * @description Streamed, in row order. Header `row,kind,reason` followed by the file's own header cells; then one line per row error (kind `error`, reason the message) and per duplicate (kind `duplicate`, reason naming the existing contact or the earlier row), followed by the row's original cells. Cells beginning with `=`, `+`, `-`, `@`, tab or carriage return are prefixed with `'` so that spreadsheets do not run them. Available while the job runs (the rows counted so far) and after.
+         */
+        head: operations["downloadImportJobErrorsHead"];
         patch?: never;
         trace?: never;
     };
@@ -807,7 +865,8 @@ export interface paths {
         post: operations["createAutomationRule"];
         delete?: never;
         options?: never;
-        head?: never;
+        /** List the workspace's automation rules, newest first (headers only) */
+        head: operations["listAutomationRulesHead"];
         patch?: never;
         trace?: never;
     };
@@ -825,7 +884,8 @@ export interface paths {
         /** Delete a rule; its enrollments under way end cancelled */
         delete: operations["deleteAutomationRule"];
         options?: never;
-        head?: never;
+        /** Read a rule (headers only) */
+        head: operations["getAutomationRuleHead"];
         /**
          * Change any subset of name, trigger, triggerConditions, exitConditions, steps
          * @description The result is validated as a whole. Enrollments under way keep the steps they started with. Read-only fields sent back are ignored.
@@ -883,7 +943,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** The rule's execution logs, newest first (headers only) */
+        head: operations["listAutomationRuleLogsHead"];
         patch?: never;
         trace?: never;
     };
@@ -920,7 +981,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** The built-in gallery and the workspace's custom templates (headers only) */
+        head: operations["listAutomationTemplatesHead"];
         patch?: never;
         trace?: never;
     };
@@ -937,7 +999,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** Read a template (headers only) */
+        head: operations["getAutomationTemplateHead"];
         patch?: never;
         trace?: never;
     };
@@ -974,7 +1037,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** Emails automation sent (the workspace's outbox), newest first (headers only) */
+        head: operations["listOutboundEmailsHead"];
         patch?: never;
         trace?: never;
     };
@@ -991,7 +1055,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** In-app notifications automation created, newest first (headers only) */
+        head: operations["listNotificationsHead"];
         patch?: never;
         trace?: never;
     };
@@ -1012,7 +1077,8 @@ export interface paths {
         post: operations["createWebhook"];
         delete?: never;
         options?: never;
-        head?: never;
+        /** The workspace's webhook subscriptions, newest first (never their secrets) (headers only) */
+        head: operations["listWebhooksHead"];
         patch?: never;
         trace?: never;
     };
@@ -1033,7 +1099,8 @@ export interface paths {
          */
         delete: operations["deleteWebhook"];
         options?: never;
-        head?: never;
+        /** Read a subscription (without its secret) (headers only) */
+        head: operations["getWebhookHead"];
         /**
          * Change url, events or isActive
          * @description `url` must be https:// and must not name or resolve to a loopback, private, link-local or metadata address, in any spelling (422 on `url`); the operator setting WEBHOOK_ALLOW_PRIVATE_TARGETS=true lifts this for development. Admins only: members and API keys answer 403.
@@ -1094,7 +1161,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** The subscription's delivery attempts, newest first (one item per attempt) (headers only) */
+        head: operations["listWebhookDeliveriesHead"];
         patch?: never;
         trace?: never;
     };
@@ -1220,6 +1288,7 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -1238,6 +1307,7 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -1255,6 +1325,7 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -1272,6 +1343,7 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -1289,6 +1361,7 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -1306,6 +1379,7 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -1324,6 +1398,7 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -1341,6 +1416,7 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -1358,6 +1434,7 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -1371,6 +1448,7 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -1388,6 +1466,7 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -1405,6 +1484,7 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -1484,6 +1564,31 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getOpenApiDocumentHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getLiveness: {
         parameters: {
             query?: never;
@@ -1505,7 +1610,27 @@ export interface operations {
                     };
                 };
             };
-            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getLivenessHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1531,7 +1656,27 @@ export interface operations {
                     };
                 };
             };
-            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getReadinessHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1675,6 +1820,33 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["LoginUser"];
                 };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCurrentUserHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The login user. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -1960,6 +2132,42 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listUsersHead: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of users. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     updateUser: {
         parameters: {
             query?: never;
@@ -2098,6 +2306,34 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listApiKeysHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     revokeApiKey: {
         parameters: {
             query?: never;
@@ -2154,6 +2390,38 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiKeyUsage"];
                 };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getApiKeyUsageHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The API key id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Usage of the key. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -2311,6 +2579,46 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listAccountContactsHead: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The account id (`acc_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the account's contacts. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listContacts: {
         parameters: {
             query?: {
@@ -2447,6 +2755,10 @@ export interface operations {
                     readonly createdAt?: unknown;
                     /** @description Read-only; ignored when sent. */
                     readonly updatedAt?: unknown;
+                } | {
+                    firstName: string;
+                } | {
+                    lastName: string;
                 };
             };
         };
@@ -2501,6 +2813,56 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailedOrKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listContactsHead: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+                /** @description A contact stage value. */
+                stage?: "new" | "contacted" | "engaged" | "proposal_sent" | "negotiation" | "customer" | "inactive";
+                /** @description Owner user id. */
+                assignedTo?: string;
+                /** @description Case-insensitive literal substring of the name ("first last"), email or phone; the whole value is one literal (no wildcards, words not split). */
+                search?: string;
+                /** @description createdAt on or after; ISO 8601 date or timestamp (any offset); 400 when not one. */
+                createdAfter?: string;
+                /** @description createdAt on or before; ISO 8601 date or timestamp (any offset); 400 when not one. */
+                createdBefore?: string;
+                /** @description Comma-separated tag names; contacts carrying every one of them. */
+                tags?: string;
+                /** @description createdAt, updatedAt, firstName, lastName, email, stage; `-` for descending. Default `-createdAt`. */
+                ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "firstName" | "-firstName" | "lastName" | "-lastName" | "email" | "-email" | "stage" | "-stage";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of contacts. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2616,6 +2978,55 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getContactHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An ETag already held; when it is still current the answer is 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description The contact id (`cnt_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The contact. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The record's version as a strong entity tag, e.g. `"3"`; changes with every change. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match names the current version. No body. */
+            304: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The record's version as a strong entity tag, e.g. `"3"`; changes with every change. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2943,6 +3354,10 @@ export interface operations {
                     readonly createdAt?: unknown;
                     /** @description Read-only; ignored when sent. */
                     readonly updatedAt?: unknown;
+                } | {
+                    firstName: string;
+                } | {
+                    lastName: string;
                 };
             };
         };
@@ -3000,6 +3415,56 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailedOrKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listLeadsHead: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+                /** @description A lead status value. */
+                status?: "new" | "contacted" | "qualified" | "nurturing" | "unqualified" | "converted" | "lost";
+                /** @description Exact lead source. */
+                source?: string;
+                /** @description Owner user id. */
+                assignedTo?: string;
+                /** @description Case-insensitive literal substring of the name ("first last"), email or company (one literal, no wildcards). */
+                search?: string;
+                /** @description createdAt on or after; ISO 8601 date or timestamp (any offset); 400 when not one. */
+                createdAfter?: string;
+                /** @description createdAt on or before; ISO 8601 date or timestamp (any offset); 400 when not one. */
+                createdBefore?: string;
+                /** @description createdAt, updatedAt, firstName, lastName, email, company, status, leadScore; `-` for descending. Default `-createdAt`. */
+                ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "firstName" | "-firstName" | "lastName" | "-lastName" | "email" | "-email" | "company" | "-company" | "status" | "-status" | "leadScore" | "-leadScore";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of leads. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3118,6 +3583,55 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getLeadHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An ETag already held; when it is still current the answer is 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description The lead id (`ld_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lead. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The record's version as a strong entity tag, e.g. `"3"`; changes with every change. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match names the current version. No body. */
+            304: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The record's version as a strong entity tag, e.g. `"3"`; changes with every change. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3525,6 +4039,52 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listAccountsHead: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+                /** @description An account stage value. */
+                stage?: "prospect" | "active" | "customer" | "partner" | "churned";
+                /** @description Exact industry. */
+                industry?: string;
+                /** @description Owner user id. */
+                assignedTo?: string;
+                /** @description Case-insensitive literal substring of the company name or website (one literal, no wildcards). */
+                search?: string;
+                /** @description createdAt, updatedAt, name, stage, industry; `-` for descending. Default `-createdAt`. */
+                ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "name" | "-name" | "stage" | "-stage" | "industry" | "-industry";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of accounts. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getAccount: {
         parameters: {
             query?: never;
@@ -3644,6 +4204,55 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAccountHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An ETag already held; when it is still current the answer is 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description The account id (`acc_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The record's version as a strong entity tag, e.g. `"3"`; changes with every change. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match names the current version. No body. */
+            304: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The record's version as a strong entity tag, e.g. `"3"`; changes with every change. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3979,7 +4588,7 @@ export interface operations {
                 "application/json": {
                     name: string;
                     /** @description Required on create: an account of the workspace (422 otherwise). Null unlinks on update. */
-                    accountId: string | null;
+                    accountId: string;
                     /** @description Default 0. */
                     value?: number;
                     /**
@@ -4071,6 +4680,60 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailedOrKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listOpportunitiesHead: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+                /** @description A pipeline stage value. */
+                stage?: "prospecting" | "qualification" | "needs_analysis" | "proposal" | "negotiation" | "closed_won" | "closed_lost";
+                /** @description The account id. */
+                accountId?: string;
+                /** @description Owner user id. */
+                assignedTo?: string;
+                /** @description closeDate on or after (ISO 8601; a timestamp's date part is used). */
+                closeDateAfter?: string;
+                /** @description closeDate on or before (ISO 8601). */
+                closeDateBefore?: string;
+                /** @description value ≥ this decimal number (digits, an optional `-` and decimals; 400 otherwise). */
+                valueMin?: number;
+                /** @description value ≤ this decimal number (digits, an optional `-` and decimals; 400 otherwise). */
+                valueMax?: number;
+                /** @description Case-insensitive literal substring of the opportunity name (one literal, no wildcards). */
+                search?: string;
+                /** @description createdAt, updatedAt, name, value, stage, probability, closeDate; `-` for descending. Default `-createdAt`. */
+                ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "name" | "-name" | "value" | "-value" | "stage" | "-stage" | "probability" | "-probability" | "closeDate" | "-closeDate";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of opportunities. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4194,6 +4857,55 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOpportunityHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An ETag already held; when it is still current the answer is 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description The opportunity id (`opp_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The opportunity. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The record's version as a strong entity tag, e.g. `"3"`; changes with every change. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match names the current version. No body. */
+            304: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The record's version as a strong entity tag, e.g. `"3"`; changes with every change. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4422,6 +5134,42 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listSourcesHead: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of sources. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listTasks: {
         parameters: {
             query?: {
@@ -4487,6 +5235,44 @@ export interface operations {
                         }[];
                     };
                 };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTasksHead: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+                /** @description A record id; every task of the workspace when absent. */
+                relatedTo?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tasks. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -4567,6 +5353,44 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listActivitiesHead: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+                /** @description A record id; the whole workspace's log when absent. */
+                recordId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of activities. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     startContactImport: {
         parameters: {
             query?: never;
@@ -4620,7 +5444,10 @@ export interface operations {
     };
     listImportJobs: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description How many of the newest jobs (default and at most 50; larger values are served as 50). */
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4676,6 +5503,36 @@ export interface operations {
                         finishedAt: string | null;
                     }[];
                 };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listImportJobsHead: {
+        parameters: {
+            query?: {
+                /** @description How many of the newest jobs (default and at most 50; larger values are served as 50). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A JSON array of import jobs, each with its counts; `errors` and `duplicates` are empty here (poll the job for them). */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -4745,6 +5602,37 @@ export interface operations {
                         finishedAt: string | null;
                     };
                 };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getImportJobHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The import job uid. */
+                job_uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import job. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -4854,6 +5742,37 @@ export interface operations {
                 content: {
                     "text/csv": string;
                 };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    downloadImportJobErrorsHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The import job uid. */
+                job_uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report, `text/csv`. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -5270,6 +6189,42 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listAutomationRulesHead: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of rules. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getAutomationRule: {
         parameters: {
             query?: never;
@@ -5431,6 +6386,37 @@ export interface operations {
         responses: {
             /** @description Deleted; no body. */
             204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAutomationRuleHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rule id (rul_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rule. */
+            200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6140,6 +7126,50 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listAutomationRuleLogsHead: {
+        parameters: {
+            query?: {
+                /** @description completed, failed, cancelled or in_progress. */
+                status?: "in_progress" | "completed" | "failed" | "cancelled";
+                /** @description ISO 8601: only logs started after this instant. */
+                after?: string;
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The rule id (rul_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Execution logs (count and results only). */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     saveAutomationRuleAsTemplate: {
         parameters: {
             query?: never;
@@ -6380,6 +7410,48 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listAutomationTemplatesHead: {
+        parameters: {
+            query?: {
+                /** @description lead_management, sales_pipeline, customer_success, support, custom, ... */
+                category?: string;
+                /** @description A trigger kind. */
+                trigger?: string;
+                /** @description Literal, case-insensitive match on name or description. */
+                search?: string;
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of templates: the built-in ones that match (gallery order), then custom ones, newest first. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getAutomationTemplate: {
         parameters: {
             query?: never;
@@ -6520,6 +7592,37 @@ export interface operations {
                         })[];
                     };
                 };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAutomationTemplateHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The template id (tmpl_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -6767,6 +7870,44 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listOutboundEmailsHead: {
+        parameters: {
+            query?: {
+                /** @description Only emails about this record id. */
+                relatedTo?: string;
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of emails. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listNotifications: {
         parameters: {
             query?: {
@@ -6837,6 +7978,46 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listNotificationsHead: {
+        parameters: {
+            query?: {
+                /** @description Only notifications for this user id. */
+                recipient?: string;
+                /** @description Only notifications about this record id. */
+                relatedTo?: string;
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of notifications. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listWebhooks: {
         parameters: {
             query?: {
@@ -6884,7 +8065,7 @@ export interface operations {
                             id: string;
                             /** Format: uri */
                             url: string;
-                            events: string[];
+                            events: ("contact.created" | "contact.updated" | "contact.deleted" | "lead.created" | "lead.updated" | "lead.deleted" | "lead.converted" | "account.created" | "account.updated" | "account.deleted" | "opportunity.created" | "opportunity.updated" | "opportunity.deleted" | "opportunity.stage_changed" | "import.completed" | "import.failed" | "automation.run_failed" | "webhook.test")[];
                             isActive: boolean;
                             /** @description Why a delivery gave up after its retries; null while healthy. */
                             failingReason: string | null;
@@ -6919,7 +8100,7 @@ export interface operations {
                     /** Format: uri */
                     url: string;
                     /** @description Event types; repeats are dropped. */
-                    events: string[];
+                    events: ("contact.created" | "contact.updated" | "contact.deleted" | "lead.created" | "lead.updated" | "lead.deleted" | "lead.converted" | "account.created" | "account.updated" | "account.deleted" | "opportunity.created" | "opportunity.updated" | "opportunity.deleted" | "opportunity.stage_changed" | "import.completed" | "import.failed" | "automation.run_failed" | "webhook.test")[];
                     isActive?: boolean;
                     /** @description Read-only; ignored when sent. */
                     readonly id?: unknown;
@@ -6948,7 +8129,7 @@ export interface operations {
                         id: string;
                         /** Format: uri */
                         url: string;
-                        events: string[];
+                        events: ("contact.created" | "contact.updated" | "contact.deleted" | "lead.created" | "lead.updated" | "lead.deleted" | "lead.converted" | "account.created" | "account.updated" | "account.deleted" | "opportunity.created" | "opportunity.updated" | "opportunity.deleted" | "opportunity.stage_changed" | "import.completed" | "import.failed" | "automation.run_failed" | "webhook.test")[];
                         isActive: boolean;
                         /** @description Why a delivery gave up after its retries; null while healthy. */
                         failingReason: string | null;
@@ -6967,6 +8148,42 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailedOrKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooksHead: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of subscriptions. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6998,7 +8215,7 @@ export interface operations {
                         id: string;
                         /** Format: uri */
                         url: string;
-                        events: string[];
+                        events: ("contact.created" | "contact.updated" | "contact.deleted" | "lead.created" | "lead.updated" | "lead.deleted" | "lead.converted" | "account.created" | "account.updated" | "account.deleted" | "opportunity.created" | "opportunity.updated" | "opportunity.deleted" | "opportunity.stage_changed" | "import.completed" | "import.failed" | "automation.run_failed" | "webhook.test")[];
                         isActive: boolean;
                         /** @description Why a delivery gave up after its retries; null while healthy. */
                         failingReason: string | null;
@@ -7049,6 +8266,37 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getWebhookHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription (`whk_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     updateWebhook: {
         parameters: {
             query?: never;
@@ -7065,7 +8313,7 @@ export interface operations {
                     /** Format: uri */
                     url?: string;
                     /** @description Event types; repeats are dropped. */
-                    events?: string[];
+                    events?: ("contact.created" | "contact.updated" | "contact.deleted" | "lead.created" | "lead.updated" | "lead.deleted" | "lead.converted" | "account.created" | "account.updated" | "account.deleted" | "opportunity.created" | "opportunity.updated" | "opportunity.deleted" | "opportunity.stage_changed" | "import.completed" | "import.failed" | "automation.run_failed" | "webhook.test")[];
                     isActive?: boolean;
                     /** @description Read-only; ignored when sent. */
                     readonly id?: unknown;
@@ -7093,7 +8341,7 @@ export interface operations {
                         id: string;
                         /** Format: uri */
                         url: string;
-                        events: string[];
+                        events: ("contact.created" | "contact.updated" | "contact.deleted" | "lead.created" | "lead.updated" | "lead.deleted" | "lead.converted" | "account.created" | "account.updated" | "account.deleted" | "opportunity.created" | "opportunity.updated" | "opportunity.deleted" | "opportunity.stage_changed" | "import.completed" | "import.failed" | "automation.run_failed" | "webhook.test")[];
                         isActive: boolean;
                         /** @description Why a delivery gave up after its retries; null while healthy. */
                         failingReason: string | null;
@@ -7249,7 +8497,8 @@ export interface operations {
                             id: string;
                             /** @description The envelope's id and X-CRM-Event-Id; a redelivery keeps it. */
                             eventId: string;
-                            type: string;
+                            /** @enum {string} */
+                            type: "contact.created" | "contact.updated" | "contact.deleted" | "lead.created" | "lead.updated" | "lead.deleted" | "lead.converted" | "account.created" | "account.updated" | "account.deleted" | "opportunity.created" | "opportunity.updated" | "opportunity.deleted" | "opportunity.stage_changed" | "import.completed" | "import.failed" | "automation.run_failed" | "webhook.test";
                             attempt: number;
                             /** @enum {string} */
                             status: "delivered" | "failed";
@@ -7263,6 +8512,46 @@ export interface operations {
                         }[];
                     };
                 };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveriesHead: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The subscription (`whk_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of attempts. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

@@ -25,6 +25,7 @@ import {
 import type { JsonSchema } from '../../openapi/operation';
 import { answerSchema, bodyCheck, bodySchemaOf, renderAnswer, type AnswerField, type AnswerTable, type BodyTable } from '../field-table';
 import { countedListSchema, pageSchema } from '../records/record-shape';
+import { boundedText } from '../validate';
 
 // ---------------------------------------------------------------- vocabulary (libs/vocabulary, as the service has it)
 
@@ -350,7 +351,7 @@ export const saveAsTemplateBody = bodyCheck(templateFields);
 
 const installFields = {
   name: {
-    check: z.string().max(LIMITS.name).nullable().optional(),
+    check: boundedText(LIMITS.name).nullable().optional(),
     rules: { type: ['string', 'null'], maxLength: LIMITS.name, description: "Default: the template's name." },
   },
 } satisfies BodyTable;

@@ -17,6 +17,8 @@ export interface RecordField {
   write?: WritableField;
   /** Required on create (the service enforces it; stated in the document). */
   required?: boolean;
+  /** One of the fields of which at least one is required on create (contacts' and leads' names). */
+  oneOfRequired?: boolean;
   /** In list items as well as in the full record. */
   listed?: boolean;
   /** A list filter of the same name (a string in the query unless `schema` says otherwise). */
@@ -30,9 +32,10 @@ export const PERSON_FIELDS: RecordFields = {
   firstName: {
     answer: t.string(),
     write: { type: 'string', maxLength: FIELD_LIMITS.name, description: 'At least one of firstName and lastName is required on create.' },
+    oneOfRequired: true,
     listed: true,
   },
-  lastName: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.name }, listed: true },
+  lastName: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.name }, oneOfRequired: true, listed: true },
   email: { answer: t.string(), write: { type: 'string', format: 'email', maxLength: FIELD_LIMITS.email }, required: true, listed: true },
 };
 
@@ -70,6 +73,9 @@ export function fromTable<F extends string>(table: RecordFields, listParameters:
       fields: Object.fromEntries(rows.flatMap(([name, field]) => (field.write ? [[name, field.write]] : []))),
       readOnly: names((field) => !field.write),
       required: names((field) => field.required === true),
+      ...(names((field) => field.oneOfRequired === true).length > 0
+        ? { oneOfRequired: names((field) => field.oneOfRequired === true) }
+        : {}),
     },
     filters,
   };

@@ -33,6 +33,29 @@ describe('the request body schema of a write', () => {
     expect(properties.score.type).toBe('integer');
   });
 
+  it('refuses blank required text and null for a field required on create, which update may clear', () => {
+    const withAccount: WriteShape = {
+      ...shape,
+      fields: { ...shape.fields, accountId: { type: 'string', nullable: true } },
+      required: ['name', 'accountId'],
+    };
+    const create = writeSchema(withAccount, 'create').properties as Record<string, Record<string, unknown>>;
+    const update = writeSchema(withAccount, 'update').properties as Record<string, Record<string, unknown>>;
+    expect(create.name).toMatchObject({ minLength: 1, pattern: '\\S' });
+    expect(update.name).toMatchObject({ minLength: 1, pattern: '\\S' });
+    expect(create.accountId.type).toBe('string');
+    expect(update.accountId.type).toEqual(['string', 'null']);
+  });
+
+  it('states "at least one of" as anyOf on create', () => {
+    const people: WriteShape = { ...shape, oneOfRequired: ['name', 'notes'] };
+    expect(writeSchema(people, 'create').anyOf).toEqual([
+      { required: ['name'], properties: { name: { type: 'string', pattern: '\\S' } } },
+      { required: ['notes'], properties: { notes: { type: 'string', pattern: '\\S' } } },
+    ]);
+    expect(writeSchema(people, 'update')).not.toHaveProperty('anyOf');
+  });
+
   it('lists required fields on create only', () => {
     expect(writeSchema(shape, 'create').required).toEqual(['name']);
     expect(writeSchema(shape, 'update')).not.toHaveProperty('required');

@@ -36,6 +36,8 @@ export interface WriteShape {
   readOnly: readonly string[];
   /** Required on create, for the OpenAPI document (the service enforces them). */
   required: readonly string[];
+  /** On create, at least one of these must be given, not blank (contacts' and leads' names). */
+  oneOfRequired?: readonly string[];
 }
 
 export interface TranslatedWrite {
@@ -134,8 +136,12 @@ function acceptsNull(field: WritableField, required: boolean): boolean {
   return field.type === 'string' && !field.choices && (field.format === undefined || field.format === 'uri');
 }
 
-function fieldSchema(field: WritableField, required: boolean): JsonSchema {
-  const nullable = acceptsNull(field, required);
+/** Not blank: at least one character that is not white space (the service trims, then refuses empty text). */
+const NOT_BLANK = '\\S';
+
+function fieldSchema(field: WritableField, required: boolean, mode: 'create' | 'update'): JsonSchema {
+  // A field required on create needs a value there, even one that update may clear (an opportunity's account).
+  const nullable = !(required && mode === 'create') && acceptsNull(field, required);
   const base: JsonSchema = (() => {
     switch (field.type) {
       case 'strings':
@@ -157,6 +163,10 @@ function fieldSchema(field: WritableField, required: boolean): JsonSchema {
   if (field.choices) base.enum = [...field.choices, ...(nullable ? [null] : [])];
   if (field.format) base.format = field.format;
   if (field.maxLength !== undefined) base.maxLength = field.maxLength;
+  if (required && field.type === 'string' && !field.choices) {
+    base.minLength = 1;
+    base.pattern = NOT_BLANK;
+  }
   if (field.minimum !== undefined) base.minimum = field.minimum;
   if (field.maximum !== undefined) base.maximum = field.maximum;
   if (nullable) base.type = [base.type, 'null'];
@@ -170,11 +180,16 @@ export function writeSchema(shape: WriteShape, mode: 'create' | 'update', descri
     type: 'object',
     ...(description ? { description } : {}),
     properties: {
-      ...Object.fromEntries(Object.entries(shape.fields).map(([name, field]) => [name, fieldSchema(field, shape.required.includes(name))])),
+      ...Object.fromEntries(
+        Object.entries(shape.fields).map(([name, field]) => [name, fieldSchema(field, shape.required.includes(name), mode)]),
+      ),
       // What a client read may be sent back: these are ignored, never refused.
       ...Object.fromEntries(shape.readOnly.map((name) => [name, { readOnly: true, description: 'Read-only; ignored when sent.' }])),
     },
     ...(mode === 'create' && shape.required.length > 0 ? { required: [...shape.required] } : {}),
+    ...(mode === 'create' && shape.oneOfRequired
+      ? { anyOf: shape.oneOfRequired.map((name) => ({ required: [name], properties: { [name]: { type: 'string', pattern: NOT_BLANK } } })) }
+      : {}),
     additionalProperties: false,
   };
 }

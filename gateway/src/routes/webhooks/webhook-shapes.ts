@@ -5,6 +5,7 @@
 import { pageSchema } from '../records/record-shape';
 import { z } from 'zod';
 import type { automationV1 } from '@crm/grpc';
+import { WEBHOOK_EVENT_TYPES } from '@crm/vocabulary';
 import { bodySchema, type JsonSchema } from '../../openapi/operation';
 import { nullIfEmpty } from '../validate';
 
@@ -19,6 +20,8 @@ export const webhookPatchBody = z.strictObject({
   events: z.array(z.string()).optional(),
   isActive: z.boolean().optional(),
 });
+
+const eventType: JsonSchema = { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] };
 
 /** Fields of a subscription the service fills; a client may send back what it read. */
 const READ_ONLY = ['id', 'failingReason', 'createdAt', 'updatedAt'];
@@ -35,7 +38,7 @@ export function webhookBodySchema(zodSchema: z.ZodType): JsonSchema {
     properties: {
       ...properties,
       url: { ...properties.url, format: 'uri', maxLength: 2048 },
-      events: { ...properties.events, minItems: 1, description: 'Event types; repeats are dropped.' },
+      events: { ...properties.events, items: eventType, minItems: 1, description: 'Event types; repeats are dropped.' },
       ...Object.fromEntries(READ_ONLY.map((name) => [name, { readOnly: true, description: 'Read-only; ignored when sent.' }])),
     },
   };
@@ -83,7 +86,7 @@ export const webhookSchema: JsonSchema = {
   properties: {
     id: { type: 'string' },
     url: { type: 'string', format: 'uri' },
-    events: { type: 'array', items: { type: 'string' } },
+    events: { type: 'array', items: eventType },
     isActive: { type: 'boolean' },
     failingReason: { type: ['string', 'null'], description: 'Why a delivery gave up after its retries; null while healthy.' },
     createdAt: timestamp,
@@ -114,7 +117,7 @@ export const deliveryListSchema = paginated({
   properties: {
     id: { type: 'string' },
     eventId: { type: 'string', description: "The envelope's id and X-CRM-Event-Id; a redelivery keeps it." },
-    type: { type: 'string' },
+    type: eventType,
     attempt: { type: 'integer' },
     status: { type: 'string', enum: ['delivered', 'failed'] },
     responseStatus: { type: ['integer', 'null'] },

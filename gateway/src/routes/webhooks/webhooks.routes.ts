@@ -48,7 +48,7 @@ export function webhookRoutes(
   });
 
   router.post(BASE, async (req, res) => {
-    const body = parseBody(webhookBody, req.body);
+    const body = parseBody(webhookBody, withoutReadOnly(req.body));
     const { webhook } = await client.call('CreateWebhook', body, callerContext(res), options);
     res.status(201).json({ ...webhookJson(webhook!), secret: webhook!.secret });
   });

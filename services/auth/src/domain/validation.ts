@@ -1,5 +1,5 @@
 import { DomainError, type FieldErrors } from '@crm/observability';
-import { isEmail } from '@crm/vocabulary';
+import { isEmail, characterCount } from '@crm/vocabulary';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords';
 
 export const REQUIRED = 'This field is required.';
@@ -16,7 +16,7 @@ export class FieldCheck {
   text(field: string, value: string | undefined, max: number): string | undefined {
     const trimmed = (value ?? '').trim();
     if (!trimmed) return void this.add(field, REQUIRED);
-    if (trimmed.length > max) return void this.add(field, `Ensure this field has no more than ${max} characters.`);
+    if (characterCount(trimmed) > max) return void this.add(field, `Ensure this field has no more than ${max} characters.`);
     return trimmed;
   }
 
@@ -30,9 +30,9 @@ export class FieldCheck {
   password(field: string, value: string | undefined): string | undefined {
     const password = value ?? '';
     if (!password) return void this.add(field, REQUIRED);
-    if (password.length < PASSWORD_MIN_LENGTH)
+    if (characterCount(password) < PASSWORD_MIN_LENGTH)
       return void this.add(field, `Ensure this field has at least ${PASSWORD_MIN_LENGTH} characters.`);
-    if (password.length > PASSWORD_MAX_LENGTH)
+    if (characterCount(password) > PASSWORD_MAX_LENGTH)
       return void this.add(field, `Ensure this field has no more than ${PASSWORD_MAX_LENGTH} characters.`);
     return password;
   }

@@ -3,6 +3,7 @@
  * test event; the delivery log and redelivery. Secrets leave this service only in create's and
  * rotate's answers. Who may call what (admins manage, members read) is the gateway's check.
  */
+import { characterCount } from '@crm/vocabulary';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { BusMessage, MessageBus } from '@crm/bus';
 import { DomainError } from '@crm/observability';
@@ -61,7 +62,8 @@ export class WebhookService {
     let url: string | undefined;
     if (input.url !== undefined || creating) {
       if (!input.url) fields.url = ['This field is required.'];
-      else if (input.url.length > MAX_URL_LENGTH) fields.url = [`Ensure this field has no more than ${MAX_URL_LENGTH} characters.`];
+      else if (characterCount(input.url) > MAX_URL_LENGTH)
+        fields.url = [`Ensure this field has no more than ${MAX_URL_LENGTH} characters.`];
       else {
         const problem = targetUrlProblem(input.url, this.options.allowPrivateTargets);
         if (problem) fields.url = [problem];

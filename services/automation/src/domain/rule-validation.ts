@@ -9,7 +9,7 @@
  * - no rule that could re-trigger itself (see loop-guard.ts for the runtime bound).
  */
 import { FieldErrorList, type FieldErrors } from '@crm/observability';
-import { AUTOMATION_LIMITS, TEMPLATE_CATEGORY_PATTERN } from '@crm/vocabulary';
+import { AUTOMATION_LIMITS, TEMPLATE_CATEGORY_PATTERN, characterCount } from '@crm/vocabulary';
 import {
   CONDITION_OPERATORS,
   STEP_TYPES,
@@ -77,7 +77,7 @@ function checkName(value: unknown, path: string, problems: FieldErrorList): stri
   }
   const trimmed = value.trim();
   if (!trimmed) problems.add(path, MESSAGES.blank);
-  else if (trimmed.length > LIMITS.name) problems.add(path, `Ensure this field has no more than ${LIMITS.name} characters.`);
+  else if (characterCount(trimmed) > LIMITS.name) problems.add(path, `Ensure this field has no more than ${LIMITS.name} characters.`);
   return trimmed;
 }
 
@@ -92,7 +92,7 @@ export function validateTemplateFields(input: { name?: unknown; description?: un
   let description = '';
   if (input.description !== undefined && input.description !== null) {
     if (typeof input.description !== 'string') problems.add('description', 'Not a valid string.');
-    else if (input.description.length > LIMITS.text)
+    else if (characterCount(input.description) > LIMITS.text)
       problems.add('description', `Ensure this field has no more than ${LIMITS.text} characters.`);
     else description = input.description.trim();
   }
@@ -231,7 +231,7 @@ function checkSteps(value: unknown, recordType: RecordType | undefined, problems
     if (raw.order === undefined || raw.order === null) problems.add(`${at}.order`, MESSAGES.required);
     else if (!isInteger(raw.order) || raw.order < 1) problems.add(`${at}.order`, 'Expected a whole number from 1.');
     else orders.push(raw.order);
-    if (raw.label !== undefined && raw.label !== null && (typeof raw.label !== 'string' || raw.label.length > LIMITS.name)) {
+    if (raw.label !== undefined && raw.label !== null && (typeof raw.label !== 'string' || characterCount(raw.label) > LIMITS.name)) {
       problems.add(`${at}.label`, `Expected text of at most ${LIMITS.name} characters.`);
     }
     if (raw.config === undefined || raw.config === null) {

@@ -1,26 +1,8 @@
 /** Webhook subscriptions, the delivery log and the event types a subscription may ask for. */
 import type { StoredDocument } from '@crm/store';
+import { WEBHOOK_EVENT_TYPES } from '@crm/vocabulary';
 
-export const WEBHOOK_EVENT_TYPES = [
-  'contact.created',
-  'contact.updated',
-  'contact.deleted',
-  'lead.created',
-  'lead.updated',
-  'lead.deleted',
-  'lead.converted',
-  'account.created',
-  'account.updated',
-  'account.deleted',
-  'opportunity.created',
-  'opportunity.updated',
-  'opportunity.deleted',
-  'opportunity.stage_changed',
-  'import.completed',
-  'import.failed',
-  'automation.run_failed',
-  'webhook.test',
-] as const;
+export { WEBHOOK_EVENT_TYPES };
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

@@ -6,7 +6,7 @@
  * Cells are kept as plain text: a formula-like cell (`=HYPERLINK(...)`) is stored as typed, never
  * evaluated. Whatever exports contacts to a spreadsheet must escape such values (prefix `'`).
  */
-import { CONTACT_STAGES, FIELD_LIMITS, isEmail } from '@crm/vocabulary';
+import { CONTACT_STAGES, FIELD_LIMITS, isEmail, characterCount } from '@crm/vocabulary';
 import type { ColumnPlan } from './column-plan';
 import type { ImportField } from './contact-fields';
 
@@ -87,14 +87,15 @@ export function rowProblem(fields: ContactFields): string | undefined {
     ['notes', LIMITS.longText],
   ] as const) {
     const value = fields[field];
-    if (value !== undefined && value.length > max) problems.push(`${LABEL[field]} is longer than ${max} characters.`);
+    if (value !== undefined && characterCount(value) > max) problems.push(`${LABEL[field]} is longer than ${max} characters.`);
   }
   if (fields.stage !== undefined && !(CONTACT_STAGES as readonly string[]).includes(normaliseStage(fields.stage))) {
     problems.push(`Stage "${clip(fields.stage)}" is not one of ${CONTACT_STAGES.join(', ')}.`);
   }
   if (fields.tags) {
     if (fields.tags.length > LIMITS.tagCount) problems.push(`More than ${LIMITS.tagCount} tags.`);
-    if (fields.tags.some((tag) => tag.length > LIMITS.tagLength)) problems.push(`A tag is longer than ${LIMITS.tagLength} characters.`);
+    if (fields.tags.some((tag) => characterCount(tag) > LIMITS.tagLength))
+      problems.push(`A tag is longer than ${LIMITS.tagLength} characters.`);
   }
   return problems.length > 0 ? problems.join(' ') : undefined;
 }

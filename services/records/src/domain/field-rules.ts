@@ -4,7 +4,7 @@
  * once (the 422 body). Pure: references to other records arrive as sets of known ids.
  */
 import { FieldErrorList } from '@crm/observability';
-import { FIELD_LIMITS, isEmail } from '@crm/vocabulary';
+import { FIELD_LIMITS, isEmail, characterCount } from '@crm/vocabulary';
 import { isCalendarDate } from './clock';
 
 export type FieldRule =
@@ -65,7 +65,7 @@ export type Body = Record<string, unknown>;
 export { FieldErrorList };
 
 export function isHttpUrl(value: string): boolean {
-  if (value.length > LIMITS.url) return false;
+  if (characterCount(value) > LIMITS.url) return false;
   try {
     const url = new URL(value);
     return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
@@ -136,7 +136,7 @@ function checkValue(field: string, value: unknown, rule: FieldRule, references: 
       if (typeof value !== 'string') return fail(MESSAGES.string);
       const text = value.trim();
       if (rule.required && text.length === 0) return fail(MESSAGES.blank);
-      if (text.length > rule.max) return fail(MESSAGES.maxLength(rule.max));
+      if (characterCount(text) > rule.max) return fail(MESSAGES.maxLength(rule.max));
       return text;
     }
     case 'email': {
@@ -167,7 +167,7 @@ function checkValue(field: string, value: unknown, rule: FieldRule, references: 
       if (value.some((tag) => typeof tag !== 'string')) return fail(MESSAGES.string);
       const tags = [...new Set((value as string[]).map((tag) => tag.trim()).filter((tag) => tag.length > 0))];
       if (tags.length > LIMITS.tagCount) return fail(MESSAGES.tagCount(LIMITS.tagCount));
-      if (tags.some((tag) => tag.length > LIMITS.tagLength)) return fail(MESSAGES.tagLength(LIMITS.tagLength));
+      if (tags.some((tag) => characterCount(tag) > LIMITS.tagLength)) return fail(MESSAGES.tagLength(LIMITS.tagLength));
       return tags;
     }
     case 'url': {
@@ -191,7 +191,7 @@ function checkValue(field: string, value: unknown, rule: FieldRule, references: 
         } else if (part !== null && typeof part !== 'string') {
           errors.add(field, `${key}: ${MESSAGES.string}`);
           ok = false;
-        } else if (typeof part === 'string' && part.length > LIMITS.shortText) {
+        } else if (typeof part === 'string' && characterCount(part) > LIMITS.shortText) {
           errors.add(field, `${key}: ${MESSAGES.maxLength(LIMITS.shortText)}`);
           ok = false;
         }

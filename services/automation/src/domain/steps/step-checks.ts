@@ -1,6 +1,6 @@
 /** The checks step validators share: texts with placeholders, user references, whole numbers. */
 import type { FieldErrorList } from '@crm/observability';
-import { AUTOMATION_LIMITS, USER_ID_PATTERN } from '@crm/vocabulary';
+import { AUTOMATION_LIMITS, USER_ID_PATTERN, characterCount } from '@crm/vocabulary';
 import type { RecordType } from '../model';
 import { placeholdersFor, unknownPlaceholders } from '../placeholders';
 
@@ -38,7 +38,7 @@ export function checkText(
     errors.add(path, STEP_MESSAGES.blank);
     return undefined;
   }
-  if (value.length > max) errors.add(path, `Ensure this field has no more than ${max} characters.`);
+  if (characterCount(value) > max) errors.add(path, `Ensure this field has no more than ${max} characters.`);
   if (recordType) {
     for (const name of unknownPlaceholders(value, recordType)) {
       errors.add(
