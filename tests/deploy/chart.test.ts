@@ -994,6 +994,17 @@ describe('mutual TLS inside the release', () => {
     expect(readsOf(key).has('INTERNAL_TLS_DIR')).toBe(true);
   });
 
+  test('the ingress ranges the operator trusts name clients to the gateway and are all that may reach it', () => {
+    expect(chartEnv('gateway').some((v) => v.name === 'TRUSTED_PROXIES')).toBe(true);
+    expect(envDefines.get('crm.env.gateway')).toMatch(
+      /with \$root\.Values\.ingress\.trustedProxies \}\}\s*#[^\n]*\n- name: TRUSTED_PROXIES\n  value: \{\{ join "," \. \| quote \}\}/,
+    );
+    expect(read(join(templatesDir, 'networkpolicies.yaml'))).toMatch(
+      /if or \$\.Values\.ingress\.trustedProxies \$\.Values\.networkPolicies\.gatewayFrom \}\}\s*from:\s*\{\{- range \$\.Values\.ingress\.trustedProxies \}\}\s*- ipBlock: \{ cidr: \{\{ \. \| quote \}\} \}/,
+    );
+    expect((values.ingress as JsonObject).trustedProxies).toEqual([]);
+  });
+
   test("the auth pod's CLI finds the operator's certificate", () => {
     const mount = /- \{ name: operator-tls, mountPath: ([^,]+), readOnly: true \}/.exec(deployments)?.[1];
     expect(chartEnv('auth').find((v) => v.name === 'CRM_OPERATOR_TLS_DIR')?.value).toBe(mount);
