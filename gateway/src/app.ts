@@ -130,8 +130,9 @@ export function createApp(deps: AppDeps): GatewayApp {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  // Behind an ingress the client address is the last hop the ingress added; directly, the socket's.
-  app.set('trust proxy', config.TLS_TERMINATED_UPSTREAM ? 1 : false);
+  // The client is the socket's peer, unless that peer is one of the proxies the operator named: then
+  // the last address in X-Forwarded-For that none of them added (a client's own entries are ignored).
+  app.set('trust proxy', config.TRUSTED_PROXIES.length > 0 ? config.TRUSTED_PROXIES : false);
 
   // 0. The trace id, which every later log line and internal call carries.
   app.use(traceContext());

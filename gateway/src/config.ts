@@ -1,4 +1,26 @@
+import { isIP } from 'node:net';
 import { env, internalTlsSettings, requireInternalTlsDir, z } from '@crm/config';
+
+/** One address or CIDR range: `10.0.0.0/8`, `192.168.1.7`, `fd00::/8`. */
+function isAddressRange(entry: string): boolean {
+  const [address = '', prefix, extra] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || extra !== undefined) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/** Comma-separated address ranges; empty: none. */
+const addressRanges = z
+  .string()
+  .default('')
+  .transform((value) =>
+    value
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry.length > 0),
+  )
+  .refine((entries) => entries.every(isAddressRange), { message: 'must be comma-separated IP addresses or CIDR ranges (10.0.0.0/8)' });
 
 /** Sizes as body-parser reads them: a number of bytes or a string such as `1mb`, `512kb`. */
 const byteSize = z
@@ -15,6 +37,11 @@ export const gatewayConfigSchema = z
     TLS_KEY_FILE: z.string().optional(),
     /** Serve plain HTTP behind an ingress that terminates TLS; requests not marked https are refused. */
     TLS_TERMINATED_UPSTREAM: env.bool(false),
+    /**
+     * The proxies (an ingress's address range) whose X-Forwarded-For names the client, for rate
+     * limits and logs. Empty (the default): the socket's peer is the client, whatever it sends.
+     */
+    TRUSTED_PROXIES: addressRanges,
     AUTH_GRPC_ADDR: env.grpcAddress('127.0.0.1:50051'),
     RECORDS_GRPC_ADDR: env.grpcAddress('127.0.0.1:50052'),
     IMPORT_GRPC_ADDR: env.grpcAddress('127.0.0.1:50053'),

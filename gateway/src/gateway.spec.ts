@@ -189,6 +189,17 @@ describe('gateway over HTTPS with a fake auth service', () => {
       expect(after.status).toBe(401);
     });
 
+    it('answers a retry of a key creation with 409 instead of keeping the key to replay it', async () => {
+      const owner = auth.accessToken();
+      const keyed = { token: owner, json: { name: 'retried' }, headers: { 'idempotency-key': 'create-once' } };
+      const created = await client.send('POST', '/api/settings/api-keys/', keyed);
+      const retry = await client.send('POST', '/api/settings/api-keys/', keyed);
+      expect(created.status).toBe(201);
+      expect(retry.status).toBe(409);
+      expect(retry.body).toEqual({ detail: expect.stringContaining('one-time secret') });
+      expect(retry.text).not.toContain(created.body.key);
+    });
+
     it('drops a cached key as soon as another replica announces its revocation', async () => {
       const key = auth.addApiKey('ws_main');
       expect((await client.send('GET', '/api/auth/me/', { token: key })).status).toBe(200);

@@ -92,6 +92,8 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
   let server: Server;
   let scheme: 'https' | 'http';
   if (config.TLS_TERMINATED_UPSTREAM) {
+    if (config.TRUSTED_PROXIES.length === 0)
+      logger.warn('TLS_TERMINATED_UPSTREAM without TRUSTED_PROXIES: every client has the ingress address; rate limits are shared');
     server = createHttpServer(gateway.app);
     scheme = 'http';
   } else {

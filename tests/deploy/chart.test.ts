@@ -957,12 +957,25 @@ describe('mutual TLS inside the release', () => {
 
   test('generates the CA and the certificates once and keeps them across upgrades', () => {
     expect(internalTls).toContain('lookup "v1" "Secret" .Release.Namespace $name');
-    expect(internalTls).toContain('buildCustomCert (index $data "ca.crt") (index $data "ca.key")');
+    expect(internalTls).toContain('buildCustomCert (index $caData "ca.crt") (index $caData "ca.key")');
     expect(internalTls).toMatch(
       /if and \(hasKey \$data \$crt\) \(hasKey \$data \$key\) \}\}\n\s+\{\{ \$crt \}\}: \{\{ get \$data \$crt \| quote \}\}/,
     );
     // A new CA (none kept) makes every certificate again, so no pod is left with another CA's.
     expect(internalTls).toMatch(/genCA [^\n]*\n\{\{- \$data = dict \}\}/);
+  });
+
+  test("keeps the CA's key in a Secret of its own that no pod mounts, moving it there from an older release's", () => {
+    const secrets = internalTls.split(/^---$/m).filter((doc) => /kind: Secret/.test(doc));
+    const caSecret = secrets.find((doc) => doc.includes('name: {{ $caName }}')) ?? '';
+    const certificates = secrets.find((doc) => doc.includes('name: {{ $name }}')) ?? '';
+    expect(internalTls).toContain('{{- $caName := printf "%s-internal-ca-key" $fullname }}');
+    expect(caSecret).toContain('ca.key: {{ index $caData "ca.key" | quote }}');
+    expect(certificates).not.toContain('ca.key');
+    expect(internalTls).toMatch(
+      /if and \(not \(hasKey \$caData "ca\.key"\)\) \(hasKey \$data "ca\.key"\) \}\}\n\{\{- \$caData = dict "ca\.crt" \(index \$data "ca\.crt"\) "ca\.key" \(index \$data "ca\.key"\) \}\}/,
+    );
+    expect(`${helpers}\n${deployments}`).not.toContain('internal-ca-key');
   });
 
   test('issues them with cert-manager when asked, into the Secrets the pods mount', () => {
@@ -992,6 +1005,17 @@ describe('mutual TLS inside the release', () => {
     const set = chartEnv(key).find((v) => v.name === 'INTERNAL_TLS_DIR');
     expect(set?.value).toBe(mount);
     expect(readsOf(key).has('INTERNAL_TLS_DIR')).toBe(true);
+  });
+
+  test('the ingress ranges the operator trusts name clients to the gateway and are all that may reach it', () => {
+    expect(chartEnv('gateway').some((v) => v.name === 'TRUSTED_PROXIES')).toBe(true);
+    expect(envDefines.get('crm.env.gateway')).toMatch(
+      /with \$root\.Values\.ingress\.trustedProxies \}\}\s*#[^\n]*\n- name: TRUSTED_PROXIES\n  value: \{\{ join "," \. \| quote \}\}/,
+    );
+    expect(read(join(templatesDir, 'networkpolicies.yaml'))).toMatch(
+      /if or \$\.Values\.ingress\.trustedProxies \$\.Values\.networkPolicies\.gatewayFrom \}\}\s*from:\s*\{\{- range \$\.Values\.ingress\.trustedProxies \}\}\s*- ipBlock: \{ cidr: \{\{ \. \| quote \}\} \}/,
+    );
+    expect((values.ingress as JsonObject).trustedProxies).toEqual([]);
   });
 
   test("the auth pod's CLI finds the operator's certificate", () => {

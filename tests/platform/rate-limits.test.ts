@@ -1,15 +1,34 @@
+import { ApiClient } from '../support/api-client';
 import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
+import { startForwardingProxy, type ForwardingProxy } from '../support/forwarding-proxy';
 import { liftRateLimit, operatorCli } from '../support/operator-cli';
 
 let t: TestCluster;
+/** An ingress in front of the first gateway, which trusts it (and only it) to name the client. */
+let proxy: ForwardingProxy;
+const clients: ApiClient[] = [];
+let nextAddress = 10;
 
 beforeAll(async () => {
-  t = await startTestCluster({ gateways: 2, withWorkers: false });
+  t = await startTestCluster({ gateways: 2, withWorkers: false, env: { TRUSTED_PROXIES: '127.0.0.1/32' } });
+  proxy = await startForwardingProxy(t.cluster.gateways[0]!.url, t.cluster.ca);
 }, 90_000);
 
 afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await proxy?.close();
   await t?.stop();
 });
+
+/** A client machine of its own (a fresh loopback address), reaching `url`: the proxy unless told otherwise. */
+function clientMachine(url = proxy.url): ApiClient {
+  const client = new ApiClient(url, t.cluster.ca, undefined, `127.0.0.${(nextAddress += 1)}`);
+  clients.push(client);
+  return client;
+}
+
+const badLogin = (client: ApiClient, email: string, headers: Record<string, string> = {}) =>
+  client.post('/api/auth/login/', { email, password: 'not-the-password' }, { headers });
 
 /** Waits out the current window when it ends within `marginSeconds`, so a test's burst fits in one window. */
 async function freshWindow(owner: SignedUp, marginSeconds = 8): Promise<void> {
@@ -100,5 +119,46 @@ describe('per-plan rate limits', () => {
       statuses.push((await t.gateways[i % 2]!.post('/api/auth/login/', { email: owner.user.email, password: `guess-${i}` })).status);
     expect(statuses).toContain(429);
     expect(statuses.filter((s) => s === 401).length).toBeGreaterThan(0);
+  });
+});
+
+describe('the client behind a trusted proxy (TRUSTED_PROXIES)', () => {
+  it("does not let one client's bad logins through the proxy lock out another client of the same proxy", async () => {
+    const attacker = clientMachine();
+    const statuses: number[] = [];
+    for (let i = 0; i < 22; i += 1) statuses.push((await badLogin(attacker, `nobody-${i}@example.com`)).status);
+    expect(statuses.slice(-1)).toEqual([429]);
+
+    const bystander = clientMachine();
+    const owner = await signUp(bystander);
+    const login = await bystander.post('/api/auth/login/', { email: owner.user.email, password: owner.password });
+    expect(login.status).toBe(200);
+  });
+
+  it('does not let guesses at an account from one address lock its owner out from another', async () => {
+    const owner = await signUp(clientMachine());
+    const attacker = clientMachine();
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i += 1) statuses.push((await badLogin(attacker, owner.user.email)).status);
+    expect(statuses).toContain(429);
+
+    const login = await clientMachine().post('/api/auth/login/', { email: owner.user.email, password: owner.password });
+    expect(login.status).toBe(200);
+  });
+
+  it('ignores X-Forwarded-For from a peer that is not a trusted proxy', async () => {
+    const direct = clientMachine(t.cluster.gateways[0]!.url);
+    const statuses: number[] = [];
+    for (let i = 0; i < 22; i += 1)
+      statuses.push((await badLogin(direct, `nobody-${i}@example.com`, { 'x-forwarded-for': `203.0.113.${i}` })).status);
+    expect(statuses.slice(-1)).toEqual([429]);
+  });
+
+  it('ignores the addresses a client puts in X-Forwarded-For itself, before the proxy appends its own', async () => {
+    const forger = clientMachine();
+    const statuses: number[] = [];
+    for (let i = 0; i < 22; i += 1)
+      statuses.push((await badLogin(forger, `nobody-${i}@example.com`, { 'x-forwarded-for': `203.0.113.${i}` })).status);
+    expect(statuses.slice(-1)).toEqual([429]);
   });
 });

@@ -4,6 +4,7 @@
  * key create one record; keys are per workspace and at most 255 characters.
  */
 import { randomBytes } from 'node:crypto';
+import Redis from 'ioredis';
 import { csvFile, upload } from '../import/import-support';
 import type { ApiClient } from '../support/api-client';
 import { signUp, startTestCluster, type TestCluster } from '../support/cluster';
@@ -121,14 +122,60 @@ describe('Idempotency-Key', () => {
     expect(retry.headers['idempotent-replayed']).toBe('true');
   });
 
-  it('replays an API key creation with the same secret, creating one key', async () => {
+  it('keeps no one-time secret: a retry of an API key creation answers 409 with a detail, creating one key', async () => {
     const before = (await mine.api.get('/api/settings/api-keys/')).body.count;
     const key = newKey();
     const first = await replicas[0]!.post('/api/settings/api-keys/', { name: 'sync' }, keyed(key));
     const retry = await replicas[1]!.post('/api/settings/api-keys/', { name: 'sync' }, keyed(key));
     expect(first.status).toBe(201);
-    expect(retry).toMatchObject({ status: 201, body: first.body });
+    expect(retry).toMatchObject({ status: 409, body: { detail: expect.stringContaining('one-time secret') } });
+    expect(retry.text).not.toContain(first.body.key);
     expect((await mine.api.get('/api/settings/api-keys/')).body.count).toBe(before + 1);
+  });
+
+  it('answers 409 to a retry of a webhook creation, a secret rotation and an invitation, which carry one-time secrets', async () => {
+    const webhookKey = newKey();
+    const webhook = { url: 'https://hooks.example.com/crm', events: ['contact.created'] };
+    const created = await replicas[0]!.post('/api/settings/webhooks/', webhook, keyed(webhookKey));
+    expect(created.status).toBe(201);
+    const rotateKey = newKey();
+    const rotatePath = `/api/settings/webhooks/${created.body.id}/rotate-secret/`;
+    const rotated = await replicas[0]!.post(rotatePath, {}, keyed(rotateKey));
+    expect(rotated.status).toBe(200);
+    const inviteKey = newKey();
+    const invitation = { email: `invitee-${newKey()}@example.com`, role: 'member', firstName: 'Ada', lastName: 'Byron' };
+    const invited = await replicas[0]!.post('/api/settings/users/', invitation, keyed(inviteKey));
+    expect(invited.status).toBe(201);
+
+    const retries = [
+      await replicas[1]!.post('/api/settings/webhooks/', webhook, keyed(webhookKey)),
+      await replicas[1]!.post(rotatePath, {}, keyed(rotateKey)),
+      await replicas[1]!.post('/api/settings/users/', invitation, keyed(inviteKey)),
+    ];
+    expect(retries.map((r) => r.status)).toEqual([409, 409, 409]);
+    for (const secret of [created.body.secret, rotated.body.secret, invited.body.inviteToken])
+      expect(retries.map((r) => r.text).join('\n')).not.toContain(secret);
+  });
+
+  it('leaves no one-time secret in Redis', async () => {
+    const created = await replicas[0]!.post('/api/settings/api-keys/', { name: 'stored?' }, keyed(newKey()));
+    const webhook = await replicas[0]!.post(
+      '/api/settings/webhooks/',
+      { url: 'https://hooks.example.com/stored', events: ['contact.created'] },
+      keyed(newKey()),
+    );
+    expect([created.status, webhook.status]).toEqual([201, 201]);
+    const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    try {
+      const keys = await redis.keys(`crm:${t.cluster.runId}:idem:*`);
+      const entries = (await Promise.all(keys.map((k) => redis.get(k)))).map((v) => JSON.parse(v ?? '{}'));
+      const stored = entries.map((e) => `${JSON.stringify(e)}\n${Buffer.from(e.answer?.body ?? '', 'base64').toString()}`).join('\n');
+      expect(keys.length).toBeGreaterThan(0);
+      expect(stored).not.toContain(created.body.key);
+      expect(stored).not.toContain(webhook.body.secret);
+    } finally {
+      redis.disconnect();
+    }
   });
 
   it('replays a rule creation and a template install, creating one rule each', async () => {

@@ -27,11 +27,13 @@ export class ApiClient {
     readonly baseUrl: string,
     ca: string,
     private readonly defaultToken?: string,
+    /** The loopback address to connect from (127.0.0.0/8), to stand for another client machine. */
+    localAddress?: string,
   ) {
     // Idle connections are dropped after 2 s, below the gateway's drain delay, as a load balancer in
     // front of the gateway is set up (docs/containers.md): a stopping replica then never closes a
     // connection this client is about to reuse.
-    this.agent = new Agent({ connect: { ca }, connections: 16, keepAliveTimeout: 2_000, keepAliveMaxTimeout: 2_000 });
+    this.agent = new Agent({ connect: { ca }, localAddress, connections: 16, keepAliveTimeout: 2_000, keepAliveMaxTimeout: 2_000 });
   }
 
   withToken(token: string): ApiClient {

@@ -97,6 +97,11 @@ literal, one `- name:` per variable, and guard component-specific parts with `if
 - name: IMPORT_UPLOAD_URL
   value: {{ printf "https://%s:%v" (include "crm.componentFullname" (list $root $topology.import.name)) $topology.import.ports.upload | quote }}
 {{ include "crm.generatedSecretEnv" (list $root "IMPORT_UPLOAD_SECRET" "importUploadSecret") }}
+{{- with $root.Values.ingress.trustedProxies }}
+# Whose X-Forwarded-For names the client (per-client rate limits behind the ingress).
+- name: TRUSTED_PROXIES
+  value: {{ join "," . | quote }}
+{{- end }}
 {{- if $root.Values.tls.terminatedAtIngress }}
 - name: TLS_TERMINATED_UPSTREAM
   value: "true"

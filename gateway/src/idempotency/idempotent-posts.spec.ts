@@ -5,7 +5,14 @@ import express, { type RequestHandler } from 'express';
 import { request } from 'undici';
 import { createLogger } from '@crm/observability';
 import type { IdempotencyStore } from './idempotency-store';
-import { idempotentPosts, MAX_ANSWER_BYTES, type IdempotentPosts, type IdempotentPostsOptions } from './idempotent-posts';
+import {
+  idempotentPosts,
+  MAX_ANSWER_BYTES,
+  oneTimeSecret,
+  WITHHELD_SECRET_DETAIL,
+  type IdempotentPosts,
+  type IdempotentPostsOptions,
+} from './idempotent-posts';
 import { MemoryIdempotencyStore } from './memory-idempotency-store';
 
 interface Harness {
@@ -199,6 +206,32 @@ describe('Idempotency-Key on POSTs', () => {
     await h.post('/things', { a: 1 });
     await h.post('/things', { a: 1 });
     expect(h.runs()).toBe(2);
+  });
+
+  it('keeps no answer carrying a one-time secret: a retry answers 409 with a detail and runs nothing', async () => {
+    const store = new MemoryIdempotencyStore();
+    const kept: string[] = [];
+    const complete = store.complete.bind(store);
+    store.complete = (key, fingerprint, answer, keepMs) => {
+      kept.push(JSON.stringify(answer), Buffer.from(answer.body, 'base64').toString());
+      return complete(key, fingerprint, answer, keepMs);
+    };
+    h = await harness((req, res) => oneTimeSecret(req, res, () => void res.status(201).json({ id: 'k_1', key: 'sk_live_s3cret' })), store);
+    const first = await h.post('/things', {}, { 'idempotency-key': 'k1' });
+    const retry = await h.post('/things', {}, { 'idempotency-key': 'k1' });
+    expect(first).toMatchObject({ status: 201, text: expect.stringContaining('sk_live_s3cret') });
+    expect(retry).toMatchObject({ status: 409, text: JSON.stringify({ detail: WITHHELD_SECRET_DETAIL }) });
+    expect(h.runs()).toBe(1);
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.join('\n')).not.toContain('sk_live_s3cret');
+  });
+
+  it('keeps the refusal of a route marked as carrying a one-time secret, which carries none', async () => {
+    h = await harness((req, res) => oneTimeSecret(req, res, () => void res.status(422).json({ name: ['Required.'] })));
+    const first = await h.post('/things', {}, { 'idempotency-key': 'k1' });
+    const retry = await h.post('/things', {}, { 'idempotency-key': 'k1' });
+    expect(retry).toMatchObject({ status: 422, text: first.text });
+    expect(retry.headers['idempotent-replayed']).toBe('true');
   });
 
   it('does not keep an answer over 1 MB: a retry runs again', async () => {

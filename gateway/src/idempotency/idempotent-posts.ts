@@ -12,6 +12,11 @@
  * within CLAIM_MS, so its retries get 409 for seconds, not for as long as any request could run.
  * A gateway told to stop settles its open claims before it exits (`settleOpen`).
  *
+ * An answer carrying a one-time secret (a new API key, a webhook's signing secret, an invitation
+ * token) is never kept: its route is marked with `oneTimeSecret`, and in its place the key keeps a
+ * 409 saying that the request ran and its secret cannot be shown again. Redis then holds no
+ * credential, and a retry still runs nothing twice.
+ *
  * Uploads (import start, the synchronous import) are claimed before their body is read and keyed
  * without it: their fingerprint is the method, path and query only, so a retry with the same key
  * gets the first answer whatever file it carries.
@@ -58,6 +63,24 @@ function pathOf(req: Request): string {
   const [path = '', query] = (req.baseUrl + req.url).split('?', 2);
   return `${path.replace(/\/+$/, '')}${query ? `?${query}` : ''}`;
 }
+
+/**
+ * Marks a route whose successful answer carries a one-time secret (mounted in its definition,
+ * before its handler): the guard keeps a 409 for its key instead of the answer.
+ */
+export const oneTimeSecret: RequestHandler = (_req, res, next) => {
+  res.locals.oneTimeSecret = true;
+  next();
+};
+
+export const WITHHELD_SECRET_DETAIL = `The request with this ${IDEMPOTENCY_HEADER} already succeeded, but its answer carried a one-time secret, which is not kept and cannot be shown again. Look the created resource up (its secret stays hidden); for a new secret, make a new request with a new key.`;
+
+/** What a key keeps in place of a successful answer that carried a one-time secret. */
+const withheldSecret = (): StoredAnswer => ({
+  status: 409,
+  headers: { 'content-type': 'application/json; charset=utf-8' },
+  body: Buffer.from(JSON.stringify({ detail: WITHHELD_SECRET_DETAIL })).toString('base64'),
+});
 
 function send(res: Response, status: number, detail: string): void {
   res.status(status).json({ detail });
@@ -122,7 +145,8 @@ export function idempotentPosts(
         if (settled) return Promise.resolve();
         settled = true;
         clearInterval(renewal);
-        const kept = res.statusCode < 500 ? answer : undefined;
+        const secret = res.locals.oneTimeSecret === true && res.statusCode < 300;
+        const kept = res.statusCode >= 500 || !answer ? undefined : secret ? withheldSecret() : answer;
         const write = kept ? store.complete(entryKey, fingerprint, kept, KEEP_ANSWER_MS) : store.release(entryKey);
         return write
           .catch((err: unknown) => logger.warn({ err, key: entryKey }, 'idempotency store write failed'))

@@ -2,7 +2,9 @@
  * Rate limits. Authenticated calls count against their workspace's per-minute budget (by plan;
  * users and keys of a workspace share it). Everything else is counted per client address: an
  * anonymous budget for calls without a valid credential, and a tighter one for login, refresh and
- * signup, with login also counted per email to slow password guessing.
+ * signup, with login also counted per (address, email) to slow password guessing: an attacker
+ * elsewhere can spend only their own budget for an account, never lock its owner out.
+ * The client address is the socket's peer, or what a trusted proxy (TRUSTED_PROXIES) says it is.
  * Every response carries X-RateLimit-Limit/Remaining/Reset; a refusal is 429 with Retry-After.
  */
 import { createHash } from 'node:crypto';
@@ -22,7 +24,7 @@ export interface RateLimitBudgets {
   anonymousPerMinute: number;
   /** Login, refresh and signup per client address. */
   sessionPerAddressPerMinute: number;
-  /** Login attempts per email. */
+  /** Login attempts per email from one client address. */
   loginPerEmailPerMinute: number;
 }
 
@@ -115,10 +117,13 @@ export class RateLimiter {
     };
   }
 
-  /** Login: per email as well (after the body is parsed), so one account can't be guessed at from many addresses. */
-  async loginEmailLimit(res: Response, email: string): Promise<void> {
+  /**
+   * Login: per (address, email) as well (after the body is parsed): one address guesses at one
+   * account more slowly still, and its failures never spend the budget of the account's owner.
+   */
+  async loginEmailLimit(req: Request, res: Response, email: string): Promise<void> {
     const digest = createHash('sha256').update(email.trim().toLowerCase()).digest('hex').slice(0, 32);
-    const decision = await this.consume(`login-email:${digest}`, this.budgets.loginPerEmailPerMinute);
+    const decision = await this.consume(`login-email:${clientAddress(req)}:${digest}`, this.budgets.loginPerEmailPerMinute);
     if (!decision) return;
     // Show whichever budget is closer to running out.
     const shown = res.locals.rateLimit;

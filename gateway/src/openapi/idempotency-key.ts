@@ -11,7 +11,7 @@ export const IDEMPOTENCY_COMPONENTS = {
       name: 'Idempotency-Key',
       in: 'header',
       required: false,
-      description: `Up to ${MAX_KEY_LENGTH} characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with \`Idempotent-Replayed: true\`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file.`,
+      description: `Up to ${MAX_KEY_LENGTH} characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with \`Idempotent-Replayed: true\`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file.`,
       schema: { type: 'string', minLength: 1, maxLength: MAX_KEY_LENGTH },
     },
   },

@@ -9,6 +9,7 @@ import { DomainError } from '@crm/observability';
 import type { authV1 } from '@crm/grpc';
 import { ACCOUNT_LIMITS } from '@crm/vocabulary';
 import { GRPC_DEADLINE_MS } from '../clients/auth-client';
+import { oneTimeSecret } from '../idempotency/idempotent-posts';
 import { bodySchema, idParameter, operation, ref, type OpenApiPaths } from '../openapi/operation';
 import { callerContext } from '../request-context';
 import type { RouteDeps, RouteModule } from './route-module';
@@ -27,7 +28,7 @@ export function apiKeyRoutes(deps: RouteDeps): RouteModule {
   const options = { timeoutMs: GRPC_DEADLINE_MS };
   const router = Router();
 
-  router.post('/api/settings/api-keys', async (req, res) => {
+  router.post('/api/settings/api-keys', oneTimeSecret, async (req, res) => {
     const input = parseBody(createApiKeyBody, req.body);
     const created = await auth.call('CreateApiKey', input, callerContext(res), options);
     if (!created.apiKey) throw new DomainError('internal', 'CreateApiKey answered without the key.');

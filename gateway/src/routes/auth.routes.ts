@@ -68,7 +68,7 @@ export function sessionRoutes(deps: RouteDeps): RouteModule {
 
   router.post('/api/auth/login', sessionLimit, body, async (req, res) => {
     const input = parseBody(logInBody, req.body);
-    await limiter.loginEmailLimit(res, input.email);
+    await limiter.loginEmailLimit(req, res, input.email);
     const response = await auth.call('LogIn', input, requestIds(res), options);
     res.status(200).json(session(response));
   });
@@ -108,7 +108,8 @@ const sessionPaths: OpenApiPaths = {
     post: operation({
       operationId: 'logIn',
       summary: 'Exchange an email and password for an access token, a refresh token and the user',
-      description: 'A wrong password and an unknown email answer the same 401. Limited per client address and per email.',
+      description:
+        'A wrong password and an unknown email answer the same 401. Limited per client address, and per email from each client address.',
       tags: ['auth'],
       authenticated: false,
       requestBody: bodySchema(logInBody),

@@ -8,6 +8,7 @@ import { DomainError } from '@crm/observability';
 import type { authV1 } from '@crm/grpc';
 import { ACCOUNT_LIMITS, FIELD_LIMITS } from '@crm/vocabulary';
 import { GRPC_DEADLINE_MS } from '../clients/auth-client';
+import { oneTimeSecret } from '../idempotency/idempotent-posts';
 import { jsonBody } from '../middleware/json-body';
 import { bodySchema, idParameter, operation, ref, type JsonSchema, type OpenApiPaths } from '../openapi/operation';
 import { callerContext, callerOf, requestIds } from '../request-context';
@@ -68,7 +69,7 @@ export function memberRoutes(deps: RouteDeps): RouteModule {
     res.json(paginated(req, config, list, page.total, page.users.map(memberJson), page.nextCursor));
   });
 
-  router.post('/api/settings/users', async (req, res) => {
+  router.post('/api/settings/users', oneTimeSecret, async (req, res) => {
     const input = parseBody(inviteUserBody, req.body);
     const invited = await auth.call('InviteUser', input, callerContext(res), options);
     res.status(201).json({ ...memberJson(invited.user), inviteToken: invited.inviteToken });

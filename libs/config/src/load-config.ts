@@ -40,15 +40,32 @@ export function loadConfigOrExit<S extends z.ZodObject>(schema: S, env: NodeJS.P
   }
 }
 
-const SECRET_NAME = /(SECRET|PASSWORD|TOKEN|PRIVATE|KEY)$/i;
-const URL_CREDENTIALS = /(\/\/[^:/@]+:)[^@]+@/;
+const SECRET_NAME = /(SECRET|PASSWORD|PASSWD|PASS|PASSPHRASE|TOKEN|PRIVATE|KEY|APIKEY|CREDENTIALS?)$/i;
+/**
+ * A URL's user information: everything between `scheme://` and the last `@` before the host ends
+ * (so a password holding a raw `@` is caught whole). `user:password` keeps the user name; a lone
+ * value (`redis://:pw@`, `https://token@`) is all secret.
+ */
+const URL_USERINFO = /([a-z][a-z\d+.-]*:\/\/)([^/?#\s]*)@/gi;
+/** A query parameter or `key=value` pair whose name says it is a credential. */
+const SECRET_PARAM = /([?&;]|^)((?:[\w.-]*)(?:password|passwd|pass|pwd|secret|token|key|signature|sig|credentials?))=([^&;#\s]*)/gi;
 
-/** A copy fit for a log line: secret-looking values hidden, passwords in URLs masked. */
+/** A string fit for a log line: credentials in URLs (user information, secret query parameters) masked. */
+export function redactCredentials(value: string): string {
+  return value
+    .replace(URL_USERINFO, (_match, scheme: string, userinfo: string) => {
+      const colon = userinfo.indexOf(':');
+      return colon > 0 ? `${scheme}${userinfo.slice(0, colon)}:[redacted]@` : `${scheme}[redacted]@`;
+    })
+    .replace(SECRET_PARAM, (_match, lead: string, name: string) => `${lead}${name}=[redacted]`);
+}
+
+/** A copy fit for a log line: secret-looking values hidden, credentials in URLs masked. */
 export function redactConfig(config: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(config)) {
     if (value !== undefined && SECRET_NAME.test(key)) out[key] = '[redacted]';
-    else if (typeof value === 'string') out[key] = value.replace(URL_CREDENTIALS, '$1[redacted]@');
+    else if (typeof value === 'string') out[key] = redactCredentials(value);
     else out[key] = value;
   }
   return out;

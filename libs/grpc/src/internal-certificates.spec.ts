@@ -2,8 +2,10 @@ import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureInternalCertificates } from './internal-certificates';
+import { ensureInternalCertificates, LEAF_DAYS, RENEW_BEFORE_DAYS } from './internal-certificates';
 import { loadInternalTls, loadInternalTlsAs } from './internal-tls';
+
+const DAY_MS = 24 * 3600 * 1000;
 
 describe('ensureInternalCertificates', () => {
   let root: string;
@@ -41,6 +43,27 @@ describe('ensureInternalCertificates', () => {
     expect(readFileSync(join(root, 'ca.crt')).equals(firstCa)).toBe(true);
     expect(readFileSync(join(root, 'auth', 'tls.crt')).equals(firstLeaf)).toBe(true);
     expect(new X509Certificate(readFileSync(join(root, 'operator', 'tls.crt'))).verify(new X509Certificate(firstCa).publicKey)).toBe(true);
+  });
+
+  it('gives identities certificates that last 90 days, not years', async () => {
+    const folders = await ensureInternalCertificates(root, ['gateway']);
+    const lifetime = Date.parse(new X509Certificate(readFileSync(join(folders.gateway!, 'tls.crt'))).validTo) - Date.now();
+    expect(LEAF_DAYS).toBe(90);
+    expect(lifetime).toBeLessThanOrEqual(90 * DAY_MS);
+    expect(lifetime).toBeGreaterThan(89 * DAY_MS);
+  });
+
+  it('renews, at a start within 30 days of expiry, the certificate of an identity, signed by the same CA', async () => {
+    await ensureInternalCertificates(root, ['auth']);
+    const ca = readFileSync(join(root, 'ca.crt'));
+    const first = readFileSync(join(root, 'auth', 'tls.crt'));
+    const later = Date.now() + (LEAF_DAYS - RENEW_BEFORE_DAYS + 1) * DAY_MS;
+    await ensureInternalCertificates(root, ['auth'], { now: later });
+    const renewed = new X509Certificate(readFileSync(join(root, 'auth', 'tls.crt')));
+    expect(renewed.raw.equals(new X509Certificate(first).raw)).toBe(false);
+    expect(readFileSync(join(root, 'ca.crt')).equals(ca)).toBe(true);
+    expect(renewed.verify(new X509Certificate(ca).publicKey)).toBe(true);
+    expect(Date.parse(renewed.validTo)).toBeGreaterThan(later + (LEAF_DAYS - 1) * DAY_MS);
   });
 
   it('refuses an identity that is not a DNS label', async () => {

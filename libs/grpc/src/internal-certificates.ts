@@ -7,8 +7,12 @@
  * identity a folder `<identity>/` with `ca.crt`, `tls.crt`, `tls.key` — the file names of a
  * Kubernetes TLS Secret (and of cert-manager's), so INTERNAL_TLS_DIR points at one such folder
  * wherever it comes from. Keys are ECDSA P-256 (fast to make, small handshakes); files are 0600.
+ *
+ * Certificates of identities are short-lived (LEAF_DAYS) and renewed by the launcher that calls this
+ * at start once they are within RENEW_BEFORE_DAYS of expiry; processes read them at start, so a
+ * restart picks the renewed one up. A stolen leaf key is good for weeks, not years.
  */
-import { webcrypto } from 'node:crypto';
+import { webcrypto, X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as X509 from '@peculiar/x509';
@@ -17,7 +21,8 @@ import { CA_FILE, CERT_FILE, KEY_FILE } from './internal-tls';
 const SIGNING = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 const DAY_MS = 24 * 3600 * 1000;
 const CA_DAYS = 3650;
-const LEAF_DAYS = 825;
+export const LEAF_DAYS = 90;
+export const RENEW_BEFORE_DAYS = 30;
 /** The folder under CRM_DATA_DIR where `npm start` and the local cluster keep the internal CA and certificates. */
 export function internalTlsRoot(dataDir: string): string {
   return join(dataDir, 'internal-tls');
@@ -48,7 +53,7 @@ async function pemOfKey(key: webcrypto.CryptoKey): Promise<string> {
   return `-----BEGIN PRIVATE KEY-----\n${der.toString('base64').replace(/(.{64})/g, '$1\n')}\n-----END PRIVATE KEY-----\n`;
 }
 
-async function loadOrMakeCa(root: string): Promise<CertificateAuthority> {
+async function loadOrMakeCa(root: string, now: number): Promise<CertificateAuthority> {
   const lib = x509();
   const certFile = join(root, 'ca.crt');
   const keyFile = join(root, 'ca.key');
@@ -60,7 +65,6 @@ async function loadOrMakeCa(root: string): Promise<CertificateAuthority> {
     return { cert, keys: { privateKey: privateKey, publicKey } };
   }
   const keys = await webcrypto.subtle.generateKey(SIGNING, true, ['sign', 'verify']);
-  const now = Date.now();
   const cert = await lib.X509CertificateGenerator.createSelfSigned({
     serialNumber: serial(),
     name: 'CN=crm internal CA',
@@ -86,10 +90,9 @@ function serial(): string {
 }
 
 /** A leaf for `identity`: CN and DNS name are the identity; usable as a gRPC server and as a client. */
-async function makeLeaf(ca: CertificateAuthority, identity: string): Promise<{ cert: string; key: string }> {
+async function makeLeaf(ca: CertificateAuthority, identity: string, now: number): Promise<{ cert: string; key: string }> {
   const lib = x509();
   const keys = await webcrypto.subtle.generateKey(SIGNING, true, ['sign', 'verify']);
-  const now = Date.now();
   const cert = await lib.X509CertificateGenerator.create({
     serialNumber: serial(),
     subject: `CN=${identity}`,
@@ -110,11 +113,23 @@ async function makeLeaf(ca: CertificateAuthority, identity: string): Promise<{ c
   return { cert: cert.toString('pem') + '\n', key: await pemOfKey(keys.privateKey) };
 }
 
+/** Whether an identity's folder holds a certificate still good for more than RENEW_BEFORE_DAYS at `now`. */
+function leafIsCurrent(dir: string, now: number): boolean {
+  if (![CA_FILE, CERT_FILE, KEY_FILE].every((file) => existsSync(join(dir, file)))) return false;
+  const validTo = Date.parse(new X509Certificate(readFileSync(join(dir, CERT_FILE))).validTo);
+  return validTo > now + RENEW_BEFORE_DAYS * DAY_MS;
+}
+
 /**
- * Makes whatever is missing under `root`: the CA, then a folder per identity. What exists is kept,
- * so every process of a run, and every restart, shares one CA. Returns each identity's folder.
+ * Makes whatever is missing under `root`: the CA, then a folder per identity, and renews an
+ * identity's certificate that is close to expiry. The CA is kept, so every process of a run, and
+ * every restart, shares one. Returns each identity's folder.
  */
-export async function ensureInternalCertificates(root: string, identities: readonly string[]): Promise<Record<string, string>> {
+export async function ensureInternalCertificates(
+  root: string,
+  identities: readonly string[],
+  { now = Date.now() }: { now?: number } = {},
+): Promise<Record<string, string>> {
   for (const identity of identities) {
     if (!IDENTITY_PATTERN.test(identity)) throw new Error(`Not a valid internal identity: ${JSON.stringify(identity)}`);
   }
@@ -124,9 +139,9 @@ export async function ensureInternalCertificates(root: string, identities: reado
   for (const identity of identities) {
     const dir = join(root, identity);
     folders[identity] = dir;
-    if ([CA_FILE, CERT_FILE, KEY_FILE].every((file) => existsSync(join(dir, file)))) continue;
-    ca ??= await loadOrMakeCa(root);
-    const leaf = await makeLeaf(ca, identity);
+    if (leafIsCurrent(dir, now)) continue;
+    ca ??= await loadOrMakeCa(root, now);
+    const leaf = await makeLeaf(ca, identity, now);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     writePrivate(join(dir, KEY_FILE), leaf.key);
     writeFileSync(join(dir, CERT_FILE), leaf.cert);

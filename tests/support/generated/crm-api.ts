@@ -97,7 +97,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange an email and password for an access token, a refresh token and the user
-         * @description A wrong password and an unknown email answer the same 401. Limited per client address and per email.
+         * @description A wrong password and an unknown email answer the same 401. Limited per client address, and per email from each client address.
          */
         post: operations["logIn"];
         delete?: never;
@@ -1511,7 +1511,7 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+        /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
         "Idempotency-Key": string;
     };
     requestBodies: never;
@@ -1893,7 +1893,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path?: never;
@@ -1927,7 +1927,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
@@ -2071,7 +2071,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path?: never;
@@ -2267,7 +2267,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path?: never;
@@ -2436,7 +2436,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
@@ -2713,7 +2713,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path?: never;
@@ -3144,7 +3144,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
@@ -3314,7 +3314,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path?: never;
@@ -3750,7 +3750,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
@@ -3920,7 +3920,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path?: never;
@@ -4388,7 +4388,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
@@ -4577,7 +4577,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path?: never;
@@ -5090,7 +5090,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path?: never;
@@ -5395,7 +5395,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path?: never;
@@ -5646,7 +5646,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
@@ -5789,7 +5789,7 @@ export interface operations {
                 dryRun?: boolean;
             };
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path?: never;
@@ -5934,7 +5934,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path?: never;
@@ -6711,7 +6711,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
@@ -6864,7 +6864,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
@@ -7174,7 +7174,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
@@ -7636,7 +7636,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
@@ -8088,7 +8088,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path?: never;
@@ -8367,7 +8367,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
@@ -8409,7 +8409,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
@@ -8565,7 +8565,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {

@@ -7,6 +7,7 @@
 import { listParameters } from '../records/record-routes';
 import { Router } from 'express';
 import { AUTOMATION_DEADLINE_MS, lazyAutomationClient, type AutomationClient } from '../../clients/automation-client';
+import { oneTimeSecret } from '../../idempotency/idempotent-posts';
 import { idParameter, operation, type OpenApiPaths } from '../../openapi/operation';
 import { callerContext } from '../../request-context';
 import { paginated, readListQuery } from '../records/list-query';
@@ -47,7 +48,7 @@ export function webhookRoutes(
     res.json(paginated(req, deps.config, list, page.total, page.webhooks.map(webhookJson), page.nextCursor));
   });
 
-  router.post(BASE, async (req, res) => {
+  router.post(BASE, oneTimeSecret, async (req, res) => {
     const body = parseBody(webhookBody, withoutReadOnly(req.body));
     const { webhook } = await client.call('CreateWebhook', body, callerContext(res), options);
     res.status(201).json({ ...webhookJson(webhook!), secret: webhook!.secret });
@@ -75,7 +76,7 @@ export function webhookRoutes(
     res.status(204).end();
   });
 
-  router.post(`${BASE}/:id/rotate-secret`, async (req, res) => {
+  router.post(`${BASE}/:id/rotate-secret`, oneTimeSecret, async (req, res) => {
     const { secret } = await client.call('RotateWebhookSecret', { id: pathId(req.params.id) }, callerContext(res), options);
     res.json({ secret });
   });
