@@ -8,15 +8,14 @@ import { Change, CollectionDefinition, Condition, Page, Query, StoreError } from
 import { indexLayouts, IndexLayout } from '../index-layout';
 import { AdapterWrite, StoreAdapter, StoredRecord } from '../store-adapter';
 import { mongoIndexes } from './mongo-indexes';
+import { bounded, isUnavailable, mongoConnectionOptions } from './mongo-limits';
 import { changeToUpdate, MongoFilter, sortToMongo, whereToFilter } from './mongo-query';
 
-const SERVER_SELECTION_TIMEOUT_MS = 10_000;
 /** An upsert retries when a concurrent writer inserts the same id between its update and its insert. */
 const UPSERT_ATTEMPTS = 3;
 const DUPLICATE_KEY = 11000;
 /** TypeMismatch (e.g. $inc on a string), PathNotViable, ConflictingUpdateOperators. */
 const INVALID_UPDATE_CODES = new Set([14, 28, 40]);
-const UNAVAILABLE_NAMES = /Network|ServerSelection|NotConnected|TopologyClosed|PoolCleared|Timeout/;
 
 type RawDocument = Record<string, unknown> & { _id: string };
 
@@ -32,7 +31,7 @@ export class MongoStoreAdapter implements StoreAdapter {
   private constructor(private readonly connection: Connection) {}
 
   static async open(url: string, database: string, collections: CollectionDefinition<any>[]): Promise<MongoStoreAdapter> {
-    const connection = mongoose.createConnection(url, { dbName: database, serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS });
+    const connection = mongoose.createConnection(url, mongoConnectionOptions(database));
     try {
       await connection.asPromise();
       const adapter = new MongoStoreAdapter(connection);
@@ -48,7 +47,7 @@ export class MongoStoreAdapter implements StoreAdapter {
     return this.guard(definition, async ({ model }) => {
       // MongoDB reads limit 0 as "no limit"; the port means no documents.
       if (query.limit === 0) return [];
-      let cursor = model.find(whereToFilter(query.where ?? [])).sort(sortToMongo(query.sort ?? []));
+      let cursor = bounded(model.find(whereToFilter(query.where ?? [])).sort(sortToMongo(query.sort ?? [])));
       if (query.offset) cursor = cursor.skip(query.offset);
       if (query.limit !== undefined) cursor = cursor.limit(query.limit);
       return ((await cursor.lean()) as RawDocument[]).map(fromMongo);
@@ -56,7 +55,7 @@ export class MongoStoreAdapter implements StoreAdapter {
   }
 
   async count(definition: CollectionDefinition<any>, where: Condition[]): Promise<number> {
-    return this.guard(definition, ({ model }) => model.countDocuments(whereToFilter(where)).exec());
+    return this.guard(definition, ({ model }) => bounded(model.countDocuments(whereToFilter(where))).exec());
   }
 
   async findPage(definition: CollectionDefinition<any>, query: Query): Promise<Page<StoredRecord>> {
@@ -107,7 +106,7 @@ export class MongoStoreAdapter implements StoreAdapter {
   }
 
   async deleteMany(definition: CollectionDefinition<any>, where: Condition[]): Promise<number> {
-    return this.guard(definition, async ({ model }) => (await model.deleteMany(whereToFilter(where)).exec()).deletedCount);
+    return this.guard(definition, async ({ model }) => (await bounded(model.deleteMany(whereToFilter(where))).exec()).deletedCount);
   }
 
   async commit(writes: AdapterWrite[]): Promise<void> {
@@ -165,7 +164,7 @@ export class MongoStoreAdapter implements StoreAdapter {
         await this.updateDocuments(collection, whereToFilter(write.where), write.change, session);
         return;
       case 'deleteMany':
-        await collection.model.deleteMany(whereToFilter(write.where), { session }).exec();
+        await bounded(collection.model.deleteMany(whereToFilter(write.where), { session })).exec();
         return;
     }
   }
@@ -183,11 +182,8 @@ export class MongoStoreAdapter implements StoreAdapter {
     const update = changeToUpdate(change);
     const options = session ? { session } : {};
     const raw = update
-      ? await model
-          .findOneAndUpdate(filter, update, { ...options, returnDocument: 'after', lean: true })
-          .sort({ _id: 1 })
-          .exec()
-      : await model.findOne(filter, null, options).sort({ _id: 1 }).lean().exec();
+      ? await bounded(model.findOneAndUpdate(filter, update, { ...options, returnDocument: 'after', lean: true }).sort({ _id: 1 })).exec()
+      : await bounded(model.findOne(filter, null, options).sort({ _id: 1 }).lean()).exec();
     return raw ? fromMongo(raw as RawDocument) : null;
   }
 
@@ -199,8 +195,8 @@ export class MongoStoreAdapter implements StoreAdapter {
   ): Promise<number> {
     const update = changeToUpdate(change);
     const options = session ? { session } : {};
-    if (!update) return model.countDocuments(filter, options).exec();
-    return (await model.updateMany(filter, update, options).exec()).matchedCount;
+    if (!update) return bounded(model.countDocuments(filter, options)).exec();
+    return (await bounded(model.updateMany(filter, update, options)).exec()).matchedCount;
   }
 
   /** The collection's model, created (with its indexes) on first use. */
@@ -226,7 +222,9 @@ export class MongoStoreAdapter implements StoreAdapter {
       // NamespaceExists: created by an earlier start or another replica.
       if ((error as { code?: number }).code !== 48) throw error;
     });
-    await model.createIndexes();
+    // The indexes the definition declares, and no others: one a newer version no longer declares is
+    // dropped (syncIndexes), so a list that stopped filtering on a field stops paying for its index.
+    await model.syncIndexes();
     return { definition, model, layouts };
   }
 
@@ -276,8 +274,7 @@ function mapError(error: unknown, collection?: MongoCollection): unknown {
   }
   const e = error as { name?: unknown; code?: unknown; message?: unknown };
   if (typeof e?.code === 'number' && INVALID_UPDATE_CODES.has(e.code)) return new StoreError('invalid_query', String(e.message));
-  if ((typeof e?.name === 'string' && UNAVAILABLE_NAMES.test(e.name)) || /buffering timed out/.test(String(e?.message))) {
-    return new StoreError('unavailable', `MongoDB: ${String(e.message)}`);
-  }
+  // A failover, a stepdown or a time limit: the caller answers 503, and the client retries.
+  if (isUnavailable(error)) return new StoreError('unavailable', `MongoDB: ${String(e.message)}`);
   return error;
 }
