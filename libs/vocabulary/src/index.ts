@@ -8,3 +8,4 @@ export * from './automation';
 export * from './plans';
 export * from './limits';
 export * from './email';
+export * from './record-fields';
