@@ -13,6 +13,7 @@ export interface RecordsServiceMethods {
   UpdateContact: { request: UpdateContactRequest; response: UpdateContactResponse };
   DeleteContact: { request: DeleteContactRequest; response: DeleteContactResponse };
   ListContacts: { request: ListContactsRequest; response: ListContactsResponse };
+  QueryRecords: { request: QueryRecordsRequest; response: QueryRecordsResponse };
   BatchCreateContacts: { request: BatchCreateContactsRequest; response: BatchCreateContactsResponse };
   GetContactBatch: { request: GetContactBatchRequest; response: GetContactBatchResponse };
   CreateLead: { request: CreateLeadRequest; response: CreateLeadResponse };
@@ -142,6 +143,29 @@ export interface ListContactsRequest {
   limit: number;
   /** Walk on from a `next_cursor` of an earlier page of this list (with the same filters and ordering) instead of `offset`; INVALID_ARGUMENT when this list did not make it. */
   cursor: string;
+  /** The filter language's tree as JSON text (see QueryRecordsRequest), ANDed with the other criteria; empty for none. */
+  filter: string;
+}
+
+/** One page of a kind's list through the filter language. `filter` is a tree as JSON text: {"and": [f, ...]}, {"or": [f, ...]}, {"not": f} or a leaf {"field", "operator", "value"} over the kind's fields (@crm/vocabulary RECORD_FILTER_FIELDS), at most 5 levels of and/or/not and 50 leaves; a refusal is INVALID_ARGUMENT with the field errors {"filter": [...]} (or "ordering"). `ordering`: up to 3 comma-separated fields, `-` for descending, unset values last ascending. */
+export interface QueryRecordsRequest {
+  /** contact, lead, account or opportunity. */
+  recordType: string;
+  filter: string;
+  search: string;
+  ordering: string;
+  limit: number;
+  cursor: string;
+}
+
+/** `total` counts every match, on cursor pages too; the list of the kind asked is filled. */
+export interface QueryRecordsResponse {
+  total: number;
+  nextCursor: string;
+  contacts: Contact[];
+  leads: Lead[];
+  accounts: Account[];
+  opportunities: Opportunity[];
 }
 
 export interface ListContactsResponse {
@@ -300,6 +324,8 @@ export interface ListLeadsRequest {
   limit: number;
   /** Walk on from a `next_cursor` of an earlier page of this list (with the same filters and ordering) instead of `offset`; INVALID_ARGUMENT when this list did not make it. */
   cursor: string;
+  /** The filter language's tree as JSON text (see QueryRecordsRequest), ANDed with the other criteria; empty for none. */
+  filter: string;
 }
 
 export interface ListLeadsResponse {
@@ -436,6 +462,8 @@ export interface ListAccountsRequest {
   limit: number;
   /** Walk on from a `next_cursor` of an earlier page of this list (with the same filters and ordering) instead of `offset`; INVALID_ARGUMENT when this list did not make it. */
   cursor: string;
+  /** The filter language's tree as JSON text (see QueryRecordsRequest), ANDed with the other criteria; empty for none. */
+  filter: string;
 }
 
 export interface ListAccountsResponse {
@@ -552,6 +580,8 @@ export interface ListOpportunitiesRequest {
   limit: number;
   /** Walk on from a `next_cursor` of an earlier page of this list (with the same filters and ordering) instead of `offset`; INVALID_ARGUMENT when this list did not make it. */
   cursor: string;
+  /** The filter language's tree as JSON text (see QueryRecordsRequest), ANDed with the other criteria; empty for none. */
+  filter: string;
 }
 
 export interface ListOpportunitiesResponse {

@@ -70,6 +70,7 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
     },
     ListContacts: async (r, c) => {
       const page = await service.listContacts(callerOf(c), {
+        filter: nonEmpty(r.filter),
         stage: nonEmpty(r.stage),
         assignedTo: nonEmpty(r.assignedTo),
         search: nonEmpty(r.search),
@@ -80,6 +81,30 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
         ...paging(r),
       });
       return { ...pageOf(page), contacts: page.items.map(contactMessage) };
+    },
+    QueryRecords: async (r, c) => {
+      const query = { filter: nonEmpty(r.filter), search: nonEmpty(r.search), ordering: nonEmpty(r.ordering), limit: r.limit, cursor: nonEmpty(r.cursor) };
+      const empty = { contacts: [], leads: [], accounts: [], opportunities: [] };
+      switch (r.recordType) {
+        case 'contact': {
+          const page = await service.queryRecords(callerOf(c), 'contact', query);
+          return { ...empty, ...pageOf(page), contacts: page.items.map(contactMessage) };
+        }
+        case 'lead': {
+          const page = await service.queryRecords(callerOf(c), 'lead', query);
+          return { ...empty, ...pageOf(page), leads: page.items.map(leadMessage) };
+        }
+        case 'account': {
+          const page = await service.queryRecords(callerOf(c), 'account', query);
+          return { ...empty, ...pageOf(page), accounts: page.items.map(accountMessage) };
+        }
+        case 'opportunity': {
+          const page = await service.queryRecords(callerOf(c), 'opportunity', query);
+          return { ...empty, ...pageOf(page), opportunities: page.items.map(opportunityMessage) };
+        }
+        default:
+          throw DomainError.invalid('record_type must be contact, lead, account or opportunity.');
+      }
     },
     BatchCreateContacts: async (r, c) => {
       const result = await service.batchCreateContacts(callerOf(c), {
@@ -121,6 +146,7 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
     },
     ListLeads: async (r, c) => {
       const page = await service.listLeads(callerOf(c), {
+        filter: nonEmpty(r.filter),
         status: nonEmpty(r.status),
         source: nonEmpty(r.source),
         assignedTo: nonEmpty(r.assignedTo),
@@ -165,6 +191,7 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
     },
     ListAccounts: async (r, c) => {
       const page = await service.listAccounts(callerOf(c), {
+        filter: nonEmpty(r.filter),
         stage: nonEmpty(r.stage),
         industry: nonEmpty(r.industry),
         assignedTo: nonEmpty(r.assignedTo),
@@ -199,6 +226,7 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
     },
     ListOpportunities: async (r, c) => {
       const page = await service.listOpportunities(callerOf(c), {
+        filter: nonEmpty(r.filter),
         stage: nonEmpty(r.stage),
         accountId: nonEmpty(r.accountId),
         assignedTo: nonEmpty(r.assignedTo),

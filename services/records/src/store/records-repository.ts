@@ -13,6 +13,7 @@ import {
   type ListPage,
 } from '@crm/store';
 import type { Ordering, Page } from '../domain/list-rules';
+import type { FilterNode, OrderingKey } from '../domain/record-filter';
 import { OPEN_STAGES } from '../domain/opportunity-rules';
 import type {
   AccountDocument,
@@ -36,6 +37,7 @@ import {
   type RecordDocuments,
 } from './collections';
 import type { RecordChanges } from './record-changes';
+import { filterToConditions, orderingToSort } from './record-filter-conditions';
 import { equal, filterConditions, type RecordFilters } from './record-filters';
 
 /** Which page of a list, in which order, and the search text (the filters come apart, per kind). */
@@ -49,6 +51,12 @@ export interface Listing {
   page: Page;
   /** Walk on from this cursor (a `nextCursor` of an earlier page of the same list) instead of `page.offset`. */
   cursor?: string;
+  /** A checked filter tree (domain/record-filter.ts), ANDed with the list's other criteria. */
+  filter?: FilterNode;
+  /** Several ordering keys (the filter language's `ordering`), instead of `ordering`. */
+  orderingKeys?: OrderingKey[];
+  /** Count the matches on cursor pages too. */
+  countCursorPages?: boolean;
 }
 
 export type ListResult<T> = ListPage<T>;
@@ -170,9 +178,18 @@ export class RecordsRepository {
     conditions: Condition[],
     listing: Listing,
   ): Promise<ListResult<T>> {
-    const where = [...conditions];
+    const where = [...conditions, ...filterToConditions(listing.filter)];
     if (listing.search) where.push({ field: 'searchText', op: 'contains_text', value: listing.search });
-    const sort = { field: listing.ordering.field, direction: listing.ordering.direction };
-    return listPage(this.in(workspaceId), collection, { where, sort, ...listing.page, cursor: listing.cursor, owner: workspaceId });
+    const sort = listing.orderingKeys
+      ? orderingToSort(listing.orderingKeys)
+      : { field: listing.ordering.field, direction: listing.ordering.direction };
+    return listPage(this.in(workspaceId), collection, {
+      where,
+      sort,
+      ...listing.page,
+      cursor: listing.cursor,
+      owner: workspaceId,
+      countCursorPages: listing.countCursorPages,
+    });
   }
 }
