@@ -82,10 +82,20 @@ export function after(sort: SortKey, position: CursorPosition): Condition {
  */
 function beyond(key: SortKey, value: Scalar): Condition[][] {
   const { field, direction } = key;
-  const unsetAtEnd = (key.unset === 'high') === (direction === 'asc');
-  if (value === null) return unsetAtEnd ? [] : [[{ field, op: 'ne', value: null }]];
+  const high = key.unset === 'high';
+  const unsetAtEnd = high === (direction === 'asc');
+  // Under `high`, absent, null and '' are one unset value (see SortKey).
+  const isUnset = (unset: boolean): Condition => (high ? { field, op: 'empty', value: unset } : { field, op: unset ? 'eq' : 'ne', value: null });
+  if (value === null) return unsetAtEnd ? [] : [[isUnset(false)]];
   const past: Condition[] = [{ field, op: direction === 'asc' ? 'gt' : 'lt', value: value as string | number }];
-  return unsetAtEnd ? [past, [{ field, op: 'eq', value: null }]] : [past];
+  if (high) past.push(isUnset(false));
+  return unsetAtEnd ? [past, [isUnset(true)]] : [past];
+}
+
+/** A sort key's value on a document as a cursor keeps it: under `high`, '' is unset (null). */
+function sortValue(key: SortKey, value: unknown): Scalar {
+  if (value === undefined || (key.unset === 'high' && value === '')) return null;
+  return value as Scalar;
 }
 
 /**
@@ -94,7 +104,10 @@ function beyond(key: SortKey, value: Scalar): Condition[][] {
  * with a later id.
  */
 export function afterKeys(sort: SortKey[], position: KeysPosition): Condition {
-  const equal = (key: SortKey, i: number): Condition => ({ field: key.field, op: 'eq', value: position.values[i] ?? null });
+  const equal = (key: SortKey, i: number): Condition => {
+    const value = position.values[i] ?? null;
+    return value === null && key.unset === 'high' ? { field: key.field, op: 'empty', value: true } : { field: key.field, op: 'eq', value };
+  };
   const groups: Condition[][] = [];
   sort.forEach((key, i) => {
     const before = sort.slice(0, i).map(equal);
@@ -158,7 +171,7 @@ export async function listPage<T extends StoredDocument>(
   const cursorAfter = (items: T[]) => {
     const last = items[items.length - 1] as (T & Record<string, unknown>) | undefined;
     if (!last) return null;
-    return encodeKeysCursor(scope, { values: sort.map((key) => (valueAt(last, key.field) ?? null) as Scalar), id: last.id });
+    return encodeKeysCursor(scope, { values: sort.map((key) => sortValue(key, valueAt(last, key.field))), id: last.id });
   };
   if (query.cursor === undefined) {
     const page = await store.findPage(collection, { where, sort, offset: query.offset, limit });

@@ -45,9 +45,9 @@ export interface SortKey {
   field: string;
   direction: 'asc' | 'desc';
   /**
-   * Where documents without a value (absent or null) sort: `low` (the default) below every value,
-   * so first ascending and last descending; `high` above every value, so last ascending and first
-   * descending.
+   * Where documents without a value sort: `low` (the default: absent and null) below every value,
+   * so first ascending and last descending; `high` (absent, null and the empty string, all alike)
+   * above every value, so last ascending and first descending.
    */
   unset?: 'low' | 'high';
 }

@@ -86,17 +86,26 @@ export function sortToMongo(sort: SortKey[]): Record<string, 1 | -1> {
   const result: Record<string, 1 | -1> = {};
   sort.forEach((key, i) => {
     const direction = key.direction === 'desc' ? -1 : 1;
-    if (key.unset === 'high') result[unsetFlag(i)] = direction;
-    result[mongoPath(key.field)] = direction;
+    if (key.unset === 'high') {
+      result[unsetFlag(i)] = direction;
+      result[setValue(i)] = direction;
+    } else {
+      result[mongoPath(key.field)] = direction;
+    }
   });
   const last = sort[sort.length - 1];
   if (!('_id' in result)) result._id = last?.direction === 'desc' ? -1 : 1;
   return result;
 }
 
-/** The computed field that is 1 when a sort key's value is unset (absent or null), else 0. */
+/** The computed field that is 1 when a sort key's value is unset (absent, null or ''), else 0. */
 function unsetFlag(index: number): string {
   return `__unset${index}`;
+}
+
+/** The computed field holding a sort key's value, null when unset, so unset values tie (then by id). */
+function setValue(index: number): string {
+  return `__value${index}`;
 }
 
 /**
@@ -106,7 +115,10 @@ function unsetFlag(index: number): string {
 export function unsetFlags(sort: SortKey[]): MongoFilter | null {
   const flags: MongoFilter = {};
   sort.forEach((key, i) => {
-    if (key.unset === 'high') flags[unsetFlag(i)] = { $cond: [{ $eq: [{ $ifNull: [`$${mongoPath(key.field)}`, null] }, null] }, 1, 0] };
+    if (key.unset !== 'high') return;
+    const unset = { $in: [{ $ifNull: [`$${mongoPath(key.field)}`, null] }, [null, '']] };
+    flags[unsetFlag(i)] = { $cond: [unset, 1, 0] };
+    flags[setValue(i)] = { $cond: [unset, null, `$${mongoPath(key.field)}`] };
   });
   return Object.keys(flags).length > 0 ? { $addFields: flags } : null;
 }

@@ -185,13 +185,18 @@ export function whereToSql(where: Condition[], columns: SqliteColumns): SqlFragm
 
 /**
  * The ORDER BY keys of a sort, ties broken by id in the direction of the last key. SQLite sorts
- * NULL below every value; a key whose unset values sort high is preceded by its IS NULL test.
+ * NULL below every value; a key whose unset values sort high is preceded by its unset test.
  */
 function orderKeys(sort: SortKey[], columns: SqliteColumns): { expression: string; direction: 'ASC' | 'DESC' }[] {
   const keys = sort.flatMap((key) => {
     const expression = columns.expression(key.field);
     const direction: 'ASC' | 'DESC' = key.direction === 'desc' ? 'DESC' : 'ASC';
-    return key.unset === 'high' ? [{ expression: `(${expression} IS NULL)`, direction }, { expression, direction }] : [{ expression, direction }];
+    if (key.unset !== 'high') return [{ expression, direction }];
+    // Absent, null and '' sort alike (as one unset value, ties by id), above every value.
+    return [
+      { expression: `(${expression} IS NULL OR ${expression} = '')`, direction },
+      { expression: `nullif(${expression}, '')`, direction },
+    ];
   });
   const last = sort[sort.length - 1];
   if (!sort.some((key) => key.field === 'id')) keys.push({ expression: 'id', direction: last?.direction === 'desc' ? 'DESC' : 'ASC' });
