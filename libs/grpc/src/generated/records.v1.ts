@@ -82,6 +82,8 @@ export interface Contact {
   updatedAt: string;
   /** Bumped by every change: the single-record ETag. Records written before versions existed read 0. */
   version: number;
+  /** The client's own id (1 to 255 characters), unique per workspace and kind; unset when none. */
+  externalId?: string;
 }
 
 export interface CreateContactRequest {
@@ -145,6 +147,8 @@ export interface ListContactsRequest {
   cursor: string;
   /** The filter language's tree as JSON text (see QueryRecordsRequest), ANDed with the other criteria; empty for none. */
   filter: string;
+  /** Records with exactly this externalId; empty for any. */
+  externalId: string;
 }
 
 /** One page of a kind's list through the filter language. `filter` is a tree as JSON text: {"and": [f, ...]}, {"or": [f, ...]}, {"not": f} or a leaf {"field", "operator", "value"} over the kind's fields (@crm/vocabulary RECORD_FILTER_FIELDS), at most 5 levels of and/or/not and 50 leaves; a refusal is INVALID_ARGUMENT with the field errors {"filter": [...]} (or "ordering"). `ordering`: up to 3 comma-separated fields, `-` for descending, unset values last ascending. */
@@ -266,6 +270,8 @@ export interface Lead {
   updatedAt: string;
   /** Bumped by every change: the single-record ETag. Records written before versions existed read 0. */
   version: number;
+  /** The client's own id (1 to 255 characters), unique per workspace and kind; unset when none. */
+  externalId?: string;
 }
 
 export interface CreateLeadRequest {
@@ -326,6 +332,8 @@ export interface ListLeadsRequest {
   cursor: string;
   /** The filter language's tree as JSON text (see QueryRecordsRequest), ANDed with the other criteria; empty for none. */
   filter: string;
+  /** Records with exactly this externalId; empty for any. */
+  externalId: string;
 }
 
 export interface ListLeadsResponse {
@@ -406,6 +414,8 @@ export interface Account {
   updatedAt: string;
   /** Bumped by every change: the single-record ETag. Records written before versions existed read 0. */
   version: number;
+  /** The client's own id (1 to 255 characters), unique per workspace and kind; unset when none. */
+  externalId?: string;
 }
 
 export interface CreateAccountRequest {
@@ -464,6 +474,8 @@ export interface ListAccountsRequest {
   cursor: string;
   /** The filter language's tree as JSON text (see QueryRecordsRequest), ANDed with the other criteria; empty for none. */
   filter: string;
+  /** Records with exactly this externalId; empty for any. */
+  externalId: string;
 }
 
 export interface ListAccountsResponse {
@@ -518,6 +530,8 @@ export interface Opportunity {
   updatedAt: string;
   /** Bumped by every change: the single-record ETag. Records written before versions existed read 0. */
   version: number;
+  /** The client's own id (1 to 255 characters), unique per workspace and kind; unset when none. */
+  externalId?: string;
 }
 
 export interface CreateOpportunityRequest {
@@ -582,6 +596,8 @@ export interface ListOpportunitiesRequest {
   cursor: string;
   /** The filter language's tree as JSON text (see QueryRecordsRequest), ANDed with the other criteria; empty for none. */
   filter: string;
+  /** Records with exactly this externalId; empty for any. */
+  externalId: string;
 }
 
 export interface ListOpportunitiesResponse {

@@ -13,6 +13,7 @@ import type { AccountView, Caller, WriteInput } from './views';
 export interface AccountFilters {
   /** The filter language's tree, as JSON text (domain/record-filter.ts). */
   filter?: string;
+  externalId?: string;
   cursor?: string;
   stage?: string;
   industry?: string;
@@ -69,6 +70,7 @@ export class AccountsService {
 
   async list(caller: Caller, filters: AccountFilters): Promise<ListResult<AccountView>> {
     const filter: AccountFilter = {
+      externalId: filters.externalId,
       stage: lists.choiceFilter('stage', filters.stage, 'accountStage'),
       industry: filters.industry,
       assignedTo: filters.assignedTo,

@@ -13,6 +13,7 @@ import type { Caller, ContactView, Paging, WriteInput } from './views';
 export interface ContactFilters {
   /** The filter language's tree, as JSON text (domain/record-filter.ts). */
   filter?: string;
+  externalId?: string;
   cursor?: string;
   stage?: string;
   assignedTo?: string;
@@ -75,6 +76,7 @@ export class ContactsService {
 
   async list(caller: Caller, filters: ContactFilters): Promise<ListResult<ContactView>> {
     const filter: ContactFilter = {
+      externalId: filters.externalId,
       stage: lists.choiceFilter('stage', filters.stage, 'contactStage'),
       assignedTo: filters.assignedTo,
       createdFrom: lists.timestampFilter('createdAfter', filters.createdAfter),

@@ -26,6 +26,7 @@ import type { AccountView, Caller, ContactView, LeadView, OpportunityView, Write
 export interface LeadFilters {
   /** The filter language's tree, as JSON text (domain/record-filter.ts). */
   filter?: string;
+  externalId?: string;
   cursor?: string;
   status?: string;
   source?: string;
@@ -99,6 +100,7 @@ export class LeadsService {
 
   async list(caller: Caller, filters: LeadFilters): Promise<ListResult<LeadView>> {
     const filter: LeadFilter = {
+      externalId: filters.externalId,
       status: lists.choiceFilter('status', filters.status, 'leadStatus'),
       source: filters.source,
       assignedTo: filters.assignedTo,

@@ -15,6 +15,7 @@ import type { Caller, OpportunityView, WriteInput } from './views';
 export interface OpportunityFilters {
   /** The filter language's tree, as JSON text (domain/record-filter.ts). */
   filter?: string;
+  externalId?: string;
   cursor?: string;
   stage?: string;
   accountId?: string;
@@ -85,6 +86,7 @@ export class OpportunitiesService {
 
   async list(caller: Caller, filters: OpportunityFilters): Promise<ListResult<OpportunityView>> {
     const filter: OpportunityFilter = {
+      externalId: filters.externalId,
       stage: lists.choiceFilter('stage', filters.stage, 'opportunityStage'),
       accountId: filters.accountId,
       assignedTo: filters.assignedTo,

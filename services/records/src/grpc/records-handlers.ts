@@ -71,6 +71,7 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
     ListContacts: async (r, c) => {
       const page = await service.listContacts(callerOf(c), {
         filter: nonEmpty(r.filter),
+        externalId: nonEmpty(r.externalId),
         stage: nonEmpty(r.stage),
         assignedTo: nonEmpty(r.assignedTo),
         search: nonEmpty(r.search),
@@ -83,7 +84,13 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
       return { ...pageOf(page), contacts: page.items.map(contactMessage) };
     },
     QueryRecords: async (r, c) => {
-      const query = { filter: nonEmpty(r.filter), search: nonEmpty(r.search), ordering: nonEmpty(r.ordering), limit: r.limit, cursor: nonEmpty(r.cursor) };
+      const query = {
+        filter: nonEmpty(r.filter),
+        search: nonEmpty(r.search),
+        ordering: nonEmpty(r.ordering),
+        limit: r.limit,
+        cursor: nonEmpty(r.cursor),
+      };
       const empty = { contacts: [], leads: [], accounts: [], opportunities: [] };
       switch (r.recordType) {
         case 'contact': {
@@ -147,6 +154,7 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
     ListLeads: async (r, c) => {
       const page = await service.listLeads(callerOf(c), {
         filter: nonEmpty(r.filter),
+        externalId: nonEmpty(r.externalId),
         status: nonEmpty(r.status),
         source: nonEmpty(r.source),
         assignedTo: nonEmpty(r.assignedTo),
@@ -192,6 +200,7 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
     ListAccounts: async (r, c) => {
       const page = await service.listAccounts(callerOf(c), {
         filter: nonEmpty(r.filter),
+        externalId: nonEmpty(r.externalId),
         stage: nonEmpty(r.stage),
         industry: nonEmpty(r.industry),
         assignedTo: nonEmpty(r.assignedTo),
@@ -227,6 +236,7 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
     ListOpportunities: async (r, c) => {
       const page = await service.listOpportunities(callerOf(c), {
         filter: nonEmpty(r.filter),
+        externalId: nonEmpty(r.externalId),
         stage: nonEmpty(r.stage),
         accountId: nonEmpty(r.accountId),
         assignedTo: nonEmpty(r.assignedTo),
