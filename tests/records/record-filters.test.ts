@@ -107,6 +107,15 @@ describe('POST /api/{kind}/query/', () => {
     expect(response.body.count).toBe(expected.length);
   });
 
+  it('filters by a field of the linked account, one dotted hop', async () => {
+    const contacts = await query(mine, 'contacts', { filter: leaf('account.industry', 'eq', 'Tools') });
+    expect(lastNames(contacts.body)).toEqual(['Lovelace']);
+    const deals = await query(mine, 'opportunities', { filter: { not: leaf('account.name', 'eq', 'Acme') } });
+    expect(deals.body.count).toBe(0);
+    const unlinked = await query(mine, 'contacts', { filter: leaf('account.stage', 'neq', 'customer'), ordering: 'lastName' });
+    expect(lastNames(unlinked.body)).toEqual(['Hopper', 'Noether', 'Turing']);
+  });
+
   it("never shows another workspace's records", async () => {
     const response = await query(mine, 'contacts', { filter: leaf('firstName', 'eq', 'Ada') });
     expect(lastNames(response.body)).toEqual(['Lovelace']);

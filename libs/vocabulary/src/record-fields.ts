@@ -30,23 +30,16 @@ export interface FilterFieldDescriptor {
   sortable: boolean;
   /** The stored document's path when it differs from the public name. */
   stored?: string;
+  /**
+   * A field of the linked account (`account.name`): the records whose `accountId` names an account
+   * that matches. `field` is the account's field of that name.
+   */
+  related?: { kind: 'account'; via: 'accountId'; field: string };
 }
 
 export type FilterRecordKind = 'contact' | 'lead' | 'account' | 'opportunity';
 
-export const FILTER_OPERATORS = [
-  'eq',
-  'neq',
-  'in',
-  'not_in',
-  'contains',
-  'gt',
-  'gte',
-  'lt',
-  'lte',
-  'is_empty',
-  'is_not_empty',
-] as const;
+export const FILTER_OPERATORS = ['eq', 'neq', 'in', 'not_in', 'contains', 'gt', 'gte', 'lt', 'lte', 'is_empty', 'is_not_empty'] as const;
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 
 const EQUALITY: readonly FilterOperator[] = ['eq', 'neq', 'in', 'not_in', 'is_empty', 'is_not_empty'];
@@ -84,10 +77,31 @@ const number = (): FilterFieldDescriptor => ({ type: 'number', sortable: true })
 const timestamp = (): FilterFieldDescriptor => ({ type: 'timestamp', sortable: true });
 const tags = (): FilterFieldDescriptor => ({ type: 'tags', sortable: false });
 
+/** A field of the linked account, one dotted hop away; lists cannot be ordered by it. */
+const accountField = (field: string, descriptor: FilterFieldDescriptor): FilterFieldDescriptor => ({
+  ...descriptor,
+  sortable: false,
+  related: { kind: 'account', via: 'accountId', field },
+});
+const ACCOUNT_HOP = {
+  'account.name': accountField('name', text()),
+  'account.industry': accountField('industry', text()),
+  'account.stage': accountField('stage', choice(ACCOUNT_STAGES)),
+  /** The list item's accountName is the linked account's name. */
+  accountName: accountField('name', text()),
+};
+
+/** How many accounts a related condition may match: its records are then found by `accountId in (...)`. */
+export const RELATED_ACCOUNTS_LIMIT = 1_000;
+
 const COMMON = { id: reference(), externalId: text(), assignedTo: reference(), createdAt: timestamp(), updatedAt: timestamp() };
 const PERSON = { firstName: text(), lastName: text(), email: text(), phone: text(), notes: text() };
 
-/** Every list item field of each kind (but names and counts filled in at read time), plus notes or description and externalId. */
+/**
+ * Every list item field of each kind (but the owner's name and the account's counts, filled in at
+ * read time), plus notes or description, externalId and, where a record links to an account, the
+ * account's name, industry and stage.
+ */
 export const RECORD_FILTER_FIELDS: Record<FilterRecordKind, Record<string, FilterFieldDescriptor>> = {
   contact: {
     ...COMMON,
@@ -96,6 +110,7 @@ export const RECORD_FILTER_FIELDS: Record<FilterRecordKind, Record<string, Filte
     stage: choice(CONTACT_STAGES),
     accountId: reference(),
     tags: tags(),
+    ...ACCOUNT_HOP,
   },
   lead: {
     ...COMMON,
@@ -124,5 +139,6 @@ export const RECORD_FILTER_FIELDS: Record<FilterRecordKind, Record<string, Filte
     closeDate: { type: 'date', sortable: true },
     source: text(),
     description: text(),
+    ...ACCOUNT_HOP,
   },
 };

@@ -142,6 +142,34 @@ describe('the filter language over records (SQLite)', () => {
     expect(Object.keys(await refusal(h.service.queryRecords(A, 'contact', { ordering })))).toEqual(['ordering']);
   });
 
+  describe('a field of the linked account', () => {
+    beforeEach(async () => {
+      const acme = await h.service.createAccount(A, { body: { name: 'Acme', industry: 'Tools', stage: 'customer' } });
+      await h.service.createAccount(A, { body: { name: 'Globex', industry: 'Energy' } });
+      const [ada] = (await h.service.queryRecords(A, 'contact', { filter: JSON.stringify(leaf('lastName', 'eq', 'Lovelace')) })).items;
+      await h.service.updateContact(A, ada!.id, { body: { accountId: acme.id } });
+    });
+
+    it('keeps the records whose account matches', async () => {
+      expect(await names({ filter: JSON.stringify(leaf('account.industry', 'contains', 'tool')) })).toEqual(['Lovelace']);
+      expect(await names({ filter: JSON.stringify(leaf('account.stage', 'in', ['customer', 'active'])) })).toEqual(['Lovelace']);
+      expect(await names({ filter: JSON.stringify(leaf('accountName', 'eq', 'Globex')) })).toEqual([]);
+    });
+
+    it('lets neq and is_empty meet records without an account, as on their own fields', async () => {
+      expect((await names({ filter: JSON.stringify(leaf('account.name', 'neq', 'Acme')) })).sort()).toEqual([
+        'Hopper',
+        'Noether',
+        'Turing',
+      ]);
+      expect((await names({ filter: JSON.stringify(leaf('account.name', 'is_empty')) })).sort()).toEqual(['Hopper', 'Noether', 'Turing']);
+    });
+
+    it('refuses ordering by it', async () => {
+      expect(Object.keys(await refusal(h.service.queryRecords(A, 'contact', { ordering: 'account.name' })))).toEqual(['ordering']);
+    });
+  });
+
   it('ANDs a filter with the GET list parameters', async () => {
     const page = await h.service.listContacts(A, { stage: 'new', filter: JSON.stringify(leaf('lastName', 'contains', 'ring')) });
     expect(page.items.map((c) => c.lastName)).toEqual(['Turing']);

@@ -19,6 +19,8 @@ import { parseIsoDate, parseIsoTimestamp } from './clock';
 export type FilterValue = string | number | boolean;
 
 export interface FilterLeaf {
+  /** Where it sits in the request (`filter.and[0]`), for refusals found later (a related field's bound). */
+  path: string;
   field: string;
   descriptor: FilterFieldDescriptor;
   operator: FilterOperator;
@@ -36,7 +38,7 @@ export function builtInFields(kind: FilterRecordKind): FieldResolver {
   return (name) => (Object.prototype.hasOwnProperty.call(table, name) ? table[name] : undefined);
 }
 
-function refused(parameter: 'filter' | 'ordering', message: string): DomainError {
+export function refused(parameter: 'filter' | 'ordering', message: string): DomainError {
   return new DomainError('invalid_argument', `${parameter}: ${message}`, { [parameter]: [message] });
 }
 
@@ -66,7 +68,8 @@ const LEAF_KEYS = new Set(['field', 'operator', 'value']);
 
 /** The shape, depth and leaf count, checked before any field or value is looked at. */
 function measure(input: unknown, path: string, depth: number, count: { leaves: number }): void {
-  if (!isObject(input)) throw filterError(path, 'must be an object: {"and": [...]}, {"or": [...]}, {"not": {...}} or {"field", "operator", "value"}.');
+  if (!isObject(input))
+    throw filterError(path, 'must be an object: {"and": [...]}, {"or": [...]}, {"not": {...}} or {"field", "operator", "value"}.');
   const keys = Object.keys(input);
   const group = GROUPS.find((name) => name in input);
   if (!group) {
@@ -106,20 +109,21 @@ function leaf(input: Record<string, unknown>, path: string, fields: FieldResolve
   const valuePath = `${path}.value`;
   if (op === 'is_empty' || op === 'is_not_empty') {
     if (input.value !== undefined && input.value !== null) throw filterError(valuePath, `"${op}" takes no value.`);
-    return { field, descriptor, operator: op };
+    return { path, field, descriptor, operator: op };
   }
   if (op === 'in' || op === 'not_in') {
     const values = input.value;
     if (!Array.isArray(values) || values.length === 0 || values.length > FILTER_LIMITS.maxValues) {
       throw filterError(valuePath, `"${op}" needs a list of 1 to ${FILTER_LIMITS.maxValues} values.`);
     }
-    return { field, descriptor, operator: op, value: values.map((v, i) => checkedValue(v, descriptor, `${valuePath}[${i}]`, field)) };
+    return { path, field, descriptor, operator: op, value: values.map((v, i) => checkedValue(v, descriptor, `${valuePath}[${i}]`, field)) };
   }
   if (op === 'contains' && descriptor.type === 'tags') {
-    if (typeof input.value !== 'string' || input.value.length === 0) throw filterError(valuePath, 'must be a tag name (a non-empty string).');
-    return { field, descriptor, operator: op, value: input.value };
+    if (typeof input.value !== 'string' || input.value.length === 0)
+      throw filterError(valuePath, 'must be a tag name (a non-empty string).');
+    return { path, field, descriptor, operator: op, value: input.value };
   }
-  return { field, descriptor, operator: op, value: checkedValue(input.value, descriptor, valuePath, field) };
+  return { path, field, descriptor, operator: op, value: checkedValue(input.value, descriptor, valuePath, field) };
 }
 
 /** A value of the field's type, normalised as it is stored. */
@@ -133,7 +137,8 @@ function checkedValue(value: unknown, descriptor: FilterFieldDescriptor, path: s
       if (value.length > FILTER_LIMITS.maxTextLength) throw wrong(`at most ${FILTER_LIMITS.maxTextLength} characters`);
       return value;
     case 'choice':
-      if (typeof value !== 'string' || !(descriptor.choices ?? []).includes(value)) throw wrong(`one of ${(descriptor.choices ?? []).join(', ')}`);
+      if (typeof value !== 'string' || !(descriptor.choices ?? []).includes(value))
+        throw wrong(`one of ${(descriptor.choices ?? []).join(', ')}`);
       return value;
     case 'number':
       if (typeof value !== 'number' || !Number.isFinite(value)) throw wrong('a number');

@@ -172,13 +172,15 @@ export class RecordsRepository {
   }
 
   /** One page by offset (with the total) or after a cursor (without), with the next page's cursor. */
-  private list<T extends StoredDocument>(
+  private async list<T extends StoredDocument>(
     workspaceId: string,
     collection: CollectionDefinition<T>,
     conditions: Condition[],
     listing: Listing,
   ): Promise<ListResult<T>> {
-    const where = [...conditions, ...filterToConditions(listing.filter)];
+    const accountIds = async (where: Condition[], limit: number) =>
+      (await this.in(workspaceId).find(accounts, { where, limit })).map((a) => a.id);
+    const where = [...conditions, ...(await filterToConditions(listing.filter, accountIds))];
     if (listing.search) where.push({ field: 'searchText', op: 'contains_text', value: listing.search });
     const sort = listing.orderingKeys
       ? orderingToSort(listing.orderingKeys)
