@@ -191,6 +191,8 @@ export interface ContactRow {
   stage: string;
   notes: string;
   tags: string[];
+  /** The client's own id; a row whose externalId another contact of the workspace (or an earlier row) has is a row error. */
+  externalId: string;
 }
 
 export interface BatchCreateContactsRequest {

@@ -120,7 +120,7 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
         importJobId: nonEmpty(r.importJobId),
         rows: r.rows.map((row) => {
           const body: Record<string, unknown> = {};
-          for (const field of ['firstName', 'lastName', 'email', 'phone', 'title', 'stage', 'notes'] as const)
+          for (const field of ['firstName', 'lastName', 'email', 'phone', 'title', 'stage', 'notes', 'externalId'] as const)
             if (row[field]) body[field] = row[field];
           if (row.tags.length > 0) body.tags = row.tags;
           return { row: row.row, body };

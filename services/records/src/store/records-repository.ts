@@ -134,6 +134,16 @@ export class RecordsRepository {
     return found.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   }
 
+  /** The contacts holding any of these externalIds. */
+  async contactsByExternalIds(workspaceId: string, externalIds: string[]): Promise<ContactDocument[]> {
+    const found: ContactDocument[] = [];
+    for (let i = 0; i < externalIds.length; i += EMAIL_KEYS_PER_QUERY) {
+      const chunk = externalIds.slice(i, i + EMAIL_KEYS_PER_QUERY);
+      found.push(...(await this.in(workspaceId).find(contacts, { where: [{ field: 'externalId', op: 'in', values: chunk }] })));
+    }
+    return found;
+  }
+
   batchResult(workspaceId: string, id: string): Promise<BatchResultDocument | null> {
     return this.in(workspaceId).get(batchResults, id);
   }
