@@ -85,7 +85,8 @@ function beyond(key: SortKey, value: Scalar): Condition[][] {
   const high = key.unset === 'high';
   const unsetAtEnd = high === (direction === 'asc');
   // Under `high`, absent, null and '' are one unset value (see SortKey).
-  const isUnset = (unset: boolean): Condition => (high ? { field, op: 'empty', value: unset } : { field, op: unset ? 'eq' : 'ne', value: null });
+  const isUnset = (unset: boolean): Condition =>
+    high ? { field, op: 'empty', value: unset } : { field, op: unset ? 'eq' : 'ne', value: null };
   if (value === null) return unsetAtEnd ? [] : [[isUnset(false)]];
   const past: Condition[] = [{ field, op: direction === 'asc' ? 'gt' : 'lt', value: value as string | number }];
   if (high) past.push(isUnset(false));

@@ -83,7 +83,11 @@ export function queryRoute(
     type: 'object',
     properties: {
       filter: { type: 'object', description: filterDescription(type) },
-      search: { type: 'string', maxLength: MAX_SEARCH_LENGTH, description: 'A literal, case-insensitive substring, as the list\'s `search`.' },
+      search: {
+        type: 'string',
+        maxLength: MAX_SEARCH_LENGTH,
+        description: "A literal, case-insensitive substring, as the list's `search`.",
+      },
       ordering: { type: 'string', description: orderingDescription(type) },
       limit: {
         type: 'integer',

@@ -252,7 +252,15 @@ export function workspaceTextSearch(where: Condition[], columns: SqliteColumns):
   const texts = where.filter((c) => isFieldCondition(c) && c.op === 'contains_text');
   const scope = where.find((c) => isFieldCondition(c) && c.field === 'workspaceId' && c.op === 'eq');
   const text = texts[0];
-  if (texts.length !== 1 || !text || !isFieldCondition(text) || text.op !== 'contains_text' || !scope || !isFieldCondition(scope) || scope.op !== 'eq')
+  if (
+    texts.length !== 1 ||
+    !text ||
+    !isFieldCondition(text) ||
+    text.op !== 'contains_text' ||
+    !scope ||
+    !isFieldCondition(scope) ||
+    scope.op !== 'eq'
+  )
     return undefined;
   const index = columns.textIndex(text.field);
   if (!index || typeof text.value !== 'string' || typeof scope.value !== 'string') return undefined;

@@ -32,15 +32,20 @@ export class RecordQueries {
     const fields = builtInFields(type);
     const filter = parseFilterJson(input.filter, fields);
     const orderingKeys = parseOrdering(input.ordering, fields);
-    const result = await this.context.repo.listRecords(caller.workspaceId, type, {}, {
-      filter,
-      search: searchFor(input.search),
-      ordering: lists.ordering(type, undefined),
-      orderingKeys,
-      page: lists.page(0, input.limit),
-      cursor: input.cursor,
-      countCursorPages: true,
-    });
+    const result = await this.context.repo.listRecords(
+      caller.workspaceId,
+      type,
+      {},
+      {
+        filter,
+        search: searchFor(input.search),
+        ordering: lists.ordering(type, undefined),
+        orderingKeys,
+        page: lists.page(0, input.limit),
+        cursor: input.cursor,
+        countCursorPages: true,
+      },
+    );
     return { ...result, items: await this.views(caller.workspaceId, type, result.items) };
   }
 
