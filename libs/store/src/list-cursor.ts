@@ -125,6 +125,11 @@ export interface ListQuery {
   sort: SortKey | SortKey[];
   /** Count the matches on cursor pages too (they count nothing otherwise). */
   countCursorPages?: boolean;
+  /**
+   * What names this list's criteria for its cursors, when `where` is not it: conditions resolved
+   * at each request (ids of related records) would refuse a cursor once they change.
+   */
+  criteria?: unknown;
   offset: number;
   limit: number;
   /** A `nextCursor` of an earlier page of this list: the page after it, instead of `offset`. */
@@ -168,7 +173,7 @@ export async function listPage<T extends StoredDocument>(
   const single = !Array.isArray(query.sort);
   const sort = Array.isArray(query.sort) ? query.sort : [query.sort];
   // One key keeps the scope (and so the cursors) it always had.
-  const scope = JSON.stringify([query.owner, collection.name, single ? sort[0] : sort, where]);
+  const scope = JSON.stringify([query.owner, collection.name, single ? sort[0] : sort, query.criteria ?? where]);
   const cursorAfter = (items: T[]) => {
     const last = items[items.length - 1] as (T & Record<string, unknown>) | undefined;
     if (!last) return null;

@@ -165,6 +165,19 @@ describe('the filter language over records (SQLite)', () => {
       expect((await names({ filter: JSON.stringify(leaf('account.name', 'is_empty')) })).sort()).toEqual(['Hopper', 'Noether', 'Turing']);
     });
 
+    it('keeps its cursors valid while the accounts it matches change, and refuses them under another filter', async () => {
+      // The accounts with a name are resolved at each request: Initech joins them between the pages.
+      const filter = JSON.stringify({ or: [leaf('account.name', 'is_not_empty'), leaf('lastName', 'is_not_empty')] });
+      const first = await h.service.queryRecords(A, 'contact', { filter, ordering: 'lastName', limit: 2 });
+      await h.service.createAccount(A, { body: { name: 'Initech' } });
+      const second = await h.service.queryRecords(A, 'contact', { filter, ordering: 'lastName', limit: 2, cursor: first.nextCursor! });
+      expect([...first.items, ...second.items].map((c) => c.lastName)).toEqual(['Hopper', 'Lovelace', 'Noether', 'Turing']);
+      const other = JSON.stringify(leaf('account.name', 'neq', 'Somebody'));
+      await expect(
+        h.service.queryRecords(A, 'contact', { filter: other, ordering: 'lastName', cursor: first.nextCursor! }),
+      ).rejects.toThrow(DomainError);
+    });
+
     it('refuses ordering by it', async () => {
       expect(Object.keys(await refusal(h.service.queryRecords(A, 'contact', { ordering: 'account.name' })))).toEqual(['ordering']);
     });

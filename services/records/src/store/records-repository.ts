@@ -202,6 +202,8 @@ export class RecordsRepository {
       cursor: listing.cursor,
       owner: workspaceId,
       countCursorPages: listing.countCursorPages,
+      // A filter's related conditions are resolved to account ids at each request: the cursor names the filter instead.
+      ...(listing.filter ? { criteria: [conditions, listing.filter, listing.search ?? null] } : {}),
     });
   }
 }
