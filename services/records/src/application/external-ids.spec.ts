@@ -73,4 +73,11 @@ describe('externalId', () => {
     expect(result.errors.map((e) => e.row)).toEqual([1, 3]);
     expect(result.errors[0]!.message).toMatch(/^externalId: /);
   });
+
+  it('passes to the survivor of a merge when a merged record wins it', async () => {
+    const survivor = await contact(A, { externalId: 'keep' });
+    const merged = await contact(A, { externalId: 'taken-over' });
+    const result = await h.service.mergeRecords(A, 'contact', survivor.id, { mergeIds: [merged.id], winners: { externalId: merged.id } });
+    expect((result.record as { externalId?: string }).externalId).toBe('taken-over');
+  });
 });
