@@ -13,6 +13,7 @@ import {
   RECORD_FILTER_FIELDS,
   type FilterRecordKind,
 } from '@crm/vocabulary';
+import { DomainError } from '@crm/observability';
 import type { Router } from 'express';
 import { z } from 'zod';
 import { operation, type JsonSchema, type OpenApiPaths } from '../../openapi/operation';
@@ -24,7 +25,8 @@ const CURSOR = /^[A-Za-z0-9_.-]{1,2000}$/;
 const queryBody = z.strictObject({
   filter: z.unknown().optional(),
   search: z.string().max(MAX_SEARCH_LENGTH).optional(),
-  ordering: z.string().max(500).optional(),
+  // Judged by the records service, whose refusals are 400 {"ordering": [...]}; only its type is checked here.
+  ordering: z.unknown().optional(),
   limit: z.number().int().min(1).optional(),
   cursor: z.string().regex(CURSOR, 'cursor was not made by this list.').optional(),
 });
@@ -64,6 +66,11 @@ export function queryRoute(
   const type = kind.singular as FilterRecordKind;
   router.post(`${kind.path}/query`, async (req, res) => {
     const body = parseBody(queryBody, req.body ?? {});
+    if (body.ordering !== undefined && typeof body.ordering !== 'string') {
+      throw new DomainError('invalid_argument', 'ordering must be a string.', {
+        ordering: ['must be a string of comma-separated fields.'],
+      });
+    }
     const answer = await call(
       'QueryRecords',
       {
