@@ -26,6 +26,7 @@ afterAll(async () => {
 
 const CONTACT_FULL = [
   'id',
+  'externalId',
   'firstName',
   'lastName',
   'email',
@@ -46,6 +47,7 @@ const CONTACT_FULL = [
 ];
 const CONTACT_ITEM = [
   'id',
+  'externalId',
   'firstName',
   'lastName',
   'email',
@@ -61,6 +63,7 @@ const CONTACT_ITEM = [
 ];
 const LEAD_FULL = [
   'id',
+  'externalId',
   'firstName',
   'lastName',
   'email',
@@ -81,6 +84,7 @@ const LEAD_FULL = [
 ];
 const LEAD_ITEM = [
   'id',
+  'externalId',
   'firstName',
   'lastName',
   'email',
@@ -95,6 +99,7 @@ const LEAD_ITEM = [
 ];
 const ACCOUNT_FULL = [
   'id',
+  'externalId',
   'name',
   'website',
   'industry',
@@ -115,6 +120,7 @@ const ACCOUNT_FULL = [
 ];
 const ACCOUNT_ITEM = [
   'id',
+  'externalId',
   'name',
   'website',
   'industry',
@@ -128,6 +134,7 @@ const ACCOUNT_ITEM = [
 ];
 const OPPORTUNITY_FULL = [
   'id',
+  'externalId',
   'name',
   'accountId',
   'accountName',
@@ -147,6 +154,7 @@ const OPPORTUNITY_FULL = [
 ];
 const OPPORTUNITY_ITEM = [
   'id',
+  'externalId',
   'name',
   'accountId',
   'accountName',

@@ -56,6 +56,9 @@ export function httpErrorFor(error: DomainError): HttpError {
   switch (error.kind) {
     case 'not_found':
       return { status, body: { detail: 'Not found.' }, headers };
+    case 'invalid_argument':
+      // A refused parameter the service names (the filter language's `filter` or `ordering`).
+      return { status, body: error.fields && Object.keys(error.fields).length > 0 ? error.fields : { detail: error.message }, headers };
     case 'validation_failed':
       return {
         status,

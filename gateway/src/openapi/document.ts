@@ -18,7 +18,7 @@ ${ROLES_DESCRIPTION}
 
 **Rate limits.** Requests are counted per workspace (users and keys share one budget) per minute by plan: starter 100, growth 300, business 600, enterprise the workspace's own number. Requests without a valid credential are counted per client address (60 a minute); signup, login and token refresh per client address (20 a minute), and login also per email (10 a minute). Every response, errors included, carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (Unix seconds); a \`429 {"detail": ...}\` also carries \`Retry-After\` (seconds). The health probes are not counted.
 
-**Errors.** \`400 {"detail"}\` for malformed JSON, a content type other than application/json, a body that is not a JSON object, or a bad query parameter; \`401\` as above; \`403\` when the caller may not do the action; \`404 {"detail": "Not found."}\` for an unknown path or a record that does not exist or belongs to another workspace; \`405 {"detail"}\` with \`Allow\` for a method a known path does not serve; \`409\` for a conflict; \`412\` when \`If-Match\` names a version the record has left; \`413\` for a body over the size limit; \`422 {"field": ["message", ...]}\` for body validation (missing required field, invalid choice, wrong type, unknown field, malformed email), with every failing field; \`429\` as above; \`500 {"detail": "Internal server error."}\`; \`503\` when a backing service is unavailable. Every response carries \`X-Request-Id\`; a client may send its own (letters, digits, \`._:-\`, up to 128 characters), anything else is replaced.
+**Errors.** \`400 {"detail"}\` for malformed JSON, a content type other than application/json, a body that is not a JSON object, or a bad query parameter (a record list's refused \`filter\` or \`ordering\` of the filter language: \`400 {"filter": [...]}\` or \`{"ordering": [...]}\`, each message naming the path); \`401\` as above; \`403\` when the caller may not do the action; \`404 {"detail": "Not found."}\` for an unknown path or a record that does not exist or belongs to another workspace; \`405 {"detail"}\` with \`Allow\` for a method a known path does not serve; \`409\` for a conflict; \`412\` when \`If-Match\` names a version the record has left; \`413\` for a body over the size limit; \`422 {"field": ["message", ...]}\` for body validation (missing required field, invalid choice, wrong type, unknown field, malformed email), with every failing field; \`429\` as above; \`500 {"detail": "Internal server error."}\`; \`503\` when a backing service is unavailable. Every response carries \`X-Request-Id\`; a client may send its own (letters, digits, \`._:-\`, up to 128 characters), anything else is replaced.
 
 **Conventions.** Field names are camelCase. Timestamps are ISO 8601 UTC (\`YYYY-MM-DDThh:mm:ssZ\`); a value that is not set is \`null\`. Successful GET, login and refresh answer 200, creates 201, deletes 204 with no body. Paginated lists answer \`{count, next, previous, results}\` (${PAGING.defaultLimit} a page by default, \`limit\` at most ${PAGING.maxLimit}, larger values served as ${PAGING.maxLimit}), newest first; \`next\`/\`previous\` are absolute URLs that keep every filter. The lists the spec answers with count and results only (rules, templates, a rule's execution logs, an account's contacts) answer \`{count, results, nextCursor}\` and nothing else.`;
 
@@ -53,6 +53,14 @@ const COMPONENTS = {
   },
   schemas: {
     Error: error('Not found.'),
+    ParameterErrors: {
+      type: 'object',
+      description: 'The refused parameter → messages, each naming the path of what was refused (e.g. `filter.and[1].operator: ...`).',
+      minProperties: 1,
+      properties: { filter: { type: 'array', items: { type: 'string' } }, ordering: { type: 'array', items: { type: 'string' } } },
+      additionalProperties: false,
+      examples: [{ filter: ['filter.and[0].field: unknown field "colour".'] }],
+    },
     ValidationError: {
       type: 'object',
       description: 'Field name → messages, for every failing field. `nonFieldErrors` holds problems with the body as a whole.',
@@ -145,7 +153,17 @@ const COMPONENTS = {
     },
   },
   responses: {
-    BadRequest: errorResponse('Malformed JSON, a wrong content type, or an invalid parameter.', 'Malformed JSON in the request body.'),
+    BadRequest: {
+      description:
+        'Malformed JSON, a wrong content type, or an invalid parameter: `{"detail"}`, or `{"filter": [...]}` / `{"ordering": [...]}` for a refused filter or ordering of a record list.',
+      headers: rateLimitHeaders(),
+      content: {
+        'application/json': {
+          schema: { oneOf: [{ $ref: '#/components/schemas/Error' }, { $ref: '#/components/schemas/ParameterErrors' }] },
+          example: { detail: 'Malformed JSON in the request body.' },
+        },
+      },
+    },
     Unauthorized: {
       ...errorResponse('Missing, malformed, expired or revoked credential.', 'Invalid token.'),
       headers: { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' }, ...rateLimitHeaders() },

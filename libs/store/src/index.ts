@@ -10,6 +10,10 @@ export { RetentionSweeper, isoDaysBefore, DAY_MS, type RetentionRule, type Reten
 export { keepAlive } from './sqlite/keep-alive';
 export {
   after as afterCursor,
+  afterKeys,
+  decodeKeysCursor,
+  encodeKeysCursor,
+  type KeysPosition,
   CursorError,
   decodeCursor,
   encodeCursor,

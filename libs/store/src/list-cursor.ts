@@ -25,22 +25,39 @@ function checksum(scope: string, payload: string): string {
   return createHash('sha256').update(`${scope}\n${payload}`).digest('base64url').slice(0, 16);
 }
 
+/** A position under a sort of several keys: the last item's value of each key, and its id. */
+export interface KeysPosition {
+  values: Scalar[];
+  id: string;
+}
+
 export function encodeCursor(scope: string, position: CursorPosition): string {
-  const payload = Buffer.from(JSON.stringify([position.value, position.id])).toString('base64url');
+  return encodeKeysCursor(scope, { values: [position.value], id: position.id });
+}
+
+export function encodeKeysCursor(scope: string, position: KeysPosition): string {
+  const payload = Buffer.from(JSON.stringify([...position.values, position.id])).toString('base64url');
   return `${payload}.${checksum(scope, payload)}`;
 }
 
 /** The position a cursor names; CursorError when this list (`scope`) did not make it. */
 export function decodeCursor(scope: string, token: string): CursorPosition {
+  const { values, id } = decodeKeysCursor(scope, token, 1);
+  return { value: values[0] as Scalar, id };
+}
+
+/** The position of a cursor made under a sort of `keys` keys; CursorError when this list (`scope`) did not make it. */
+export function decodeKeysCursor(scope: string, token: string, keys: number): KeysPosition {
+  const refused = () => new CursorError('cursor was not made by this list with these filters and ordering.');
   const [payload, sum, extra] = token.split('.');
-  if (!payload || !sum || extra !== undefined || token.length > 2_000 || checksum(scope, payload) !== sum) {
-    throw new CursorError('cursor was not made by this list with these filters and ordering.');
-  }
+  if (!payload || !sum || extra !== undefined || token.length > 2_000 || checksum(scope, payload) !== sum) throw refused();
   const decoded: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-  const [value, id] = Array.isArray(decoded) ? decoded : [];
-  const scalar = value === null || ['string', 'number', 'boolean'].includes(typeof value);
-  if (!scalar || typeof id !== 'string') throw new CursorError('cursor was not made by this list with these filters and ordering.');
-  return { value, id };
+  if (!Array.isArray(decoded) || decoded.length !== keys + 1) throw refused();
+  const values = decoded.slice(0, keys) as unknown[];
+  const id: unknown = decoded[keys];
+  const scalar = (value: unknown) => value === null || ['string', 'number', 'boolean'].includes(typeof value);
+  if (!values.every(scalar) || typeof id !== 'string') throw refused();
+  return { values: values as Scalar[], id };
 }
 
 /** What sorts after `position` under `sort` (one key; ties by id). */
@@ -59,9 +76,60 @@ export function after(sort: SortKey, position: CursorPosition): Condition {
   return { or: direction === 'asc' ? [beyond, tie] : [beyond, tie, [{ field, op: 'eq', value: null }]] };
 }
 
+/**
+ * The conditions of "strictly after `value`" on one key, as OR groups: empty when nothing can
+ * follow it. Where unset values sit follows the key's `unset` (low: first ascending).
+ */
+function beyond(key: SortKey, value: Scalar): Condition[][] {
+  const { field, direction } = key;
+  const high = key.unset === 'high';
+  const unsetAtEnd = high === (direction === 'asc');
+  // Under `high`, absent, null and '' are one unset value (see SortKey).
+  const isUnset = (unset: boolean): Condition =>
+    high ? { field, op: 'empty', value: unset } : { field, op: unset ? 'eq' : 'ne', value: null };
+  if (value === null) return unsetAtEnd ? [] : [[isUnset(false)]];
+  const past: Condition[] = [{ field, op: direction === 'asc' ? 'gt' : 'lt', value: value as string | number }];
+  if (high) past.push(isUnset(false));
+  return unsetAtEnd ? [past, [isUnset(true)]] : [past];
+}
+
+/** A sort key's value on a document as a cursor keeps it: under `high`, '' is unset (null). */
+function sortValue(key: SortKey, value: unknown): Scalar {
+  if (value === undefined || (key.unset === 'high' && value === '')) return null;
+  return value as Scalar;
+}
+
+/**
+ * What sorts after `position` under several keys (ties by id in the last key's direction): for
+ * each key, the items equal on the keys before it and beyond it on this one, or equal on every key
+ * with a later id.
+ */
+export function afterKeys(sort: SortKey[], position: KeysPosition): Condition {
+  const equal = (key: SortKey, i: number): Condition => {
+    const value = position.values[i] ?? null;
+    return value === null && key.unset === 'high' ? { field: key.field, op: 'empty', value: true } : { field: key.field, op: 'eq', value };
+  };
+  const groups: Condition[][] = [];
+  sort.forEach((key, i) => {
+    const before = sort.slice(0, i).map(equal);
+    for (const group of beyond(key, position.values[i] ?? null)) groups.push([...before, ...group]);
+  });
+  const last = sort[sort.length - 1];
+  groups.push([...sort.map(equal), { field: 'id', op: last?.direction === 'desc' ? 'lt' : 'gt', value: position.id }]);
+  return { or: groups };
+}
+
 export interface ListQuery {
   where?: Condition[];
-  sort: SortKey;
+  /** One key, or up to a few (ties by id in the last one's direction). */
+  sort: SortKey | SortKey[];
+  /** Count the matches on cursor pages too (they count nothing otherwise). */
+  countCursorPages?: boolean;
+  /**
+   * What names this list's criteria for its cursors, when `where` is not it: conditions resolved
+   * at each request (ids of related records) would refuse a cursor once they change.
+   */
+  criteria?: unknown;
   offset: number;
   limit: number;
   /** A `nextCursor` of an earlier page of this list: the page after it, instead of `offset`. */
@@ -101,19 +169,46 @@ export async function listPage<T extends StoredDocument>(
   query: ListQuery,
 ): Promise<ListPage<T>> {
   const where = query.where ?? [];
-  const { sort, limit } = query;
-  const scope = JSON.stringify([query.owner, collection.name, sort, where]);
+  const { limit } = query;
+  const single = !Array.isArray(query.sort);
+  const sort = Array.isArray(query.sort) ? query.sort : [query.sort];
+  // One key keeps the scope (and so the cursors) it always had.
+  const scope = JSON.stringify([query.owner, collection.name, single ? sort[0] : sort, query.criteria ?? where]);
   const cursorAfter = (items: T[]) => {
     const last = items[items.length - 1] as (T & Record<string, unknown>) | undefined;
-    return last ? encodeCursor(scope, { value: (last[sort.field] ?? null) as Scalar, id: last.id }) : null;
+    if (!last) return null;
+    return encodeKeysCursor(scope, { values: sort.map((key) => sortValue(key, valueAt(last, key.field))), id: last.id });
   };
   if (query.cursor === undefined) {
-    const page = await store.findPage(collection, { where, sort: [sort], offset: query.offset, limit });
+    const page = await store.findPage(collection, { where, sort, offset: query.offset, limit });
     const more = query.offset + page.items.length < page.total;
     return { ...page, nextCursor: more ? cursorAfter(page.items) : null };
   }
-  const position = cursorPosition(scope, query.cursor);
-  const found = await store.find(collection, { where: [...where, after(sort, position)], sort: [sort], limit: limit + 1 });
+  const position = keysPosition(scope, query.cursor, sort.length);
+  const walk = { where: [...where, afterKeys(sort, position)], sort, limit: limit + 1 };
+  const [found, total] = await Promise.all([
+    store.find(collection, walk),
+    query.countCursorPages ? store.count(collection, where) : Promise.resolve(null),
+  ]);
   const items = found.slice(0, limit);
-  return { total: null, items, nextCursor: found.length > limit ? cursorAfter(items) : null };
+  return { total, items, nextCursor: found.length > limit ? cursorAfter(items) : null };
+}
+
+/** A document's value at a field path (`a.b`), undefined when a step is missing. */
+function valueAt(document: Record<string, unknown>, field: string): unknown {
+  let value: unknown = document;
+  for (const step of field.split('.')) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<string, unknown>)[step];
+  }
+  return value;
+}
+
+function keysPosition(scope: string, token: string, keys: number): KeysPosition {
+  try {
+    return decodeKeysCursor(scope, token, keys);
+  } catch (error) {
+    if (error instanceof CursorError || error instanceof SyntaxError) throw DomainError.invalid(CURSOR_REFUSED);
+    throw error;
+  }
 }

@@ -24,12 +24,32 @@ export type Condition =
   | { field: string; op: 'has'; value: Scalar }
   /** The field is present and not null (true), or absent or null (false). */
   | { field: string; op: 'exists'; value: boolean }
+  /** The field is absent, null, an empty string or an empty list (true), or holds something (false). */
+  | { field: string; op: 'empty'; value: boolean }
   /** Any of the groups holds; each group is an AND of its conditions. */
-  | { or: Condition[][] };
+  | { or: Condition[][] }
+  /**
+   * The group (an AND of its conditions) does not hold. A document that lacks a field the group
+   * compares does not meet that comparison, so `not` keeps it: not(value > 5) keeps an unset value.
+   */
+  | { not: Condition[] };
+
+/** A condition that compares one field (not a group). */
+export type FieldCondition = Exclude<Condition, { or: Condition[][] } | { not: Condition[] }>;
+
+export function isFieldCondition(c: Condition): c is FieldCondition {
+  return !('or' in c) && !('not' in c);
+}
 
 export interface SortKey {
   field: string;
   direction: 'asc' | 'desc';
+  /**
+   * Where documents without a value sort: `low` (the default: absent and null) below every value,
+   * so first ascending and last descending; `high` (absent, null and the empty string, all alike)
+   * above every value, so last ascending and first descending.
+   */
+  unset?: 'low' | 'high';
 }
 
 export interface Query {

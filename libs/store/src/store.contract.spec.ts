@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import mongoose from 'mongoose';
 import {
   afterCursor,
+  afterKeys,
   CollectionDefinition,
   Condition,
   CursorError,
@@ -481,6 +482,60 @@ describe.each(targets)('document store on $name', (target) => {
       }
       expect(walked).toEqual(full);
       expect(() => decodeCursor('another scope', encodeCursor('scope', { value: 1, id: 'p01' }))).toThrow(CursorError);
+    });
+
+    it.each([
+      ['asc', 'asc'],
+      ['desc', 'asc'],
+      ['asc', 'desc'],
+      ['desc', 'desc'],
+    ] as const)('walks by cursor (afterKeys) under two keys with unset values high, stage %s and name %s', async (first, second) => {
+      // Unset stages: absent, null and '' alike; they sort after every stage ascending, before it descending.
+      for (const [i, c] of all.entries()) {
+        if (i % 5 === 0) await ws.update(contacts, c.id, { unset: ['stage'] });
+        if (i % 5 === 1) await ws.update(contacts, c.id, { set: { stage: '' } });
+      }
+      const sort = [
+        { field: 'stage', direction: first, unset: 'high' as const },
+        { field: 'name', direction: second, unset: 'high' as const },
+      ];
+      const stageOf = (c: Contact) => (c.stage ? c.stage : null);
+      const compareStage = (a: Contact, b: Contact) => {
+        const [x, y] = [stageOf(a), stageOf(b)];
+        if (x === y) return 0;
+        if (x === null) return first === 'asc' ? 1 : -1;
+        if (y === null) return first === 'asc' ? -1 : 1;
+        return (x < y ? -1 : 1) * (first === 'asc' ? 1 : -1);
+      };
+      const stored = await ws.find(contacts);
+      const wanted = [...stored]
+        .sort(
+          (a, b) =>
+            compareStage(a, b) ||
+            (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) * (second === 'asc' ? 1 : -1) ||
+            (a.id < b.id ? -1 : 1) * (second === 'asc' ? 1 : -1),
+        )
+        .map((c) => c.id);
+      expect((await ws.find(contacts, { sort })).map((c) => c.id)).toEqual(wanted);
+      const walked: string[] = [];
+      let page = await ws.find(contacts, { sort, limit: 4 });
+      while (page.length > 0) {
+        walked.push(...page.map((c) => c.id));
+        const last = page[page.length - 1]!;
+        const values = [stageOf(last), last.name];
+        page = await ws.find(contacts, { where: [afterKeys(sort, { values, id: last.id })], sort, limit: 4 });
+      }
+      expect(walked).toEqual(wanted);
+    });
+
+    it('keeps documents without the field under not, and tells empty values', async () => {
+      await ws.update(contacts, all[0]!.id, { unset: ['score'] });
+      await ws.update(contacts, all[1]!.id, { set: { score: 9, tags: [] } });
+      await ws.update(contacts, all[2]!.id, { set: { score: 1, tags: ['x'] } });
+      const others = all.length - 2;
+      await expect(ws.count(contacts, [{ not: [{ field: 'score', op: 'gt', value: 5 }] }])).resolves.toBe(all.length - 1);
+      await expect(ws.count(contacts, [{ field: 'tags', op: 'empty', value: true }])).resolves.toBe(others + 1);
+      await expect(ws.count(contacts, [{ field: 'tags', op: 'empty', value: false }])).resolves.toBe(1);
     });
 
     it('pages through a filtered, sorted list without gaps or repeats', async () => {

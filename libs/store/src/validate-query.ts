@@ -51,17 +51,29 @@ function assertScalar(value: unknown, field: string): asserts value is Scalar {
   if (!isScalar(value)) throw invalid(`The value for ${field} must be a string, finite number, boolean or null`);
 }
 
-export function assertConditions(where: unknown): asserts where is Condition[] {
+/**
+ * How deeply `or` and `not` groups may nest in one query: the filter language allows 5 levels,
+ * cursors and searches add a few, and a bound keeps the compilers' recursion small.
+ */
+export const MAX_CONDITION_DEPTH = 12;
+
+export function assertConditions(where: unknown, depth = 0): asserts where is Condition[] {
   if (!Array.isArray(where)) throw invalid('where must be a list of conditions');
-  for (const condition of where) assertCondition(condition);
+  if (depth > MAX_CONDITION_DEPTH) throw invalid(`Conditions nest deeper than ${MAX_CONDITION_DEPTH} groups`);
+  for (const condition of where) assertCondition(condition, depth);
 }
 
-function assertCondition(condition: unknown): asserts condition is Condition {
+function assertCondition(condition: unknown, depth: number): asserts condition is Condition {
   if (typeof condition !== 'object' || condition === null) throw invalid('A condition must be an object');
   const c = condition as Record<string, unknown>;
   if ('or' in c) {
     if (!Array.isArray(c.or) || c.or.length === 0) throw invalid('or must be a non-empty list of groups');
-    for (const group of c.or) assertConditions(group);
+    for (const group of c.or) assertConditions(group, depth + 1);
+    return;
+  }
+  if ('not' in c) {
+    if (!Array.isArray(c.not) || c.not.length === 0) throw invalid('not must be a non-empty group');
+    assertConditions(c.not, depth + 1);
     return;
   }
   assertFieldName(c.field);
@@ -88,7 +100,8 @@ function assertCondition(condition: unknown): asserts condition is Condition {
       if (typeof c.value !== 'string') throw invalid(`contains_text on ${c.field} needs a string`);
       return;
     case 'exists':
-      if (typeof c.value !== 'boolean') throw invalid(`exists on ${c.field} needs true or false`);
+    case 'empty':
+      if (typeof c.value !== 'boolean') throw invalid(`${c.op} on ${c.field} needs true or false`);
       return;
     default:
       throw invalid(`Unknown operator: ${JSON.stringify(c.op)}`);
@@ -102,6 +115,8 @@ function assertSort(sort: unknown): asserts sort is SortKey[] {
     assertFieldName((key as SortKey).field);
     const direction = (key as SortKey).direction;
     if (direction !== 'asc' && direction !== 'desc') throw invalid(`Invalid sort direction: ${JSON.stringify(direction)}`);
+    const unset = (key as SortKey).unset;
+    if (unset !== undefined && unset !== 'low' && unset !== 'high') throw invalid(`Invalid unset placement: ${JSON.stringify(unset)}`);
   }
 }
 

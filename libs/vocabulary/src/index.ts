@@ -9,3 +9,4 @@ export * from './plans';
 export * from './limits';
 export * from './email';
 export * from './characters';
+export * from './record-fields';

@@ -13,6 +13,8 @@ export const FIELD_LIMITS = {
   tagLength: 50,
   email: 254,
   url: 2_000,
+  /** A client's own id of a record (`externalId`), unique per workspace and kind. */
+  externalId: 255,
 } as const;
 
 /** People and keys in auth, in characters. */

@@ -430,6 +430,26 @@ export interface paths {
         patch: operations["updateContact"];
         trace?: never;
     };
+    "/api/contacts/query/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Query contacts with a filter
+         * @description A contact list through the filter language, a page at a time by cursor; `count` counts every match, on every page.
+         */
+        post: operations["queryContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/contacts/{id}/merge/": {
         parameters: {
             query?: never;
@@ -502,6 +522,26 @@ export interface paths {
          * @description Any subset of the writable fields (status, leadScore, ...). `status: converted` is refused (422): use convert. Read-only fields are ignored.
          */
         patch: operations["updateLead"];
+        trace?: never;
+    };
+    "/api/leads/query/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Query leads with a filter
+         * @description A lead list through the filter language, a page at a time by cursor; `count` counts every match, on every page.
+         */
+        post: operations["queryLeads"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/leads/{id}/merge/": {
@@ -578,6 +618,26 @@ export interface paths {
         patch: operations["updateAccount"];
         trace?: never;
     };
+    "/api/accounts/query/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Query accounts with a filter
+         * @description An account list through the filter language, a page at a time by cursor; `count` counts every match, on every page.
+         */
+        post: operations["queryAccounts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/accounts/{id}/merge/": {
         parameters: {
             query?: never;
@@ -650,6 +710,26 @@ export interface paths {
          * @description Any subset of the writable fields. Entering closed_won/closed_lost sets closedDate to today and probability from the stage unless given; null clears closeDate, closedDate, lossReason. Read-only fields are ignored.
          */
         patch: operations["updateOpportunity"];
+        trace?: never;
+    };
+    "/api/opportunities/query/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Query opportunities with a filter
+         * @description An opportunity list through the filter language, a page at a time by cursor; `count` counts every match, on every page.
+         */
+        post: operations["queryOpportunities"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/crm/sources/": {
@@ -1199,6 +1279,18 @@ export interface components {
             detail: string;
         };
         /**
+         * @description The refused parameter → messages, each naming the path of what was refused (e.g. `filter.and[1].operator: ...`).
+         * @example {
+         *       "filter": [
+         *         "filter.and[0].field: unknown field \"colour\"."
+         *       ]
+         *     }
+         */
+        ParameterErrors: {
+            filter?: string[];
+            ordering?: string[];
+        };
+        /**
          * @description Field name → messages, for every failing field. `nonFieldErrors` holds problems with the body as a whole.
          * @example {
          *       "email": [
@@ -1282,7 +1374,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Malformed JSON, a wrong content type, or an invalid parameter. */
+        /** @description Malformed JSON, a wrong content type, or an invalid parameter: `{"detail"}`, or `{"filter": [...]}` / `{"ordering": [...]}` for a refused filter or ordering of a record list. */
         BadRequest: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1297,7 +1389,7 @@ export interface components {
                  *       "detail": "Malformed JSON in the request body."
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] | components["schemas"]["ParameterErrors"];
             };
         };
         /** @description Missing, malformed, expired or revoked credential. */
@@ -2630,6 +2722,8 @@ export interface operations {
                 offset?: number;
                 /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
                 cursor?: string;
+                /** @description Records with exactly this externalId. */
+                externalId?: string;
                 /** @description A contact stage value. */
                 stage?: "new" | "contacted" | "engaged" | "proposal_sent" | "negotiation" | "customer" | "inactive";
                 /** @description Owner user id. */
@@ -2644,6 +2738,8 @@ export interface operations {
                 tags?: string;
                 /** @description createdAt, updatedAt, firstName, lastName, email, stage; `-` for descending. Default `-createdAt`. */
                 ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "firstName" | "-firstName" | "lastName" | "-lastName" | "email" | "-email" | "stage" | "-stage";
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `title` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `tags` (tags: contains, is_empty, is_not_empty); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                filter?: string;
             };
             header?: never;
             path?: never;
@@ -2679,6 +2775,8 @@ export interface operations {
                         results: {
                             /** @example cnt_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                             id: string;
+                            /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                            externalId: string | null;
                             firstName: string;
                             lastName: string;
                             email: string;
@@ -2722,6 +2820,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Unique per workspace and kind (422 on `externalId` when another record of the kind has it); null clears. */
+                    externalId?: string | null;
                     /** @description At least one of firstName and lastName is required on create. */
                     firstName?: string | null;
                     lastName?: string | null;
@@ -2779,6 +2879,8 @@ export interface operations {
                     "application/json": {
                         /** @example cnt_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                         id: string;
+                        /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                        externalId: string | null;
                         firstName: string;
                         lastName: string;
                         email: string;
@@ -2829,6 +2931,8 @@ export interface operations {
                 offset?: number;
                 /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
                 cursor?: string;
+                /** @description Records with exactly this externalId. */
+                externalId?: string;
                 /** @description A contact stage value. */
                 stage?: "new" | "contacted" | "engaged" | "proposal_sent" | "negotiation" | "customer" | "inactive";
                 /** @description Owner user id. */
@@ -2843,6 +2947,8 @@ export interface operations {
                 tags?: string;
                 /** @description createdAt, updatedAt, firstName, lastName, email, stage; `-` for descending. Default `-createdAt`. */
                 ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "firstName" | "-firstName" | "lastName" | "-lastName" | "email" | "-email" | "stage" | "-stage";
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `title` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `tags` (tags: contains, is_empty, is_not_empty); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                filter?: string;
             };
             header?: never;
             path?: never;
@@ -2898,6 +3004,8 @@ export interface operations {
                     "application/json": {
                         /** @example cnt_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                         id: string;
+                        /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                        externalId: string | null;
                         firstName: string;
                         lastName: string;
                         email: string;
@@ -3048,6 +3156,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Unique per workspace and kind (422 on `externalId` when another record of the kind has it); null clears. */
+                    externalId?: string | null;
                     /** @description At least one of firstName and lastName is required on create. */
                     firstName?: string | null;
                     lastName?: string | null;
@@ -3100,6 +3210,8 @@ export interface operations {
                     "application/json": {
                         /** @example cnt_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                         id: string;
+                        /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                        externalId: string | null;
                         firstName: string;
                         lastName: string;
                         email: string;
@@ -3135,6 +3247,87 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    queryContacts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `title` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `tags` (tags: contains, is_empty, is_not_empty); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                    filter?: Record<string, never>;
+                    /** @description A literal, case-insensitive substring, as the list's `search`. */
+                    search?: string;
+                    /** @description Up to 3 comma-separated fields of id, externalId, assignedTo, createdAt, updatedAt, firstName, lastName, email, phone, notes, title, stage, accountId; `-` for descending. Default `-createdAt`. Ties are broken by id in the direction of the last field; strings compare by code point; unset values come last ascending and first descending. A bad ordering: `400 {"ordering": [...]}`. */
+                    ordering?: string;
+                    /** @description Items per page (default 20); values above 100 are served as 100. */
+                    limit?: number;
+                    /** @description The `nextCursor` of an earlier page, sent with the same filter, search and ordering (else 400). */
+                    cursor?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A page of contacts. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Every match, on cursor pages too. */
+                        count: number;
+                        results: {
+                            /** @example cnt_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
+                            id: string;
+                            /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                            externalId: string | null;
+                            firstName: string;
+                            lastName: string;
+                            email: string;
+                            phone: string;
+                            /** @description Job title. */
+                            title: string;
+                            /** @enum {string} */
+                            stage: "new" | "contacted" | "engaged" | "proposal_sent" | "negotiation" | "customer" | "inactive";
+                            /** @description The linked account (`acc_...`), or null. */
+                            accountId: string | null;
+                            /** @description The linked account's name (read-only). */
+                            accountName: string | null;
+                            /** @description The owning user (`usr_...`), or null. */
+                            assignedTo: string | null;
+                            tags: string[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        /** @description Send it back as `cursor` (with the same body otherwise) for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailedOrKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3182,6 +3375,8 @@ export interface operations {
                     "application/json": {
                         /** @example cnt_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                         id: string;
+                        /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                        externalId: string | null;
                         firstName: string;
                         lastName: string;
                         email: string;
@@ -3233,6 +3428,8 @@ export interface operations {
                 offset?: number;
                 /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
                 cursor?: string;
+                /** @description Records with exactly this externalId. */
+                externalId?: string;
                 /** @description A lead status value. */
                 status?: "new" | "contacted" | "qualified" | "nurturing" | "unqualified" | "converted" | "lost";
                 /** @description Exact lead source. */
@@ -3247,6 +3444,8 @@ export interface operations {
                 createdBefore?: string;
                 /** @description createdAt, updatedAt, firstName, lastName, email, company, status, leadScore; `-` for descending. Default `-createdAt`. */
                 ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "firstName" | "-firstName" | "lastName" | "-lastName" | "email" | "-email" | "company" | "-company" | "status" | "-status" | "leadScore" | "-leadScore";
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `company` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `status` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `leadScore` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                filter?: string;
             };
             header?: never;
             path?: never;
@@ -3282,6 +3481,8 @@ export interface operations {
                         results: {
                             /** @example ld_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                             id: string;
+                            /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                            externalId: string | null;
                             firstName: string;
                             lastName: string;
                             email: string;
@@ -3323,6 +3524,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Unique per workspace and kind (422 on `externalId` when another record of the kind has it); null clears. */
+                    externalId?: string | null;
                     /** @description At least one of firstName and lastName is required on create. */
                     firstName?: string | null;
                     lastName?: string | null;
@@ -3378,6 +3581,8 @@ export interface operations {
                     "application/json": {
                         /** @example ld_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                         id: string;
+                        /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                        externalId: string | null;
                         firstName: string;
                         lastName: string;
                         email: string;
@@ -3431,6 +3636,8 @@ export interface operations {
                 offset?: number;
                 /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
                 cursor?: string;
+                /** @description Records with exactly this externalId. */
+                externalId?: string;
                 /** @description A lead status value. */
                 status?: "new" | "contacted" | "qualified" | "nurturing" | "unqualified" | "converted" | "lost";
                 /** @description Exact lead source. */
@@ -3445,6 +3652,8 @@ export interface operations {
                 createdBefore?: string;
                 /** @description createdAt, updatedAt, firstName, lastName, email, company, status, leadScore; `-` for descending. Default `-createdAt`. */
                 ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "firstName" | "-firstName" | "lastName" | "-lastName" | "email" | "-email" | "company" | "-company" | "status" | "-status" | "leadScore" | "-leadScore";
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `company` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `status` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `leadScore` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                filter?: string;
             };
             header?: never;
             path?: never;
@@ -3500,6 +3709,8 @@ export interface operations {
                     "application/json": {
                         /** @example ld_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                         id: string;
+                        /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                        externalId: string | null;
                         firstName: string;
                         lastName: string;
                         email: string;
@@ -3653,6 +3864,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Unique per workspace and kind (422 on `externalId` when another record of the kind has it); null clears. */
+                    externalId?: string | null;
                     /** @description At least one of firstName and lastName is required on create. */
                     firstName?: string | null;
                     lastName?: string | null;
@@ -3703,6 +3916,8 @@ export interface operations {
                     "application/json": {
                         /** @example ld_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                         id: string;
+                        /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                        externalId: string | null;
                         firstName: string;
                         lastName: string;
                         email: string;
@@ -3741,6 +3956,85 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    queryLeads: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `company` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `status` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `leadScore` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                    filter?: Record<string, never>;
+                    /** @description A literal, case-insensitive substring, as the list's `search`. */
+                    search?: string;
+                    /** @description Up to 3 comma-separated fields of id, externalId, assignedTo, createdAt, updatedAt, firstName, lastName, email, phone, notes, company, status, source, leadScore; `-` for descending. Default `-createdAt`. Ties are broken by id in the direction of the last field; strings compare by code point; unset values come last ascending and first descending. A bad ordering: `400 {"ordering": [...]}`. */
+                    ordering?: string;
+                    /** @description Items per page (default 20); values above 100 are served as 100. */
+                    limit?: number;
+                    /** @description The `nextCursor` of an earlier page, sent with the same filter, search and ordering (else 400). */
+                    cursor?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A page of leads. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Every match, on cursor pages too. */
+                        count: number;
+                        results: {
+                            /** @example ld_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
+                            id: string;
+                            /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                            externalId: string | null;
+                            firstName: string;
+                            lastName: string;
+                            email: string;
+                            phone: string;
+                            company: string;
+                            /** @enum {string} */
+                            status: "new" | "contacted" | "qualified" | "nurturing" | "unqualified" | "converted" | "lost";
+                            /** @description Lead source (free text). */
+                            source: string;
+                            /** @description Owner user id, or null. */
+                            assignedTo: string | null;
+                            /** @description 0..100. */
+                            leadScore: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        /** @description Send it back as `cursor` (with the same body otherwise) for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailedOrKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3788,6 +4082,8 @@ export interface operations {
                     "application/json": {
                         /** @example ld_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                         id: string;
+                        /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                        externalId: string | null;
                         firstName: string;
                         lastName: string;
                         email: string;
@@ -3842,6 +4138,8 @@ export interface operations {
                 offset?: number;
                 /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
                 cursor?: string;
+                /** @description Records with exactly this externalId. */
+                externalId?: string;
                 /** @description An account stage value. */
                 stage?: "prospect" | "active" | "customer" | "partner" | "churned";
                 /** @description Exact industry. */
@@ -3852,6 +4150,8 @@ export interface operations {
                 search?: string;
                 /** @description createdAt, updatedAt, name, stage, industry; `-` for descending. Default `-createdAt`. */
                 ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "name" | "-name" | "stage" | "-stage" | "industry" | "-industry";
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `website` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `companySize` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                filter?: string;
             };
             header?: never;
             path?: never;
@@ -3887,6 +4187,8 @@ export interface operations {
                         results: {
                             /** @example acc_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                             id: string;
+                            /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                            externalId: string | null;
                             name: string;
                             /** @description An http(s) URL, or empty. */
                             website: string;
@@ -3929,6 +4231,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Unique per workspace and kind (422 on `externalId` when another record of the kind has it); null clears. */
+                    externalId?: string | null;
                     name: string;
                     /**
                      * Format: uri
@@ -3991,6 +4295,8 @@ export interface operations {
                     "application/json": {
                         /** @example acc_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                         id: string;
+                        /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                        externalId: string | null;
                         name: string;
                         /** @description An http(s) URL, or empty. */
                         website: string;
@@ -4050,6 +4356,8 @@ export interface operations {
                 offset?: number;
                 /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
                 cursor?: string;
+                /** @description Records with exactly this externalId. */
+                externalId?: string;
                 /** @description An account stage value. */
                 stage?: "prospect" | "active" | "customer" | "partner" | "churned";
                 /** @description Exact industry. */
@@ -4060,6 +4368,8 @@ export interface operations {
                 search?: string;
                 /** @description createdAt, updatedAt, name, stage, industry; `-` for descending. Default `-createdAt`. */
                 ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "name" | "-name" | "stage" | "-stage" | "industry" | "-industry";
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `website` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `companySize` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                filter?: string;
             };
             header?: never;
             path?: never;
@@ -4115,6 +4425,8 @@ export interface operations {
                     "application/json": {
                         /** @example acc_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                         id: string;
+                        /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                        externalId: string | null;
                         name: string;
                         /** @description An http(s) URL, or empty. */
                         website: string;
@@ -4274,6 +4586,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Unique per workspace and kind (422 on `externalId` when another record of the kind has it); null clears. */
+                    externalId?: string | null;
                     name?: string;
                     /**
                      * Format: uri
@@ -4335,6 +4649,8 @@ export interface operations {
                     "application/json": {
                         /** @example acc_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                         id: string;
+                        /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                        externalId: string | null;
                         name: string;
                         /** @description An http(s) URL, or empty. */
                         website: string;
@@ -4384,6 +4700,86 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    queryAccounts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `website` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `companySize` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                    filter?: Record<string, never>;
+                    /** @description A literal, case-insensitive substring, as the list's `search`. */
+                    search?: string;
+                    /** @description Up to 3 comma-separated fields of id, externalId, assignedTo, createdAt, updatedAt, name, website, industry, companySize, stage, description; `-` for descending. Default `-createdAt`. Ties are broken by id in the direction of the last field; strings compare by code point; unset values come last ascending and first descending. A bad ordering: `400 {"ordering": [...]}`. */
+                    ordering?: string;
+                    /** @description Items per page (default 20); values above 100 are served as 100. */
+                    limit?: number;
+                    /** @description The `nextCursor` of an earlier page, sent with the same filter, search and ordering (else 400). */
+                    cursor?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A page of accounts. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Every match, on cursor pages too. */
+                        count: number;
+                        results: {
+                            /** @example acc_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
+                            id: string;
+                            /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                            externalId: string | null;
+                            name: string;
+                            /** @description An http(s) URL, or empty. */
+                            website: string;
+                            industry: string;
+                            /** @description A range label. */
+                            companySize: string;
+                            /** @enum {string} */
+                            stage: "prospect" | "active" | "customer" | "partner" | "churned";
+                            /** @description Owner user id, or null. */
+                            assignedTo: string | null;
+                            /** @description Contacts linked to the account (read-only). */
+                            contactCount: number;
+                            /** @description Linked opportunities not closed (read-only). */
+                            openOpportunityCount: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        /** @description Send it back as `cursor` (with the same body otherwise) for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailedOrKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     mergeAccounts: {
         parameters: {
             query?: never;
@@ -4426,6 +4822,8 @@ export interface operations {
                     "application/json": {
                         /** @example acc_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                         id: string;
+                        /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                        externalId: string | null;
                         name: string;
                         /** @description An http(s) URL, or empty. */
                         website: string;
@@ -4486,6 +4884,8 @@ export interface operations {
                 offset?: number;
                 /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
                 cursor?: string;
+                /** @description Records with exactly this externalId. */
+                externalId?: string;
                 /** @description A pipeline stage value. */
                 stage?: "prospecting" | "qualification" | "needs_analysis" | "proposal" | "negotiation" | "closed_won" | "closed_lost";
                 /** @description The account id. */
@@ -4504,6 +4904,8 @@ export interface operations {
                 search?: string;
                 /** @description createdAt, updatedAt, name, value, stage, probability, closeDate; `-` for descending. Default `-createdAt`. */
                 ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "name" | "-name" | "value" | "-value" | "stage" | "-stage" | "probability" | "-probability" | "closeDate" | "-closeDate";
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `value` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `probability` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `closeDate` (date: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                filter?: string;
             };
             header?: never;
             path?: never;
@@ -4539,6 +4941,8 @@ export interface operations {
                         results: {
                             /** @example opp_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                             id: string;
+                            /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                            externalId: string | null;
                             name: string;
                             /** @description The account (`acc_...`); null after the account was deleted. */
                             accountId: string | null;
@@ -4586,6 +4990,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Unique per workspace and kind (422 on `externalId` when another record of the kind has it); null clears. */
+                    externalId?: string | null;
                     name: string;
                     /** @description Required on create: an account of the workspace (422 otherwise). Null unlinks on update. */
                     accountId: string;
@@ -4638,6 +5044,8 @@ export interface operations {
                     "application/json": {
                         /** @example opp_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                         id: string;
+                        /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                        externalId: string | null;
                         name: string;
                         /** @description The account (`acc_...`); null after the account was deleted. */
                         accountId: string | null;
@@ -4696,6 +5104,8 @@ export interface operations {
                 offset?: number;
                 /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
                 cursor?: string;
+                /** @description Records with exactly this externalId. */
+                externalId?: string;
                 /** @description A pipeline stage value. */
                 stage?: "prospecting" | "qualification" | "needs_analysis" | "proposal" | "negotiation" | "closed_won" | "closed_lost";
                 /** @description The account id. */
@@ -4714,6 +5124,8 @@ export interface operations {
                 search?: string;
                 /** @description createdAt, updatedAt, name, value, stage, probability, closeDate; `-` for descending. Default `-createdAt`. */
                 ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "name" | "-name" | "value" | "-value" | "stage" | "-stage" | "probability" | "-probability" | "closeDate" | "-closeDate";
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `value` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `probability` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `closeDate` (date: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                filter?: string;
             };
             header?: never;
             path?: never;
@@ -4769,6 +5181,8 @@ export interface operations {
                     "application/json": {
                         /** @example opp_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                         id: string;
+                        /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                        externalId: string | null;
                         name: string;
                         /** @description The account (`acc_...`); null after the account was deleted. */
                         accountId: string | null;
@@ -4927,6 +5341,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Unique per workspace and kind (422 on `externalId` when another record of the kind has it); null clears. */
+                    externalId?: string | null;
                     name?: string;
                     /** @description Required on create: an account of the workspace (422 otherwise). Null unlinks on update. */
                     accountId?: string | null;
@@ -4978,6 +5394,8 @@ export interface operations {
                     "application/json": {
                         /** @example opp_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                         id: string;
+                        /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                        externalId: string | null;
                         name: string;
                         /** @description The account (`acc_...`); null after the account was deleted. */
                         accountId: string | null;
@@ -5021,6 +5439,91 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    queryOpportunities: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `value` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `probability` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `closeDate` (date: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                    filter?: Record<string, never>;
+                    /** @description A literal, case-insensitive substring, as the list's `search`. */
+                    search?: string;
+                    /** @description Up to 3 comma-separated fields of id, externalId, assignedTo, createdAt, updatedAt, name, accountId, value, stage, probability, closeDate, source, description; `-` for descending. Default `-createdAt`. Ties are broken by id in the direction of the last field; strings compare by code point; unset values come last ascending and first descending. A bad ordering: `400 {"ordering": [...]}`. */
+                    ordering?: string;
+                    /** @description Items per page (default 20); values above 100 are served as 100. */
+                    limit?: number;
+                    /** @description The `nextCursor` of an earlier page, sent with the same filter, search and ordering (else 400). */
+                    cursor?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A page of opportunities. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Every match, on cursor pages too. */
+                        count: number;
+                        results: {
+                            /** @example opp_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
+                            id: string;
+                            /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                            externalId: string | null;
+                            name: string;
+                            /** @description The account (`acc_...`); null after the account was deleted. */
+                            accountId: string | null;
+                            /** @description The account's name (read-only). */
+                            accountName: string | null;
+                            /** @description Deal value. */
+                            value: number;
+                            /** @enum {string} */
+                            stage: "prospecting" | "qualification" | "needs_analysis" | "proposal" | "negotiation" | "closed_won" | "closed_lost";
+                            /** @description Percentage 0..100; follows the stage unless given. */
+                            probability: number;
+                            /**
+                             * Format: date
+                             * @description Expected close date `YYYY-MM-DD`, or null.
+                             */
+                            closeDate: string | null;
+                            /** @description Owner user id, or null. */
+                            assignedTo: string | null;
+                            source: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        /** @description Send it back as `cursor` (with the same body otherwise) for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailedOrKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5823,6 +6326,8 @@ export interface operations {
                         created: {
                             /** @description Null in a dry run. */
                             id: string | null;
+                            /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                            externalId: string | null;
                             firstName: string;
                             lastName: string;
                             email: string;

@@ -6,7 +6,7 @@ import { pathId } from '../validate';
 import { contactFields } from './contacts.routes';
 import { countedList, readListQuery } from './list-query';
 import { listParameters, type RecordKind, type RecordsCall } from './record-routes';
-import { fromTable, orderingParameter, searchParameter, TAGS_WRITE, type RecordFields } from './record-fields';
+import { EXTERNAL_ID_FIELD, fromTable, orderingParameter, searchParameter, TAGS_WRITE, type RecordFields } from './record-fields';
 import { countedListSchema, objectSchema, render, t, type RecordMessage } from './record-shape';
 
 const billingAddress = {
@@ -19,6 +19,7 @@ const billingAddress = {
 
 const ACCOUNT_FIELDS: RecordFields = {
   id: { answer: t.id('acc_'), listed: true },
+  externalId: EXTERNAL_ID_FIELD,
   name: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.name }, required: true, listed: true },
   website: {
     answer: t.string('An http(s) URL, or empty.'),
@@ -66,9 +67,10 @@ const ACCOUNT_FIELDS: RecordFields = {
   updatedAt: { answer: t.timestamp(), listed: true },
 };
 
-type AccountFilter = 'stage' | 'industry' | 'assignedTo' | 'search' | 'ordering';
+type AccountFilter = 'externalId' | 'stage' | 'industry' | 'assignedTo' | 'search' | 'ordering';
 
 const accountTable = fromTable<AccountFilter>(ACCOUNT_FIELDS, [
+  'externalId',
   'stage',
   'industry',
   'assignedTo',

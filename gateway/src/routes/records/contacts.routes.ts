@@ -9,12 +9,14 @@ import {
   orderingParameter,
   searchParameter,
   type RecordFields,
+  EXTERNAL_ID_FIELD,
 } from './record-fields';
 import type { RecordKind } from './record-routes';
 import { t } from './record-shape';
 
 const CONTACT_FIELDS: RecordFields = {
   id: { answer: t.id('cnt_'), listed: true },
+  externalId: EXTERNAL_ID_FIELD,
   ...PERSON_FIELDS,
   phone: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.shortText }, listed: true },
   title: { answer: t.string('Job title.'), write: { type: 'string', maxLength: FIELD_LIMITS.shortText }, listed: true },
@@ -51,9 +53,10 @@ const CONTACT_FIELDS: RecordFields = {
   updatedAt: { answer: t.timestamp(), listed: true },
 };
 
-type ContactFilter = 'stage' | 'assignedTo' | 'search' | 'createdAfter' | 'createdBefore' | 'tags' | 'ordering';
+type ContactFilter = 'externalId' | 'stage' | 'assignedTo' | 'search' | 'createdAfter' | 'createdBefore' | 'tags' | 'ordering';
 
 const contactTable = fromTable<ContactFilter>(CONTACT_FIELDS, [
+  'externalId',
   'stage',
   'assignedTo',
   searchParameter(
@@ -77,6 +80,7 @@ export const contactKind: RecordKind<ContactFilter> = {
   idPrefix: 'cnt_',
   ...contactTable,
   listRequest: (f) => ({
+    externalId: f.externalId,
     stage: f.stage,
     assignedTo: f.assignedTo,
     search: f.search,

@@ -4,12 +4,21 @@ import type { Router } from 'express';
 import { idParameter, operation, type OpenApiPaths } from '../../openapi/operation';
 import { pathId } from '../validate';
 import type { RecordKind, RecordsCall } from './record-routes';
-import { CREATED_RANGE, fromTable, PERSON_FIELDS, orderingParameter, searchParameter, type RecordFields } from './record-fields';
+import {
+  CREATED_RANGE,
+  fromTable,
+  PERSON_FIELDS,
+  orderingParameter,
+  searchParameter,
+  type RecordFields,
+  EXTERNAL_ID_FIELD,
+} from './record-fields';
 import { nullable, objectSchema, render, t, type RecordMessage } from './record-shape';
 import { translateWrite, writeSchema, type WriteShape } from './write-body';
 
 const LEAD_FIELDS: RecordFields = {
   id: { answer: t.id('ld_'), listed: true },
+  externalId: EXTERNAL_ID_FIELD,
   ...PERSON_FIELDS,
   phone: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.shortText }, listed: true },
   company: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.name }, listed: true },
@@ -46,9 +55,10 @@ const LEAD_FIELDS: RecordFields = {
   updatedAt: { answer: t.timestamp(), listed: true },
 };
 
-type LeadFilter = 'status' | 'source' | 'assignedTo' | 'search' | 'createdAfter' | 'createdBefore' | 'ordering';
+type LeadFilter = 'externalId' | 'status' | 'source' | 'assignedTo' | 'search' | 'createdAfter' | 'createdBefore' | 'ordering';
 
 const leadTable = fromTable<LeadFilter>(LEAD_FIELDS, [
+  'externalId',
   'status',
   'source',
   'assignedTo',

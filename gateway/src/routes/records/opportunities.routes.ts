@@ -1,11 +1,12 @@
 /** Opportunities: `/api/opportunities/` CRUD and list. */
 import { FIELD_LIMITS, OPPORTUNITY_STAGES, ORDERINGS } from '@crm/vocabulary';
 import type { RecordKind } from './record-routes';
-import { fromTable, orderingParameter, searchParameter, type RecordFields } from './record-fields';
+import { fromTable, orderingParameter, searchParameter, type RecordFields, EXTERNAL_ID_FIELD } from './record-fields';
 import { t } from './record-shape';
 
 const OPPORTUNITY_FIELDS: RecordFields = {
   id: { answer: t.id('opp_'), listed: true },
+  externalId: EXTERNAL_ID_FIELD,
   name: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.name }, required: true, listed: true },
   accountId: {
     answer: t.nullableString('The account (`acc_...`); null after the account was deleted.'),
@@ -59,9 +60,19 @@ const OPPORTUNITY_FIELDS: RecordFields = {
 };
 
 type OpportunityFilter =
-  'stage' | 'accountId' | 'assignedTo' | 'closeDateAfter' | 'closeDateBefore' | 'valueMin' | 'valueMax' | 'search' | 'ordering';
+  | 'externalId'
+  | 'stage'
+  | 'accountId'
+  | 'assignedTo'
+  | 'closeDateAfter'
+  | 'closeDateBefore'
+  | 'valueMin'
+  | 'valueMax'
+  | 'search'
+  | 'ordering';
 
 const opportunityTable = fromTable<OpportunityFilter>(OPPORTUNITY_FIELDS, [
+  'externalId',
   'stage',
   'accountId',
   'assignedTo',

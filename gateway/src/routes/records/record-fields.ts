@@ -39,6 +39,19 @@ export const PERSON_FIELDS: RecordFields = {
   email: { answer: t.string(), write: { type: 'string', format: 'email', maxLength: FIELD_LIMITS.email }, required: true, listed: true },
 };
 
+/** `externalId`, a client's own id, on every record kind: written, listed and filtered alike. */
+export const EXTERNAL_ID_FIELD: RecordField = {
+  answer: t.nullableString("The client's own id (1 to 255 characters), unique per workspace and kind, or null."),
+  write: {
+    type: 'string',
+    nullable: true,
+    maxLength: FIELD_LIMITS.externalId,
+    description: 'Unique per workspace and kind (422 on `externalId` when another record of the kind has it); null clears.',
+  },
+  listed: true,
+  filter: { description: 'Records with exactly this externalId.' },
+};
+
 /** How a client writes tags, on every kind that has them. */
 export const TAGS_WRITE: WritableField = {
   type: 'strings',

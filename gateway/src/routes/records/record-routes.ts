@@ -3,7 +3,7 @@
  * translation, built from one description of the kind. Kinds with more (lead conversion, an
  * account's contacts) add their routes to the same router.
  */
-import { PAGING } from '@crm/vocabulary';
+import { PAGING, type FilterRecordKind } from '@crm/vocabulary';
 import { Router, type Request, type Response } from 'express';
 import type { CallerContext } from '@crm/grpc';
 import { RECORDS_DEADLINE_MS, type RecordsClient } from '../../clients/records-client';
@@ -23,6 +23,7 @@ import {
   withNotModified,
 } from './record-etag';
 import { mergeRoute } from './record-merge.routes';
+import { filterDescription, queryRoute } from './record-query.routes';
 import { translateWrite, writeSchema, type WriteShape } from './write-body';
 
 /** A records rpc called by name; the kinds' tables pick the names, this file stays generic. */
@@ -121,6 +122,17 @@ export function listParameters(filters: readonly QueryParameter[], options: { cu
   ];
 }
 
+/** `filter`: the filter language's tree as URL-encoded JSON, ANDed with the list's other parameters. */
+function filterParameter(kind: FilterRecordKind): Record<string, unknown> {
+  return {
+    name: 'filter',
+    in: 'query',
+    required: false,
+    description: `URL-encoded JSON, ANDed with the other parameters. ${filterDescription(kind)}`,
+    schema: { type: 'string' },
+  };
+}
+
 export function recordRoutes<F extends string>(kind: RecordKind<F>, call: RecordsCall, config: GatewayConfig): KindRoutes {
   const router = Router();
   const full = (message: unknown) => render(message as RecordMessage, kind.fullFields);
@@ -141,14 +153,17 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
   });
 
   router.get(kind.path, async (req, res) => {
-    const list: ListQuery<F> = readListQuery(
-      req,
-      kind.filters.map((f) => f.name),
-      { cursor: true },
-    );
+    const list: ListQuery<F | 'filter'> = readListQuery(req, [...kind.filters.map((f) => f.name), 'filter' as const], { cursor: true });
+    const { filter, ...filters } = list.filters;
     const answer = await call(
       `List${kind.pluralName}`,
-      { ...kind.listRequest(list.filters), offset: list.offset, limit: list.limit, cursor: list.cursor ?? '' },
+      {
+        ...kind.listRequest(filters as Partial<Record<F, string>>),
+        filter: filter ?? '',
+        offset: list.offset,
+        limit: list.limit,
+        cursor: list.cursor ?? '',
+      },
       res,
     );
     const items = (answer[kind.plural] as unknown[]).map(item);
@@ -207,7 +222,7 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
         description: kind.listDescription,
         tags: [kind.tag],
         authenticated: true,
-        parameters: listParameters(kind.filters, { cursor: true }),
+        parameters: [...listParameters(kind.filters, { cursor: true }), filterParameter(kind.singular as FilterRecordKind)],
         responses: {
           200: {
             description: `A page of ${kind.plural}.`,
@@ -270,6 +285,7 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
       }),
     },
   };
+  Object.assign(paths, queryRoute(kind as RecordKind<string>, router, call, item, itemSchema));
   if (kind.mergeable) Object.assign(paths, mergeRoute(kind as RecordKind<string>, router, call, full, fullSchema));
   return { router, paths, fullSchema };
 }

@@ -13,6 +13,7 @@ export interface RecordsServiceMethods {
   UpdateContact: { request: UpdateContactRequest; response: UpdateContactResponse };
   DeleteContact: { request: DeleteContactRequest; response: DeleteContactResponse };
   ListContacts: { request: ListContactsRequest; response: ListContactsResponse };
+  QueryRecords: { request: QueryRecordsRequest; response: QueryRecordsResponse };
   BatchCreateContacts: { request: BatchCreateContactsRequest; response: BatchCreateContactsResponse };
   GetContactBatch: { request: GetContactBatchRequest; response: GetContactBatchResponse };
   CreateLead: { request: CreateLeadRequest; response: CreateLeadResponse };
@@ -81,6 +82,8 @@ export interface Contact {
   updatedAt: string;
   /** Bumped by every change: the single-record ETag. Records written before versions existed read 0. */
   version: number;
+  /** The client's own id (1 to 255 characters), unique per workspace and kind; unset when none. */
+  externalId?: string;
 }
 
 export interface CreateContactRequest {
@@ -142,6 +145,31 @@ export interface ListContactsRequest {
   limit: number;
   /** Walk on from a `next_cursor` of an earlier page of this list (with the same filters and ordering) instead of `offset`; INVALID_ARGUMENT when this list did not make it. */
   cursor: string;
+  /** The filter language's tree as JSON text (see QueryRecordsRequest), ANDed with the other criteria; empty for none. */
+  filter: string;
+  /** Records with exactly this externalId; empty for any. */
+  externalId: string;
+}
+
+/** One page of a kind's list through the filter language. `filter` is a tree as JSON text: {"and": [f, ...]}, {"or": [f, ...]}, {"not": f} or a leaf {"field", "operator", "value"} over the kind's fields (@crm/vocabulary RECORD_FILTER_FIELDS), at most 5 levels of and/or/not and 50 leaves; a refusal is INVALID_ARGUMENT with the field errors {"filter": [...]} (or "ordering"). `ordering`: up to 3 comma-separated fields, `-` for descending, unset values last ascending. */
+export interface QueryRecordsRequest {
+  /** contact, lead, account or opportunity. */
+  recordType: string;
+  filter: string;
+  search: string;
+  ordering: string;
+  limit: number;
+  cursor: string;
+}
+
+/** `total` counts every match, on cursor pages too; the list of the kind asked is filled. */
+export interface QueryRecordsResponse {
+  total: number;
+  nextCursor: string;
+  contacts: Contact[];
+  leads: Lead[];
+  accounts: Account[];
+  opportunities: Opportunity[];
 }
 
 export interface ListContactsResponse {
@@ -163,6 +191,8 @@ export interface ContactRow {
   stage: string;
   notes: string;
   tags: string[];
+  /** The client's own id; a row whose externalId another contact of the workspace (or an earlier row) has is a row error. */
+  externalId: string;
 }
 
 export interface BatchCreateContactsRequest {
@@ -242,6 +272,8 @@ export interface Lead {
   updatedAt: string;
   /** Bumped by every change: the single-record ETag. Records written before versions existed read 0. */
   version: number;
+  /** The client's own id (1 to 255 characters), unique per workspace and kind; unset when none. */
+  externalId?: string;
 }
 
 export interface CreateLeadRequest {
@@ -300,6 +332,10 @@ export interface ListLeadsRequest {
   limit: number;
   /** Walk on from a `next_cursor` of an earlier page of this list (with the same filters and ordering) instead of `offset`; INVALID_ARGUMENT when this list did not make it. */
   cursor: string;
+  /** The filter language's tree as JSON text (see QueryRecordsRequest), ANDed with the other criteria; empty for none. */
+  filter: string;
+  /** Records with exactly this externalId; empty for any. */
+  externalId: string;
 }
 
 export interface ListLeadsResponse {
@@ -380,6 +416,8 @@ export interface Account {
   updatedAt: string;
   /** Bumped by every change: the single-record ETag. Records written before versions existed read 0. */
   version: number;
+  /** The client's own id (1 to 255 characters), unique per workspace and kind; unset when none. */
+  externalId?: string;
 }
 
 export interface CreateAccountRequest {
@@ -436,6 +474,10 @@ export interface ListAccountsRequest {
   limit: number;
   /** Walk on from a `next_cursor` of an earlier page of this list (with the same filters and ordering) instead of `offset`; INVALID_ARGUMENT when this list did not make it. */
   cursor: string;
+  /** The filter language's tree as JSON text (see QueryRecordsRequest), ANDed with the other criteria; empty for none. */
+  filter: string;
+  /** Records with exactly this externalId; empty for any. */
+  externalId: string;
 }
 
 export interface ListAccountsResponse {
@@ -490,6 +532,8 @@ export interface Opportunity {
   updatedAt: string;
   /** Bumped by every change: the single-record ETag. Records written before versions existed read 0. */
   version: number;
+  /** The client's own id (1 to 255 characters), unique per workspace and kind; unset when none. */
+  externalId?: string;
 }
 
 export interface CreateOpportunityRequest {
@@ -552,6 +596,10 @@ export interface ListOpportunitiesRequest {
   limit: number;
   /** Walk on from a `next_cursor` of an earlier page of this list (with the same filters and ordering) instead of `offset`; INVALID_ARGUMENT when this list did not make it. */
   cursor: string;
+  /** The filter language's tree as JSON text (see QueryRecordsRequest), ANDed with the other criteria; empty for none. */
+  filter: string;
+  /** Records with exactly this externalId; empty for any. */
+  externalId: string;
 }
 
 export interface ListOpportunitiesResponse {

@@ -1,6 +1,6 @@
 import { defineCollection, StoredDocument } from '../port';
 import { mongoIndexes } from './mongo-indexes';
-import { changeToUpdate, escapeRegex, sortToMongo, whereToFilter } from './mongo-query';
+import { changeToUpdate, escapeRegex, sortedPipeline, sortToMongo, whereToFilter } from './mongo-query';
 
 describe('MongoDB translation', () => {
   it('puts every value under an explicit operator', () => {
@@ -84,5 +84,50 @@ describe('MongoDB translation', () => {
       },
       { keys: { workspaceId: 1, stage: 1, _id: 1 }, options: { name: 'contacts__workspaceId__stage__id', unique: false } },
     ]);
+  });
+
+  describe('the filter language constructs', () => {
+    it('negates a group with $nor, so documents without the field are kept', () => {
+      expect(
+        whereToFilter([
+          {
+            not: [
+              { field: 'score', op: 'gt', value: 5 },
+              { field: 'stage', op: 'eq', value: 'new' },
+            ],
+          },
+        ]),
+      ).toEqual({
+        $nor: [{ $and: [{ score: { $gt: 5 } }, { stage: { $eq: 'new' } }] }],
+      });
+    });
+
+    it('reads empty as absent, null, an empty string or an empty list, and its negation with $nor', () => {
+      const empty = { $or: [{ title: { $eq: null } }, { title: { $eq: '' } }, { title: { $size: 0 } }] };
+      expect(whereToFilter([{ field: 'title', op: 'empty', value: true }])).toEqual(empty);
+      expect(whereToFilter([{ field: 'title', op: 'empty', value: false }])).toEqual({ $nor: [empty] });
+    });
+
+    it('keeps ne and nin matching documents without the field (MongoDB $ne and $nin do)', () => {
+      expect(whereToFilter([{ field: 'title', op: 'ne', value: 'x' }])).toEqual({ title: { $ne: 'x' } });
+      expect(whereToFilter([{ field: 'title', op: 'nin', values: ['x'] }])).toEqual({ title: { $nin: ['x'] } });
+    });
+
+    it('sorts unset values high through computed flags in an aggregation, never a $where', () => {
+      const sort = [
+        { field: 'firstName', direction: 'asc' as const, unset: 'high' as const },
+        { field: 'stage', direction: 'desc' as const },
+      ];
+      const unset = { $in: [{ $ifNull: ['$firstName', null] }, [null, '']] };
+      expect(sortedPipeline([{ field: 'workspaceId', op: 'eq', value: 'w' }], sort, 20, 10)).toEqual([
+        { $match: { workspaceId: { $eq: 'w' } } },
+        { $addFields: { __unset0: { $cond: [unset, 1, 0] }, __value0: { $cond: [unset, null, '$firstName'] } } },
+        { $sort: { __unset0: 1, __value0: 1, stage: -1, _id: -1 } },
+        { $skip: 20 },
+        { $limit: 10 },
+        { $project: { __unset0: 0, __value0: 0 } },
+      ]);
+      expect(sortToMongo([{ field: 'stage', direction: 'asc' }])).toEqual({ stage: 1, _id: 1 });
+    });
   });
 });

@@ -29,6 +29,11 @@ function conditionToFilter(c: Condition): MongoFilter {
     if (!Array.isArray(c.or) || c.or.length === 0) throw new StoreError('invalid_query', 'or needs at least one group');
     return { $or: c.or.map((group) => (group.length === 0 ? { _id: { $exists: true } } : whereToFilter(group))) };
   }
+  if ('not' in c) {
+    if (!Array.isArray(c.not) || c.not.length === 0) throw new StoreError('invalid_query', 'not needs a non-empty group');
+    // $nor keeps a document that does not match, a document without the field included.
+    return { $nor: [whereToFilter(c.not)] };
+  }
   const path = mongoPath(c.field);
   switch (c.op) {
     case 'eq':
@@ -55,6 +60,12 @@ function conditionToFilter(c: Condition): MongoFilter {
     case 'exists':
       if (typeof c.value !== 'boolean') throw new StoreError('invalid_query', 'exists needs true or false');
       return c.value ? { [path]: { $exists: true, $ne: null } } : { [path]: { $eq: null } };
+    case 'empty': {
+      if (typeof c.value !== 'boolean') throw new StoreError('invalid_query', 'empty needs true or false');
+      // `$eq: null` also matches an absent field.
+      const empty = { $or: [{ [path]: { $eq: null } }, { [path]: { $eq: '' } }, { [path]: { $size: 0 } }] };
+      return c.value ? empty : { $nor: [empty] };
+    }
     default:
       throw new StoreError('invalid_query', `Unknown operator: ${JSON.stringify((c as { op?: unknown }).op)}`);
   }
@@ -66,13 +77,62 @@ export function whereToFilter(where: Condition[]): MongoFilter {
   return { $and: where.map(conditionToFilter) };
 }
 
-/** Ties are broken by id in the direction of the last key, as the port promises. */
+/**
+ * Ties are broken by id in the direction of the last key, as the port promises. A key whose unset
+ * values sort high is preceded by its computed unset flag (see unsetFlags): MongoDB, like SQLite,
+ * sorts absent and null below every value.
+ */
 export function sortToMongo(sort: SortKey[]): Record<string, 1 | -1> {
   const result: Record<string, 1 | -1> = {};
-  for (const key of sort) result[mongoPath(key.field)] = key.direction === 'desc' ? -1 : 1;
+  sort.forEach((key, i) => {
+    const direction = key.direction === 'desc' ? -1 : 1;
+    if (key.unset === 'high') {
+      result[unsetFlag(i)] = direction;
+      result[setValue(i)] = direction;
+    } else {
+      result[mongoPath(key.field)] = direction;
+    }
+  });
   const last = sort[sort.length - 1];
   if (!('_id' in result)) result._id = last?.direction === 'desc' ? -1 : 1;
   return result;
+}
+
+/** The computed field that is 1 when a sort key's value is unset (absent, null or ''), else 0. */
+function unsetFlag(index: number): string {
+  return `__unset${index}`;
+}
+
+/** The computed field holding a sort key's value, null when unset, so unset values tie (then by id). */
+function setValue(index: number): string {
+  return `__value${index}`;
+}
+
+/**
+ * The `$addFields` stage a sort with unset-high keys needs before its `$sort` (an aggregation, as
+ * find() cannot sort on a computed value), or null when the sort has none.
+ */
+export function unsetFlags(sort: SortKey[]): MongoFilter | null {
+  const flags: MongoFilter = {};
+  sort.forEach((key, i) => {
+    if (key.unset !== 'high') return;
+    const unset = { $in: [{ $ifNull: [`$${mongoPath(key.field)}`, null] }, [null, '']] };
+    flags[unsetFlag(i)] = { $cond: [unset, 1, 0] };
+    flags[setValue(i)] = { $cond: [unset, null, `$${mongoPath(key.field)}`] };
+  });
+  return Object.keys(flags).length > 0 ? { $addFields: flags } : null;
+}
+
+/** The aggregation of a query whose sort has unset-high keys: match, flag, sort, page, drop the flags. */
+export function sortedPipeline(where: Condition[], sort: SortKey[], offset: number | undefined, limit: number | undefined): MongoFilter[] {
+  const flags = unsetFlags(sort);
+  const stages: MongoFilter[] = [{ $match: whereToFilter(where) }];
+  if (flags) stages.push(flags);
+  stages.push({ $sort: sortToMongo(sort) });
+  if (offset) stages.push({ $skip: offset });
+  if (limit !== undefined) stages.push({ $limit: limit });
+  if (flags) stages.push({ $project: Object.fromEntries(Object.keys(flags.$addFields as MongoFilter).map((name) => [name, 0])) });
+  return stages;
 }
 
 /** The update document for a change, or null when the change does nothing. */

@@ -3,13 +3,13 @@
  * model per collection with the id in `_id`. Units of work run in a MongoDB transaction, so the
  * deployment must be a replica set (a single-node replica set is enough for development).
  */
-import mongoose, { ClientSession, Connection, Model, Schema } from 'mongoose';
+import mongoose, { ClientSession, Connection, Model, PipelineStage, Schema } from 'mongoose';
 import { Change, CollectionDefinition, Condition, Page, Query, StoreError } from '../port';
 import { indexLayouts, IndexLayout } from '../index-layout';
 import { AdapterWrite, StoreAdapter, StoredRecord } from '../store-adapter';
 import { mongoIndexes } from './mongo-indexes';
-import { bounded, isUnavailable, mongoConnectionOptions } from './mongo-limits';
-import { changeToUpdate, MongoFilter, sortToMongo, whereToFilter } from './mongo-query';
+import { bounded, isUnavailable, mongoConnectionOptions, OPERATION_TIME_LIMIT_MS } from './mongo-limits';
+import { changeToUpdate, MongoFilter, sortedPipeline, sortToMongo, whereToFilter } from './mongo-query';
 
 /** An upsert retries when a concurrent writer inserts the same id between its update and its insert. */
 const UPSERT_ATTEMPTS = 3;
@@ -47,6 +47,15 @@ export class MongoStoreAdapter implements StoreAdapter {
     return this.guard(definition, async ({ model }) => {
       // MongoDB reads limit 0 as "no limit"; the port means no documents.
       if (query.limit === 0) return [];
+      if ((query.sort ?? []).some((key) => key.unset === 'high')) {
+        const stages = sortedPipeline(query.where ?? [], query.sort ?? [], query.offset, query.limit);
+        return (
+          (await model
+            .aggregate(stages as unknown as PipelineStage[])
+            .option({ maxTimeMS: OPERATION_TIME_LIMIT_MS })
+            .exec()) as RawDocument[]
+        ).map(fromMongo);
+      }
       let cursor = bounded(model.find(whereToFilter(query.where ?? [])).sort(sortToMongo(query.sort ?? [])));
       if (query.offset) cursor = cursor.skip(query.offset);
       if (query.limit !== undefined) cursor = cursor.limit(query.limit);

@@ -123,4 +123,23 @@ describe('SQL translation', () => {
       expect.objectContaining({ code: 'invalid_query' }),
     );
   });
+
+  describe('the filter language constructs', () => {
+    it('negates a group so that a NULL comparison counts as not holding', () => {
+      const fragment = where({ not: [{ field: 'stage', op: 'eq', value: 'new' }] });
+      expect(fragment.sql).toBe('NOT coalesce(("f:stage" = ?), 0)');
+      expect(fragment.params).toEqual(['new']);
+    });
+
+    it('tests emptiness without a bound value', () => {
+      const fragment = where({ field: 'tags', op: 'empty', value: true });
+      expect(fragment.sql).toContain(`json_array_length(doc, '$.tags') = 0`);
+      expect(fragment.params).toEqual([]);
+    });
+
+    it('orders unset values high by an unset test before the value', () => {
+      const { sql } = selectToSql({ sort: [{ field: 'stage', direction: 'asc', unset: 'high' }] }, columns);
+      expect(sql).toContain(`ORDER BY ("f:stage" IS NULL OR "f:stage" = '') ASC, nullif("f:stage", '') ASC, id ASC`);
+    });
+  });
 });

@@ -2,7 +2,7 @@
  * Translates the Query model into SQL over the JSON documents. Every value is a bound
  * parameter; only validated field names (through SqliteColumns) reach the SQL text.
  */
-import { Condition, Query, Scalar, SortKey, StoreError } from '../port';
+import { Condition, isFieldCondition, Query, Scalar, SortKey, StoreError } from '../port';
 import { isScalar } from '../validate-query';
 import { jsonPath, quoteIdentifier, SqliteColumns, textIndexName } from './sqlite-columns';
 import { textMatchQuery, textValuesName, TRIGRAM_CHARACTERS } from './sqlite-text-index';
@@ -99,6 +99,11 @@ function condition(c: Condition, columns: SqliteColumns, params: SqlValue[]): st
     if (!Array.isArray(c.or) || c.or.length === 0) throw new StoreError('invalid_query', 'or needs at least one group');
     return `(${c.or.map((group) => `(${conditions(group, columns, params)})`).join(' OR ')})`;
   }
+  if ('not' in c) {
+    if (!Array.isArray(c.not) || c.not.length === 0) throw new StoreError('invalid_query', 'not needs a non-empty group');
+    // A comparison with an absent value is NULL in SQL, and NOT NULL is NULL: coalesce makes it false first.
+    return `NOT coalesce((${conditions(c.not, columns, params)}), 0)`;
+  }
   const expression = columns.expression(c.field);
   switch (c.op) {
     case 'eq': {
@@ -132,6 +137,12 @@ function condition(c: Condition, columns: SqliteColumns, params: SqlValue[]): st
     case 'exists':
       if (typeof c.value !== 'boolean') throw new StoreError('invalid_query', 'exists needs true or false');
       return c.value ? `${expression} IS NOT NULL` : `${expression} IS NULL`;
+    case 'empty': {
+      if (typeof c.value !== 'boolean') throw new StoreError('invalid_query', 'empty needs true or false');
+      const path = jsonPath(c.field);
+      const empty = `(${expression} IS NULL OR ${expression} = '' OR coalesce(json_type(doc, ${path}) = 'array' AND json_array_length(doc, ${path}) = 0, 0))`;
+      return c.value ? empty : `NOT ${empty}`;
+    }
     default:
       throw new StoreError('invalid_query', `Unknown operator: ${JSON.stringify((c as { op?: unknown }).op)}`);
   }
@@ -172,11 +183,21 @@ export function whereToSql(where: Condition[], columns: SqliteColumns): SqlFragm
   return { sql, params };
 }
 
-/** The ORDER BY keys of a sort, ties broken by id in the direction of the last key. */
+/**
+ * The ORDER BY keys of a sort, ties broken by id in the direction of the last key. SQLite sorts
+ * NULL below every value; a key whose unset values sort high is preceded by its unset test.
+ */
 function orderKeys(sort: SortKey[], columns: SqliteColumns): { expression: string; direction: 'ASC' | 'DESC' }[] {
-  const keys = sort.map(
-    (key) => ({ expression: columns.expression(key.field), direction: key.direction === 'desc' ? 'DESC' : 'ASC' }) as const,
-  );
+  const keys = sort.flatMap((key) => {
+    const expression = columns.expression(key.field);
+    const direction: 'ASC' | 'DESC' = key.direction === 'desc' ? 'DESC' : 'ASC';
+    if (key.unset !== 'high') return [{ expression, direction }];
+    // Absent, null and '' sort alike (as one unset value, ties by id), above every value.
+    return [
+      { expression: `(${expression} IS NULL OR ${expression} = '')`, direction },
+      { expression: `nullif(${expression}, '')`, direction },
+    ];
+  });
   const last = sort[sort.length - 1];
   if (!sort.some((key) => key.field === 'id')) keys.push({ expression: 'id', direction: last?.direction === 'desc' ? 'DESC' : 'ASC' });
   return keys;
@@ -202,7 +223,7 @@ export function selectToSql(query: Query, columns: SqliteColumns, select = 'doc'
 
 /** Whether a query searches text anywhere in its conditions (see SqliteStoreAdapter.find). */
 export function searchesText(where: Condition[]): boolean {
-  return where.some((c) => ('or' in c ? c.or.some(searchesText) : c.op === 'contains_text'));
+  return where.some((c) => ('or' in c ? c.or.some(searchesText) : 'not' in c ? searchesText(c.not) : c.op === 'contains_text'));
 }
 
 /** The rowids of up to `cap` matching documents, in no order, so the planner may pick a covering index. */
@@ -228,10 +249,18 @@ export interface WorkspaceTextSearch {
 /** The query's search when it is one workspace's, on an indexed field (a needle of any length: see textRowidsToSql). */
 export function workspaceTextSearch(where: Condition[], columns: SqliteColumns): WorkspaceTextSearch | undefined {
   if (columns.expression('workspaceId') !== 'workspace_id') return undefined;
-  const texts = where.filter((c) => !('or' in c) && c.op === 'contains_text');
-  const scope = where.find((c) => !('or' in c) && c.field === 'workspaceId' && c.op === 'eq');
+  const texts = where.filter((c) => isFieldCondition(c) && c.op === 'contains_text');
+  const scope = where.find((c) => isFieldCondition(c) && c.field === 'workspaceId' && c.op === 'eq');
   const text = texts[0];
-  if (texts.length !== 1 || !text || 'or' in text || text.op !== 'contains_text' || !scope || 'or' in scope || scope.op !== 'eq')
+  if (
+    texts.length !== 1 ||
+    !text ||
+    !isFieldCondition(text) ||
+    text.op !== 'contains_text' ||
+    !scope ||
+    !isFieldCondition(scope) ||
+    scope.op !== 'eq'
+  )
     return undefined;
   const index = columns.textIndex(text.field);
   if (!index || typeof text.value !== 'string' || typeof scope.value !== 'string') return undefined;
@@ -338,11 +367,12 @@ export function selectRowidsToSql(query: Query, rowidsJson: string, columns: Sql
  * The documents of a query that are among these rowids (a JSON array), in order, paged: the sort
  * index is walked (`+rowid` keeps the planner from looking the rowids up and sorting them all)
  * and each entry kept when its rowid is listed, so a page of common matches stops early. The
- * query's text conditions are left out: the rowids already meet them.
+ * query's one top-level text condition (the workspace search the rowids answer) is left out: the
+ * rowids already meet it. Text tests inside `or` and `not` groups stay.
  */
 export function selectAmongRowidsToSql(query: Query, rowidsJson: string, columns: SqliteColumns): SqlFragment {
   const where = whereToSql(
-    (query.where ?? []).filter((c) => !searchesText([c])),
+    (query.where ?? []).filter((c) => !(isFieldCondition(c) && c.op === 'contains_text')),
     columns,
   );
   const sql =

@@ -6,7 +6,7 @@
  * time since the counts came in gets them counted at open.
  */
 import type Database from 'better-sqlite3';
-import { CollectionDefinition, Condition } from '../port';
+import { CollectionDefinition, Condition, isFieldCondition } from '../port';
 import { SqliteColumns } from './sqlite-columns';
 
 const COUNTS_TABLE = 'store_workspace_counts';
@@ -47,7 +47,8 @@ export function createWorkspaceCounts(
 /** The count of a whole workspace's collection from the kept counts, when `where` asks for exactly that. */
 export function workspaceCountSql(where: Condition[], columns: SqliteColumns): { sql: string; params: string[] } | undefined {
   const only = where.length === 1 ? where[0] : undefined;
-  if (!only || 'or' in only || only.op !== 'eq' || only.field !== 'workspaceId' || typeof only.value !== 'string') return undefined;
+  if (!only || !isFieldCondition(only) || only.op !== 'eq' || only.field !== 'workspaceId' || typeof only.value !== 'string')
+    return undefined;
   if (columns.expression('workspaceId') !== 'workspace_id') return undefined;
   return {
     sql: `SELECT coalesce((SELECT n FROM ${COUNTS_TABLE} WHERE collection = ? AND workspace_id = ?), 0)`,

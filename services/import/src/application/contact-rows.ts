@@ -46,5 +46,6 @@ export function contactRow(row: number, fields: ContactFields): recordsV1.Contac
     stage: fields.stage ? normaliseStage(fields.stage) : '',
     notes: fields.notes ?? '',
     tags: fields.tags ?? [],
+    externalId: fields.externalId ?? '',
   };
 }

@@ -16,6 +16,8 @@ describe('header recognition', () => {
     ['Phone Number', 'phone'],
     ['Job Title', 'title'],
     ['Tags', 'tags'],
+    ['External ID', 'externalId'],
+    ['externalId', 'externalId'],
   ])('reads %s as %s', (header, field) => {
     expect(recogniseHeader(header)).toBe(field);
   });

@@ -3,7 +3,7 @@
  * and the spellings people's files use (`First Name`, `first_name`, `E-mail`, `Email Address`, ...).
  */
 
-export const IMPORT_FIELDS = ['firstName', 'lastName', 'email', 'phone', 'title', 'stage', 'notes', 'tags'] as const;
+export const IMPORT_FIELDS = ['firstName', 'lastName', 'email', 'phone', 'title', 'stage', 'notes', 'tags', 'externalId'] as const;
 export type ImportField = (typeof IMPORT_FIELDS)[number];
 
 /** Spellings after normalising (lower case, letters and digits only). */
@@ -16,6 +16,8 @@ const SPELLINGS: Record<ImportField, string[]> = {
   stage: ['stage', 'contactstage', 'lifecyclestage', 'status'],
   notes: ['notes', 'note', 'comments', 'comment', 'description'],
   tags: ['tags', 'tag', 'labels', 'label'],
+  // `External ID`, `externalId`, `external_id`.
+  externalId: ['externalid'],
 };
 
 const BY_SPELLING = new Map<string, ImportField>();

@@ -22,6 +22,7 @@ export interface ContactFields {
   stage?: string;
   notes?: string;
   tags?: string[];
+  externalId?: string;
 }
 
 /** What the splitter puts in a chunk for one data row; `cells` as in the file, for the report. */
@@ -71,6 +72,7 @@ const LABEL: Record<ImportField, string> = {
   stage: 'Stage',
   notes: 'Notes',
   tags: 'Tags',
+  externalId: 'External ID',
 };
 
 /** Every problem of a row, in one message; undefined when the row can go to records. */
@@ -85,6 +87,7 @@ export function rowProblem(fields: ContactFields): string | undefined {
     ['phone', LIMITS.shortText],
     ['title', LIMITS.shortText],
     ['notes', LIMITS.longText],
+    ['externalId', LIMITS.externalId],
   ] as const) {
     const value = fields[field];
     if (value !== undefined && characterCount(value) > max) problems.push(`${LABEL[field]} is longer than ${max} characters.`);
@@ -111,7 +114,7 @@ export function normaliseStage(stage: string): string {
 /** The message the records service gave for a row, in the file's words (`email: ...` → `Email: ...`). */
 export function recordsProblem(message: string): string {
   return message.replace(
-    /(^|; )(firstName|lastName|email|phone|title|stage|notes|tags): /g,
+    /(^|; )(firstName|lastName|email|phone|title|stage|notes|tags|externalId): /g,
     (_m, sep: string, field: ImportField) => `${sep}${LABEL[field]}: `,
   );
 }

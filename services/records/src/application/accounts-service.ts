@@ -3,6 +3,7 @@ import { accountChanges, newAccount, ACCOUNT_FIELDS } from '../domain/account-ru
 import { accountCreated, recordDeleted, recordUpdated } from '../domain/events';
 import { ID_PREFIX } from '../domain/ids';
 import * as lists from '../domain/list-rules';
+import { kindFilter } from '../domain/record-filter';
 import { requireVersion, versionOf } from '../domain/record-version';
 import type { AccountFilter } from '../store/record-filters';
 import type { ListResult } from '../store/records-repository';
@@ -10,6 +11,9 @@ import { found, nowOf, referencesOf, searchFor, type RecordsContext } from './re
 import type { AccountView, Caller, WriteInput } from './views';
 
 export interface AccountFilters {
+  /** The filter language's tree, as JSON text (domain/record-filter.ts). */
+  filter?: string;
+  externalId?: string;
   cursor?: string;
   stage?: string;
   industry?: string;
@@ -66,6 +70,7 @@ export class AccountsService {
 
   async list(caller: Caller, filters: AccountFilters): Promise<ListResult<AccountView>> {
     const filter: AccountFilter = {
+      externalId: filters.externalId,
       stage: lists.choiceFilter('stage', filters.stage, 'accountStage'),
       industry: filters.industry,
       assignedTo: filters.assignedTo,
@@ -73,6 +78,7 @@ export class AccountsService {
     const result = await this.context.repo.listRecords(caller.workspaceId, 'account', filter, {
       search: searchFor(filters.search),
       ordering: lists.ordering('account', filters.ordering),
+      filter: kindFilter('account', filters.filter),
       page: lists.page(filters.offset, filters.limit),
       cursor: filters.cursor,
     });

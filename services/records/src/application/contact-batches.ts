@@ -29,6 +29,8 @@ export interface BatchCreateInput {
 
 export type BatchCreateResult = BatchResultDocument['result'] & { replayed: boolean };
 
+const EXTERNAL_ID_TAKEN = 'Another contact in the workspace (or an earlier row) has this externalId.';
+
 export class ContactBatches {
   constructor(private readonly context: RecordsContext) {}
 
@@ -53,17 +55,21 @@ export class ContactBatches {
       valid.map((v) => v.contact.emailKey),
     );
     const seen = new Set<string>();
+    const takenExternalIds = await this.takenExternalIds(caller.workspaceId, valid);
     const changes = writer.changes();
     const createdContacts: ContactDocument[] = [];
     for (const { row, contact } of valid) {
       const match = existing.get(contact.emailKey);
-      if (match) {
+      if (contact.externalId && takenExternalIds.has(contact.externalId)) {
+        result.errors.push({ row, message: `externalId: ${EXTERNAL_ID_TAKEN}` });
+      } else if (match) {
         const sameImport = Boolean(input.importJobId) && match.importJobId === input.importJobId;
         result.duplicates.push({ row, email: contact.email, existingContactId: match.id, sameImport });
       } else if (seen.has(contact.emailKey)) {
         result.duplicates.push({ row, email: contact.email, existingContactId: '', sameImport: true });
       } else {
         seen.add(contact.emailKey);
+        if (contact.externalId) takenExternalIds.add(contact.externalId);
         result.created.push({ row, contactId: contact.id });
         changes.insert('contact', contact);
         createdContacts.push(contact);
@@ -125,6 +131,14 @@ export class ContactBatches {
       }
     }
     return valid;
+  }
+
+  /** The externalIds of the rows that contacts of the workspace already hold. */
+  private async takenExternalIds(workspaceId: string, rows: { contact: ContactDocument }[]): Promise<Set<string>> {
+    const wanted = [...new Set(rows.flatMap(({ contact }) => (contact.externalId ? [contact.externalId] : [])))];
+    if (wanted.length === 0) return new Set();
+    const holders = await this.context.repo.contactsByExternalIds(workspaceId, wanted);
+    return new Set(holders.map((c) => c.externalId!));
   }
 
   /** The workspace's oldest contact for each lower-cased email. */

@@ -3,6 +3,7 @@ import { contactChanges, newContact, CONTACT_FIELDS } from '../domain/contact-ru
 import { contactCreated, recordDeleted, recordUpdated } from '../domain/events';
 import { ID_PREFIX } from '../domain/ids';
 import * as lists from '../domain/list-rules';
+import { kindFilter } from '../domain/record-filter';
 import { requireVersion, versionOf } from '../domain/record-version';
 import type { ContactFilter } from '../store/record-filters';
 import type { ListResult } from '../store/records-repository';
@@ -10,6 +11,9 @@ import { found, nowOf, referencesOf, searchFor, type RecordsContext } from './re
 import type { Caller, ContactView, Paging, WriteInput } from './views';
 
 export interface ContactFilters {
+  /** The filter language's tree, as JSON text (domain/record-filter.ts). */
+  filter?: string;
+  externalId?: string;
   cursor?: string;
   stage?: string;
   assignedTo?: string;
@@ -72,6 +76,7 @@ export class ContactsService {
 
   async list(caller: Caller, filters: ContactFilters): Promise<ListResult<ContactView>> {
     const filter: ContactFilter = {
+      externalId: filters.externalId,
       stage: lists.choiceFilter('stage', filters.stage, 'contactStage'),
       assignedTo: filters.assignedTo,
       createdFrom: lists.timestampFilter('createdAfter', filters.createdAfter),
@@ -81,6 +86,7 @@ export class ContactsService {
     const result = await this.context.repo.listRecords(caller.workspaceId, 'contact', filter, {
       search: searchFor(filters.search),
       ordering: lists.ordering('contact', filters.ordering),
+      filter: kindFilter('contact', filters.filter),
       page: lists.page(filters.offset, filters.limit),
       cursor: filters.cursor,
     });

@@ -14,6 +14,7 @@ import { ID_PREFIX } from '../domain/ids';
 import { ALREADY_CONVERTED, planConversion } from '../domain/lead-conversion';
 import { leadChanges, newLead, LEAD_FIELDS } from '../domain/lead-rules';
 import * as lists from '../domain/list-rules';
+import { kindFilter } from '../domain/record-filter';
 import type { LeadDocument } from '../domain/model';
 import { requireVersion, versionOf } from '../domain/record-version';
 import type { LeadFilter } from '../store/record-filters';
@@ -23,6 +24,9 @@ import { found, nowOf, referencesOf, searchFor, type RecordsContext } from './re
 import type { AccountView, Caller, ContactView, LeadView, OpportunityView, WriteInput } from './views';
 
 export interface LeadFilters {
+  /** The filter language's tree, as JSON text (domain/record-filter.ts). */
+  filter?: string;
+  externalId?: string;
   cursor?: string;
   status?: string;
   source?: string;
@@ -96,6 +100,7 @@ export class LeadsService {
 
   async list(caller: Caller, filters: LeadFilters): Promise<ListResult<LeadView>> {
     const filter: LeadFilter = {
+      externalId: filters.externalId,
       status: lists.choiceFilter('status', filters.status, 'leadStatus'),
       source: filters.source,
       assignedTo: filters.assignedTo,
@@ -105,6 +110,7 @@ export class LeadsService {
     const result = await this.context.repo.listRecords(caller.workspaceId, 'lead', filter, {
       search: searchFor(filters.search),
       ordering: lists.ordering('lead', filters.ordering),
+      filter: kindFilter('lead', filters.filter),
       page: lists.page(filters.offset, filters.limit),
       cursor: filters.cursor,
     });

@@ -3,6 +3,7 @@ import { timestamp } from '../domain/clock';
 import { opportunityCreated, opportunityEvents, recordDeleted, recordUpdated } from '../domain/events';
 import { ID_PREFIX } from '../domain/ids';
 import * as lists from '../domain/list-rules';
+import { kindFilter } from '../domain/record-filter';
 import { newOpportunity, opportunityChanges, OPPORTUNITY_FIELDS } from '../domain/opportunity-rules';
 import { requireVersion, versionOf } from '../domain/record-version';
 import type { OpportunityFilter } from '../store/record-filters';
@@ -12,6 +13,9 @@ import { found, nowOf, referencesOf, searchFor, type RecordsContext } from './re
 import type { Caller, OpportunityView, WriteInput } from './views';
 
 export interface OpportunityFilters {
+  /** The filter language's tree, as JSON text (domain/record-filter.ts). */
+  filter?: string;
+  externalId?: string;
   cursor?: string;
   stage?: string;
   accountId?: string;
@@ -82,6 +86,7 @@ export class OpportunitiesService {
 
   async list(caller: Caller, filters: OpportunityFilters): Promise<ListResult<OpportunityView>> {
     const filter: OpportunityFilter = {
+      externalId: filters.externalId,
       stage: lists.choiceFilter('stage', filters.stage, 'opportunityStage'),
       accountId: filters.accountId,
       assignedTo: filters.assignedTo,
@@ -93,6 +98,7 @@ export class OpportunitiesService {
     const result = await this.context.repo.listRecords(caller.workspaceId, 'opportunity', filter, {
       search: searchFor(filters.search),
       ordering: lists.ordering('opportunity', filters.ordering),
+      filter: kindFilter('opportunity', filters.filter),
       page: lists.page(filters.offset, filters.limit),
       cursor: filters.cursor,
     });

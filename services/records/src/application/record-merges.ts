@@ -53,8 +53,10 @@ export class RecordMerges {
     const fields = kind.changes(survivor, { body, references }, now);
     const after = { ...survivor, ...fields, version: versionOf(survivor) + 1 } as MergeableDocument;
     const mergedIds = merged.map((record) => record.id);
-    const changes = writer.changes().update(type, id, fields, { expectedVersion: versionOf(survivor) });
+    // The merged records go first: the survivor may take one's externalId, unique per workspace and kind.
+    const changes = writer.changes();
     for (const record of merged) changes.delete(type, record.id, versionOf(record));
+    changes.update(type, id, fields, { expectedVersion: versionOf(survivor) });
     changes.moveToSurvivor(type, mergedIds, id);
     if (type === 'contact') await this.moveOpportunityContacts(ws, changes, mergedIds, id);
     writer.activity(changes, caller, 'merged', type, id, now, mergedIds);

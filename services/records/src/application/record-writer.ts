@@ -2,6 +2,7 @@
  * The one write path of the records service: a commit's changes, the activity each change leaves
  * in the audit log and its outbox events go to the store together, then the relay is poked.
  */
+import { DomainError } from '@crm/observability';
 import { StoreError } from '@crm/store';
 import { captureTraceContext } from '@crm/telemetry';
 import { timestamp, type Clock } from '../domain/clock';
@@ -77,7 +78,14 @@ export class RecordWriter {
       changes.event(document);
     }
     if (events.length > 0) await this.relay.register(caller.workspaceId);
-    await this.repo.commit(caller.workspaceId, changes);
+    try {
+      await this.repo.commit(caller.workspaceId, changes);
+    } catch (error) {
+      if (isDuplicate(error) && (error as StoreError).fields?.includes('externalId')) {
+        throw DomainError.validation({ externalId: ['Another record of this kind in the workspace has this externalId.'] });
+      }
+      throw error;
+    }
     if (events.length > 0) this.relay.poke(caller.workspaceId);
   }
 

@@ -18,6 +18,7 @@ import { ContactsService, type ContactFilters } from './contacts-service';
 import { LeadsService, type ConversionResult, type LeadFilters } from './leads-service';
 import { OpportunitiesService, type OpportunityFilters } from './opportunities-service';
 import { RecordMerges } from './record-merges';
+import { RecordQueries, type RecordQuery, type RecordViewsByType } from './record-queries';
 import { RecordViews } from './record-views';
 import { RecordWriter, type EventRelay } from './record-writer';
 import type { RecordsContext } from './records-context';
@@ -30,6 +31,7 @@ export type { ContactFilters } from './contacts-service';
 export type { ConversionResult, LeadFilters } from './leads-service';
 export type { OpportunityFilters } from './opportunities-service';
 export { recordJson } from './record-views';
+export type { RecordQuery, RecordViewsByType } from './record-queries';
 export type { EventRelay } from './record-writer';
 export type { AnyRecordView, Paging } from './views';
 
@@ -49,6 +51,7 @@ export class RecordsService {
   private readonly opportunities: OpportunitiesService;
   private readonly merges: RecordMerges;
   private readonly related: RelatedLists;
+  private readonly queries: RecordQueries;
 
   constructor(deps: RecordsServiceDeps) {
     const clock = deps.clock ?? systemClock;
@@ -68,6 +71,7 @@ export class RecordsService {
     this.opportunities = new OpportunitiesService(context);
     this.merges = new RecordMerges(context);
     this.related = new RelatedLists(context);
+    this.queries = new RecordQueries(context);
   }
 
   createContact(caller: Caller, input: WriteInput): Promise<ContactView> {
@@ -81,6 +85,10 @@ export class RecordsService {
   }
   deleteContact(caller: Caller, id: string, expectedVersion?: number): Promise<void> {
     return this.contacts.delete(caller, id, expectedVersion);
+  }
+  /** POST /api/{kind}/query/: the filter language over one kind's list, counted on every page. */
+  queryRecords<T extends keyof RecordViewsByType>(caller: Caller, type: T, query: RecordQuery): Promise<ListResult<RecordViewsByType[T]>> {
+    return this.queries.query(caller, type, query);
   }
   listContacts(caller: Caller, filters: ContactFilters): Promise<ListResult<ContactView>> {
     return this.contacts.list(caller, filters);

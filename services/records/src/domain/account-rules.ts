@@ -5,6 +5,7 @@ import { ACCOUNT_STAGES, type AccountDocument, type AccountStage, type BillingAd
 import { accountSearchText } from './search-text';
 
 export const ACCOUNT_FIELDS: FieldTable = {
+  externalId: { kind: 'externalId', nullable: true },
   name: { kind: 'text', max: LIMITS.name, required: true },
   website: { kind: 'url' },
   industry: { kind: 'text', max: LIMITS.shortText },
@@ -47,6 +48,7 @@ export function accountDocument(v: Record<string, unknown>, id: string, workspac
   const account: AccountDocument = {
     id,
     workspaceId,
+    externalId: (v.externalId as string | null | undefined) ?? null,
     name: v.name as string,
     searchText: '',
     website: (v.website as string | undefined) ?? '',

@@ -5,6 +5,7 @@ import type { FieldErrors } from '@crm/observability';
 import { contactSearchText } from './search-text';
 
 export const CONTACT_FIELDS: FieldTable = {
+  externalId: { kind: 'externalId', nullable: true },
   firstName: { kind: 'text', max: LIMITS.name },
   lastName: { kind: 'text', max: LIMITS.name },
   email: { kind: 'email', required: true },
@@ -43,6 +44,7 @@ export function newContact(input: ContactInput, id: string, workspaceId: string,
   const contact: ContactDocument = {
     id,
     workspaceId,
+    externalId: (v.externalId as string | null | undefined) ?? null,
     firstName,
     lastName,
     fullName: fullName(firstName, lastName),

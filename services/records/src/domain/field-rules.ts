@@ -20,7 +20,9 @@ export type FieldRule =
   | { kind: 'address' }
   /** An id of a record that must exist in the workspace; null unlinks. */
   | { kind: 'reference'; target: 'account' | 'contact' | 'user'; nullable?: boolean }
-  | { kind: 'references'; target: 'contact' };
+  | { kind: 'references'; target: 'contact' }
+  /** A client's own id: 1 to 255 characters (trimmed), null clears; unique per workspace and kind (the store's index). */
+  | { kind: 'externalId'; nullable: true };
 
 export type FieldTable = Record<string, FieldRule>;
 
@@ -132,6 +134,13 @@ function checkValue(field: string, value: unknown, rule: FieldRule, references: 
     return fail(MESSAGES.notNull);
   }
   switch (rule.kind) {
+    case 'externalId': {
+      if (typeof value !== 'string') return fail(MESSAGES.string);
+      const text = value.trim();
+      if (text.length === 0) return fail(MESSAGES.blank);
+      if (text.length > LIMITS.externalId) return fail(MESSAGES.maxLength(LIMITS.externalId));
+      return text;
+    }
     case 'text': {
       if (typeof value !== 'string') return fail(MESSAGES.string);
       const text = value.trim();

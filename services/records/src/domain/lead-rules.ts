@@ -5,6 +5,7 @@ import { LEAD_STATUSES, type LeadDocument, type LeadStatus } from './model';
 import { leadSearchText } from './search-text';
 
 export const LEAD_FIELDS: FieldTable = {
+  externalId: { kind: 'externalId', nullable: true },
   firstName: { kind: 'text', max: LIMITS.name },
   lastName: { kind: 'text', max: LIMITS.name },
   email: { kind: 'email', required: true },
@@ -50,6 +51,7 @@ export function newLead(input: LeadInput, id: string, workspaceId: string, now: 
   const lead: LeadDocument = {
     id,
     workspaceId,
+    externalId: (v.externalId as string | null | undefined) ?? null,
     firstName,
     lastName,
     fullName: fullName(firstName, lastName),

@@ -37,7 +37,13 @@ interface Base {
   version?: number;
 }
 
-export interface ContactDocument extends Base {
+/** What contacts, leads, accounts and opportunities share besides Base. */
+interface RecordBase extends Base {
+  /** A client's own id, unique per workspace and kind; null (or absent, on older records) when none. */
+  externalId?: string | null;
+}
+
+export interface ContactDocument extends RecordBase {
   firstName: string;
   lastName: string;
   /** "first last", searched as one string so "Ada Love" finds Ada Lovelace. */
@@ -60,7 +66,7 @@ export interface ContactDocument extends Base {
   importJobId: string | null;
 }
 
-export interface LeadDocument extends Base {
+export interface LeadDocument extends RecordBase {
   firstName: string;
   lastName: string;
   fullName: string;
@@ -87,7 +93,7 @@ export interface BillingAddress {
   country: string;
 }
 
-export interface AccountDocument extends Base {
+export interface AccountDocument extends RecordBase {
   name: string;
   searchText: string;
   website: string;
@@ -102,7 +108,7 @@ export interface AccountDocument extends Base {
   description: string;
 }
 
-export interface OpportunityDocument extends Base {
+export interface OpportunityDocument extends RecordBase {
   name: string;
   searchText: string;
   accountId: string | null;

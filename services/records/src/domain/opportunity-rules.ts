@@ -9,6 +9,7 @@ import { OPPORTUNITY_STAGES, type OpportunityDocument, type OpportunityStage } f
 import { opportunitySearchText } from './search-text';
 
 export const OPPORTUNITY_FIELDS: FieldTable = {
+  externalId: { kind: 'externalId', nullable: true },
   name: { kind: 'text', max: LIMITS.name, required: true },
   // Required on create; null unlinks on update (as deleting the account does).
   accountId: { kind: 'reference', target: 'account', nullable: true },
@@ -67,6 +68,7 @@ export function opportunityDocument(v: Record<string, unknown>, id: string, work
   const opportunity: OpportunityDocument = {
     id,
     workspaceId,
+    externalId: (v.externalId as string | null | undefined) ?? null,
     name: v.name as string,
     searchText: '',
     accountId: v.accountId as string,

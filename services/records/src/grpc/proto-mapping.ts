@@ -61,6 +61,7 @@ function normalise(value: unknown): unknown {
 export function contactMessage(view: ContactView): recordsV1.Contact {
   return {
     id: view.id,
+    externalId: view.externalId ?? undefined,
     firstName: view.firstName,
     lastName: view.lastName,
     email: view.email,
@@ -85,6 +86,7 @@ export function contactMessage(view: ContactView): recordsV1.Contact {
 export function leadMessage(view: LeadView): recordsV1.Lead {
   return {
     id: view.id,
+    externalId: view.externalId ?? undefined,
     firstName: view.firstName,
     lastName: view.lastName,
     email: view.email,
@@ -109,6 +111,7 @@ export function leadMessage(view: LeadView): recordsV1.Lead {
 export function accountMessage(view: AccountView): recordsV1.Account {
   return {
     id: view.id,
+    externalId: view.externalId ?? undefined,
     name: view.name,
     website: view.website,
     industry: view.industry,
@@ -133,6 +136,7 @@ export function accountMessage(view: AccountView): recordsV1.Account {
 export function opportunityMessage(view: OpportunityView): recordsV1.Opportunity {
   return {
     id: view.id,
+    externalId: view.externalId ?? undefined,
     name: view.name,
     accountId: view.accountId ?? undefined,
     accountName: view.accountName,

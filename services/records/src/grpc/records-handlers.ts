@@ -70,6 +70,8 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
     },
     ListContacts: async (r, c) => {
       const page = await service.listContacts(callerOf(c), {
+        filter: nonEmpty(r.filter),
+        externalId: nonEmpty(r.externalId),
         stage: nonEmpty(r.stage),
         assignedTo: nonEmpty(r.assignedTo),
         search: nonEmpty(r.search),
@@ -81,6 +83,36 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
       });
       return { ...pageOf(page), contacts: page.items.map(contactMessage) };
     },
+    QueryRecords: async (r, c) => {
+      const query = {
+        filter: nonEmpty(r.filter),
+        search: nonEmpty(r.search),
+        ordering: nonEmpty(r.ordering),
+        limit: r.limit,
+        cursor: nonEmpty(r.cursor),
+      };
+      const empty = { contacts: [], leads: [], accounts: [], opportunities: [] };
+      switch (r.recordType) {
+        case 'contact': {
+          const page = await service.queryRecords(callerOf(c), 'contact', query);
+          return { ...empty, ...pageOf(page), contacts: page.items.map(contactMessage) };
+        }
+        case 'lead': {
+          const page = await service.queryRecords(callerOf(c), 'lead', query);
+          return { ...empty, ...pageOf(page), leads: page.items.map(leadMessage) };
+        }
+        case 'account': {
+          const page = await service.queryRecords(callerOf(c), 'account', query);
+          return { ...empty, ...pageOf(page), accounts: page.items.map(accountMessage) };
+        }
+        case 'opportunity': {
+          const page = await service.queryRecords(callerOf(c), 'opportunity', query);
+          return { ...empty, ...pageOf(page), opportunities: page.items.map(opportunityMessage) };
+        }
+        default:
+          throw DomainError.invalid('record_type must be contact, lead, account or opportunity.');
+      }
+    },
     BatchCreateContacts: async (r, c) => {
       const result = await service.batchCreateContacts(callerOf(c), {
         idempotencyKey: r.idempotencyKey,
@@ -88,7 +120,7 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
         importJobId: nonEmpty(r.importJobId),
         rows: r.rows.map((row) => {
           const body: Record<string, unknown> = {};
-          for (const field of ['firstName', 'lastName', 'email', 'phone', 'title', 'stage', 'notes'] as const)
+          for (const field of ['firstName', 'lastName', 'email', 'phone', 'title', 'stage', 'notes', 'externalId'] as const)
             if (row[field]) body[field] = row[field];
           if (row.tags.length > 0) body.tags = row.tags;
           return { row: row.row, body };
@@ -121,6 +153,8 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
     },
     ListLeads: async (r, c) => {
       const page = await service.listLeads(callerOf(c), {
+        filter: nonEmpty(r.filter),
+        externalId: nonEmpty(r.externalId),
         status: nonEmpty(r.status),
         source: nonEmpty(r.source),
         assignedTo: nonEmpty(r.assignedTo),
@@ -165,6 +199,8 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
     },
     ListAccounts: async (r, c) => {
       const page = await service.listAccounts(callerOf(c), {
+        filter: nonEmpty(r.filter),
+        externalId: nonEmpty(r.externalId),
         stage: nonEmpty(r.stage),
         industry: nonEmpty(r.industry),
         assignedTo: nonEmpty(r.assignedTo),
@@ -199,6 +235,8 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
     },
     ListOpportunities: async (r, c) => {
       const page = await service.listOpportunities(callerOf(c), {
+        filter: nonEmpty(r.filter),
+        externalId: nonEmpty(r.externalId),
         stage: nonEmpty(r.stage),
         accountId: nonEmpty(r.accountId),
         assignedTo: nonEmpty(r.assignedTo),

@@ -22,6 +22,7 @@ export const contacts = defineCollection<ContactDocument>({
   // `search` (domain/search-text.ts): a substring of searchText, through a text index.
   textSearch: ['searchText'],
   fields: {
+    externalId: 'string',
     createdAt: 'string',
     updatedAt: 'string',
     firstName: 'string',
@@ -35,6 +36,8 @@ export const contacts = defineCollection<ContactDocument>({
     // Not phone or importJobId: nothing filters or sorts on them, and each index costs every insert.
   },
   indexes: [
+    // A client's own id: unique per workspace and kind, records without one left out.
+    { fields: ['externalId'], unique: true, sparse: true },
     { fields: ['createdAt'] },
     { fields: ['updatedAt'] },
     { fields: ['firstName'] },
@@ -53,6 +56,7 @@ export const leads = defineCollection<LeadDocument>({
   // `search` (domain/search-text.ts): a substring of searchText, through a text index.
   textSearch: ['searchText'],
   fields: {
+    externalId: 'string',
     createdAt: 'string',
     updatedAt: 'string',
     firstName: 'string',
@@ -66,6 +70,8 @@ export const leads = defineCollection<LeadDocument>({
     leadScore: 'number',
   },
   indexes: [
+    // A client's own id: unique per workspace and kind, records without one left out.
+    { fields: ['externalId'], unique: true, sparse: true },
     { fields: ['createdAt'] },
     { fields: ['updatedAt'] },
     { fields: ['firstName'] },
@@ -85,6 +91,7 @@ export const accounts = defineCollection<AccountDocument>({
   // `search` (domain/search-text.ts): a substring of searchText, through a text index.
   textSearch: ['searchText'],
   fields: {
+    externalId: 'string',
     createdAt: 'string',
     updatedAt: 'string',
     name: 'string',
@@ -95,6 +102,8 @@ export const accounts = defineCollection<AccountDocument>({
     assignedTo: 'string',
   },
   indexes: [
+    // A client's own id: unique per workspace and kind, records without one left out.
+    { fields: ['externalId'], unique: true, sparse: true },
     { fields: ['createdAt'] },
     { fields: ['updatedAt'] },
     { fields: ['name'] },
@@ -110,6 +119,7 @@ export const opportunities = defineCollection<OpportunityDocument>({
   // `search` (domain/search-text.ts): a substring of searchText, through a text index.
   textSearch: ['searchText'],
   fields: {
+    externalId: 'string',
     createdAt: 'string',
     updatedAt: 'string',
     name: 'string',
@@ -122,6 +132,8 @@ export const opportunities = defineCollection<OpportunityDocument>({
     assignedTo: 'string',
   },
   indexes: [
+    // A client's own id: unique per workspace and kind, records without one left out.
+    { fields: ['externalId'], unique: true, sparse: true },
     { fields: ['createdAt'] },
     { fields: ['updatedAt'] },
     { fields: ['name'] },

@@ -6,6 +6,7 @@ import type { Condition } from '@crm/store';
 import type { RecordType } from '../domain/model';
 
 export interface ContactFilter {
+  externalId?: string;
   accountId?: string;
   stage?: string;
   assignedTo?: string;
@@ -16,6 +17,7 @@ export interface ContactFilter {
 }
 
 export interface LeadFilter {
+  externalId?: string;
   status?: string;
   source?: string;
   assignedTo?: string;
@@ -24,12 +26,14 @@ export interface LeadFilter {
 }
 
 export interface AccountFilter {
+  externalId?: string;
   stage?: string;
   industry?: string;
   assignedTo?: string;
 }
 
 export interface OpportunityFilter {
+  externalId?: string;
   stage?: string;
   accountId?: string;
   assignedTo?: string;
@@ -47,6 +51,10 @@ export interface RecordFilters {
 }
 
 export function filterConditions<T extends RecordType>(type: T, filter: RecordFilters[T]): Condition[] {
+  return [...equal('externalId', filter.externalId), ...kindConditions(type, filter)];
+}
+
+function kindConditions<T extends RecordType>(type: T, filter: RecordFilters[T]): Condition[] {
   switch (type) {
     case 'contact':
       return contactConditions(filter as ContactFilter);

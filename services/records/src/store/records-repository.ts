@@ -13,6 +13,7 @@ import {
   type ListPage,
 } from '@crm/store';
 import type { Ordering, Page } from '../domain/list-rules';
+import type { FilterNode, OrderingKey } from '../domain/record-filter';
 import { OPEN_STAGES } from '../domain/opportunity-rules';
 import type {
   AccountDocument,
@@ -36,6 +37,7 @@ import {
   type RecordDocuments,
 } from './collections';
 import type { RecordChanges } from './record-changes';
+import { filterToConditions, orderingToSort } from './record-filter-conditions';
 import { equal, filterConditions, type RecordFilters } from './record-filters';
 
 /** Which page of a list, in which order, and the search text (the filters come apart, per kind). */
@@ -49,6 +51,12 @@ export interface Listing {
   page: Page;
   /** Walk on from this cursor (a `nextCursor` of an earlier page of the same list) instead of `page.offset`. */
   cursor?: string;
+  /** A checked filter tree (domain/record-filter.ts), ANDed with the list's other criteria. */
+  filter?: FilterNode;
+  /** Several ordering keys (the filter language's `ordering`), instead of `ordering`. */
+  orderingKeys?: OrderingKey[];
+  /** Count the matches on cursor pages too. */
+  countCursorPages?: boolean;
 }
 
 export type ListResult<T> = ListPage<T>;
@@ -126,6 +134,16 @@ export class RecordsRepository {
     return found.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   }
 
+  /** The contacts holding any of these externalIds. */
+  async contactsByExternalIds(workspaceId: string, externalIds: string[]): Promise<ContactDocument[]> {
+    const found: ContactDocument[] = [];
+    for (let i = 0; i < externalIds.length; i += EMAIL_KEYS_PER_QUERY) {
+      const chunk = externalIds.slice(i, i + EMAIL_KEYS_PER_QUERY);
+      found.push(...(await this.in(workspaceId).find(contacts, { where: [{ field: 'externalId', op: 'in', values: chunk }] })));
+    }
+    return found;
+  }
+
   batchResult(workspaceId: string, id: string): Promise<BatchResultDocument | null> {
     return this.in(workspaceId).get(batchResults, id);
   }
@@ -164,15 +182,28 @@ export class RecordsRepository {
   }
 
   /** One page by offset (with the total) or after a cursor (without), with the next page's cursor. */
-  private list<T extends StoredDocument>(
+  private async list<T extends StoredDocument>(
     workspaceId: string,
     collection: CollectionDefinition<T>,
     conditions: Condition[],
     listing: Listing,
   ): Promise<ListResult<T>> {
-    const where = [...conditions];
+    const accountIds = async (where: Condition[], limit: number) =>
+      (await this.in(workspaceId).find(accounts, { where, limit })).map((a) => a.id);
+    const where = [...conditions, ...(await filterToConditions(listing.filter, accountIds))];
     if (listing.search) where.push({ field: 'searchText', op: 'contains_text', value: listing.search });
-    const sort = { field: listing.ordering.field, direction: listing.ordering.direction };
-    return listPage(this.in(workspaceId), collection, { where, sort, ...listing.page, cursor: listing.cursor, owner: workspaceId });
+    const sort = listing.orderingKeys
+      ? orderingToSort(listing.orderingKeys)
+      : { field: listing.ordering.field, direction: listing.ordering.direction };
+    return listPage(this.in(workspaceId), collection, {
+      where,
+      sort,
+      ...listing.page,
+      cursor: listing.cursor,
+      owner: workspaceId,
+      countCursorPages: listing.countCursorPages,
+      // A filter's related conditions are resolved to account ids at each request: the cursor names the filter instead.
+      ...(listing.filter ? { criteria: [conditions, listing.filter, listing.search ?? null] } : {}),
+    });
   }
 }
