@@ -44,4 +44,9 @@ export class WebhooksResource {
       answer(this.api.GET('/api/settings/webhooks/{id}/deliveries/', { params: { path: { id }, query: { ...query, cursor } } })),
     );
   }
+
+  /** One more attempt of a logged delivery's event (same event id), with no retries of its own. */
+  async redeliver(id: string, deliveryId: string): Promise<void> {
+    await answer(this.api.POST('/api/settings/webhooks/{id}/deliveries/{deliveryId}/redeliver/', { params: { path: { id, deliveryId } } }));
+  }
 }
