@@ -80,6 +80,19 @@ describe('CrmClient retries', () => {
     expect(seen.map((s) => JSON.parse(s.body))).toEqual(Array(3).fill({ email: 'ada@example.com', firstName: 'Ada' }));
   });
 
+  it('retries a keyed POST whose retry meets the first attempt still running (409), but not a replayed 409', async () => {
+    handler = (_seen, res, i) => {
+      if (i === 0) res.socket?.destroy();
+      else if (i === 1) json(res, 409, { detail: 'A request with this Idempotency-Key is still running.' });
+      else json(res, 409, { detail: 'Changed during the merge.' }, { 'idempotent-replayed': 'true' });
+    };
+    await expect(client().contacts.merge('cnt_1', { mergeIds: ['cnt_2'] })).rejects.toMatchObject({
+      status: 409,
+      detail: 'Changed during the merge.',
+    });
+    expect(seen).toHaveLength(3);
+  });
+
   it('does not repeat a PATCH without If-Match after a 503, and repeats one with If-Match', async () => {
     handler = (_seen, res, i) => (i === 0 ? json(res, 503, { detail: 'unavailable' }) : json(res, 200, contact));
     await expect(client().contacts.update('cnt_1', { title: 'Countess' })).rejects.toMatchObject({ status: 503, detail: 'unavailable' });

@@ -8,7 +8,8 @@
  * - a 503 or a connection reset (ECONNRESET, a socket closed mid-answer, ...) only when running the
  *   call twice cannot do it twice: GET and HEAD; a POST carrying an `Idempotency-Key` (the gateway
  *   answers the retry with the first answer); a PATCH or DELETE carrying `If-Match` with a version
- *   (a retry of one that was applied answers 412, which is thrown: read the record again).
+ *   (a retry of one that was applied answers 412, which is thrown: read the record again);
+ * - a 409 to a keyed POST's retry that the gateway did not replay: the first attempt still runs.
  * The wait is the answer's `Retry-After` when it has one, otherwise exponential backoff with full
  * jitter; a `Retry-After` longer than `retry.maxDelayMs` is not waited for and the answer is returned.
  */
@@ -156,9 +157,7 @@ export class CrmTransport {
         attempt -= 1; // the retry after a refresh is not one of the bounded attempts
         continue;
       }
-      const retryable = response
-        ? response.status === 429 || (response.status === 503 && isRepeatable(method, headers))
-        : isRepeatable(method, headers);
+      const retryable = response ? this.isRetryable(response, method, headers, attempt) : isRepeatable(method, headers);
       const delay = response ? (retryAfterMs(response) ?? this.backoff(attempt)) : this.backoff(attempt);
       if (!retryable || attempt >= this.retry.attempts || delay > this.retry.maxDelayMs) {
         if (response) return response;
@@ -167,6 +166,20 @@ export class CrmTransport {
       await response?.body?.cancel();
       await this.sleep(delay);
     }
+  }
+
+  private isRetryable(response: Response, method: string, headers: Headers, attempt: number): boolean {
+    if (response.status === 429) return true;
+    if (response.status === 503) return isRepeatable(method, headers);
+    // A keyed POST retried while its first attempt still runs gets 409 without Idempotent-Replayed
+    // (a replayed 409 is the first attempt's own answer): try again once that one has answered.
+    return (
+      response.status === 409 &&
+      attempt > 1 &&
+      method === 'POST' &&
+      headers.has('idempotency-key') &&
+      !response.headers.has('idempotent-replayed')
+    );
   }
 
   private backoff(attempt: number): number {
