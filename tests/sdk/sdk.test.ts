@@ -327,6 +327,36 @@ describe('webhooks', () => {
   });
 });
 
+describe('imports', () => {
+  it('imports a CSV at once, as a dry run and for real', async () => {
+    const tag = unique();
+    const csv = `email,first name\nnow-${tag}@example.com,Now\nnot-an-email,Bad\n`;
+    const dry = await crm.imports.importNow({ name: 'now.csv', content: csv }, { dryRun: true });
+    expect({ created: dry.created.map((c) => c.id), errors: dry.errors.map((e) => e.row), dryRun: dry.dryRun }).toEqual({
+      created: [null],
+      errors: [2],
+      dryRun: true,
+    });
+    const real = await crm.imports.importNow({ name: 'now.csv', content: csv });
+    expect(real.created.map((c) => c.email)).toEqual([`now-${tag}@example.com`]);
+  });
+
+  it('starts a CSV job, waits for it, downloads its error report, lists it, and cannot cancel it once complete', async () => {
+    const tag = unique();
+    const started = await crm.imports.start({ name: 'job.csv', content: `email,first name\njob-${tag}@example.com,Job\nbad,Bad\n` });
+    const job = await crm.imports.wait(started.uid, { intervalMs: 300 });
+    expect({ status: job.status, successCount: job.successCount, errorCount: job.errorCount }).toEqual({
+      status: 'complete',
+      successCount: 1,
+      errorCount: 1,
+    });
+    expect((await crm.imports.errors(started.uid)).split(/\r?\n/)[0]).toBe('row,kind,reason,email,first name');
+    expect((await crm.imports.list()).map((j) => j.uid)).toContain(started.uid);
+    expect((await crm.imports.get(started.uid)).status).toBe('complete');
+    await expect(crm.imports.cancel(started.uid)).rejects.toMatchObject({ status: 409 });
+  });
+});
+
 describe("the README's sync loop", () => {
   it('is examples/sync-contacts.ts, and copies what changed since its checkpoint', async () => {
     const readme = readFileSync(join(__dirname, '../../clients/typescript/README.md'), 'utf8');

@@ -7,6 +7,7 @@ import { AccountsResource } from './resources/accounts-resource';
 import { ApiKeysResource } from './resources/api-keys-resource';
 import { RulesResource, TemplatesResource } from './resources/automations-resource';
 import { ContactsResource } from './resources/contacts-resource';
+import { ImportsResource } from './resources/imports-resource';
 import { LeadsResource } from './resources/leads-resource';
 import { OpportunitiesResource } from './resources/opportunities-resource';
 import { ActivitiesResource, TasksResource } from './resources/timeline-resource';
@@ -73,6 +74,7 @@ export class CrmClient {
   readonly automations: { rules: RulesResource; templates: TemplatesResource };
   readonly webhooks: WebhooksResource;
   readonly apiKeys: ApiKeysResource;
+  readonly imports: ImportsResource;
   readonly tasks: TasksResource;
   readonly activities: ActivitiesResource;
 
@@ -87,6 +89,7 @@ export class CrmClient {
     this.automations = { rules: new RulesResource(this.api), templates: new TemplatesResource(this.api) };
     this.webhooks = new WebhooksResource(this.api);
     this.apiKeys = new ApiKeysResource(this.api);
+    this.imports = new ImportsResource(this.api);
     this.tasks = new TasksResource(this.api);
     this.activities = new ActivitiesResource(this.api);
   }

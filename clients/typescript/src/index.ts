@@ -11,5 +11,6 @@ export { RulesResource, TemplatesResource } from './resources/automations-resour
 export { WebhooksResource } from './resources/webhooks-resource';
 export { ApiKeysResource } from './resources/api-keys-resource';
 export { TasksResource, ActivitiesResource } from './resources/timeline-resource';
+export { ImportsResource, type ImportFile, type ImportJob, type ImportOptions } from './resources/imports-resource';
 export type * from './api-types';
 export type { paths, operations, components } from './generated/crm-api';
