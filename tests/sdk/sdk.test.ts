@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { syncContacts } from '../../clients/typescript/examples/sync-contacts';
+import * as sdk from '../../clients/typescript/src';
 import {
   CrmApiError,
   CrmClient,
@@ -30,7 +31,27 @@ let owner: SignedUp;
 let crm: CrmClient;
 const receiver = new WebhookReceiver();
 
+/** Every public method and getter of the SDK's classes, watched (calls go through) so that the last test can name any left untried. */
+const watched: { name: string; spy: jest.SpyInstance }[] = [];
+function watchEveryPublicMethod(): void {
+  const classes = Object.entries(sdk).filter(([, value]) => typeof value === 'function' && /^[A-Z]/.test(value.name));
+  for (const [className, value] of classes) {
+    const cls = value as unknown as { prototype: object; login?: unknown };
+    if (typeof cls.login === 'function')
+      watched.push({ name: `${className}.login`, spy: jest.spyOn(cls as { login: () => unknown }, 'login') });
+    for (const member of Object.getOwnPropertyNames(cls.prototype)) {
+      const descriptor = Object.getOwnPropertyDescriptor(cls.prototype, member)!;
+      if (member === 'constructor' || member.startsWith('_')) continue;
+      const target = cls.prototype as Record<string, () => unknown>;
+      if (descriptor.get)
+        watched.push({ name: `${className}#${member}`, spy: jest.spyOn(cls.prototype as Record<string, object>, member, 'get') });
+      else if (typeof descriptor.value === 'function') watched.push({ name: `${className}#${member}`, spy: jest.spyOn(target, member) });
+    }
+  }
+}
+
 beforeAll(async () => {
+  watchEveryPublicMethod();
   await receiver.start();
   t = await startTestCluster({ gateways: 1, workers: 1, env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
   dispatcher = new Agent({ connect: { ca: t.cluster.ca } });
@@ -42,6 +63,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  jest.restoreAllMocks();
   await dispatcher?.close();
   await t?.stop();
   await receiver.stop();
@@ -383,5 +405,12 @@ describe("the README's sync loop", () => {
     expect(copied.has(changed.id)).toBe(true);
     expect(next).toBe(changed.updatedAt);
     expect([...copied.values()].every((c) => c.updatedAt >= checkpoint!)).toBe(true);
+  });
+});
+
+describe('the suite', () => {
+  it('has called every public method of the SDK at least once', () => {
+    expect(watched.length).toBeGreaterThan(60);
+    expect(watched.filter((w) => w.spy.mock.calls.length === 0).map((w) => w.name)).toEqual([]);
   });
 });
