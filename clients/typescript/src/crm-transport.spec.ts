@@ -163,6 +163,33 @@ describe('CrmClient sessions', () => {
     expect(crm.auth.tokens).toEqual({ access: 'access-1', refresh: 'refresh-1' });
   });
 
+  it('holds a call made while a refresh runs until the new token is there', async () => {
+    const gateway = rotatingGateway();
+    const rotating = handler;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let refreshSeen!: () => void;
+    const refreshArrived = new Promise<void>((resolve) => (refreshSeen = resolve));
+    handler = (request, res, i) => {
+      if (request.url !== '/api/auth/token/refresh/') return rotating(request, res, i);
+      refreshSeen();
+      void released.then(() => rotating(request, res, i));
+    };
+    const crm = client([], { credentials: { tokens: { access: 'expired', refresh: 'refresh-0' } } });
+    const first = crm.contacts.get('cnt_1');
+    await refreshArrived;
+    const second = crm.contacts.get('cnt_1');
+    await new Promise((r) => setTimeout(r, 50));
+    release();
+    await expect(Promise.all([first, second])).resolves.toEqual([contact, contact]);
+    expect(gateway.refreshes()).toBe(1);
+    expect(seen.filter((s) => s.url === '/api/contacts/cnt_1/').map((s) => s.headers.authorization)).toEqual([
+      'Bearer expired',
+      'Bearer access-1',
+      'Bearer access-1',
+    ]);
+  });
+
   it('throws the 401 when the refresh token is refused, and does not try it again', async () => {
     rotatingGateway();
     const crm = client([], { credentials: { tokens: { access: 'expired', refresh: 'stolen' } } });

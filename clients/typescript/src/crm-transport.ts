@@ -140,6 +140,8 @@ export class CrmTransport {
     const explicitAuthorization = headers.has('authorization');
     let refreshed = false;
     for (let attempt = 1; ; attempt += 1) {
+      // A call made while a refresh runs waits for its token instead of meeting a 401 of its own.
+      if (!anonymous && !explicitAuthorization) await this.refreshing?.catch(() => undefined);
       const sent = anonymous || explicitAuthorization ? undefined : this.credential;
       if (sent) headers.set('authorization', `Bearer ${sent.value}`);
       let response: Response | undefined;
