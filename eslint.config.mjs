@@ -11,6 +11,7 @@ export default tseslint.config(
       'data/**',
       'libs/grpc/src/generated/**',
       'tests/support/generated/**',
+      'clients/typescript/src/generated/**',
     ],
   },
   ...tseslint.configs.recommended,

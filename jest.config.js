@@ -18,6 +18,7 @@ module.exports = {
         '<rootDir>/libs/*/src/**/*.spec.ts',
         '<rootDir>/services/*/src/**/*.spec.ts',
         '<rootDir>/gateway/src/**/*.spec.ts',
+        '<rootDir>/clients/*/src/**/*.spec.ts',
         // The cross suites' own helpers (no cluster needed).
         '<rootDir>/tests/support/**/*.spec.ts',
       ],

@@ -1,0 +1,16 @@
+export { CrmClient, AuthResource, type CrmClientOptions } from './crm-client';
+export { CrmApiError, CrmValidationError } from './crm-error';
+export { isConnectionReset, type Credentials, type FetchLike, type RetryOptions, type Tokens } from './crm-transport';
+export { CursorList, type Page } from './cursor-list';
+export { etagOf, type ConditionalOptions, type CreateOptions } from './resources/answer';
+export { ContactsResource } from './resources/contacts-resource';
+export { LeadsResource } from './resources/leads-resource';
+export { AccountsResource } from './resources/accounts-resource';
+export { OpportunitiesResource } from './resources/opportunities-resource';
+export { RulesResource, TemplatesResource } from './resources/automations-resource';
+export { WebhooksResource } from './resources/webhooks-resource';
+export { ApiKeysResource } from './resources/api-keys-resource';
+export { TasksResource, ActivitiesResource } from './resources/timeline-resource';
+export { ImportsResource, type ImportFile, type ImportJob, type ImportOptions } from './resources/imports-resource';
+export type * from './api-types';
+export type { paths, operations, components } from './generated/crm-api';
