@@ -13,7 +13,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** This OpenAPI 3.1 document (headers only) */
+        head: operations["getOpenApiDocumentHead"];
         patch?: never;
         trace?: never;
     };
@@ -33,7 +34,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Liveness: the gateway process is up (headers only)
+         * @description No authentication; not rate limited and without X-RateLimit-* headers.
+         */
+        head: operations["getLivenessHead"];
         patch?: never;
         trace?: never;
     };
@@ -53,7 +58,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Readiness: the gateway can reach the authentication service (503 otherwise) (headers only)
+         * @description No authentication; not rate limited and without X-RateLimit-* headers.
+         */
+        head: operations["getReadinessHead"];
         patch?: never;
         trace?: never;
     };
@@ -88,7 +97,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange an email and password for an access token, a refresh token and the user
-         * @description A wrong password and an unknown email answer the same 401. Limited per client address and per email.
+         * @description A wrong password and an unknown email answer the same 401. Limited per client address, and per email from each client address.
          */
         post: operations["logIn"];
         delete?: never;
@@ -130,7 +139,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** The caller's login user (for an API key, the workspace's system user) (headers only) */
+        head: operations["getCurrentUserHead"];
         patch?: never;
         trace?: never;
     };
@@ -234,7 +244,11 @@ export interface paths {
         post: operations["inviteUser"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List the workspace's people with their role and state (any caller) (headers only)
+         * @description Newest first; invited people who have not accepted yet are listed with `invitePending: true`.
+         */
+        head: operations["listUsersHead"];
         patch?: never;
         trace?: never;
     };
@@ -275,7 +289,8 @@ export interface paths {
         post: operations["createApiKey"];
         delete?: never;
         options?: never;
-        head?: never;
+        /** List the workspace's active API keys (never their values) (headers only) */
+        head: operations["listApiKeysHead"];
         patch?: never;
         trace?: never;
     };
@@ -312,7 +327,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** Requests made with an API key, per UTC day, and when it was last used (headers only) */
+        head: operations["getApiKeyUsageHead"];
         patch?: never;
         trace?: never;
     };
@@ -352,7 +368,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * The contacts linked to an account (headers only)
+         * @description The linked contacts, newest first, a page at a time.
+         */
+        head: operations["listAccountContactsHead"];
         patch?: never;
         trace?: never;
     };
@@ -376,7 +396,11 @@ export interface paths {
         post: operations["createContact"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List contacts (headers only)
+         * @description Paginated contact list items, newest first.
+         */
+        head: operations["listContactsHead"];
         patch?: never;
         trace?: never;
     };
@@ -397,12 +421,33 @@ export interface paths {
          */
         delete: operations["deleteContact"];
         options?: never;
-        head?: never;
+        /** Read a contact (headers only) */
+        head: operations["getContactHead"];
         /**
          * Update a contact
          * @description Any subset of the writable fields; null clears a nullable field (`accountId` unlinks). Read-only fields (id, names, timestamps) are ignored, so a client may send back what it read.
          */
         patch: operations["updateContact"];
+        trace?: never;
+    };
+    "/api/contacts/query/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Query contacts with a filter
+         * @description A contact list through the filter language, a page at a time by cursor; `count` counts every match, on every page.
+         */
+        post: operations["queryContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/contacts/{id}/merge/": {
@@ -445,7 +490,11 @@ export interface paths {
         post: operations["createLead"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List leads (headers only)
+         * @description Paginated lead list items, newest first.
+         */
+        head: operations["listLeadsHead"];
         patch?: never;
         trace?: never;
     };
@@ -466,12 +515,33 @@ export interface paths {
          */
         delete: operations["deleteLead"];
         options?: never;
-        head?: never;
+        /** Read a lead (headers only) */
+        head: operations["getLeadHead"];
         /**
          * Update a lead
          * @description Any subset of the writable fields (status, leadScore, ...). `status: converted` is refused (422): use convert. Read-only fields are ignored.
          */
         patch: operations["updateLead"];
+        trace?: never;
+    };
+    "/api/leads/query/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Query leads with a filter
+         * @description A lead list through the filter language, a page at a time by cursor; `count` counts every match, on every page.
+         */
+        post: operations["queryLeads"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/leads/{id}/merge/": {
@@ -514,7 +584,11 @@ export interface paths {
         post: operations["createAccount"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List accounts (headers only)
+         * @description Paginated account list items, newest first.
+         */
+        head: operations["listAccountsHead"];
         patch?: never;
         trace?: never;
     };
@@ -535,12 +609,33 @@ export interface paths {
          */
         delete: operations["deleteAccount"];
         options?: never;
-        head?: never;
+        /** Read an account (headers only) */
+        head: operations["getAccountHead"];
         /**
          * Update an account
          * @description Any subset of the writable fields. Read-only fields (counts, names, timestamps) are ignored.
          */
         patch: operations["updateAccount"];
+        trace?: never;
+    };
+    "/api/accounts/query/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Query accounts with a filter
+         * @description An account list through the filter language, a page at a time by cursor; `count` counts every match, on every page.
+         */
+        post: operations["queryAccounts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/accounts/{id}/merge/": {
@@ -583,7 +678,11 @@ export interface paths {
         post: operations["createOpportunity"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List opportunities (headers only)
+         * @description Paginated opportunity list items, newest first.
+         */
+        head: operations["listOpportunitiesHead"];
         patch?: never;
         trace?: never;
     };
@@ -604,12 +703,33 @@ export interface paths {
          */
         delete: operations["deleteOpportunity"];
         options?: never;
-        head?: never;
+        /** Read an opportunity (headers only) */
+        head: operations["getOpportunityHead"];
         /**
          * Update an opportunity
          * @description Any subset of the writable fields. Entering closed_won/closed_lost sets closedDate to today and probability from the stage unless given; null clears closeDate, closedDate, lossReason. Read-only fields are ignored.
          */
         patch: operations["updateOpportunity"];
+        trace?: never;
+    };
+    "/api/opportunities/query/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Query opportunities with a filter
+         * @description An opportunity list through the filter language, a page at a time by cursor; `count` counts every match, on every page.
+         */
+        post: operations["queryOpportunities"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/crm/sources/": {
@@ -632,7 +752,11 @@ export interface paths {
         post: operations["createSource"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List lead sources (headers only)
+         * @description The workspace's sources, newest first. An import's `source_uid` names one.
+         */
+        head: operations["listSourcesHead"];
         patch?: never;
         trace?: never;
     };
@@ -652,7 +776,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List tasks, optionally those about one record (headers only)
+         * @description Newest first. A record's tasks are deleted with it.
+         */
+        head: operations["listTasksHead"];
         patch?: never;
         trace?: never;
     };
@@ -672,7 +800,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * The audit log, optionally of one record (headers only)
+         * @description Every write to a record, newest first, with the actor and its kind (`user`, `api_key` for calls made with a workspace API key, attributed to the workspace's system user, or `system`). Entries outlive their record.
+         */
+        head: operations["listActivitiesHead"];
         patch?: never;
         trace?: never;
     };
@@ -709,7 +841,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** The last 50 import jobs of the workspace, newest first (headers only) */
+        head: operations["listImportJobsHead"];
         patch?: never;
         trace?: never;
     };
@@ -726,7 +859,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** An import job, for polling (every 1–2 s until complete or failed) (headers only) */
+        head: operations["getImportJobHead"];
         patch?: never;
         trace?: never;
     };
@@ -766,7 +900,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Every row error and duplicate of an import, as CSV (headers only)
+         * @description Streamed, in row order. Header `row,kind,reason` followed by the file's own header cells; then one line per row error (kind `error`, reason the message) and per duplicate (kind `duplicate`, reason naming the existing contact or the earlier row), followed by the row's original cells. Cells beginning with `=`, `+`, `-`, `@`, tab or carriage return are prefixed with `'` so that spreadsheets do not run them. Available while the job runs (the rows counted so far) and after.
+         */
+        head: operations["downloadImportJobErrorsHead"];
         patch?: never;
         trace?: never;
     };
@@ -807,7 +945,8 @@ export interface paths {
         post: operations["createAutomationRule"];
         delete?: never;
         options?: never;
-        head?: never;
+        /** List the workspace's automation rules, newest first (headers only) */
+        head: operations["listAutomationRulesHead"];
         patch?: never;
         trace?: never;
     };
@@ -825,7 +964,8 @@ export interface paths {
         /** Delete a rule; its enrollments under way end cancelled */
         delete: operations["deleteAutomationRule"];
         options?: never;
-        head?: never;
+        /** Read a rule (headers only) */
+        head: operations["getAutomationRuleHead"];
         /**
          * Change any subset of name, trigger, triggerConditions, exitConditions, steps
          * @description The result is validated as a whole. Enrollments under way keep the steps they started with. Read-only fields sent back are ignored.
@@ -883,7 +1023,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** The rule's execution logs, newest first (headers only) */
+        head: operations["listAutomationRuleLogsHead"];
         patch?: never;
         trace?: never;
     };
@@ -920,7 +1061,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** The built-in gallery and the workspace's custom templates (headers only) */
+        head: operations["listAutomationTemplatesHead"];
         patch?: never;
         trace?: never;
     };
@@ -937,7 +1079,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** Read a template (headers only) */
+        head: operations["getAutomationTemplateHead"];
         patch?: never;
         trace?: never;
     };
@@ -974,7 +1117,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** Emails automation sent (the workspace's outbox), newest first (headers only) */
+        head: operations["listOutboundEmailsHead"];
         patch?: never;
         trace?: never;
     };
@@ -991,7 +1135,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** In-app notifications automation created, newest first (headers only) */
+        head: operations["listNotificationsHead"];
         patch?: never;
         trace?: never;
     };
@@ -1012,7 +1157,8 @@ export interface paths {
         post: operations["createWebhook"];
         delete?: never;
         options?: never;
-        head?: never;
+        /** The workspace's webhook subscriptions, newest first (never their secrets) (headers only) */
+        head: operations["listWebhooksHead"];
         patch?: never;
         trace?: never;
     };
@@ -1033,7 +1179,8 @@ export interface paths {
          */
         delete: operations["deleteWebhook"];
         options?: never;
-        head?: never;
+        /** Read a subscription (without its secret) (headers only) */
+        head: operations["getWebhookHead"];
         /**
          * Change url, events or isActive
          * @description `url` must be https:// and must not name or resolve to a loopback, private, link-local or metadata address, in any spelling (422 on `url`); the operator setting WEBHOOK_ALLOW_PRIVATE_TARGETS=true lifts this for development. Admins only: members and API keys answer 403.
@@ -1094,7 +1241,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** The subscription's delivery attempts, newest first (one item per attempt) (headers only) */
+        head: operations["listWebhookDeliveriesHead"];
         patch?: never;
         trace?: never;
     };
@@ -1129,6 +1277,18 @@ export interface components {
          */
         Error: {
             detail: string;
+        };
+        /**
+         * @description The refused parameter → messages, each naming the path of what was refused (e.g. `filter.and[1].operator: ...`).
+         * @example {
+         *       "filter": [
+         *         "filter.and[0].field: unknown field \"colour\"."
+         *       ]
+         *     }
+         */
+        ParameterErrors: {
+            filter?: string[];
+            ordering?: string[];
         };
         /**
          * @description Field name → messages, for every failing field. `nonFieldErrors` holds problems with the body as a whole.
@@ -1214,12 +1374,13 @@ export interface components {
         };
     };
     responses: {
-        /** @description Malformed JSON, a wrong content type, or an invalid parameter. */
+        /** @description Malformed JSON, a wrong content type, or an invalid parameter: `{"detail"}`, or `{"filter": [...]}` / `{"ordering": [...]}` for a refused filter or ordering of a record list. */
         BadRequest: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -1228,7 +1389,7 @@ export interface components {
                  *       "detail": "Malformed JSON in the request body."
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] | components["schemas"]["ParameterErrors"];
             };
         };
         /** @description Missing, malformed, expired or revoked credential. */
@@ -1238,6 +1399,7 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -1255,6 +1417,7 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -1272,6 +1435,7 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -1289,6 +1453,7 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -1306,6 +1471,7 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -1324,6 +1490,7 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -1341,6 +1508,7 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -1358,6 +1526,7 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -1371,6 +1540,7 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -1388,6 +1558,7 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -1405,6 +1576,7 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -1431,7 +1603,7 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+        /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
         "Idempotency-Key": string;
     };
     requestBodies: never;
@@ -1484,6 +1656,31 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getOpenApiDocumentHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getLiveness: {
         parameters: {
             query?: never;
@@ -1505,7 +1702,27 @@ export interface operations {
                     };
                 };
             };
-            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getLivenessHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1531,7 +1748,27 @@ export interface operations {
                     };
                 };
             };
-            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getReadinessHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1683,6 +1920,33 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getCurrentUserHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The login user. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     logOut: {
         parameters: {
             query?: never;
@@ -1721,7 +1985,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path?: never;
@@ -1755,7 +2019,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
@@ -1899,7 +2163,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path?: never;
@@ -1955,6 +2219,42 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailedOrKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listUsersHead: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of users. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2059,7 +2359,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path?: never;
@@ -2093,6 +2393,34 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailedOrKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listApiKeysHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2164,11 +2492,43 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getApiKeyUsageHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The API key id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Usage of the key. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     convertLead: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
@@ -2311,6 +2671,46 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listAccountContactsHead: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The account id (`acc_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the account's contacts. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listContacts: {
         parameters: {
             query?: {
@@ -2322,6 +2722,8 @@ export interface operations {
                 offset?: number;
                 /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
                 cursor?: string;
+                /** @description Records with exactly this externalId. */
+                externalId?: string;
                 /** @description A contact stage value. */
                 stage?: "new" | "contacted" | "engaged" | "proposal_sent" | "negotiation" | "customer" | "inactive";
                 /** @description Owner user id. */
@@ -2336,6 +2738,8 @@ export interface operations {
                 tags?: string;
                 /** @description createdAt, updatedAt, firstName, lastName, email, stage; `-` for descending. Default `-createdAt`. */
                 ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "firstName" | "-firstName" | "lastName" | "-lastName" | "email" | "-email" | "stage" | "-stage";
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `title` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `tags` (tags: contains, is_empty, is_not_empty); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                filter?: string;
             };
             header?: never;
             path?: never;
@@ -2371,6 +2775,8 @@ export interface operations {
                         results: {
                             /** @example cnt_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                             id: string;
+                            /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                            externalId: string | null;
                             firstName: string;
                             lastName: string;
                             email: string;
@@ -2405,7 +2811,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path?: never;
@@ -2414,6 +2820,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Unique per workspace and kind (422 on `externalId` when another record of the kind has it); null clears. */
+                    externalId?: string | null;
                     /** @description At least one of firstName and lastName is required on create. */
                     firstName?: string | null;
                     lastName?: string | null;
@@ -2447,6 +2855,10 @@ export interface operations {
                     readonly createdAt?: unknown;
                     /** @description Read-only; ignored when sent. */
                     readonly updatedAt?: unknown;
+                } | {
+                    firstName: string;
+                } | {
+                    lastName: string;
                 };
             };
         };
@@ -2467,6 +2879,8 @@ export interface operations {
                     "application/json": {
                         /** @example cnt_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                         id: string;
+                        /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                        externalId: string | null;
                         firstName: string;
                         lastName: string;
                         email: string;
@@ -2506,6 +2920,60 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listContactsHead: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+                /** @description Records with exactly this externalId. */
+                externalId?: string;
+                /** @description A contact stage value. */
+                stage?: "new" | "contacted" | "engaged" | "proposal_sent" | "negotiation" | "customer" | "inactive";
+                /** @description Owner user id. */
+                assignedTo?: string;
+                /** @description Case-insensitive literal substring of the name ("first last"), email or phone; the whole value is one literal (no wildcards, words not split). */
+                search?: string;
+                /** @description createdAt on or after; ISO 8601 date or timestamp (any offset); 400 when not one. */
+                createdAfter?: string;
+                /** @description createdAt on or before; ISO 8601 date or timestamp (any offset); 400 when not one. */
+                createdBefore?: string;
+                /** @description Comma-separated tag names; contacts carrying every one of them. */
+                tags?: string;
+                /** @description createdAt, updatedAt, firstName, lastName, email, stage; `-` for descending. Default `-createdAt`. */
+                ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "firstName" | "-firstName" | "lastName" | "-lastName" | "email" | "-email" | "stage" | "-stage";
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `title` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `tags` (tags: contains, is_empty, is_not_empty); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                filter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of contacts. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getContact: {
         parameters: {
             query?: never;
@@ -2536,6 +3004,8 @@ export interface operations {
                     "application/json": {
                         /** @example cnt_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                         id: string;
+                        /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                        externalId: string | null;
                         firstName: string;
                         lastName: string;
                         email: string;
@@ -2621,6 +3091,55 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getContactHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An ETag already held; when it is still current the answer is 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description The contact id (`cnt_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The contact. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The record's version as a strong entity tag, e.g. `"3"`; changes with every change. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match names the current version. No body. */
+            304: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The record's version as a strong entity tag, e.g. `"3"`; changes with every change. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     updateContact: {
         parameters: {
             query?: never;
@@ -2637,6 +3156,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Unique per workspace and kind (422 on `externalId` when another record of the kind has it); null clears. */
+                    externalId?: string | null;
                     /** @description At least one of firstName and lastName is required on create. */
                     firstName?: string | null;
                     lastName?: string | null;
@@ -2689,6 +3210,8 @@ export interface operations {
                     "application/json": {
                         /** @example cnt_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                         id: string;
+                        /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                        externalId: string | null;
                         firstName: string;
                         lastName: string;
                         email: string;
@@ -2729,11 +3252,92 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    queryContacts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `title` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `tags` (tags: contains, is_empty, is_not_empty); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                    filter?: Record<string, never>;
+                    /** @description A literal, case-insensitive substring, as the list's `search`. */
+                    search?: string;
+                    /** @description Up to 3 comma-separated fields of id, externalId, assignedTo, createdAt, updatedAt, firstName, lastName, email, phone, notes, title, stage, accountId; `-` for descending. Default `-createdAt`. Ties are broken by id in the direction of the last field; strings compare by code point; unset values come last ascending and first descending. A bad ordering: `400 {"ordering": [...]}`. */
+                    ordering?: string;
+                    /** @description Items per page (default 20); values above 100 are served as 100. */
+                    limit?: number;
+                    /** @description The `nextCursor` of an earlier page, sent with the same filter, search and ordering (else 400). */
+                    cursor?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A page of contacts. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Every match, on cursor pages too. */
+                        count: number;
+                        results: {
+                            /** @example cnt_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
+                            id: string;
+                            /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                            externalId: string | null;
+                            firstName: string;
+                            lastName: string;
+                            email: string;
+                            phone: string;
+                            /** @description Job title. */
+                            title: string;
+                            /** @enum {string} */
+                            stage: "new" | "contacted" | "engaged" | "proposal_sent" | "negotiation" | "customer" | "inactive";
+                            /** @description The linked account (`acc_...`), or null. */
+                            accountId: string | null;
+                            /** @description The linked account's name (read-only). */
+                            accountName: string | null;
+                            /** @description The owning user (`usr_...`), or null. */
+                            assignedTo: string | null;
+                            tags: string[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        /** @description Send it back as `cursor` (with the same body otherwise) for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailedOrKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     mergeContacts: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
@@ -2771,6 +3375,8 @@ export interface operations {
                     "application/json": {
                         /** @example cnt_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                         id: string;
+                        /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                        externalId: string | null;
                         firstName: string;
                         lastName: string;
                         email: string;
@@ -2822,6 +3428,8 @@ export interface operations {
                 offset?: number;
                 /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
                 cursor?: string;
+                /** @description Records with exactly this externalId. */
+                externalId?: string;
                 /** @description A lead status value. */
                 status?: "new" | "contacted" | "qualified" | "nurturing" | "unqualified" | "converted" | "lost";
                 /** @description Exact lead source. */
@@ -2836,6 +3444,8 @@ export interface operations {
                 createdBefore?: string;
                 /** @description createdAt, updatedAt, firstName, lastName, email, company, status, leadScore; `-` for descending. Default `-createdAt`. */
                 ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "firstName" | "-firstName" | "lastName" | "-lastName" | "email" | "-email" | "company" | "-company" | "status" | "-status" | "leadScore" | "-leadScore";
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `company` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `status` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `leadScore` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                filter?: string;
             };
             header?: never;
             path?: never;
@@ -2871,6 +3481,8 @@ export interface operations {
                         results: {
                             /** @example ld_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                             id: string;
+                            /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                            externalId: string | null;
                             firstName: string;
                             lastName: string;
                             email: string;
@@ -2903,7 +3515,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path?: never;
@@ -2912,6 +3524,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Unique per workspace and kind (422 on `externalId` when another record of the kind has it); null clears. */
+                    externalId?: string | null;
                     /** @description At least one of firstName and lastName is required on create. */
                     firstName?: string | null;
                     lastName?: string | null;
@@ -2943,6 +3557,10 @@ export interface operations {
                     readonly createdAt?: unknown;
                     /** @description Read-only; ignored when sent. */
                     readonly updatedAt?: unknown;
+                } | {
+                    firstName: string;
+                } | {
+                    lastName: string;
                 };
             };
         };
@@ -2963,6 +3581,8 @@ export interface operations {
                     "application/json": {
                         /** @example ld_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                         id: string;
+                        /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                        externalId: string | null;
                         firstName: string;
                         lastName: string;
                         email: string;
@@ -3005,6 +3625,60 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listLeadsHead: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+                /** @description Records with exactly this externalId. */
+                externalId?: string;
+                /** @description A lead status value. */
+                status?: "new" | "contacted" | "qualified" | "nurturing" | "unqualified" | "converted" | "lost";
+                /** @description Exact lead source. */
+                source?: string;
+                /** @description Owner user id. */
+                assignedTo?: string;
+                /** @description Case-insensitive literal substring of the name ("first last"), email or company (one literal, no wildcards). */
+                search?: string;
+                /** @description createdAt on or after; ISO 8601 date or timestamp (any offset); 400 when not one. */
+                createdAfter?: string;
+                /** @description createdAt on or before; ISO 8601 date or timestamp (any offset); 400 when not one. */
+                createdBefore?: string;
+                /** @description createdAt, updatedAt, firstName, lastName, email, company, status, leadScore; `-` for descending. Default `-createdAt`. */
+                ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "firstName" | "-firstName" | "lastName" | "-lastName" | "email" | "-email" | "company" | "-company" | "status" | "-status" | "leadScore" | "-leadScore";
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `company` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `status` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `leadScore` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                filter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of leads. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getLead: {
         parameters: {
             query?: never;
@@ -3035,6 +3709,8 @@ export interface operations {
                     "application/json": {
                         /** @example ld_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                         id: string;
+                        /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                        externalId: string | null;
                         firstName: string;
                         lastName: string;
                         email: string;
@@ -3123,6 +3799,55 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getLeadHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An ETag already held; when it is still current the answer is 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description The lead id (`ld_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lead. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The record's version as a strong entity tag, e.g. `"3"`; changes with every change. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match names the current version. No body. */
+            304: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The record's version as a strong entity tag, e.g. `"3"`; changes with every change. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     updateLead: {
         parameters: {
             query?: never;
@@ -3139,6 +3864,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Unique per workspace and kind (422 on `externalId` when another record of the kind has it); null clears. */
+                    externalId?: string | null;
                     /** @description At least one of firstName and lastName is required on create. */
                     firstName?: string | null;
                     lastName?: string | null;
@@ -3189,6 +3916,8 @@ export interface operations {
                     "application/json": {
                         /** @example ld_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                         id: string;
+                        /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                        externalId: string | null;
                         firstName: string;
                         lastName: string;
                         email: string;
@@ -3232,11 +3961,90 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    queryLeads: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `company` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `status` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `leadScore` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                    filter?: Record<string, never>;
+                    /** @description A literal, case-insensitive substring, as the list's `search`. */
+                    search?: string;
+                    /** @description Up to 3 comma-separated fields of id, externalId, assignedTo, createdAt, updatedAt, firstName, lastName, email, phone, notes, company, status, source, leadScore; `-` for descending. Default `-createdAt`. Ties are broken by id in the direction of the last field; strings compare by code point; unset values come last ascending and first descending. A bad ordering: `400 {"ordering": [...]}`. */
+                    ordering?: string;
+                    /** @description Items per page (default 20); values above 100 are served as 100. */
+                    limit?: number;
+                    /** @description The `nextCursor` of an earlier page, sent with the same filter, search and ordering (else 400). */
+                    cursor?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A page of leads. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Every match, on cursor pages too. */
+                        count: number;
+                        results: {
+                            /** @example ld_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
+                            id: string;
+                            /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                            externalId: string | null;
+                            firstName: string;
+                            lastName: string;
+                            email: string;
+                            phone: string;
+                            company: string;
+                            /** @enum {string} */
+                            status: "new" | "contacted" | "qualified" | "nurturing" | "unqualified" | "converted" | "lost";
+                            /** @description Lead source (free text). */
+                            source: string;
+                            /** @description Owner user id, or null. */
+                            assignedTo: string | null;
+                            /** @description 0..100. */
+                            leadScore: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        /** @description Send it back as `cursor` (with the same body otherwise) for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailedOrKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     mergeLeads: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
@@ -3274,6 +4082,8 @@ export interface operations {
                     "application/json": {
                         /** @example ld_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                         id: string;
+                        /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                        externalId: string | null;
                         firstName: string;
                         lastName: string;
                         email: string;
@@ -3328,6 +4138,8 @@ export interface operations {
                 offset?: number;
                 /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
                 cursor?: string;
+                /** @description Records with exactly this externalId. */
+                externalId?: string;
                 /** @description An account stage value. */
                 stage?: "prospect" | "active" | "customer" | "partner" | "churned";
                 /** @description Exact industry. */
@@ -3338,6 +4150,8 @@ export interface operations {
                 search?: string;
                 /** @description createdAt, updatedAt, name, stage, industry; `-` for descending. Default `-createdAt`. */
                 ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "name" | "-name" | "stage" | "-stage" | "industry" | "-industry";
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `website` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `companySize` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                filter?: string;
             };
             header?: never;
             path?: never;
@@ -3373,6 +4187,8 @@ export interface operations {
                         results: {
                             /** @example acc_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                             id: string;
+                            /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                            externalId: string | null;
                             name: string;
                             /** @description An http(s) URL, or empty. */
                             website: string;
@@ -3406,7 +4222,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path?: never;
@@ -3415,6 +4231,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Unique per workspace and kind (422 on `externalId` when another record of the kind has it); null clears. */
+                    externalId?: string | null;
                     name: string;
                     /**
                      * Format: uri
@@ -3477,6 +4295,8 @@ export interface operations {
                     "application/json": {
                         /** @example acc_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                         id: string;
+                        /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                        externalId: string | null;
                         name: string;
                         /** @description An http(s) URL, or empty. */
                         website: string;
@@ -3525,6 +4345,56 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listAccountsHead: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+                /** @description Records with exactly this externalId. */
+                externalId?: string;
+                /** @description An account stage value. */
+                stage?: "prospect" | "active" | "customer" | "partner" | "churned";
+                /** @description Exact industry. */
+                industry?: string;
+                /** @description Owner user id. */
+                assignedTo?: string;
+                /** @description Case-insensitive literal substring of the company name or website (one literal, no wildcards). */
+                search?: string;
+                /** @description createdAt, updatedAt, name, stage, industry; `-` for descending. Default `-createdAt`. */
+                ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "name" | "-name" | "stage" | "-stage" | "industry" | "-industry";
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `website` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `companySize` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                filter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of accounts. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getAccount: {
         parameters: {
             query?: never;
@@ -3555,6 +4425,8 @@ export interface operations {
                     "application/json": {
                         /** @example acc_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                         id: string;
+                        /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                        externalId: string | null;
                         name: string;
                         /** @description An http(s) URL, or empty. */
                         website: string;
@@ -3649,6 +4521,55 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getAccountHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An ETag already held; when it is still current the answer is 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description The account id (`acc_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The record's version as a strong entity tag, e.g. `"3"`; changes with every change. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match names the current version. No body. */
+            304: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The record's version as a strong entity tag, e.g. `"3"`; changes with every change. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     updateAccount: {
         parameters: {
             query?: never;
@@ -3665,6 +4586,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Unique per workspace and kind (422 on `externalId` when another record of the kind has it); null clears. */
+                    externalId?: string | null;
                     name?: string;
                     /**
                      * Format: uri
@@ -3726,6 +4649,8 @@ export interface operations {
                     "application/json": {
                         /** @example acc_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                         id: string;
+                        /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                        externalId: string | null;
                         name: string;
                         /** @description An http(s) URL, or empty. */
                         website: string;
@@ -3775,11 +4700,91 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    queryAccounts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `website` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `companySize` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                    filter?: Record<string, never>;
+                    /** @description A literal, case-insensitive substring, as the list's `search`. */
+                    search?: string;
+                    /** @description Up to 3 comma-separated fields of id, externalId, assignedTo, createdAt, updatedAt, name, website, industry, companySize, stage, description; `-` for descending. Default `-createdAt`. Ties are broken by id in the direction of the last field; strings compare by code point; unset values come last ascending and first descending. A bad ordering: `400 {"ordering": [...]}`. */
+                    ordering?: string;
+                    /** @description Items per page (default 20); values above 100 are served as 100. */
+                    limit?: number;
+                    /** @description The `nextCursor` of an earlier page, sent with the same filter, search and ordering (else 400). */
+                    cursor?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A page of accounts. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Every match, on cursor pages too. */
+                        count: number;
+                        results: {
+                            /** @example acc_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
+                            id: string;
+                            /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                            externalId: string | null;
+                            name: string;
+                            /** @description An http(s) URL, or empty. */
+                            website: string;
+                            industry: string;
+                            /** @description A range label. */
+                            companySize: string;
+                            /** @enum {string} */
+                            stage: "prospect" | "active" | "customer" | "partner" | "churned";
+                            /** @description Owner user id, or null. */
+                            assignedTo: string | null;
+                            /** @description Contacts linked to the account (read-only). */
+                            contactCount: number;
+                            /** @description Linked opportunities not closed (read-only). */
+                            openOpportunityCount: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        /** @description Send it back as `cursor` (with the same body otherwise) for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailedOrKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     mergeAccounts: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
@@ -3817,6 +4822,8 @@ export interface operations {
                     "application/json": {
                         /** @example acc_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                         id: string;
+                        /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                        externalId: string | null;
                         name: string;
                         /** @description An http(s) URL, or empty. */
                         website: string;
@@ -3877,6 +4884,8 @@ export interface operations {
                 offset?: number;
                 /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
                 cursor?: string;
+                /** @description Records with exactly this externalId. */
+                externalId?: string;
                 /** @description A pipeline stage value. */
                 stage?: "prospecting" | "qualification" | "needs_analysis" | "proposal" | "negotiation" | "closed_won" | "closed_lost";
                 /** @description The account id. */
@@ -3895,6 +4904,8 @@ export interface operations {
                 search?: string;
                 /** @description createdAt, updatedAt, name, value, stage, probability, closeDate; `-` for descending. Default `-createdAt`. */
                 ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "name" | "-name" | "value" | "-value" | "stage" | "-stage" | "probability" | "-probability" | "closeDate" | "-closeDate";
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `value` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `probability` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `closeDate` (date: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                filter?: string;
             };
             header?: never;
             path?: never;
@@ -3930,6 +4941,8 @@ export interface operations {
                         results: {
                             /** @example opp_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                             id: string;
+                            /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                            externalId: string | null;
                             name: string;
                             /** @description The account (`acc_...`); null after the account was deleted. */
                             accountId: string | null;
@@ -3968,7 +4981,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path?: never;
@@ -3977,9 +4990,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Unique per workspace and kind (422 on `externalId` when another record of the kind has it); null clears. */
+                    externalId?: string | null;
                     name: string;
                     /** @description Required on create: an account of the workspace (422 otherwise). Null unlinks on update. */
-                    accountId: string | null;
+                    accountId: string;
                     /** @description Default 0. */
                     value?: number;
                     /**
@@ -4029,6 +5044,8 @@ export interface operations {
                     "application/json": {
                         /** @example opp_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                         id: string;
+                        /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                        externalId: string | null;
                         name: string;
                         /** @description The account (`acc_...`); null after the account was deleted. */
                         accountId: string | null;
@@ -4076,6 +5093,64 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listOpportunitiesHead: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+                /** @description Records with exactly this externalId. */
+                externalId?: string;
+                /** @description A pipeline stage value. */
+                stage?: "prospecting" | "qualification" | "needs_analysis" | "proposal" | "negotiation" | "closed_won" | "closed_lost";
+                /** @description The account id. */
+                accountId?: string;
+                /** @description Owner user id. */
+                assignedTo?: string;
+                /** @description closeDate on or after (ISO 8601; a timestamp's date part is used). */
+                closeDateAfter?: string;
+                /** @description closeDate on or before (ISO 8601). */
+                closeDateBefore?: string;
+                /** @description value ≥ this decimal number (digits, an optional `-` and decimals; 400 otherwise). */
+                valueMin?: number;
+                /** @description value ≤ this decimal number (digits, an optional `-` and decimals; 400 otherwise). */
+                valueMax?: number;
+                /** @description Case-insensitive literal substring of the opportunity name (one literal, no wildcards). */
+                search?: string;
+                /** @description createdAt, updatedAt, name, value, stage, probability, closeDate; `-` for descending. Default `-createdAt`. */
+                ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "name" | "-name" | "value" | "-value" | "stage" | "-stage" | "probability" | "-probability" | "closeDate" | "-closeDate";
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `value` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `probability` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `closeDate` (date: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                filter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of opportunities. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getOpportunity: {
         parameters: {
             query?: never;
@@ -4106,6 +5181,8 @@ export interface operations {
                     "application/json": {
                         /** @example opp_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                         id: string;
+                        /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                        externalId: string | null;
                         name: string;
                         /** @description The account (`acc_...`); null after the account was deleted. */
                         accountId: string | null;
@@ -4199,6 +5276,55 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getOpportunityHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An ETag already held; when it is still current the answer is 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description The opportunity id (`opp_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The opportunity. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The record's version as a strong entity tag, e.g. `"3"`; changes with every change. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match names the current version. No body. */
+            304: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The record's version as a strong entity tag, e.g. `"3"`; changes with every change. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     updateOpportunity: {
         parameters: {
             query?: never;
@@ -4215,6 +5341,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Unique per workspace and kind (422 on `externalId` when another record of the kind has it); null clears. */
+                    externalId?: string | null;
                     name?: string;
                     /** @description Required on create: an account of the workspace (422 otherwise). Null unlinks on update. */
                     accountId?: string | null;
@@ -4266,6 +5394,8 @@ export interface operations {
                     "application/json": {
                         /** @example opp_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                         id: string;
+                        /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                        externalId: string | null;
                         name: string;
                         /** @description The account (`acc_...`); null after the account was deleted. */
                         accountId: string | null;
@@ -4309,6 +5439,91 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    queryOpportunities: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `value` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `probability` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `closeDate` (date: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                    filter?: Record<string, never>;
+                    /** @description A literal, case-insensitive substring, as the list's `search`. */
+                    search?: string;
+                    /** @description Up to 3 comma-separated fields of id, externalId, assignedTo, createdAt, updatedAt, name, accountId, value, stage, probability, closeDate, source, description; `-` for descending. Default `-createdAt`. Ties are broken by id in the direction of the last field; strings compare by code point; unset values come last ascending and first descending. A bad ordering: `400 {"ordering": [...]}`. */
+                    ordering?: string;
+                    /** @description Items per page (default 20); values above 100 are served as 100. */
+                    limit?: number;
+                    /** @description The `nextCursor` of an earlier page, sent with the same filter, search and ordering (else 400). */
+                    cursor?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A page of opportunities. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Every match, on cursor pages too. */
+                        count: number;
+                        results: {
+                            /** @example opp_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
+                            id: string;
+                            /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                            externalId: string | null;
+                            name: string;
+                            /** @description The account (`acc_...`); null after the account was deleted. */
+                            accountId: string | null;
+                            /** @description The account's name (read-only). */
+                            accountName: string | null;
+                            /** @description Deal value. */
+                            value: number;
+                            /** @enum {string} */
+                            stage: "prospecting" | "qualification" | "needs_analysis" | "proposal" | "negotiation" | "closed_won" | "closed_lost";
+                            /** @description Percentage 0..100; follows the stage unless given. */
+                            probability: number;
+                            /**
+                             * Format: date
+                             * @description Expected close date `YYYY-MM-DD`, or null.
+                             */
+                            closeDate: string | null;
+                            /** @description Owner user id, or null. */
+                            assignedTo: string | null;
+                            source: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        /** @description Send it back as `cursor` (with the same body otherwise) for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailedOrKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4378,7 +5593,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path?: never;
@@ -4417,6 +5632,42 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailedOrKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSourcesHead: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of sources. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4487,6 +5738,44 @@ export interface operations {
                         }[];
                     };
                 };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTasksHead: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+                /** @description A record id; every task of the workspace when absent. */
+                relatedTo?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tasks. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -4567,11 +5856,49 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listActivitiesHead: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+                /** @description A record id; the whole workspace's log when absent. */
+                recordId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of activities. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     startContactImport: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path?: never;
@@ -4620,7 +5947,10 @@ export interface operations {
     };
     listImportJobs: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description How many of the newest jobs (default and at most 50; larger values are served as 50). */
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4676,6 +6006,36 @@ export interface operations {
                         finishedAt: string | null;
                     }[];
                 };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listImportJobsHead: {
+        parameters: {
+            query?: {
+                /** @description How many of the newest jobs (default and at most 50; larger values are served as 50). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A JSON array of import jobs, each with its counts; `errors` and `duplicates` are empty here (poll the job for them). */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -4754,11 +6114,42 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getImportJobHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The import job uid. */
+                job_uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import job. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     cancelImportJob: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
@@ -4863,6 +6254,37 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    downloadImportJobErrorsHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The import job uid. */
+                job_uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report, `text/csv`. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     importContactsNow: {
         parameters: {
             query?: {
@@ -4870,7 +6292,7 @@ export interface operations {
                 dryRun?: boolean;
             };
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path?: never;
@@ -4904,6 +6326,8 @@ export interface operations {
                         created: {
                             /** @description Null in a dry run. */
                             id: string | null;
+                            /** @description The client's own id (1 to 255 characters), unique per workspace and kind, or null. */
+                            externalId: string | null;
                             firstName: string;
                             lastName: string;
                             email: string;
@@ -5015,7 +6439,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path?: never;
@@ -5270,6 +6694,42 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listAutomationRulesHead: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of rules. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getAutomationRule: {
         parameters: {
             query?: never;
@@ -5431,6 +6891,37 @@ export interface operations {
         responses: {
             /** @description Deleted; no body. */
             204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAutomationRuleHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rule id (rul_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rule. */
+            200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5725,7 +7216,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
@@ -5878,7 +7369,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
@@ -6140,11 +7631,55 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listAutomationRuleLogsHead: {
+        parameters: {
+            query?: {
+                /** @description completed, failed, cancelled or in_progress. */
+                status?: "in_progress" | "completed" | "failed" | "cancelled";
+                /** @description ISO 8601: only logs started after this instant. */
+                after?: string;
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The rule id (rul_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Execution logs (count and results only). */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     saveAutomationRuleAsTemplate: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
@@ -6380,6 +7915,48 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listAutomationTemplatesHead: {
+        parameters: {
+            query?: {
+                /** @description lead_management, sales_pipeline, customer_success, support, custom, ... */
+                category?: string;
+                /** @description A trigger kind. */
+                trigger?: string;
+                /** @description Literal, case-insensitive match on name or description. */
+                search?: string;
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of templates: the built-in ones that match (gallery order), then custom ones, newest first. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getAutomationTemplate: {
         parameters: {
             query?: never;
@@ -6529,11 +8106,42 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getAutomationTemplateHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The template id (tmpl_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     installAutomationTemplate: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
@@ -6767,6 +8375,44 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listOutboundEmailsHead: {
+        parameters: {
+            query?: {
+                /** @description Only emails about this record id. */
+                relatedTo?: string;
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of emails. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listNotifications: {
         parameters: {
             query?: {
@@ -6837,6 +8483,46 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listNotificationsHead: {
+        parameters: {
+            query?: {
+                /** @description Only notifications for this user id. */
+                recipient?: string;
+                /** @description Only notifications about this record id. */
+                relatedTo?: string;
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of notifications. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listWebhooks: {
         parameters: {
             query?: {
@@ -6884,7 +8570,7 @@ export interface operations {
                             id: string;
                             /** Format: uri */
                             url: string;
-                            events: string[];
+                            events: ("contact.created" | "contact.updated" | "contact.deleted" | "lead.created" | "lead.updated" | "lead.deleted" | "lead.converted" | "account.created" | "account.updated" | "account.deleted" | "opportunity.created" | "opportunity.updated" | "opportunity.deleted" | "opportunity.stage_changed" | "import.completed" | "import.failed" | "automation.run_failed" | "webhook.test")[];
                             isActive: boolean;
                             /** @description Why a delivery gave up after its retries; null while healthy. */
                             failingReason: string | null;
@@ -6907,7 +8593,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path?: never;
@@ -6919,7 +8605,7 @@ export interface operations {
                     /** Format: uri */
                     url: string;
                     /** @description Event types; repeats are dropped. */
-                    events: string[];
+                    events: ("contact.created" | "contact.updated" | "contact.deleted" | "lead.created" | "lead.updated" | "lead.deleted" | "lead.converted" | "account.created" | "account.updated" | "account.deleted" | "opportunity.created" | "opportunity.updated" | "opportunity.deleted" | "opportunity.stage_changed" | "import.completed" | "import.failed" | "automation.run_failed" | "webhook.test")[];
                     isActive?: boolean;
                     /** @description Read-only; ignored when sent. */
                     readonly id?: unknown;
@@ -6948,7 +8634,7 @@ export interface operations {
                         id: string;
                         /** Format: uri */
                         url: string;
-                        events: string[];
+                        events: ("contact.created" | "contact.updated" | "contact.deleted" | "lead.created" | "lead.updated" | "lead.deleted" | "lead.converted" | "account.created" | "account.updated" | "account.deleted" | "opportunity.created" | "opportunity.updated" | "opportunity.deleted" | "opportunity.stage_changed" | "import.completed" | "import.failed" | "automation.run_failed" | "webhook.test")[];
                         isActive: boolean;
                         /** @description Why a delivery gave up after its retries; null while healthy. */
                         failingReason: string | null;
@@ -6967,6 +8653,42 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailedOrKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooksHead: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of subscriptions. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6998,7 +8720,7 @@ export interface operations {
                         id: string;
                         /** Format: uri */
                         url: string;
-                        events: string[];
+                        events: ("contact.created" | "contact.updated" | "contact.deleted" | "lead.created" | "lead.updated" | "lead.deleted" | "lead.converted" | "account.created" | "account.updated" | "account.deleted" | "opportunity.created" | "opportunity.updated" | "opportunity.deleted" | "opportunity.stage_changed" | "import.completed" | "import.failed" | "automation.run_failed" | "webhook.test")[];
                         isActive: boolean;
                         /** @description Why a delivery gave up after its retries; null while healthy. */
                         failingReason: string | null;
@@ -7049,6 +8771,37 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getWebhookHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription (`whk_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     updateWebhook: {
         parameters: {
             query?: never;
@@ -7065,7 +8818,7 @@ export interface operations {
                     /** Format: uri */
                     url?: string;
                     /** @description Event types; repeats are dropped. */
-                    events?: string[];
+                    events?: ("contact.created" | "contact.updated" | "contact.deleted" | "lead.created" | "lead.updated" | "lead.deleted" | "lead.converted" | "account.created" | "account.updated" | "account.deleted" | "opportunity.created" | "opportunity.updated" | "opportunity.deleted" | "opportunity.stage_changed" | "import.completed" | "import.failed" | "automation.run_failed" | "webhook.test")[];
                     isActive?: boolean;
                     /** @description Read-only; ignored when sent. */
                     readonly id?: unknown;
@@ -7093,7 +8846,7 @@ export interface operations {
                         id: string;
                         /** Format: uri */
                         url: string;
-                        events: string[];
+                        events: ("contact.created" | "contact.updated" | "contact.deleted" | "lead.created" | "lead.updated" | "lead.deleted" | "lead.converted" | "account.created" | "account.updated" | "account.deleted" | "opportunity.created" | "opportunity.updated" | "opportunity.deleted" | "opportunity.stage_changed" | "import.completed" | "import.failed" | "automation.run_failed" | "webhook.test")[];
                         isActive: boolean;
                         /** @description Why a delivery gave up after its retries; null while healthy. */
                         failingReason: string | null;
@@ -7119,7 +8872,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
@@ -7161,7 +8914,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
@@ -7249,7 +9002,8 @@ export interface operations {
                             id: string;
                             /** @description The envelope's id and X-CRM-Event-Id; a redelivery keeps it. */
                             eventId: string;
-                            type: string;
+                            /** @enum {string} */
+                            type: "contact.created" | "contact.updated" | "contact.deleted" | "lead.created" | "lead.updated" | "lead.deleted" | "lead.converted" | "account.created" | "account.updated" | "account.deleted" | "opportunity.created" | "opportunity.updated" | "opportunity.deleted" | "opportunity.stage_changed" | "import.completed" | "import.failed" | "automation.run_failed" | "webhook.test";
                             attempt: number;
                             /** @enum {string} */
                             status: "delivered" | "failed";
@@ -7272,11 +9026,51 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listWebhookDeliveriesHead: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The subscription (`whk_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of attempts. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     redeliverWebhook: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. For the CSV import upload the key covers the method and path, not the file. */
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
