@@ -1,4 +1,5 @@
-import { InProcessBus, type BusMessage } from '@crm/bus';
+import { randomUUID } from 'node:crypto';
+import { InProcessBus, openBus, type BusLocation, type BusMessage, type MessageBus } from '@crm/bus';
 import type { DocumentStore } from '@crm/store';
 import { eventually, logger, openTestStore } from '../testing/records-factory';
 import { outbox, outboxWorkspaces, type OutboxDocument } from '../store/collections';
@@ -118,5 +119,53 @@ describe('OutboxRelay across replicas sharing one store', () => {
     });
     await a.drain(WS);
     await expect(store.forWorkspace(WS).count(outbox)).resolves.toBe(3);
+  });
+});
+
+const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+
+describe.each<{ name: string; location: () => BusLocation }>([
+  { name: 'in-process', location: () => ({ kind: 'in-process' }) },
+  {
+    name: 'amqp',
+    location: () => ({ kind: 'amqp', url: AMQP_URL, exchange: `crm-relay-${randomUUID().slice(0, 8)}.events`, queueExpiresMs: 60_000 }),
+  },
+])('OutboxRelay on the $name bus while no queue is bound', ({ location }) => {
+  let store: DocumentStore;
+  let bus: MessageBus;
+  let relay: OutboxRelay;
+
+  beforeEach(async () => {
+    store = await openTestStore();
+    bus = await openBus(location(), logger, { initialConnectRetries: 2 }).catch((err: Error) => {
+      throw new Error(`RabbitMQ is not reachable at ${AMQP_URL} (${err.message}); start it with \`rabbitmq-server -detached\`.`);
+    });
+    relay = new OutboxRelay(store, bus, logger, { sweepIntervalMs: 60_000, batchSize: 7, holder: 'replica-a' });
+  });
+
+  afterEach(async () => {
+    await relay.stop();
+    await bus.close();
+    await store.close();
+  });
+
+  it('keeps the events a fresh install has nobody to receive, and delivers them once a queue is bound', async () => {
+    await relay.register(WS);
+    const events = Array.from({ length: 10 }, (_, n) => pendingEvent(n));
+    await store.forWorkspace(WS).commit(events.map((document) => ({ kind: 'insert', collection: outbox, document: { ...document } })));
+
+    await relay.drain(WS);
+    await expect(store.forWorkspace(WS).count(outbox)).resolves.toBe(10);
+
+    const received: BusMessage[] = [];
+    const queue = `relay-${randomUUID().slice(0, 8)}`;
+    const consumer = await bus.consume({ name: queue, bindings: ['records.#'] }, async (message) => {
+      received.push(message);
+    });
+    await relay.sweep();
+    await eventually(() => received.length === 10, 2_000);
+    await consumer.stop();
+    expect(received.map((m) => m.id)).toEqual(events.map((e) => e.id));
+    await expect(store.forWorkspace(WS).count(outbox)).resolves.toBe(0);
   });
 });

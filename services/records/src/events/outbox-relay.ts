@@ -8,7 +8,8 @@
  * its lease (relay-lease.ts), which keeps them in order. A replica whose poke finds the lease held
  * leaves its events to the holder, which looks for pending events again after giving the lease up,
  * and tries again itself when that lease would lapse (a holder that died).
- * Delivery is at least once; the message id is the outbox id, so consumers drop repeats.
+ * Delivery is at least once; the message id is the outbox id, so consumers drop repeats. Publishes
+ * are mandatory: an event is deleted only once the broker has put it in at least one queue.
  */
 import type { MessageBus } from '@crm/bus';
 import type { Logger } from '@crm/observability';
@@ -163,8 +164,12 @@ export class OutboxRelay {
       limit: this.batchSize,
     });
     // Publishes are issued in order on one channel and confirmed together, then removed in one write
-    // (rewriting each as published cost more than the insert that made it).
-    await Promise.all(pending.map((event) => withTraceContext(event.traceHeaders, () => this.bus.publish(toMessage(event)))));
+    // (rewriting each as published cost more than the insert that made it). Mandatory: an event no
+    // queue took (automation's queues not declared yet, or deleted) fails the batch, which stays
+    // pending until a sweep finds the queues bound.
+    await Promise.all(
+      pending.map((event) => withTraceContext(event.traceHeaders, () => this.bus.publish(toMessage(event), { mandatory: true }))),
+    );
     const full = pending.length === this.batchSize;
     const published: WriteOp[] =
       pending.length > 0
