@@ -32,6 +32,7 @@ export const contacts = defineCollection<ContactDocument>({
     stage: 'string',
     accountId: 'string',
     assignedTo: 'string',
+    importEmailKey: 'string',
     // Not phone or importJobId: nothing filters or sorts on them, and each index costs every insert.
   },
   indexes: [
@@ -44,6 +45,8 @@ export const contacts = defineCollection<ContactDocument>({
     { fields: ['assignedTo', 'createdAt'] },
     { fields: ['accountId', 'createdAt'] },
     { fields: ['emailKey'] },
+    // Import-created contacts only (sparse): at most one per email in a workspace (contact-batches.ts).
+    { fields: ['importEmailKey'], unique: true, sparse: true },
   ],
 });
 
