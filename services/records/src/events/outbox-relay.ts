@@ -11,15 +11,21 @@
  * Delivery is at least once; the message id is the outbox id, so consumers drop repeats. Publishes
  * are mandatory: an event is deleted only once the broker has put it in at least one queue.
  */
-import type { MessageBus } from '@crm/bus';
+import { UnroutableMessageError, type MessageBus } from '@crm/bus';
 import type { Logger } from '@crm/observability';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { DocumentStore, WriteOp } from '@crm/store';
-import { withTraceContext } from '@crm/telemetry';
+import { counter, withTraceContext } from '@crm/telemetry';
 import { timestamp } from '../domain/clock';
 import { outbox, outboxWorkspaces, type OutboxDocument } from '../store/collections';
 import { RelayLease } from './relay-lease';
+
+const publishFailures = counter(
+  'outbox_publish_failures_total',
+  'Outbox batches that could not be published and stay pending, by reason (unroutable: no queue is bound to an event type, e.g. automation not deployed; error: anything else).',
+  ['reason'],
+);
 
 export interface OutboxRelayOptions {
   sweepIntervalMs?: number;
@@ -102,7 +108,14 @@ export class OutboxRelay {
           await this.relayPending(workspaceId);
         } while (this.again.has(workspaceId) && !this.stopped);
       } catch (error) {
-        this.logger.warn({ err: error, workspaceId }, 'outbox publish failed; the sweep will retry');
+        const unroutable = error instanceof UnroutableMessageError;
+        publishFailures.inc({ reason: unroutable ? 'unroutable' : 'error' });
+        this.logger.warn(
+          { err: error, workspaceId },
+          unroutable
+            ? 'no queue is bound for an outbox event; it stays pending and the sweep will retry'
+            : 'outbox publish failed; the sweep will retry',
+        );
       } finally {
         this.draining.delete(workspaceId);
       }
