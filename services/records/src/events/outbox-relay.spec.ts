@@ -107,6 +107,31 @@ describe('OutboxRelay across replicas sharing one store', () => {
     await expect(store.forWorkspace(WS).count(outbox)).resolves.toBe(0);
   });
 
+  it('keeps its lease while a slow broker holds its publishes, so no other replica publishes the workspace meanwhile', async () => {
+    const leaseMs = 150;
+    // Replica a's broker takes three leases' time to confirm its first batch.
+    let slowCalls = 0;
+    const slowBus: MessageBus = Object.create(bus) as MessageBus;
+    slowBus.publish = async (message, options) => {
+      if (slowCalls++ < 7) await new Promise((resolve) => setTimeout(resolve, leaseMs * 3));
+      return bus.publish(message, options);
+    };
+    const a = new OutboxRelay(store, slowBus, logger, { sweepIntervalMs: 60_000, batchSize: 7, holder: 'replica-a', leaseMs });
+    const b = replica('replica-b', leaseMs);
+    relays.push(a);
+    await a.register(WS);
+    await commitEvents(0, 10);
+    const drainingA = a.drain(WS);
+    await new Promise((resolve) => setTimeout(resolve, leaseMs * 2));
+    await b.drain(WS);
+    await drainingA;
+    await eventually(async () => (await store.forWorkspace(WS).count(outbox)) === 0, 400);
+    await eventually(() => published.length >= 10);
+    // Whatever either replica published has reached the consumer (deliveries run on setImmediate).
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(published.map((m) => m.id)).toEqual(Array.from({ length: 10 }, (_, n) => pendingEvent(n).id));
+  });
+
   it('deletes nothing it published after losing its lease, so the new holder publishes those events', async () => {
     const a = replica('replica-a');
     await a.register(WS);

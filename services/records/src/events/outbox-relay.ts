@@ -132,13 +132,20 @@ export class OutboxRelay {
         this.retryWhenLapsed(workspaceId, attempt.expiresAt);
         return;
       }
+      let lost = false;
+      const stopRenewing = this.lease.keepRenewed(workspaceId, () => {
+        lost = true;
+      });
       try {
-        while (await this.publishBatch(workspaceId)) {
+        // A lost lease (another replica took it over) fails the batch's commit; stop there too.
+        while (!lost && (await this.publishBatch(workspaceId))) {
           /* keep going while full batches come back */
         }
       } catch (error) {
         await this.lease.release(workspaceId).catch(() => undefined);
         throw error;
+      } finally {
+        stopRenewing();
       }
       // Loops to look again: a commit whose poke found our lease taken left its events to us.
     }
