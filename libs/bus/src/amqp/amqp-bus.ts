@@ -213,22 +213,12 @@ export class AmqpBus implements MessageBus {
   /** Runs on every (re)connection before it counts as up: topology first, then every consumer. */
   private async openSession(model: ChannelModel): Promise<void> {
     model.on('error', (err: Error) => this.logger.debug({ err }, 'RabbitMQ connection error during setup'));
-    const publisher = await model.createConfirmChannel();
-    publisher.on('error', (err: Error) => this.logger.warn({ err }, 'publisher channel error'));
-    // A publisher channel dies alone only on a protocol error; a fresh connection rebuilds everything.
-    publisher.on('close', () => {
-      if (this.session?.publisher === publisher && !this.closed) void model.close().catch(() => undefined);
-    });
     await this.withChannel(model, async (channel) => {
       await declareBusTopology(channel, this.names);
       for (const queue of this.workQueues.values()) await declareWorkQueue(channel, this.names, queue);
     });
-    const session: Session = { model, publisher, unconfirmedMandatory: new Map() };
-    publisher.on('return', (returned: Message) => {
-      const waiting = session.unconfirmedMandatory.get(String(returned.properties.messageId));
-      const first = waiting?.find((entry) => !entry.returned);
-      if (first) first.returned = true;
-    });
+    const session: Session = { model, publisher: undefined as unknown as ConfirmChannel, unconfirmedMandatory: new Map() };
+    session.publisher = await this.openPublisher(session);
     this.session = session;
     model.once('close', () => {
       if (this.session === session) this.session = undefined;
@@ -242,6 +232,34 @@ export class AmqpBus implements MessageBus {
     }
     for (const waiter of this.sessionWaiters) waiter.resolve(session);
     this.sessionWaiters.clear();
+  }
+
+  /**
+   * The session's confirm channel. One that dies alone (a channel-level error, such as a publish to
+   * an exchange deleted behind our back) is replaced on the same connection: consumers and their
+   * handlers under way live on, and publishes waiting on the dead channel's confirms are retried on
+   * the new one (publishConfirmed). When the connection itself is going, reconnection rebuilds all.
+   */
+  private async openPublisher(session: Session): Promise<ConfirmChannel> {
+    const publisher = await session.model.createConfirmChannel();
+    publisher.on('error', (err: Error) => this.logger.warn({ err }, 'publisher channel error'));
+    publisher.on('return', (returned: Message) => {
+      const waiting = session.unconfirmedMandatory.get(String(returned.properties.messageId));
+      const first = waiting?.find((entry) => !entry.returned);
+      if (first) first.returned = true;
+    });
+    publisher.on('close', () => {
+      if (this.closed || session.publisher !== publisher || this.session !== session) return;
+      this.openPublisher(session).then(
+        (replacement) => {
+          session.publisher = replacement;
+          this.logger.info('reopened the publisher channel');
+        },
+        // The connection is closing too: reconnection opens a new session.
+        (err: unknown) => this.logger.debug({ err }, 'could not reopen the publisher channel'),
+      );
+    });
+    return publisher;
   }
 
   private newConsumer(queueName: string, prefetch: number, handleDelivery: DeliveryHandler): AmqpConsumer {
