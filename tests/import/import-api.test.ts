@@ -75,6 +75,27 @@ describe('contact import through the gateway', () => {
     expect(contacts.find((c) => c.email === 'formula@example.com')!.firstName).toBe('=HYPERLINK("http://x","y")');
   });
 
+  it('creates each email once when two imports of overlapping files run at once', async () => {
+    const me = await signUp(t.api);
+    // 600 rows each, 300 of them in both files (upper-cased in the second): chunks of both jobs race on two workers.
+    const rows = (from: number, to: number, upper: boolean) =>
+      Array.from({ length: to - from }, (_, i) => `${upper ? `RACE${from + i}@EXAMPLE.COM` : `race${from + i}@example.com`},N${from + i}`);
+    const first = `Email,First Name\n${rows(0, 600, false).join('\n')}\n`;
+    const second = `Email,First Name\n${rows(300, 900, true).join('\n')}\n`;
+    const uids = await Promise.all([uploadCsv(t.api, me.access, first), uploadCsv(t.api, me.access, second)]);
+    const jobs = await Promise.all(uids.map((uid) => waitForJob(t.api, me.access, uid)));
+
+    const contacts = await records.contacts(me);
+    expect(contacts).toHaveLength(900);
+    expect(emailsAreUnique(contacts)).toBe(true);
+    expect(jobs.map((job) => job.status)).toEqual(['complete', 'complete']);
+    expect(jobs[0].successCount + jobs[1].successCount).toBe(900);
+    const duplicates = [...jobs[0].duplicates, ...jobs[1].duplicates] as { email: string; existingContactId: string | null }[];
+    expect(duplicates).toHaveLength(300);
+    const ids = new Map(contacts.map((c) => [c.email.toLowerCase(), c.id]));
+    for (const d of duplicates) expect(d.existingContactId).toBe(ids.get(d.email.toLowerCase()));
+  });
+
   it('reads a latin-1 file when it is not UTF-8', async () => {
     const uid = await uploadCsv(t.api, owner.access, Buffer.from('Email,First Name\nrene@example.com,René\n', 'latin1'));
     expect(await waitForJob(t.api, owner.access, uid)).toMatchObject({ status: 'complete', successCount: 1 });
