@@ -165,7 +165,8 @@ describe.each<{ name: string; location: () => BusLocation }>([
     bus = await openBus(location(), logger, { initialConnectRetries: 2 }).catch((err: Error) => {
       throw new Error(`RabbitMQ is not reachable at ${AMQP_URL} (${err.message}); start it with \`rabbitmq-server -detached\`.`);
     });
-    relay = new OutboxRelay(store, bus, logger, { sweepIntervalMs: 60_000, batchSize: 7, holder: 'replica-a' });
+    // A short sweep interval: the first wait before unroutable events are tried again.
+    relay = new OutboxRelay(store, bus, logger, { sweepIntervalMs: 100, batchSize: 7, holder: 'replica-a' });
   });
 
   afterEach(async () => {
@@ -181,16 +182,60 @@ describe.each<{ name: string; location: () => BusLocation }>([
 
     await relay.drain(WS);
     await expect(store.forWorkspace(WS).count(outbox)).resolves.toBe(10);
+    // Kept aside, so later events are not held up behind them.
+    await expect(store.forWorkspace(WS).count(outbox, [{ field: 'status', op: 'eq', value: 'unroutable' }])).resolves.toBe(10);
 
     const received: BusMessage[] = [];
     const queue = `relay-${randomUUID().slice(0, 8)}`;
     const consumer = await bus.consume({ name: queue, bindings: ['records.#'] }, async (message) => {
       received.push(message);
     });
-    await relay.sweep();
-    await eventually(() => received.length === 10, 2_000);
+    await eventually(async () => {
+      await relay.sweep();
+      return received.length === 10;
+    }, 2_000);
     await consumer.stop();
     expect(received.map((m) => m.id)).toEqual(events.map((e) => e.id));
     await expect(store.forWorkspace(WS).count(outbox)).resolves.toBe(0);
+  });
+  it('keeps events of a type no queue takes aside, without holding up or repeating the others, and sends them once their queue is back', async () => {
+    await relay.register(WS);
+    const updates: BusMessage[] = [];
+    const created: BusMessage[] = [];
+    const consumers = [
+      await bus.consume({ name: `relay-${randomUUID().slice(0, 8)}`, bindings: ['records.record_updated.v1'] }, async (m) => {
+        updates.push(m);
+      }),
+    ];
+    const events = Array.from({ length: 12 }, (_, n) => ({
+      ...pendingEvent(n),
+      type: n % 3 === 0 ? 'records.lead_created.v1' : 'records.record_updated.v1',
+    }));
+    const commit = (batch: OutboxDocument[]) =>
+      store.forWorkspace(WS).commit(batch.map((document) => ({ kind: 'insert' as const, collection: outbox, document: { ...document } })));
+    await commit(events.slice(0, 6));
+    await relay.drain(WS);
+    await commit(events.slice(6));
+    await relay.drain(WS);
+    await relay.drain(WS);
+    const isUpdate = (e: { type: string }) => e.type === 'records.record_updated.v1';
+    await eventually(() => updates.length === 8, 2_000);
+    expect(updates.map((m) => m.id)).toEqual(events.filter(isUpdate).map((e) => e.id));
+    await expect(store.forWorkspace(WS).count(outbox, [{ field: 'status', op: 'eq', value: 'unroutable' }])).resolves.toBe(4);
+
+    consumers.push(
+      await bus.consume({ name: `relay-${randomUUID().slice(0, 8)}`, bindings: ['records.lead_created.v1'] }, async (m) => {
+        created.push(m);
+      }),
+    );
+    // The next lead_created event is taken: the ones kept aside follow at once, oldest first.
+    const next = { ...pendingEvent(20), type: 'records.lead_created.v1' };
+    await commit([next]);
+    await relay.drain(WS);
+    await eventually(() => created.length === 5, 2_000);
+    expect(created.map((m) => m.id).sort()).toEqual([...events.filter((e) => !isUpdate(e)).map((e) => e.id), next.id].sort());
+    await expect(store.forWorkspace(WS).count(outbox)).resolves.toBe(0);
+    expect(updates).toHaveLength(8);
+    await Promise.all(consumers.map((c) => c.stop()));
   });
 });

@@ -191,7 +191,8 @@ export interface OutboxDocument {
   correlationId: string;
   occurredAt: string;
   payload: Record<string, unknown>;
-  status: 'pending' | 'published';
+  /** `unroutable`: no queue took it when published (outbox-relay.ts); the sweep tries it again. */
+  status: 'pending' | 'published' | 'unroutable';
   /** Orders publishing within a workspace (the id's time part breaks ties). */
   createdAt: string;
   publishedAt: string | null;
@@ -204,7 +205,7 @@ export interface OutboxDocument {
 export const outbox = defineCollection<OutboxDocument>({
   name: 'outbox',
   scope: 'workspace',
-  // Only the relay reads the outbox, always as "pending, oldest first": one index serves it.
+  // Only the relay reads the outbox, always as "<status>, oldest first": one index serves it.
   fields: { status: 'string' },
   indexes: [{ fields: ['status', 'createdAt'] }],
 });
