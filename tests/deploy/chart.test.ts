@@ -440,6 +440,7 @@ describe('the chart', () => {
         'CrmHttp5xxRate',
         'CrmImportLag',
         'CrmMessagesDeadLettered',
+        'CrmOutboxUnroutable',
         'CrmRateLimitFallback',
         'CrmWebhooksFailing',
       ].sort(),

@@ -75,6 +75,32 @@ describe('contact import through the gateway', () => {
     expect(contacts.find((c) => c.email === 'formula@example.com')!.firstName).toBe('=HYPERLINK("http://x","y")');
   });
 
+  it('creates each email once when two imports of overlapping files run at once', async () => {
+    const me = await signUp(t.api);
+    // 3,000 rows in both files (upper-cased in the second, which has 500 more): the two jobs' chunks
+    // with the same addresses run at once on two workers. (One records process on SQLite runs each
+    // batch whole, so the race itself is the unit spec's, records-service.spec.ts; this is the
+    // end-to-end answer.)
+    const rows = (from: number, to: number, upper: boolean) =>
+      Array.from({ length: to - from }, (_, i) => `${upper ? `RACE${from + i}@EXAMPLE.COM` : `race${from + i}@example.com`},N${from + i}`);
+    const first = `Email,First Name\n${rows(0, 3000, false).join('\n')}\n`;
+    const second = `Email,First Name\n${rows(0, 3500, true).join('\n')}\n`;
+    const uids = await Promise.all([uploadCsv(t.api, me.access, first), uploadCsv(t.api, me.access, second)]);
+    const jobs = await Promise.all(uids.map((uid) => waitForJob(t.api, me.access, uid)));
+
+    const contacts = await records.contacts(me);
+    expect(emailsAreUnique(contacts)).toBe(true);
+    expect(contacts).toHaveLength(3500);
+    expect(jobs.map((job) => job.status)).toEqual(['complete', 'complete']);
+    expect(jobs[0].successCount + jobs[1].successCount).toBe(3500);
+    expect(jobs[0].duplicateCount + jobs[1].duplicateCount).toBe(3000);
+    // The reports list the first duplicates of each job, each naming the contact that holds its email.
+    const duplicates = [...jobs[0].duplicates, ...jobs[1].duplicates] as { email: string; existingContactId: string | null }[];
+    expect(duplicates.length).toBeGreaterThan(0);
+    const ids = new Map(contacts.map((c) => [c.email.toLowerCase(), c.id]));
+    for (const d of duplicates) expect(d.existingContactId).toBe(ids.get(d.email.toLowerCase()));
+  });
+
   it('reads a latin-1 file when it is not UTF-8', async () => {
     const uid = await uploadCsv(t.api, owner.access, Buffer.from('Email,First Name\nrene@example.com,René\n', 'latin1'));
     expect(await waitForJob(t.api, owner.access, uid)).toMatchObject({ status: 'complete', successCount: 1 });

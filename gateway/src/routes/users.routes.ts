@@ -139,7 +139,7 @@ const memberPaths: OpenApiPaths = {
       operationId: 'inviteUser',
       summary: 'Invite a person to the workspace (admins)',
       description:
-        'Creates the user with `invitePending: true` and answers a one-time `inviteToken` (valid 7 days, stored hashed) to hand to the person, who sets their password with it. Inviting the email of a pending invitation again answers 201 with a new token, and the old token stops working. The email of an existing user (active or deactivated) answers 422 on `email`. Members and API keys answer 403.',
+        'Creates the user with `invitePending: true` and answers a one-time `inviteToken` (valid 7 days, stored hashed) to hand to the person, who sets their password with it. Inviting the email of a pending invitation again answers 201 with a new token, and the old token stops working. The email of an existing user of this workspace (active or deactivated) answers 422 on `email`; an address with an account in another workspace is invited like any other (nothing is written outside the workspace until the invitation is accepted). Members and API keys answer 403.',
       tags: ['users'],
       authenticated: true,
       requestBody: bodySchema(inviteUserBody),
@@ -168,7 +168,8 @@ const invitationPaths: OpenApiPaths = {
     post: operation({
       operationId: 'acceptInvitation',
       summary: 'Set the password of an invited user from their invitation token, and log in',
-      description: 'Answers like login. A used, replaced, expired or unknown token answers 400. Limited per client address.',
+      description:
+        'Answers like login; the email becomes a login of this workspace now. A used, replaced, expired or unknown token answers 400, and so does an email that already has a login in another workspace (an address signs in to one workspace). Limited per client address.',
       tags: ['auth'],
       authenticated: false,
       requestBody: bodySchema(acceptInvitationBody),

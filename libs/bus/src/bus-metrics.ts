@@ -45,7 +45,7 @@ export function withMetrics(bus: MessageBus): MessageBus {
     },
   );
   return {
-    publish: (message) => bus.publish(message),
+    publish: (message, options) => bus.publish(message, options),
     schedule: (message, delayMs) => bus.schedule(message, delayMs),
     consume: (queue, handler) => {
       consumed.add(queue.name);

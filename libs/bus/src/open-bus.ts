@@ -36,7 +36,7 @@ export function busLocationFromEnv(amqpUrl: string | undefined = process.env.AMQ
 /** The same bus with `prefix` before every work queue's name. */
 function withQueuePrefix(bus: MessageBus, prefix: string): MessageBus {
   return {
-    publish: (message) => bus.publish(message),
+    publish: (message, options) => bus.publish(message, options),
     schedule: (message, delayMs) => bus.schedule(message, delayMs),
     consume: (queue, handler) => bus.consume({ ...queue, name: `${prefix}${queue.name}` }, handler),
     depth: (queueName) => bus.depth(`${prefix}${queueName}`),

@@ -57,9 +57,27 @@ export interface Consumer {
   stop(): Promise<void>;
 }
 
+export interface PublishOptions {
+  /**
+   * The message must reach at least one queue: when no queue is bound to its type (the consumer's
+   * service not deployed yet, a queue deleted), publish() rejects with UnroutableMessageError
+   * instead of resolving for a message nobody will ever receive. The outbox relay publishes this
+   * way, so an event nobody took stays in the outbox until its queues exist.
+   */
+  mandatory?: boolean;
+}
+
+/** A mandatory publish that no queue took (RabbitMQ returned it; in process, no binding matched). */
+export class UnroutableMessageError extends Error {
+  constructor(readonly messageType: string) {
+    super(`no queue is bound to ${messageType}; the message was not delivered`);
+    this.name = 'UnroutableMessageError';
+  }
+}
+
 export interface MessageBus {
   /** Resolves once the broker has confirmed the message (publisher confirms). Routing key = message.type. */
-  publish(message: BusMessage): Promise<void>;
+  publish(message: BusMessage, options?: PublishOptions): Promise<void>;
   /**
    * Publishes `message` so that it is delivered no earlier than `delayMs` from now. The one
    * function every delay goes through. RabbitMQ: TTL queues by delay tier with dead-lettering

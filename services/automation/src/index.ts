@@ -30,6 +30,7 @@ import { StepRunner } from './engine/step-runner';
 import { Sweeper } from './engine/sweeper';
 import { WebhookFanout } from './engine/webhook-fanout';
 import { WEBHOOK_DELIVERIES_QUEUE, WEBHOOK_EVENTS_QUEUE } from './engine/webhook-messages';
+import { WebhookRetryRecovery } from './engine/webhook-retry-recovery';
 import { WebhookSender } from './engine/webhook-sender';
 import { webhookTransport, type WebhookTransport } from './webhooks/webhook-transport';
 import { automationCallers } from './grpc/automation-callers';
@@ -158,6 +159,7 @@ export async function startAutomationWorker(
       intervalMs: config.SWEEP_INTERVAL_MS,
       graceMs: config.SWEEP_GRACE_MS,
       runEvents,
+      webhookRetries: new WebhookRetryRecovery(store, bus),
     });
     const retention = new RetentionSweeper(store, automationRetentionRules(config), logger, {
       intervalMs: config.RETENTION_SWEEP_MS,

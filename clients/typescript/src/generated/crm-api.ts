@@ -215,7 +215,7 @@ export interface paths {
         put?: never;
         /**
          * Set the password of an invited user from their invitation token, and log in
-         * @description Answers like login. A used, replaced, expired or unknown token answers 400. Limited per client address.
+         * @description Answers like login; the email becomes a login of this workspace now. A used, replaced, expired or unknown token answers 400, and so does an email that already has a login in another workspace (an address signs in to one workspace). Limited per client address.
          */
         post: operations["acceptInvitation"];
         delete?: never;
@@ -239,7 +239,7 @@ export interface paths {
         put?: never;
         /**
          * Invite a person to the workspace (admins)
-         * @description Creates the user with `invitePending: true` and answers a one-time `inviteToken` (valid 7 days, stored hashed) to hand to the person, who sets their password with it. Inviting the email of a pending invitation again answers 201 with a new token, and the old token stops working. The email of an existing user (active or deactivated) answers 422 on `email`. Members and API keys answer 403.
+         * @description Creates the user with `invitePending: true` and answers a one-time `inviteToken` (valid 7 days, stored hashed) to hand to the person, who sets their password with it. Inviting the email of a pending invitation again answers 201 with a new token, and the old token stops working. The email of an existing user of this workspace (active or deactivated) answers 422 on `email`; an address with an account in another workspace is invited like any other (nothing is written outside the workspace until the invitation is accepted). Members and API keys answer 403.
          */
         post: operations["inviteUser"];
         delete?: never;

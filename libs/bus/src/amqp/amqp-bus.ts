@@ -8,13 +8,22 @@ import {
   type ChannelModel,
   type ConfirmChannel,
   type ConsumeMessage,
+  type Message,
   type Options,
   type RecoveringChannelModel,
 } from 'amqplib';
 import type { Socket } from 'node:net';
 import { CONSUMER_DRAIN_MS, type Logger } from '@crm/observability';
 import { withIncomingTraceContext } from '@crm/telemetry';
-import type { BusMessage, Consumer, MessageBus, MessageHandler, QueueDefinition } from '../port';
+import {
+  UnroutableMessageError,
+  type BusMessage,
+  type Consumer,
+  type MessageBus,
+  type MessageHandler,
+  type PublishOptions,
+  type QueueDefinition,
+} from '../port';
 import { DEFAULT_RETRY_BUDGET_MS, failureOutcome, RETRY_BACKOFF_MS, retryDelayMs, type RetryClock } from '../retry-policy';
 import { AmqpConsumer, DeadLetterDecision, type DeliveryHandler } from './amqp-consumer';
 import { DUE_AT_HEADER, nextDelayStep, RETRY_QUEUE_HEADER } from './delay-tiers';
@@ -49,6 +58,12 @@ export interface AmqpBusOptions {
 interface Session {
   model: ChannelModel;
   publisher: ConfirmChannel;
+  /**
+   * Mandatory publishes awaiting their confirm, by message id, oldest first. The broker sends a
+   * message's basic.return before its basic.ack, so a publish sees whether it was returned by the
+   * time its confirm arrives.
+   */
+  unconfirmedMandatory: Map<string, { returned: boolean }[]>;
 }
 
 /** The forwarder holds messages for up to the shortest tier (100 ms), so it takes many at once. */
@@ -86,9 +101,9 @@ export class AmqpBus implements MessageBus {
     return bus;
   }
 
-  async publish(message: BusMessage): Promise<void> {
+  async publish(message: BusMessage, publishOptions: PublishOptions = {}): Promise<void> {
     const { content, options } = encodeMessage(message);
-    await this.publishConfirmed(this.names.events, message.type, content, options);
+    await this.publishConfirmed(this.names.events, message.type, content, { ...options, mandatory: publishOptions.mandatory === true });
   }
 
   async schedule(message: BusMessage, delayMs: number): Promise<void> {
@@ -198,17 +213,12 @@ export class AmqpBus implements MessageBus {
   /** Runs on every (re)connection before it counts as up: topology first, then every consumer. */
   private async openSession(model: ChannelModel): Promise<void> {
     model.on('error', (err: Error) => this.logger.debug({ err }, 'RabbitMQ connection error during setup'));
-    const publisher = await model.createConfirmChannel();
-    publisher.on('error', (err: Error) => this.logger.warn({ err }, 'publisher channel error'));
-    // A publisher channel dies alone only on a protocol error; a fresh connection rebuilds everything.
-    publisher.on('close', () => {
-      if (this.session?.publisher === publisher && !this.closed) void model.close().catch(() => undefined);
-    });
     await this.withChannel(model, async (channel) => {
       await declareBusTopology(channel, this.names);
       for (const queue of this.workQueues.values()) await declareWorkQueue(channel, this.names, queue);
     });
-    const session = { model, publisher };
+    const session: Session = { model, publisher: undefined as unknown as ConfirmChannel, unconfirmedMandatory: new Map() };
+    session.publisher = await this.openPublisher(session);
     this.session = session;
     model.once('close', () => {
       if (this.session === session) this.session = undefined;
@@ -222,6 +232,34 @@ export class AmqpBus implements MessageBus {
     }
     for (const waiter of this.sessionWaiters) waiter.resolve(session);
     this.sessionWaiters.clear();
+  }
+
+  /**
+   * The session's confirm channel. One that dies alone (a channel-level error, such as a publish to
+   * an exchange deleted behind our back) is replaced on the same connection: consumers and their
+   * handlers under way live on, and publishes waiting on the dead channel's confirms are retried on
+   * the new one (publishConfirmed). When the connection itself is going, reconnection rebuilds all.
+   */
+  private async openPublisher(session: Session): Promise<ConfirmChannel> {
+    const publisher = await session.model.createConfirmChannel();
+    publisher.on('error', (err: Error) => this.logger.warn({ err }, 'publisher channel error'));
+    publisher.on('return', (returned: Message) => {
+      const waiting = session.unconfirmedMandatory.get(String(returned.properties.messageId));
+      const first = waiting?.find((entry) => !entry.returned);
+      if (first) first.returned = true;
+    });
+    publisher.on('close', () => {
+      if (this.closed || session.publisher !== publisher || this.session !== session) return;
+      this.openPublisher(session).then(
+        (replacement) => {
+          session.publisher = replacement;
+          this.logger.info('reopened the publisher channel');
+        },
+        // The connection is closing too: reconnection opens a new session.
+        (err: unknown) => this.logger.debug({ err }, 'could not reopen the publisher channel'),
+      );
+    });
+    return publisher;
   }
 
   private newConsumer(queueName: string, prefetch: number, handleDelivery: DeliveryHandler): AmqpConsumer {
@@ -316,20 +354,28 @@ export class AmqpBus implements MessageBus {
     else await this.publishConfirmed(this.names.events, message.type, delivery.content, options);
   }
 
-  /** Publishes and waits for the broker's confirm, riding out a connection loss until the outage timeout. */
+  /**
+   * Publishes and waits for the broker's confirm, riding out a connection loss until the outage
+   * timeout. A mandatory publish the broker returned (no queue bound) rejects with UnroutableMessageError.
+   */
   private async publishConfirmed(exchange: string, routingKey: string, content: Buffer, options: Options.Publish): Promise<void> {
     const deadline = Date.now() + this.outageTimeoutMs;
     for (;;) {
       const session = await this.waitForSession(deadline);
+      const watch = options.mandatory ? watchReturn(session, String(options.messageId)) : undefined;
       try {
         await new Promise<void>((resolve, reject) => {
           session.publisher.publish(exchange, routingKey, content, options, (err: unknown) => (err ? reject(err) : resolve()));
         });
+        if (watch?.entry.returned) throw new UnroutableMessageError(routingKey);
         return;
       } catch (err) {
+        if (err instanceof UnroutableMessageError) throw err;
         if ((err as Error).message === 'message nacked' || this.closed || Date.now() >= deadline) throw err;
         this.logger.warn({ err, exchange, routingKey }, 'publish interrupted by a connection loss; retrying');
         if (this.session === session) await new Promise((resolve) => setTimeout(resolve, 100));
+      } finally {
+        watch?.done();
       }
     }
   }
@@ -369,6 +415,22 @@ export class AmqpBus implements MessageBus {
       await channel.close().catch(() => undefined);
     }
   }
+}
+
+/** Registers a mandatory publish of `messageId` to be told whether the broker returned it. */
+function watchReturn(session: Session, messageId: string): { entry: { returned: boolean }; done(): void } {
+  const entry = { returned: false };
+  const waiting = session.unconfirmedMandatory.get(messageId) ?? [];
+  waiting.push(entry);
+  session.unconfirmedMandatory.set(messageId, waiting);
+  return {
+    entry,
+    done: () => {
+      const left = (session.unconfirmedMandatory.get(messageId) ?? []).filter((other) => other !== entry);
+      if (left.length > 0) session.unconfirmedMandatory.set(messageId, left);
+      else session.unconfirmedMandatory.delete(messageId);
+    },
+  };
 }
 
 function redactedUrl(url: string): string {

@@ -3,7 +3,16 @@
  * dead-lettering and delay semantics as RabbitMQ, without durability across restarts.
  */
 import { CONSUMER_DRAIN_MS, type Logger } from '@crm/observability';
-import type { BusMessage, Consumer, DeliveryInfo, MessageBus, MessageHandler, QueueDefinition } from '../port';
+import {
+  UnroutableMessageError,
+  type BusMessage,
+  type Consumer,
+  type DeliveryInfo,
+  type MessageBus,
+  type MessageHandler,
+  type PublishOptions,
+  type QueueDefinition,
+} from '../port';
 import { DEFAULT_RETRY_BUDGET_MS, failureOutcome, RETRY_BACKOFF_MS, retryDelayMs } from '../retry-policy';
 import { topicMatches } from './topic-pattern';
 
@@ -54,12 +63,16 @@ export class InProcessBus implements MessageBus {
     this.retryBackoffMs = options.retryBackoffMs ?? RETRY_BACKOFF_MS;
   }
 
-  async publish(message: BusMessage): Promise<void> {
+  async publish(message: BusMessage, options: PublishOptions = {}): Promise<void> {
     this.assertOpen();
+    // Like a RabbitMQ queue, a queue here exists from its first consume() on, consumers or not.
+    if (options.mandatory && ![...this.queues.values()].some((queue) => routes(queue, message))) {
+      throw new UnroutableMessageError(message.type);
+    }
     // Serialised once (a batch's event can be hundreds of kB), each queue gets its own parsed copy.
     let serialised: string | undefined;
     for (const queue of this.queues.values()) {
-      if (queue.definition.bindings.some((pattern) => topicMatches(pattern, message.type))) {
+      if (routes(queue, message)) {
         // A serialised copy, so consumers see what they would see after a trip through a broker.
         serialised ??= JSON.stringify(message);
         queue.ready.push({ message: JSON.parse(serialised) as BusMessage, deliveries: 0, retries: 0 });
@@ -195,6 +208,10 @@ export class InProcessBus implements MessageBus {
       this.dispatch(queue);
     });
   }
+}
+
+function routes(queue: QueueState, message: BusMessage): boolean {
+  return queue.definition.bindings.some((pattern) => topicMatches(pattern, message.type));
 }
 
 interface ConsumerHooks {

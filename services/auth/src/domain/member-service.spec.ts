@@ -65,6 +65,67 @@ describe('members and roles', () => {
       ).rejects.toMatchObject({ fields: { email: expect.any(Array), firstName: expect.any(Array), role: expect.any(Array) } });
     });
 
+    it('writes no login until acceptance: the address stays free to sign up with, and an unaccepted invitation cannot log in', async () => {
+      const admin = await signUpAdmin();
+      const { user } = await invite(admin, 'someone@example.com');
+      expect(await auth.repositories.users.findLogin('someone@example.com')).toBeNull();
+      await expect(auth.sessions.logIn('someone@example.com', '')).rejects.toMatchObject({
+        kind: 'unauthenticated',
+        message: 'Invalid email or password.',
+      });
+      // Nobody reserved the address: its owner signs up a workspace of their own.
+      await expect(auth.signUp('someone@example.com')).resolves.toMatchObject({ user: { email: 'someone@example.com' } });
+      expect(await auth.repositories.users.get(admin.workspaceId, user.id)).toMatchObject({ email: 'someone@example.com' });
+    });
+
+    it('answers an invitation the same whether or not the address has an account in another workspace', async () => {
+      const elsewhere = await signUpAdmin();
+      const admin = await signUpAdmin();
+      const taken = await invite(admin, elsewhere.email);
+      const free = await invite(admin, 'nobody.yet@example.com');
+      const shape = (answer: typeof taken) => ({ ...answer.user, id: 'x', email: 'x', inviteTokenHash: 'x', token: typeof answer.token });
+      expect(shape(taken)).toEqual(shape(free));
+      expect(isInvitePending(taken.user)).toBe(true);
+      // The other workspace's login is untouched.
+      await expect(auth.sessions.logIn(elsewhere.email, PASSWORD)).resolves.toMatchObject({ user: { id: elsewhere.id } });
+    });
+
+    it('refuses to accept an invitation whose address already signs in elsewhere, and keeps that login', async () => {
+      const elsewhere = await signUpAdmin();
+      const admin = await signUpAdmin();
+      const { user, token } = await invite(admin, elsewhere.email);
+      await expect(auth.members.acceptInvitation(token, NEW_PASSWORD)).rejects.toMatchObject({
+        kind: 'invalid_argument',
+        message: expect.stringContaining('another workspace'),
+      });
+      expect(await auth.repositories.users.findLogin(elsewhere.email)).toMatchObject({ userId: elsewhere.id });
+      expect(isInvitePending((await auth.repositories.users.get(admin.workspaceId, user.id))!)).toBe(true);
+      await expect(auth.sessions.logIn(elsewhere.email, NEW_PASSWORD)).rejects.toMatchObject({ kind: 'unauthenticated' });
+    });
+
+    it('gives the login to the first of two workspaces whose invitations of one address are accepted', async () => {
+      const first = await signUpAdmin();
+      const second = await signUpAdmin();
+      const a = await invite(first, 'shared@example.com');
+      const b = await invite(second, 'shared@example.com');
+      const outcomes = await Promise.allSettled([
+        auth.members.acceptInvitation(a.token, NEW_PASSWORD),
+        auth.members.acceptInvitation(b.token, NEW_PASSWORD),
+      ]);
+      expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+      const winner = outcomes[0]!.status === 'fulfilled' ? a.user : b.user;
+      expect(await auth.repositories.users.findLogin('shared@example.com')).toMatchObject({ userId: winner.id });
+      await expect(auth.sessions.logIn('shared@example.com', NEW_PASSWORD)).resolves.toMatchObject({ user: { id: winner.id } });
+    });
+
+    it('keeps one pending user per address in a workspace when two invitations race', async () => {
+      const admin = await signUpAdmin();
+      const answers = await Promise.allSettled([invite(admin, 'race@example.com'), invite(admin, 'race@example.com')]);
+      expect(answers.some((a) => a.status === 'fulfilled')).toBe(true);
+      const people = await auth.members.list(userCaller(admin), 0, 0);
+      expect(people.users.filter((u) => u.email === 'race@example.com')).toHaveLength(1);
+    });
+
     it('lets only admins invite', async () => {
       const admin = await signUpAdmin();
       const member = await auth.addMember(admin.workspaceId);

@@ -26,10 +26,19 @@ const ROLES: readonly MemberRole[] = ['admin', 'member'];
 const EMAIL_TAKEN = 'A user with this email already exists.';
 const LAST_ADMIN = 'The workspace must keep at least one active admin.';
 export const INVALID_INVITATION = 'Invalid, used or expired invitation token.';
+export const EMAIL_SIGNS_IN_ELSEWHERE =
+  'This email address already has an account in another workspace; an address belongs to one workspace, so ask for an invitation to another address.';
 
 /**
  * The people of a workspace: any caller of the workspace reads them; admins invite them, change
  * their role and deactivate them. Deactivating ends every session of the user at once.
+ *
+ * An invitation is a pending user of the workspace and nothing else: the global login (which makes
+ * an email sign in to one workspace) is written only when the invitation is accepted. So inviting
+ * reserves no one's address, and answers the same whether or not the address has an account in
+ * another workspace. An address signs in to one workspace (one login, one workspace, as sign-up
+ * has it): accepting an invitation for an address that already has a login elsewhere is refused
+ * and leaves that login alone (docs/api.md, "One workspace per address").
  */
 export class MemberService {
   constructor(
@@ -51,27 +60,32 @@ export class MemberService {
     const firstName = check.text('firstName', input.firstName, ACCOUNT_LIMITS.personName);
     const lastName = check.text('lastName', input.lastName, ACCOUNT_LIMITS.personName);
     const role = this.role(check, input.role);
-    const login = email ? await this.users.findLogin(email) : null;
-    const pending = login && login.workspaceId === workspaceId ? await this.users.get(workspaceId, login.userId) : null;
-    if (login && !(pending && isInvitePending(pending))) check.add('email', EMAIL_TAKEN);
+    // Only this workspace's people are looked at: whether the address signs in elsewhere is not the inviter's to learn.
+    const existing = email ? await this.users.findByEmail(workspaceId, email) : null;
+    if (existing && !isInvitePending(existing)) check.add('email', EMAIL_TAKEN);
     check.throwIfAny();
 
     const details = { firstName: firstName!, lastName: lastName!, role: role! };
-    if (pending) {
-      const invitation = newInvitation(pending, this.now());
-      const user = await this.users.update(workspaceId, pending.id, {
-        set: { ...details, inviteTokenHash: invitation.tokenHash, inviteExpiresAt: invitation.expiresAt },
-      });
-      if (!user) throw DomainError.notFound();
-      return { user, token: invitation.token };
-    }
+    if (existing) return this.reissue(existing, details);
     const fresh: User = { id: newId('usr_'), workspaceId, email: email!, ...details, createdAt: this.now().toISOString() };
     const invitation = newInvitation(fresh, this.now());
     const user: User = { ...fresh, inviteTokenHash: invitation.tokenHash, inviteExpiresAt: invitation.expiresAt };
-    // Lost a race with a sign-up or another invitation for the same email.
-    if ((await this.users.insert(user, { id: user.email, userId: user.id, workspaceId })) === 'email_taken') {
-      throw DomainError.validation({ email: [EMAIL_TAKEN] });
+    if ((await this.users.insert(user)) === 'email_taken') {
+      // Lost a race with another invitation of the same address: renew that one instead.
+      const winner = await this.users.findByEmail(workspaceId, email!);
+      if (!winner || !isInvitePending(winner)) throw DomainError.validation({ email: [EMAIL_TAKEN] });
+      return this.reissue(winner, details);
     }
+    return { user, token: invitation.token };
+  }
+
+  /** A fresh token (and the latest details) for a pending invitation; the old token stops working. */
+  private async reissue(pending: User, details: Pick<User, 'firstName' | 'lastName' | 'role'>): Promise<{ user: User; token: string }> {
+    const invitation = newInvitation(pending, this.now());
+    const user = await this.users.update(pending.workspaceId, pending.id, {
+      set: { ...details, inviteTokenHash: invitation.tokenHash, inviteExpiresAt: invitation.expiresAt },
+    });
+    if (!user) throw DomainError.notFound();
     return { user, token: invitation.token };
   }
 
@@ -117,13 +131,20 @@ export class MemberService {
     const check = new FieldCheck();
     const chosen = check.password('password', password);
     check.throwIfAny();
-    // Conditional on the token still being the pending one: of two accepts at once, one wins.
+    // The login is written now, with the password, not at invitation. An invitation made before
+    // that rule may already have its login (pointing at this user): it is kept as it is.
+    const login = await this.users.findLogin(user.email);
+    if (login && login.userId !== user.id) throw DomainError.invalid(EMAIL_SIGNS_IN_ELSEWHERE);
+    // Conditional on the token still being the pending one: of two accepts at once, one wins; of
+    // two workspaces' invitations of one address accepted at once, the first login written wins.
     const accepted = await this.users.acceptInvitation(
       user.workspaceId,
       user.id,
       user.inviteTokenHash!,
       await this.passwords.hash(chosen!),
+      login ? null : { id: user.email, userId: user.id, workspaceId: user.workspaceId },
     );
+    if (accepted === 'email_taken') throw DomainError.invalid(EMAIL_SIGNS_IN_ELSEWHERE);
     if (!accepted) throw DomainError.invalid(INVALID_INVITATION);
     return accepted;
   }

@@ -29,10 +29,15 @@ export interface WorkspaceRepository {
 
 export interface UserRepository {
   findLogin(email: string): Promise<UserLogin | null>;
+  /** The workspace's user with this (lower-cased) email, pending invitations included. */
+  findByEmail(workspaceId: string, email: string): Promise<User | null>;
   get(workspaceId: string, id: string): Promise<User | null>;
   getMany(workspaceId: string, ids: string[]): Promise<User[]>;
-  /** Writes the user and their login together; 'email_taken' when the login exists. */
-  insert(user: User, login: UserLogin): Promise<'created' | 'email_taken'>;
+  /**
+   * Writes the user and, when given, their login together; 'email_taken' when the login exists or
+   * the workspace has a user with the email (an invited user has no login until they accept).
+   */
+  insert(user: User, login?: UserLogin): Promise<'created' | 'email_taken'>;
   /** The workspace's people (never its system user), newest first; limit 0: all of them. */
   /** A page of the workspace's people (limit 0: all of them), by offset or after a cursor. */
   listPeople(workspaceId: string, paging: { offset: number; limit: number; cursor?: string }): Promise<PeoplePage>;
@@ -40,8 +45,18 @@ export interface UserRepository {
   countActiveAdmins(workspaceId: string): Promise<number>;
   /** Sets and removes fields of a user; null when there is no such user. */
   update(workspaceId: string, id: string, change: UserChange): Promise<User | null>;
-  /** Sets the password and clears the invitation, only while `tokenHash` is still the pending one; null otherwise. */
-  acceptInvitation(workspaceId: string, id: string, tokenHash: string, passwordHash: string): Promise<User | null>;
+  /**
+   * Sets the password, clears the invitation and writes the login (when given), together, only
+   * while `tokenHash` is still the pending one (null otherwise); 'email_taken', writing nothing,
+   * when the email already has a login.
+   */
+  acceptInvitation(
+    workspaceId: string,
+    id: string,
+    tokenHash: string,
+    passwordHash: string,
+    login: UserLogin | null,
+  ): Promise<User | null | 'email_taken'>;
 }
 
 export interface UserChange {

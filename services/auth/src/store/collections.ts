@@ -21,7 +21,11 @@ export const workspaces = defineCollection<Workspace>({
 export const users = defineCollection<User>({
   name: 'users',
   scope: 'workspace',
-  fields: { role: 'string', createdAt: 'string' },
+  fields: { role: 'string', createdAt: 'string', email: 'string' },
+  // One user per (lower-cased) email in a workspace, pending invitations included: an invitation
+  // writes no global login (that waits for acceptance), so this is what keeps two racing invitations
+  // of one address to one user. The system user's email is '' (one per workspace).
+  indexes: [{ fields: ['email'], unique: true, sparse: true }],
 });
 
 export const userLogins = defineCollection<UserLogin>({

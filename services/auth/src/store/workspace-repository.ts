@@ -43,6 +43,10 @@ export class StoreUserRepository implements UserRepository {
     return this.store.global().get(userLogins, email);
   }
 
+  findByEmail(workspaceId: string, email: string): Promise<User | null> {
+    return this.store.forWorkspace(workspaceId).findOne(users, [{ field: 'email', op: 'eq', value: email }]);
+  }
+
   get(workspaceId: string, id: string): Promise<User | null> {
     return this.store.forWorkspace(workspaceId).get(users, id);
   }
@@ -52,12 +56,14 @@ export class StoreUserRepository implements UserRepository {
   }
 
   /** The user and the login that makes their email unique land together. */
-  async insert(user: User, login: UserLogin): Promise<'created' | 'email_taken'> {
+  async insert(user: User, login?: UserLogin): Promise<'created' | 'email_taken'> {
     try {
-      await this.store.forWorkspace(user.workspaceId).commit([
-        { kind: 'insert', collection: users, document: { ...user } },
-        { kind: 'insert', collection: userLogins, document: { ...login } },
-      ]);
+      await this.store
+        .forWorkspace(user.workspaceId)
+        .commit([
+          { kind: 'insert', collection: users, document: { ...user } },
+          ...(login ? [{ kind: 'insert' as const, collection: userLogins, document: { ...login } }] : []),
+        ]);
       return 'created';
     } catch (error) {
       if (error instanceof StoreError && error.code === 'duplicate') return 'email_taken';
@@ -87,14 +93,31 @@ export class StoreUserRepository implements UserRepository {
     return this.store.forWorkspace(workspaceId).update<User>(users, id, { set: { ...change.set }, unset: change.unset ?? [] });
   }
 
-  acceptInvitation(workspaceId: string, id: string, tokenHash: string, passwordHash: string): Promise<User | null> {
-    return this.store
-      .forWorkspace(workspaceId)
-      .update(
-        users,
-        id,
-        { set: { passwordHash }, unset: ['inviteTokenHash', 'inviteExpiresAt'] },
-        { where: [{ field: 'inviteTokenHash', op: 'eq', value: tokenHash }] },
-      );
+  async acceptInvitation(
+    workspaceId: string,
+    id: string,
+    tokenHash: string,
+    passwordHash: string,
+    login: UserLogin | null,
+  ): Promise<User | null | 'email_taken'> {
+    const scoped = this.store.forWorkspace(workspaceId);
+    try {
+      await scoped.commit([
+        {
+          kind: 'update',
+          collection: users,
+          id,
+          change: { set: { passwordHash }, unset: ['inviteTokenHash', 'inviteExpiresAt'] },
+          where: [{ field: 'inviteTokenHash', op: 'eq', value: tokenHash }],
+        },
+        ...(login ? [{ kind: 'insert' as const, collection: userLogins, document: { ...login } }] : []),
+      ]);
+    } catch (error) {
+      if (error instanceof StoreError && error.code === 'duplicate') return 'email_taken';
+      // Another accept of the same token (or a re-invitation) came first.
+      if (error instanceof StoreError && error.code === 'conflict') return null;
+      throw error;
+    }
+    return scoped.get(users, id);
   }
 }

@@ -43,7 +43,8 @@ export class RunEvents {
         failedAt: run.completedAt,
       },
     };
-    await this.bus.publish(message);
+    // Mandatory: unrouted, the run stays unannounced and the sweeper announces it again.
+    await this.bus.publish(message, { mandatory: true });
     await store.forWorkspace(run.workspaceId).update(enrollments, run.id, { unset: ['failureAnnounced'] });
   }
 

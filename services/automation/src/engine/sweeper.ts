@@ -14,10 +14,13 @@ import { engineWorkspaces, enrollments } from '../store/collections';
 import { STEP_DUE_TYPE, type StepDuePayload } from './messages';
 import type { RunEvents } from './run-events';
 import type { StepDispatcher } from './step-dispatcher';
+import type { WebhookRetryRecovery } from './webhook-retry-recovery';
 
 export interface SweeperOptions {
   /** Announces failed runs a crash left unannounced (outbound webhooks); none in most unit tests. */
   runEvents?: RunEvents;
+  /** Publishes again webhook retries the bus lost; none in most unit tests. */
+  webhookRetries?: WebhookRetryRecovery;
   intervalMs: number;
   /** How overdue a step must be before the sweeper re-publishes it (its own message is probably just late). */
   graceMs: number;
@@ -102,8 +105,10 @@ export class Sweeper {
             await runEvents.failed(run, this.store);
             published += 1;
           }
+        const { webhookRetries } = this.options;
+        if (webhookRetries) published += await webhookRetries.recover(workspace.id, now, this.options.batchSize ?? 500);
       }
-      if (published > 0) this.logger.info({ published }, 're-published overdue automation steps');
+      if (published > 0) this.logger.info({ published }, 're-published overdue automation steps, run announcements and webhook retries');
     } catch (error) {
       this.logger.warn({ err: error }, 'automation sweep failed; will retry');
     }

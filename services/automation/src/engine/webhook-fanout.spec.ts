@@ -1,10 +1,11 @@
-import type { BusMessage, MessageBus } from '@crm/bus';
+import { InProcessBus, UnroutableMessageError, type BusMessage, type MessageBus } from '@crm/bus';
+import { createLogger } from '@crm/observability';
 import { openStore, type DocumentStore } from '@crm/store';
 import type { WebhookSubscriptionDocument } from '../domain/webhook-model';
 import { automationCollections, webhookSubscriptions } from '../store/collections';
 import { subscriptionDocument } from '../testing/webhook-subscription';
 import { WebhookFanout } from './webhook-fanout';
-import type { WebhookDuePayload } from './webhook-messages';
+import { WEBHOOK_DELIVERIES_QUEUE, type WebhookDuePayload } from './webhook-messages';
 
 class RecordingBus {
   readonly published: BusMessage<WebhookDuePayload>[] = [];
@@ -75,5 +76,22 @@ describe('WebhookFanout', () => {
     await subscription({ events: ['lead.created'] });
     await new WebhookFanout(store, bus as unknown as MessageBus).handle(contactsCreated(2));
     expect(bus.published).toEqual([]);
+  });
+  it('fails (so the event comes again) rather than drop a first attempt no deliveries queue takes', async () => {
+    await subscription({ id: 'whk_1' });
+    const inProcess = new InProcessBus(createLogger('test', { level: 'silent' }));
+    try {
+      const fanout = new WebhookFanout(store, inProcess);
+      await expect(fanout.handle(contactsCreated(1))).rejects.toBeInstanceOf(UnroutableMessageError);
+      const attempts: BusMessage[] = [];
+      await inProcess.consume(WEBHOOK_DELIVERIES_QUEUE, async (message) => {
+        attempts.push(message);
+      });
+      await fanout.handle(contactsCreated(1));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(attempts).toHaveLength(1);
+    } finally {
+      await inProcess.close();
+    }
   });
 });

@@ -49,7 +49,9 @@ export class WebhookFanout {
       const active = await activeIn(envelope.workspaceId);
       for (const subscription of active) {
         if (!subscription.events.includes(envelope.type)) continue;
-        await this.bus.publish(firstAttempt(envelope, subscription.id, message.correlationId));
+        // Mandatory: with the deliveries queue not declared yet (a fresh install) the event fails and
+        // comes again, instead of its attempts vanishing.
+        await this.bus.publish(firstAttempt(envelope, subscription.id, message.correlationId), { mandatory: true });
       }
     }
   }

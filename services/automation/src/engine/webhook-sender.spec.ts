@@ -3,17 +3,22 @@ import type { BusMessage, MessageBus } from '@crm/bus';
 import { createLogger } from '@crm/observability';
 import { openStore, type DocumentStore } from '@crm/store';
 import type { WebhookEnvelope, WebhookSubscriptionDocument } from '../domain/webhook-model';
-import { automationCollections, webhookDeliveries, webhookSubscriptions } from '../store/collections';
+import { automationCollections, engineWorkspaces, webhookDeliveries, webhookSubscriptions } from '../store/collections';
 import type { WebhookPostResult, WebhookTransport } from '../webhooks/webhook-transport';
 import { subscriptionDocument } from '../testing/webhook-subscription';
 import { firstAttempt } from './webhook-fanout';
 import type { WebhookDuePayload } from './webhook-messages';
+import { WebhookRetryRecovery } from './webhook-retry-recovery';
 import { BUSY_SUBSCRIPTION_DEFER_MS, SUBSCRIPTION_IN_FLIGHT, WebhookSender } from './webhook-sender';
 
 class RecordingBus {
   readonly scheduled: Array<{ message: BusMessage<WebhookDuePayload>; delayMs: number }> = [];
+  readonly published: BusMessage<WebhookDuePayload>[] = [];
   async schedule(message: BusMessage, delayMs: number): Promise<void> {
     this.scheduled.push({ message: message as BusMessage<WebhookDuePayload>, delayMs });
+  }
+  async publish(message: BusMessage): Promise<void> {
+    this.published.push(message as BusMessage<WebhookDuePayload>);
   }
 }
 
@@ -120,6 +125,32 @@ describe('WebhookSender', () => {
     expect(bus.scheduled[0]!.delayMs).toBe(1_000);
     expect(bus.scheduled[0]!.message.payload).toMatchObject({ attempt: 2, envelope, firstAttemptAt: expect.any(Number) });
     expect((await log()).map((d) => [d.attempt, d.status, d.responseStatus])).toEqual([[1, 'failed', 500]]);
+  });
+
+  it('brings back from the store a retry the bus lost, once it is clearly overdue, and only until it runs', async () => {
+    await subscription();
+    transport.answers = [{ status: 500 }];
+    const recovery = new WebhookRetryRecovery(store, bus as unknown as MessageBus, 5_000);
+    await sender.handle(firstAttempt(envelope, 'whk_1', 'req_1'));
+    // The scheduled retry (attempt 2, due in 1 s) is lost with the broker node holding the delay queues.
+    const [lost] = bus.scheduled.splice(0);
+    const now = Date.now();
+    expect(await recovery.recover('ws_1', now + 1_000, 100)).toBe(0);
+    expect(await recovery.recover('ws_1', now + 7_000, 100)).toBe(1);
+    expect(bus.published.map((m) => [m.id, m.payload.attempt, m.payload.firstAttemptAt])).toEqual([
+      [lost!.message.id, 2, lost!.message.payload.firstAttemptAt],
+    ]);
+    // Not published again while the recovered message is on its way.
+    expect(await recovery.recover('ws_1', now + 8_000, 100)).toBe(0);
+
+    await sender.handle(bus.published[0]!);
+    expect((await log()).map((d) => [d.attempt, d.status]).sort()).toEqual([
+      [1, 'failed'],
+      [2, 'delivered'],
+    ]);
+    expect(await recovery.recover('ws_1', now + 3_600_000, 100)).toBe(0);
+    expect(bus.published).toHaveLength(1);
+    expect(await store.global().get(engineWorkspaces, 'ws_1')).not.toBeNull();
   });
 
   it('does not make an attempt again when its message comes again after it was logged', async () => {

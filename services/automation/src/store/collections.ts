@@ -82,8 +82,14 @@ export const webhookSubscriptions = defineCollection<WebhookSubscriptionDocument
 export const webhookDeliveries = defineCollection<WebhookDeliveryDocument>({
   name: 'webhook_deliveries',
   scope: 'workspace',
-  fields: { createdAt: 'string', subscriptionId: 'string', eventId: 'string' },
-  indexes: [{ fields: ['subscriptionId', 'createdAt'] }, { fields: ['subscriptionId', 'eventId'] }, { fields: ['createdAt'] }],
+  fields: { createdAt: 'string', subscriptionId: 'string', eventId: 'string', retryDueAt: 'number' },
+  indexes: [
+    { fields: ['subscriptionId', 'createdAt'] },
+    { fields: ['subscriptionId', 'eventId'] },
+    { fields: ['createdAt'] },
+    // Retries not run yet, oldest due first (the recovery sweep); absent on every other attempt.
+    { fields: ['retryDueAt'] },
+  ],
 });
 
 /** Time-limited leases (the step sweeper's, retention's), so one worker at a time sweeps. */

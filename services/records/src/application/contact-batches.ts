@@ -2,6 +2,12 @@
  * Batches of contacts (the import's rows), created once per idempotency key: the answer is stored
  * in the same commit as the contacts, so a retry (even a concurrent one) gets the first answer and
  * creates nothing.
+ *
+ * The duplicate rule holds across batches committing at once (two imports of overlapping files, or
+ * one import's chunks on several workers): each contact an import creates holds its email in the
+ * workspace's unique `importEmailKey` index, so of two batches that both found an address free only
+ * the first commit succeeds; the other's fails whole and the batch is checked again, now seeing the
+ * winner's contact as the existing one.
  */
 import { createHash } from 'node:crypto';
 import { DomainError } from '@crm/observability';
@@ -30,6 +36,8 @@ export interface BatchCreateInput {
 export type BatchCreateResult = BatchResultDocument['result'] & { replayed: boolean };
 
 const EXTERNAL_ID_TAKEN = 'Another contact in the workspace (or an earlier row) has this externalId.';
+/** Checks of one batch against the workspace; each lost race adds one, so this is many racing batches with the same emails. */
+const MAX_ATTEMPTS = 8;
 
 export class ContactBatches {
   constructor(private readonly context: RecordsContext) {}
@@ -39,13 +47,32 @@ export class ContactBatches {
    * earlier row of the batch, is reported as a duplicate and not created.
    */
   async create(caller: Caller, input: BatchCreateInput): Promise<BatchCreateResult> {
-    const { repo, writer } = this.context;
+    const { repo } = this.context;
     if (!input.idempotencyKey) throw DomainError.invalid('idempotency_key is required.');
     const batchId = batchIdOf(caller.workspaceId, input.idempotencyKey);
-    const stored = await repo.batchResult(caller.workspaceId, batchId);
-    if (stored) return { ...stored.result, replayed: true };
     let sourceName: string | null = null;
-    if (input.sourceUid) sourceName = (await found(repo.source(caller.workspaceId, input.sourceUid))).name;
+    for (let attempt = 1; ; attempt++) {
+      const stored = await repo.batchResult(caller.workspaceId, batchId);
+      if (stored) return { ...stored.result, replayed: true };
+      if (input.sourceUid && sourceName === null) sourceName = (await found(repo.source(caller.workspaceId, input.sourceUid))).name;
+      try {
+        return await this.createOnce(caller, input, batchId, sourceName);
+      } catch (error) {
+        // A concurrent run of the same batch committed first (the loop answers what it stored), or
+        // another batch took one of our emails first (the next check finds its contact).
+        if (!isDuplicate(error) || attempt >= MAX_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /** Checks the rows against the workspace's contacts and commits the new ones with the batch's answer. */
+  private async createOnce(
+    caller: Caller,
+    input: BatchCreateInput,
+    batchId: string,
+    sourceName: string | null,
+  ): Promise<BatchCreateResult> {
+    const { writer } = this.context;
 
     const now = nowOf(this.context);
     const result: BatchResultDocument['result'] = { created: [], duplicates: [], errors: [] };
@@ -81,16 +108,7 @@ export class ContactBatches {
     for (const contact of createdContacts) writer.activity(changes, caller, 'created', 'contact', contact.id, now);
     const events = createdContacts.length > 0 ? [contactsCreated(caller.workspaceId, createdContacts)] : [];
     changes.batchResult({ id: batchId, workspaceId: caller.workspaceId, idempotencyKey: input.idempotencyKey, result, createdAt: now });
-    try {
-      await writer.write(caller, changes, events);
-    } catch (error) {
-      // A concurrent run of the same batch committed first: answer what it stored.
-      if (isDuplicate(error)) {
-        const winner = await repo.batchResult(caller.workspaceId, batchId);
-        if (winner) return { ...winner.result, replayed: true };
-      }
-      throw error;
-    }
+    await writer.write(caller, changes, events);
     return { ...result, replayed: false };
   }
 
@@ -121,6 +139,7 @@ export class ContactBatches {
         );
         contact.source = sourceName;
         contact.importJobId = input.importJobId || null;
+        if (contact.emailKey) contact.importEmailKey = contact.emailKey;
         valid.push({ row: row.row, contact });
       } catch (error) {
         if (!(error instanceof DomainError) || !error.fields) throw error;

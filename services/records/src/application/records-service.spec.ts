@@ -393,6 +393,56 @@ describe('records service', () => {
       expect(await h.store.forWorkspace('ws_a').count(activities)).toBe(1);
     });
 
+    it('creates each email once when two imports of overlapping files race', async () => {
+      const emails = Array.from({ length: 60 }, (_, n) => `person${n}@x.io`);
+      // File 1 has people 0-39, file 2 people 20-59 (upper-cased): 20 addresses in both.
+      const file1 = emails.slice(0, 40).map((email, i) => ({ row: i + 1, body: { firstName: 'One', email } }));
+      const file2 = emails.slice(20).map((email, i) => ({ row: i + 1, body: { firstName: 'Two', email: email.toUpperCase() } }));
+      const chunks = (rows: typeof file1, job: string) =>
+        [0, 1, 2, 3].map((c) => ({ idempotencyKey: `${job}:${c}`, rows: rows.slice(c * 10, c * 10 + 10), importJobId: job }));
+      // Every chunk of both imports at once, as the chunk workers of two jobs would run them.
+      const batches = [...chunks(file1, 'job-1'), ...chunks(file2, 'job-2')];
+      const results = await Promise.all(batches.map((batch) => h.service.batchCreateContacts(A, batch)));
+
+      const stored = await h.store.forWorkspace('ws_a').find(contacts, {});
+      expect(stored).toHaveLength(60);
+      expect(new Set(stored.map((c) => c.emailKey)).size).toBe(60);
+      const created = results.flatMap((r) => r.created);
+      const duplicates = results.flatMap((r) => r.duplicates);
+      expect(created).toHaveLength(60);
+      expect(duplicates).toHaveLength(20);
+      const idByEmail = new Map(stored.map((c) => [c.emailKey, c.id]));
+      for (const d of duplicates) expect(d.existingContactId).toBe(idByEmail.get(d.email.toLowerCase()));
+      expect(results.flatMap((r) => r.errors)).toEqual([]);
+    });
+
+    it("frees an imported contact's address for the next import once it is changed or deleted, and lets API creates share it", async () => {
+      const rows = (email: string) => [{ row: 1, body: { firstName: 'I', email } }];
+      const first = await h.service.batchCreateContacts(A, { idempotencyKey: 'a', rows: rows('moved@x.io'), importJobId: 'j1' });
+      const second = await h.service.batchCreateContacts(A, { idempotencyKey: 'b', rows: rows('gone@x.io'), importJobId: 'j1' });
+      // Contacts made through the API may share an email with an imported one, as before.
+      await contact(A, { email: 'MOVED@x.io' });
+      await h.service.updateContact(A, first.created[0]!.contactId, { body: { email: 'elsewhere@x.io' } });
+      await h.service.deleteContact(A, second.created[0]!.contactId);
+      // The API-made contact now holds moved@ (a duplicate); gone@ is free again.
+      const again = await h.service.batchCreateContacts(A, {
+        idempotencyKey: 'c',
+        rows: [...rows('gone@x.io'), { row: 2, body: { firstName: 'I', email: 'moved@x.io' } }],
+        importJobId: 'j2',
+      });
+      expect(again.created.map((c) => c.row)).toEqual([1]);
+      expect(again.duplicates.map((d) => d.row)).toEqual([2]);
+      // Once no contact has it, moved@ can be imported again although the first contact held it.
+      const apiMade = (
+        await h.store.forWorkspace('ws_a').find(contacts, { where: [{ field: 'emailKey', op: 'eq', value: 'moved@x.io' }] })
+      )[0]!;
+      await h.service.deleteContact(A, apiMade.id);
+      const last = await h.service.batchCreateContacts(A, { idempotencyKey: 'd', rows: rows('moved@x.io'), importJobId: 'j3' });
+      expect(last.created).toHaveLength(1);
+      const moved = await h.store.forWorkspace('ws_a').get(contacts, first.created[0]!.contactId);
+      expect(moved).toMatchObject({ emailKey: 'elsewhere@x.io', importEmailKey: null });
+    });
+
     it('stamps the source name and refuses an unknown source', async () => {
       const source = await h.service.createSource(A, 'Trade fair');
       const result = await h.service.batchCreateContacts(A, {

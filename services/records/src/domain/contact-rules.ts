@@ -84,6 +84,9 @@ export function contactChanges(current: ContactDocument, input: ContactInput, no
   const changes: Partial<ContactDocument> = { ...(v as Partial<ContactDocument>), updatedAt: now };
   if ('firstName' in v || 'lastName' in v) changes.fullName = fullName(firstName, lastName);
   if (typeof v.email === 'string') changes.emailKey = v.email.toLowerCase();
+  // An imported contact whose address changes no longer holds the import's claim on the old one.
+  if (current.importEmailKey && changes.emailKey !== undefined && changes.emailKey !== current.importEmailKey)
+    changes.importEmailKey = null;
   if ('fullName' in changes || 'email' in changes || 'phone' in changes) changes.searchText = contactSearchText({ ...current, ...changes });
   return changes;
 }

@@ -64,6 +64,13 @@ export interface ContactDocument extends RecordBase {
   notes: string;
   source: string | null;
   importJobId: string | null;
+  /**
+   * The emailKey of a contact an import created, while it keeps that email: unique within the
+   * workspace, so two imports racing with the same address cannot both create it (the second
+   * commit fails and its batch is checked again). Absent on contacts made any other way, which may
+   * share an email.
+   */
+  importEmailKey?: string | null;
 }
 
 export interface LeadDocument extends RecordBase {

@@ -1,4 +1,5 @@
-import { InProcessBus, type BusMessage } from '@crm/bus';
+import { randomUUID } from 'node:crypto';
+import { InProcessBus, openBus, type BusLocation, type BusMessage, type MessageBus } from '@crm/bus';
 import type { DocumentStore } from '@crm/store';
 import { eventually, logger, openTestStore } from '../testing/records-factory';
 import { outbox, outboxWorkspaces, type OutboxDocument } from '../store/collections';
@@ -106,6 +107,31 @@ describe('OutboxRelay across replicas sharing one store', () => {
     await expect(store.forWorkspace(WS).count(outbox)).resolves.toBe(0);
   });
 
+  it('keeps its lease while a slow broker holds its publishes, so no other replica publishes the workspace meanwhile', async () => {
+    const leaseMs = 150;
+    // Replica a's broker takes three leases' time to confirm its first batch.
+    let slowCalls = 0;
+    const slowBus: MessageBus = Object.create(bus) as MessageBus;
+    slowBus.publish = async (message, options) => {
+      if (slowCalls++ < 7) await new Promise((resolve) => setTimeout(resolve, leaseMs * 3));
+      return bus.publish(message, options);
+    };
+    const a = new OutboxRelay(store, slowBus, logger, { sweepIntervalMs: 60_000, batchSize: 7, holder: 'replica-a', leaseMs });
+    const b = replica('replica-b', leaseMs);
+    relays.push(a);
+    await a.register(WS);
+    await commitEvents(0, 10);
+    const drainingA = a.drain(WS);
+    await new Promise((resolve) => setTimeout(resolve, leaseMs * 2));
+    await b.drain(WS);
+    await drainingA;
+    await eventually(async () => (await store.forWorkspace(WS).count(outbox)) === 0, 400);
+    await eventually(() => published.length >= 10);
+    // Whatever either replica published has reached the consumer (deliveries run on setImmediate).
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(published.map((m) => m.id)).toEqual(Array.from({ length: 10 }, (_, n) => pendingEvent(n).id));
+  });
+
   it('deletes nothing it published after losing its lease, so the new holder publishes those events', async () => {
     const a = replica('replica-a');
     await a.register(WS);
@@ -118,5 +144,98 @@ describe('OutboxRelay across replicas sharing one store', () => {
     });
     await a.drain(WS);
     await expect(store.forWorkspace(WS).count(outbox)).resolves.toBe(3);
+  });
+});
+
+const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+
+describe.each<{ name: string; location: () => BusLocation }>([
+  { name: 'in-process', location: () => ({ kind: 'in-process' }) },
+  {
+    name: 'amqp',
+    location: () => ({ kind: 'amqp', url: AMQP_URL, exchange: `crm-relay-${randomUUID().slice(0, 8)}.events`, queueExpiresMs: 60_000 }),
+  },
+])('OutboxRelay on the $name bus while no queue is bound', ({ location }) => {
+  let store: DocumentStore;
+  let bus: MessageBus;
+  let relay: OutboxRelay;
+
+  beforeEach(async () => {
+    store = await openTestStore();
+    bus = await openBus(location(), logger, { initialConnectRetries: 2 }).catch((err: Error) => {
+      throw new Error(`RabbitMQ is not reachable at ${AMQP_URL} (${err.message}); start it with \`rabbitmq-server -detached\`.`);
+    });
+    // A short sweep interval: the first wait before unroutable events are tried again.
+    relay = new OutboxRelay(store, bus, logger, { sweepIntervalMs: 100, batchSize: 7, holder: 'replica-a' });
+  });
+
+  afterEach(async () => {
+    await relay.stop();
+    await bus.close();
+    await store.close();
+  });
+
+  it('keeps the events a fresh install has nobody to receive, and delivers them once a queue is bound', async () => {
+    await relay.register(WS);
+    const events = Array.from({ length: 10 }, (_, n) => pendingEvent(n));
+    await store.forWorkspace(WS).commit(events.map((document) => ({ kind: 'insert', collection: outbox, document: { ...document } })));
+
+    await relay.drain(WS);
+    await expect(store.forWorkspace(WS).count(outbox)).resolves.toBe(10);
+    // Kept aside, so later events are not held up behind them.
+    await expect(store.forWorkspace(WS).count(outbox, [{ field: 'status', op: 'eq', value: 'unroutable' }])).resolves.toBe(10);
+
+    const received: BusMessage[] = [];
+    const queue = `relay-${randomUUID().slice(0, 8)}`;
+    const consumer = await bus.consume({ name: queue, bindings: ['records.#'] }, async (message) => {
+      received.push(message);
+    });
+    await eventually(async () => {
+      await relay.sweep();
+      return received.length === 10;
+    }, 2_000);
+    await consumer.stop();
+    expect(received.map((m) => m.id)).toEqual(events.map((e) => e.id));
+    await expect(store.forWorkspace(WS).count(outbox)).resolves.toBe(0);
+  });
+  it('keeps events of a type no queue takes aside, without holding up or repeating the others, and sends them once their queue is back', async () => {
+    await relay.register(WS);
+    const updates: BusMessage[] = [];
+    const created: BusMessage[] = [];
+    const consumers = [
+      await bus.consume({ name: `relay-${randomUUID().slice(0, 8)}`, bindings: ['records.record_updated.v1'] }, async (m) => {
+        updates.push(m);
+      }),
+    ];
+    const events = Array.from({ length: 12 }, (_, n) => ({
+      ...pendingEvent(n),
+      type: n % 3 === 0 ? 'records.lead_created.v1' : 'records.record_updated.v1',
+    }));
+    const commit = (batch: OutboxDocument[]) =>
+      store.forWorkspace(WS).commit(batch.map((document) => ({ kind: 'insert' as const, collection: outbox, document: { ...document } })));
+    await commit(events.slice(0, 6));
+    await relay.drain(WS);
+    await commit(events.slice(6));
+    await relay.drain(WS);
+    await relay.drain(WS);
+    const isUpdate = (e: { type: string }) => e.type === 'records.record_updated.v1';
+    await eventually(() => updates.length === 8, 2_000);
+    expect(updates.map((m) => m.id)).toEqual(events.filter(isUpdate).map((e) => e.id));
+    await expect(store.forWorkspace(WS).count(outbox, [{ field: 'status', op: 'eq', value: 'unroutable' }])).resolves.toBe(4);
+
+    consumers.push(
+      await bus.consume({ name: `relay-${randomUUID().slice(0, 8)}`, bindings: ['records.lead_created.v1'] }, async (m) => {
+        created.push(m);
+      }),
+    );
+    // The next lead_created event is taken: the ones kept aside follow at once, oldest first.
+    const next = { ...pendingEvent(20), type: 'records.lead_created.v1' };
+    await commit([next]);
+    await relay.drain(WS);
+    await eventually(() => created.length === 5, 2_000);
+    expect(created.map((m) => m.id).sort()).toEqual([...events.filter((e) => !isUpdate(e)).map((e) => e.id), next.id].sort());
+    await expect(store.forWorkspace(WS).count(outbox)).resolves.toBe(0);
+    expect(updates).toHaveLength(8);
+    await Promise.all(consumers.map((c) => c.stop()));
   });
 });

@@ -9,16 +9,29 @@
  * leaves its events to the holder, which looks for pending events again after giving the lease up,
  * and tries again itself when that lease would lapse (a holder that died).
  * Delivery is at least once; the message id is the outbox id, so consumers drop repeats.
+ *
+ * Publishes are mandatory: an event is deleted only once the broker has put it in at least one
+ * queue. One that no queue took (automation's queues not declared yet on a fresh install, deleted,
+ * or mid blue/green switch) is kept as `unroutable` and left out of the pending batches, so it
+ * holds up nothing; the sweep tries the workspace's unroutable events again, oldest first, after a
+ * wait that grows while they stay unroutable (and at once when a batch of the workspace was taken
+ * whole, the sign that the queues are back), so they are delivered once a queue is bound.
  */
-import type { MessageBus } from '@crm/bus';
+import { UnroutableMessageError, type MessageBus } from '@crm/bus';
 import type { Logger } from '@crm/observability';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { DocumentStore, WriteOp } from '@crm/store';
-import { withTraceContext } from '@crm/telemetry';
+import { counter, withTraceContext } from '@crm/telemetry';
 import { timestamp } from '../domain/clock';
 import { outbox, outboxWorkspaces, type OutboxDocument } from '../store/collections';
 import { RelayLease } from './relay-lease';
+
+const publishFailures = counter(
+  'outbox_publish_failures_total',
+  'Outbox batches that could not be published and stay pending, by reason (unroutable: no queue is bound to an event type, e.g. automation not deployed; error: anything else).',
+  ['reason'],
+);
 
 export interface OutboxRelayOptions {
   sweepIntervalMs?: number;
@@ -36,6 +49,10 @@ export class OutboxRelay {
   private readonly again = new Set<string>();
   /** Retries for workspaces whose lease another replica held, due when that lease would lapse. */
   private readonly retries = new Map<string, NodeJS.Timeout>();
+  /** Workspaces with unroutable events: when the sweep tries them again, and the wait after that. */
+  private readonly unroutable = new Map<string, { dueAt: number; waitMs: number; types: Set<string> }>();
+  /** Workspaces whose unroutable events the drain under way should try (asked by the sweep). */
+  private readonly unroutableWanted = new Set<string>();
   private readonly lease: RelayLease;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -81,7 +98,14 @@ export class OutboxRelay {
     if (this.stopped) return;
     try {
       const workspaces = await this.store.global().find(outboxWorkspaces, {});
-      for (const workspace of workspaces) await this.drain(workspace.id);
+      const now = Date.now();
+      for (const workspace of workspaces) {
+        // Also when this process knows of none (it restarted): a count finds out.
+        if ((this.unroutable.get(workspace.id)?.dueAt ?? 0) <= now && (await this.hasUnroutable(workspace.id))) {
+          this.unroutableWanted.add(workspace.id);
+        }
+        await this.drain(workspace.id);
+      }
     } catch (error) {
       this.logger.warn({ err: error }, 'outbox sweep failed; will retry');
     }
@@ -101,6 +125,7 @@ export class OutboxRelay {
           await this.relayPending(workspaceId);
         } while (this.again.has(workspaceId) && !this.stopped);
       } catch (error) {
+        publishFailures.inc({ reason: 'error' });
         this.logger.warn({ err: error, workspaceId }, 'outbox publish failed; the sweep will retry');
       } finally {
         this.draining.delete(workspaceId);
@@ -110,21 +135,29 @@ export class OutboxRelay {
     return run;
   }
 
-  /** Publishes the workspace's pending events under its lease, until none are left. */
+  /** Publishes the workspace's pending events (and unroutable ones, when asked) under its lease, until none are left. */
   private async relayPending(workspaceId: string): Promise<void> {
-    while (!this.stopped && (await this.hasPending(workspaceId))) {
+    while (!this.stopped && (this.unroutableWanted.has(workspaceId) || (await this.hasPending(workspaceId)))) {
       const attempt = await this.lease.acquire(workspaceId);
       if (!attempt.held) {
         this.retryWhenLapsed(workspaceId, attempt.expiresAt);
         return;
       }
+      let lost = false;
+      const stopRenewing = this.lease.keepRenewed(workspaceId, () => {
+        lost = true;
+      });
       try {
-        while (await this.publishBatch(workspaceId)) {
+        if (this.unroutableWanted.delete(workspaceId)) await this.publishBatch(workspaceId, 'unroutable');
+        // A lost lease (another replica took it over) fails the batch's commit; stop there too.
+        while (!lost && (await this.publishBatch(workspaceId, 'pending'))) {
           /* keep going while full batches come back */
         }
       } catch (error) {
         await this.lease.release(workspaceId).catch(() => undefined);
         throw error;
+      } finally {
+        stopRenewing();
       }
       // Loops to look again: a commit whose poke found our lease taken left its events to us.
     }
@@ -136,6 +169,10 @@ export class OutboxRelay {
    */
   private async hasPending(workspaceId: string): Promise<boolean> {
     return (await this.store.forWorkspace(workspaceId).count(outbox, [{ field: 'status', op: 'eq', value: 'pending' }])) > 0;
+  }
+
+  private async hasUnroutable(workspaceId: string): Promise<boolean> {
+    return (await this.store.forWorkspace(workspaceId).count(outbox, [{ field: 'status', op: 'eq', value: 'unroutable' }])) > 0;
   }
 
   private retryWhenLapsed(workspaceId: string, expiresAt: number): void {
@@ -152,26 +189,90 @@ export class OutboxRelay {
   }
 
   /**
-   * True when a full batch was published (there may be more). Its deletion renews the lease, or
-   * gives it up after the last batch, in one unit: a holder that lost its lease deletes nothing.
+   * True when a full batch of pending events was published (there may be more). Its deletion
+   * renews the lease, or gives it up after the last batch, in one unit: a holder that lost its
+   * lease deletes nothing. Events no queue took are kept as `unroutable`; any other failure is
+   * thrown after the events taken are deleted.
    */
-  private async publishBatch(workspaceId: string): Promise<boolean> {
+  private async publishBatch(workspaceId: string, status: 'pending' | 'unroutable'): Promise<boolean> {
     const scoped = this.store.forWorkspace(workspaceId);
     const pending = await scoped.find(outbox, {
-      where: [{ field: 'status', op: 'eq', value: 'pending' }],
+      where: [{ field: 'status', op: 'eq', value: status }],
       sort: [{ field: 'createdAt', direction: 'asc' }],
       limit: this.batchSize,
     });
     // Publishes are issued in order on one channel and confirmed together, then removed in one write
-    // (rewriting each as published cost more than the insert that made it).
-    await Promise.all(pending.map((event) => withTraceContext(event.traceHeaders, () => this.bus.publish(toMessage(event)))));
-    const full = pending.length === this.batchSize;
-    const published: WriteOp[] =
-      pending.length > 0
-        ? [{ kind: 'deleteMany', collection: outbox, where: [{ field: 'id', op: 'in', values: pending.map((event) => event.id) }] }]
-        : [];
-    await scoped.commit([...published, this.lease.renewal(workspaceId, !full)]);
+    // (rewriting each as published cost more than the insert that made it). Mandatory: an event no
+    // queue took (automation's queues not declared yet, or deleted) fails the batch, which stays
+    // pending until a sweep finds the queues bound.
+    const outcomes = await Promise.allSettled(
+      pending.map((event) => withTraceContext(event.traceHeaders, () => this.bus.publish(toMessage(event), { mandatory: true }))),
+    );
+    const taken = pending.filter((_event, i) => outcomes[i]!.status === 'fulfilled').map((event) => event.id);
+    const unroutable = pending.filter((_event, i) => rejectedWith(outcomes[i]!) instanceof UnroutableMessageError).map((event) => event.id);
+    const failure = outcomes.map(rejectedWith).find((reason) => reason !== undefined && !(reason instanceof UnroutableMessageError));
+    const full = status === 'pending' && pending.length === this.batchSize && failure === undefined;
+    const writes: WriteOp[] = [];
+    if (taken.length > 0) writes.push({ kind: 'deleteMany', collection: outbox, where: [{ field: 'id', op: 'in', values: taken }] });
+    if (status === 'pending' && unroutable.length > 0) {
+      writes.push({
+        kind: 'updateMany',
+        collection: outbox,
+        where: [{ field: 'id', op: 'in', values: unroutable }],
+        change: { set: { status: 'unroutable' } },
+      });
+    }
+    // An unroutable batch is followed by the pending ones under the same lease, which give it up.
+    await scoped.commit([...writes, this.lease.renewal(workspaceId, status === 'pending' && !full)]);
+    if (unroutable.length > 0)
+      this.noteUnroutable(
+        workspaceId,
+        status,
+        pending.filter((event) => unroutable.includes(event.id)),
+      );
+    else if (pending.length > 0 && failure === undefined)
+      this.noteRoutable(workspaceId, status, pending, pending.length === this.batchSize);
+    if (failure !== undefined) throw failure;
     return full;
+  }
+
+  /**
+   * Some events found no queue. New ones are tried again by the sweep when the workspace's wait is
+   * over; a retry that finds no queue again doubles the wait, up to a minute.
+   */
+  private noteUnroutable(workspaceId: string, status: 'pending' | 'unroutable', events: OutboxDocument[]): void {
+    publishFailures.inc({ reason: 'unroutable' });
+    const previous = this.unroutable.get(workspaceId);
+    const types = previous?.types ?? new Set<string>();
+    for (const event of events) types.add(event.type);
+    if (status === 'unroutable') {
+      const waitMs = Math.min(60_000, (previous?.waitMs ?? this.sweepIntervalMs) * 2);
+      this.unroutable.set(workspaceId, { dueAt: Date.now() + waitMs, waitMs, types });
+      return;
+    }
+    const waitMs = previous?.waitMs ?? this.sweepIntervalMs;
+    this.unroutable.set(workspaceId, { dueAt: previous?.dueAt ?? Date.now() + waitMs, waitMs, types });
+    this.logger.warn(
+      { workspaceId, count: events.length, types: [...new Set(events.map((event) => event.type))] },
+      'no queue is bound for outbox events; they are kept and tried again by the sweep',
+    );
+  }
+
+  /** Every event of a batch was taken. */
+  private noteRoutable(workspaceId: string, status: 'pending' | 'unroutable', events: OutboxDocument[], full: boolean): void {
+    const entry = this.unroutable.get(workspaceId);
+    if (!entry) return;
+    if (status === 'unroutable') {
+      // All taken: none left, or the next sweep goes on with the rest.
+      if (full) this.unroutable.set(workspaceId, { dueAt: 0, waitMs: this.sweepIntervalMs, types: entry.types });
+      else this.unroutable.delete(workspaceId);
+      return;
+    }
+    // A type that found no queue before was taken now: its queues are back, so the kept ones go at once.
+    if (events.some((event) => entry.types.has(event.type))) {
+      this.unroutable.set(workspaceId, { dueAt: 0, waitMs: this.sweepIntervalMs, types: new Set() });
+      this.unroutableWanted.add(workspaceId);
+    }
   }
 
   /** Stops sweeping and waits for publishes under way. */
@@ -182,6 +283,10 @@ export class OutboxRelay {
     this.retries.clear();
     await Promise.all([...this.draining.values()]);
   }
+}
+
+function rejectedWith(outcome: PromiseSettledResult<void>): unknown {
+  return outcome.status === 'rejected' ? (outcome.reason ?? new Error('publish failed')) : undefined;
 }
 
 function toMessage(event: OutboxDocument) {

@@ -3,8 +3,10 @@
  * document, taken by compare-and-set on `leaseHolder` and `leaseExpiresAt` (a conditional update,
  * which both store adapters apply atomically). One holder at a time keeps a workspace's events in
  * order and published by one replica; a holder that dies stops renewing, and its lease lapses
- * after `leaseMs`. Expiry times come from each replica's clock, so replicas need clocks that agree
- * to well under `leaseMs`.
+ * after `leaseMs`. While it publishes, the holder renews the lease every third of `leaseMs`
+ * (`keepRenewed`), so a broker slow to confirm a batch does not let the lease lapse under a holder
+ * that is alive and let a second replica publish the same workspace. Expiry times come from each
+ * replica's clock, so replicas need clocks that agree to well under `leaseMs`.
  */
 import type { Condition, DocumentStore, WriteOp } from '@crm/store';
 import { timestamp } from '../domain/clock';
@@ -50,6 +52,33 @@ export class RelayLease {
       change: { set: { leaseExpiresAt: release ? 0 : Date.now() + this.leaseMs } },
       where: this.heldByUs(),
     };
+  }
+
+  /**
+   * Renews the lease every third of `leaseMs` until the returned function is called. A renewal
+   * never takes a lease back: it needs us to still hold it, not given up (leaseExpiresAt 0).
+   */
+  keepRenewed(workspaceId: string, onLost: () => void): () => void {
+    let renewing: Promise<unknown> = Promise.resolve();
+    const timer = setInterval(
+      () => {
+        renewing = renewing.then(async () => {
+          const renewed = await this.store
+            .global()
+            .update(
+              outboxWorkspaces,
+              workspaceId,
+              { set: { leaseExpiresAt: Date.now() + this.leaseMs } },
+              { where: [...this.heldByUs(), { field: 'leaseExpiresAt', op: 'gt', value: 0 }] },
+            )
+            .catch(() => 'unknown' as const);
+          if (renewed === null) onLost();
+        });
+      },
+      Math.max(1, Math.floor(this.leaseMs / 3)),
+    );
+    timer.unref();
+    return () => clearInterval(timer);
   }
 
   /** Gives the lease up when we still hold it. */

@@ -33,6 +33,7 @@ export const contacts = defineCollection<ContactDocument>({
     stage: 'string',
     accountId: 'string',
     assignedTo: 'string',
+    importEmailKey: 'string',
     // Not phone or importJobId: nothing filters or sorts on them, and each index costs every insert.
   },
   indexes: [
@@ -47,6 +48,8 @@ export const contacts = defineCollection<ContactDocument>({
     { fields: ['assignedTo', 'createdAt'] },
     { fields: ['accountId', 'createdAt'] },
     { fields: ['emailKey'] },
+    // Import-created contacts only (sparse): at most one per email in a workspace (contact-batches.ts).
+    { fields: ['importEmailKey'], unique: true, sparse: true },
   ],
 });
 
@@ -200,7 +203,8 @@ export interface OutboxDocument {
   correlationId: string;
   occurredAt: string;
   payload: Record<string, unknown>;
-  status: 'pending' | 'published';
+  /** `unroutable`: no queue took it when published (outbox-relay.ts); the sweep tries it again. */
+  status: 'pending' | 'published' | 'unroutable';
   /** Orders publishing within a workspace (the id's time part breaks ties). */
   createdAt: string;
   publishedAt: string | null;
@@ -213,7 +217,7 @@ export interface OutboxDocument {
 export const outbox = defineCollection<OutboxDocument>({
   name: 'outbox',
   scope: 'workspace',
-  // Only the relay reads the outbox, always as "pending, oldest first": one index serves it.
+  // Only the relay reads the outbox, always as "<status>, oldest first": one index serves it.
   fields: { status: 'string' },
   indexes: [{ fields: ['status', 'createdAt'] }],
 });
