@@ -333,14 +333,10 @@ describe('values.yaml and values.schema.json', () => {
 });
 
 describe('the chart', () => {
-  test.each(['mongodb', 'rabbitmq', 'redis'])(
-    'depends on %s from the Bitnami OCI repository, switched by its enabled value, off by default',
-    (name) => {
-      const dependency = (chart.dependencies as JsonObject[]).find((d) => d.name === name);
-      expect(dependency).toMatchObject({ repository: 'oci://registry-1.docker.io/bitnamicharts', condition: `${name}.enabled` });
-      expect((values[name] as JsonObject).enabled).toBe(false);
-    },
-  );
+  test('has no chart dependencies (its stores are its own templates), so no Chart.lock to keep', () => {
+    expect(chart.dependencies).toBeUndefined();
+    expect(existsSync(join(chartDir, 'charts'))).toBe(false);
+  });
 
   test.each(deployables.map((d) => [d.process, d.block, d.role]))(
     'runs the %s as a workload from values block %s',

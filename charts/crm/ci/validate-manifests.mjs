@@ -23,7 +23,12 @@ const modelPath = (object) => `${object.apiVersion}/${object.kind}`;
 function strict(node) {
   if (Array.isArray(node)) return node.map(strict);
   if (node === null || typeof node !== 'object') return node;
-  const out = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === 'properties' ? Object.fromEntries(Object.entries(v).map(([p, s]) => [p, strict(s)])) : strict(v)]));
+  const out = Object.fromEntries(
+    Object.entries(node).map(([k, v]) => [
+      k,
+      k === 'properties' ? Object.fromEntries(Object.entries(v).map(([p, s]) => [p, strict(s)])) : strict(v),
+    ]),
+  );
   if (out.properties && out.additionalProperties === undefined) out.additionalProperties = false;
   return out;
 }
@@ -34,7 +39,12 @@ async function validator127() {
   const registered = new Map();
   // The schema modules register themselves with @kubernetes-models/validate; collect them instead.
   const validatePath = require.resolve('@kubernetes-models/validate');
-  require.cache[validatePath] = { id: validatePath, filename: validatePath, loaded: true, exports: { register: (id, schema) => registered.set(id, schema) } };
+  require.cache[validatePath] = {
+    id: validatePath,
+    filename: validatePath,
+    loaded: true,
+    exports: { register: (id, schema) => registered.set(id, schema) },
+  };
   const { default: Ajv } = await import(pathToFileURL(createRequire(import.meta.url).resolve('ajv')).href);
   const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
   return (object) => {
@@ -48,9 +58,15 @@ async function validator127() {
     if (!schemaName) return null;
     require(join(dir, 'kubernetes-models', '_schemas', `${schemaName}.js`)).addSchema();
     for (const [id, schema] of registered) if (!ajv.getSchema(id)) ajv.addSchema({ ...strict(schema), $id: id });
-    const id = [...registered.keys()].find((key) => key.endsWith(`.${object.kind}`) && schemaName.toLowerCase() === key.replace(/\./g, '').toLowerCase());
+    const id = [...registered.keys()].find(
+      (key) => key.endsWith(`.${object.kind}`) && schemaName.toLowerCase() === key.replace(/\./g, '').toLowerCase(),
+    );
     const validate = ajv.getSchema(id);
-    return validate(object) ? [] : validate.errors.map((e) => `${e.instancePath || '/'} ${e.message}${e.params?.additionalProperty ? `: ${e.params.additionalProperty}` : ''}`);
+    return validate(object)
+      ? []
+      : validate.errors.map(
+          (e) => `${e.instancePath || '/'} ${e.message}${e.params?.additionalProperty ? `: ${e.params.additionalProperty}` : ''}`,
+        );
   };
 }
 
@@ -72,14 +88,18 @@ async function validator136() {
   };
 }
 
-const validators = { '1.27': await validator127(), '1.36': await validator136() };
+const validators = { 1.27: await validator127(), 1.36: await validator136() };
 const failures = [];
 for (const object of objects) {
   for (const [version, validate] of Object.entries(validators)) {
     const errors = await validate(object);
     const name = `${object.kind}/${object.metadata?.name}`;
     if (errors === null) {
-      if (!object.apiVersion.includes('.') || /\.k8s\.io\//.test(object.apiVersion) || /^(apps|batch|policy|autoscaling)\//.test(object.apiVersion))
+      if (
+        !object.apiVersion.includes('.') ||
+        /\.k8s\.io\//.test(object.apiVersion) ||
+        /^(apps|batch|policy|autoscaling)\//.test(object.apiVersion)
+      )
         failures.push({ version, object: name, errors: [`${object.apiVersion} ${object.kind} is not served by Kubernetes ${version}`] });
     } else if (errors.length) failures.push({ version, object: name, errors });
   }
