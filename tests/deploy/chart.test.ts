@@ -3,6 +3,7 @@
 // are parsed and cross-checked against each other and against the sources they name.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import Ajv from 'ajv';
 import * as yaml from 'js-yaml';
 
 const root = join(__dirname, '..', '..');
@@ -455,6 +456,36 @@ describe('the chart', () => {
 describe('skaffold.yaml and the Dockerfiles', () => {
   test('uses a v4 schema', () => {
     expect(String(skaffold.apiVersion)).toMatch(/^skaffold\/v4beta\d+$/);
+  });
+
+  // skaffold's own JSON schema for the apiVersion in use (a trimmed copy, tests/deploy/schemas/README.md).
+  const skaffoldSchemaErrors = (config: Json): string[] => {
+    const file = join(__dirname, 'schemas', `skaffold-${String(skaffold.apiVersion).split('/')[1]}.json`);
+    const validate = new Ajv({ strict: false, allErrors: true }).compile(JSON.parse(read(file)));
+    if (validate(config)) return [];
+    return (validate.errors ?? []).map(
+      (e) => `${e.instancePath || '/'} ${e.message}${e.params?.additionalProperty ? `: ${e.params.additionalProperty}` : ''}`,
+    );
+  };
+
+  test("satisfies skaffold's JSON schema for its apiVersion", () => {
+    expect(skaffoldSchemaErrors(skaffold)).toEqual([]);
+  });
+
+  test("satisfies it with each profile's patches applied, and the schema check catches a misspelt key", () => {
+    for (const profile of skaffold.profiles as JsonObject[]) {
+      const patched = structuredClone(skaffold) as JsonObject;
+      for (const patch of (profile.patches as JsonObject[]) ?? []) {
+        expect(patch.op).toBe('add');
+        const keys = String(patch.path).split('/').slice(1);
+        const parent = keys.slice(0, -1).reduce<Json>((at, key) => (at as JsonObject)[key], patched) as JsonObject;
+        parent[keys[keys.length - 1]] = patch.value as Json;
+      }
+      expect(skaffoldSchemaErrors(patched)).toEqual([]);
+    }
+    const misspelt = structuredClone(skaffold) as JsonObject;
+    (misspelt.deploy as JsonObject).statusCheckDeadline = 600;
+    expect(skaffoldSchemaErrors(misspelt).length).toBeGreaterThan(0);
   });
 
   const targets = [...new Set(Object.values(topology()).map((spec) => spec.target))];
