@@ -128,6 +128,31 @@ describe('what the rendered chart must and must not contain', () => {
     expect(mongo.readinessProbe.exec.command.join(' ')).toContain('db.hello().isWritablePrimary');
   });
 
+  // No MongoDB, RabbitMQ or Valkey runs here: what the stores' pods execute is at least checked to
+  // parse, the shell with `sh -n`, the mongosh scripts as JavaScript.
+  test('every shell script and mongosh --eval script the stores run parses', () => {
+    const scripts = render('helm4', localArgs())
+      .filter((o) => o.kind === 'StatefulSet')
+      .flatMap((o) => containersOf(o))
+      .flatMap((c) => [
+        c.command,
+        c.args,
+        c.readinessProbe?.exec?.command,
+        c.livenessProbe?.exec?.command,
+        c.lifecycle?.postStart?.exec?.command,
+      ])
+      .filter((argv): argv is string[] => Array.isArray(argv));
+    const shell = scripts.filter((argv) => argv[0] === 'sh' && argv[1] === '-c').map((argv) => argv[2]);
+    const mongosh = [
+      ...scripts.filter((argv) => argv[0] === 'mongosh').map((argv) => argv[argv.indexOf('--eval') + 1]),
+      ...shell.flatMap((script) => [...script.matchAll(/--eval '([^']*)'/g)].map((m) => m[1])),
+    ];
+    expect(shell.length).toBeGreaterThanOrEqual(4);
+    expect(mongosh.length).toBe(3);
+    for (const script of shell) expect(spawnSync('sh', ['-n', '-c', script], { encoding: 'utf8' }).stderr).toBe('');
+    for (const script of mongosh) expect(() => new Function(script)).not.toThrow();
+  });
+
   test('the local profile fixes the stores’ passwords, so a second `skaffold dev` meets its volumes with the same ones', () => {
     // Rendered twice, as two `skaffold dev` runs on a fresh release would (no Secret to look up).
     const secret = () => renderNow('helm4', localArgs()).find((o) => o.kind === 'Secret' && o.metadata.name === 'crm-stores') as any;
