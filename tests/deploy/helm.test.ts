@@ -166,6 +166,53 @@ describe('what the rendered chart must and must not contain', () => {
     expect(secret().metadata.annotations['helm.sh/resource-policy']).toBe('keep');
   });
 
+  test('a component takes extra variables from Secrets, extra volumes, pod annotations and the priority class', () => {
+    const gateway = render('helm4', ['-f', join(ciDir, 'everything-values.yaml')]).find(
+      (o) => o.kind === 'Deployment' && o.metadata.name === 'crm-gateway',
+    )!;
+    const pod = gateway.spec.template;
+    expect(pod.spec.containers[0].envFrom).toEqual([
+      { configMapRef: { name: 'crm-config' } },
+      { secretRef: { name: 'crm-gateway-extra' } },
+    ]);
+    expect(pod.spec.volumes).toContainEqual({ name: 'extra-ca', configMap: { name: 'corporate-ca' } });
+    expect(pod.spec.containers[0].volumeMounts).toContainEqual({ name: 'extra-ca', mountPath: '/etc/ssl/extra', readOnly: true });
+    expect(pod.metadata.annotations['example.com/team']).toBe('crm');
+    expect(pod.spec.priorityClassName).toBe('crm');
+  });
+
+  test('with the Prometheus Operator, a ServiceMonitor or a PodMonitor scrapes every component that serves metrics', () => {
+    const topology = yaml.load(readFileSync(join(chartDir, 'topology.yaml'), 'utf8')) as Record<
+      string,
+      { name: string; metrics?: boolean }
+    >;
+    const withMetrics = Object.values(topology)
+      .filter((spec) => spec.metrics)
+      .map((spec) => spec.name)
+      .sort();
+    for (const args of [
+      ['-f', join(ciDir, 'everything-values.yaml')],
+      ['-f', join(ciDir, 'everything-values.yaml'), '--set', 'gatewayService.type=LoadBalancer'],
+    ]) {
+      const objects = render('helm4', args);
+      const selected = objects
+        .filter((o) => o.kind === 'ServiceMonitor' || o.kind === 'PodMonitor')
+        .flatMap(
+          (o) => o.spec.selector.matchExpressions.find((e: { key: string }) => e.key === 'app.kubernetes.io/component').values as string[],
+        );
+      expect([...selected].sort()).toEqual(withMetrics);
+    }
+  });
+
+  test('no probe opens the mutual-TLS gRPC port (a bare connection there is a failed handshake)', () => {
+    const probed = render('helm4', ['-f', join(ciDir, 'external-values.yaml')])
+      .filter((o) => o.kind === 'Deployment')
+      .flatMap((o) => containersOf(o).flatMap((c) => [c.livenessProbe, c.readinessProbe, c.startupProbe]))
+      .map((probe) => probe?.tcpSocket?.port ?? probe?.grpc?.port ?? probe?.httpGet?.port);
+    expect(probed.length).toBe(21);
+    expect(probed.filter((port) => port === 'grpc')).toEqual([]);
+  });
+
   test('the operators’ connection Secrets feed MONGO_URL and AMQP_URL', () => {
     const objects = render('helm4', ['-f', join(ciDir, 'operators-values.yaml')]);
     const records = containersOf(objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'crm-records')!)[0];
