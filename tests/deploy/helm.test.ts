@@ -204,6 +204,15 @@ describe('what the rendered chart must and must not contain', () => {
     }
   });
 
+  test('every component may reach the OpenTelemetry collector on the port of telemetry.otlpEndpoint', () => {
+    const policies = render('helm4', ['-f', join(ciDir, 'everything-values.yaml')]).filter(
+      (o) => o.kind === 'NetworkPolicy' && !['mongodb', 'rabbitmq', 'redis'].some((store) => o.metadata.name.endsWith(`-${store}`)),
+    );
+    expect(policies.length).toBe(7);
+    const blocked = policies.filter((p) => !p.spec.egress.some((rule: any) => rule.ports?.some((port: any) => port.port === 4318)));
+    expect(blocked.map((p) => p.metadata.name)).toEqual([]);
+  });
+
   test('no probe opens the mutual-TLS gRPC port (a bare connection there is a failed handshake)', () => {
     const probed = render('helm4', ['-f', join(ciDir, 'external-values.yaml')])
       .filter((o) => o.kind === 'Deployment')
