@@ -1,8 +1,10 @@
-// Static checks of the deployment artifacts (the Dockerfile, charts/crm, skaffold.yaml). No helm,
-// skaffold or docker binary runs on our machines, so nothing is rendered or built here: the files
-// are parsed and cross-checked against each other and against the sources they name.
+// What Helm cannot tell about the deployment artifacts (the Dockerfile, charts/crm, skaffold.yaml):
+// the chart's values paths against values.yaml and its schema, the environment against what each
+// process reads, the topology against the sources, the images against the Dockerfile. Rendering,
+// linting and the Kubernetes schemas are tests/deploy/helm.test.ts's, with the real Helm 3 and 4.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import Ajv from 'ajv';
 import * as yaml from 'js-yaml';
 
 const root = join(__dirname, '..', '..');
@@ -46,37 +48,6 @@ const templates = templateFiles.map((path) => ({ path, name: relative(chartDir, 
 // --- Go templates ----------------------------------------------------------------------------------
 
 const withoutComments = (text: string): string => text.replace(/\{\{-?\s*\/\*[\s\S]*?\*\/\s*-?\}\}/g, '');
-const actions = (text: string): string[] => [...withoutComments(text).matchAll(/\{\{-?\s*([\s\S]*?)\s*-?\}\}/g)].map((m) => m[1]);
-
-/** Problems with the nesting of if/range/with/define … end, in order; [] when balanced. */
-function blockProblems(text: string): string[] {
-  const stack: string[] = [];
-  const problems: string[] = [];
-  for (const action of actions(text)) {
-    const word = /^(\w+)/.exec(action)?.[1];
-    if (word === 'if' || word === 'range' || word === 'with' || word === 'define' || word === 'block') stack.push(word);
-    else if (word === 'else') {
-      if (!['if', 'with', 'range'].includes(stack[stack.length - 1] ?? '')) problems.push(`"else" outside if/with/range: {{ ${action} }}`);
-    } else if (word === 'end') {
-      if (!stack.pop()) problems.push('"end" without an open block');
-    }
-  }
-  if (stack.length) problems.push(`unclosed: ${stack.join(', ')}`);
-  return problems;
-}
-
-/**
- * The YAML skeleton of a template: comments dropped, lines that hold only template actions dropped
- * (control flow and `include … | nindent` lines), other actions replaced by a scalar. Duplicate
- * keys are allowed (json mode) because if/else branches both stay in the skeleton.
- */
-function skeleton(text: string): string {
-  return withoutComments(text)
-    .split('\n')
-    .filter((line) => line.replace(/\{\{[\s\S]*?\}\}/g, '').trim() !== '' || line.trim() === '')
-    .map((line) => line.replace(/\{\{[\s\S]*?\}\}/g, 'TEMPLATE'))
-    .join('\n');
-}
 
 /** charts/crm/topology.yaml, which the chart's "crm.topology" reads: what each component runs, its ports, calls, stores. */
 type Spec = {
@@ -148,50 +119,6 @@ function schemaAllows(path: string[]): boolean {
   return true;
 }
 
-function typeOf(value: Json): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
-  return typeof value;
-}
-
-/** A small JSON-schema check: $ref, type, enum, required, properties, additionalProperties, items, bounds, pattern, propertyNames. */
-function validate(value: Json, node: Schema, at = '(root)'): string[] {
-  const s = resolve(node);
-  const errors: string[] = [];
-  if (s.type !== undefined) {
-    const allowed = Array.isArray(s.type) ? (s.type as string[]) : [s.type as string];
-    const actual = typeOf(value);
-    if (!allowed.includes(actual) && !(actual === 'integer' && allowed.includes('number')))
-      return [`${at}: ${actual}, expected ${allowed.join('|')}`];
-  }
-  if (Array.isArray(s.enum) && !s.enum.some((option) => JSON.stringify(option) === JSON.stringify(value)))
-    errors.push(`${at}: ${JSON.stringify(value)} not in ${JSON.stringify(s.enum)}`);
-  if (typeof value === 'number') {
-    if (typeof s.minimum === 'number' && value < s.minimum) errors.push(`${at}: below ${s.minimum}`);
-    if (typeof s.maximum === 'number' && value > s.maximum) errors.push(`${at}: above ${s.maximum}`);
-  }
-  if (typeof value === 'string' && typeof s.minLength === 'number' && value.length < s.minLength)
-    errors.push(`${at}: shorter than ${s.minLength}`);
-  if (typeof value === 'string' && typeof s.pattern === 'string' && !new RegExp(s.pattern).test(value))
-    errors.push(`${at}: does not match ${s.pattern}`);
-  if (Array.isArray(value) && isObject(s.items))
-    value.forEach((item, i) => errors.push(...validate(item, s.items as Schema, `${at}[${i}]`)));
-  if (isObject(value)) {
-    const properties = isObject(s.properties) ? s.properties : {};
-    for (const key of Array.isArray(s.required) ? (s.required as string[]) : []) if (!(key in value)) errors.push(`${at}: missing ${key}`);
-    for (const [key, child] of Object.entries(value)) {
-      const path = `${at}.${key}`;
-      if (isObject(s.propertyNames) && typeof s.propertyNames.pattern === 'string' && !new RegExp(s.propertyNames.pattern).test(key))
-        errors.push(`${path}: bad name`);
-      if (isObject(properties[key])) errors.push(...validate(child, properties[key] as Schema, path));
-      else if (s.additionalProperties === false) errors.push(`${path}: unknown key`);
-      else if (isObject(s.additionalProperties)) errors.push(...validate(child, s.additionalProperties, path));
-    }
-  }
-  return errors;
-}
-
 /** Every object schema, with where it is; $refs are visited once, where they are defined. */
 function objectSchemas(node: Json = schema, at = '(root)'): { at: string; node: Schema }[] {
   if (!isObject(node)) return [];
@@ -259,28 +186,10 @@ describe('the YAML files under charts/', () => {
   test.each(plain.map((path) => [relative(root, path), path]))('%s parses as YAML', (_name, path) => {
     expect(() => yaml.loadAll(read(path))).not.toThrow();
   });
-
-  test.each(templates.map((t) => [t.name, t.text]))('%s opens and closes its template blocks in balance', (_name, text) => {
-    expect(blockProblems(text)).toEqual([]);
-  });
-
-  test.each(templates.filter((t) => t.name.endsWith('.yaml')).map((t) => [t.name, t.text]))(
-    '%s has a YAML skeleton that parses',
-    (_name, text) => {
-      expect(() => yaml.loadAll(skeleton(text), undefined, { json: true })).not.toThrow();
-    },
-  );
-
-  test('the template skeleton check catches an indentation mistake', () => {
-    expect(() => yaml.loadAll(skeleton('a:\n  b: {{ .x }}\n c: 1\n'), undefined, { json: true })).toThrow();
-  });
+  // The templates themselves are rendered by Helm 3 and 4 over a matrix of values (helm.test.ts).
 });
 
 describe('values.yaml and values.schema.json', () => {
-  test('values.yaml satisfies values.schema.json', () => {
-    expect(validate(values, schema)).toEqual([]);
-  });
-
   test('every .Values path a template reads is in values.yaml', () => {
     const missing = valuesPaths()
       .filter(({ path }) => !hasValue(values, path))
@@ -312,7 +221,11 @@ describe('values.yaml and values.schema.json', () => {
     expect(open).toEqual([]);
   });
 
+  // helm lint checks values.yaml against the schema (helm.test.ts); this injects an unknown key at
+  // every level, too many Helm runs, so ajv (draft-07, as Helm reads the schema) does it here.
   test('an unknown key at any closed level of values.yaml fails validation', () => {
+    const validateValues = new Ajv({ strict: false, allErrors: false }).compile(schema);
+    expect(validateValues(values)).toBe(true);
     const accepted: string[] = [];
     const visit = (path: string[]): void => {
       const node = path.reduce<Json>((at, key) => (isObject(at) ? at[key] : null), values);
@@ -320,7 +233,7 @@ describe('values.yaml and values.schema.json', () => {
       if (!isObject(node) || schemaAllows([...path, 'surelyNotAKey'])) return;
       const copy = JSON.parse(JSON.stringify(values)) as JsonObject;
       (path.reduce<Json>((at, key) => (at as JsonObject)[key], copy) as JsonObject).surelyNotAKey = 'x';
-      if (validate(copy, schema).length === 0) accepted.push(path.join('.') || '(root)');
+      if (validateValues(copy)) accepted.push(path.join('.') || '(root)');
       for (const key of Object.keys(node)) visit([...path, key]);
     };
     visit([]);
@@ -333,14 +246,10 @@ describe('values.yaml and values.schema.json', () => {
 });
 
 describe('the chart', () => {
-  test.each(['mongodb', 'rabbitmq', 'redis'])(
-    'depends on %s from the Bitnami OCI repository, switched by its enabled value, off by default',
-    (name) => {
-      const dependency = (chart.dependencies as JsonObject[]).find((d) => d.name === name);
-      expect(dependency).toMatchObject({ repository: 'oci://registry-1.docker.io/bitnamicharts', condition: `${name}.enabled` });
-      expect((values[name] as JsonObject).enabled).toBe(false);
-    },
-  );
+  test('has no chart dependencies (its stores are its own templates), so no Chart.lock to keep', () => {
+    expect(chart.dependencies).toBeUndefined();
+    expect(existsSync(join(chartDir, 'charts'))).toBe(false);
+  });
 
   test.each(deployables.map((d) => [d.process, d.block, d.role]))(
     'runs the %s as a workload from values block %s',
@@ -460,6 +369,36 @@ describe('the chart', () => {
 describe('skaffold.yaml and the Dockerfiles', () => {
   test('uses a v4 schema', () => {
     expect(String(skaffold.apiVersion)).toMatch(/^skaffold\/v4beta\d+$/);
+  });
+
+  // skaffold's own JSON schema for the apiVersion in use (a trimmed copy, tests/deploy/schemas/README.md).
+  const skaffoldSchemaErrors = (config: Json): string[] => {
+    const file = join(__dirname, 'schemas', `skaffold-${String(skaffold.apiVersion).split('/')[1]}.json`);
+    const validate = new Ajv({ strict: false, allErrors: true }).compile(JSON.parse(read(file)));
+    if (validate(config)) return [];
+    return (validate.errors ?? []).map(
+      (e) => `${e.instancePath || '/'} ${e.message}${e.params?.additionalProperty ? `: ${e.params.additionalProperty}` : ''}`,
+    );
+  };
+
+  test("satisfies skaffold's JSON schema for its apiVersion", () => {
+    expect(skaffoldSchemaErrors(skaffold)).toEqual([]);
+  });
+
+  test("satisfies it with each profile's patches applied, and the schema check catches a misspelt key", () => {
+    for (const profile of skaffold.profiles as JsonObject[]) {
+      const patched = structuredClone(skaffold) as JsonObject;
+      for (const patch of (profile.patches as JsonObject[]) ?? []) {
+        expect(patch.op).toBe('add');
+        const keys = String(patch.path).split('/').slice(1);
+        const parent = keys.slice(0, -1).reduce<Json>((at, key) => (at as JsonObject)[key], patched) as JsonObject;
+        parent[keys[keys.length - 1]] = patch.value as Json;
+      }
+      expect(skaffoldSchemaErrors(patched)).toEqual([]);
+    }
+    const misspelt = structuredClone(skaffold) as JsonObject;
+    (misspelt.deploy as JsonObject).statusCheckDeadline = 600;
+    expect(skaffoldSchemaErrors(misspelt).length).toBeGreaterThan(0);
   });
 
   const targets = [...new Set(Object.values(topology()).map((spec) => spec.target))];

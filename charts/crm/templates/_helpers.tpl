@@ -49,20 +49,6 @@ app.kubernetes.io/instance: {{ $root.Release.Name }}
 app.kubernetes.io/component: {{ index . 1 }}
 {{- end }}
 
-{{/* Full name of a Bitnami dependency, as its common.names.fullname computes it; args: (list $ "mongodb"). */}}
-{{- define "crm.dependencyFullname" -}}
-{{- $root := index . 0 }}
-{{- $chart := index . 1 }}
-{{- $values := index $root.Values $chart }}
-{{- if $values.fullnameOverride }}
-{{- $values.fullnameOverride | trunc 63 | trimSuffix "-" }}
-{{- else if contains $chart $root.Release.Name }}
-{{- $root.Release.Name | trunc 63 | trimSuffix "-" }}
-{{- else }}
-{{- printf "%s-%s" $root.Release.Name $chart | trunc 63 | trimSuffix "-" }}
-{{- end }}
-{{- end }}
-
 {{/* image reference; args: (list $ $component). A tag may carry a digest (tag@sha256:…), as skaffold sets it. */}}
 {{- define "crm.image" -}}
 {{- $root := index . 0 }}
@@ -100,76 +86,149 @@ secret:
 
 {{/*
 Environment of one store's URL for a component; args: (list $ "mongodb"|"rabbitmq"|"redis").
-In-cluster stores: the password comes from the dependency's own Secret and is put into the URL by
-Kubernetes' $(VAR) expansion, so no password is written into this chart. External stores: the
-URL comes whole from externalUrls.existingSecret.
+Stores the chart runs: the password comes from <release>-stores and is put into the URL by
+Kubernetes' $(VAR) expansion (alphanumeric, so no encoding is needed). Operator-run stores: the URL
+comes whole from the Secret the operator writes. External stores: from externalUrls.existingSecret.
 */}}
 {{- define "crm.storeEnv" -}}
 {{- $root := index . 0 }}
 {{- $store := index . 1 }}
 {{- $ns := $root.Release.Namespace }}
+{{- $name := include "crm.storeFullname" (list $root $store) }}
+{{- $values := index $root.Values $store }}
 {{- if eq $store "mongodb" }}
-{{- if $root.Values.mongodb.enabled }}
-{{- $full := include "crm.dependencyFullname" (list $root "mongodb") }}
-{{- $hosts := list }}
-{{- range $i := until (int $root.Values.mongodb.replicaCount) }}
-{{- $hosts = append $hosts (printf "%s-%d.%s-headless.%s.svc:27017" $full $i $full $ns) }}
-{{- end }}
+{{- if $values.enabled }}
 - name: MONGODB_ROOT_PASSWORD
   valueFrom:
-    secretKeyRef: { name: {{ $full }}, key: mongodb-root-password }
+    secretKeyRef: { name: {{ include "crm.storesSecretName" $root }}, key: mongodb-root-password }
 - name: MONGO_URL
-  value: {{ printf "mongodb://root:$(MONGODB_ROOT_PASSWORD)@%s/?replicaSet=%s&authSource=admin" (join "," $hosts) $root.Values.mongodb.replicaSetName | quote }}
+  value: {{ printf "mongodb://root:$(MONGODB_ROOT_PASSWORD)@%s-0.%s.%s.svc:27017/?replicaSet=%s&authSource=admin" $name $name $ns $values.replicaSetName | quote }}
+{{- else if $values.community.enabled }}
+# The operator's connection Secret <resource>-<database>-<user> holds the whole SRV-less URL.
+- name: MONGO_URL
+  valueFrom:
+    secretKeyRef: { name: {{ printf "%s-admin-%s" (include "crm.mongodbCommunityName" $root) $values.community.username }}, key: connectionString.standard }
 {{- else }}
 {{- include "crm.externalUrlEnv" (list $root "MONGO_URL" $root.Values.externalUrls.keys.mongoUrl "mongodb") }}
 {{- end }}
 {{- else if eq $store "rabbitmq" }}
-{{- if $root.Values.rabbitmq.enabled }}
-{{- $full := include "crm.dependencyFullname" (list $root "rabbitmq") }}
+{{- if $values.enabled }}
 - name: RABBITMQ_PASSWORD
   valueFrom:
-    secretKeyRef: { name: {{ $full }}, key: rabbitmq-password }
+    secretKeyRef: { name: {{ include "crm.storesSecretName" $root }}, key: rabbitmq-password }
 - name: AMQP_URL
-  value: {{ printf "amqp://%s:$(RABBITMQ_PASSWORD)@%s.%s.svc:5672" $root.Values.rabbitmq.auth.username $full $ns | quote }}
+  value: {{ printf "amqp://%s:$(RABBITMQ_PASSWORD)@%s.%s.svc:5672" $values.auth.username $name $ns | quote }}
+{{- else if $values.cluster.enabled }}
+# The Cluster Operator's default-user Secret <cluster>-default-user holds the URL (key connection_string).
+- name: AMQP_URL
+  valueFrom:
+    secretKeyRef: { name: {{ printf "%s-default-user" (include "crm.rabbitmqClusterName" $root) }}, key: connection_string }
 {{- else }}
 {{- include "crm.externalUrlEnv" (list $root "AMQP_URL" $root.Values.externalUrls.keys.amqpUrl "rabbitmq") }}
 {{- end }}
 {{- else if eq $store "redis" }}
-{{- if $root.Values.redis.enabled }}
-{{- $full := include "crm.dependencyFullname" (list $root "redis") }}
+{{- if $values.enabled }}
 - name: REDIS_PASSWORD
   valueFrom:
-    secretKeyRef: { name: {{ $full }}, key: redis-password }
+    secretKeyRef: { name: {{ include "crm.storesSecretName" $root }}, key: redis-password }
 - name: REDIS_URL
-  value: {{ printf "redis://:$(REDIS_PASSWORD)@%s-master.%s.svc:6379" $full $ns | quote }}
+  value: {{ printf "redis://:$(REDIS_PASSWORD)@%s.%s.svc:6379" $name $ns | quote }}
 {{- else }}
 {{- include "crm.externalUrlEnv" (list $root "REDIS_URL" $root.Values.externalUrls.keys.redisUrl "redis") }}
 {{- end }}
 {{- end }}
 {{- end }}
 
+{{/* The MongoDBCommunity and RabbitmqCluster resources' names (operators.yaml). */}}
+{{- define "crm.mongodbCommunityName" -}}
+{{- include "crm.componentFullname" (list . "mongodb") }}
+{{- end }}
+{{- define "crm.rabbitmqClusterName" -}}
+{{- include "crm.componentFullname" (list . "rabbitmq") }}
+{{- end }}
+
 {{/* args: (list $ envName secretKey dependencyName) */}}
 {{- define "crm.externalUrlEnv" -}}
 {{- $root := index . 0 }}
 {{- if not $root.Values.externalUrls.existingSecret }}
-{{- fail (printf "%s has no source: set %s.enabled=true, or externalUrls.existingSecret (a Secret with key %q)" (index . 1) (index . 3) (index . 2)) }}
+{{- fail (printf "%s has no source: set %s.enabled=true (the chart runs it)%s, or externalUrls.existingSecret (a Secret with key %q)" (index . 1) (index . 3) (get (dict "mongodb" ", mongodb.community.enabled=true (the MongoDB operator runs it)" "rabbitmq" ", rabbitmq.cluster.enabled=true (the RabbitMQ Cluster Operator runs it)" "redis" "") (index . 3)) (index . 2)) }}
 {{- end }}
 - name: {{ index . 1 }}
   valueFrom:
     secretKeyRef: { name: {{ $root.Values.externalUrls.existingSecret }}, key: {{ index . 2 }} }
 {{- end }}
 
-{{/* The pod labels a Bitnami dependency with networkPolicy.allowExternal=false admits; args: (list $ $spec). */}}
-{{- define "crm.storeClientLabels" -}}
-{{- $root := index . 0 }}
-{{- range $store := (index . 1).stores }}
-{{- if (index $root.Values $store).enabled }}
-{{ include "crm.dependencyFullname" (list $root $store) }}-client: "true"
-{{- end }}
-{{- end }}
-{{- end }}
-
 {{/* The port each store listens on. */}}
 {{- define "crm.storePort" -}}
 {{- get (dict "mongodb" "27017" "rabbitmq" "5672" "redis" "6379") . }}
+{{- end }}
+
+{{/* The Secret with the passwords of the stores the chart runs (stores-secret.yaml). */}}
+{{- define "crm.storesSecretName" -}}
+{{- printf "%s-stores" (include "crm.fullname" .) }}
+{{- end }}
+
+{{/* One key of that Secret, base64: the given value, else the existing one, else random; args: (list $existingData key given length). */}}
+{{- define "crm.storeSecretValue" -}}
+{{- $existing := index . 0 }}
+{{- $given := index . 2 }}
+{{- if $given }}{{ $given | b64enc | quote }}
+{{- else }}{{ get $existing (index . 1) | default (randAlphaNum (int (index . 3)) | b64enc) | quote }}
+{{- end }}
+{{- end }}
+
+{{/* Name of a store the chart runs (its StatefulSet, Service and pods' prefix); args: (list $ "mongodb"). */}}
+{{- define "crm.storeFullname" -}}
+{{- include "crm.componentFullname" . }}
+{{- end }}
+
+{{/* A store's pod security: the official images run as their own user 999. */}}
+{{- define "crm.storePodSecurity" -}}
+securityContext:
+  runAsNonRoot: true
+  runAsUser: 999
+  runAsGroup: 999
+  fsGroup: 999
+  seccompProfile: { type: RuntimeDefault }
+{{- end }}
+
+{{/* A store's scheduling, pull secrets and priority, shared with the components; args: $. */}}
+{{- define "crm.podPlacement" -}}
+{{- with .Values.imagePullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.priorityClassName }}
+priorityClassName: {{ . }}
+{{- end }}
+{{- with .Values.scheduling.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.scheduling.tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.scheduling.affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end }}
+
+{{/* A store's data volume: a claim per pod when persistence is on, else an emptyDir; args: (list $ $store). */}}
+{{- define "crm.storeVolumeClaims" -}}
+{{- $store := index . 1 }}
+{{- if $store.persistence.enabled }}
+volumeClaimTemplates:
+  - metadata:
+      name: data
+    spec:
+      accessModes: [ReadWriteOnce]
+      {{- with $store.persistence.storageClass }}
+      storageClassName: {{ . }}
+      {{- end }}
+      resources:
+        requests:
+          storage: {{ $store.persistence.size }}
+{{- end }}
 {{- end }}

