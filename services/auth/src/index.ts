@@ -66,7 +66,7 @@ export async function startAuthService(config: AuthConfig, options: StartAuthOpt
       workspaceChanges: channel ? publishWorkspaceChanges(channel, logger) : undefined,
     });
     // Auth's handlers neither log nor publish in the caller's trace: it rides in their CallContext.
-    server = new GrpcServer({ logger, tls, traceContext: 'carried' })
+    server = new GrpcServer({ logger, tls, maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS, traceContext: 'carried' })
       .addService(AUTH_PROTO, authV1.AuthServiceName, authHandlers(services), authCallers)
       .addService(AUTH_PROTO, authV1.AuthOperatorServiceName, operatorHandlers(services, operatorToken), operatorCallers);
     const port = await server.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT), { healthAddress: healthListenAddress(config) });

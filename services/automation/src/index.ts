@@ -93,7 +93,7 @@ export async function startAutomationService(
     // Test events and redeliveries go out as delivery messages for the workers.
     bus = options.bus ?? (await openBus(busLocationFromEnv(config.AMQP_URL), logger));
     const webhooks = new WebhookService(store, { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, bus });
-    server = new GrpcServer({ logger, tls }).addService(
+    server = new GrpcServer({ logger, tls, maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS }).addService(
       automationV1.protoPath,
       automationV1.AutomationServiceName,
       automationHandlers(service, webhooks),
@@ -163,7 +163,7 @@ export async function startAutomationWorker(
       intervalMs: config.RETENTION_SWEEP_MS,
       batchSize: config.RETENTION_BATCH_SIZE,
     });
-    const health = new GrpcServer({ logger, tls });
+    const health = new GrpcServer({ logger, tls, maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS });
     const port = await health.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT), { healthAddress: healthListenAddress(config) });
     opened.push(() => health.shutdown(2_000));
 

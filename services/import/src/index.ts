@@ -142,7 +142,7 @@ export async function startImportService(config: ImportConfig, options: StartImp
     stallMs: config.IMPORT_STALL_MS,
     intervalMs: config.IMPORT_SWEEP_MS,
   });
-  const server = new GrpcServer({ logger, tls }).addService(
+  const server = new GrpcServer({ logger, tls, maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS }).addService(
     importV1.protoPath,
     importV1.ImportServiceName,
     importHandlers({ repo: runtime.repo, files: runtime.files, logger, records: runtime.records, readers: contactFileReaders }),
@@ -201,7 +201,7 @@ export async function startImportWorker(config: ImportConfig, options: StartImpo
   const tls = internalTlsFor(config, 'import-worker', logger);
   const runtime = await openRuntime(config, logger, options, tls);
   const consumers = await startConsumers(config, runtime, logger);
-  const health = new GrpcServer({ logger, tls });
+  const health = new GrpcServer({ logger, tls, maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS });
   const port = await health.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT), { healthAddress: healthListenAddress(config) });
   await health.serveWhileReady([storeReadiness(runtime.store), brokerReadiness(runtime.bus)]);
   return {

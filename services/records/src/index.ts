@@ -48,7 +48,7 @@ export async function startRecordsService(config: RecordsConfig, options: StartR
     intervalMs: config.RETENTION_SWEEP_MS,
     batchSize: config.RETENTION_BATCH_SIZE,
   });
-  const server = new GrpcServer({ logger, tls }).addService(
+  const server = new GrpcServer({ logger, tls, maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS }).addService(
     recordsV1.protoPath,
     recordsV1.RecordsServiceName,
     recordsHandlers(service),
