@@ -47,6 +47,18 @@ export function clientChannelOptions(
   };
 }
 
+/**
+ * A call the server refused before any handler saw it (HTTP/2 REFUSED_STREAM) is safe to send
+ * again. A server closing an aged connection refuses the calls that crossed its GOAWAY; grpc-js
+ * retries such a call once by itself, and when that retry lands on another replica's connection
+ * closing at the same moment (replicas started together age together), it fails the call.
+ */
+const REFUSED_CALL_RETRIES = 2;
+
+function wasRefused(error: grpc.ServiceError): boolean {
+  return error.code === grpc.status.UNAVAILABLE && error.details === 'Stream refused by server';
+}
+
 export interface CallOptions {
   /** Milliseconds before the call fails with DEADLINE_EXCEEDED (read as unavailable). Default 10 s. */
   timeoutMs?: number;
@@ -97,26 +109,29 @@ export class GrpcClient<M extends MethodMap> {
     const deadline = Date.now() + (options.timeoutMs ?? 10_000);
     const fn = (this.client as unknown as Record<string, grpc.requestCallback<unknown> | undefined>)[method];
     if (typeof fn !== 'function') return Promise.reject(new Error(`No method ${method} on ${this.address}`));
-    return new Promise((resolve, reject) => {
-      // grpc-js captures a stack trace on every call to decorate its errors; fromServiceError makes
-      // our own, so that capture (~6% of a call's CPU, both sides together) is skipped.
-      const stackTraceLimit = Error.stackTraceLimit;
-      Error.stackTraceLimit = 0;
-      try {
-        (fn as unknown as (...args: unknown[]) => void).call(
-          this.client,
-          request,
-          metadata,
-          { deadline },
-          (error: grpc.ServiceError | null, response: unknown) => {
-            if (error) reject(fromServiceError(error));
-            else resolve(response as M[K]['response']);
-          },
-        );
-      } finally {
-        Error.stackTraceLimit = stackTraceLimit;
-      }
-    });
+    const attempt = (attemptsLeft: number): Promise<M[K]['response']> =>
+      new Promise((resolve, reject) => {
+        // grpc-js captures a stack trace on every call to decorate its errors; fromServiceError makes
+        // our own, so that capture (~6% of a call's CPU, both sides together) is skipped.
+        const stackTraceLimit = Error.stackTraceLimit;
+        Error.stackTraceLimit = 0;
+        try {
+          (fn as unknown as (...args: unknown[]) => void).call(
+            this.client,
+            request,
+            metadata,
+            { deadline },
+            (error: grpc.ServiceError | null, response: unknown) => {
+              if (!error) resolve(response as M[K]['response']);
+              else if (attemptsLeft > 0 && wasRefused(error) && Date.now() < deadline) resolve(attempt(attemptsLeft - 1));
+              else reject(fromServiceError(error));
+            },
+          );
+        } finally {
+          Error.stackTraceLimit = stackTraceLimit;
+        }
+      });
+    return attempt(REFUSED_CALL_RETRIES);
   }
 
   /** Resolves once connected (or rejects after `timeoutMs`); for start-up ordering. */

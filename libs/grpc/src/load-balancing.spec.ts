@@ -132,4 +132,42 @@ describe('a client of several replicas over mutual TLS', () => {
       client.close();
     }
   });
+
+  it('loses no call while every replica keeps closing aged connections', async () => {
+    const aging: GrpcServer[] = [];
+    const agingPorts: number[] = [];
+    for (let replica = 0; replica < 3; replica += 1) {
+      const server = new GrpcServer({ logger, tls: tls.import!, maxConnectionAgeMs: 500 }).addService(
+        PROTO,
+        SERVICE,
+        { ListImportJobs: async () => ({ jobs: [] }) },
+        callers,
+      );
+      agingPorts.push(await server.listen('127.0.0.1:0'));
+      server.setServing(true);
+      aging.push(server);
+    }
+    const target = `ipv4:${agingPorts.map((port) => `127.0.0.1:${port}`).join(',')}`;
+    const client = new GrpcClient<ImportServiceMethods>(PROTO, SERVICE, target, tls.gateway!);
+    const failures: unknown[] = [];
+    let calls = 0;
+    const until = Date.now() + 3_000;
+    try {
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          while (Date.now() < until) {
+            calls += 1;
+            await client.call('ListImportJobs', {}, { workspaceId: 'w1', actorId: 'u1', actorKind: 'user' }).catch((error: unknown) => {
+              failures.push(error);
+            });
+          }
+        }),
+      );
+    } finally {
+      client.close();
+      await Promise.all(aging.map((server) => server.shutdown(100)));
+    }
+    expect(calls).toBeGreaterThan(100);
+    expect(failures).toEqual([]);
+  });
 });
