@@ -31,8 +31,13 @@ export class MongoStoreAdapter implements StoreAdapter {
 
   private constructor(private readonly connection: Connection) {}
 
-  static async open(url: string, database: string, collections: CollectionDefinition<any>[]): Promise<MongoStoreAdapter> {
-    const connection = mongoose.createConnection(url, { dbName: database, serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS });
+  static async open(
+    url: string,
+    database: string,
+    collections: CollectionDefinition<any>[],
+    serverSelectionTimeoutMs = SERVER_SELECTION_TIMEOUT_MS,
+  ): Promise<MongoStoreAdapter> {
+    const connection = mongoose.createConnection(url, { dbName: database, serverSelectionTimeoutMS: serverSelectionTimeoutMs });
     try {
       await connection.asPromise();
       const adapter = new MongoStoreAdapter(connection);
