@@ -854,7 +854,7 @@ describe('the environment the chart sets', () => {
       const spec = topology()[key];
       const index = read(join(root, packageOf(spec), 'src', 'index.ts'));
       const worker = /export async function start\w*Worker\([\s\S]*?\n\}\n/.exec(index)?.[0] ?? '';
-      expect(worker).toMatch(/new GrpcServer\(\{ logger, tls \}\)/);
+      expect(worker).toMatch(/new GrpcServer\(\{ logger, tls\b/);
       expect(worker).toMatch(
         /\.listen\(listenAddress\(config\.GRPC_HOST, config\.GRPC_PORT\), \{ healthAddress: healthListenAddress\(config\) \}\)/,
       );

@@ -42,13 +42,18 @@ export class PrivateRabbitMq {
   ) {}
 
   static async start(): Promise<PrivateRabbitMq> {
+    const broker = await PrivateRabbitMq.notStarted();
+    await broker.resume();
+    return broker;
+  }
+
+  /** A node with its ports and data directory chosen but not running yet (`resume()` starts it): for a process started before its broker. */
+  static async notStarted(): Promise<PrivateRabbitMq> {
     const unavailable = privateRabbitMqUnavailable();
     if (unavailable) throw new Error(unavailable);
     const dir = mkdtempSync(join(tmpdir(), 'crm-rabbitmq-'));
     writeFileSync(join(dir, 'enabled_plugins'), '[].\n');
-    const broker = new PrivateRabbitMq(await freePort(), await freePort(), dir, `crmtest${randomBytes(4).toString('hex')}@localhost`);
-    await broker.resume();
-    return broker;
+    return new PrivateRabbitMq(await freePort(), await freePort(), dir, `crmtest${randomBytes(4).toString('hex')}@localhost`);
   }
 
   get url(): string {

@@ -18,8 +18,9 @@ literal, one `- name:` per variable, and guard component-specific parts with `if
 {{- $args := list $root $spec $topology }}
 {{- include "crm.env.telemetry" $args }}
 {{- range $callee := $spec.calls }}
+{{- /* Every replica of the callee, through its headless Service (services.yaml), balanced call by call. */}}
 - name: {{ printf "%s_GRPC_ADDR" (upper $callee) }}
-  value: {{ printf "%s:%v" (include "crm.componentFullname" (list $root (index $topology $callee).name)) (index $topology $callee).ports.grpc | quote }}
+  value: {{ printf "dns:///%s-headless:%v" (include "crm.componentFullname" (list $root (index $topology $callee).name)) (index $topology $callee).ports.grpc | quote }}
 {{- end }}
 {{- with $spec.ports.grpc }}
 - name: GRPC_PORT

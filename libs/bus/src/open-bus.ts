@@ -1,4 +1,4 @@
-import type { Logger } from '@crm/observability';
+import { openWhenReachable, urlHost, type DependencyWaitOptions, type Logger } from '@crm/observability';
 import { AmqpBus } from './amqp/amqp-bus';
 import { withMetrics } from './bus-metrics';
 import { InProcessBus } from './in-process/in-process-bus';
@@ -57,4 +57,18 @@ export async function openBus(location: BusLocation, logger: Logger, options: Bu
     case 'in-process':
       return withMetrics(new InProcessBus(logger, options));
   }
+}
+
+/**
+ * openBus, waiting for a RabbitMQ that does not answer yet (capped exponential backoff, each
+ * attempt logged) instead of failing: a process started before its broker comes up with it.
+ */
+export async function openBusWhenReachable(
+  location: BusLocation,
+  logger: Logger,
+  options: BusOptions = {},
+  wait: DependencyWaitOptions = {},
+): Promise<MessageBus> {
+  if (location.kind !== 'amqp') return openBus(location, logger, options);
+  return openWhenReachable({ name: 'RabbitMQ', where: urlHost(location.url) }, () => openBus(location, logger, options), logger, wait);
 }

@@ -15,6 +15,12 @@ export const internalTlsSettings = {
 export const grpcHealthSettings = {
   /** A plaintext listener serving only gRPC health, for Kubernetes' gRPC probes (they cannot present a certificate). Unset: none. */
   GRPC_HEALTH_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  /**
+   * How long a caller's connection lives before the server asks it to reconnect, so callers that
+   * balance over every replica (`dns:///` addresses) find replicas added since. Unset: libs/grpc's
+   * MAX_CONNECTION_AGE_MS (30 s); tests shorten it.
+   */
+  GRPC_MAX_CONNECTION_AGE_MS: z.coerce.number().int().min(500).max(86_400_000).optional(),
 };
 
 /** A superRefine: with internal TLS on (the default), its folder must be given. */

@@ -85,11 +85,18 @@ export const env = {
       .url()
       .refine((v) => protocols.some((p) => v.startsWith(`${p}:`)), { message: `must be a ${protocols.join(' or ')} URL` })
       .optional(),
-  /** Where a gRPC service is: `host:port`, or `unix:/absolute/path` for a Unix socket (one-process mode). */
+  /**
+   * Where a gRPC service is: `host:port` (one connection, e.g. a ClusterIP Service), `unix:/absolute/path`
+   * for a Unix socket (one-process mode), or every replica, balanced call by call: `dns:///host:port`
+   * (a headless Service) or `ipv4:a.b.c.d:port,...`.
+   */
   grpcAddress: (fallback: string) =>
     z
       .string()
-      .regex(/^(?:[^\s:]+:\d{1,5}|\[[0-9a-fA-F:.]+\]:\d{1,5}|unix:\/\S+)$/, { message: 'must be host:port or unix:/path/to/socket' })
+      .regex(
+        /^(?:(?:dns:\/\/\/)?[^\s:/,]+:\d{1,5}|\[[0-9a-fA-F:.]+\]:\d{1,5}|unix:\/\S+|ipv4:\d{1,3}(?:\.\d{1,3}){3}:\d{1,5}(?:,\d{1,3}(?:\.\d{1,3}){3}:\d{1,5})*)$/,
+        { message: 'must be host:port, dns:///host:port, ipv4:a.b.c.d:port[,...] or unix:/path/to/socket' },
+      )
       .default(fallback),
   positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
   /** A retention in whole days: at least a day, at most ten years. */

@@ -6,6 +6,59 @@ import { channelCredentials, channelOptionsFor, type InternalTls } from './inter
 import { loadService } from './proto-files';
 import { metadataSetter } from './trace-metadata';
 
+/** How a client spreads its calls over the addresses its target resolves to. */
+export type LoadBalancing = 'pick_first' | 'round_robin';
+
+/**
+ * Targets that name every replica (`dns:///crm-records-headless:50052`, a headless Service, or
+ * `ipv4:10.0.0.1:50052,10.0.0.2:50052`) are balanced call by call over all of them; a plain
+ * `host:port` (a ClusterIP Service, loopback) or `unix:` socket keeps one connection to one address.
+ */
+export function loadBalancingFor(address: string): LoadBalancing {
+  return /^(?:dns|ipv4|ipv6):/.test(address) ? 'round_robin' : 'pick_first';
+}
+
+/**
+ * A headless Service's DNS answer changes as pods come and go; grpc-js asks again when a connection
+ * ends (a server's max connection age, a pod leaving), at most this often. Below the servers'
+ * connection age, so a replica added under load is found at the next connection turnover.
+ */
+export const DNS_MIN_RESOLUTION_INTERVAL_MS = 5_000;
+
+/** The channel options of a client of `address`; `serverIdentity` is the name its certificate must carry (null: plaintext). */
+export function clientChannelOptions(
+  address: string,
+  serverIdentity: string | null,
+  balancing = loadBalancingFor(address),
+): grpc.ChannelOptions {
+  return {
+    ...(serverIdentity !== null ? channelOptionsFor(serverIdentity) : {}),
+    ...(balancing === 'round_robin' && {
+      'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
+      'grpc.dns_min_time_between_resolutions_ms': DNS_MIN_RESOLUTION_INTERVAL_MS,
+    }),
+    'grpc.max_receive_message_length': 32 * 1024 * 1024,
+    'grpc.max_send_message_length': 32 * 1024 * 1024,
+    // Reconnect quickly after a service restarts, so callers see it back within a second or two.
+    'grpc.initial_reconnect_backoff_ms': 200,
+    'grpc.max_reconnect_backoff_ms': 2000,
+    // Channelz keeps per-call statistics nobody here reads; off, it costs nothing per call.
+    'grpc.enable_channelz': 0,
+  };
+}
+
+/**
+ * A call the server refused before any handler saw it (HTTP/2 REFUSED_STREAM) is safe to send
+ * again. A server closing an aged connection refuses the calls that crossed its GOAWAY; grpc-js
+ * retries such a call once by itself, and when that retry lands on another replica's connection
+ * closing at the same moment (replicas started together age together), it fails the call.
+ */
+const REFUSED_CALL_RETRIES = 2;
+
+function wasRefused(error: grpc.ServiceError): boolean {
+  return error.code === grpc.status.UNAVAILABLE && error.details === 'Stream refused by server';
+}
+
 export interface CallOptions {
   /** Milliseconds before the call fails with DEADLINE_EXCEEDED (read as unavailable). Default 10 s. */
   timeoutMs?: number;
@@ -26,6 +79,7 @@ export function servingIdentity(fullName: string): string {
  * rejects with a DomainError. With internal TLS (`tls`, this process's certificate) it presents
  * that certificate and accepts only a server whose certificate names `serverIdentity` (by default
  * the service's own, see servingIdentity); null speaks plaintext (unit specs, INTERNAL_TLS=off).
+ * `balancing` defaults to what the address asks for (loadBalancingFor).
  */
 export class GrpcClient<M extends MethodMap> {
   private readonly client: grpc.Client;
@@ -36,19 +90,11 @@ export class GrpcClient<M extends MethodMap> {
     readonly address: string,
     tls: InternalTls | null,
     serverIdentity: string = servingIdentity(fullName),
+    balancing: LoadBalancing = loadBalancingFor(address),
   ) {
     const Client = loadService(protoPath, fullName);
     const credentials = tls ? channelCredentials(tls) : grpc.credentials.createInsecure();
-    this.client = new Client(address, credentials, {
-      ...(tls ? channelOptionsFor(serverIdentity) : {}),
-      'grpc.max_receive_message_length': 32 * 1024 * 1024,
-      'grpc.max_send_message_length': 32 * 1024 * 1024,
-      // Reconnect quickly after a service restarts, so callers see it back within a second or two.
-      'grpc.initial_reconnect_backoff_ms': 200,
-      'grpc.max_reconnect_backoff_ms': 2000,
-      // Channelz keeps per-call statistics nobody here reads; off, it costs nothing per call.
-      'grpc.enable_channelz': 0,
-    });
+    this.client = new Client(address, credentials, clientChannelOptions(address, tls ? serverIdentity : null, balancing));
   }
 
   call<K extends keyof M & string>(
@@ -63,26 +109,29 @@ export class GrpcClient<M extends MethodMap> {
     const deadline = Date.now() + (options.timeoutMs ?? 10_000);
     const fn = (this.client as unknown as Record<string, grpc.requestCallback<unknown> | undefined>)[method];
     if (typeof fn !== 'function') return Promise.reject(new Error(`No method ${method} on ${this.address}`));
-    return new Promise((resolve, reject) => {
-      // grpc-js captures a stack trace on every call to decorate its errors; fromServiceError makes
-      // our own, so that capture (~6% of a call's CPU, both sides together) is skipped.
-      const stackTraceLimit = Error.stackTraceLimit;
-      Error.stackTraceLimit = 0;
-      try {
-        (fn as unknown as (...args: unknown[]) => void).call(
-          this.client,
-          request,
-          metadata,
-          { deadline },
-          (error: grpc.ServiceError | null, response: unknown) => {
-            if (error) reject(fromServiceError(error));
-            else resolve(response as M[K]['response']);
-          },
-        );
-      } finally {
-        Error.stackTraceLimit = stackTraceLimit;
-      }
-    });
+    const attempt = (attemptsLeft: number): Promise<M[K]['response']> =>
+      new Promise((resolve, reject) => {
+        // grpc-js captures a stack trace on every call to decorate its errors; fromServiceError makes
+        // our own, so that capture (~6% of a call's CPU, both sides together) is skipped.
+        const stackTraceLimit = Error.stackTraceLimit;
+        Error.stackTraceLimit = 0;
+        try {
+          (fn as unknown as (...args: unknown[]) => void).call(
+            this.client,
+            request,
+            metadata,
+            { deadline },
+            (error: grpc.ServiceError | null, response: unknown) => {
+              if (!error) resolve(response as M[K]['response']);
+              else if (attemptsLeft > 0 && wasRefused(error) && Date.now() < deadline) resolve(attempt(attemptsLeft - 1));
+              else reject(fromServiceError(error));
+            },
+          );
+        } finally {
+          Error.stackTraceLimit = stackTraceLimit;
+        }
+      });
+    return attempt(REFUSED_CALL_RETRIES);
   }
 
   /** Resolves once connected (or rejects after `timeoutMs`); for start-up ordering. */

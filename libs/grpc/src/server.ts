@@ -46,6 +46,30 @@ const handlingSeconds = histogram(
   [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
 );
 
+/**
+ * How long a client connection lives before the server asks the client to reconnect (GOAWAY;
+ * grpc-js adds ±10% jitter). A caller balancing over a headless Service then resolves again and
+ * connects to replicas added since, so an autoscaled replica fills up within about this long.
+ */
+export const MAX_CONNECTION_AGE_MS = 30_000;
+/** Calls under way on an aged connection may finish for this long: above the longest deadline a caller sets (import's 60 s batch). */
+export const MAX_CONNECTION_AGE_GRACE_MS = 70_000;
+
+/** The grpc-js options of a server (`maxConnectionAgeMs` shorter in tests). */
+export function serverChannelOptions(
+  options: { maxMessageBytes?: number | undefined; maxConnectionAgeMs?: number | undefined } = {},
+): grpc.ServerOptions {
+  const max = options.maxMessageBytes ?? 32 * 1024 * 1024;
+  return {
+    'grpc.max_receive_message_length': max,
+    'grpc.max_send_message_length': max,
+    'grpc.max_connection_age_ms': options.maxConnectionAgeMs ?? MAX_CONNECTION_AGE_MS,
+    'grpc.max_connection_age_grace_ms': MAX_CONNECTION_AGE_GRACE_MS,
+    // Channelz keeps per-call statistics nobody here reads; off, it costs nothing per call.
+    'grpc.enable_channelz': 0,
+  };
+}
+
 export interface GrpcServerOptions {
   logger: Logger;
   /**
@@ -56,6 +80,8 @@ export interface GrpcServerOptions {
   tls: InternalTls | null;
   /** Bigger than the default 4 MiB for import batches. */
   maxMessageBytes?: number;
+  /** Default MAX_CONNECTION_AGE_MS; tests shorten it to see clients move to a new replica. */
+  maxConnectionAgeMs?: number;
   /**
    * How a handler gets its caller's trace. 'active' (the default): it runs in it, so its log lines,
    * outgoing calls and outbox writes take it from the active context. 'carried': it runs in no
@@ -87,13 +113,7 @@ export class GrpcServer {
     this.logger = options.logger;
     this.tls = options.tls;
     this.carriesTrace = options.traceContext === 'carried';
-    const max = options.maxMessageBytes ?? 32 * 1024 * 1024;
-    // Channelz keeps per-call statistics nobody here reads; off, it costs nothing per call.
-    this.server = new grpc.Server({
-      'grpc.max_receive_message_length': max,
-      'grpc.max_send_message_length': max,
-      'grpc.enable_channelz': 0,
-    });
+    this.server = new grpc.Server(serverChannelOptions(options));
     const Health = loadService('grpc/health/v1/health.proto', 'grpc.health.v1.Health');
     this.healthService = { definition: Health.service, implementation: this.healthImplementation() };
     this.server.addService(this.healthService.definition, this.healthService.implementation);

@@ -1,6 +1,6 @@
 export * from './port';
-export { openStore, locationFromEnv } from './open-store';
-export type { LocationSettings } from './open-store';
+export { openStore, openStoreWhenReachable, locationFromEnv } from './open-store';
+export type { LocationSettings, StoreWaitOptions } from './open-store';
 // For a test double or another backend; the adapters themselves stay internal so that every
 // caller goes through the scoped store and its tenancy rule.
 export { createDocumentStore } from './scoped-store';

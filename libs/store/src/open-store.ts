@@ -4,8 +4,9 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { openWhenReachable, urlHost, type DependencyWaitOptions, type Logger } from '@crm/observability';
 import type { MongoStoreAdapter as MongoAdapter } from './mongo/mongo-store';
-import { DocumentStore, OpenStoreOptions, StoreLocation } from './port';
+import { DocumentStore, OpenStoreOptions, StoreError, StoreLocation } from './port';
 import { createDocumentStore } from './scoped-store';
 import { SqliteStoreAdapter } from './sqlite/sqlite-store';
 import { StoreAdapter } from './store-adapter';
@@ -14,7 +15,31 @@ export async function openStore(options: OpenStoreOptions): Promise<DocumentStor
   return createDocumentStore(await openAdapter(options));
 }
 
-async function openAdapter({ location, collections }: OpenStoreOptions): Promise<StoreAdapter> {
+export interface StoreWaitOptions extends Omit<DependencyWaitOptions, 'retryable'> {
+  /** How long one attempt looks for a MongoDB server (default 10 s). */
+  attemptTimeoutMs?: number;
+}
+
+/**
+ * Opens the store, waiting for a MongoDB that does not answer yet (capped exponential backoff, each
+ * attempt logged) instead of failing; any other failure (a bad URL, refused credentials, a broken
+ * SQLite file) is thrown at once.
+ */
+export async function openStoreWhenReachable(
+  options: OpenStoreOptions,
+  logger: Logger,
+  wait: StoreWaitOptions = {},
+): Promise<DocumentStore> {
+  if (options.location.kind !== 'mongo') return openStore(options);
+  const dependency = { name: 'MongoDB', where: urlHost(options.location.url) };
+  const adapter = await openWhenReachable(dependency, () => openAdapter(options, wait.attemptTimeoutMs), logger, {
+    ...wait,
+    retryable: (error) => error instanceof StoreError && error.code === 'unavailable',
+  });
+  return createDocumentStore(adapter);
+}
+
+async function openAdapter({ location, collections }: OpenStoreOptions, attemptTimeoutMs?: number): Promise<StoreAdapter> {
   switch (location.kind) {
     case 'sqlite':
       return SqliteStoreAdapter.open(location.file, collections);
@@ -22,7 +47,7 @@ async function openAdapter({ location, collections }: OpenStoreOptions): Promise
       // Loaded only when asked for: mongoose costs about a second of start-up on every embedded run.
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { MongoStoreAdapter } = require('./mongo/mongo-store') as { MongoStoreAdapter: typeof MongoAdapter };
-      return MongoStoreAdapter.open(location.url, location.database, collections);
+      return MongoStoreAdapter.open(location.url, location.database, collections, attemptTimeoutMs);
     }
     default:
       throw new Error(`Unknown store location: ${JSON.stringify(location)}`);

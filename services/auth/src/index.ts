@@ -1,7 +1,7 @@
 import { authV1, GrpcServer, healthListenAddress, internalTlsFor, listenAddress, storeReadiness } from '@crm/grpc';
 import { createLogger, type Logger } from '@crm/observability';
 import { openInvalidationChannel, type InvalidationChannel } from '@crm/rate-limit';
-import { locationFromEnv, openStore, RetentionSweeper, type StoreLocation } from '@crm/store';
+import { locationFromEnv, openStoreWhenReachable, RetentionSweeper, type DocumentStore, type StoreLocation } from '@crm/store';
 import type { AuthConfig } from './config';
 import { createAuthServices } from './domain/auth-services';
 import type { PasswordHashingOptions } from './domain/passwords';
@@ -47,13 +47,22 @@ export async function startAuthService(config: AuthConfig, options: StartAuthOpt
   const location =
     options.storeLocation ??
     locationFromEnv({ service: 'auth', mongoUrl: config.MONGO_URL, mongoDatabase: config.MONGO_DATABASE, dataDir: config.CRM_DATA_DIR });
-  const store = await openStore({ location, collections: authCollections });
+  // Auth's handlers neither log nor publish in the caller's trace: it rides in their CallContext.
+  const server = new GrpcServer({ logger, tls, maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS, traceContext: 'carried' });
+  // The ports open first, NOT_SERVING, so a replica whose MongoDB does not answer yet waits, saying so.
+  const port = await server.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT), { healthAddress: healthListenAddress(config) });
+  let store: DocumentStore;
+  try {
+    store = await openStoreWhenReachable({ location, collections: authCollections }, logger);
+  } catch (error) {
+    await server.shutdown(0);
+    throw error;
+  }
   const ownedChannel =
     !options.invalidation && config.REDIS_URL
       ? await openInvalidationChannel({ kind: 'redis', url: config.REDIS_URL, keyPrefix: config.RATE_LIMIT_KEY_PREFIX }, logger)
       : undefined;
   const channel = options.invalidation ?? ownedChannel;
-  let server: GrpcServer | undefined;
   try {
     const repositories = createRepositories(store);
     const signingKeys = await SigningKeyRing.open(repositories.signingKeys, config.AUTH_JWT_PRIVATE_KEY, () => new Date());
@@ -65,30 +74,27 @@ export async function startAuthService(config: AuthConfig, options: StartAuthOpt
       passwordHashing: options.passwordHashing,
       workspaceChanges: channel ? publishWorkspaceChanges(channel, logger) : undefined,
     });
-    // Auth's handlers neither log nor publish in the caller's trace: it rides in their CallContext.
-    server = new GrpcServer({ logger, tls, traceContext: 'carried' })
+    server
       .addService(AUTH_PROTO, authV1.AuthServiceName, authHandlers(services), authCallers)
       .addService(AUTH_PROTO, authV1.AuthOperatorServiceName, operatorHandlers(services, operatorToken), operatorCallers);
-    const port = await server.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT), { healthAddress: healthListenAddress(config) });
     await server.serveWhileReady([storeReadiness(store)]);
     const retention = new RetentionSweeper(store, authRetentionRules(config.REFRESH_TOKEN_RETENTION_DAYS), logger, {
       intervalMs: config.RETENTION_SWEEP_MS,
       batchSize: config.RETENTION_BATCH_SIZE,
     });
     retention.start();
-    const running = server;
     return {
       port,
       operatorToken,
       async stop() {
         await retention.stop();
-        await running.shutdown();
+        await server.shutdown();
         await ownedChannel?.close();
         await store.close();
       },
     };
   } catch (error) {
-    if (server) await server.shutdown(0);
+    await server.shutdown(0);
     await ownedChannel?.close();
     await store.close();
     throw error;

@@ -8,10 +8,10 @@
  *   gRPC health on GRPC_PORT for Kubernetes probes.
  * One-process mode (scripts/start.js) starts both, handing them the same in-process bus as records.
  */
-import { busLocationFromEnv, openBus, type Consumer, type MessageBus } from '@crm/bus';
+import { busLocationFromEnv, openBusWhenReachable, type Consumer, type MessageBus } from '@crm/bus';
 import { brokerReadiness, GrpcServer, automationV1, healthListenAddress, internalTlsFor, listenAddress, storeReadiness } from '@crm/grpc';
 import { createLogger, type Logger } from '@crm/observability';
-import { locationFromEnv, openStore, RetentionSweeper, type DocumentStore, type StoreLocation } from '@crm/store';
+import { locationFromEnv, openStoreWhenReachable, RetentionSweeper, type DocumentStore, type StoreLocation } from '@crm/store';
 import { AutomationService } from './application/automation-service';
 import { WebhookService } from './application/webhook-service';
 import { GrpcRecordsGateway, type RecordsGateway } from './clients/records-gateway';
@@ -63,7 +63,11 @@ export interface StartAutomationWorkerOptions extends StartAutomationOptions {
   webhookTransport?: WebhookTransport;
 }
 
-async function storeFor(config: AutomationConfig, options: StartAutomationOptions): Promise<{ store: DocumentStore; owned: boolean }> {
+async function storeFor(
+  config: AutomationConfig,
+  options: StartAutomationOptions,
+  logger: Logger,
+): Promise<{ store: DocumentStore; owned: boolean }> {
   if (options.store) return { store: options.store, owned: false };
   const location =
     options.storeLocation ??
@@ -73,7 +77,7 @@ async function storeFor(config: AutomationConfig, options: StartAutomationOption
       mongoDatabase: config.MONGO_DATABASE,
       dataDir: config.CRM_DATA_DIR,
     });
-  return { store: await openStore({ location, collections: automationCollections }), owned: true };
+  return { store: await openStoreWhenReachable({ location, collections: automationCollections }, logger), owned: true };
 }
 
 /** The gRPC server role. */
@@ -83,25 +87,24 @@ export async function startAutomationService(
 ): Promise<RunningAutomationService> {
   const logger = options.logger ?? createLogger('automation', { level: config.LOG_LEVEL });
   const tls = internalTlsFor(config, 'automation', logger);
-  const { store, owned } = await storeFor(config, options);
+  // The ports open first, NOT_SERVING, so a replica whose MongoDB or RabbitMQ does not answer yet waits, saying so.
+  const server = new GrpcServer({ logger, tls, maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS });
+  const port = await server.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT), { healthAddress: healthListenAddress(config) });
+  const { store, owned } = await storeFor(config, options, logger).catch(async (error: unknown) => {
+    await server.shutdown(0);
+    throw error;
+  });
   // The users a rule's assign_user steps name are checked with auth when the rule is saved.
   const members = new AuthWorkspaceDirectory(config.AUTH_GRPC_ADDR, tls);
   const service = new AutomationService(store, undefined, members);
   let bus: MessageBus | undefined;
-  let port: number;
-  let server: GrpcServer;
   try {
     // Test events and redeliveries go out as delivery messages for the workers.
-    bus = options.bus ?? (await openBus(busLocationFromEnv(config.AMQP_URL), logger));
+    bus = options.bus ?? (await openBusWhenReachable(busLocationFromEnv(config.AMQP_URL), logger));
     const webhooks = new WebhookService(store, { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, bus });
-    server = new GrpcServer({ logger, tls }).addService(
-      automationV1.protoPath,
-      automationV1.AutomationServiceName,
-      automationHandlers(service, webhooks),
-      automationCallers,
-    );
-    port = await server.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT), { healthAddress: healthListenAddress(config) });
+    server.addService(automationV1.protoPath, automationV1.AutomationServiceName, automationHandlers(service, webhooks), automationCallers);
   } catch (error) {
+    await server.shutdown(0);
     members.close();
     if (bus && !options.bus) await bus.close().catch(() => undefined);
     if (owned) await store.close();
@@ -126,11 +129,17 @@ export async function startAutomationWorker(
 ): Promise<RunningAutomationService> {
   const logger = options.logger ?? createLogger('automation-worker', { level: config.LOG_LEVEL });
   const tls = internalTlsFor(config, 'automation-worker', logger);
-  const { store, owned } = await storeFor(config, options);
+  // Health first, NOT_SERVING, so a worker whose MongoDB or RabbitMQ does not answer yet waits, saying so.
+  const health = new GrpcServer({ logger, tls, maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS });
+  const port = await health.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT), { healthAddress: healthListenAddress(config) });
+  const { store, owned } = await storeFor(config, options, logger).catch(async (error: unknown) => {
+    await health.shutdown(0);
+    throw error;
+  });
   const ownsBus = !options.bus;
-  const opened: Array<() => Promise<void> | void> = [];
+  const opened: Array<() => Promise<void> | void> = [() => health.shutdown(2_000)];
   try {
-    const bus = options.bus ?? (await openBus(busLocationFromEnv(config.AMQP_URL), logger));
+    const bus = options.bus ?? (await openBusWhenReachable(busLocationFromEnv(config.AMQP_URL), logger));
     if (ownsBus) opened.push(() => bus.close());
     const records = options.records ?? new GrpcRecordsGateway(config.RECORDS_GRPC_ADDR, tls);
     if (!options.records) opened.push(() => records.close());
@@ -165,9 +174,6 @@ export async function startAutomationWorker(
       intervalMs: config.RETENTION_SWEEP_MS,
       batchSize: config.RETENTION_BATCH_SIZE,
     });
-    const health = new GrpcServer({ logger, tls });
-    const port = await health.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT), { healthAddress: healthListenAddress(config) });
-    opened.push(() => health.shutdown(2_000));
 
     const consumers: Consumer[] = [];
     const exits = new ExitWatcher(store, records, logger);

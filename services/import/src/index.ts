@@ -7,7 +7,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { busLocationFromEnv, openBus, type Consumer, type MessageBus } from '@crm/bus';
+import { busLocationFromEnv, openBusWhenReachable, type Consumer, type MessageBus } from '@crm/bus';
 import {
   brokerReadiness,
   GrpcClient,
@@ -21,7 +21,7 @@ import {
   type InternalTls,
 } from '@crm/grpc';
 import { createLogger, type Logger } from '@crm/observability';
-import { locationFromEnv, openStore, type DocumentStore, type StoreLocation } from '@crm/store';
+import { locationFromEnv, openStoreWhenReachable, type DocumentStore, type StoreLocation } from '@crm/store';
 import { ImportEvents } from './application/import-events';
 import { ChunkImporter } from './application/chunk-importer';
 import { contactFileReaders } from './application/contact-file-readers';
@@ -81,11 +81,11 @@ async function openRuntime(config: ImportConfig, logger: Logger, options: StartI
   const location =
     options.storeLocation ??
     locationFromEnv({ service: 'import', mongoUrl: config.MONGO_URL, mongoDatabase: config.MONGO_DATABASE, dataDir: config.CRM_DATA_DIR });
-  const store = await openStore({ location, collections: importCollections });
+  const store = await openStoreWhenReachable({ location, collections: importCollections }, logger);
   const files =
     options.files ??
     (location.kind === 'mongo' ? await gridFs().open(location.url, location.database) : new LocalFileStorage(config.CRM_DATA_DIR));
-  const bus = options.bus ?? (await openBus(busLocationFromEnv(config.AMQP_URL), logger));
+  const bus = options.bus ?? (await openBusWhenReachable(busLocationFromEnv(config.AMQP_URL), logger));
   const ownedRecords = options.records
     ? undefined
     : new GrpcClient<recordsV1.RecordsServiceMethods>(recordsV1.protoPath, recordsV1.RecordsServiceName, config.RECORDS_GRPC_ADDR, tls);
@@ -131,7 +131,13 @@ async function startConsumers(config: ImportConfig, runtime: Runtime, logger: Lo
 export async function startImportService(config: ImportConfig, options: StartImportOptions = {}): Promise<RunningImportService> {
   const logger = options.logger ?? createLogger('import', { level: config.LOG_LEVEL });
   const tls = internalTlsFor(config, 'import', logger);
-  const runtime = await openRuntime(config, logger, options, tls);
+  // The gRPC ports open first, NOT_SERVING, so a replica whose MongoDB or RabbitMQ does not answer yet waits, saying so.
+  const server = new GrpcServer({ logger, tls, maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS });
+  const port = await server.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT), { healthAddress: healthListenAddress(config) });
+  const runtime = await openRuntime(config, logger, options, tls).catch(async (error: unknown) => {
+    await server.shutdown(0);
+    throw error;
+  });
   const withWorker = options.withWorker ?? !config.AMQP_URL;
   const consumers = withWorker ? await startConsumers(config, runtime, logger) : [];
   const sweeper = new JobSweeper({
@@ -142,7 +148,7 @@ export async function startImportService(config: ImportConfig, options: StartImp
     stallMs: config.IMPORT_STALL_MS,
     intervalMs: config.IMPORT_SWEEP_MS,
   });
-  const server = new GrpcServer({ logger, tls }).addService(
+  server.addService(
     importV1.protoPath,
     importV1.ImportServiceName,
     importHandlers({ repo: runtime.repo, files: runtime.files, logger, records: runtime.records, readers: contactFileReaders }),
@@ -158,10 +164,8 @@ export async function startImportService(config: ImportConfig, options: StartImp
     tls,
     stallMs: config.IMPORT_STALL_MS,
   });
-  let port: number;
   let uploadPort: number;
   try {
-    port = await server.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT), { healthAddress: healthListenAddress(config) });
     uploadPort = await new Promise<number>((resolve, reject) => {
       upload.once('error', reject);
       const listening = () => {
@@ -199,10 +203,14 @@ export async function startImportService(config: ImportConfig, options: StartImp
 export async function startImportWorker(config: ImportConfig, options: StartImportOptions = {}): Promise<RunningImportService> {
   const logger = options.logger ?? createLogger('import-worker', { level: config.LOG_LEVEL });
   const tls = internalTlsFor(config, 'import-worker', logger);
-  const runtime = await openRuntime(config, logger, options, tls);
-  const consumers = await startConsumers(config, runtime, logger);
-  const health = new GrpcServer({ logger, tls });
+  // Health first, NOT_SERVING, so a worker whose MongoDB or RabbitMQ does not answer yet waits, saying so.
+  const health = new GrpcServer({ logger, tls, maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS });
   const port = await health.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT), { healthAddress: healthListenAddress(config) });
+  const runtime = await openRuntime(config, logger, options, tls).catch(async (error: unknown) => {
+    await health.shutdown(0);
+    throw error;
+  });
+  const consumers = await startConsumers(config, runtime, logger);
   await health.serveWhileReady([storeReadiness(runtime.store), brokerReadiness(runtime.bus)]);
   return {
     port,

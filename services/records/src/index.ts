@@ -1,7 +1,7 @@
-import { busLocationFromEnv, openBus, type MessageBus } from '@crm/bus';
+import { busLocationFromEnv, openBusWhenReachable, type MessageBus } from '@crm/bus';
 import { GrpcServer, healthListenAddress, internalTlsFor, recordsV1, listenAddress, storeReadiness } from '@crm/grpc';
 import { createLogger, type Logger } from '@crm/observability';
-import { locationFromEnv, openStore, RetentionSweeper, type DocumentStore, type StoreLocation } from '@crm/store';
+import { locationFromEnv, openStoreWhenReachable, RetentionSweeper, type DocumentStore, type StoreLocation } from '@crm/store';
 import { RecordsService } from './application/records-service';
 import type { RecordsConfig } from './config';
 import { OutboxRelay } from './events/outbox-relay';
@@ -31,52 +31,57 @@ export interface RunningRecordsService {
   stop(): Promise<void>;
 }
 
-/** Opens the store and the bus, starts the outbox relay and serves RecordsService over gRPC. */
+/**
+ * Serves RecordsService over gRPC once its store and bus are open, and starts the outbox relay. The
+ * port (and health port) open first and answer NOT_SERVING while the store and the bus are waited
+ * for (openStoreWhenReachable, openBusWhenReachable), so a replica started before its MongoDB or
+ * RabbitMQ stays up, says it is not ready, and comes ready by itself.
+ */
 export async function startRecordsService(config: RecordsConfig, options: StartRecordsOptions = {}): Promise<RunningRecordsService> {
   const logger = options.logger ?? createLogger('records', { level: config.LOG_LEVEL });
   const tls = internalTlsFor(config, 'records', logger);
   const location =
     options.storeLocation ??
     locationFromEnv({ service: 'records', mongoUrl: config.MONGO_URL, mongoDatabase: config.MONGO_DATABASE, dataDir: config.CRM_DATA_DIR });
-  const store: DocumentStore = await openStore({ location, collections: recordsCollections });
+  const server = new GrpcServer({ logger, tls, maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS });
+  const port = await server.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT), { healthAddress: healthListenAddress(config) });
+  let store: DocumentStore | undefined;
+  let bus: MessageBus | undefined;
   const ownsBus = !options.bus;
-  const bus = options.bus ?? (await openBus(busLocationFromEnv(config.AMQP_URL), logger));
+  let relay: OutboxRelay | undefined;
+  try {
+    store = await openStoreWhenReachable({ location, collections: recordsCollections }, logger);
+    bus = options.bus ?? (await openBusWhenReachable(busLocationFromEnv(config.AMQP_URL), logger));
+    relay = new OutboxRelay(store, bus, logger, { sweepIntervalMs: options.outboxSweepMs });
+    await relay.start();
+  } catch (error) {
+    await server.shutdown(0);
+    await relay?.stop();
+    if (ownsBus) await bus?.close();
+    await store?.close();
+    throw error;
+  }
   const users = options.users ?? new AuthUserDirectory(config.AUTH_GRPC_ADDR, tls, logger);
-  const relay = new OutboxRelay(store, bus, logger, { sweepIntervalMs: options.outboxSweepMs });
   const service = new RecordsService({ repository: new RecordsRepository(store), users, relay });
   const retention = new RetentionSweeper(store, recordsRetentionRules(config.BATCH_RESULT_RETENTION_DAYS), logger, {
     intervalMs: config.RETENTION_SWEEP_MS,
     batchSize: config.RETENTION_BATCH_SIZE,
   });
-  const server = new GrpcServer({ logger, tls }).addService(
-    recordsV1.protoPath,
-    recordsV1.RecordsServiceName,
-    recordsHandlers(service),
-    recordsCallers,
-  );
-  let port: number;
-  try {
-    await relay.start();
-    port = await server.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT), { healthAddress: healthListenAddress(config) });
-  } catch (error) {
-    await relay.stop();
-    if (ownsBus) await bus.close();
-    await store.close();
-    throw error;
-  }
+  server.addService(recordsV1.protoPath, recordsV1.RecordsServiceName, recordsHandlers(service), recordsCallers);
   // Not the broker: the outbox keeps writes' events until it is back, so records serves without it.
   await server.serveWhileReady([storeReadiness(store)]);
   retention.start();
+  const [openStore, openBus, openRelay] = [store, bus, relay];
   return {
     port,
     async stop() {
       // gRPC first (no new writes), then the relay publishes what those writes left pending.
       await server.shutdown();
       await retention.stop();
-      await relay.stop();
+      await openRelay.stop();
       users.close();
-      if (ownsBus) await bus.close();
-      await store.close();
+      if (ownsBus) await openBus.close();
+      await openStore.close();
     },
   };
 }

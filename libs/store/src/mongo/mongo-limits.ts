@@ -18,10 +18,10 @@ const WRITE_CONCERN_TIMEOUT_MS = 10_000;
  * The connection's options: majority writes, journaled (a write acknowledged before a failover is
  * on the new primary), majority reads, and the timeouts above.
  */
-export function mongoConnectionOptions(database: string): ConnectOptions {
+export function mongoConnectionOptions(database: string, serverSelectionTimeoutMs = SERVER_SELECTION_TIMEOUT_MS): ConnectOptions {
   return {
     dbName: database,
-    serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS,
+    serverSelectionTimeoutMS: serverSelectionTimeoutMs,
     socketTimeoutMS: SOCKET_TIMEOUT_MS,
     writeConcern: { w: 'majority', journal: true, wtimeoutMS: WRITE_CONCERN_TIMEOUT_MS },
     readConcern: { level: 'majority' },

@@ -30,8 +30,13 @@ export class MongoStoreAdapter implements StoreAdapter {
 
   private constructor(private readonly connection: Connection) {}
 
-  static async open(url: string, database: string, collections: CollectionDefinition<any>[]): Promise<MongoStoreAdapter> {
-    const connection = mongoose.createConnection(url, mongoConnectionOptions(database));
+  static async open(
+    url: string,
+    database: string,
+    collections: CollectionDefinition<any>[],
+    serverSelectionTimeoutMs?: number,
+  ): Promise<MongoStoreAdapter> {
+    const connection = mongoose.createConnection(url, mongoConnectionOptions(database, serverSelectionTimeoutMs));
     try {
       await connection.asPromise();
       const adapter = new MongoStoreAdapter(connection);
