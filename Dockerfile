@@ -15,7 +15,7 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 
-# Every workspace's package.json, in place: npm install checks the whole workspace tree against the
+# Every workspace's package.json, in place: npm ci checks the whole workspace tree against the
 # lockfile. Copied on their own so that a source change does not invalidate the install layer.
 FROM toolchain AS manifests
 COPY libs libs
@@ -25,12 +25,12 @@ RUN mkdir /manifests \
  && find libs services gateway -name package.json -not -path '*/node_modules/*' -exec cp --parents {} /manifests/ \;
 
 # The one install (native modules compile here) and the one compile of every workspace.
-# `npm install`, not `npm ci`: npm ci refuses a lock without other platforms' optional binaries
-# (npm/cli#8805), and ours has none. npm install still keeps to the locked versions.
+# `npm ci`: exactly the committed lock; package.json's allowScripts lets argon2's and better-sqlite3's
+# install scripts run and no others (docs/development.md).
 FROM toolchain AS build
 COPY package.json package-lock.json ./
 COPY --from=manifests /manifests/ ./
-RUN npm install --no-audit --no-fund
+RUN npm ci --no-audit --no-fund
 COPY tsconfig.base.json tsconfig.build.json ./
 COPY proto proto
 COPY libs libs

@@ -166,6 +166,7 @@ async function main() {
       `CRM listening on ${url} (self-signed certificate in ${path.join(dataDir, 'tls')}; curl needs -k)`,
       `Demo login: ${demo.email} / ${demo.password}`,
       `Try: curl -sk ${url}/api/auth/login/ -H 'content-type: application/json' -d '{"email":"${demo.email}","password":"${demo.password}"}'`,
+      `API reference: ${url}/api/docs/ (paste the login's "access" token under Authorize to try calls)`,
       'Ctrl-C stops it.',
       '',
     ].join('\n'),

@@ -22,6 +22,7 @@ import { requestId } from './middleware/request-id';
 import { securityHeaders } from './middleware/security-headers';
 import { traceContext } from './middleware/trace-context';
 import { buildOpenApiDocument } from './openapi/document';
+import { apiDocsRoutes } from './openapi/api-docs.routes';
 import { openApiRoutes } from './openapi/openapi.routes';
 import { routeModules, type RouteDeps, type RouteModule } from './routes';
 import { CONTACT_IMPORT_NOW_PATH } from './routes/contact-import-now';
@@ -125,7 +126,7 @@ export function createApp(deps: AppDeps): GatewayApp {
   let document: Record<string, unknown> | undefined;
   const openApiDocument = (): Record<string, unknown> =>
     (document ??= buildOpenApiDocument({ serverUrl: config.PUBLIC_BASE_URL, paths: modules.map((m) => m.paths) }));
-  const modules: RouteModule[] = [openApiRoutes(openApiDocument), ...routeModules(routeDeps)];
+  const modules: RouteModule[] = [openApiRoutes(openApiDocument), apiDocsRoutes(limiter.addressLimit()), ...routeModules(routeDeps)];
 
   const app = express();
   app.disable('x-powered-by');
@@ -145,7 +146,7 @@ export function createApp(deps: AppDeps): GatewayApp {
   if (config.TLS_TERMINATED_UPSTREAM) app.use(requireForwardedHttps());
   // 4. /api/v1 → /api; other versions 404 before anything looks at the path.
   app.use(apiVersion());
-  // 5. Public routes (probes, the document, login/refresh/signup with their own per-address limits).
+  // 5. Public routes (probes, the document and its reference page, login/refresh/signup with their own per-address limits).
   for (const module of modules.filter((m) => m.access === 'public')) {
     if (module.name === 'openapi') app.use('/api/openapi.json', limiter.addressLimit());
     app.use(module.router);

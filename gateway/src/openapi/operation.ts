@@ -48,8 +48,8 @@ export interface OperationSpec {
   authenticated: boolean;
   requestBody?: JsonSchema;
   parameters?: Array<Record<string, unknown>>;
-  /** Success responses: status → description and optional body schema. */
-  responses: Record<number, { description: string; schema?: JsonSchema }>;
+  /** Success responses: status → description and optional body schema (`mediaType`, default application/json). */
+  responses: Record<number, { description: string; schema?: JsonSchema; mediaType?: string }>;
   /** false for the health probes, which are not counted and carry no X-RateLimit-* headers. */
   rateLimited?: boolean;
   /** Error statuses beyond the ones every operation can answer (500, 503; 429 when rate limited; 401 when authenticated). */
@@ -64,7 +64,7 @@ export function operation(spec: OperationSpec): OpenApiOperation {
     responses[status] = {
       description: response.description,
       headers: spec.rateLimited === false ? { 'X-Request-Id': RATE_LIMIT_HEADERS['X-Request-Id'] } : RATE_LIMIT_HEADERS,
-      ...(response.schema ? { content: { 'application/json': { schema: response.schema } } } : {}),
+      ...(response.schema ? { content: { [response.mediaType ?? 'application/json']: { schema: response.schema } } } : {}),
     };
   }
   const errors = new Set<ErrorStatus>([...(spec.errors ?? []), 500, 503]);
