@@ -3,7 +3,16 @@
  * dead-lettering and delay semantics as RabbitMQ, without durability across restarts.
  */
 import { CONSUMER_DRAIN_MS, type Logger } from '@crm/observability';
-import type { BusMessage, Consumer, DeliveryInfo, MessageBus, MessageHandler, QueueDefinition } from '../port';
+import {
+  MAX_MESSAGE_BYTES,
+  MessageTooLargeError,
+  type BusMessage,
+  type Consumer,
+  type DeliveryInfo,
+  type MessageBus,
+  type MessageHandler,
+  type QueueDefinition,
+} from '../port';
 import { DEFAULT_RETRY_BUDGET_MS, failureOutcome, RETRY_BACKOFF_MS, retryDelayMs } from '../retry-policy';
 import { topicMatches } from './topic-pattern';
 
@@ -61,7 +70,7 @@ export class InProcessBus implements MessageBus {
     for (const queue of this.queues.values()) {
       if (queue.definition.bindings.some((pattern) => topicMatches(pattern, message.type))) {
         // A serialised copy, so consumers see what they would see after a trip through a broker.
-        serialised ??= JSON.stringify(message);
+        serialised ??= sizedJson(message);
         queue.ready.push({ message: JSON.parse(serialised) as BusMessage, deliveries: 0, retries: 0 });
         this.dispatch(queue);
       }
@@ -253,4 +262,12 @@ class InProcessConsumer implements Consumer {
     this.hooks.settle(envelope, outcome);
     this.hooks.dispatch();
   }
+}
+
+/** The message as JSON, refused past the size a broker takes, as the AMQP bus refuses it. */
+function sizedJson(message: BusMessage): string {
+  const json = JSON.stringify(message);
+  const bytes = Buffer.byteLength(json);
+  if (bytes > MAX_MESSAGE_BYTES) throw new MessageTooLargeError(message.type, bytes);
+  return json;
 }
