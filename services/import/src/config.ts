@@ -43,7 +43,7 @@ export const importConfigSchema = z
      * of file, how many run at once and how many more may wait (beyond: 503 with Retry-After).
      */
     READERS_AT_ONCE: z.coerce.number().int().min(1).max(16).default(2),
-    READERS_WAITING: z.coerce.number().int().min(0).max(100).default(4),
+    READERS_WAITING: z.coerce.number().int().min(0).max(100).default(2),
     /** Heap ceiling of one reader thread (MB), and how long one read may take (ms) before it is stopped (422). */
     READER_HEAP_MB: z.coerce.number().int().min(32).max(2048).default(160),
     READER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300_000).default(30_000),

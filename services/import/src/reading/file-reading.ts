@@ -9,6 +9,7 @@ import { documentContacts } from '../domain/card-text';
 import { unreadableFile } from '../domain/contact-file-kind';
 import type { ContactFields } from '../domain/contact-row';
 import { vCardFields } from '../domain/vcard-fields';
+import { MAX_LINE_CHARS } from '../csv/chunk-splitter';
 import { EncodingSniffer } from '../csv/text-encoding';
 import { checkInflatedSize } from '../pdf/pdf-inflated-size';
 import { pdfLines } from '../pdf/pdf-lines';
@@ -49,15 +50,34 @@ function vCardContacts(content: Uint8Array, limits: FileReadLimits): ReadContact
   if (cards > limits.maxContacts) throw tooMany(cards, limits.maxContacts);
   let read: ReturnType<typeof readVCards>;
   try {
-    read = readVCards(value);
+    read = readVCards(value, (joined) => checkLines(joined, 'vCard file'));
   } catch (error) {
+    if (error instanceof DomainError) throw error;
     throw unreadableFile(`The file is not a readable vCard: ${error instanceof Error ? error.message : String(error)}`);
   }
   return read.map((card, index) => ({ row: index + 1, fields: vCardFields(card) }));
 }
 
+/**
+ * A line longer than any contact file's (the CSV import's MAX_LINE_CHARS): the file is refused
+ * rather than read into one giant value.
+ */
+function checkLines(value: string, what: string): void {
+  let start = 0;
+  for (let end = value.indexOf('\n'); ; end = value.indexOf('\n', start)) {
+    if ((end === -1 ? value.length : end) - start > MAX_LINE_CHARS) {
+      throw unreadableFile(
+        `The ${what} has a line longer than ${MAX_LINE_CHARS.toLocaleString('en')} characters; it does not look like a contact file.`,
+      );
+    }
+    if (end === -1) return;
+    start = end + 1;
+  }
+}
+
 /** One contact per piece of text the document holds, all on row 1. */
-function textContacts(value: string): ReadContact[] {
+function textContacts(value: string, what: string): ReadContact[] {
+  checkLines(value, what);
   return documentContacts(value).map((fields) => ({ row: 1, fields }));
 }
 
@@ -67,9 +87,9 @@ export async function readContacts(kind: ThreadReadKind, content: Uint8Array, li
       return vCardContacts(content, limits);
     case 'pdf': {
       await checkInflatedSize(Buffer.from(content.buffer, content.byteOffset, content.byteLength), limits.pdfInflatedBytes);
-      return textContacts(await pdfLines(content, limits.pdfPages));
+      return textContacts(await pdfLines(content, limits.pdfPages), 'PDF');
     }
     case 'text':
-      return textContacts(new TextDecoder().decode(content));
+      return textContacts(new TextDecoder().decode(content), 'recognised text');
   }
 }

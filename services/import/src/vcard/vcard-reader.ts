@@ -90,8 +90,13 @@ function property([name, params, , value]: vCard.JCardProperty): CardProperty {
   return { name: name.toLowerCase(), types, components: components.map((c) => unescapeText(c).trim()) };
 }
 
-/** Every card of the text, in file order. Throws when the text holds no card. */
-export function readVCards(text: string): CardProperty[][] {
+/**
+ * Every card of the text, in file order. Throws when the text holds no card. `checkJoined` sees the
+ * text with its soft breaks joined, before it is parsed (the caller's line limit).
+ */
+export function readVCards(text: string, checkJoined?: (joined: string) => void): CardProperty[][] {
   if (!/BEGIN:VCARD/i.test(text)) throw new Error('no BEGIN:VCARD line');
-  return vCard.parse(joinSoftBreaks(text)).map((card) => card.toJSON()[1].map(property));
+  const joined = joinSoftBreaks(text);
+  checkJoined?.(joined);
+  return vCard.parse(joined).map((card) => card.toJSON()[1].map(property));
 }
