@@ -419,7 +419,7 @@ describe('hostile files', () => {
     ['soft-breaks.vcf', 'The vCard file has a line longer than 1,000,000 characters'],
     // PDF.js needs more than a reader thread's heap for 5 million characters on one line, before the line limit.
     ['one-line.pdf', 'The file needs more memory to read than the import allows.'],
-    ['bomb.pdf', 'larger than 48 MB once decompressed'],
+    ['bomb.pdf', 'larger than 32 MB once decompressed'],
   ])('refuses %s with a 422 that says why, creating nothing', async (name, why) => {
     const response = await importFile(target.access, name, hostile.find(([n]) => n === name)![1]);
     expect({ status: response.status, detail: response.body.detail }).toEqual({ status: 422, detail: expect.stringContaining(why) });
