@@ -44,6 +44,8 @@ export const importConfigSchema = z
      */
     READERS_AT_ONCE: z.coerce.number().int().min(1).max(16).default(1),
     READERS_WAITING: z.coerce.number().int().min(0).max(100).default(2),
+    /** Of those, how many one workspace may have running or waiting (per kind), so one tenant cannot fill the line. */
+    READERS_PER_WORKSPACE: z.coerce.number().int().min(1).max(100).default(1),
     /** Heap ceiling of one reader thread (MB), and how long one read may take (ms) before it is stopped (422). */
     READER_HEAP_MB: z.coerce.number().int().min(32).max(2048).default(128),
     READER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300_000).default(30_000),

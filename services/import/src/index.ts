@@ -148,6 +148,7 @@ export async function startImportService(config: ImportConfig, options: StartImp
     pdfInflatedBytes: config.PDF_INFLATED_MAX_MB * 1024 * 1024,
     atOnce: config.READERS_AT_ONCE,
     waiting: config.READERS_WAITING,
+    perWorkspace: config.READERS_PER_WORKSPACE,
     heapMb: config.READER_HEAP_MB,
     timeoutMs: config.READER_TIMEOUT_MS,
   });

@@ -17,21 +17,24 @@ export type { ReadContact } from '../reading/file-reading';
 
 export interface ContactFileReaders {
   csv(content: Buffer, mappings: FieldMappings): Promise<ChunkRow[]>;
-  /** `signal`: the caller has gone, so a read still waiting its turn need not run. */
-  vcard(content: Buffer, signal?: AbortSignal): Promise<ReadContact[]>;
-  image(content: Buffer, signal?: AbortSignal): Promise<ReadContact[]>;
-  pdf(content: Buffer, signal?: AbortSignal): Promise<ReadContact[]>;
+  /**
+   * `signal`: the caller has gone, so a read still waiting its turn need not run; `workspaceId`:
+   * whose file it is (one workspace's share of the readers is limited).
+   */
+  vcard(content: Buffer, signal?: AbortSignal, workspaceId?: string): Promise<ReadContact[]>;
+  image(content: Buffer, signal?: AbortSignal, workspaceId?: string): Promise<ReadContact[]>;
+  pdf(content: Buffer, signal?: AbortSignal, workspaceId?: string): Promise<ReadContact[]>;
 }
 
 export function contactFileReaders(reader: FileReader, recognitionMs: number = INSTANT_IMPORT_LIMITS.readMs): ContactFileReaders {
   return {
     csv: (content, mappings) => readCsvRows(content, mappings, INSTANT_IMPORT_LIMITS.rows),
-    vcard: (content, signal) => reader.read('vcard', content, signal),
-    image: async (content, signal) => {
+    vcard: (content, signal, workspaceId) => reader.read('vcard', content, signal, workspaceId),
+    image: async (content, signal, workspaceId) => {
       const recognised = await recogniseText(content, { maxPixels: INSTANT_IMPORT_LIMITS.imagePixels, timeoutMs: recognitionMs }, signal);
-      return reader.read('text', Buffer.from(recognised, 'utf8'), signal);
+      return reader.read('text', Buffer.from(recognised, 'utf8'), signal, workspaceId);
     },
-    pdf: (content, signal) => reader.read('pdf', content, signal),
+    pdf: (content, signal, workspaceId) => reader.read('pdf', content, signal, workspaceId),
   };
 }
 

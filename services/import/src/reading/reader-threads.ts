@@ -23,16 +23,21 @@ export interface ReaderThreadLimits extends FileReadLimits {
   heapMb: number;
   /** One read, from the thread's start. */
   timeoutMs: number;
+  /** Reads of one kind one workspace may have running or waiting: the others keep room in the line. */
+  perWorkspace: number;
 }
 
 export interface FileReader {
-  read(kind: ThreadReadKind, content: Uint8Array, signal?: AbortSignal): Promise<ReadContact[]>;
+  /** `workspaceId`: whose file it is (a workspace's share of the line is limited). */
+  read(kind: ThreadReadKind, content: Uint8Array, signal?: AbortSignal, workspaceId?: string): Promise<ReadContact[]>;
 }
 
 const WHAT: Record<ThreadReadKind, string> = { vcard: 'vCard files', pdf: 'PDFs', text: 'recognised card texts' };
 
 export class ReaderThreads implements FileReader {
   private readonly turns = new Map<ThreadReadKind, RecognitionTurns>();
+  /** `kind workspace` → its reads running or waiting. */
+  private readonly shares = new Map<string, number>();
 
   /** `script`: the thread's entry (specs pass one of their own). */
   constructor(
@@ -40,13 +45,26 @@ export class ReaderThreads implements FileReader {
     private readonly script = join(__dirname, 'reader-thread.js'),
   ) {}
 
-  read(kind: ThreadReadKind, content: Uint8Array, signal?: AbortSignal): Promise<ReadContact[]> {
+  async read(kind: ThreadReadKind, content: Uint8Array, signal?: AbortSignal, workspaceId?: string): Promise<ReadContact[]> {
     let turns = this.turns.get(kind);
     if (!turns) {
       turns = new RecognitionTurns(this.limits.atOnce, this.limits.waiting, `Reading ${WHAT[kind]} is busy; try again shortly.`);
       this.turns.set(kind, turns);
     }
-    return turns.run(() => this.inThread(kind, content), signal);
+    if (workspaceId === undefined) return turns.run(() => this.inThread(kind, content), signal);
+    const share = `${kind} ${workspaceId}`;
+    const held = this.shares.get(share) ?? 0;
+    if (held >= this.limits.perWorkspace) {
+      throw new DomainError('unavailable', `This workspace is already importing ${WHAT[kind]}; try again shortly.`);
+    }
+    this.shares.set(share, held + 1);
+    try {
+      return await turns.run(() => this.inThread(kind, content), signal);
+    } finally {
+      const left = (this.shares.get(share) ?? 1) - 1;
+      if (left > 0) this.shares.set(share, left);
+      else this.shares.delete(share);
+    }
   }
 
   private inThread(kind: ThreadReadKind, content: Uint8Array): Promise<ReadContact[]> {
