@@ -63,6 +63,13 @@ export const gatewayConfigSchema = z
     /** How often API-key usage counts go to auth (one write per key per flush, none per request). */
     API_KEY_USAGE_FLUSH_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
     BODY_LIMIT: byteSize,
+    /**
+     * Synchronous imports (POST /api/contacts/import/) one gateway holds at once: each buffers a file
+     * of up to 5 MB while the import service reads it; more are answered 503 with Retry-After. The
+     * second is the share of one workspace, so one tenant's burst leaves room for the others.
+     */
+    IMPORT_NOW_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(1000).default(16),
+    IMPORT_NOW_MAX_IN_FLIGHT_PER_WORKSPACE: z.coerce.number().int().min(1).max(1000).default(4),
     /** At SIGTERM, how long the gateway keeps serving with /readyz failing before it stops taking connections. */
     DRAIN_DELAY_MS: z.coerce.number().int().min(0).max(15_000).default(5_000),
     PUBLIC_BASE_URL: env.url(['https', 'http']),

@@ -2,7 +2,8 @@ jest.setTimeout(120_000);
 
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { deflateSync } from 'node:zlib';
+import { readFileSync } from 'node:fs';
+import { createDeflate, deflateSync } from 'node:zlib';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
 import { multipartBody, type FormPart } from '../support/multipart';
@@ -27,7 +28,7 @@ function importFile(
   token: string,
   filename: string,
   content: string | Buffer,
-  options: { dryRun?: boolean; fields?: Record<string, string>; headers?: Record<string, string> } = {},
+  options: { dryRun?: boolean; fields?: Record<string, string>; headers?: Record<string, string>; timeoutMs?: number } = {},
 ) {
   const parts: FormPart[] = [
     { name: 'file', filename, contentType: 'application/octet-stream', content },
@@ -38,6 +39,7 @@ function importFile(
     rawBody: body,
     token,
     headers: { 'content-type': contentType, ...options.headers },
+    timeoutMs: options.timeoutMs,
   });
 }
 
@@ -313,5 +315,151 @@ describe('synchronous contact import', () => {
     const me = await signUp(t.api);
     const response = await importFile(me.access, 'big.pdf', Buffer.alloc(5 * 1024 * 1024 + 1, 0x20));
     expect(response.status).toBe(413);
+  });
+});
+
+// Issue "One upload can stall the import service for every tenant", item 1.
+describe('hostile files', () => {
+  const MB = 1024 * 1024;
+
+  /** A vCard 2.1 file of 5 MB whose one quoted-printable value is a run of soft line breaks. */
+  function softBreakVCard(): Buffer {
+    const head = 'BEGIN:VCARD\r\nVERSION:2.1\r\nEMAIL:soft@example.com\r\nNOTE;ENCODING=QUOTED-PRINTABLE:';
+    const tail = 'z\r\nEND:VCARD\r\n';
+    const breaks = 'a=\r\n'.repeat(Math.floor((5 * MB - head.length - tail.length) / 4));
+    return Buffer.from(head + breaks + tail);
+  }
+
+  /** A one-page PDF whose page content is `content` (its stream dictionary extended by `dictionary`). */
+  function rawPdf(content: Buffer, dictionary = ''): Buffer {
+    const objects = [
+      Buffer.from('<< /Type /Catalog /Pages 2 0 R >>'),
+      Buffer.from('<< /Type /Pages /Kids [3 0 R] /Count 1 >>'),
+      Buffer.from('<< /Type /Page /Parent 2 0 R /MediaBox [0 0 600 800] /Contents 5 0 R /Resources << /Font << /F1 4 0 R >> >> >>'),
+      Buffer.from('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'),
+      Buffer.concat([Buffer.from(`<< /Length ${content.length}${dictionary} >>\nstream\n`), content, Buffer.from('\nendstream')]),
+    ];
+    const parts: Buffer[] = [Buffer.from('%PDF-1.7\n')];
+    const offsets: number[] = [];
+    let at = parts[0]!.length;
+    objects.forEach((body, i) => {
+      const object = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), body, Buffer.from('\nendobj\n')]);
+      offsets.push(at);
+      parts.push(object);
+      at += object.length;
+    });
+    const xref = [
+      'xref',
+      `0 ${objects.length + 1}`,
+      '0000000000 65535 f ',
+      ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n `),
+    ];
+    parts.push(Buffer.from(`${xref.join('\n')}\ntrailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${at}\n%%EOF\n`));
+    return Buffer.concat(parts);
+  }
+
+  /** A 5 MB PDF whose text is one line without an email (a tiny font keeps it all on the page). */
+  function oneLinePdf(): Buffer {
+    return rawPdf(Buffer.from(`BT /F1 0.0001 Tf 10 700 Td (${'contact '.repeat(Math.floor((5 * MB - 2048) / 8))}) Tj ET`));
+  }
+
+  /** A PDF whose ~1 MB Flate content stream inflates to 1 GB. */
+  async function flateBomb(): Promise<Buffer> {
+    const deflate = createDeflate({ level: 9 });
+    const out: Buffer[] = [];
+    deflate.on('data', (chunk: Buffer) => out.push(chunk));
+    const done = new Promise((resolve) => deflate.on('end', resolve));
+    const zeros = Buffer.alloc(16 * MB);
+    for (let i = 0; i < 64; i++) if (!deflate.write(zeros)) await new Promise((resolve) => deflate.once('drain', resolve));
+    deflate.end();
+    await done;
+    return rawPdf(Buffer.concat(out), ' /Filter /FlateDecode');
+  }
+
+  /** Peak resident memory of a cluster process (VmHWM), MB. */
+  function peakMb(name: string): number {
+    const { pid } = (t.cluster.processes.get(name) as unknown as { child: { pid: number } }).child;
+    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]!;
+    return Math.round(Number(kb) / 1024);
+  }
+
+  /** Sign-ups are limited per client address (20 a minute), and this file makes many: wait for a turn. */
+  async function signUpWhenAllowed(): Promise<SignedUp> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await signUp(t.api);
+      } catch (error) {
+        if (attempt >= 15 || !String(error).includes('429')) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 5_000));
+      }
+    }
+  }
+
+  let hostile: [string, Buffer][];
+  let target: SignedUp;
+  beforeAll(async () => {
+    target = await signUpWhenAllowed();
+    hostile = [
+      ['soft-breaks.vcf', softBreakVCard()],
+      ['one-line.pdf', oneLinePdf()],
+      ['bomb.pdf', await flateBomb()],
+    ];
+  }, 120_000);
+
+  it('builds the files the issue describes: 5 MB each but the bomb, which inflates 1,000 times', () => {
+    expect(hostile.map(([name, content]) => [name, content.length <= 5 * MB && content.length > 4.9 * MB])).toEqual([
+      ['soft-breaks.vcf', true],
+      ['one-line.pdf', true],
+      ['bomb.pdf', false],
+    ]);
+    expect(hostile[2]![1].length).toBeLessThan(1.5 * MB);
+  });
+
+  it.each([
+    ['soft-breaks.vcf', 'The vCard file has a line longer than 1,000,000 characters'],
+    // PDF.js needs more than a reader thread's heap for 5 million characters on one line, before the line limit.
+    ['one-line.pdf', 'The file needs more memory to read than the import allows.'],
+    ['bomb.pdf', 'larger than 32 MB once decompressed'],
+  ])('refuses %s with a 422 that says why, creating nothing', async (name, why) => {
+    const response = await importFile(target.access, name, hostile.find(([n]) => n === name)![1]);
+    expect({ status: response.status, detail: response.body.detail }).toEqual({ status: 422, detail: expect.stringContaining(why) });
+    expect(await emails(target)).toEqual([]);
+  });
+
+  it('answers 10 at once with 4xx or 503 while a small import from another workspace answers within 2 s', async () => {
+    const attackers = [target, await signUpWhenAllowed(), await signUpWhenAllowed()];
+    const other = await signUpWhenAllowed();
+    const smallImport = async (email: string) => {
+      const started = Date.now();
+      const response = await importFile(other.access, 'small.csv', `Email,First Name\n${email},Small\n`);
+      return { status: response.status, created: response.body.created?.length, ms: Date.now() - started };
+    };
+    // The same import on a quiet service, reported beside the one under load (a shared machine is slow too).
+    const quiet = await smallImport('quiet@example.com');
+    const answers = Array.from({ length: 10 }, (_, i) => {
+      const [name, content] = hostile[i % hostile.length]!;
+      // Read one after another, past the test client's 15 s; each within the service's 30 s limit.
+      return importFile(attackers[i % attackers.length]!.access, name, content, { timeoutMs: 120_000 });
+    });
+    // Let the uploads arrive and their reading start, then import a small file from elsewhere.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const underLoad = await smallImport('small@example.com');
+    expect([quiet, underLoad]).toMatchObject([
+      { status: 200, created: 1 },
+      { status: 200, created: 1 },
+    ]);
+    // On failure the diff shows both durations.
+    expect({ within2s: underLoad.ms < 2_000, underLoadMs: underLoad.ms, quietMs: quiet.ms }).toMatchObject({ within2s: true });
+
+    const statuses = (await Promise.all(answers)).map((r) => ({ status: r.status, detail: typeof r.body.detail }));
+    for (const answer of statuses)
+      expect([
+        [422, 'string'],
+        [503, 'string'],
+      ]).toContainEqual([answer.status, answer.detail]);
+    for (const attacker of attackers) expect(await emails(attacker)).toEqual([]);
+    // The chart's pod limits: 1 GiB for import, 512 MiB for the gateway.
+    expect(peakMb('import')).toBeLessThan(1024);
+    expect(peakMb('gateway-1')).toBeLessThan(512);
   });
 });

@@ -14,6 +14,8 @@ export interface RequestOptions {
   rawBody?: string | Buffer;
   headers?: Record<string, string>;
   token?: string;
+  /** How long to wait for the answer's headers and then its body (default 15 s each). */
+  timeoutMs?: number;
 }
 
 /**
@@ -56,8 +58,8 @@ export class ApiClient {
       headers,
       body,
       dispatcher: this.agent,
-      headersTimeout: 15_000,
-      bodyTimeout: 15_000,
+      headersTimeout: options.timeoutMs ?? 15_000,
+      bodyTimeout: options.timeoutMs ?? 15_000,
     });
     const text = await response.body.text();
     let parsed: unknown = text;

@@ -58,9 +58,47 @@ async function createdItems(records: RecordsClient, res: Response, created: impo
   return items;
 }
 
-export function contactImportNowRouter(client: ImportClient, records: RecordsClient): Router {
+export interface InFlightLimits {
+  /** Synchronous imports this gateway holds at once. */
+  total: number;
+  /** Of those, from one workspace: one tenant's burst leaves room for the others. */
+  perWorkspace: number;
+}
+
+/**
+ * Counts the synchronous imports this gateway holds (from the request's start to its answer's end
+ * or its connection's close): each buffers up to 5 MB for as long as the import service reads it.
+ * Past either limit the request is refused (503, Retry-After) before its body is read.
+ */
+export function inFlightLimit(limits: InFlightLimits): (workspaceId: string, req: Request, res: Response) => void {
+  let total = 0;
+  const byWorkspace = new Map<string, number>();
+  return (workspaceId, req, res) => {
+    const mine = byWorkspace.get(workspaceId) ?? 0;
+    if (total >= limits.total || mine >= limits.perWorkspace) {
+      discardBodyAfterAnswer(req, res, DISCARD_BYTES);
+      throw new DomainError('unavailable', 'Too many files are being imported at once; try again shortly.');
+    }
+    total += 1;
+    byWorkspace.set(workspaceId, mine + 1);
+    let counted = true;
+    const release = () => {
+      if (!counted) return;
+      counted = false;
+      total -= 1;
+      const left = (byWorkspace.get(workspaceId) ?? 1) - 1;
+      if (left > 0) byWorkspace.set(workspaceId, left);
+      else byWorkspace.delete(workspaceId);
+    };
+    res.once('finish', release);
+    res.once('close', release);
+  };
+}
+
+export function contactImportNowRouter(client: ImportClient, records: RecordsClient, inFlight: InFlightLimits): Router {
+  const admit = inFlightLimit(inFlight);
   return Router().post(CONTACT_IMPORT_NOW_PATH, async (req, res) => {
-    callerOf(res);
+    admit(callerOf(res).workspaceId, req, res);
     if (!req.is('multipart/form-data')) throw DomainError.invalid('Send the file as multipart/form-data with a form field named "file".');
     const length = Number(req.headers['content-length']);
     if (Number.isFinite(length) && length > MAX_FILE_BYTES + FORM_OVERHEAD_BYTES) {
@@ -137,7 +175,7 @@ export const contactImportNowPaths: OpenApiPaths = {
           operationId: 'importContactsNow',
           summary: 'Import a small CSV, a vCard file, a business-card photo or a PDF at once',
           description:
-            'multipart/form-data: `file` (required, at most 5 MB): `.csv` (at most 500 data rows, read exactly as the asynchronous import reads it: header spellings, `field_mappings`, UTF-8 else windows-1252, duplicate rules), `.vcf` (vCard 2.1, 3.0 or 4.0, one or many cards; N or FN, EMAIL, TEL, TITLE, NOTE; ORG goes into notes as `Company: …`), `.jpg`/`.jpeg`/`.png` (a business card: text recognition, then name, email, phone, title and company pulled out of the text; at most 16,000,000 pixels), `.pdf` (at most 20 pages: its text, then the same; a page listing several contacts gives one per line holding an email). `source_uid` and `field_mappings` as for the asynchronous import. `row` counts CSV data rows or vCards from 1; for an image or a PDF it is 1. Rows that cannot become a contact (no email, say) are in `errors`; rows whose email a contact already has, or an earlier row has, are in `duplicates`; neither is created. With `dryRun=true` nothing is created and `created` holds what would be, with `id`, `createdAt` and `updatedAt` null. Over 500 CSV rows or over 5 MB: 413 (use `POST /api/crm/contacts/import/start/` for large CSV files); over 500 contacts from a vCard file or a PDF: 413; text recognition busy (one at a time, 8 waiting): 503; another file type, no file part, two files, bad `field_mappings` or an unknown `source_uid`: 400; a file that cannot be read (malformed, no email column, an image too large to decode, too many pages, not read within 30 s): 422 `{detail}`. Nothing is created when the answer is 4xx.',
+            'multipart/form-data: `file` (required, at most 5 MB): `.csv` (at most 500 data rows, read exactly as the asynchronous import reads it: header spellings, `field_mappings`, UTF-8 else windows-1252, duplicate rules), `.vcf` (vCard 2.1, 3.0 or 4.0, one or many cards; N or FN, EMAIL, TEL, TITLE, NOTE; ORG goes into notes as `Company: …`), `.jpg`/`.jpeg`/`.png` (a business card: text recognition, then name, email, phone, title and company pulled out of the text; at most 16,000,000 pixels), `.pdf` (at most 20 pages: its text, then the same; a page listing several contacts gives one per line holding an email). `source_uid` and `field_mappings` as for the asynchronous import. `row` counts CSV data rows or vCards from 1; for an image or a PDF it is 1. Rows that cannot become a contact (no email, say) are in `errors`; rows whose email a contact already has, or an earlier row has, are in `duplicates`; neither is created. With `dryRun=true` nothing is created and `created` holds what would be, with `id`, `createdAt` and `updatedAt` null. Over 500 CSV rows or over 5 MB: 413 (use `POST /api/crm/contacts/import/start/` for large CSV files); over 500 contacts from a vCard file or a PDF: 413; text recognition or file reading busy, or too many imports in flight: 503 with `Retry-After`; another file type, no file part, two files, bad `field_mappings` or an unknown `source_uid`: 400; a file that cannot be read (malformed, no email column, an image too large to decode, too many pages, not read within 30 s): 422 `{detail}`. Nothing is created when the answer is 4xx.',
           tags: ['import'],
           authenticated: true,
           parameters: [

@@ -161,7 +161,10 @@ export function importRoutes(
     name: 'import',
     access: 'authenticated',
     router,
-    rawBodyRouter: contactImportNowRouter(client, records),
+    rawBodyRouter: contactImportNowRouter(client, records, {
+      total: deps.config.IMPORT_NOW_MAX_IN_FLIGHT,
+      perWorkspace: deps.config.IMPORT_NOW_MAX_IN_FLIGHT_PER_WORKSPACE,
+    }),
     paths: { ...importPaths, ...contactImportNowPaths },
   };
 }

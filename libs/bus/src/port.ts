@@ -10,6 +10,22 @@
  * `<queue>.dead` for an operator (`crm dead-letters`). See retry-policy.ts.
  */
 
+/**
+ * The largest message body a bus takes: under RabbitMQ 4's default `max_message_size` (16 MiB), since a
+ * publish the broker refuses closes the whole connection, every channel of the process with it. A
+ * larger message is refused before it is sent (`MessageTooLargeError`); publishers cut their work to fit.
+ */
+export const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
+
+export class MessageTooLargeError extends Error {
+  constructor(
+    readonly type: string,
+    readonly bytes: number,
+  ) {
+    super(`The ${type} message is ${bytes} bytes; at most ${MAX_MESSAGE_BYTES} can be published.`);
+  }
+}
+
 export interface BusMessage<P = unknown> {
   /** Unique per message; handlers use it (or the work's own key) to ignore redeliveries. */
   id: string;

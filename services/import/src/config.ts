@@ -38,6 +38,19 @@ export const importConfigSchema = z
     IMPORT_STALL_MS: z.coerce.number().int().min(200).max(3_600_000).default(30_000),
     /** How often the sweeper looks for stalled jobs (server role). */
     IMPORT_SWEEP_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+    /**
+     * Reader threads of the synchronous import (vCard files, PDFs, recognised card text): per kind
+     * of file, how many run at once and how many more may wait (beyond: 503 with Retry-After).
+     */
+    READERS_AT_ONCE: z.coerce.number().int().min(1).max(16).default(1),
+    READERS_WAITING: z.coerce.number().int().min(0).max(100).default(2),
+    /** Of those, how many one workspace may have running or waiting (per kind), so one tenant cannot fill the line. */
+    READERS_PER_WORKSPACE: z.coerce.number().int().min(1).max(100).default(1),
+    /** Heap ceiling of one reader thread (MB), and how long one read may take (ms) before it is stopped (422). */
+    READER_HEAP_MB: z.coerce.number().int().min(32).max(2048).default(128),
+    READER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300_000).default(30_000),
+    /** What a PDF's compressed streams may inflate to, together (MB); more is a 422 before PDF.js opens it. */
+    PDF_INFLATED_MAX_MB: z.coerce.number().int().min(1).max(1024).default(32),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     ...internalTlsSettings,
     ...grpcHealthSettings,

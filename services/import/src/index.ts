@@ -24,7 +24,7 @@ import { createLogger, type Logger } from '@crm/observability';
 import { locationFromEnv, openStoreWhenReachable, type DocumentStore, type StoreLocation } from '@crm/store';
 import { ImportEvents } from './application/import-events';
 import { ChunkImporter } from './application/chunk-importer';
-import { contactFileReaders } from './application/contact-file-readers';
+import { contactFileReaders, FILE_READ_LIMITS } from './application/contact-file-readers';
 import { chunkQueue, splitQueue, type ReceivedChunkPayload, type SplitPayload } from './application/import-messages';
 import { JobSplitter } from './application/job-splitter';
 import { JobSweeper } from './application/job-sweeper';
@@ -37,6 +37,7 @@ import type { FileStorage } from './store/file-storage';
 import { ImportJobRepository } from './store/import-job-repository';
 import type { GridFsFileStorage } from './store/gridfs-file-storage';
 import { LocalFileStorage } from './store/local-file-storage';
+import { ReaderThreads } from './reading/reader-threads';
 import { createUploadServer } from './upload/upload-server';
 
 export * from './config';
@@ -148,10 +149,20 @@ export async function startImportService(config: ImportConfig, options: StartImp
     stallMs: config.IMPORT_STALL_MS,
     intervalMs: config.IMPORT_SWEEP_MS,
   });
+  const readerThreads = new ReaderThreads({
+    ...FILE_READ_LIMITS,
+    pdfInflatedBytes: config.PDF_INFLATED_MAX_MB * 1024 * 1024,
+    atOnce: config.READERS_AT_ONCE,
+    waiting: config.READERS_WAITING,
+    perWorkspace: config.READERS_PER_WORKSPACE,
+    heapMb: config.READER_HEAP_MB,
+    timeoutMs: config.READER_TIMEOUT_MS,
+  });
+  const readers = contactFileReaders(readerThreads, config.READER_TIMEOUT_MS);
   server.addService(
     importV1.protoPath,
     importV1.ImportServiceName,
-    importHandlers({ repo: runtime.repo, files: runtime.files, logger, records: runtime.records, readers: contactFileReaders }),
+    importHandlers({ repo: runtime.repo, files: runtime.files, logger, records: runtime.records, readers }),
     importCallers,
   );
   const upload: Server = createUploadServer({

@@ -4,7 +4,7 @@
  */
 import type { ConsumeMessage, Message, Options } from 'amqplib';
 import { injectTraceContext } from '@crm/telemetry';
-import type { BusMessage, DeliveryInfo } from '../port';
+import { MAX_MESSAGE_BYTES, MessageTooLargeError, type BusMessage, type DeliveryInfo } from '../port';
 import type { RetryClock } from '../retry-policy';
 
 /** AMQP headers of a retried message: deliveries after a failure so far, and when the first delivery was (Unix ms). */
@@ -30,8 +30,10 @@ export function encodeMessage(
   const headers: Record<string, unknown> = { ...message.headers, ...extraHeaders };
   // The publisher's trace (the request, or the outbox event's stored context) travels in the AMQP headers.
   injectTraceContext(headers);
+  const content = Buffer.from(JSON.stringify(message));
+  if (content.length > MAX_MESSAGE_BYTES) throw new MessageTooLargeError(message.type, content.length);
   return {
-    content: Buffer.from(JSON.stringify(message)),
+    content,
     options: {
       persistent: true,
       contentType: 'application/json',

@@ -4,6 +4,8 @@
  */
 import { CONSUMER_DRAIN_MS, type Logger } from '@crm/observability';
 import {
+  MAX_MESSAGE_BYTES,
+  MessageTooLargeError,
   UnroutableMessageError,
   type BusMessage,
   type Consumer,
@@ -74,7 +76,7 @@ export class InProcessBus implements MessageBus {
     for (const queue of this.queues.values()) {
       if (routes(queue, message)) {
         // A serialised copy, so consumers see what they would see after a trip through a broker.
-        serialised ??= JSON.stringify(message);
+        serialised ??= sizedJson(message);
         queue.ready.push({ message: JSON.parse(serialised) as BusMessage, deliveries: 0, retries: 0 });
         this.dispatch(queue);
       }
@@ -270,4 +272,12 @@ class InProcessConsumer implements Consumer {
     this.hooks.settle(envelope, outcome);
     this.hooks.dispatch();
   }
+}
+
+/** The message as JSON, refused past the size a broker takes, as the AMQP bus refuses it. */
+function sizedJson(message: BusMessage): string {
+  const json = JSON.stringify(message);
+  const bytes = Buffer.byteLength(json);
+  if (bytes > MAX_MESSAGE_BYTES) throw new MessageTooLargeError(message.type, bytes);
+  return json;
 }

@@ -4,7 +4,7 @@
  * tests/import/sync-import.test.ts.
  */
 import { DomainError } from '@crm/observability';
-import { contactFileReaders } from './contact-file-readers';
+import { contactFileReaders, inProcessReader } from './contact-file-readers';
 import { importContactsNow, type InstantImportRequest } from './instant-import';
 import type { RecordsClient } from './ports';
 
@@ -46,7 +46,7 @@ beforeEach(() => {
 });
 
 const run = (request: Omit<Partial<InstantImportRequest>, 'content'> & { filename: string; content: string | Buffer }) =>
-  importContactsNow({ records, readers: contactFileReaders }, caller, {
+  importContactsNow({ records, readers: contactFileReaders(inProcessReader()) }, caller, {
     sourceUid: null,
     fieldMappings: undefined,
     dryRun: false,
@@ -143,7 +143,7 @@ describe('the synchronous import', () => {
 
   it('keeps the contacts of one PDF apart although all are on row 1', async () => {
     const readers = {
-      ...contactFileReaders,
+      ...contactFileReaders(inProcessReader()),
       pdf: async () => [
         { row: 1, fields: { firstName: 'Grace', email: 'grace@example.com' } },
         { row: 1, fields: { firstName: 'Old', email: 'old@example.com' } },

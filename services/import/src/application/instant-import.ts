@@ -48,7 +48,7 @@ export async function importContactsNow(
   const rows =
     kind === 'csv'
       ? await deps.readers.csv(request.content, mappings)
-      : numbered(await deps.readers[kind](request.content, request.signal));
+      : numbered(await deps.readers[kind](request.content, request.signal, caller.workspaceId));
   if (rows.length > INSTANT_IMPORT_LIMITS.rows) {
     throw new DomainError(
       'payload_too_large',

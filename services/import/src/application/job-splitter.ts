@@ -5,7 +5,7 @@
  * published too often without being counted is given up on (its rows are reported as errors), so
  * a job never hangs. A split stops when its job is cancelled.
  */
-import { newMessage, type MessageBus } from '@crm/bus';
+import { MessageTooLargeError, newMessage, type MessageBus } from '@crm/bus';
 import { isDomainError, type Logger } from '@crm/observability';
 import { splitCsv, type CsvChunk } from '../csv/chunk-splitter';
 import { decodeText } from '../csv/text-encoding';
@@ -75,7 +75,13 @@ export class JobSplitter {
       return;
     }
     await repo.countPublish(workspaceId, job.id, chunk.index);
-    await bus.publish(newMessage(CHUNK_MESSAGE, chunkPayload(job.id, workspaceId, chunk), { correlationId: job.id }));
+    try {
+      await bus.publish(newMessage(CHUNK_MESSAGE, chunkPayload(job.id, workspaceId, chunk), { correlationId: job.id }));
+    } catch (error) {
+      // Refused before it was sent (the splitter cuts chunks to fit; this is the last guard): its rows are errors.
+      if (!(error instanceof MessageTooLargeError)) throw error;
+      await this.deps.importer.giveUp(job, chunk, 'its rows are too large to send');
+    }
   }
 
   private end(job: ImportJobDocument, reason: string): Promise<void> {

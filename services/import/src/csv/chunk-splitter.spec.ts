@@ -1,5 +1,7 @@
 import { Readable } from 'node:stream';
-import { splitCsv, type CsvChunk } from './chunk-splitter';
+import { MAX_MESSAGE_BYTES } from '@crm/bus';
+import { chunkPayload } from '../application/chunk-payload';
+import { MAX_COLUMNS, splitCsv, type CsvChunk } from './chunk-splitter';
 import { decodeText, EncodingSniffer } from './text-encoding';
 
 function bytes(text: string, encoding: 'utf8' | 'latin1' = 'utf8'): Buffer {
@@ -127,5 +129,46 @@ describe('giant lines', () => {
       onChunk: (c) => void chunks.push(c),
     });
     expect(chunks[0]!.rows).toHaveLength(2);
+  });
+});
+
+// Issue "One upload can stall the import service", item 1: a few lines of a million commas made a
+// ~30 MB chunk message, over RabbitMQ 4's 16 MiB, whose refused publish closed the connection.
+describe('chunks sized for the bus', () => {
+  const messageBytes = (chunk: CsvChunk) => Buffer.byteLength(JSON.stringify(chunkPayload('job', 'ws', chunk)));
+
+  async function chunksOf(text: string): Promise<CsvChunk[]> {
+    const chunks: CsvChunk[] = [];
+    await splitCsv(Readable.from([Buffer.from(text)]).pipe(decodeText('utf-8')), {
+      chunkRows: 500,
+      mappings: {},
+      onChunk: (c) => void chunks.push(c),
+    });
+    return chunks;
+  }
+
+  it(`keeps at most ${MAX_COLUMNS} cells of rows of a million empty cells, so their chunk stays small`, async () => {
+    const lines = Array.from({ length: 8 }, (_, i) => `p${i}@x.io,Ann${','.repeat(999_000)}`);
+    const chunks = await chunksOf(`Email,First Name\n${lines.join('\n')}\n`);
+    expect(chunks.flatMap((c) => c.rows.map((r) => [r.row, r.cells.length]))).toEqual(lines.map((_, i) => [i + 1, MAX_COLUMNS]));
+    expect(Math.max(...chunks.map(messageBytes))).toBeLessThan(MAX_MESSAGE_BYTES);
+  });
+
+  it(`makes a row with values past the header a row error carrying ${MAX_COLUMNS} of its cells`, async () => {
+    const [chunk] = await chunksOf(`Email,First Name\np@x.io,Ann${',x'.repeat(400_000)}\n`);
+    expect(chunk!.rows[0]).toMatchObject({ row: 1, problem: expect.stringContaining('400002 values') });
+    expect(chunk!.rows[0]!.cells).toHaveLength(MAX_COLUMNS);
+  });
+
+  it('cuts chunks of long rows by size, every row kept in order, every message under the bus limit', async () => {
+    const lines = Array.from({ length: 24 }, (_, i) => `p${i}@x.io,${'n'.repeat(900_000)}`);
+    const chunks = await chunksOf(`Email,Notes\n${lines.join('\n')}\n`);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(chunks.flatMap((c) => c.rows.map((r) => r.row))).toEqual(lines.map((_, i) => i + 1));
+    for (const chunk of chunks) expect(messageBytes(chunk)).toBeLessThan(MAX_MESSAGE_BYTES);
+  });
+
+  it(`refuses a header of more than ${MAX_COLUMNS} columns`, async () => {
+    await expect(chunksOf(`Email${',c'.repeat(MAX_COLUMNS)}\na@x.io\n`)).rejects.toThrow(/1,001 columns; at most 1,000/);
   });
 });

@@ -25,6 +25,12 @@ export interface SplitOptions {
   mappings: FieldMappings;
   /** Default MAX_LINE_CHARS. */
   maxLineChars?: number;
+  /**
+   * A chunk is cut before a row that would take its cells past this many bytes as JSON, so that its
+   * message stays under the bus's MAX_MESSAGE_BYTES; a row alone is at most MAX_LINE_CHARS
+   * characters. Default MAX_CHUNK_BYTES; Infinity: rows only.
+   */
+  maxChunkBytes?: number;
   /** With the header row's cells. */
   onHeader?(plan: ColumnPlan, cells: string[]): Promise<void> | void;
   /** Awaited before the next chunk is cut, so a slow consumer slows the reader (back-pressure). */
@@ -46,6 +52,20 @@ export class UnreadableFileError extends DomainError {
 
 /** No contact row is anywhere near this long; fast-csv slows down badly on giant lines, so stop early. */
 export const MAX_LINE_CHARS = 1_000_000;
+/** Columns a file's header may have: contact exports have tens, a few hundred at most. */
+export const MAX_COLUMNS = 1_000;
+/**
+ * Bytes of cells (as JSON) one chunk of several rows carries at most; a chunk of one row may carry
+ * more, but a row is at most MAX_LINE_CHARS characters (at most ~6 MB as JSON), so a chunk's
+ * message stays under the bus's MAX_MESSAGE_BYTES (8 MiB), itself under RabbitMQ's 16 MiB. A
+ * 500-row chunk of 4 KB rows (2 MB) is not cut.
+ */
+export const MAX_CHUNK_BYTES = 4 * 1024 * 1024;
+
+/** The cells' size in a chunk message. */
+function cellsBytes(cells: string[]): number {
+  return Buffer.byteLength(JSON.stringify(cells));
+}
 
 /** Passes text through, failing once a line (text between line breaks) grows past `max` characters. */
 function lineLengthGuard(max: number): Transform {
@@ -90,6 +110,8 @@ export async function splitCsv(text: Readable, options: SplitOptions): Promise<S
   let rowNumber = 0;
   let chunkCount = 0;
   let rows: ChunkRow[] = [];
+  let chunkBytes = 0;
+  const maxChunkBytes = options.maxChunkBytes ?? MAX_CHUNK_BYTES;
   /** Email key → the first valid row that has it. */
   const seenEmails = new Map<string, number>();
 
@@ -98,19 +120,29 @@ export async function splitCsv(text: Readable, options: SplitOptions): Promise<S
     const chunk: CsvChunk = { index: chunkCount, firstRow: rows[0]!.row, rows, plan };
     chunkCount += 1;
     rows = [];
+    chunkBytes = 0;
     await options.onChunk(chunk);
   };
 
   try {
     for await (const cells of parser as AsyncIterable<string[]>) {
       if (!plan) {
+        if (cells.length > MAX_COLUMNS) {
+          throw new UnreadableFileError(
+            `The header has ${cells.length.toLocaleString('en')} columns; at most ${MAX_COLUMNS.toLocaleString('en')} can be imported.`,
+          );
+        }
         plan = planColumns(cells, options.mappings);
         headerWidth = cells.length;
         await options.onHeader?.(plan, cells);
         continue;
       }
       rowNumber += 1;
-      rows.push(chunkRow(rowNumber, cells, plan, headerWidth, seenEmails));
+      const row = chunkRow(rowNumber, cells, plan, headerWidth, seenEmails);
+      const bytes = Number.isFinite(maxChunkBytes) ? cellsBytes(row.cells) : 0;
+      if (rows.length > 0 && chunkBytes + bytes > maxChunkBytes) await flush();
+      rows.push(row);
+      chunkBytes += bytes;
       if (rows.length >= options.chunkRows) await flush();
     }
   } catch (error) {
@@ -122,12 +154,18 @@ export async function splitCsv(text: Readable, options: SplitOptions): Promise<S
   return { totalRows: rowNumber, chunkCount, ignoredColumns: plan.ignoredColumns };
 }
 
-function chunkRow(row: number, cells: string[], plan: ColumnPlan, headerWidth: number, seenEmails: Map<string, number>): ChunkRow {
-  if (cells.length > headerWidth && cells.slice(headerWidth).some((cell) => cell.trim() !== '')) {
+/**
+ * A data row; a row with a value past the header's columns is a problem. At most MAX_COLUMNS of its
+ * cells are kept (for the report): a line of a million commas would otherwise carry a million cells
+ * to the bus.
+ */
+function chunkRow(row: number, all: string[], plan: ColumnPlan, headerWidth: number, seenEmails: Map<string, number>): ChunkRow {
+  const cells = all.length > MAX_COLUMNS ? all.slice(0, MAX_COLUMNS) : all;
+  if (all.length > headerWidth && hasValueFrom(all, headerWidth)) {
     return {
       row,
       cells,
-      problem: `The row has ${cells.length} values but the header has ${headerWidth} columns (check for an unquoted comma).`,
+      problem: `The row has ${all.length} values but the header has ${headerWidth} columns (check for an unquoted comma).`,
     };
   }
   const fields = rowFields(cells, plan);
@@ -137,4 +175,9 @@ function chunkRow(row: number, cells: string[], plan: ColumnPlan, headerWidth: n
   if (earlier !== undefined) return { row, cells, fields, duplicateOf: earlier };
   seenEmails.set(key, row);
   return { row, cells, fields };
+}
+
+function hasValueFrom(cells: string[], from: number): boolean {
+  for (let i = from; i < cells.length; i++) if (cells[i]!.trim() !== '') return true;
+  return false;
 }

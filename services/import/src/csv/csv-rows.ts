@@ -22,9 +22,10 @@ export async function readCsvRows(content: Buffer, mappings: FieldMappings, maxR
   const rows: ChunkRow[] = [];
   const reading = splitCsv(Readable.from([content]).pipe(decodeText(encoding)), {
     chunkRows: maxRows + 1,
+    maxChunkBytes: Infinity,
     mappings,
     onChunk: (chunk) => {
-      if (chunk.rows.length > maxRows) {
+      if (rows.length + chunk.rows.length > maxRows) {
         throw new DomainError(
           'payload_too_large',
           `The file has more than ${maxRows} data rows; import it with the asynchronous import, POST ${ASYNC_IMPORT_PATH}`,

@@ -1,4 +1,4 @@
-import { cardFields, documentContacts } from './card-text';
+import { cardFields, documentContacts, emailIn } from './card-text';
 
 describe('contact fields pulled out of text', () => {
   it('reads a business card: name, title, company, email and phone by their looks', () => {
@@ -69,5 +69,23 @@ describe('contact fields pulled out of text', () => {
     expect(documentContacts(text)).toEqual([
       { firstName: 'Katherine', lastName: 'Johnson', title: 'Research Mathematician', email: 'katherine@example.com' },
     ]);
+  });
+});
+
+describe('the email of a line', () => {
+  it('is the first address, as the pattern found it', () => {
+    expect(emailIn('mail: (ada.lovelace+cards@mail.example.co.uk), bob@example.com')).toBe('ada.lovelace+cards@mail.example.co.uk');
+    expect(emailIn('@ x@y a@b.c grace@example.com')).toBe('grace@example.com');
+    expect(emailIn('no address here')).toBeUndefined();
+  });
+
+  // The unbounded pattern backtracked quadratically: 20,000 characters without `@` took 1.9 s, and
+  // each of these 1 MB lines minutes; read linearly they finish inside jest's 5 s timeout.
+  it.each([
+    ['without @', 'a'.repeat(1024 * 1024)],
+    ['ending in @', `${'a'.repeat(1024 * 1024)}@`],
+    ['of dotted labels', `x@${'a.'.repeat(512 * 1024)}`],
+  ])('reads a 1 MB line %s', (_label, line) => {
+    expect(documentContacts(line)).toEqual([{}]);
   });
 });

@@ -12,6 +12,7 @@ export class RecognitionTurns {
   constructor(
     private readonly atOnce: number,
     private readonly maxWaiting: number,
+    private readonly busyMessage = 'Text recognition is busy; try again shortly.',
   ) {}
 
   async run<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
@@ -30,7 +31,7 @@ export class RecognitionTurns {
 
   private waitTurn(signal: AbortSignal | undefined): Promise<void> {
     if (this.waiting.length >= this.maxWaiting) {
-      return Promise.reject(new DomainError('unavailable', 'Text recognition is busy; try again shortly.'));
+      return Promise.reject(new DomainError('unavailable', this.busyMessage));
     }
     return new Promise<void>((resolve, reject) => {
       const start = () => {

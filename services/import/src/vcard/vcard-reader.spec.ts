@@ -134,3 +134,30 @@ describe('vCard files as contacts', () => {
     expect(() => readVCards('Name,Email\nAda,ada@example.com\n')).toThrow('no BEGIN:VCARD');
   });
 });
+
+// Issue "One upload can stall the import service": each of these took seconds to minutes before
+// (800 KB of soft breaks 13 s; 50 KB of blank lines or spaces 8 s each, ×4 per doubling). Read
+// linearly they finish well inside jest's 5 s timeout, which is what fails the quadratic versions.
+describe('vCard files built to be slow to read', () => {
+  const MB = 1024 * 1024;
+  const card = (middle: string) => `BEGIN:VCARD\r\nVERSION:2.1\r\n${middle}\r\nEMAIL:ada@example.com\r\nEND:VCARD\r\n`;
+
+  it('joins 5 MB of quoted-printable soft breaks into one value', () => {
+    const softBreaks = 'a=\r\n'.repeat(MB + MB / 4);
+    const [fields] = contacts(card(`NOTE;ENCODING=QUOTED-PRINTABLE:${softBreaks}z`));
+    expect(fields!.notes).toHaveLength(MB + MB / 4 + 1);
+  });
+
+  it('reads a card with 1 MB of blank lines in it', () => {
+    expect(contacts(card('\r\n'.repeat(MB / 2)))).toEqual([{ email: 'ada@example.com' }]);
+  });
+
+  it('reads a card with a run of 1 MB of spaces in a value', () => {
+    const [fields] = contacts(card(`FN:Ada${' '.repeat(MB)}Lovelace`));
+    expect(fields!.email).toBe('ada@example.com');
+  });
+
+  it('reads a card with 1 MB of folded empty continuations', () => {
+    expect(contacts(card(`FN:Ada${'\r\n '.repeat(MB / 3)}\r\nN:Lovelace;Ada`))[0]).toMatchObject({ firstName: 'Ada' });
+  });
+});

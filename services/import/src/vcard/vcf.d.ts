@@ -6,6 +6,8 @@ declare module 'vcf' {
   }
   class vCard {
     static parse(text: string): vCard[];
+    /** Called by `parse` on each card's text; replaced by vcard-reader.ts with a linear version. */
+    static normalize(input: string): string;
     toJSON(): ['vcard', vCard.JCardProperty[]];
   }
   export = vCard;
