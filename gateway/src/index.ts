@@ -23,9 +23,13 @@ import { loadTlsMaterial } from './tls-certificate';
 import type { IdempotencyStore } from './idempotency/idempotency-store';
 import { MemoryIdempotencyStore } from './idempotency/memory-idempotency-store';
 import { RedisIdempotencyStore } from './idempotency/redis-idempotency-store';
+import { sharedCheck } from './shared-check';
 
 export * from './config';
 export { createApp, type AppDeps, type GatewayApp } from './app';
+
+/** How long one answer of auth's health check stands for /readyz (probes come every few seconds per replica). */
+const READINESS_TTL_MS = 2000;
 
 export interface GatewayOptions {
   logger?: Logger;
@@ -83,7 +87,8 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     invalidation,
     idempotencyStore,
     checkReadiness:
-      options.checkReadiness ?? (() => checkHealth({ address: config.AUTH_GRPC_ADDR, tls: internalTls, serverIdentity: 'auth' })),
+      options.checkReadiness ??
+      sharedCheck(() => checkHealth({ address: config.AUTH_GRPC_ADDR, tls: internalTls, serverIdentity: 'auth' }), READINESS_TTL_MS),
     budgets: options.budgets,
     authenticator: { usageFlushIntervalMs: config.API_KEY_USAGE_FLUSH_MS },
   });

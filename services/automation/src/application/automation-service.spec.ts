@@ -1,3 +1,4 @@
+import { PLAN_QUOTAS } from '@crm/vocabulary';
 import { DomainError } from '@crm/observability';
 import { openStore, type DocumentStore } from '@crm/store';
 import { BUILT_IN_TEMPLATES } from '../domain/gallery';
@@ -118,6 +119,22 @@ describe('the automation service', () => {
     expect((await service.getTemplate(mine, 'tmpl_new_lead_welcome')).installCount).toBe(5);
     await service.updateRule(mine, installs[1]!.id, { steps }, ['steps']);
     expect((await service.getTemplate(mine, 'tmpl_new_lead_welcome')).steps).toHaveLength(4);
+  });
+
+  it('refuses to activate one rule more than the plan allows (422 on isActive), while deactivating always works', async () => {
+    const starter = { ...mine, plan: 'starter' };
+    const made = [];
+    for (let i = 0; i <= PLAN_QUOTAS.starter.activeRules; i += 1)
+      made.push(await service.createRule(starter, { name: `R${i}`, trigger: 'lead_created', steps }));
+    for (const rule of made.slice(0, -1)) await service.setActive(starter, rule.id, true);
+    await expect(service.setActive(starter, made.at(-1)!.id, true)).rejects.toMatchObject({
+      kind: 'validation_failed',
+      fields: { isActive: [expect.stringContaining(`allows ${PLAN_QUOTAS.starter.activeRules} active rules`)] },
+    });
+    expect((await service.getRule(starter, made.at(-1)!.id)).isActive).toBe(false);
+    await service.setActive(starter, made[0]!.id, true); // already active: unchanged, no quota check
+    await service.setActive(starter, made[0]!.id, false);
+    expect((await service.setActive(starter, made.at(-1)!.id, true)).isActive).toBe(true);
   });
 
   it('refuses to activate an installed rule until its assign_user step has users', async () => {

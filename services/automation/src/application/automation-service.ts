@@ -6,6 +6,7 @@ import { workspacePage, type Page, type Paging } from './paging';
 import { galleryPage } from './template-gallery-page';
 import { DomainError } from '@crm/observability';
 import type { Condition as StoreCondition, DocumentStore } from '@crm/store';
+import { planQuotas } from '@crm/vocabulary';
 import { BUILT_IN_TEMPLATES, findBuiltInTemplate, GALLERY_CREATED_AT } from '../domain/gallery';
 import { ID_PREFIX, newId } from '../domain/ids';
 import {
@@ -27,6 +28,8 @@ import { customTemplates, emails, engineWorkspaces, enrollments, galleryInstalls
 
 export interface Caller {
   workspaceId: string;
+  /** The workspace's plan, as the gateway names it; its quotas apply (`planQuotas`). */
+  plan?: string;
 }
 
 export const RULE_FIELDS = ['name', 'trigger', 'triggerConditions', 'exitConditions', 'steps'] as const;
@@ -157,9 +160,20 @@ export class AutomationService {
       await this.store.global().upsert(engineWorkspaces, { id: caller.workspaceId, registeredAt: this.now() }, {});
     }
     if (rule.isActive === active) return rule;
+    if (active) await this.assertActiveRuleQuota(caller);
     const updated = await scoped.update(rules, id, { set: { isActive: active, updatedAt: this.now() } });
     if (!updated) throw DomainError.notFound();
     return updated;
+  }
+
+  /** One more active rule than the plan allows is a 422 on `isActive` (the rule stays inactive). */
+  private async assertActiveRuleQuota(caller: Caller): Promise<void> {
+    const { activeRules } = planQuotas(caller.plan);
+    const active = await this.store.forWorkspace(caller.workspaceId).count(rules, [{ field: 'isActive', op: 'eq', value: true }]);
+    if (active >= activeRules)
+      throw DomainError.validation({
+        isActive: [`This workspace's plan allows ${activeRules} active rules; deactivate one first.`],
+      });
   }
 
   private assertReady(definition: RuleDefinition): void {

@@ -3,6 +3,7 @@ import { DomainError } from '@crm/observability';
 import { openStore, type DocumentStore } from '@crm/store';
 import type { WebhookDuePayload } from '../engine/webhook-messages';
 import { automationCollections, webhookDeliveries, webhookSubscriptions } from '../store/collections';
+import { PLAN_QUOTAS } from '@crm/vocabulary';
 import { SECRET_OVERLAP_MS, WebhookService } from './webhook-service';
 
 const caller = { workspaceId: 'ws_1' };
@@ -36,6 +37,17 @@ describe('WebhookService', () => {
     expect(created).not.toHaveProperty('secrets');
     expect(await service.get(caller, created.id)).not.toHaveProperty('secret');
     expect((await service.list(caller, {})).items[0]).not.toHaveProperty('secret');
+  });
+
+  it("refuses a subscription past the plan's quota with a 422 on url, in that workspace only", async () => {
+    const starter = { workspaceId: 'ws_quota', plan: 'starter' };
+    for (let i = 0; i < PLAN_QUOTAS.starter.webhookSubscriptions; i += 1)
+      await service.create(starter, { url: `https://hooks.example.com/${i}`, events: ['lead.created'] });
+    expect(await fieldErrors(service.create(starter, { url: 'https://hooks.example.com/over', events: ['lead.created'] }))).toEqual({
+      url: [expect.stringContaining(`allows ${PLAN_QUOTAS.starter.webhookSubscriptions} webhook subscriptions`)],
+    });
+    await service.create({ ...starter, plan: 'growth' }, { url: 'https://hooks.example.com/growth', events: ['lead.created'] });
+    await service.create(caller, { url: 'https://hooks.example.com/other', events: ['lead.created'] });
   });
 
   it('defaults to active and drops repeated event types', async () => {

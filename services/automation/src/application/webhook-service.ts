@@ -3,7 +3,7 @@
  * test event; the delivery log and redelivery. Secrets leave this service only in create's and
  * rotate's answers. Who may call what (admins manage, members read) is the gateway's check.
  */
-import { characterCount } from '@crm/vocabulary';
+import { characterCount, planQuotas } from '@crm/vocabulary';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { BusMessage, MessageBus } from '@crm/bus';
 import { DomainError } from '@crm/observability';
@@ -84,6 +84,9 @@ export class WebhookService {
 
   async create(caller: Caller, input: WebhookInput): Promise<WebhookView> {
     const { url, events } = this.validate(input, true);
+    const { webhookSubscriptions: allowed } = planQuotas(caller.plan);
+    if ((await this.store.forWorkspace(caller.workspaceId).count(webhookSubscriptions, [])) >= allowed)
+      throw DomainError.validation({ url: [`This workspace's plan allows ${allowed} webhook subscriptions; delete one first.`] });
     const now = timestamp(new Date());
     const subscription: WebhookSubscriptionDocument = {
       id: newId(ID_PREFIX.webhook),

@@ -11,7 +11,7 @@ type Handlers = { [K in keyof M as string extends K ? never : K]: UnaryHandler<M
 
 function callerOf(context: CallContext): Caller {
   if (!context.workspaceId) throw DomainError.unauthenticated('The call carries no workspace.');
-  return { workspaceId: context.workspaceId };
+  return { workspaceId: context.workspaceId, plan: context.plan };
 }
 
 /** Translation only: proto ↔ the automation service's calls. */
