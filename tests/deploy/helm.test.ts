@@ -157,6 +157,10 @@ describe('what the rendered chart must and must not contain', () => {
     // Rendered twice, as two `skaffold dev` runs on a fresh release would (no Secret to look up).
     const secret = () => renderNow('helm4', localArgs()).find((o) => o.kind === 'Secret' && o.metadata.name === 'crm-stores') as any;
     expect(Object.keys(secret().data).sort()).toEqual([
+      'mongodb-crm-auth-password',
+      'mongodb-crm-automation-password',
+      'mongodb-crm-import-password',
+      'mongodb-crm-records-password',
       'mongodb-replica-set-key',
       'mongodb-root-password',
       'rabbitmq-password',
@@ -164,6 +168,37 @@ describe('what the rendered chart must and must not contain', () => {
     ]);
     expect(secret().data).toEqual(secret().data);
     expect(secret().metadata.annotations['helm.sh/resource-policy']).toBe('keep');
+  });
+
+  test('each service connects to the chart’s MongoDB as its own user, with rights on its own database only, never as root', () => {
+    const objects = render('helm4', localArgs());
+    const urls = objects
+      .filter((o) => o.kind === 'Deployment')
+      .flatMap((o) =>
+        containersOf(o).map((c) => [o.metadata.name, c.env?.find((e: { name: string }) => e.name === 'MONGO_URL')?.value] as const),
+      )
+      .filter(([, url]) => url !== undefined);
+    expect(urls.length).toBe(6);
+    for (const [name, url] of urls) {
+      const database = /^mongodb:\/\/([a-z_]+):\$\(MONGODB_PASSWORD\)@[^/]+\/([a-z_]+)\?.*authSource=([a-z_]+)/.exec(url as string);
+      expect({ name, user: database?.[1], database: database?.[2], authSource: database?.[3] }).toEqual({
+        name,
+        user: database?.[2],
+        database: expect.stringMatching(/^crm_(auth|records|import|automation)$/),
+        authSource: database?.[2],
+      });
+    }
+    const mongo = containersOf(objects.find((o) => o.kind === 'StatefulSet' && o.metadata.name === 'crm-mongodb')!).at(-1);
+    const hook = mongo.lifecycle.postStart.exec.command[2] as string;
+    expect(hook).toContain('["crm_auth","crm_automation","crm_import","crm_records"]');
+    expect(hook).toContain('{ role: "readWrite", db: name }, { role: "dbAdmin", db: name }');
+    const passwords = mongo.env.map((e: { name: string }) => e.name).filter((n: string) => /^MONGODB_CRM_.*_PASSWORD$/.test(n));
+    expect(passwords.sort()).toEqual([
+      'MONGODB_CRM_AUTH_PASSWORD',
+      'MONGODB_CRM_AUTOMATION_PASSWORD',
+      'MONGODB_CRM_IMPORT_PASSWORD',
+      'MONGODB_CRM_RECORDS_PASSWORD',
+    ]);
   });
 
   test('a component takes extra variables from Secrets, extra volumes, pod annotations and the priority class', () => {

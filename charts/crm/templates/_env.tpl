@@ -38,7 +38,7 @@ literal, one `- name:` per variable, and guard component-specific parts with `if
   value: {{ . | quote }}
 {{- end }}
 {{- range $store := $spec.stores }}
-{{- include "crm.storeEnv" (list $root $store) }}
+{{- include "crm.storeEnv" (list $root $store ($spec.database | default "")) }}
 {{- end }}
 {{- include (printf "crm.env.%s" $key) $args }}
 {{- end }}

@@ -3,6 +3,20 @@
 {{ .Files.Get "topology.yaml" }}
 {{- end }}
 
+{{/* The service databases of the topology, each once, sorted: one MongoDB user each (store-mongodb.yaml). */}}
+{{- define "crm.mongoDatabases" -}}
+{{- $databases := list }}
+{{- range $spec := include "crm.topology" . | fromYaml }}
+{{- with $spec.database }}{{ $databases = append $databases . }}{{ end }}
+{{- end }}
+{{- $databases | uniq | sortAlpha | join " " }}
+{{- end }}
+
+{{/* The key of a service database's password in <release>-stores; args: the database name. */}}
+{{- define "crm.mongoUserPasswordKey" -}}
+{{- printf "mongodb-%s-password" (. | replace "_" "-") }}
+{{- end }}
+
 {{/* The components in a fixed order, so rendered manifests are stable. */}}
 {{- define "crm.componentKeys" -}}
 gateway auth records import importWorker automation automationWorker
@@ -93,16 +107,18 @@ comes whole from the Secret the operator writes. External stores: from externalU
 {{- define "crm.storeEnv" -}}
 {{- $root := index . 0 }}
 {{- $store := index . 1 }}
+{{- $database := index . 2 }}
 {{- $ns := $root.Release.Namespace }}
 {{- $name := include "crm.storeFullname" (list $root $store) }}
 {{- $values := index $root.Values $store }}
 {{- if eq $store "mongodb" }}
 {{- if $values.enabled }}
-- name: MONGODB_ROOT_PASSWORD
+# Least privilege: the service's own user, with rights on its own database only (store-mongodb.yaml makes it).
+- name: MONGODB_PASSWORD
   valueFrom:
-    secretKeyRef: { name: {{ include "crm.storesSecretName" $root }}, key: mongodb-root-password }
+    secretKeyRef: { name: {{ include "crm.storesSecretName" $root }}, key: {{ include "crm.mongoUserPasswordKey" $database }} }
 - name: MONGO_URL
-  value: {{ printf "mongodb://root:$(MONGODB_ROOT_PASSWORD)@%s-0.%s.%s.svc:27017/?replicaSet=%s&authSource=admin" $name $name $ns $values.replicaSetName | quote }}
+  value: {{ printf "mongodb://%s:$(MONGODB_PASSWORD)@%s-0.%s.%s.svc:27017/%s?replicaSet=%s&authSource=%s" $database $name $name $ns $database $values.replicaSetName $database | quote }}
 {{- else if $values.community.enabled }}
 # The operator's connection Secret <resource>-<database>-<user> holds the whole SRV-less URL.
 - name: MONGO_URL
