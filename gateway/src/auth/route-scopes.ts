@@ -1,7 +1,7 @@
 /**
  * Which API key scope each route needs, stated once: a route's family comes from its path prefix
  * (the longest prefix in ROUTE_FAMILIES wins), its action from its method (GET/HEAD read, anything
- * else write). The gateway checks it once for every key request (apiKeyScopes, mounted in app.ts),
+ * else write, except the POSTs that only read: query and aggregate). The gateway checks it once for every key request (apiKeyScopes, mounted in app.ts),
  * and the OpenAPI document shows it on every operation as `x-scope` (openapi/document.ts). A route
  * under no prefix has no scope: the spec beside this file enumerates every served route and fails.
  */
@@ -48,6 +48,8 @@ export const ROUTE_FAMILIES: Readonly<Record<string, PrefixRule>> = {
 };
 
 const READS = new Set(['GET', 'HEAD']);
+/** POSTs that only read (their filter is too big for a query string): a family's read scope is enough. */
+const READING_POSTS = new Set(['query', 'aggregate']);
 
 function segments(path: string): string[] {
   return path.toLowerCase().split('/').filter(Boolean);
@@ -62,7 +64,7 @@ export function routeScope(method: string, template: string): RouteScope | undef
   const path = segments(template);
   const match = PREFIXES.find((p) => p.segments.every((segment, i) => path[i] === segment));
   if (!match) return undefined;
-  const read = READS.has(method.toUpperCase());
+  const read = READS.has(method.toUpperCase()) || (method.toUpperCase() === 'POST' && READING_POSTS.has(path.at(-1) ?? ''));
   if (match.rule === 'none' || match.rule === 'closed') return match.rule;
   if (match.rule === 'settings') return read ? 'allScopes' : 'closed';
   const scope = `${match.rule}:${read ? 'read' : 'write'}`;
@@ -119,7 +121,10 @@ export class RouteScopeTable {
 
   /** Routes no rule covers: must stay empty (route-scopes.spec.ts). */
   unscoped(): string[] {
-    return [...this.byMethod.values()].flat().filter((entry) => entry.scope === undefined).map((entry) => entry.route);
+    return [...this.byMethod.values()]
+      .flat()
+      .filter((entry) => entry.scope === undefined)
+      .map((entry) => entry.route);
   }
 }
 

@@ -33,7 +33,8 @@ const expiresAtField = z
   .string()
   .superRefine((value, ctx) => {
     const at = Date.parse(value);
-    if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(at)) ctx.addIssue({ code: 'custom', message: 'Enter a valid ISO 8601 timestamp.' });
+    if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(at))
+      ctx.addIssue({ code: 'custom', message: 'Enter a valid ISO 8601 timestamp.' });
     else if (at <= Date.now()) ctx.addIssue({ code: 'custom', message: 'Ensure this timestamp is in the future.' });
   })
   .meta({ format: 'date-time', description: 'When the key stops working (401 from then on, on every gateway). Left out: never.' });

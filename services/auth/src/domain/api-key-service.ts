@@ -84,7 +84,8 @@ export class ApiKeyService {
   private checkScopes(check: FieldCheck, scopes: string[] | undefined): ApiKeyScope[] | undefined {
     if (!scopes || scopes.length === 0) return undefined;
     const unknown = scopes.filter((scope) => !isApiKeyScope(scope));
-    if (unknown.length > 0) return void check.add('scopes', `Unknown scope: ${unknown.join(', ')}. Known scopes: ${API_KEY_SCOPES.join(', ')}.`);
+    if (unknown.length > 0)
+      return void check.add('scopes', `Unknown scope: ${unknown.join(', ')}. Known scopes: ${API_KEY_SCOPES.join(', ')}.`);
     return API_KEY_SCOPES.filter((scope) => scopes.includes(scope));
   }
 
