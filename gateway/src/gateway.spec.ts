@@ -247,6 +247,7 @@ describe('gateway over HTTPS with a fake auth service', () => {
       expect(unknown.body).toEqual({ scopes: [expect.stringContaining('Unknown scope: events:write, everything.')] });
       expect((await send({ scopes: [] })).body).toEqual({ scopes: [expect.any(String)] });
       expect((await send({ expiresAt: 'tomorrow' })).body).toEqual({ expiresAt: ['Enter a valid ISO 8601 timestamp.'] });
+      expect((await send({ expiresAt: '2099-01-01T00:00:00' })).body).toEqual({ expiresAt: ['Enter a valid ISO 8601 timestamp.'] });
       const past = await send({ expiresAt: '2020-01-01T00:00:00Z' });
       expect(past.status).toBe(422);
       expect(past.body).toEqual({ expiresAt: ['Ensure this timestamp is in the future.'] });

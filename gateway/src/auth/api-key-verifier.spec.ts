@@ -1,4 +1,5 @@
 import { DomainError } from '@crm/observability';
+import { API_KEY_SCOPES } from '@crm/vocabulary';
 import type { AuthClient } from '../clients/auth-client';
 import { ApiKeyVerifier } from './api-key-verifier';
 
@@ -38,6 +39,11 @@ describe('ApiKeyVerifier', () => {
     t.advance(2_000);
     await t.verifier.verify(KEY, ids);
     expect(t.calls()).toBe(2);
+  });
+
+  it('reads no scopes (an auth from before scopes) as every scope', async () => {
+    const t = setUp(() => ({ keyId: 'key_1', workspace, scopes: [], expiresAt: '' }));
+    expect((await t.verifier.verify(KEY, ids)).scopes).toEqual(API_KEY_SCOPES);
   });
 
   it('never serves a cached key past its expiry, even within the TTL', async () => {

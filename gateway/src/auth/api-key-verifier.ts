@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { DomainError, isDomainError } from '@crm/observability';
 import type { authV1 } from '@crm/grpc';
+import { API_KEY_SCOPES } from '@crm/vocabulary';
 import { GRPC_DEADLINE_MS, type AuthClient } from '../clients/auth-client';
 import { credentialError } from './credential-error';
 import { ExpiringLru } from './expiring-lru';
@@ -93,7 +94,9 @@ export class ApiKeyVerifier {
     const verified: VerifiedApiKey = {
       keyId: response.keyId,
       workspace: response.workspace,
-      scopes: response.scopes,
+      // Auth answers every scope for a key made without any, never none: an empty list is an auth from
+      // before scopes (a rolling upgrade), whose keys all hold every scope.
+      scopes: response.scopes.length > 0 ? response.scopes : API_KEY_SCOPES,
       ...(expiresAt !== undefined ? { expiresAt } : {}),
     };
     // Never served from the cache past the key's expiry.

@@ -105,11 +105,9 @@ export class RouteScopeTable {
         'i',
       );
       const entry = { route, pattern, staticSegments: parts.filter((p) => !p.startsWith('{')).length, scope: routeScope(method, template) };
-      const list = this.byMethod.get(method) ?? [];
-      list.push(entry);
-      list.sort((a, b) => b.staticSegments - a.staticSegments);
-      this.byMethod.set(method, list);
+      this.byMethod.set(method, [...(this.byMethod.get(method) ?? []), entry]);
     }
+    for (const list of this.byMethod.values()) list.sort((a, b) => b.staticSegments - a.staticSegments);
   }
 
   /** The served route a request reaches (HEAD as GET), or undefined when none does (a 404 or 405 follows). */

@@ -22,8 +22,8 @@ export function withScopes(paths: OpenApiPaths): OpenApiPaths {
     for (const [method, operation] of Object.entries(operations) as [keyof (typeof operations & object), OpenApiOperation][]) {
       const authenticated = Array.isArray(operation.security) && operation.security.length > 0;
       const scope = routeScope(method, path);
-      if (!authenticated || !scope) out[path][method] = operation;
-      else if (scope === 'none') out[path][method] = { ...operation, 'x-scope': scope };
+      if (!scope) out[path][method] = operation;
+      else if (scope === 'none' || !authenticated) out[path][method] = { ...operation, 'x-scope': scope };
       else out[path][method] = { ...withForbidden(operation), 'x-scope': scope };
     }
   }

@@ -29,12 +29,14 @@ const scopesField = z
       'What the key may do: `<family>:read`, or `<family>:write` (which includes read). Left out: every scope. Each operation names the scope it needs in `x-scope`.',
   });
 
+/** ISO 8601 with its offset: without one, the instant would depend on the server's zone. */
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i;
+
 const expiresAtField = z
   .string()
   .superRefine((value, ctx) => {
     const at = Date.parse(value);
-    if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(at))
-      ctx.addIssue({ code: 'custom', message: 'Enter a valid ISO 8601 timestamp.' });
+    if (!TIMESTAMP.test(value) || Number.isNaN(at)) ctx.addIssue({ code: 'custom', message: 'Enter a valid ISO 8601 timestamp.' });
     else if (at <= Date.now()) ctx.addIssue({ code: 'custom', message: 'Ensure this timestamp is in the future.' });
   })
   .meta({ format: 'date-time', description: 'When the key stops working (401 from then on, on every gateway). Left out: never.' });
