@@ -306,6 +306,9 @@ export interface ChangePlanRequest {
 export interface CreateWorkspaceApiKeyRequest {
   workspaceId: string;
   name: string;
+  /** As in CreateApiKeyRequest: none given, every scope; empty, never expires. */
+  scopes: string[];
+  expiresAt: string;
 }
 
 export interface ListWorkspacesRequest {
