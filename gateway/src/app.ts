@@ -9,6 +9,7 @@ import { DomainError, type Logger } from '@crm/observability';
 import type { RateLimitCounter } from '@crm/rate-limit';
 import { settingsWritesForAdmins } from './auth/admin-guard';
 import { Authenticator, type AuthenticatorOptions } from './auth/authenticator';
+import { apiKeyScopes, RouteScopeTable } from './auth/route-scopes';
 import type { AuthClient } from './clients/auth-client';
 import type { InvalidationChannel } from '@crm/rate-limit';
 import type { GatewayConfig } from './config';
@@ -22,6 +23,7 @@ import { requestId } from './middleware/request-id';
 import { securityHeaders } from './middleware/security-headers';
 import { traceContext } from './middleware/trace-context';
 import { buildOpenApiDocument } from './openapi/document';
+import { registeredRoutes } from './openapi/route-inventory';
 import { apiDocsRoutes } from './openapi/api-docs.routes';
 import { openApiRoutes } from './openapi/openapi.routes';
 import { routeModules, type RouteDeps, type RouteModule } from './routes';
@@ -165,7 +167,10 @@ export function createApp(deps: AppDeps): GatewayApp {
   app.use(limiter.workspaceLimit());
   // 7a. Roles: every write under /api/settings/ is for admins (members and API keys get 403).
   app.use(settingsWritesForAdmins(deps.auth));
-  // 7b. Idempotency-Key, per workspace: uploads (both imports) here, before their body is read; other POSTs after 8b.
+  // 7b. Scopes: an API key reaches only the routes its scopes cover (one table, auth/route-scopes.ts).
+  let scopeTable: RouteScopeTable | undefined;
+  app.use(apiKeyScopes(() => (scopeTable ??= new RouteScopeTable(registeredRoutes(app)))));
+  // 7c. Idempotency-Key, per workspace: uploads (both imports) here, before their body is read; other POSTs after 8b.
   app.use(idempotency.streamedUploads);
   // 8. The CSV import upload is streamed to the import service as it arrives, so it goes before the JSON parser.
   app.use(

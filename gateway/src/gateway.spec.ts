@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '@crm/observability';
+import { API_KEY_SCOPES } from '@crm/vocabulary';
 import { LocalInvalidationChannel } from '@crm/rate-limit';
 import { gatewayConfig } from './config';
 import { startGateway, type RunningGateway } from './index';
@@ -172,6 +173,8 @@ describe('gateway over HTTPS with a fake auth service', () => {
         key: expect.stringMatching(/^crm_/),
         prefix: expect.any(String),
         createdAt: expect.any(String),
+        scopes: API_KEY_SCOPES,
+        expiresAt: null,
       });
 
       const me = await client.send('GET', '/api/auth/me/', { token: created.body.key });
@@ -222,6 +225,52 @@ describe('gateway over HTTPS with a fake auth service', () => {
         total: 2,
         days: [{ date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/), count: 2 }],
       });
+    });
+
+    it('answers and lists a key with its scopes and expiry', async () => {
+      const owner = auth.accessToken();
+      const expiresAt = new Date(Date.now() + 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      const json = { name: 'scoped', scopes: ['leads:write', 'contacts:read'], expiresAt };
+      const created = await client.send('POST', '/api/settings/api-keys/', { token: owner, json });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({ scopes: ['leads:write', 'contacts:read'], expiresAt });
+      const list = await client.send('GET', '/api/settings/api-keys/', { token: owner });
+      expect(list.body.results.find((k: { id: string }) => k.id === created.body.id)).toMatchObject({ scopes: json.scopes, expiresAt });
+    });
+
+    it('refuses an unknown scope, an empty list, and an expiry that is not a timestamp in the future with 422', async () => {
+      const owner = auth.accessToken();
+      const send = (json: Record<string, unknown>) =>
+        client.send('POST', '/api/settings/api-keys/', { token: owner, json: { name: 'bad', ...json } });
+      const unknown = await send({ scopes: ['contacts:read', 'events:write', 'everything'] });
+      expect(unknown.status).toBe(422);
+      expect(unknown.body).toEqual({ scopes: [expect.stringContaining('Unknown scope: events:write, everything.')] });
+      expect((await send({ scopes: [] })).body).toEqual({ scopes: [expect.any(String)] });
+      expect((await send({ expiresAt: 'tomorrow' })).body).toEqual({ expiresAt: ['Enter a valid ISO 8601 timestamp.'] });
+      expect((await send({ expiresAt: '2099-01-01T00:00:00' })).body).toEqual({ expiresAt: ['Enter a valid ISO 8601 timestamp.'] });
+      const past = await send({ expiresAt: '2020-01-01T00:00:00Z' });
+      expect(past.status).toBe(422);
+      expect(past.body).toEqual({ expiresAt: ['Ensure this timestamp is in the future.'] });
+    });
+
+    it('refuses a scoped key outside its scopes with 403 naming the scope, and lets it through inside them', async () => {
+      const key = auth.addApiKey('ws_main', 'scoped', { scopes: ['contacts:read'] });
+      const write = await client.send('POST', '/api/contacts/', { token: key, json: { firstName: 'A' } });
+      expect(write.status).toBe(403);
+      expect(write.body).toEqual({ detail: 'This API key lacks the scope contacts:write (it holds contacts:read).' });
+      expect((await client.send('GET', '/api/leads/', { token: key })).body.detail).toContain('leads:read');
+      expect((await client.send('GET', '/api/settings/webhooks/', { token: key })).status).toBe(403);
+      expect((await client.send('GET', '/api/auth/me/', { token: key })).status).toBe(200);
+      // No records service here: past the scope check, the request fails further on.
+      expect((await client.send('GET', '/api/contacts/', { token: key })).status).not.toBe(403);
+      expect((await client.send('POST', '/api/contacts/query/', { token: key, json: {} })).status).not.toBe(403);
+    });
+
+    it('refuses an expired key with 401', async () => {
+      const key = auth.addApiKey('ws_main', 'brief', { expiresAt: new Date(Date.now() + 300).toISOString() });
+      expect((await client.send('GET', '/api/auth/me/', { token: key })).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect((await client.send('GET', '/api/auth/me/', { token: key })).status).toBe(401);
     });
 
     it('does not let an API key create or revoke API keys (settings writes are for admins)', async () => {

@@ -18,6 +18,8 @@ export interface Caller {
   /** 0 when auth gave none: the plan's default applies. */
   rateLimitPerMinute: number;
   apiKeyId?: string;
+  /** An API key's scopes (every scope for a key created without any); absent for users. */
+  scopes?: readonly string[];
 }
 
 declare global {

@@ -9,7 +9,7 @@ export { AccountsResource } from './resources/accounts-resource';
 export { OpportunitiesResource } from './resources/opportunities-resource';
 export { RulesResource, TemplatesResource } from './resources/automations-resource';
 export { WebhooksResource } from './resources/webhooks-resource';
-export { ApiKeysResource } from './resources/api-keys-resource';
+export { ApiKeysResource, type ApiKeyLimits } from './resources/api-keys-resource';
 export { TasksResource, ActivitiesResource } from './resources/timeline-resource';
 export { ImportsResource, type ImportFile, type ImportJob, type ImportOptions } from './resources/imports-resource';
 export type * from './api-types';

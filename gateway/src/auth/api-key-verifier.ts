@@ -1,11 +1,13 @@
 /**
- * Checks workspace API keys with auth (VerifyApiKey) and caches the answer for a minute. A
+ * Checks workspace API keys with auth (VerifyApiKey) and caches the answer for a minute, or until
+ * the key expires if that comes first. A
  * revocation pushed over the invalidation channel evicts the key at once, and the key id is
  * remembered for the cache lifetime so a verification that raced the revocation cannot re-cache it.
  */
 import { createHash } from 'node:crypto';
 import { DomainError, isDomainError } from '@crm/observability';
 import type { authV1 } from '@crm/grpc';
+import { API_KEY_SCOPES } from '@crm/vocabulary';
 import { GRPC_DEADLINE_MS, type AuthClient } from '../clients/auth-client';
 import { credentialError } from './credential-error';
 import { ExpiringLru } from './expiring-lru';
@@ -16,6 +18,9 @@ export const API_KEY_PREFIX = 'crm_';
 export interface VerifiedApiKey {
   keyId: string;
   workspace: authV1.Workspace;
+  scopes: readonly string[];
+  /** Epoch ms at which the key stops working; absent: never. */
+  expiresAt?: number;
 }
 
 export interface ApiKeyVerifierOptions {
@@ -83,8 +88,19 @@ export class ApiKeyVerifier {
     }
     if (!response.keyId || !response.workspace) throw new DomainError('internal', 'VerifyApiKey answered without a key id or workspace.');
     if (this.recentlyRevoked.has(response.keyId)) throw credentialError('Invalid API key.', 'invalid_token');
-    const verified: VerifiedApiKey = { keyId: response.keyId, workspace: response.workspace };
-    this.cache.set(digest, verified, this.now() + this.ttlMs);
+    const expiresAt = response.expiresAt ? Date.parse(response.expiresAt) : undefined;
+    // Auth refuses an expired key; this is for a clock here a little ahead of auth's.
+    if (expiresAt !== undefined && expiresAt <= this.now()) throw credentialError('Invalid API key.', 'invalid_token');
+    const verified: VerifiedApiKey = {
+      keyId: response.keyId,
+      workspace: response.workspace,
+      // Auth answers every scope for a key made without any, never none: an empty list is an auth from
+      // before scopes (a rolling upgrade), whose keys all hold every scope.
+      scopes: response.scopes.length > 0 ? response.scopes : API_KEY_SCOPES,
+      ...(expiresAt !== undefined ? { expiresAt } : {}),
+    };
+    // Never served from the cache past the key's expiry.
+    this.cache.set(digest, verified, Math.min(this.now() + this.ttlMs, expiresAt ?? Infinity));
     return verified;
   }
 }

@@ -72,7 +72,7 @@ export class Authenticator {
     const token = match[1]!;
 
     if (token.startsWith(API_KEY_PREFIX)) {
-      const { keyId, workspace } = await this.apiKeys.verify(token, ids);
+      const { keyId, workspace, scopes } = await this.apiKeys.verify(token, ids);
       this.workspaces.remember(workspace);
       this.usage.record(keyId);
       return {
@@ -82,6 +82,7 @@ export class Authenticator {
         plan: workspace.plan,
         rateLimitPerMinute: workspace.rateLimitPerMinute,
         apiKeyId: keyId,
+        scopes,
       };
     }
 

@@ -3,10 +3,11 @@
  * declares beside its router, plus the shared components: error shapes, rate-limit headers,
  * the bearer scheme, and the contract decisions in prose.
  */
-import { PAGING } from '@crm/vocabulary';
+import { API_KEY_SCOPES, PAGING } from '@crm/vocabulary';
 import { IDEMPOTENCY_COMPONENTS, withIdempotencyKeys } from './idempotency-key';
 import { withHeads, type JsonSchema, type OpenApiPaths } from './operation';
 import { ROLES_DESCRIPTION, withRoles } from './roles';
+import { SCOPES_DESCRIPTION, withScopes } from './scopes';
 
 const DESCRIPTION = `A JSON REST API over HTTPS for a CRM: contacts, leads, accounts, opportunities, automation and imports.
 
@@ -15,6 +16,8 @@ const DESCRIPTION = `A JSON REST API over HTTPS for a CRM: contacts, leads, acco
 **Authentication.** Every call except signup, login, token refresh, the OpenAPI document and the health probes carries \`Authorization: Bearer <token>\`, where the token is a user access token (a JWT, valid 1 hour) or a workspace API key (\`crm_...\`). A missing, malformed, expired or revoked credential answers \`401 {"detail": ...}\` with \`WWW-Authenticate: Bearer\`. Refresh tokens (30 days) rotate on every use; the refresh response carries the new one, and presenting an already rotated refresh token revokes its whole family. Revoking an API key takes effect at once on every gateway replica. Actions done with an API key are attributed to the workspace's system user. API keys cannot manage API keys: that takes an admin's login.
 
 ${ROLES_DESCRIPTION}
+
+${SCOPES_DESCRIPTION}
 
 **Rate limits.** Requests are counted per workspace (users and keys share one budget) per minute by plan: starter 100, growth 300, business 600, enterprise the workspace's own number. Requests without a valid credential are counted per client address (60 a minute); signup, login and token refresh per client address (20 a minute), and login also per email (10 a minute). Every response, errors included, carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (Unix seconds); a \`429 {"detail": ...}\` also carries \`Retry-After\` (seconds). The health probes are not counted.
 
@@ -36,7 +39,7 @@ const COMPONENTS = {
       type: 'http',
       scheme: 'bearer',
       description:
-        'A user access token (JWT, RS256, 1 hour) from login/refresh, or a workspace API key (`crm_...`). What the caller may do depends on its role: admins everything; members and API keys everything but writes under /api/settings/ (see `x-roles` on each operation).',
+        'A user access token (JWT, RS256, 1 hour) from login/refresh, or a workspace API key (`crm_...`). What the caller may do depends on its role: admins everything; members and API keys everything but writes under /api/settings/ (see `x-roles` on each operation). An API key may be limited to scopes and may expire: each operation names the scope it needs in `x-scope`; a key outside its scopes gets 403 naming the scope, an expired key 401.',
     },
   },
   headers: {
@@ -104,24 +107,36 @@ const COMPONENTS = {
     },
     ApiKey: {
       type: 'object',
-      required: ['id', 'name', 'prefix', 'createdAt', 'lastUsedAt'],
+      required: ['id', 'name', 'prefix', 'createdAt', 'lastUsedAt', 'scopes', 'expiresAt'],
       properties: {
         id: { type: 'string' },
         name: { type: 'string' },
         prefix: { type: 'string', description: 'The first characters of the key, to recognise it.' },
         createdAt: { type: 'string', format: 'date-time' },
         lastUsedAt: { type: ['string', 'null'], format: 'date-time' },
+        scopes: {
+          type: 'array',
+          items: { type: 'string', enum: [...API_KEY_SCOPES] },
+          description: 'What the key may do; every scope for a key created without any.',
+        },
+        expiresAt: { type: ['string', 'null'], format: 'date-time', description: 'When the key stops working; null: never.' },
       },
     },
     CreatedApiKey: {
       type: 'object',
-      required: ['id', 'name', 'key', 'prefix', 'createdAt'],
+      required: ['id', 'name', 'key', 'prefix', 'createdAt', 'scopes', 'expiresAt'],
       properties: {
         id: { type: 'string' },
         name: { type: 'string' },
         key: { type: 'string', description: 'The whole key. Shown only in this response; it is stored hashed.' },
         prefix: { type: 'string' },
         createdAt: { type: 'string', format: 'date-time' },
+        scopes: {
+          type: 'array',
+          items: { type: 'string', enum: [...API_KEY_SCOPES] },
+          description: 'What the key may do; every scope for a key created without any.',
+        },
+        expiresAt: { type: ['string', 'null'], format: 'date-time', description: 'When the key stops working; null: never.' },
       },
     },
     ApiKeyList: {
@@ -252,7 +267,7 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions): Record<st
     servers: [{ url: options.serverUrl ?? '/', description: 'This server. Paths may also be prefixed /api/v1.' }],
     security: [{ bearerAuth: [] }],
     tags: TAGS,
-    paths: withHeads(withRoles(withIdempotencyKeys(paths))),
+    paths: withHeads(withScopes(withRoles(withIdempotencyKeys(paths)))),
     components: {
       ...COMPONENTS,
       parameters: IDEMPOTENCY_COMPONENTS.parameters,

@@ -7,7 +7,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { DomainError } from '@crm/observability';
 import type { authV1 } from '@crm/grpc';
-import { ACCOUNT_LIMITS } from '@crm/vocabulary';
+import { ACCOUNT_LIMITS, API_KEY_SCOPES, isApiKeyScope } from '@crm/vocabulary';
 import { GRPC_DEADLINE_MS } from '../clients/auth-client';
 import { oneTimeSecret } from '../idempotency/idempotent-posts';
 import { bodySchema, idParameter, operation, ref, type OpenApiPaths } from '../openapi/operation';
@@ -15,12 +15,48 @@ import { callerContext } from '../request-context';
 import type { RouteDeps, RouteModule } from './route-module';
 import { boundedText, nullIfEmpty, parseBody, pathId } from './validate';
 
+const scopesField = z
+  .array(z.string())
+  .min(1, 'Give at least one scope, or leave scopes out for a key holding every scope.')
+  .superRefine((scopes, ctx) => {
+    const unknown = scopes.filter((scope) => !isApiKeyScope(scope));
+    if (unknown.length > 0)
+      ctx.addIssue({ code: 'custom', message: `Unknown scope: ${unknown.join(', ')}. Known scopes: ${API_KEY_SCOPES.join(', ')}.` });
+  })
+  .meta({
+    items: { type: 'string', enum: [...API_KEY_SCOPES] },
+    description:
+      'What the key may do: `<family>:read`, or `<family>:write` (which includes read). Left out: every scope. Each operation names the scope it needs in `x-scope`.',
+  });
+
+/** ISO 8601 with its offset: without one, the instant would depend on the server's zone. */
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i;
+
+const expiresAtField = z
+  .string()
+  .superRefine((value, ctx) => {
+    const at = Date.parse(value);
+    if (!TIMESTAMP.test(value) || Number.isNaN(at)) ctx.addIssue({ code: 'custom', message: 'Enter a valid ISO 8601 timestamp.' });
+    else if (at <= Date.now()) ctx.addIssue({ code: 'custom', message: 'Ensure this timestamp is in the future.' });
+  })
+  .meta({ format: 'date-time', description: 'When the key stops working (401 from then on, on every gateway). Left out: never.' });
+
 export const createApiKeyBody = z.strictObject({
   name: boundedText(ACCOUNT_LIMITS.apiKeyName, { trim: true, notBlank: true }),
+  scopes: scopesField.optional(),
+  expiresAt: expiresAtField.optional(),
 });
 
 function apiKeyItem(key: authV1.ApiKey) {
-  return { id: key.id, name: key.name, prefix: key.prefix, createdAt: key.createdAt, lastUsedAt: nullIfEmpty(key.lastUsedAt) };
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    createdAt: key.createdAt,
+    lastUsedAt: nullIfEmpty(key.lastUsedAt),
+    scopes: key.scopes,
+    expiresAt: nullIfEmpty(key.expiresAt),
+  };
 }
 
 export function apiKeyRoutes(deps: RouteDeps): RouteModule {
@@ -30,10 +66,11 @@ export function apiKeyRoutes(deps: RouteDeps): RouteModule {
 
   router.post('/api/settings/api-keys', oneTimeSecret, async (req, res) => {
     const input = parseBody(createApiKeyBody, req.body);
-    const created = await auth.call('CreateApiKey', input, callerContext(res), options);
+    const request = { name: input.name, scopes: input.scopes ?? [], expiresAt: input.expiresAt ?? '' };
+    const created = await auth.call('CreateApiKey', request, callerContext(res), options);
     if (!created.apiKey) throw new DomainError('internal', 'CreateApiKey answered without the key.');
-    const { id, name, prefix, createdAt } = created.apiKey;
-    res.status(201).json({ id, name, key: created.key, prefix, createdAt });
+    const { id, name, prefix, createdAt, scopes, expiresAt } = created.apiKey;
+    res.status(201).json({ id, name, key: created.key, prefix, createdAt, scopes, expiresAt: nullIfEmpty(expiresAt) });
   });
 
   router.get('/api/settings/api-keys', async (_req, res) => {
@@ -83,7 +120,7 @@ const apiKeyPaths: OpenApiPaths = {
       operationId: 'createApiKey',
       summary: 'Create a workspace API key',
       description:
-        'The `key` value appears only in this response (it is stored hashed); a lost key is revoked and replaced. Needs a user login (403 with an API key).',
+        'The `key` value appears only in this response (it is stored hashed); a lost key is revoked and replaced. Needs a user login (403 with an API key). `scopes` limits what the key may do (every scope when left out; an unknown scope is a 422); `expiresAt` (a timestamp in the future, else 422) is when it stops working.',
       tags: ['api-keys'],
       authenticated: true,
       requestBody: bodySchema(createApiKeyBody),

@@ -6,6 +6,7 @@ import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { GrpcServer, authV1 } from '@crm/grpc';
 import { DomainError, createLogger } from '@crm/observability';
+import { API_KEY_SCOPES } from '@crm/vocabulary';
 
 export const ISSUER = 'crm-auth';
 export const AUDIENCE = 'crm-api';
@@ -85,7 +86,8 @@ export class FakeAuthService {
     });
   }
 
-  addApiKey(workspaceId: string, name = 'test key'): string {
+  /** A key holding `scopes` (every scope when empty) until `expiresAt` (ISO; empty: never). */
+  addApiKey(workspaceId: string, name = 'test key', limits: { scopes?: string[]; expiresAt?: string } = {}): string {
     const id = `key_${randomUUID().slice(0, 8)}`;
     const key = `crm_${randomUUID().replace(/-/g, '')}`;
     this.apiKeys.set(id, {
@@ -95,6 +97,8 @@ export class FakeAuthService {
       createdAt: '2025-01-02T00:00:00Z',
       lastUsedAt: '',
       revokedAt: '',
+      scopes: limits.scopes?.length ? limits.scopes : [...API_KEY_SCOPES],
+      expiresAt: limits.expiresAt ?? '',
       key,
       workspaceId,
     });
@@ -135,8 +139,8 @@ export class FakeAuthService {
       },
       VerifyApiKey: async (request: authV1.VerifyApiKeyRequest) => {
         const key = [...this.apiKeys.values()].find((k) => k.key === request.key && !k.revokedAt);
-        if (!key) throw DomainError.unauthenticated('Invalid API key.');
-        return { keyId: key.id, workspace: this.workspaces.get(key.workspaceId) };
+        if (!key || (key.expiresAt && Date.parse(key.expiresAt) <= Date.now())) throw DomainError.unauthenticated('Invalid API key.');
+        return { keyId: key.id, workspace: this.workspaces.get(key.workspaceId), scopes: key.scopes, expiresAt: key.expiresAt };
       },
       GetWorkspace: async (request: authV1.GetWorkspaceRequest) => {
         const workspace = this.workspaces.get(request.workspaceId);
@@ -155,7 +159,7 @@ export class FakeAuthService {
       },
       CreateApiKey: async (request: authV1.CreateApiKeyRequest, context: { workspaceId: string }) => {
         if (this.createApiKeyDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.createApiKeyDelayMs));
-        const key = this.addApiKey(context.workspaceId, request.name);
+        const key = this.addApiKey(context.workspaceId, request.name, { scopes: request.scopes, expiresAt: request.expiresAt });
         const stored = [...this.apiKeys.values()].find((k) => k.key === key)!;
         const { key: _key, workspaceId: _ws, ...apiKey } = stored;
         return { apiKey, key };

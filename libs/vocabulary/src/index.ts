@@ -10,3 +10,4 @@ export * from './limits';
 export * from './email';
 export * from './characters';
 export * from './record-fields';
+export * from './api-key-scopes';

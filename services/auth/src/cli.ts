@@ -122,11 +122,18 @@ const COMMANDS: Record<string, Command> = {
   },
   'create-api-key': {
     summary: 'Create an API key for a workspace; the key is printed once.',
-    usage: 'crm create-api-key --workspace <ws_…> --name <key name> [--json]',
-    options: { workspace: { type: 'string' }, name: { type: 'string' } },
-    flags: { workspaceId: '--workspace', name: '--name' },
+    usage:
+      'crm create-api-key --workspace <ws_…> --name <key name> [--scopes contacts:read,leads:write,…] [--expires-at <ISO 8601>] [--json]',
+    options: { workspace: { type: 'string' }, name: { type: 'string' }, scopes: { type: 'string' }, 'expires-at': { type: 'string' } },
+    flags: { workspaceId: '--workspace', name: '--name', scopes: '--scopes', expiresAt: '--expires-at' },
     async run(values, call) {
-      const result = await call('CreateWorkspaceApiKey', { workspaceId: required(values, 'workspace'), name: required(values, 'name') });
+      const scopes = ((values.scopes as string | undefined) ?? '').split(',').map((scope) => scope.trim());
+      const result = await call('CreateWorkspaceApiKey', {
+        workspaceId: required(values, 'workspace'),
+        name: required(values, 'name'),
+        scopes: scopes.filter(Boolean),
+        expiresAt: (values['expires-at'] as string | undefined) ?? '',
+      });
       return {
         json: result,
         text: `Created API key ${result.apiKey!.id} (${result.apiKey!.name}).\n\n  ${result.key}\n\nStore it now: it is not shown again.`,

@@ -188,6 +188,10 @@ export interface VerifyApiKeyRequest {
 export interface VerifyApiKeyResponse {
   keyId: string;
   workspace: Workspace | null;
+  /** What the key may do (every scope for a key created without any). */
+  scopes: string[];
+  /** When the key stops working; empty: never. The gateway caches the answer no longer than this. */
+  expiresAt: string;
 }
 
 export interface GetWorkspaceRequest {
@@ -227,10 +231,18 @@ export interface ApiKey {
   createdAt: string;
   lastUsedAt: string;
   revokedAt: string;
+  /** Every scope for a key created without any. */
+  scopes: string[];
+  /** Empty: the key never expires. */
+  expiresAt: string;
 }
 
 export interface CreateApiKeyRequest {
   name: string;
+  /** `<family>:read` / `<family>:write` (libs/vocabulary); none given: every scope. */
+  scopes: string[];
+  /** An ISO 8601 timestamp in the future; empty: the key never expires. */
+  expiresAt: string;
 }
 
 export interface CreateApiKeyResponse {
@@ -294,6 +306,9 @@ export interface ChangePlanRequest {
 export interface CreateWorkspaceApiKeyRequest {
   workspaceId: string;
   name: string;
+  /** As in CreateApiKeyRequest: none given, every scope; empty, never expires. */
+  scopes: string[];
+  expiresAt: string;
 }
 
 export interface ListWorkspacesRequest {

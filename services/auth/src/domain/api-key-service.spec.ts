@@ -2,6 +2,7 @@ import { buildAuth, userCaller, type AuthFixture } from '../testing/auth-factory
 import type { Caller } from './caller';
 import { DAY_MS } from './clock';
 import type { User } from './model';
+import { API_KEY_SCOPES } from '@crm/vocabulary';
 
 describe('API keys', () => {
   let auth: AuthFixture;
@@ -27,6 +28,38 @@ describe('API keys', () => {
     const verified = await auth.apiKeys.verify(key);
     expect(verified.keyId).toBe(apiKey.id);
     expect(verified.workspace).toMatchObject({ id: admin.workspaceId, plan: 'starter', rateLimitPerMinute: 100 });
+  });
+
+  it('holds every scope and never expires when created without limits', async () => {
+    const { key } = await auth.apiKeys.create(caller, 'Zapier');
+    const verified = await auth.apiKeys.verify(key);
+    expect(verified.scopes).toEqual(API_KEY_SCOPES);
+    expect(verified.expiresAt).toBeUndefined();
+  });
+
+  it('stores the scopes given, each once in the vocabulary order, and verifies to them', async () => {
+    const { apiKey, key } = await auth.apiKeys.create(caller, 'Zapier', { scopes: ['leads:read', 'contacts:write', 'leads:read'] });
+    expect(apiKey.scopes).toEqual(['contacts:write', 'leads:read']);
+    expect((await auth.apiKeys.verify(key)).scopes).toEqual(['contacts:write', 'leads:read']);
+    expect((await auth.apiKeys.list(caller))[0]).toMatchObject({ scopes: ['contacts:write', 'leads:read'] });
+  });
+
+  it('refuses an unknown scope and an expiry that is not a future timestamp, field by field', async () => {
+    const refused = auth.apiKeys.create(caller, 'bad', { scopes: ['contacts:read', 'events:write'], expiresAt: 'soon' });
+    await expect(refused).rejects.toMatchObject({
+      kind: 'validation_failed',
+      fields: { scopes: [expect.stringContaining('events:write')], expiresAt: [expect.any(String)] },
+    });
+    const past = auth.apiKeys.create(caller, 'bad', { expiresAt: new Date(auth.clock.now().getTime() - 1).toISOString() });
+    await expect(past).rejects.toMatchObject({ fields: { expiresAt: ['Ensure this timestamp is in the future.'] } });
+  });
+
+  it('verifies a key until it expires, then refuses it as any bad key', async () => {
+    const expiresAt = new Date(auth.clock.now().getTime() + 60_000).toISOString();
+    const { key } = await auth.apiKeys.create(caller, 'brief', { expiresAt });
+    expect((await auth.apiKeys.verify(key)).expiresAt).toBe(expiresAt);
+    auth.clock.advance(60_000);
+    await expect(auth.apiKeys.verify(key)).rejects.toMatchObject({ kind: 'unauthenticated', message: 'Invalid or revoked API key.' });
   });
 
   it('refuses unknown and malformed keys', async () => {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { DomainError } from '@crm/observability';
-import { ACCOUNT_LIMITS } from '@crm/vocabulary';
+import { ACCOUNT_LIMITS, API_KEY_SCOPES, isApiKeyScope, type ApiKeyScope } from '@crm/vocabulary';
 import { requireAdmin, requireWorkspace, type Caller } from './caller';
 import { DAY_MS, dayOf, type Clock } from './clock';
 import { newId, randomBase62 } from './ids';
@@ -18,6 +18,17 @@ export function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
 
+/** What a key may do and until when; both optional (every scope, never expires). */
+export interface ApiKeyLimits {
+  scopes?: string[];
+  expiresAt?: string;
+}
+
+/** The scopes a key holds: its own, or every scope when it was created without any. */
+export function scopesOf(apiKey: ApiKey): readonly ApiKeyScope[] {
+  return apiKey.scopes ?? API_KEY_SCOPES;
+}
+
 export interface UsageEntry {
   keyId: string;
   day: string;
@@ -32,6 +43,10 @@ export interface ApiKeyUsage {
   lastUsedAt?: string;
 }
 
+function isExpired(apiKey: ApiKey, now: Date): boolean {
+  return apiKey.expiresAt !== undefined && Date.parse(apiKey.expiresAt) <= now.getTime();
+}
+
 /** Workspace API keys: create (shown once), list, revoke, verify, usage. */
 export class ApiKeyService {
   constructor(
@@ -41,18 +56,45 @@ export class ApiKeyService {
     private readonly now: Clock,
   ) {}
 
-  async create(caller: Caller, name: string): Promise<{ apiKey: ApiKey; key: string }> {
+  async create(caller: Caller, name: string, limits: ApiKeyLimits = {}): Promise<{ apiKey: ApiKey; key: string }> {
     const workspaceId = await requireAdmin(this.users, caller);
     const check = new FieldCheck();
     const cleanName = check.text('name', name, ACCOUNT_LIMITS.apiKeyName);
+    const scopes = this.checkScopes(check, limits.scopes);
+    const expiresAt = this.checkExpiry(check, limits.expiresAt);
     check.throwIfAny();
     if (caller.actorKind === 'operator' && !(await this.workspaces.get(workspaceId))) throw DomainError.notFound();
 
     const prefix = `crm_${randomBase62(8)}`;
     const key = `${prefix}_${randomBytes(32).toString('base64url')}`;
-    const apiKey: ApiKey = { id: newId('key_'), workspaceId, name: cleanName!, prefix, createdAt: this.now().toISOString() };
+    const apiKey: ApiKey = {
+      id: newId('key_'),
+      workspaceId,
+      name: cleanName!,
+      prefix,
+      createdAt: this.now().toISOString(),
+      ...(scopes ? { scopes } : {}),
+      ...(expiresAt ? { expiresAt } : {}),
+    };
     await this.apiKeys.create(apiKey, { id: hashApiKey(key), keyId: apiKey.id, workspaceId });
     return { apiKey, key };
+  }
+
+  /** Known scopes, each once, in the vocabulary's order; none given (empty over gRPC): every scope, stored as absent. */
+  private checkScopes(check: FieldCheck, scopes: string[] | undefined): ApiKeyScope[] | undefined {
+    if (!scopes || scopes.length === 0) return undefined;
+    const unknown = scopes.filter((scope) => !isApiKeyScope(scope));
+    if (unknown.length > 0)
+      return void check.add('scopes', `Unknown scope: ${unknown.join(', ')}. Known scopes: ${API_KEY_SCOPES.join(', ')}.`);
+    return API_KEY_SCOPES.filter((scope) => scopes.includes(scope));
+  }
+
+  private checkExpiry(check: FieldCheck, expiresAt: string | undefined): string | undefined {
+    if (!expiresAt) return undefined;
+    const at = Date.parse(expiresAt);
+    if (Number.isNaN(at)) return void check.add('expiresAt', 'Enter a valid ISO 8601 timestamp.');
+    if (at <= this.now().getTime()) return void check.add('expiresAt', 'Ensure this timestamp is in the future.');
+    return new Date(at).toISOString();
   }
 
   /** Any caller of the workspace reads its keys (never their values); only admins change them. */
@@ -76,8 +118,8 @@ export class ApiKeyService {
     return { id, days, total: days.reduce((sum, d) => sum + d.count, 0), lastUsedAt: apiKey.lastUsedAt };
   }
 
-  /** For the gateway: the key's id and workspace, or unauthenticated for anything else. */
-  async verify(key: string): Promise<{ keyId: string; workspace: Workspace }> {
+  /** For the gateway: the key's id, workspace, scopes and expiry, or unauthenticated for anything else (expired included). */
+  async verify(key: string): Promise<{ keyId: string; workspace: Workspace; scopes: readonly ApiKeyScope[]; expiresAt?: string }> {
     if (!KEY_SHAPE.test(key ?? '')) throw DomainError.unauthenticated(INVALID_KEY);
     const lookup = await this.apiKeys.findByHash(hashApiKey(key));
     if (!lookup) throw DomainError.unauthenticated(INVALID_KEY);
@@ -85,8 +127,8 @@ export class ApiKeyService {
       this.apiKeys.get(lookup.workspaceId, lookup.keyId),
       this.workspaces.get(lookup.workspaceId),
     ]);
-    if (!apiKey || apiKey.revokedAt || !workspace) throw DomainError.unauthenticated(INVALID_KEY);
-    return { keyId: apiKey.id, workspace };
+    if (!apiKey || apiKey.revokedAt || !workspace || isExpired(apiKey, this.now())) throw DomainError.unauthenticated(INVALID_KEY);
+    return { keyId: apiKey.id, workspace, scopes: scopesOf(apiKey), ...(apiKey.expiresAt ? { expiresAt: apiKey.expiresAt } : {}) };
   }
 
   /**

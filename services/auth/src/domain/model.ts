@@ -1,6 +1,6 @@
 // The auth service's records as the domain sees them; the store keeps them as documents.
 
-import type { Plan } from '@crm/vocabulary';
+import type { ApiKeyScope, Plan } from '@crm/vocabulary';
 
 export type { Plan };
 export type Role = 'admin' | 'member' | 'system';
@@ -77,6 +77,10 @@ export interface ApiKey {
   createdAt: string;
   revokedAt?: string;
   lastUsedAt?: string;
+  /** Absent: every scope (keys made before scopes existed, or created without any). */
+  scopes?: ApiKeyScope[];
+  /** Absent: never expires. */
+  expiresAt?: string;
 }
 
 /** id = sha256 hex of the whole key: verifying a key is one global get. */

@@ -183,6 +183,31 @@ describe('auth service over gRPC', () => {
       await expect(auth.call('VerifyApiKey', { key })).resolves.toMatchObject({ workspace: { id: workspace!.id } });
     });
 
+    it('creates a scoped, expiring API key, and points an unknown scope at --scopes', async () => {
+      expect(
+        await runCli(['create-workspace', '--name', 'Scoped Co', '--email', 'scoped@example.com', '--password', PASSWORD, '--json'], io()),
+      ).toBe(0);
+      const { workspace } = JSON.parse(output[0]!) as authV1.CreateWorkspaceResponse;
+      const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
+      const args = [
+        'create-api-key',
+        '--workspace',
+        workspace!.id,
+        '--name',
+        'ci',
+        '--scopes',
+        'contacts:read, leads:write',
+        '--expires-at',
+        expiresAt,
+        '--json',
+      ];
+      expect(await runCli(args, io())).toBe(0);
+      const { key } = JSON.parse(output[1]!) as authV1.CreateApiKeyResponse;
+      await expect(auth.call('VerifyApiKey', { key })).resolves.toMatchObject({ scopes: ['contacts:read', 'leads:write'] });
+      expect(await runCli(['create-api-key', '--workspace', workspace!.id, '--name', 'ci', '--scopes', 'contacts:admin'], io())).toBe(65);
+      expect(errors.join('\n')).toContain('--scopes');
+    });
+
     it('points validation errors at the flags and exits 65', async () => {
       expect(await runCli(['change-plan', '--workspace', 'ws_x', '--plan', 'enterprise'], io())).toBe(65);
       expect(errors.join('\n')).toContain('--rate-limit');

@@ -33,8 +33,8 @@ export function authHandlers({
     },
     GetSigningKeys: async () => accessTokens.published(),
     VerifyApiKey: async (request) => {
-      const { keyId, workspace } = await apiKeys.verify(request.key);
-      return { keyId, workspace: await withEndedSessions(workspace) };
+      const { keyId, workspace, scopes, expiresAt } = await apiKeys.verify(request.key);
+      return { keyId, workspace: await withEndedSessions(workspace), scopes: [...scopes], expiresAt: isoSeconds(expiresAt) };
     },
     GetWorkspace: async (request) => withEndedSessions(await workspaces.get(request.workspaceId)),
     RecordApiKeyUsage: async (request) => {
@@ -46,7 +46,10 @@ export function authHandlers({
     GetCurrentUser: async (_request, context) => toUser(await sessions.currentUser(callerOf(context))),
     GetUsers: async (request, context) => ({ users: (await sessions.usersById(callerOf(context), request.ids)).map(toUser) }),
     CreateApiKey: async (request, context) => {
-      const { apiKey, key } = await apiKeys.create(callerOf(context), request.name);
+      const { apiKey, key } = await apiKeys.create(callerOf(context), request.name, {
+        scopes: request.scopes,
+        expiresAt: request.expiresAt || undefined,
+      });
       return { apiKey: toApiKey(apiKey), key };
     },
     ListApiKeys: async (_request, context) => ({ apiKeys: (await apiKeys.list(callerOf(context))).map(toApiKey) }),

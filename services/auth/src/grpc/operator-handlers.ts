@@ -44,7 +44,10 @@ export function operatorHandlers(
     CreateWorkspaceApiKey: async (request, context) => {
       requireOperator(context, expected);
       if (!request.workspaceId) throw DomainError.validation({ workspaceId: ['This field is required.'] });
-      const { apiKey, key } = await apiKeys.create(operatorCaller(request.workspaceId), request.name);
+      const { apiKey, key } = await apiKeys.create(operatorCaller(request.workspaceId), request.name, {
+        scopes: request.scopes,
+        expiresAt: request.expiresAt || undefined,
+      });
       return { apiKey: toApiKey(apiKey), key };
     },
     ListWorkspaces: async (_request, context) => {

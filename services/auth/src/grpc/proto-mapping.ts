@@ -1,5 +1,6 @@
 // Domain records → proto messages. Timestamps leave as `YYYY-MM-DDThh:mm:ssZ`, empty when unset.
 import type { authV1, CallContext } from '@crm/grpc';
+import { scopesOf } from '../domain/api-key-service';
 import type { Caller } from '../domain/caller';
 import { isActive, isInvitePending, type ApiKey, type SessionEnd, type User, type Workspace } from '../domain/model';
 
@@ -55,6 +56,8 @@ export function toApiKey(apiKey: ApiKey): authV1.ApiKey {
     createdAt: isoSeconds(apiKey.createdAt),
     lastUsedAt: isoSeconds(apiKey.lastUsedAt),
     revokedAt: isoSeconds(apiKey.revokedAt),
+    scopes: [...scopesOf(apiKey)],
+    expiresAt: isoSeconds(apiKey.expiresAt),
   };
 }
 
