@@ -5,7 +5,8 @@
  * BEGIN IMMEDIATE plus busy_timeout serialise writers of other processes.
  */
 import Database from 'better-sqlite3';
-import { Change, CollectionDefinition, Condition, Page, Query, StoreError } from '../port';
+import { AggregateQuery, AggregateResult, Change, CollectionDefinition, Condition, Page, Query, StoreError } from '../port';
+import { aggregateToSql } from './sqlite-aggregate';
 import { AdapterWrite, StoreAdapter, StoredRecord } from '../store-adapter';
 import { applyChange } from './apply-change';
 import { INSERT_ROWS_PER_STATEMENT, insertRuns, insertValues } from './sqlite-insert-runs';
@@ -250,6 +251,18 @@ export class SqliteStoreAdapter implements StoreAdapter {
     return this.statement(sql)
       .pluck(true)
       .all(...params) as T[];
+  }
+
+  /** The groups and the total in one read transaction, so they agree. */
+  async aggregate(collection: CollectionDefinition<any>, query: AggregateQuery): Promise<AggregateResult> {
+    return this.guard(collection, (c) => {
+      const statements = aggregateToSql(query, c.columns, collection);
+      const rows = ({ sql, params }: SqlFragment) =>
+        this.statement(sql)
+          .raw(true)
+          .all(...params) as SqlValue[][];
+      return this.runInTransaction.deferred(() => statements.read(rows(statements.groups), rows(statements.total))) as AggregateResult;
+    });
   }
 
   async count(collection: CollectionDefinition<any>, where: Condition[]): Promise<number> {
