@@ -61,7 +61,8 @@ export function parseGroupBy(text: string | undefined, fields: FieldResolver): A
     if (!field) errors.push(`"${fieldName}" is not a field of this list.`);
     else if (bucket === undefined) {
       if (isGroupable(field)) keys.push({ name, field: field.stored ?? fieldName });
-      else if (isBucketable(field)) errors.push(`"${fieldName}" is a date: group it by ${AGGREGATE_BUCKETS.map((b) => `${fieldName}:${b}`).join(', ')}.`);
+      else if (isBucketable(field))
+        errors.push(`"${fieldName}" is a date: group it by ${AGGREGATE_BUCKETS.map((b) => `${fieldName}:${b}`).join(', ')}.`);
       else errors.push(`"${fieldName}" cannot be grouped by: only select-like fields and date buckets can.`);
     } else if (!isBucketable(field)) errors.push(`"${fieldName}" is not a date: it takes no bucket.`);
     else if (rest.length > 0 || !(AGGREGATE_BUCKETS as readonly string[]).includes(bucket)) {
