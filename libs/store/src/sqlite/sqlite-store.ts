@@ -253,15 +253,14 @@ export class SqliteStoreAdapter implements StoreAdapter {
       .all(...params) as T[];
   }
 
-  /** The groups and the total in one read transaction, so they agree. */
+  /** One statement: the total is folded from its groups, so they agree. */
   async aggregate(collection: CollectionDefinition<any>, query: AggregateQuery): Promise<AggregateResult> {
     return this.guard(collection, (c) => {
-      const statements = aggregateToSql(query, c.columns, collection);
-      const rows = ({ sql, params }: SqlFragment) =>
-        this.statement(sql)
-          .raw(true)
-          .all(...params) as SqlValue[][];
-      return this.runInTransaction.deferred(() => statements.read(rows(statements.groups), rows(statements.total))) as AggregateResult;
+      const statement = aggregateToSql(query, c.columns, collection);
+      const rows = this.statement(statement.sql)
+        .raw(true)
+        .all(...statement.params) as SqlValue[][];
+      return statement.read(rows);
     });
   }
 
