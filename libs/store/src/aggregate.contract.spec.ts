@@ -111,6 +111,22 @@ describe.each(targets)('aggregates on $name', (target) => {
     ]);
   });
 
+  it('adds the metrics of the days a bucket holds up: sum, average, minimum and maximum', async () => {
+    const result = await run([{ field: 'closeDate', bucket: 'week' }]);
+    expect(result.groups[0]!.values).toEqual([150, 75, 50, 100]);
+    expect(result.total.values[0]).toBeCloseTo(158.5);
+    expect(result.total.values.slice(2)).toEqual([1, 100]);
+  });
+
+  it('groups by a boolean and a bucket together', async () => {
+    expect(keys(await run([{ field: 'won' }, { field: 'closeDate', bucket: 'month' }]))).toEqual([
+      [false, '2026-11-01', 1],
+      [true, '2026-11-01', 2],
+      [null, '2027-02-01', 1],
+      [null, null, 2],
+    ]);
+  });
+
   it('buckets timestamps by quarter, month, year and day by their UTC date', async () => {
     expect(keys(await run([{ field: 'createdAt', bucket: 'quarter' }]))).toEqual([
       ['2025-10-01', 1],
