@@ -60,7 +60,12 @@ const COMPONENTS = {
       type: 'object',
       description: 'The refused parameter → messages, each naming the path of what was refused (e.g. `filter.and[1].operator: ...`).',
       minProperties: 1,
-      properties: { filter: { type: 'array', items: { type: 'string' } }, ordering: { type: 'array', items: { type: 'string' } } },
+      properties: {
+        filter: { type: 'array', items: { type: 'string' } },
+        ordering: { type: 'array', items: { type: 'string' } },
+        groupBy: { type: 'array', items: { type: 'string' } },
+        metrics: { type: 'array', items: { type: 'string' } },
+      },
       additionalProperties: false,
       examples: [{ filter: ['filter.and[0].field: unknown field "colour".'] }],
     },
@@ -170,7 +175,7 @@ const COMPONENTS = {
   responses: {
     BadRequest: {
       description:
-        'Malformed JSON, a wrong content type, or an invalid parameter: `{"detail"}`, or `{"filter": [...]}` / `{"ordering": [...]}` for a refused filter or ordering of a record list.',
+        'Malformed JSON, a wrong content type, or an invalid parameter: `{"detail"}`, or `{"filter": [...]}` / `{"ordering": [...]}` for a refused filter or ordering of a record list, `{"groupBy": [...]}` / `{"metrics": [...]}` for a refused aggregate.',
       headers: rateLimitHeaders(),
       content: {
         'application/json': {

@@ -60,6 +60,50 @@ export interface Query {
   offset?: number;
 }
 
+/** A date bucket: a `YYYY-MM-DD` or ISO timestamp value as the first day of its period (weeks start on Monday). */
+export type DateBucket = 'day' | 'week' | 'month' | 'quarter' | 'year';
+
+export interface GroupKey {
+  field: string;
+  /** Groups a date or timestamp field by period: the key is the period's first day, `YYYY-MM-DD`. */
+  bucket?: DateBucket;
+}
+
+export type MetricOp = 'sum' | 'avg' | 'min' | 'max';
+
+export interface Metric {
+  op: MetricOp;
+  field: string;
+}
+
+/**
+ * Counts (and sums, averages, minimums, maximums of number fields) of the documents meeting
+ * `where`, grouped by up to a few keys. Absent, null and `''` are one unset key (null).
+ */
+export interface AggregateQuery {
+  where?: Condition[];
+  groupBy: GroupKey[];
+  metrics: Metric[];
+}
+
+export interface AggregateRow {
+  /** One value per `groupBy` key, in order; null when unset. */
+  key: Scalar[];
+  count: number;
+  /**
+   * One value per metric, in order: a sum over no values is 0; an average, minimum or maximum
+   * over no values is null. Values that are not numbers are not counted.
+   */
+  values: (number | null)[];
+}
+
+export interface AggregateResult {
+  /** Ordered by key, each key ascending with unset keys last. */
+  groups: AggregateRow[];
+  /** Every document meeting `where` (its key is empty). */
+  total: AggregateRow;
+}
+
 /** Every stored document has a string id, unique within its collection. */
 export interface StoredDocument {
   id: string;
@@ -140,6 +184,8 @@ export interface ScopedStore {
   count<T extends StoredDocument>(collection: CollectionDefinition<T>, where?: Condition[]): Promise<number>;
   /** One page of `query` and the number of all its matches, read together (a list endpoint's answer). */
   findPage<T extends StoredDocument>(collection: CollectionDefinition<T>, query: Query): Promise<Page<T>>;
+  /** Groups and metrics computed by the database (GROUP BY, $group), never by reading documents out. */
+  aggregate<T extends StoredDocument>(collection: CollectionDefinition<T>, query: AggregateQuery): Promise<AggregateResult>;
   /** Fails with StoreError('duplicate') when the id or a unique index is taken. */
   insert<T extends StoredDocument>(collection: CollectionDefinition<T>, document: T): Promise<T>;
   /** The updated document, or null when there is no such document or `where` does not hold. */

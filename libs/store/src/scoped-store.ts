@@ -5,6 +5,8 @@
  * validated here before any adapter sees them.
  */
 import {
+  AggregateQuery,
+  AggregateResult,
   Change,
   CollectionDefinition,
   Condition,
@@ -18,7 +20,16 @@ import {
   WriteOp,
 } from './port';
 import { AdapterWrite, StoreAdapter, StoredRecord } from './store-adapter';
-import { assertChange, assertCollectionName, assertConditions, assertDocument, assertId, assertQuery, changePaths } from './validate-query';
+import {
+  assertAggregateQuery,
+  assertChange,
+  assertCollectionName,
+  assertConditions,
+  assertDocument,
+  assertId,
+  assertQuery,
+  changePaths,
+} from './validate-query';
 
 /** Keeps `id IN (...)` lists well under SQLite's bound-parameter limit. */
 const GET_MANY_CHUNK = 500;
@@ -97,6 +108,11 @@ class ScopedDocumentStore implements ScopedStore {
     assertQuery(query);
     const where = [...this.conditions(collection), ...(query.where ?? [])];
     return (await this.adapter.findPage(collection, { ...query, where })) as Page<T>;
+  }
+
+  async aggregate<T extends StoredDocument>(collection: CollectionDefinition<T>, query: AggregateQuery): Promise<AggregateResult> {
+    assertAggregateQuery(query);
+    return this.adapter.aggregate(collection, { ...query, where: [...this.conditions(collection), ...(query.where ?? [])] });
   }
 
   async insert<T extends StoredDocument>(collection: CollectionDefinition<T>, document: T): Promise<T> {

@@ -3,7 +3,7 @@
  * (scoped-store.ts) is the only caller; it validates every input and adds the workspace
  * conditions, so the tenancy rule is written once for every adapter.
  */
-import { Change, CollectionDefinition, Condition, Page, Query } from './port';
+import { AggregateQuery, AggregateResult, Change, CollectionDefinition, Condition, Page, Query } from './port';
 
 export type StoredRecord = { id: string } & Record<string, unknown>;
 
@@ -18,6 +18,7 @@ export interface StoreAdapter {
   find(collection: CollectionDefinition<any>, query: Query): Promise<StoredRecord[]>;
   count(collection: CollectionDefinition<any>, where: Condition[]): Promise<number>;
   findPage(collection: CollectionDefinition<any>, query: Query): Promise<Page<StoredRecord>>;
+  aggregate(collection: CollectionDefinition<any>, query: AggregateQuery): Promise<AggregateResult>;
   /** Fails with StoreError('duplicate') when the id or a unique index is taken. */
   insert(collection: CollectionDefinition<any>, document: StoredRecord): Promise<StoredRecord>;
   /** Changes the first document matching `where` (callers include an id condition); null when none matches. */

@@ -3,7 +3,7 @@
  * syntax. Both adapters receive only what passed here, and they check names again where they
  * splice them into SQL or a filter.
  */
-import { Change, Condition, Query, Scalar, SortKey, StoreError } from './port';
+import { AggregateQuery, Change, Condition, Query, Scalar, SortKey, StoreError } from './port';
 
 /** A field a query may name: identifiers joined by dots. */
 const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
@@ -133,6 +133,31 @@ export function assertQuery(query: unknown): asserts query is Query {
   if (q.sort !== undefined) assertSort(q.sort);
   assertCount(q.limit, 'limit');
   assertCount(q.offset, 'offset');
+}
+
+const BUCKETS = new Set(['day', 'week', 'month', 'quarter', 'year']);
+const METRIC_OPS = new Set(['sum', 'avg', 'min', 'max']);
+/** Group keys and metrics of one aggregate: bounds on the statement's size, not on the answer's. */
+export const MAX_GROUP_KEYS = 4;
+export const MAX_METRICS = 32;
+
+export function assertAggregateQuery(query: unknown): asserts query is AggregateQuery {
+  if (typeof query !== 'object' || query === null) throw invalid('An aggregate query must be an object');
+  const q = query as AggregateQuery;
+  if (q.where !== undefined) assertConditions(q.where);
+  if (!Array.isArray(q.groupBy) || q.groupBy.length > MAX_GROUP_KEYS)
+    throw invalid(`groupBy must be a list of at most ${MAX_GROUP_KEYS} keys`);
+  for (const key of q.groupBy) {
+    if (typeof key !== 'object' || key === null) throw invalid('A group key must be an object');
+    assertFieldName(key.field);
+    if (key.bucket !== undefined && !BUCKETS.has(key.bucket)) throw invalid(`Invalid date bucket: ${JSON.stringify(key.bucket)}`);
+  }
+  if (!Array.isArray(q.metrics) || q.metrics.length > MAX_METRICS) throw invalid(`metrics must be a list of at most ${MAX_METRICS}`);
+  for (const metric of q.metrics) {
+    if (typeof metric !== 'object' || metric === null) throw invalid('A metric must be an object');
+    assertFieldName(metric.field);
+    if (!METRIC_OPS.has(metric.op)) throw invalid(`Invalid metric: ${JSON.stringify(metric.op)}`);
+  }
 }
 
 /** Every path a change writes, to check for overlaps (MongoDB refuses two operators on one path). */

@@ -35,6 +35,11 @@ export interface FilterFieldDescriptor {
    * that matches. `field` is the account's field of that name.
    */
   related?: { kind: 'account'; via: 'accountId'; field: string };
+  /**
+   * Aggregates may group by it: a field of few values (a value set, an owner, a source). Choice
+   * and boolean fields are always select-like; date and timestamp fields group by a date bucket.
+   */
+  selectLike?: boolean;
 }
 
 export type FilterRecordKind = 'contact' | 'lead' | 'account' | 'opportunity';
@@ -70,8 +75,12 @@ export const FILTER_LIMITS = {
   maxTextLength: 1_000,
 } as const;
 
+/** Free text that holds a few recurring values (a source, an industry): aggregates group by it. */
+const selectText = (): FilterFieldDescriptor => ({ type: 'text', sortable: true, selectLike: true });
 const text = (stored?: string): FilterFieldDescriptor => ({ type: 'text', sortable: true, ...(stored ? { stored } : {}) });
 const reference = (): FilterFieldDescriptor => ({ type: 'reference', sortable: true });
+/** The owner: aggregates group by it. */
+const owner = (): FilterFieldDescriptor => ({ type: 'reference', sortable: true, selectLike: true });
 const choice = (choices: readonly string[]): FilterFieldDescriptor => ({ type: 'choice', choices, sortable: true });
 const number = (): FilterFieldDescriptor => ({ type: 'number', sortable: true });
 const timestamp = (): FilterFieldDescriptor => ({ type: 'timestamp', sortable: true });
@@ -94,7 +103,7 @@ const ACCOUNT_HOP = {
 /** How many accounts a related condition may match: its records are then found by `accountId in (...)`. */
 export const RELATED_ACCOUNTS_LIMIT = 1_000;
 
-const COMMON = { id: reference(), externalId: text(), assignedTo: reference(), createdAt: timestamp(), updatedAt: timestamp() };
+const COMMON = { id: reference(), externalId: text(), assignedTo: owner(), createdAt: timestamp(), updatedAt: timestamp() };
 const PERSON = { firstName: text(), lastName: text(), email: text(), phone: text(), notes: text() };
 
 /**
@@ -117,14 +126,14 @@ export const RECORD_FILTER_FIELDS: Record<FilterRecordKind, Record<string, Filte
     ...PERSON,
     company: text(),
     status: choice(LEAD_STATUSES),
-    source: text(),
+    source: selectText(),
     leadScore: number(),
   },
   account: {
     ...COMMON,
     name: text(),
     website: text(),
-    industry: text(),
+    industry: selectText(),
     companySize: text(),
     stage: choice(ACCOUNT_STAGES),
     description: text(),
@@ -137,8 +146,30 @@ export const RECORD_FILTER_FIELDS: Record<FilterRecordKind, Record<string, Filte
     stage: choice(OPPORTUNITY_STAGES),
     probability: number(),
     closeDate: { type: 'date', sortable: true },
-    source: text(),
+    source: selectText(),
     description: text(),
     ...ACCOUNT_HOP,
   },
 };
+
+/** Aggregates (`GET /api/{kind}/aggregate/`): what `groupBy` and `metrics` take. */
+export const AGGREGATE_BUCKETS = ['day', 'week', 'month', 'quarter', 'year'] as const;
+export type AggregateBucket = (typeof AGGREGATE_BUCKETS)[number];
+export const AGGREGATE_METRIC_OPS = ['sum', 'avg', 'min', 'max'] as const;
+export type AggregateMetricOp = (typeof AGGREGATE_METRIC_OPS)[number];
+export const AGGREGATE_LIMITS = { maxGroupBy: 2, maxMetrics: 10 } as const;
+
+/** A field aggregates group by as it is: select-like, on the record itself. */
+export function isGroupable(field: FilterFieldDescriptor): boolean {
+  return !field.related && (field.type === 'choice' || field.type === 'boolean' || field.selectLike === true);
+}
+
+/** A field aggregates group by a date bucket of. */
+export function isBucketable(field: FilterFieldDescriptor): boolean {
+  return !field.related && (field.type === 'date' || field.type === 'timestamp');
+}
+
+/** A field aggregates sum, average, minimise and maximise. */
+export function isMeasurable(field: FilterFieldDescriptor): boolean {
+  return !field.related && field.type === 'number';
+}

@@ -454,6 +454,30 @@ export interface paths {
         patch: operations["updateContact"];
         trace?: never;
     };
+    "/api/contacts/aggregate/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Aggregate contacts
+         * @description Counts and metrics of the contacts the list would hold with the same filters, computed by the store. Groups are ordered by key as `ordering` orders (strings by code point, unset keys last); only the metrics asked are answered.
+         */
+        get: operations["aggregateContacts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Aggregate contacts (headers only)
+         * @description Counts and metrics of the contacts the list would hold with the same filters, computed by the store. Groups are ordered by key as `ordering` orders (strings by code point, unset keys last); only the metrics asked are answered.
+         */
+        head: operations["aggregateContactsHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/api/contacts/query/": {
         parameters: {
             query?: never;
@@ -546,6 +570,30 @@ export interface paths {
          * @description Any subset of the writable fields (status, leadScore, ...). `status: converted` is refused (422): use convert. Read-only fields are ignored.
          */
         patch: operations["updateLead"];
+        trace?: never;
+    };
+    "/api/leads/aggregate/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Aggregate leads
+         * @description Counts and metrics of the leads the list would hold with the same filters, computed by the store. Groups are ordered by key as `ordering` orders (strings by code point, unset keys last); only the metrics asked are answered.
+         */
+        get: operations["aggregateLeads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Aggregate leads (headers only)
+         * @description Counts and metrics of the leads the list would hold with the same filters, computed by the store. Groups are ordered by key as `ordering` orders (strings by code point, unset keys last); only the metrics asked are answered.
+         */
+        head: operations["aggregateLeadsHead"];
+        patch?: never;
         trace?: never;
     };
     "/api/leads/query/": {
@@ -642,6 +690,30 @@ export interface paths {
         patch: operations["updateAccount"];
         trace?: never;
     };
+    "/api/accounts/aggregate/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Aggregate accounts
+         * @description Counts and metrics of the accounts the list would hold with the same filters, computed by the store. Groups are ordered by key as `ordering` orders (strings by code point, unset keys last); only the metrics asked are answered.
+         */
+        get: operations["aggregateAccounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Aggregate accounts (headers only)
+         * @description Counts and metrics of the accounts the list would hold with the same filters, computed by the store. Groups are ordered by key as `ordering` orders (strings by code point, unset keys last); only the metrics asked are answered.
+         */
+        head: operations["aggregateAccountsHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/api/accounts/query/": {
         parameters: {
             query?: never;
@@ -734,6 +806,30 @@ export interface paths {
          * @description Any subset of the writable fields. Entering closed_won/closed_lost sets closedDate to today and probability from the stage unless given; null clears closeDate, closedDate, lossReason. Read-only fields are ignored.
          */
         patch: operations["updateOpportunity"];
+        trace?: never;
+    };
+    "/api/opportunities/aggregate/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Aggregate opportunities
+         * @description Counts and metrics of the opportunities the list would hold with the same filters, computed by the store. Groups are ordered by key as `ordering` orders (strings by code point, unset keys last); only the metrics asked are answered.
+         */
+        get: operations["aggregateOpportunities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Aggregate opportunities (headers only)
+         * @description Counts and metrics of the opportunities the list would hold with the same filters, computed by the store. Groups are ordered by key as `ordering` orders (strings by code point, unset keys last); only the metrics asked are answered.
+         */
+        head: operations["aggregateOpportunitiesHead"];
+        patch?: never;
         trace?: never;
     };
     "/api/opportunities/query/": {
@@ -1313,6 +1409,8 @@ export interface components {
         ParameterErrors: {
             filter?: string[];
             ordering?: string[];
+            groupBy?: string[];
+            metrics?: string[];
         };
         /**
          * @description Field name → messages, for every failing field. `nonFieldErrors` holds problems with the body as a whole.
@@ -1412,7 +1510,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Malformed JSON, a wrong content type, or an invalid parameter: `{"detail"}`, or `{"filter": [...]}` / `{"ordering": [...]}` for a refused filter or ordering of a record list. */
+        /** @description Malformed JSON, a wrong content type, or an invalid parameter: `{"detail"}`, or `{"filter": [...]}` / `{"ordering": [...]}` for a refused filter or ordering of a record list, `{"groupBy": [...]}` / `{"metrics": [...]}` for a refused aggregate. */
         BadRequest: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3361,6 +3459,149 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    aggregateContacts: {
+        parameters: {
+            query?: {
+                /** @description Up to 2 comma-separated keys: a select-like field (assignedTo, stage) or a date bucket `<field>:day|week|month|quarter|year` of createdAt, updatedAt (the key holds the period's first day `YYYY-MM-DD`, weeks starting on Monday, by the UTC date). None: one group of every match. An unknown field, a field that cannot be grouped by or a bad bucket: `400 {"groupBy": [...]}`. */
+                groupBy?: string;
+                /** @description Comma-separated: `count`; at most 10, default `count`. A sum over no values is 0, an average, minimum or maximum over none is null. An unknown metric or field, or a field that is not a number: `400 {"metrics": [...]}`. */
+                metrics?: string;
+                /** @description Records with exactly this externalId. */
+                externalId?: string;
+                /** @description A contact stage value. */
+                stage?: "new" | "contacted" | "engaged" | "proposal_sent" | "negotiation" | "customer" | "inactive";
+                /** @description Owner user id. */
+                assignedTo?: string;
+                /** @description Case-insensitive literal substring of the name ("first last"), email or phone; the whole value is one literal (no wildcards, words not split). */
+                search?: string;
+                /** @description createdAt on or after; ISO 8601 date or timestamp (any offset); 400 when not one. */
+                createdAfter?: string;
+                /** @description createdAt on or before; ISO 8601 date or timestamp (any offset); 400 when not one. */
+                createdBefore?: string;
+                /** @description Comma-separated tag names; contacts carrying every one of them. */
+                tags?: string;
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `title` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `tags` (tags: contains, is_empty, is_not_empty); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                filter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Groups of contacts and the total. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        groups: {
+                            /** @description The group's key by the names asked (`stage`, `closeDate:month`); null where unset. */
+                            key: {
+                                [key: string]: string | number | boolean | null;
+                            };
+                            /** @description Matches (when `count` was asked). */
+                            count?: number;
+                            /** @description `sum:<field>` asked, by field. */
+                            sum?: {
+                                [key: string]: number | null;
+                            };
+                            /** @description `avg:<field>` asked, by field. */
+                            avg?: {
+                                [key: string]: number | null;
+                            };
+                            /** @description `min:<field>` asked, by field. */
+                            min?: {
+                                [key: string]: number | null;
+                            };
+                            /** @description `max:<field>` asked, by field. */
+                            max?: {
+                                [key: string]: number | null;
+                            };
+                        }[];
+                        total: {
+                            /** @description Matches (when `count` was asked). */
+                            count?: number;
+                            /** @description `sum:<field>` asked, by field. */
+                            sum?: {
+                                [key: string]: number | null;
+                            };
+                            /** @description `avg:<field>` asked, by field. */
+                            avg?: {
+                                [key: string]: number | null;
+                            };
+                            /** @description `min:<field>` asked, by field. */
+                            min?: {
+                                [key: string]: number | null;
+                            };
+                            /** @description `max:<field>` asked, by field. */
+                            max?: {
+                                [key: string]: number | null;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    aggregateContactsHead: {
+        parameters: {
+            query?: {
+                /** @description Up to 2 comma-separated keys: a select-like field (assignedTo, stage) or a date bucket `<field>:day|week|month|quarter|year` of createdAt, updatedAt (the key holds the period's first day `YYYY-MM-DD`, weeks starting on Monday, by the UTC date). None: one group of every match. An unknown field, a field that cannot be grouped by or a bad bucket: `400 {"groupBy": [...]}`. */
+                groupBy?: string;
+                /** @description Comma-separated: `count`; at most 10, default `count`. A sum over no values is 0, an average, minimum or maximum over none is null. An unknown metric or field, or a field that is not a number: `400 {"metrics": [...]}`. */
+                metrics?: string;
+                /** @description Records with exactly this externalId. */
+                externalId?: string;
+                /** @description A contact stage value. */
+                stage?: "new" | "contacted" | "engaged" | "proposal_sent" | "negotiation" | "customer" | "inactive";
+                /** @description Owner user id. */
+                assignedTo?: string;
+                /** @description Case-insensitive literal substring of the name ("first last"), email or phone; the whole value is one literal (no wildcards, words not split). */
+                search?: string;
+                /** @description createdAt on or after; ISO 8601 date or timestamp (any offset); 400 when not one. */
+                createdAfter?: string;
+                /** @description createdAt on or before; ISO 8601 date or timestamp (any offset); 400 when not one. */
+                createdBefore?: string;
+                /** @description Comma-separated tag names; contacts carrying every one of them. */
+                tags?: string;
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `title` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `tags` (tags: contains, is_empty, is_not_empty); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                filter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Groups of contacts and the total. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     queryContacts: {
         parameters: {
             query?: never;
@@ -4074,6 +4315,149 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    aggregateLeads: {
+        parameters: {
+            query?: {
+                /** @description Up to 2 comma-separated keys: a select-like field (assignedTo, status, source) or a date bucket `<field>:day|week|month|quarter|year` of createdAt, updatedAt (the key holds the period's first day `YYYY-MM-DD`, weeks starting on Monday, by the UTC date). None: one group of every match. An unknown field, a field that cannot be grouped by or a bad bucket: `400 {"groupBy": [...]}`. */
+                groupBy?: string;
+                /** @description Comma-separated: `count`, `sum:<field>`, `avg:<field>`, `min:<field>`, `max:<field>` over leadScore; at most 10, default `count`. A sum over no values is 0, an average, minimum or maximum over none is null. An unknown metric or field, or a field that is not a number: `400 {"metrics": [...]}`. */
+                metrics?: string;
+                /** @description Records with exactly this externalId. */
+                externalId?: string;
+                /** @description A lead status value. */
+                status?: "new" | "contacted" | "qualified" | "nurturing" | "unqualified" | "converted" | "lost";
+                /** @description Exact lead source. */
+                source?: string;
+                /** @description Owner user id. */
+                assignedTo?: string;
+                /** @description Case-insensitive literal substring of the name ("first last"), email or company (one literal, no wildcards). */
+                search?: string;
+                /** @description createdAt on or after; ISO 8601 date or timestamp (any offset); 400 when not one. */
+                createdAfter?: string;
+                /** @description createdAt on or before; ISO 8601 date or timestamp (any offset); 400 when not one. */
+                createdBefore?: string;
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `company` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `status` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `leadScore` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                filter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Groups of leads and the total. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        groups: {
+                            /** @description The group's key by the names asked (`stage`, `closeDate:month`); null where unset. */
+                            key: {
+                                [key: string]: string | number | boolean | null;
+                            };
+                            /** @description Matches (when `count` was asked). */
+                            count?: number;
+                            /** @description `sum:<field>` asked, by field. */
+                            sum?: {
+                                [key: string]: number | null;
+                            };
+                            /** @description `avg:<field>` asked, by field. */
+                            avg?: {
+                                [key: string]: number | null;
+                            };
+                            /** @description `min:<field>` asked, by field. */
+                            min?: {
+                                [key: string]: number | null;
+                            };
+                            /** @description `max:<field>` asked, by field. */
+                            max?: {
+                                [key: string]: number | null;
+                            };
+                        }[];
+                        total: {
+                            /** @description Matches (when `count` was asked). */
+                            count?: number;
+                            /** @description `sum:<field>` asked, by field. */
+                            sum?: {
+                                [key: string]: number | null;
+                            };
+                            /** @description `avg:<field>` asked, by field. */
+                            avg?: {
+                                [key: string]: number | null;
+                            };
+                            /** @description `min:<field>` asked, by field. */
+                            min?: {
+                                [key: string]: number | null;
+                            };
+                            /** @description `max:<field>` asked, by field. */
+                            max?: {
+                                [key: string]: number | null;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    aggregateLeadsHead: {
+        parameters: {
+            query?: {
+                /** @description Up to 2 comma-separated keys: a select-like field (assignedTo, status, source) or a date bucket `<field>:day|week|month|quarter|year` of createdAt, updatedAt (the key holds the period's first day `YYYY-MM-DD`, weeks starting on Monday, by the UTC date). None: one group of every match. An unknown field, a field that cannot be grouped by or a bad bucket: `400 {"groupBy": [...]}`. */
+                groupBy?: string;
+                /** @description Comma-separated: `count`, `sum:<field>`, `avg:<field>`, `min:<field>`, `max:<field>` over leadScore; at most 10, default `count`. A sum over no values is 0, an average, minimum or maximum over none is null. An unknown metric or field, or a field that is not a number: `400 {"metrics": [...]}`. */
+                metrics?: string;
+                /** @description Records with exactly this externalId. */
+                externalId?: string;
+                /** @description A lead status value. */
+                status?: "new" | "contacted" | "qualified" | "nurturing" | "unqualified" | "converted" | "lost";
+                /** @description Exact lead source. */
+                source?: string;
+                /** @description Owner user id. */
+                assignedTo?: string;
+                /** @description Case-insensitive literal substring of the name ("first last"), email or company (one literal, no wildcards). */
+                search?: string;
+                /** @description createdAt on or after; ISO 8601 date or timestamp (any offset); 400 when not one. */
+                createdAfter?: string;
+                /** @description createdAt on or before; ISO 8601 date or timestamp (any offset); 400 when not one. */
+                createdBefore?: string;
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `company` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `status` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `leadScore` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                filter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Groups of leads and the total. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4827,6 +5211,141 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    aggregateAccounts: {
+        parameters: {
+            query?: {
+                /** @description Up to 2 comma-separated keys: a select-like field (assignedTo, industry, stage) or a date bucket `<field>:day|week|month|quarter|year` of createdAt, updatedAt (the key holds the period's first day `YYYY-MM-DD`, weeks starting on Monday, by the UTC date). None: one group of every match. An unknown field, a field that cannot be grouped by or a bad bucket: `400 {"groupBy": [...]}`. */
+                groupBy?: string;
+                /** @description Comma-separated: `count`; at most 10, default `count`. A sum over no values is 0, an average, minimum or maximum over none is null. An unknown metric or field, or a field that is not a number: `400 {"metrics": [...]}`. */
+                metrics?: string;
+                /** @description Records with exactly this externalId. */
+                externalId?: string;
+                /** @description An account stage value. */
+                stage?: "prospect" | "active" | "customer" | "partner" | "churned";
+                /** @description Exact industry. */
+                industry?: string;
+                /** @description Owner user id. */
+                assignedTo?: string;
+                /** @description Case-insensitive literal substring of the company name or website (one literal, no wildcards). */
+                search?: string;
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `website` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `companySize` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                filter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Groups of accounts and the total. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        groups: {
+                            /** @description The group's key by the names asked (`stage`, `closeDate:month`); null where unset. */
+                            key: {
+                                [key: string]: string | number | boolean | null;
+                            };
+                            /** @description Matches (when `count` was asked). */
+                            count?: number;
+                            /** @description `sum:<field>` asked, by field. */
+                            sum?: {
+                                [key: string]: number | null;
+                            };
+                            /** @description `avg:<field>` asked, by field. */
+                            avg?: {
+                                [key: string]: number | null;
+                            };
+                            /** @description `min:<field>` asked, by field. */
+                            min?: {
+                                [key: string]: number | null;
+                            };
+                            /** @description `max:<field>` asked, by field. */
+                            max?: {
+                                [key: string]: number | null;
+                            };
+                        }[];
+                        total: {
+                            /** @description Matches (when `count` was asked). */
+                            count?: number;
+                            /** @description `sum:<field>` asked, by field. */
+                            sum?: {
+                                [key: string]: number | null;
+                            };
+                            /** @description `avg:<field>` asked, by field. */
+                            avg?: {
+                                [key: string]: number | null;
+                            };
+                            /** @description `min:<field>` asked, by field. */
+                            min?: {
+                                [key: string]: number | null;
+                            };
+                            /** @description `max:<field>` asked, by field. */
+                            max?: {
+                                [key: string]: number | null;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    aggregateAccountsHead: {
+        parameters: {
+            query?: {
+                /** @description Up to 2 comma-separated keys: a select-like field (assignedTo, industry, stage) or a date bucket `<field>:day|week|month|quarter|year` of createdAt, updatedAt (the key holds the period's first day `YYYY-MM-DD`, weeks starting on Monday, by the UTC date). None: one group of every match. An unknown field, a field that cannot be grouped by or a bad bucket: `400 {"groupBy": [...]}`. */
+                groupBy?: string;
+                /** @description Comma-separated: `count`; at most 10, default `count`. A sum over no values is 0, an average, minimum or maximum over none is null. An unknown metric or field, or a field that is not a number: `400 {"metrics": [...]}`. */
+                metrics?: string;
+                /** @description Records with exactly this externalId. */
+                externalId?: string;
+                /** @description An account stage value. */
+                stage?: "prospect" | "active" | "customer" | "partner" | "churned";
+                /** @description Exact industry. */
+                industry?: string;
+                /** @description Owner user id. */
+                assignedTo?: string;
+                /** @description Case-insensitive literal substring of the company name or website (one literal, no wildcards). */
+                search?: string;
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `website` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `companySize` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                filter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Groups of accounts and the total. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     queryAccounts: {
         parameters: {
             query?: never;
@@ -5575,6 +6094,157 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    aggregateOpportunities: {
+        parameters: {
+            query?: {
+                /** @description Up to 2 comma-separated keys: a select-like field (assignedTo, stage, source) or a date bucket `<field>:day|week|month|quarter|year` of createdAt, updatedAt, closeDate (the key holds the period's first day `YYYY-MM-DD`, weeks starting on Monday, by the UTC date). None: one group of every match. An unknown field, a field that cannot be grouped by or a bad bucket: `400 {"groupBy": [...]}`. */
+                groupBy?: string;
+                /** @description Comma-separated: `count`, `sum:<field>`, `avg:<field>`, `min:<field>`, `max:<field>` over value, probability; at most 10, default `count`. A sum over no values is 0, an average, minimum or maximum over none is null. An unknown metric or field, or a field that is not a number: `400 {"metrics": [...]}`. */
+                metrics?: string;
+                /** @description Records with exactly this externalId. */
+                externalId?: string;
+                /** @description A pipeline stage value. */
+                stage?: "prospecting" | "qualification" | "needs_analysis" | "proposal" | "negotiation" | "closed_won" | "closed_lost";
+                /** @description The account id. */
+                accountId?: string;
+                /** @description Owner user id. */
+                assignedTo?: string;
+                /** @description closeDate on or after (ISO 8601; a timestamp's date part is used). */
+                closeDateAfter?: string;
+                /** @description closeDate on or before (ISO 8601). */
+                closeDateBefore?: string;
+                /** @description value ≥ this decimal number (digits, an optional `-` and decimals; 400 otherwise). */
+                valueMin?: number;
+                /** @description value ≤ this decimal number (digits, an optional `-` and decimals; 400 otherwise). */
+                valueMax?: number;
+                /** @description Case-insensitive literal substring of the opportunity name (one literal, no wildcards). */
+                search?: string;
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `value` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `probability` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `closeDate` (date: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                filter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Groups of opportunities and the total. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        groups: {
+                            /** @description The group's key by the names asked (`stage`, `closeDate:month`); null where unset. */
+                            key: {
+                                [key: string]: string | number | boolean | null;
+                            };
+                            /** @description Matches (when `count` was asked). */
+                            count?: number;
+                            /** @description `sum:<field>` asked, by field. */
+                            sum?: {
+                                [key: string]: number | null;
+                            };
+                            /** @description `avg:<field>` asked, by field. */
+                            avg?: {
+                                [key: string]: number | null;
+                            };
+                            /** @description `min:<field>` asked, by field. */
+                            min?: {
+                                [key: string]: number | null;
+                            };
+                            /** @description `max:<field>` asked, by field. */
+                            max?: {
+                                [key: string]: number | null;
+                            };
+                        }[];
+                        total: {
+                            /** @description Matches (when `count` was asked). */
+                            count?: number;
+                            /** @description `sum:<field>` asked, by field. */
+                            sum?: {
+                                [key: string]: number | null;
+                            };
+                            /** @description `avg:<field>` asked, by field. */
+                            avg?: {
+                                [key: string]: number | null;
+                            };
+                            /** @description `min:<field>` asked, by field. */
+                            min?: {
+                                [key: string]: number | null;
+                            };
+                            /** @description `max:<field>` asked, by field. */
+                            max?: {
+                                [key: string]: number | null;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    aggregateOpportunitiesHead: {
+        parameters: {
+            query?: {
+                /** @description Up to 2 comma-separated keys: a select-like field (assignedTo, stage, source) or a date bucket `<field>:day|week|month|quarter|year` of createdAt, updatedAt, closeDate (the key holds the period's first day `YYYY-MM-DD`, weeks starting on Monday, by the UTC date). None: one group of every match. An unknown field, a field that cannot be grouped by or a bad bucket: `400 {"groupBy": [...]}`. */
+                groupBy?: string;
+                /** @description Comma-separated: `count`, `sum:<field>`, `avg:<field>`, `min:<field>`, `max:<field>` over value, probability; at most 10, default `count`. A sum over no values is 0, an average, minimum or maximum over none is null. An unknown metric or field, or a field that is not a number: `400 {"metrics": [...]}`. */
+                metrics?: string;
+                /** @description Records with exactly this externalId. */
+                externalId?: string;
+                /** @description A pipeline stage value. */
+                stage?: "prospecting" | "qualification" | "needs_analysis" | "proposal" | "negotiation" | "closed_won" | "closed_lost";
+                /** @description The account id. */
+                accountId?: string;
+                /** @description Owner user id. */
+                assignedTo?: string;
+                /** @description closeDate on or after (ISO 8601; a timestamp's date part is used). */
+                closeDateAfter?: string;
+                /** @description closeDate on or before (ISO 8601). */
+                closeDateBefore?: string;
+                /** @description value ≥ this decimal number (digits, an optional `-` and decimals; 400 otherwise). */
+                valueMin?: number;
+                /** @description value ≤ this decimal number (digits, an optional `-` and decimals; 400 otherwise). */
+                valueMax?: number;
+                /** @description Case-insensitive literal substring of the opportunity name (one literal, no wildcards). */
+                search?: string;
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `value` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `probability` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `closeDate` (date: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                filter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Groups of opportunities and the total. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -22,6 +22,7 @@ import {
   withEtag,
   withNotModified,
 } from './record-etag';
+import { aggregateRoute } from './record-aggregate.routes';
 import { mergeRoute } from './record-merge.routes';
 import { filterDescription, queryRoute } from './record-query.routes';
 import { translateWrite, writeSchema, type WriteShape } from './write-body';
@@ -170,6 +171,9 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
     res.json(paginated(req, config, list, answer.total as number, items, answer.nextCursor as string));
   });
 
+  // Before `/:id`, which would take `aggregate` for an id.
+  const aggregatePaths = aggregateRoute(kind as RecordKind<string>, router, call);
+
   router.get(`${kind.path}/:id`, async (req, res) => {
     const answer = await call(`Get${kind.name}`, { id: pathId(req.params.id) }, res);
     if (answeredNotModified(req, res, answer[kind.singular] as { version?: number })) return;
@@ -285,6 +289,7 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
       }),
     },
   };
+  Object.assign(paths, aggregatePaths);
   Object.assign(paths, queryRoute(kind as RecordKind<string>, router, call, item, itemSchema));
   if (kind.mergeable) Object.assign(paths, mergeRoute(kind as RecordKind<string>, router, call, full, fullSchema));
   return { router, paths, fullSchema };

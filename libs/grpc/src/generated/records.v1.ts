@@ -14,6 +14,7 @@ export interface RecordsServiceMethods {
   DeleteContact: { request: DeleteContactRequest; response: DeleteContactResponse };
   ListContacts: { request: ListContactsRequest; response: ListContactsResponse };
   QueryRecords: { request: QueryRecordsRequest; response: QueryRecordsResponse };
+  AggregateRecords: { request: AggregateRecordsRequest; response: AggregateRecordsResponse };
   BatchCreateContacts: { request: BatchCreateContactsRequest; response: BatchCreateContactsResponse };
   GetContactBatch: { request: GetContactBatchRequest; response: GetContactBatchResponse };
   CreateLead: { request: CreateLeadRequest; response: CreateLeadResponse };
@@ -160,6 +161,47 @@ export interface QueryRecordsRequest {
   ordering: string;
   limit: number;
   cursor: string;
+}
+
+/** `group_by`: up to 2 comma-separated select-like fields or date buckets (`closeDate:month`); `metrics`: comma-separated `count`, `sum:<f>`, `avg:<f>`, `min:<f>`, `max:<f>` (default count). The list's filters come as the kind's list request (its paging and ordering are ignored); the one of the kind asked is read. */
+export interface AggregateRecordsRequest {
+  /** contact, lead, account or opportunity. */
+  recordType: string;
+  groupBy: string;
+  metrics: string;
+  contacts: ListContactsRequest | null;
+  leads: ListLeadsRequest | null;
+  accounts: ListAccountsRequest | null;
+  opportunities: ListOpportunitiesRequest | null;
+}
+
+/** One key of a group, by the name asked: `type` says which value it holds (text, number or boolean), empty when the key is unset. */
+export interface AggregateKey {
+  name: string;
+  type: string;
+  text: string;
+  number: number;
+  flag: boolean;
+}
+
+/** One metric of a group: `op` (sum, avg, min, max) of `field`; no value when there was none to average, minimise or maximise. */
+export interface AggregateMetric {
+  op: string;
+  field: string;
+  value?: number;
+}
+
+/** A group (or the total, whose key is empty); `count` only when it was asked. */
+export interface AggregateGroup {
+  key: AggregateKey[];
+  count?: number;
+  metrics: AggregateMetric[];
+}
+
+/** Groups ordered by key, each ascending with unset keys last. */
+export interface AggregateRecordsResponse {
+  groups: AggregateGroup[];
+  total: AggregateGroup | null;
 }
 
 /** `total` counts every match, on cursor pages too; the list of the kind asked is filled. */

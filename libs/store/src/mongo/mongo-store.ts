@@ -4,11 +4,12 @@
  * deployment must be a replica set (a single-node replica set is enough for development).
  */
 import mongoose, { ClientSession, Connection, Model, PipelineStage, Schema } from 'mongoose';
-import { Change, CollectionDefinition, Condition, Page, Query, StoreError } from '../port';
+import { AggregateQuery, AggregateResult, Change, CollectionDefinition, Condition, Page, Query, StoreError } from '../port';
 import { indexLayouts, IndexLayout } from '../index-layout';
 import { AdapterWrite, StoreAdapter, StoredRecord } from '../store-adapter';
 import { mongoIndexes } from './mongo-indexes';
 import { bounded, isUnavailable, mongoConnectionOptions, OPERATION_TIME_LIMIT_MS } from './mongo-limits';
+import { aggregatePipelines, readAggregate } from './mongo-aggregate';
 import { changeToUpdate, MongoFilter, sortedPipeline, sortToMongo, whereToFilter } from './mongo-query';
 
 /** An upsert retries when a concurrent writer inserts the same id between its update and its insert. */
@@ -70,6 +71,19 @@ export class MongoStoreAdapter implements StoreAdapter {
 
   async count(definition: CollectionDefinition<any>, where: Condition[]): Promise<number> {
     return this.guard(definition, ({ model }) => bounded(model.countDocuments(whereToFilter(where))).exec());
+  }
+
+  async aggregate(definition: CollectionDefinition<any>, query: AggregateQuery): Promise<AggregateResult> {
+    return this.guard(definition, async ({ model }) => {
+      const pipelines = aggregatePipelines(query);
+      const run = (stages: MongoFilter[]) =>
+        model
+          .aggregate(stages as unknown as PipelineStage[])
+          .option({ maxTimeMS: OPERATION_TIME_LIMIT_MS })
+          .exec() as Promise<Parameters<typeof readAggregate>[1]>;
+      const [groups, total] = await Promise.all([run(pipelines.groups), run(pipelines.total)]);
+      return readAggregate(query, groups, total);
+    });
   }
 
   async findPage(definition: CollectionDefinition<any>, query: Query): Promise<Page<StoredRecord>> {

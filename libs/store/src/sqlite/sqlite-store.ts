@@ -5,7 +5,8 @@
  * BEGIN IMMEDIATE plus busy_timeout serialise writers of other processes.
  */
 import Database from 'better-sqlite3';
-import { Change, CollectionDefinition, Condition, Page, Query, StoreError } from '../port';
+import { AggregateQuery, AggregateResult, Change, CollectionDefinition, Condition, Page, Query, StoreError } from '../port';
+import { aggregateToSql } from './sqlite-aggregate';
 import { AdapterWrite, StoreAdapter, StoredRecord } from '../store-adapter';
 import { applyChange } from './apply-change';
 import { INSERT_ROWS_PER_STATEMENT, insertRuns, insertValues } from './sqlite-insert-runs';
@@ -250,6 +251,17 @@ export class SqliteStoreAdapter implements StoreAdapter {
     return this.statement(sql)
       .pluck(true)
       .all(...params) as T[];
+  }
+
+  /** One statement: the total is folded from its groups, so they agree. */
+  async aggregate(collection: CollectionDefinition<any>, query: AggregateQuery): Promise<AggregateResult> {
+    return this.guard(collection, (c) => {
+      const statement = aggregateToSql(query, c.columns, collection);
+      const rows = this.statement(statement.sql)
+        .raw(true)
+        .all(...statement.params) as SqlValue[][];
+      return statement.read(rows);
+    });
   }
 
   async count(collection: CollectionDefinition<any>, where: Condition[]): Promise<number> {

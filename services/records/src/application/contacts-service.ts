@@ -75,14 +75,7 @@ export class ContactsService {
   }
 
   async list(caller: Caller, filters: ContactFilters): Promise<ListResult<ContactView>> {
-    const filter: ContactFilter = {
-      externalId: filters.externalId,
-      stage: lists.choiceFilter('stage', filters.stage, 'contactStage'),
-      assignedTo: filters.assignedTo,
-      createdFrom: lists.timestampFilter('createdAfter', filters.createdAfter),
-      createdTo: lists.timestampFilter('createdBefore', filters.createdBefore),
-      tags: (filters.tags ?? []).map((tag) => tag.trim()).filter((tag) => tag),
-    };
+    const filter = contactListFilter(filters);
     const result = await this.context.repo.listRecords(caller.workspaceId, 'contact', filter, {
       search: searchFor(filters.search),
       ordering: lists.ordering('contact', filters.ordering),
@@ -111,4 +104,16 @@ export class ContactsService {
     );
     return { ...result, items: await this.context.views.contacts(caller.workspaceId, result.items, false) };
   }
+}
+
+/** The contact list's own filters, checked (400 for a bad value), as the store reads them. */
+export function contactListFilter(filters: ContactFilters): ContactFilter {
+  return {
+    externalId: filters.externalId,
+    stage: lists.choiceFilter('stage', filters.stage, 'contactStage'),
+    assignedTo: filters.assignedTo,
+    createdFrom: lists.timestampFilter('createdAfter', filters.createdAfter),
+    createdTo: lists.timestampFilter('createdBefore', filters.createdBefore),
+    tags: (filters.tags ?? []).map((tag) => tag.trim()).filter((tag) => tag),
+  };
 }

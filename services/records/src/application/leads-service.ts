@@ -99,14 +99,7 @@ export class LeadsService {
   }
 
   async list(caller: Caller, filters: LeadFilters): Promise<ListResult<LeadView>> {
-    const filter: LeadFilter = {
-      externalId: filters.externalId,
-      status: lists.choiceFilter('status', filters.status, 'leadStatus'),
-      source: filters.source,
-      assignedTo: filters.assignedTo,
-      createdFrom: lists.timestampFilter('createdAfter', filters.createdAfter),
-      createdTo: lists.timestampFilter('createdBefore', filters.createdBefore),
-    };
+    const filter = leadListFilter(filters);
     const result = await this.context.repo.listRecords(caller.workspaceId, 'lead', filter, {
       search: searchFor(filters.search),
       ordering: lists.ordering('lead', filters.ordering),
@@ -154,4 +147,16 @@ export class LeadsService {
     const opportunityView = plan.opportunity ? (await views.opportunities(ws, [plan.opportunity], true))[0]! : null;
     return { lead: leadView!, contact: contactView!, account: accountView, opportunity: opportunityView };
   }
+}
+
+/** The lead list's own filters, checked (400 for a bad value), as the store reads them. */
+export function leadListFilter(filters: LeadFilters): LeadFilter {
+  return {
+    externalId: filters.externalId,
+    status: lists.choiceFilter('status', filters.status, 'leadStatus'),
+    source: filters.source,
+    assignedTo: filters.assignedTo,
+    createdFrom: lists.timestampFilter('createdAfter', filters.createdAfter),
+    createdTo: lists.timestampFilter('createdBefore', filters.createdBefore),
+  };
 }

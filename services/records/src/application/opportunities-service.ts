@@ -85,16 +85,7 @@ export class OpportunitiesService {
   }
 
   async list(caller: Caller, filters: OpportunityFilters): Promise<ListResult<OpportunityView>> {
-    const filter: OpportunityFilter = {
-      externalId: filters.externalId,
-      stage: lists.choiceFilter('stage', filters.stage, 'opportunityStage'),
-      accountId: filters.accountId,
-      assignedTo: filters.assignedTo,
-      closeFrom: lists.dateFilter('closeDateAfter', filters.closeDateAfter),
-      closeTo: lists.dateFilter('closeDateBefore', filters.closeDateBefore),
-      valueMin: lists.numberFilter('valueMin', filters.valueMin),
-      valueMax: lists.numberFilter('valueMax', filters.valueMax),
-    };
+    const filter = opportunityListFilter(filters);
     const result = await this.context.repo.listRecords(caller.workspaceId, 'opportunity', filter, {
       search: searchFor(filters.search),
       ordering: lists.ordering('opportunity', filters.ordering),
@@ -108,4 +99,18 @@ export class OpportunitiesService {
       nextCursor: result.nextCursor,
     };
   }
+}
+
+/** The opportunity list's own filters, checked (400 for a bad value), as the store reads them. */
+export function opportunityListFilter(filters: OpportunityFilters): OpportunityFilter {
+  return {
+    externalId: filters.externalId,
+    stage: lists.choiceFilter('stage', filters.stage, 'opportunityStage'),
+    accountId: filters.accountId,
+    assignedTo: filters.assignedTo,
+    closeFrom: lists.dateFilter('closeDateAfter', filters.closeDateAfter),
+    closeTo: lists.dateFilter('closeDateBefore', filters.closeDateBefore),
+    valueMin: lists.numberFilter('valueMin', filters.valueMin),
+    valueMax: lists.numberFilter('valueMax', filters.valueMax),
+  };
 }

@@ -17,6 +17,7 @@ import { ContactBatches, type BatchCreateInput, type BatchCreateResult } from '.
 import { ContactsService, type ContactFilters } from './contacts-service';
 import { LeadsService, type ConversionResult, type LeadFilters } from './leads-service';
 import { OpportunitiesService, type OpportunityFilters } from './opportunities-service';
+import { RecordAggregates, type AggregateInput, type AggregateView, type ListFiltersByType } from './record-aggregates';
 import { RecordMerges } from './record-merges';
 import { RecordQueries, type RecordQuery, type RecordViewsByType } from './record-queries';
 import { RecordViews } from './record-views';
@@ -32,6 +33,7 @@ export type { ConversionResult, LeadFilters } from './leads-service';
 export type { OpportunityFilters } from './opportunities-service';
 export { recordJson } from './record-views';
 export type { RecordQuery, RecordViewsByType } from './record-queries';
+export type { AggregateInput, AggregateView, ListFiltersByType } from './record-aggregates';
 export type { EventRelay } from './record-writer';
 export type { AnyRecordView, Paging } from './views';
 
@@ -52,6 +54,7 @@ export class RecordsService {
   private readonly merges: RecordMerges;
   private readonly related: RelatedLists;
   private readonly queries: RecordQueries;
+  private readonly aggregates: RecordAggregates;
 
   constructor(deps: RecordsServiceDeps) {
     const clock = deps.clock ?? systemClock;
@@ -72,6 +75,7 @@ export class RecordsService {
     this.merges = new RecordMerges(context);
     this.related = new RelatedLists(context);
     this.queries = new RecordQueries(context);
+    this.aggregates = new RecordAggregates(context);
   }
 
   createContact(caller: Caller, input: WriteInput): Promise<ContactView> {
@@ -89,6 +93,15 @@ export class RecordsService {
   /** POST /api/{kind}/query/: the filter language over one kind's list, counted on every page. */
   queryRecords<T extends keyof RecordViewsByType>(caller: Caller, type: T, query: RecordQuery): Promise<ListResult<RecordViewsByType[T]>> {
     return this.queries.query(caller, type, query);
+  }
+  /** GET /api/{kind}/aggregate/: groups and metrics of one kind's list, computed by the store. */
+  aggregateRecords<T extends keyof ListFiltersByType>(
+    caller: Caller,
+    type: T,
+    filters: ListFiltersByType[T],
+    input: AggregateInput,
+  ): Promise<AggregateView> {
+    return this.aggregates.aggregate(caller, type, filters, input);
   }
   listContacts(caller: Caller, filters: ContactFilters): Promise<ListResult<ContactView>> {
     return this.contacts.list(caller, filters);

@@ -3,6 +3,8 @@
  * and the record message's proto3 `optional` fields; a null goes out as an unset optional field.
  */
 import { maskedFields, setFields, type recordsV1 } from '@crm/grpc';
+import { AGGREGATE_METRIC_OPS } from '@crm/vocabulary';
+import type { AggregateMeasures, AggregateView } from '../application/record-aggregates';
 import type { ActivityDocument, SourceDocument, TaskDocument } from '../domain/model';
 import { versionOf } from '../domain/record-version';
 import type { AccountView, ContactView, LeadView, OpportunityView, WriteInput } from '../application/views';
@@ -183,5 +185,28 @@ export function activityMessage(activity: ActivityDocument): recordsV1.Activity 
     actorType: activity.actorType,
     createdAt: activity.createdAt,
     mergedIds: activity.mergedIds ?? [],
+  };
+}
+
+function aggregateGroupMessage(measures: AggregateMeasures, key: Record<string, unknown> = {}): recordsV1.AggregateGroup {
+  return {
+    key: Object.entries(key).map(([name, value]) => ({
+      name,
+      type: typeof value === 'string' ? 'text' : typeof value === 'number' ? 'number' : typeof value === 'boolean' ? 'boolean' : '',
+      text: typeof value === 'string' ? value : '',
+      number: typeof value === 'number' ? value : 0,
+      flag: value === true,
+    })),
+    ...(measures.count === undefined ? {} : { count: measures.count }),
+    metrics: AGGREGATE_METRIC_OPS.flatMap((op) =>
+      Object.entries(measures[op] ?? {}).map(([field, value]) => ({ op, field, ...(value === null ? {} : { value }) })),
+    ),
+  };
+}
+
+export function aggregateMessage(view: AggregateView): recordsV1.AggregateRecordsResponse {
+  return {
+    groups: view.groups.map(({ key, ...measures }) => aggregateGroupMessage(measures, key)),
+    total: aggregateGroupMessage(view.total),
   };
 }

@@ -11,6 +11,7 @@ import {
   leadMessage,
   opportunityMessage,
   optionsInput,
+  aggregateMessage,
   sourceMessage,
   taskMessage,
   writeInput,
@@ -69,18 +70,7 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
       return {};
     },
     ListContacts: async (r, c) => {
-      const page = await service.listContacts(callerOf(c), {
-        filter: nonEmpty(r.filter),
-        externalId: nonEmpty(r.externalId),
-        stage: nonEmpty(r.stage),
-        assignedTo: nonEmpty(r.assignedTo),
-        search: nonEmpty(r.search),
-        createdAfter: nonEmpty(r.createdAfter),
-        createdBefore: nonEmpty(r.createdBefore),
-        tags: r.tags,
-        ordering: nonEmpty(r.ordering),
-        ...paging(r),
-      });
+      const page = await service.listContacts(callerOf(c), { ...contactFiltersOf(r), ...paging(r) });
       return { ...pageOf(page), contacts: page.items.map(contactMessage) };
     },
     QueryRecords: async (r, c) => {
@@ -109,6 +99,24 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
           const page = await service.queryRecords(callerOf(c), 'opportunity', query);
           return { ...empty, ...pageOf(page), opportunities: page.items.map(opportunityMessage) };
         }
+        default:
+          throw DomainError.invalid('record_type must be contact, lead, account or opportunity.');
+      }
+    },
+    AggregateRecords: async (r, c) => {
+      const input = { groupBy: nonEmpty(r.groupBy), metrics: nonEmpty(r.metrics) };
+      const caller = callerOf(c);
+      switch (r.recordType) {
+        case 'contact':
+          return aggregateMessage(await service.aggregateRecords(caller, 'contact', contactFiltersOf(listRequest(r.contacts)), input));
+        case 'lead':
+          return aggregateMessage(await service.aggregateRecords(caller, 'lead', leadFiltersOf(listRequest(r.leads)), input));
+        case 'account':
+          return aggregateMessage(await service.aggregateRecords(caller, 'account', accountFiltersOf(listRequest(r.accounts)), input));
+        case 'opportunity':
+          return aggregateMessage(
+            await service.aggregateRecords(caller, 'opportunity', opportunityFiltersOf(listRequest(r.opportunities)), input),
+          );
         default:
           throw DomainError.invalid('record_type must be contact, lead, account or opportunity.');
       }
@@ -152,18 +160,7 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
       return {};
     },
     ListLeads: async (r, c) => {
-      const page = await service.listLeads(callerOf(c), {
-        filter: nonEmpty(r.filter),
-        externalId: nonEmpty(r.externalId),
-        status: nonEmpty(r.status),
-        source: nonEmpty(r.source),
-        assignedTo: nonEmpty(r.assignedTo),
-        search: nonEmpty(r.search),
-        createdAfter: nonEmpty(r.createdAfter),
-        createdBefore: nonEmpty(r.createdBefore),
-        ordering: nonEmpty(r.ordering),
-        ...paging(r),
-      });
+      const page = await service.listLeads(callerOf(c), { ...leadFiltersOf(r), ...paging(r) });
       return { ...pageOf(page), leads: page.items.map(leadMessage) };
     },
     ConvertLead: async (r, c) => {
@@ -198,16 +195,7 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
       return {};
     },
     ListAccounts: async (r, c) => {
-      const page = await service.listAccounts(callerOf(c), {
-        filter: nonEmpty(r.filter),
-        externalId: nonEmpty(r.externalId),
-        stage: nonEmpty(r.stage),
-        industry: nonEmpty(r.industry),
-        assignedTo: nonEmpty(r.assignedTo),
-        search: nonEmpty(r.search),
-        ordering: nonEmpty(r.ordering),
-        ...paging(r),
-      });
+      const page = await service.listAccounts(callerOf(c), { ...accountFiltersOf(r), ...paging(r) });
       return { ...pageOf(page), accounts: page.items.map(accountMessage) };
     },
     ListAccountContacts: async (r, c) => {
@@ -234,20 +222,7 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
       return {};
     },
     ListOpportunities: async (r, c) => {
-      const page = await service.listOpportunities(callerOf(c), {
-        filter: nonEmpty(r.filter),
-        externalId: nonEmpty(r.externalId),
-        stage: nonEmpty(r.stage),
-        accountId: nonEmpty(r.accountId),
-        assignedTo: nonEmpty(r.assignedTo),
-        closeDateAfter: nonEmpty(r.closeDateAfter),
-        closeDateBefore: nonEmpty(r.closeDateBefore),
-        valueMin: nonEmpty(r.valueMin),
-        valueMax: nonEmpty(r.valueMax),
-        search: nonEmpty(r.search),
-        ordering: nonEmpty(r.ordering),
-        ...paging(r),
-      });
+      const page = await service.listOpportunities(callerOf(c), { ...opportunityFiltersOf(r), ...paging(r) });
       return { ...pageOf(page), opportunities: page.items.map(opportunityMessage) };
     },
 
@@ -291,4 +266,65 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
     },
   };
   return handlers as ServiceHandlers;
+}
+
+/** A list request left out of the call is a list with no filters. */
+function listRequest<T extends object>(r: T | null | undefined): T {
+  return (r ?? {}) as T;
+}
+
+function contactFiltersOf(r: recordsV1.ListContactsRequest) {
+  return {
+    filter: nonEmpty(r.filter),
+    externalId: nonEmpty(r.externalId),
+    stage: nonEmpty(r.stage),
+    assignedTo: nonEmpty(r.assignedTo),
+    search: nonEmpty(r.search),
+    createdAfter: nonEmpty(r.createdAfter),
+    createdBefore: nonEmpty(r.createdBefore),
+    tags: r.tags,
+    ordering: nonEmpty(r.ordering),
+  };
+}
+
+function leadFiltersOf(r: recordsV1.ListLeadsRequest) {
+  return {
+    filter: nonEmpty(r.filter),
+    externalId: nonEmpty(r.externalId),
+    status: nonEmpty(r.status),
+    source: nonEmpty(r.source),
+    assignedTo: nonEmpty(r.assignedTo),
+    search: nonEmpty(r.search),
+    createdAfter: nonEmpty(r.createdAfter),
+    createdBefore: nonEmpty(r.createdBefore),
+    ordering: nonEmpty(r.ordering),
+  };
+}
+
+function accountFiltersOf(r: recordsV1.ListAccountsRequest) {
+  return {
+    filter: nonEmpty(r.filter),
+    externalId: nonEmpty(r.externalId),
+    stage: nonEmpty(r.stage),
+    industry: nonEmpty(r.industry),
+    assignedTo: nonEmpty(r.assignedTo),
+    search: nonEmpty(r.search),
+    ordering: nonEmpty(r.ordering),
+  };
+}
+
+function opportunityFiltersOf(r: recordsV1.ListOpportunitiesRequest) {
+  return {
+    filter: nonEmpty(r.filter),
+    externalId: nonEmpty(r.externalId),
+    stage: nonEmpty(r.stage),
+    accountId: nonEmpty(r.accountId),
+    assignedTo: nonEmpty(r.assignedTo),
+    closeDateAfter: nonEmpty(r.closeDateAfter),
+    closeDateBefore: nonEmpty(r.closeDateBefore),
+    valueMin: nonEmpty(r.valueMin),
+    valueMax: nonEmpty(r.valueMax),
+    search: nonEmpty(r.search),
+    ordering: nonEmpty(r.ordering),
+  };
 }

@@ -144,6 +144,8 @@ export const opportunities = defineCollection<OpportunityDocument>({
     { fields: ['probability'] },
     { fields: ['closeDate'] },
     { fields: ['stage', 'createdAt'] },
+    // The pipeline's aggregate (stage, close month, value): read from the index, no document parsed.
+    { fields: ['stage', 'closeDate', 'value'] },
     { fields: ['assignedTo', 'createdAt'] },
     // Also serves the accounts' open-opportunity counts (accountId = ? AND stage IN open stages).
     { fields: ['accountId', 'stage'] },

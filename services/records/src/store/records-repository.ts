@@ -5,6 +5,7 @@
  */
 import {
   listPage,
+  type AggregateResult,
   type CollectionDefinition,
   type Condition,
   type DocumentStore,
@@ -13,6 +14,7 @@ import {
   type ListPage,
 } from '@crm/store';
 import type { Ordering, Page } from '../domain/list-rules';
+import type { AggregateSpec } from '../domain/record-aggregate';
 import type { FilterNode, OrderingKey } from '../domain/record-filter';
 import { OPEN_STAGES } from '../domain/opportunity-rules';
 import type {
@@ -92,6 +94,25 @@ export class RecordsRepository {
   ): Promise<ListResult<RecordDocuments[T]>> {
     const collection = RECORD_COLLECTIONS[type] as CollectionDefinition<RecordDocuments[T]>;
     return this.list(workspaceId, collection, filterConditions(type, filter), listing);
+  }
+
+  /**
+   * Groups and metrics of the records a list would hold (its own filters, a filter tree, a
+   * search), computed by the store in one statement per answer, never by reading records out.
+   */
+  async aggregateRecords<T extends RecordType>(
+    workspaceId: string,
+    type: T,
+    filter: RecordFilters[T],
+    criteria: Pick<Listing, 'filter' | 'search'>,
+    spec: AggregateSpec,
+  ): Promise<AggregateResult> {
+    const where = await this.matching(workspaceId, filterConditions(type, filter), criteria);
+    return this.in(workspaceId).aggregate(RECORD_COLLECTIONS[type], {
+      where,
+      groupBy: spec.groupBy.map((key) => ({ field: key.field, ...(key.bucket ? { bucket: key.bucket } : {}) })),
+      metrics: spec.measures.map((measure) => ({ op: measure.op, field: measure.field })),
+    });
   }
 
   /** Writes the changes of one commit, all or none. */
@@ -182,16 +203,22 @@ export class RecordsRepository {
   }
 
   /** One page by offset (with the total) or after a cursor (without), with the next page's cursor. */
+  /** A list's conditions: its own, its filter tree's (related fields resolved to account ids), its search. */
+  private async matching(workspaceId: string, conditions: Condition[], criteria: Pick<Listing, 'filter' | 'search'>): Promise<Condition[]> {
+    const accountIds = async (where: Condition[], limit: number) =>
+      (await this.in(workspaceId).find(accounts, { where, limit })).map((a) => a.id);
+    const where = [...conditions, ...(await filterToConditions(criteria.filter, accountIds))];
+    if (criteria.search) where.push({ field: 'searchText', op: 'contains_text', value: criteria.search });
+    return where;
+  }
+
   private async list<T extends StoredDocument>(
     workspaceId: string,
     collection: CollectionDefinition<T>,
     conditions: Condition[],
     listing: Listing,
   ): Promise<ListResult<T>> {
-    const accountIds = async (where: Condition[], limit: number) =>
-      (await this.in(workspaceId).find(accounts, { where, limit })).map((a) => a.id);
-    const where = [...conditions, ...(await filterToConditions(listing.filter, accountIds))];
-    if (listing.search) where.push({ field: 'searchText', op: 'contains_text', value: listing.search });
+    const where = await this.matching(workspaceId, conditions, listing);
     const sort = listing.orderingKeys
       ? orderingToSort(listing.orderingKeys)
       : { field: listing.ordering.field, direction: listing.ordering.direction };
