@@ -75,6 +75,11 @@ export interface IndexDefinition {
   unique?: boolean;
   /** A unique index that ignores documents where the (single) field is absent or null. */
   sparse?: boolean;
+  /**
+   * Across workspaces: no implicit workspaceId first (a workspace collection only; never unique).
+   * For the purges of `DocumentStore.purge`, which filter on a time in every workspace at once.
+   */
+  acrossWorkspaces?: boolean;
 }
 
 export interface CollectionDefinition<T extends StoredDocument = StoredDocument> {
@@ -171,9 +176,20 @@ export interface DocumentStore {
   /**
    * Deletes at most `limit` documents matching `where`, in every workspace of a workspace
    * collection: retention's bounded pass (retention/retention-sweeper.ts), never a request's write.
+   * The oldest go first: ordered by the field of the first `lt`/`lte` condition, so a collection
+   * that declares that field's index `acrossWorkspaces` is read off it instead of scanned.
    * Returns how many went; fewer than `limit` means none were left.
    */
   purge<T extends StoredDocument>(collection: CollectionDefinition<T>, where: Condition[], limit: number): Promise<number>;
+  /**
+   * The documents `purge` would delete, in its order, each with its workspaceId: for a purge that
+   * must delete what hangs off a document (an import job's chunks and file) before the document.
+   */
+  purgeCandidates<T extends StoredDocument>(
+    collection: CollectionDefinition<T>,
+    where: Condition[],
+    limit: number,
+  ): Promise<(T & { workspaceId?: string })[]>;
   /** Whether the backing database answers; for readiness probes. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -37,19 +37,31 @@ export function createDocumentStore(adapter: StoreAdapter): DocumentStore {
       return new ScopedDocumentStore(adapter, { kind: 'global' });
     },
     async purge(collection, where, limit) {
-      assertCollectionName(collection.name);
-      assertConditions(where);
-      if (!Number.isInteger(limit) || limit < 1 || limit > GET_MANY_CHUNK) {
-        throw new StoreError('invalid_query', `purge takes a limit from 1 to ${GET_MANY_CHUNK}`);
-      }
-      const found = await adapter.find(collection, { where, limit });
+      const found = await purgeCandidates(adapter, collection, where, limit);
       if (found.length === 0) return 0;
       // `where` again: a document changed since it was read (a run restarted) is kept.
       return adapter.deleteMany(collection, [{ field: 'id', op: 'in', values: found.map((d) => d.id) }, ...where]);
     },
+    purgeCandidates: async (collection, where, limit) => (await purgeCandidates(adapter, collection, where, limit)) as never[],
     ping: () => adapter.ping(),
     close: () => adapter.close(),
   };
+}
+
+/** Oldest first by the first range condition's field, so an index across workspaces serves the read. */
+async function purgeCandidates(
+  adapter: StoreAdapter,
+  collection: CollectionDefinition<any>,
+  where: Condition[],
+  limit: number,
+): Promise<StoredRecord[]> {
+  assertCollectionName(collection.name);
+  assertConditions(where);
+  if (!Number.isInteger(limit) || limit < 1 || limit > GET_MANY_CHUNK) {
+    throw new StoreError('invalid_query', `purge takes a limit from 1 to ${GET_MANY_CHUNK}`);
+  }
+  const range = where.find((c): c is Extract<Condition, { op: string }> => 'op' in c && (c.op === 'lt' || c.op === 'lte'));
+  return adapter.find(collection, { where, limit, ...(range ? { sort: [{ field: range.field, direction: 'asc' as const }] } : {}) });
 }
 
 class ScopedDocumentStore implements ScopedStore {

@@ -1,5 +1,5 @@
 import { createLogger } from '@crm/observability';
-import { isoDaysBefore, openStore, RetentionSweeper, type DocumentStore } from '@crm/store';
+import { isoDaysBefore, openStore, purgeIndex, RetentionSweeper, type DocumentStore } from '@crm/store';
 import type { RefreshToken } from '../domain/model';
 import { authCollections, refreshTokens } from './collections';
 import { authRetentionRules } from './retention-rules';
@@ -25,6 +25,10 @@ describe('refresh token retention', () => {
     store = await openStore({ location: { kind: 'sqlite', file: ':memory:' }, collections: authCollections });
   });
   afterEach(() => store.close());
+
+  it('reads the purge of every rule off an index instead of scanning', () => {
+    for (const rule of authRetentionRules(30)) expect(purgeIndex(rule.collection, rule.expired(NOW))).toBeDefined();
+  });
 
   it('deletes tokens expired longer than the retention, used or not, and keeps live and recently expired ones', async () => {
     const global = store.global();

@@ -48,6 +48,8 @@ export const enrollments = defineCollection<EnrollmentDocument>({
     { fields: ['enrolledRecordId', 'status'] },
     // Only runs whose failure is not yet announced carry the field.
     { fields: ['failureAnnounced'], sparse: true },
+    // Retention's purge of finished runs, in every workspace at once.
+    { fields: ['completedAt'], acrossWorkspaces: true },
   ],
 });
 
@@ -55,14 +57,19 @@ export const emails = defineCollection<EmailDocument>({
   name: 'emails',
   scope: 'workspace',
   fields: { createdAt: 'string', relatedTo: 'string' },
-  indexes: [{ fields: ['createdAt'] }, { fields: ['relatedTo', 'createdAt'] }],
+  indexes: [{ fields: ['createdAt'] }, { fields: ['relatedTo', 'createdAt'] }, { fields: ['createdAt'], acrossWorkspaces: true }],
 });
 
 export const notifications = defineCollection<NotificationDocument>({
   name: 'notifications',
   scope: 'workspace',
   fields: { createdAt: 'string', recipient: 'string', relatedTo: 'string' },
-  indexes: [{ fields: ['createdAt'] }, { fields: ['recipient', 'createdAt'] }, { fields: ['relatedTo', 'createdAt'] }],
+  indexes: [
+    { fields: ['createdAt'] },
+    { fields: ['recipient', 'createdAt'] },
+    { fields: ['relatedTo', 'createdAt'] },
+    { fields: ['createdAt'], acrossWorkspaces: true },
+  ],
 });
 
 /** Workspaces that have (had) active rules: the sweeper looks for overdue steps in these. */
@@ -89,6 +96,7 @@ export const webhookDeliveries = defineCollection<WebhookDeliveryDocument>({
     { fields: ['createdAt'] },
     // Retries not run yet, oldest due first (the recovery sweep); absent on every other attempt.
     { fields: ['retryDueAt'] },
+    { fields: ['createdAt'], acrossWorkspaces: true },
   ],
 });
 

@@ -1,5 +1,5 @@
 import { createLogger } from '@crm/observability';
-import { isoDaysBefore, openStore, RetentionSweeper, type DocumentStore } from '@crm/store';
+import { isoDaysBefore, openStore, purgeIndex, RetentionSweeper, type DocumentStore } from '@crm/store';
 import type { EmailDocument, EnrollmentDocument, NotificationDocument } from '../domain/model';
 import { automationCollections, emails, enrollments, notifications } from './collections';
 import { automationRetentionRules } from './retention-rules';
@@ -75,6 +75,14 @@ describe('automation retention', () => {
     store = await openStore({ location: { kind: 'sqlite', file: ':memory:' }, collections: automationCollections });
   });
   afterEach(() => store.close());
+
+  it('reads the purge of every rule off an index instead of scanning every workspace', () => {
+    for (const rule of automationRetentionRules(days))
+      expect([rule.collection.name, purgeIndex(rule.collection, rule.expired(NOW))?.name]).toEqual([
+        rule.collection.name,
+        expect.any(String),
+      ]);
+  });
 
   it('deletes sent emails, notifications and finished runs past their retention, and keeps the rest', async () => {
     const ws = store.forWorkspace(WS);

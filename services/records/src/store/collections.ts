@@ -254,7 +254,12 @@ export interface BatchResultDocument {
   createdAt: string;
 }
 
-export const batchResults = defineCollection<BatchResultDocument>({ name: 'batch_results', scope: 'workspace' });
+export const batchResults = defineCollection<BatchResultDocument>({
+  name: 'batch_results',
+  scope: 'workspace',
+  // Retention's purge, in every workspace at once.
+  indexes: [{ fields: ['createdAt'], acrossWorkspaces: true }],
+});
 
 export const recordsCollections = [
   contacts,

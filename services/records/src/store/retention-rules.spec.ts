@@ -1,5 +1,5 @@
 import { createLogger } from '@crm/observability';
-import { isoDaysBefore, openStore, RetentionSweeper, type DocumentStore } from '@crm/store';
+import { isoDaysBefore, openStore, purgeIndex, RetentionSweeper, type DocumentStore } from '@crm/store';
 import { batchResults, recordsCollections, type BatchResultDocument } from './collections';
 import { recordsRetentionRules } from './retention-rules';
 
@@ -21,6 +21,14 @@ describe('processed batch retention', () => {
     store = await openStore({ location: { kind: 'sqlite', file: ':memory:' }, collections: recordsCollections });
   });
   afterEach(() => store.close());
+
+  it('reads the purge of every rule off an index instead of scanning every workspace', () => {
+    for (const rule of recordsRetentionRules(7))
+      expect([rule.collection.name, purgeIndex(rule.collection, rule.expired(NOW))?.name]).toEqual([
+        rule.collection.name,
+        expect.any(String),
+      ]);
+  });
 
   it('deletes batch answers older than the retention in every workspace, a bounded batch per pass', async () => {
     for (const ws of ['ws_a', 'ws_b']) {
