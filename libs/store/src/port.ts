@@ -190,6 +190,16 @@ export interface DocumentStore {
     where: Condition[],
     limit: number,
   ): Promise<(T & { workspaceId?: string })[]>;
+  /**
+   * At most `limit` (1–500) documents of a workspace collection matching `where`, in every
+   * workspace, each with its workspaceId: for a background sweep that looks for work wherever it
+   * is, so its cost follows the work rather than the number of workspaces (never a request's read).
+   * Filter and sort on an index declared `acrossWorkspaces`, or the read scans.
+   */
+  findAcrossWorkspaces<T extends StoredDocument>(
+    collection: CollectionDefinition<T>,
+    query: { where: Condition[]; sort?: SortKey[]; limit: number },
+  ): Promise<(T & { workspaceId?: string })[]>;
   /** Whether the backing database answers; for readiness probes. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

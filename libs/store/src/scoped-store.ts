@@ -43,6 +43,14 @@ export function createDocumentStore(adapter: StoreAdapter): DocumentStore {
       return adapter.deleteMany(collection, [{ field: 'id', op: 'in', values: found.map((d) => d.id) }, ...where]);
     },
     purgeCandidates: async (collection, where, limit) => (await purgeCandidates(adapter, collection, where, limit)) as never[],
+    async findAcrossWorkspaces(collection, query) {
+      assertCollectionName(collection.name);
+      assertQuery(query);
+      if (!Number.isInteger(query.limit) || query.limit < 1 || query.limit > GET_MANY_CHUNK) {
+        throw new StoreError('invalid_query', `findAcrossWorkspaces takes a limit from 1 to ${GET_MANY_CHUNK}`);
+      }
+      return (await adapter.find(collection, { where: query.where, sort: query.sort, limit: query.limit })) as never[];
+    },
     ping: () => adapter.ping(),
     close: () => adapter.close(),
   };
