@@ -182,15 +182,6 @@ export interface DocumentStore {
    */
   purge<T extends StoredDocument>(collection: CollectionDefinition<T>, where: Condition[], limit: number): Promise<number>;
   /**
-   * The documents `purge` would delete, in its order, each with its workspaceId: for a purge that
-   * must delete what hangs off a document (an import job's chunks and file) before the document.
-   */
-  purgeCandidates<T extends StoredDocument>(
-    collection: CollectionDefinition<T>,
-    where: Condition[],
-    limit: number,
-  ): Promise<(T & { workspaceId?: string })[]>;
-  /**
    * At most `limit` (1–500) documents of a workspace collection matching `where`, in every
    * workspace, each with its workspaceId: for a background sweep that looks for work wherever it
    * is, so its cost follows the work rather than the number of workspaces (never a request's read).

@@ -42,7 +42,6 @@ export function createDocumentStore(adapter: StoreAdapter): DocumentStore {
       // `where` again: a document changed since it was read (a run restarted) is kept.
       return adapter.deleteMany(collection, [{ field: 'id', op: 'in', values: found.map((d) => d.id) }, ...where]);
     },
-    purgeCandidates: async (collection, where, limit) => (await purgeCandidates(adapter, collection, where, limit)) as never[],
     async findAcrossWorkspaces(collection, query) {
       assertCollectionName(collection.name);
       assertQuery(query);

@@ -316,14 +316,14 @@ export class ImportJobRepository {
 
   /** Ended jobs (complete, failed, cancelled) that finished before `before` (ISO), oldest first, in every workspace. */
   async endedBefore(before: string, limit: number): Promise<(ImportJobDocument & { workspaceId: string })[]> {
-    const jobs = await this.store.purgeCandidates(
-      importJobs,
-      [
+    const jobs = await this.store.findAcrossWorkspaces(importJobs, {
+      where: [
         { field: 'finishedAt', op: 'lt', value: before },
         { field: 'status', op: 'in', values: ['complete', 'failed', 'cancelled'] },
       ],
+      sort: [{ field: 'finishedAt', direction: 'asc' }],
       limit,
-    );
+    });
     return jobs.filter((job): job is ImportJobDocument & { workspaceId: string } => typeof job.workspaceId === 'string');
   }
 
