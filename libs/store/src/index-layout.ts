@@ -2,7 +2,7 @@
  * The physical indexes both adapters build for a collection, derived from its definition in one
  * place so SQLite and MongoDB index (and report duplicates) the same way.
  */
-import { CollectionDefinition, Condition } from './port';
+import { CollectionDefinition } from './port';
 import { assertCollectionName, assertFieldName } from './validate-query';
 
 export interface IndexLayout {
@@ -65,14 +65,4 @@ export function indexedFields(collection: CollectionDefinition<any>): string[] {
   fields.delete('id');
   if (collection.scope === 'workspace') fields.delete('workspaceId');
   return [...fields];
-}
-
-/**
- * The index a purge (`DocumentStore.purge`, in every workspace, oldest first by its first range
- * condition's field) reads, or undefined when it would scan: one that starts with that field.
- */
-export function purgeIndex(collection: CollectionDefinition<any>, where: Condition[]): IndexLayout | undefined {
-  const range = where.find((c) => 'op' in c && (c.op === 'lt' || c.op === 'lte'));
-  if (!range || !('field' in range)) return undefined;
-  return indexLayouts(collection).find((l) => l.keys[0] === range.field);
 }

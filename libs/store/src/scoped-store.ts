@@ -67,8 +67,13 @@ async function purgeCandidates(
   if (!Number.isInteger(limit) || limit < 1 || limit > GET_MANY_CHUNK) {
     throw new StoreError('invalid_query', `purge takes a limit from 1 to ${GET_MANY_CHUNK}`);
   }
+  return adapter.find(collection, purgeQuery(where, limit));
+}
+
+/** The read of a purge: oldest first by its first range condition's field. */
+export function purgeQuery(where: Condition[], limit: number): Query & { where: Condition[]; limit: number } {
   const range = where.find((c): c is Extract<Condition, { op: string }> => 'op' in c && (c.op === 'lt' || c.op === 'lte'));
-  return adapter.find(collection, { where, limit, ...(range ? { sort: [{ field: range.field, direction: 'asc' as const }] } : {}) });
+  return { where, limit, ...(range ? { sort: [{ field: range.field, direction: 'asc' as const }] } : {}) };
 }
 
 class ScopedDocumentStore implements ScopedStore {

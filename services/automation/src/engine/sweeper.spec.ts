@@ -1,7 +1,7 @@
 /** The step sweeper's cost: what is overdue, not how many workspaces ever had rules. */
 import type { BusMessage } from '@crm/bus';
 import { createLogger } from '@crm/observability';
-import { openStore, type DocumentStore } from '@crm/store';
+import { openStore, sqliteQueryPlan, type CollectionDefinition, type DocumentStore, type Query } from '@crm/store';
 import type { EnrollmentDocument } from '../domain/model';
 import { automationCollections, engineWorkspaces, enrollments } from '../store/collections';
 import type { StepDuePayload } from './messages';
@@ -37,8 +37,13 @@ describe('the step sweeper', () => {
     await store.forWorkspace('ws_busy').insert(enrollments, overdueRun('log_1', 'ws_busy', Date.now() - 60_000));
     await store.forWorkspace('ws_idle_7').insert(enrollments, overdueRun('log_later', 'ws_idle_7', Date.now() + 60_000));
     let workspaceReads = 0;
+    const reads: [CollectionDefinition<any>, Query][] = [];
     const counted: DocumentStore = {
       ...store,
+      findAcrossWorkspaces: ((collection, query) => {
+        reads.push([collection, query]);
+        return store.findAcrossWorkspaces(collection, query);
+      }) as DocumentStore['findAcrossWorkspaces'],
       forWorkspace: (workspaceId) => {
         workspaceReads += 1;
         return store.forWorkspace(workspaceId);
@@ -52,6 +57,9 @@ describe('the step sweeper', () => {
     expect(await sweeper.sweep()).toBe(1);
     expect(dispatched.map((m) => [m.payload.workspaceId, m.payload.executionLogId])).toEqual([['ws_busy', 'log_1']]);
     expect(workspaceReads).toBe(1);
+    // Each look across workspaces walks an index that does not start with workspaceId.
+    for (const [collection, query] of reads)
+      expect(sqliteQueryPlan(collection, query)).toMatch(/^SEARCH \S+ USING INDEX (?!\S*workspaceId)\S+ \([^)]*\)$/);
     await sweeper.stop();
   });
 });

@@ -3,7 +3,7 @@
  * with their file, chunks and report rows; running and recent jobs stay.
  */
 import { createLogger } from '@crm/observability';
-import { isoDaysBefore, openStore, StoreLease, type DocumentStore } from '@crm/store';
+import { isoDaysBefore, openStore, sqliteQueryPlan, StoreLease, type DocumentStore, type Query } from '@crm/store';
 import type { ImportJobStatus } from '../domain/import-job';
 import { activeJobs, importChunks, importCollections, importJobs, importReportRows } from '../store/collections';
 import { ImportJobRepository } from '../store/import-job-repository';
@@ -121,6 +121,23 @@ describe('import retention', () => {
     expect(await second.sweep(NOW)).toBe(0);
     await first.stop();
     expect(await second.sweep(NOW)).toBe(1);
+  });
+
+  it('reads the expired jobs off the finishedAt index across workspaces, oldest first, without a sort', async () => {
+    const reads: Query[] = [];
+    const watched: DocumentStore = {
+      ...store,
+      findAcrossWorkspaces: ((collection, query) => {
+        reads.push(query);
+        return store.findAcrossWorkspaces(collection, query);
+      }) as DocumentStore['findAcrossWorkspaces'],
+    };
+    repo = new ImportJobRepository(watched);
+    await retention().sweep(NOW);
+    expect(reads).toHaveLength(1);
+    expect(sqliteQueryPlan(importJobs, reads[0]!)).toMatch(
+      /^SEARCH import_jobs USING INDEX import_jobs__finishedAt__id \(\S*finishedAt<\?\)$/,
+    );
   });
 
   it('finds a job again when a pass stopped after its children went', async () => {

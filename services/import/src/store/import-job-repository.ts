@@ -319,7 +319,9 @@ export class ImportJobRepository {
     const jobs = await this.store.findAcrossWorkspaces(importJobs, {
       where: [
         { field: 'finishedAt', op: 'lt', value: before },
-        { field: 'status', op: 'in', values: ['complete', 'failed', 'cancelled'] },
+        // Ended (complete, failed, cancelled), said as a negation so that the planner reads this off
+        // the finishedAt index across workspaces rather than a workspace's status index.
+        { not: [{ field: 'status', op: 'in', values: ['queued', 'processing'] }] },
       ],
       sort: [{ field: 'finishedAt', direction: 'asc' }],
       limit,

@@ -103,7 +103,9 @@ export class OutboxRelay {
     if (this.stopped) return;
     try {
       const workspaces = await this.store.global().find(outboxWorkspaces, {
-        where: [{ field: 'pendingMark', op: 'exists', value: true }],
+        // A range in its own order rather than `exists`, so that the read walks the pendingMark index (marks are never empty).
+        where: [{ field: 'pendingMark', op: 'gt', value: '' }],
+        sort: [{ field: 'pendingMark', direction: 'asc' }],
       });
       const now = Date.now();
       for (const workspace of workspaces) {
