@@ -239,6 +239,29 @@ describe('what the rendered chart must and must not contain', () => {
     }
   });
 
+  test('the workers reach SMTP and the AI provider only at their egressCidrs, else at public addresses, never the private ranges', () => {
+    const workerEgress = (args: string[]) =>
+      render('helm4', ['-f', join(ciDir, 'everything-values.yaml'), ...args])
+        .find((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'crm-automation-worker')!
+        .spec.egress.filter((rule: any) => rule.ports?.some((port: any) => [587, 8443].includes(port.port)));
+    const publicOnly = [
+      {
+        ipBlock: {
+          cidr: '0.0.0.0/0',
+          except: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16', '127.0.0.0/8'],
+        },
+      },
+      { ipBlock: { cidr: '::/0', except: ['fc00::/7', 'fe80::/10', '::1/128'] } },
+    ];
+    // everything-values.yaml configures both, on ports 587 (SMTP) and 8443 (ai.providerUrl).
+    expect(workerEgress([]).map((rule: any) => rule.to)).toEqual([publicOnly, publicOnly]);
+    const listed = workerEgress(['--set', 'email.smtp.egressCidrs={203.0.113.25/32}', '--set', 'ai.egressCidrs={198.51.100.0/24}']);
+    expect(listed.map((rule: any) => rule.to)).toEqual([
+      [{ ipBlock: { cidr: '203.0.113.25/32' } }],
+      [{ ipBlock: { cidr: '198.51.100.0/24' } }],
+    ]);
+  });
+
   test('every component may reach the OpenTelemetry collector on the port of telemetry.otlpEndpoint', () => {
     const policies = render('helm4', ['-f', join(ciDir, 'everything-values.yaml')]).filter(
       (o) => o.kind === 'NetworkPolicy' && !['mongodb', 'rabbitmq', 'redis'].some((store) => o.metadata.name.endsWith(`-${store}`)),

@@ -248,3 +248,22 @@ volumeClaimTemplates:
           storage: {{ $store.persistence.size }}
 {{- end }}
 {{- end }}
+
+{{- /*
+The `to` of an egress rule: an ipBlock per CIDR given, or with none every public address (IPv4 and
+IPv6 minus the private, shared, link-local and loopback ranges).
+*/}}
+{{- define "crm.egressDestinations" -}}
+{{- if . }}
+{{- range . }}
+- ipBlock: { cidr: {{ . | quote }} }
+{{- end }}
+{{- else }}
+- ipBlock:
+    cidr: 0.0.0.0/0
+    except: [10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10, 169.254.0.0/16, 127.0.0.0/8]
+- ipBlock:
+    cidr: ::/0
+    except: ['fc00::/7', 'fe80::/10', '::1/128']
+{{- end }}
+{{- end }}

@@ -18,7 +18,8 @@ export interface IndexLayout {
 }
 
 /**
- * The indexes of a collection: a workspace collection's (workspaceId, id); each declared index;
+ * The indexes of a collection: a workspace collection's (workspaceId, id); each declared index
+ * (workspaceId first unless it is `acrossWorkspaces`);
  * one per declared field not already leading an index. Non-unique indexes end with id so that
  * "sort by a field, ties by id" reads straight off the index instead of sorting every match.
  */
@@ -30,9 +31,11 @@ export function indexLayouts(collection: CollectionDefinition<any>): IndexLayout
   if (inWorkspace) layouts.push(layout(collection.name, ['workspaceId', 'id'], [], false, false));
   for (const index of collection.indexes ?? []) {
     for (const field of index.fields) assertFieldName(field);
-    const declared = inWorkspace ? index.fields.filter((f) => f !== 'workspaceId') : [...index.fields];
+    const across = inWorkspace && index.acrossWorkspaces === true;
+    const declared = inWorkspace && !across ? index.fields.filter((f) => f !== 'workspaceId') : [...index.fields];
     const unique = index.unique === true || index.sparse === true;
-    const keys = [...prefix, ...declared, ...(unique || declared.includes('id') ? [] : ['id'])];
+    if (across && unique) throw new Error(`${collection.name}: an index across workspaces cannot be unique`);
+    const keys = [...(across ? [] : prefix), ...declared, ...(unique || declared.includes('id') ? [] : ['id'])];
     layouts.push(layout(collection.name, keys, declared, unique, index.sparse === true));
   }
   // The port promises that declared fields are indexed; a field that already leads an index is

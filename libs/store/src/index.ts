@@ -6,6 +6,8 @@ export type { LocationSettings, StoreWaitOptions } from './open-store';
 export { createDocumentStore } from './scoped-store';
 export type { StoreAdapter, AdapterWrite, StoredRecord } from './store-adapter';
 export { leases, StoreLease, type LeaseDocument } from './retention/store-lease';
+export { purgeQuery } from './scoped-store';
+export { sqliteQueryPlan } from './sqlite/query-plan';
 export { RetentionSweeper, isoDaysBefore, DAY_MS, type RetentionRule, type RetentionSweeperOptions } from './retention/retention-sweeper';
 export { keepAlive } from './sqlite/keep-alive';
 export {

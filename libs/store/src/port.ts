@@ -119,6 +119,11 @@ export interface IndexDefinition {
   unique?: boolean;
   /** A unique index that ignores documents where the (single) field is absent or null. */
   sparse?: boolean;
+  /**
+   * Across workspaces: no implicit workspaceId first (a workspace collection only; never unique).
+   * For the purges of `DocumentStore.purge`, which filter on a time in every workspace at once.
+   */
+  acrossWorkspaces?: boolean;
 }
 
 export interface CollectionDefinition<T extends StoredDocument = StoredDocument> {
@@ -217,9 +222,21 @@ export interface DocumentStore {
   /**
    * Deletes at most `limit` documents matching `where`, in every workspace of a workspace
    * collection: retention's bounded pass (retention/retention-sweeper.ts), never a request's write.
+   * The oldest go first: ordered by the field of the first `lt`/`lte` condition, so a collection
+   * that declares that field's index `acrossWorkspaces` is read off it instead of scanned.
    * Returns how many went; fewer than `limit` means none were left.
    */
   purge<T extends StoredDocument>(collection: CollectionDefinition<T>, where: Condition[], limit: number): Promise<number>;
+  /**
+   * At most `limit` (1–500) documents of a workspace collection matching `where`, in every
+   * workspace, each with its workspaceId: for a background sweep that looks for work wherever it
+   * is, so its cost follows the work rather than the number of workspaces (never a request's read).
+   * Filter and sort on an index declared `acrossWorkspaces`, or the read scans.
+   */
+  findAcrossWorkspaces<T extends StoredDocument>(
+    collection: CollectionDefinition<T>,
+    query: { where: Condition[]; sort?: SortKey[]; limit: number },
+  ): Promise<(T & { workspaceId?: string })[]>;
   /** Whether the backing database answers; for readiness probes. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

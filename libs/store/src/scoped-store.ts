@@ -48,19 +48,43 @@ export function createDocumentStore(adapter: StoreAdapter): DocumentStore {
       return new ScopedDocumentStore(adapter, { kind: 'global' });
     },
     async purge(collection, where, limit) {
-      assertCollectionName(collection.name);
-      assertConditions(where);
-      if (!Number.isInteger(limit) || limit < 1 || limit > GET_MANY_CHUNK) {
-        throw new StoreError('invalid_query', `purge takes a limit from 1 to ${GET_MANY_CHUNK}`);
-      }
-      const found = await adapter.find(collection, { where, limit });
+      const found = await purgeCandidates(adapter, collection, where, limit);
       if (found.length === 0) return 0;
       // `where` again: a document changed since it was read (a run restarted) is kept.
       return adapter.deleteMany(collection, [{ field: 'id', op: 'in', values: found.map((d) => d.id) }, ...where]);
     },
+    async findAcrossWorkspaces(collection, query) {
+      assertCollectionName(collection.name);
+      assertQuery(query);
+      if (!Number.isInteger(query.limit) || query.limit < 1 || query.limit > GET_MANY_CHUNK) {
+        throw new StoreError('invalid_query', `findAcrossWorkspaces takes a limit from 1 to ${GET_MANY_CHUNK}`);
+      }
+      return (await adapter.find(collection, { where: query.where, sort: query.sort, limit: query.limit })) as never[];
+    },
     ping: () => adapter.ping(),
     close: () => adapter.close(),
   };
+}
+
+/** Oldest first by the first range condition's field, so an index across workspaces serves the read. */
+async function purgeCandidates(
+  adapter: StoreAdapter,
+  collection: CollectionDefinition<any>,
+  where: Condition[],
+  limit: number,
+): Promise<StoredRecord[]> {
+  assertCollectionName(collection.name);
+  assertConditions(where);
+  if (!Number.isInteger(limit) || limit < 1 || limit > GET_MANY_CHUNK) {
+    throw new StoreError('invalid_query', `purge takes a limit from 1 to ${GET_MANY_CHUNK}`);
+  }
+  return adapter.find(collection, purgeQuery(where, limit));
+}
+
+/** The read of a purge: oldest first by its first range condition's field. */
+export function purgeQuery(where: Condition[], limit: number): Query & { where: Condition[]; limit: number } {
+  const range = where.find((c): c is Extract<Condition, { op: string }> => 'op' in c && (c.op === 'lt' || c.op === 'lte'));
+  return { where, limit, ...(range ? { sort: [{ field: range.field, direction: 'asc' as const }] } : {}) };
 }
 
 class ScopedDocumentStore implements ScopedStore {

@@ -253,6 +253,30 @@ describe.each(targets)('document store on $name', (target) => {
       expect((await storeError(store.purge(contacts, old, 0))).code).toBe('invalid_query');
     });
 
+    it('finds across workspaces, sorted and limited, each document with its workspace', async () => {
+      const [wsA, wsB] = [unique('ws'), unique('ws')];
+      const name = unique('swept');
+      for (const [workspaceId, day] of [
+        [wsA, '03'],
+        [wsB, '01'],
+        [wsA, '02'],
+        [wsB, '04'],
+      ] as const) {
+        await store.forWorkspace(workspaceId).insert(contacts, { id: unique('c'), name, createdAt: `2026-01-${day}T00:00:00Z` });
+      }
+      const found = await store.findAcrossWorkspaces(contacts, {
+        where: [{ field: 'name', op: 'eq', value: name }],
+        sort: [{ field: 'createdAt', direction: 'asc' }],
+        limit: 3,
+      });
+      expect(found.map((d) => [d.workspaceId, d.createdAt])).toEqual([
+        [wsB, '2026-01-01T00:00:00Z'],
+        [wsA, '2026-01-02T00:00:00Z'],
+        [wsA, '2026-01-03T00:00:00Z'],
+      ]);
+      expect((await storeError(store.findAcrossWorkspaces(contacts, { where: [], limit: 501 }))).code).toBe('invalid_query');
+    });
+
     it('keeps global documents reachable through global()', async () => {
       const login = unique('login');
       await store.global().insert(users, { id: login, login });

@@ -1,4 +1,4 @@
-import { env, grpcHealthSettings, internalTlsSettings, requireInternalTlsDir, z } from '@crm/config';
+import { env, grpcHealthSettings, internalTlsSettings, requireInternalTlsDir, retentionSweepSettings, z } from '@crm/config';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
@@ -38,6 +38,9 @@ export const importConfigSchema = z
     IMPORT_STALL_MS: z.coerce.number().int().min(200).max(3_600_000).default(30_000),
     /** How often the sweeper looks for stalled jobs (server role). */
     IMPORT_SWEEP_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+    /** Days an ended job (complete, failed, cancelled) is kept with its report rows, then deleted (404). */
+    IMPORT_RETENTION_DAYS: env.days(90),
+    ...retentionSweepSettings,
     /**
      * Reader threads of the synchronous import (vCard files, PDFs, recognised card text): per kind
      * of file, how many run at once and how many more may wait (beyond: 503 with Retry-After).

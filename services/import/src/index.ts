@@ -1,6 +1,6 @@
 /**
  * The import service's two roles, started from one image:
- * - server (`startImportService`): gRPC job reads, the upload HTTP endpoint, and the sweeper;
+ * - server (`startImportService`): gRPC job reads, the upload HTTP endpoint, the sweeper and retention;
  * - worker (`startImportWorker`): consumes split and chunk messages; serves gRPC health only.
  * With the in-process bus (no AMQP_URL) nothing outside this process could consume what the server
  * publishes, so the server also runs the worker role in-process (the one-process `npm start`).
@@ -21,12 +21,13 @@ import {
   type InternalTls,
 } from '@crm/grpc';
 import { createLogger, type Logger } from '@crm/observability';
-import { locationFromEnv, openStoreWhenReachable, type DocumentStore, type StoreLocation } from '@crm/store';
+import { locationFromEnv, openStoreWhenReachable, StoreLease, type DocumentStore, type StoreLocation } from '@crm/store';
 import { ImportEvents } from './application/import-events';
 import { ChunkImporter } from './application/chunk-importer';
 import { contactFileReaders, FILE_READ_LIMITS } from './application/contact-file-readers';
 import { chunkQueue, splitQueue, type ReceivedChunkPayload, type SplitPayload } from './application/import-messages';
 import { JobSplitter } from './application/job-splitter';
+import { ImportRetention } from './application/import-retention';
 import { JobSweeper } from './application/job-sweeper';
 import type { RecordsClient } from './application/ports';
 import type { ImportConfig } from './config';
@@ -149,6 +150,15 @@ export async function startImportService(config: ImportConfig, options: StartImp
     stallMs: config.IMPORT_STALL_MS,
     intervalMs: config.IMPORT_SWEEP_MS,
   });
+  const retention = new ImportRetention({
+    repo: runtime.repo,
+    files: runtime.files,
+    lease: new StoreLease(runtime.store, 'import-retention', config.RETENTION_SWEEP_MS * 3),
+    logger,
+    retentionDays: config.IMPORT_RETENTION_DAYS,
+    intervalMs: config.RETENTION_SWEEP_MS,
+    batchSize: config.RETENTION_BATCH_SIZE,
+  });
   const readerThreads = new ReaderThreads({
     ...FILE_READ_LIMITS,
     pdfInflatedBytes: config.PDF_INFLATED_MAX_MB * 1024 * 1024,
@@ -194,6 +204,7 @@ export async function startImportService(config: ImportConfig, options: StartImp
     throw error;
   }
   sweeper.start();
+  retention.start();
   // Not the broker: an upload's split message that cannot go out is re-published by the sweeper.
   await server.serveWhileReady([storeReadiness(runtime.store)]);
   logger.info({ uploadPort, inProcessWorker: withWorker }, 'import upload endpoint listening');
@@ -204,6 +215,7 @@ export async function startImportService(config: ImportConfig, options: StartImp
       await new Promise<void>((resolve) => upload.close(() => resolve()));
       await server.shutdown();
       await sweeper.stop();
+      await retention.stop();
       await Promise.all(consumers.map((c) => c.stop()));
       await runtime.close();
     },

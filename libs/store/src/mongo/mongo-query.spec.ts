@@ -86,6 +86,19 @@ describe('MongoDB translation', () => {
     ]);
   });
 
+  it('indexes without the workspaceId prefix what a collection declares across workspaces (a purge)', () => {
+    const sent = defineCollection<StoredDocument>({
+      name: 'sent',
+      scope: 'workspace',
+      indexes: [{ fields: ['createdAt'] }, { fields: ['createdAt'], acrossWorkspaces: true }],
+    });
+    expect(mongoIndexes(sent).map((index) => index.keys)).toEqual([
+      { workspaceId: 1, _id: 1 },
+      { workspaceId: 1, createdAt: 1, _id: 1 },
+      { createdAt: 1, _id: 1 },
+    ]);
+  });
+
   describe('the filter language constructs', () => {
     it('negates a group with $nor, so documents without the field are kept', () => {
       expect(

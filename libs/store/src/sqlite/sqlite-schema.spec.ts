@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { defineCollection, StoredDocument } from '../port';
+import { CollectionDefinition, defineCollection, IndexDefinition, StoredDocument } from '../port';
 import { keepAlive } from './keep-alive';
 import { createCollectionSchema } from './sqlite-schema';
 import { countToSql, selectToSql } from './sqlite-query';
@@ -43,6 +43,25 @@ describe('SQLite schema', () => {
       columns,
     );
     expect(plan(page.sql, page.params)).toMatch(/contacts__workspaceId__createdAt__id(?!.*TEMP B-TREE)/);
+  });
+
+  it('lets a purge across workspaces read an index declared across workspaces instead of scanning the table', () => {
+    const sent = (indexes: IndexDefinition[]) =>
+      defineCollection<StoredDocument>({ name: 'sent', scope: 'workspace', fields: { createdAt: 'string' }, indexes });
+    const purge = (definition: CollectionDefinition) => {
+      const { columns } = createCollectionSchema(db, definition, prepare);
+      const { sql, params } = selectToSql(
+        // The query DocumentStore.purge makes: oldest first.
+        { where: [{ field: 'createdAt', op: 'lt', value: '2026-01-01' }], sort: [{ field: 'createdAt', direction: 'asc' }], limit: 500 },
+        columns,
+      );
+      return plan(sql, params);
+    };
+    // Without it: a skip-scan of every workspace's slice of (workspaceId, createdAt), then a sort.
+    expect(purge(sent([]))).toContain('TEMP B-TREE');
+    expect(purge(sent([{ fields: ['createdAt'], acrossWorkspaces: true }]))).toMatch(
+      /^SEARCH sent USING INDEX sent__createdAt__id \(\S*createdAt<\?\)$/,
+    );
   });
 
   it('counts a workspace from its kept count, and a filtered one on its narrowest index', () => {

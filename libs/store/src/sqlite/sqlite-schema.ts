@@ -90,7 +90,7 @@ function seedPlannerStatistics(db: Database.Database, prepare: Prepare, table: s
     const perPrefix = layout.keys.map((key, i) => {
       const last = i === layout.keys.length - 1;
       if (last && (layout.unique || key === 'id')) rows = 1;
-      else if (i === 0 && inWorkspace) rows = PLANNED_ROWS.workspace;
+      else if (i === 0 && inWorkspace && key === 'workspaceId') rows = PLANNED_ROWS.workspace;
       else rows = Math.max(1, Math.floor(rows / PLANNED_ROWS.perStep));
       return rows;
     });

@@ -1,5 +1,5 @@
 import { createLogger } from '@crm/observability';
-import { isoDaysBefore, openStore, RetentionSweeper, type DocumentStore } from '@crm/store';
+import { isoDaysBefore, openStore, purgeQuery, sqliteQueryPlan, RetentionSweeper, type DocumentStore } from '@crm/store';
 import type { RefreshToken } from '../domain/model';
 import { authCollections, refreshTokens } from './collections';
 import { authRetentionRules } from './retention-rules';
@@ -25,6 +25,15 @@ describe('refresh token retention', () => {
     store = await openStore({ location: { kind: 'sqlite', file: ':memory:' }, collections: authCollections });
   });
   afterEach(() => store.close());
+
+  it('reads the purge of every rule off an index across workspaces, oldest first, without a sort or a scan', () => {
+    const plans = authRetentionRules(30).map((rule) => [
+      rule.collection.name,
+      sqliteQueryPlan(rule.collection, purgeQuery(rule.expired(NOW), 500)),
+    ]);
+    for (const [name, plan] of plans)
+      expect([name, plan]).toEqual([name, expect.stringMatching(/^SEARCH \S+ USING INDEX \S+ \([^)]*<\?\)$/)]);
+  });
 
   it('deletes tokens expired longer than the retention, used or not, and keeps live and recently expired ones', async () => {
     const global = store.global();

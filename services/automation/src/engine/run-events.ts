@@ -48,6 +48,12 @@ export class RunEvents {
     await store.forWorkspace(run.workspaceId).update(enrollments, run.id, { unset: ['failureAnnounced'] });
   }
 
+  /** The workspaces holding failed runs whose announcement a crash cut off (some of them). */
+  async workspacesUnannounced(store: DocumentStore, limit: number): Promise<string[]> {
+    const runs = await store.findAcrossWorkspaces(enrollments, { where: [{ field: 'failureAnnounced', op: 'eq', value: false }], limit });
+    return runs.map((run) => run.workspaceId);
+  }
+
   /** A workspace's failed runs whose announcement a crash cut off. */
   unannounced(store: DocumentStore, workspaceId: string, limit: number): Promise<EnrollmentDocument[]> {
     return store.forWorkspace(workspaceId).find(enrollments, { where: [{ field: 'failureAnnounced', op: 'eq', value: false }], limit });

@@ -5,12 +5,13 @@
  * sweep interval. Re-publishing is harmless: the runner claims before it runs.
  *
  * Runs in the workers; a lease in the store lets one worker at a time sweep, and another take over
- * within a few intervals when it stops.
+ * within a few intervals when it stops. A pass visits only the workspaces with overdue work, found
+ * on indexes across workspaces, so an idle install of many workspaces costs three index reads.
  */
 import { newMessage } from '@crm/bus';
 import type { Logger } from '@crm/observability';
-import { StoreLease, type DocumentStore } from '@crm/store';
-import { engineWorkspaces, enrollments } from '../store/collections';
+import { StoreLease, type Condition, type DocumentStore } from '@crm/store';
+import { enrollments } from '../store/collections';
 import { STEP_DUE_TYPE, type StepDuePayload } from './messages';
 import type { RunEvents } from './run-events';
 import type { StepDispatcher } from './step-dispatcher';
@@ -63,6 +64,34 @@ export class Sweeper {
     return this.lease.acquire(now);
   }
 
+  private overdueSteps(now: number): Condition[] {
+    return [
+      { field: 'status', op: 'eq', value: 'in_progress' },
+      { field: 'dueAt', op: 'lte', value: now - this.options.graceMs },
+      { or: [[{ field: 'claimUntil', op: 'exists', value: false }], [{ field: 'claimUntil', op: 'lt', value: now }]] },
+    ];
+  }
+
+  /**
+   * The workspaces with something to do (an overdue step, an unannounced failure, a webhook retry
+   * the bus lost), found on indexes across workspaces: a pass costs what is pending, not what is
+   * registered. A workspace with more than a batch is visited again next pass.
+   */
+  private async workspacesWithWork(now: number): Promise<{ id: string }[]> {
+    const limit = this.options.batchSize ?? 500;
+    const steps = await this.store.findAcrossWorkspaces(enrollments, {
+      where: this.overdueSteps(now),
+      sort: [{ field: 'dueAt', direction: 'asc' }],
+      limit,
+    });
+    const found = [
+      ...steps.map((enrollment) => enrollment.workspaceId),
+      ...((await this.options.runEvents?.workspacesUnannounced(this.store, limit)) ?? []),
+      ...((await this.options.webhookRetries?.workspacesDue(now, limit)) ?? []),
+    ];
+    return [...new Set(found)].map((id) => ({ id }));
+  }
+
   /** One pass; returns how many steps it re-published. */
   async sweep(): Promise<number> {
     if (this.stopped) return 0;
@@ -70,15 +99,10 @@ export class Sweeper {
     try {
       if (!(await this.acquireLease())) return 0;
       const now = Date.now();
-      const workspaces = await this.store.global().find(engineWorkspaces, {});
-      for (const workspace of workspaces) {
+      for (const workspace of await this.workspacesWithWork(now)) {
         if (this.stopped) break;
         const overdue = await this.store.forWorkspace(workspace.id).find(enrollments, {
-          where: [
-            { field: 'status', op: 'eq', value: 'in_progress' },
-            { field: 'dueAt', op: 'lte', value: now - this.options.graceMs },
-            { or: [[{ field: 'claimUntil', op: 'exists', value: false }], [{ field: 'claimUntil', op: 'lt', value: now }]] },
-          ],
+          where: this.overdueSteps(now),
           sort: [{ field: 'dueAt', direction: 'asc' }],
           limit: this.options.batchSize ?? 500,
         });

@@ -25,6 +25,16 @@ export class WebhookRetryRecovery {
     private readonly graceMs = WEBHOOK_RETRY_GRACE_MS,
   ) {}
 
+  /** The workspaces holding retries overdue by more than the grace period (some of them, oldest due first). */
+  async workspacesDue(now: number, limit: number): Promise<string[]> {
+    const overdue = await this.store.findAcrossWorkspaces(webhookDeliveries, {
+      where: [{ field: 'retryDueAt', op: 'lte', value: now - this.graceMs }],
+      sort: [{ field: 'retryDueAt', direction: 'asc' }],
+      limit,
+    });
+    return overdue.map((delivery) => delivery.workspaceId!);
+  }
+
   /** Publishes again the workspace's retries overdue by more than the grace period; returns how many. */
   async recover(workspaceId: string, now: number, limit: number): Promise<number> {
     const { graceMs } = this;

@@ -48,6 +48,11 @@ export const enrollments = defineCollection<EnrollmentDocument>({
     { fields: ['enrolledRecordId', 'status'] },
     // Only runs whose failure is not yet announced carry the field.
     { fields: ['failureAnnounced'], sparse: true },
+    // Retention's purge of finished runs, and the sweeper's look for overdue steps and unannounced
+    // failures, in every workspace at once.
+    { fields: ['completedAt'], acrossWorkspaces: true },
+    { fields: ['status', 'dueAt'], acrossWorkspaces: true },
+    { fields: ['failureAnnounced'], acrossWorkspaces: true },
   ],
 });
 
@@ -55,17 +60,25 @@ export const emails = defineCollection<EmailDocument>({
   name: 'emails',
   scope: 'workspace',
   fields: { createdAt: 'string', relatedTo: 'string' },
-  indexes: [{ fields: ['createdAt'] }, { fields: ['relatedTo', 'createdAt'] }],
+  indexes: [{ fields: ['createdAt'] }, { fields: ['relatedTo', 'createdAt'] }, { fields: ['createdAt'], acrossWorkspaces: true }],
 });
 
 export const notifications = defineCollection<NotificationDocument>({
   name: 'notifications',
   scope: 'workspace',
   fields: { createdAt: 'string', recipient: 'string', relatedTo: 'string' },
-  indexes: [{ fields: ['createdAt'] }, { fields: ['recipient', 'createdAt'] }, { fields: ['relatedTo', 'createdAt'] }],
+  indexes: [
+    { fields: ['createdAt'] },
+    { fields: ['recipient', 'createdAt'] },
+    { fields: ['relatedTo', 'createdAt'] },
+    { fields: ['createdAt'], acrossWorkspaces: true },
+  ],
 });
 
-/** Workspaces that have (had) active rules: the sweeper looks for overdue steps in these. */
+/**
+ * Workspaces that have (had) active rules. The sweeper no longer walks them: it finds the
+ * workspaces with overdue work on indexes across workspaces (engine/sweeper.ts).
+ */
 export interface EngineWorkspaceDocument extends StoredDocument {
   registeredAt: string;
 }
@@ -89,6 +102,8 @@ export const webhookDeliveries = defineCollection<WebhookDeliveryDocument>({
     { fields: ['createdAt'] },
     // Retries not run yet, oldest due first (the recovery sweep); absent on every other attempt.
     { fields: ['retryDueAt'] },
+    { fields: ['createdAt'], acrossWorkspaces: true },
+    { fields: ['retryDueAt'], acrossWorkspaces: true },
   ],
 });
 

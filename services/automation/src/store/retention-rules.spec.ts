@@ -1,5 +1,5 @@
 import { createLogger } from '@crm/observability';
-import { isoDaysBefore, openStore, RetentionSweeper, type DocumentStore } from '@crm/store';
+import { isoDaysBefore, openStore, purgeQuery, sqliteQueryPlan, RetentionSweeper, type DocumentStore } from '@crm/store';
 import type { EmailDocument, EnrollmentDocument, NotificationDocument } from '../domain/model';
 import { automationCollections, emails, enrollments, notifications } from './collections';
 import { automationRetentionRules } from './retention-rules';
@@ -75,6 +75,15 @@ describe('automation retention', () => {
     store = await openStore({ location: { kind: 'sqlite', file: ':memory:' }, collections: automationCollections });
   });
   afterEach(() => store.close());
+
+  it('reads the purge of every rule off an index across workspaces, oldest first, without a sort or a scan', () => {
+    const plans = automationRetentionRules(days).map((rule) => [
+      rule.collection.name,
+      sqliteQueryPlan(rule.collection, purgeQuery(rule.expired(NOW), 500)),
+    ]);
+    for (const [name, plan] of plans)
+      expect([name, plan]).toEqual([name, expect.stringMatching(/^SEARCH \S+ USING INDEX \S+ \([^)]*<\?\)$/)]);
+  });
 
   it('deletes sent emails, notifications and finished runs past their retention, and keeps the rest', async () => {
     const ws = store.forWorkspace(WS);

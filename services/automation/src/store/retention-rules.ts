@@ -29,8 +29,10 @@ export function automationRetentionRules(days: AutomationRetention): RetentionRu
     {
       collection: enrollments,
       expired: (now) => [
-        { field: 'status', op: 'in', values: ['completed', 'failed', 'cancelled'] },
         { field: 'completedAt', op: 'lt', value: isoDaysBefore(now, days.RUN_RETENTION_DAYS) },
+        // Ended (completed, failed, cancelled), said as a negation so that the planner reads the
+        // purge off the completedAt index across workspaces rather than a workspace's status index.
+        { not: [{ field: 'status', op: 'eq', value: 'in_progress' }] },
       ],
     },
     {

@@ -1,12 +1,13 @@
 /** The import service's own collections; no other service reads them. */
-import { defineCollection, type StoredDocument } from '@crm/store';
+import { defineCollection, leases, type StoredDocument } from '@crm/store';
 import type { ImportJobDocument } from '../domain/import-job';
 
 export const importJobs = defineCollection<ImportJobDocument>({
   name: 'import_jobs',
   scope: 'workspace',
   fields: { createdAt: 'string', status: 'string' },
-  indexes: [{ fields: ['createdAt'] }],
+  // The second serves retention (finished jobs past IMPORT_RETENTION_DAYS), in every workspace at once.
+  indexes: [{ fields: ['createdAt'] }, { fields: ['finishedAt'], acrossWorkspaces: true }],
 });
 
 /**
@@ -39,7 +40,7 @@ export const importChunks = defineCollection<ImportChunkDocument>({
 /**
  * A job's report, one document per row (so no document grows with the file): the file's header
  * cells as row 0, then every failed or duplicate row with its original cells. Written with the
- * chunk's result, in the same unit of work; kept as long as the job.
+ * chunk's result, in the same unit of work; kept as long as the job (IMPORT_RETENTION_DAYS after it ends).
  */
 export interface ImportReportRowDocument extends StoredDocument {
   /** `${jobUid}:${row}` */
@@ -80,4 +81,4 @@ export const activeJobs = defineCollection<ActiveJobDocument>({
   indexes: [{ fields: ['checkAt'] }],
 });
 
-export const importCollections = [importJobs, importChunks, importReportRows, activeJobs];
+export const importCollections = [importJobs, importChunks, importReportRows, activeJobs, leases];

@@ -7,7 +7,7 @@
  */
 import { StoreError, type DocumentStore, type ScopedStore } from '@crm/store';
 import { isFinished, isTerminal, timestamp, type ChunkResult, type ImportJobDocument } from '../domain/import-job';
-import { activeJobs, importChunks, importJobs, type ImportChunkDocument } from './collections';
+import { activeJobs, importChunks, importJobs, importReportRows, type ImportChunkDocument } from './collections';
 import { ImportReportRepository } from './import-report-repository';
 
 export const JOB_LIST_LIMIT = 50;
@@ -310,6 +310,35 @@ export class ImportJobRepository {
   /** A chunk of the job waits for a retry due at `atMs`: the sweeper counts the job as moving until then. */
   async expectProgressBy(workspaceId: string, jobUid: string, atMs: number): Promise<void> {
     await this.ws(workspaceId).update(importJobs, jobUid, { set: { lastProgressMs: atMs } });
+  }
+
+  // ---------------------------------------------------------------- retention
+
+  /** Ended jobs (complete, failed, cancelled) that finished before `before` (ISO), oldest first, in every workspace. */
+  async endedBefore(before: string, limit: number): Promise<(ImportJobDocument & { workspaceId: string })[]> {
+    const jobs = await this.store.findAcrossWorkspaces(importJobs, {
+      where: [
+        { field: 'finishedAt', op: 'lt', value: before },
+        // Ended (complete, failed, cancelled), said as a negation so that the planner reads this off
+        // the finishedAt index across workspaces rather than a workspace's status index.
+        { not: [{ field: 'status', op: 'in', values: ['queued', 'processing'] }] },
+      ],
+      sort: [{ field: 'finishedAt', direction: 'asc' }],
+      limit,
+    });
+    return jobs.filter((job): job is ImportJobDocument & { workspaceId: string } => typeof job.workspaceId === 'string');
+  }
+
+  /**
+   * An ended job and everything that hangs off it: its report rows, chunk plan and sweeper marker
+   * first and the job last, so a crash part-way leaves the job to be found and erased again.
+   */
+  async erase(workspaceId: string, jobUid: string): Promise<void> {
+    const scoped = this.ws(workspaceId);
+    await scoped.deleteMany(importReportRows, [{ field: 'jobUid', op: 'eq', value: jobUid }]);
+    await scoped.deleteMany(importChunks, [{ field: 'jobUid', op: 'eq', value: jobUid }]);
+    await this.store.global().delete(activeJobs, jobUid);
+    await scoped.delete(importJobs, jobUid);
   }
 
   isTerminal(job: ImportJobDocument): boolean {

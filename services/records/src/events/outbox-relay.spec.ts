@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { InProcessBus, openBus, type BusLocation, type BusMessage, type MessageBus } from '@crm/bus';
 import type { DocumentStore } from '@crm/store';
 import { eventually, logger, openTestStore } from '../testing/records-factory';
-import { outbox, outboxWorkspaces, type OutboxDocument } from '../store/collections';
+import { outbox, outboxWorkspaces, pendingEventsMark, type OutboxDocument } from '../store/collections';
 import { OutboxRelay } from './outbox-relay';
 
 const WS = 'ws_relay';
@@ -36,7 +36,12 @@ describe('OutboxRelay across replicas sharing one store', () => {
 
   async function commitEvents(from: number, count: number): Promise<void> {
     const events = Array.from({ length: count }, (_, i) => pendingEvent(from + i));
-    await store.forWorkspace(WS).commit(events.map((document) => ({ kind: 'insert', collection: outbox, document: { ...document } })));
+    await store
+      .forWorkspace(WS)
+      .commit([
+        pendingEventsMark(WS, events[0]!.id),
+        ...events.map((document) => ({ kind: 'insert' as const, collection: outbox, document: { ...document } })),
+      ]);
   }
 
   beforeEach(async () => {
@@ -67,6 +72,46 @@ describe('OutboxRelay across replicas sharing one store', () => {
     await eventually(() => published.length >= 100);
     expect(published.map((m) => m.id)).toEqual(Array.from({ length: 100 }, (_, n) => pendingEvent(n).id));
     await expect(store.forWorkspace(WS).count(outbox)).resolves.toBe(0);
+  });
+
+  it('sweeps only the workspaces with events to relay, however many idle ones are registered', async () => {
+    let workspaceReads = 0;
+    const counted: DocumentStore = {
+      ...store,
+      forWorkspace: (workspaceId) => {
+        workspaceReads += 1;
+        return store.forWorkspace(workspaceId);
+      },
+    };
+    const relay = new OutboxRelay(counted, bus, logger, { sweepIntervalMs: 60_000, batchSize: 7, holder: 'replica-a' });
+    relays.push(relay);
+    for (let i = 0; i < 1000; i += 1) await relay.register(`ws_idle_${String(i).padStart(4, '0')}`);
+    await relay.register(WS);
+    await commitEvents(0, 3);
+    await relay.sweep();
+    await eventually(() => published.length >= 3);
+    await expect(store.forWorkspace(WS).count(outbox)).resolves.toBe(0);
+    expect(workspaceReads).toBeLessThan(10);
+    // The workspace's mark is gone with its events: the next sweep reads no workspace at all.
+    workspaceReads = 0;
+    await relay.sweep();
+    expect(workspaceReads).toBe(0);
+  });
+
+  it('keeps the mark of a workspace written to while the sweep looked at it, so its new events are swept', async () => {
+    const relay = replica('replica-a');
+    await relay.register(WS);
+    await commitEvents(0, 1);
+    const [seen] = await store.global().find(outboxWorkspaces, { where: [{ field: 'pendingMark', op: 'exists', value: true }] });
+    await relay.drain(WS);
+    await commitEvents(1, 1);
+    // What a sweep that read `seen` before this commit would write: the mark has moved on, so it stays.
+    await store
+      .global()
+      .update(outboxWorkspaces, WS, { unset: ['pendingMark'] }, { where: [{ field: 'pendingMark', op: 'eq', value: seen!.pendingMark! }] });
+    await relay.sweep();
+    await eventually(() => published.length >= 2);
+    expect(published.map((m) => m.id)).toEqual([pendingEvent(0).id, pendingEvent(1).id]);
   });
 
   it('leaves events to the replica holding the lease, which relays them after giving it up', async () => {
@@ -178,7 +223,12 @@ describe.each<{ name: string; location: () => BusLocation }>([
   it('keeps the events a fresh install has nobody to receive, and delivers them once a queue is bound', async () => {
     await relay.register(WS);
     const events = Array.from({ length: 10 }, (_, n) => pendingEvent(n));
-    await store.forWorkspace(WS).commit(events.map((document) => ({ kind: 'insert', collection: outbox, document: { ...document } })));
+    await store
+      .forWorkspace(WS)
+      .commit([
+        pendingEventsMark(WS, events[0]!.id),
+        ...events.map((document) => ({ kind: 'insert' as const, collection: outbox, document: { ...document } })),
+      ]);
 
     await relay.drain(WS);
     await expect(store.forWorkspace(WS).count(outbox)).resolves.toBe(10);
@@ -212,7 +262,12 @@ describe.each<{ name: string; location: () => BusLocation }>([
       type: n % 3 === 0 ? 'records.lead_created.v1' : 'records.record_updated.v1',
     }));
     const commit = (batch: OutboxDocument[]) =>
-      store.forWorkspace(WS).commit(batch.map((document) => ({ kind: 'insert' as const, collection: outbox, document: { ...document } })));
+      store
+        .forWorkspace(WS)
+        .commit([
+          pendingEventsMark(WS, batch[0]!.id),
+          ...batch.map((document) => ({ kind: 'insert' as const, collection: outbox, document: { ...document } })),
+        ]);
     await commit(events.slice(0, 6));
     await relay.drain(WS);
     await commit(events.slice(6));

@@ -2,7 +2,11 @@
  * Publishes the outbox: domain events are inserted in the same commit as the change they
  * describe, and this relay sends the pending ones through the bus afterwards, then deletes them.
  * It is poked right after each commit and also sweeps every few seconds (and once at start), so an
- * event whose publish was lost to a crash goes out on the next sweep or start.
+ * event whose publish was lost to a crash goes out on the next sweep or start. A sweep visits only
+ * the workspaces marked as having events (`pendingMark`, set in the commit that writes them) and
+ * clears the mark of those it finds with none left, so its cost follows the work pending, not the
+ * number of workspaces; the start also looks at every workspace once, for events kept from before
+ * marks existed.
  *
  * With several replicas, a workspace's events are relayed by one replica at a time, the holder of
  * its lease (relay-lease.ts), which keeps them in order. A replica whose poke finds the lease held
@@ -72,6 +76,7 @@ export class OutboxRelay {
 
   /** Starts the periodic sweep, after one sweep for whatever an earlier run left pending. */
   async start(): Promise<void> {
+    await this.markLeftovers();
     await this.sweep();
     this.timer = setInterval(() => void this.sweep(), this.sweepIntervalMs);
     this.timer.unref();
@@ -93,21 +98,50 @@ export class OutboxRelay {
     void this.drain(workspaceId);
   }
 
-  /** Publishes pending events of every known workspace. */
+  /** Publishes pending events of every workspace marked as having some, and unmarks those left with none. */
   async sweep(): Promise<void> {
     if (this.stopped) return;
     try {
-      const workspaces = await this.store.global().find(outboxWorkspaces, {});
+      const workspaces = await this.store.global().find(outboxWorkspaces, {
+        // A range in its own order rather than `exists`, so that the read walks the pendingMark index (marks are never empty).
+        where: [{ field: 'pendingMark', op: 'gt', value: '' }],
+        sort: [{ field: 'pendingMark', direction: 'asc' }],
+      });
       const now = Date.now();
       for (const workspace of workspaces) {
         // Also when this process knows of none (it restarted): a count finds out.
-        if ((this.unroutable.get(workspace.id)?.dueAt ?? 0) <= now && (await this.hasUnroutable(workspace.id))) {
-          this.unroutableWanted.add(workspace.id);
-        }
+        const unroutable = await this.hasUnroutable(workspace.id);
+        if (unroutable && (this.unroutable.get(workspace.id)?.dueAt ?? 0) <= now) this.unroutableWanted.add(workspace.id);
         await this.drain(workspace.id);
+        // Kept while unroutable events wait for their queue; cleared only if no commit has marked it since it was read.
+        if (!unroutable && !this.stopped && !(await this.hasPending(workspace.id))) {
+          await this.store
+            .global()
+            .update(
+              outboxWorkspaces,
+              workspace.id,
+              { unset: ['pendingMark'] },
+              { where: [{ field: 'pendingMark', op: 'eq', value: workspace.pendingMark! }] },
+            );
+        }
       }
     } catch (error) {
       this.logger.warn({ err: error }, 'outbox sweep failed; will retry');
+    }
+  }
+
+  /** At start: marks every workspace holding events, written before marks existed or by an older version. */
+  private async markLeftovers(): Promise<void> {
+    try {
+      for (const workspace of await this.store.global().find(outboxWorkspaces, {})) {
+        if (workspace.pendingMark || (await this.store.forWorkspace(workspace.id).count(outbox)) === 0) continue;
+        await this.store.global().update(outboxWorkspaces, workspace.id, { set: { pendingMark: `start:${randomUUID()}` } });
+      }
+    } catch (error) {
+      this.logger.warn(
+        { err: error },
+        'outbox start-up look at every workspace failed; events kept from before marks wait for the next write',
+      );
     }
   }
 

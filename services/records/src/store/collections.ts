@@ -3,7 +3,7 @@
  * (SQLite gives each an indexed column; MongoDB indexes them); every index starts with
  * workspaceId implicitly and ends with id, so "filter, newest first, ties by id" reads off one index.
  */
-import { defineCollection, leases, type CollectionDefinition } from '@crm/store';
+import { defineCollection, leases, type CollectionDefinition, type WriteOp } from '@crm/store';
 import type {
   AccountDocument,
   ActivityDocument,
@@ -226,11 +226,15 @@ export const outbox = defineCollection<OutboxDocument>({
 
 /**
  * Workspaces that have ever had an outbox event, so the relay's sweep can find pending events
- * without a cross-workspace query (the store keeps every workspace read scoped).
+ * without a cross-workspace query (the store keeps every workspace read scoped). `pendingMark` is
+ * set in the commit that writes events and cleared by the sweep once none is left, so a sweep
+ * visits only the workspaces with work (an idle install of many workspaces costs one query).
  */
 export interface OutboxWorkspaceDocument {
   id: string;
   registeredAt: string;
+  /** Present while the workspace may have events to relay: a new value with every commit that writes some. */
+  pendingMark?: string;
   /** The replica relaying this workspace's events (events/relay-lease.ts), until `leaseExpiresAt`. */
   leaseHolder?: string;
   /** Epoch milliseconds; 0 once released. */
@@ -240,8 +244,17 @@ export interface OutboxWorkspaceDocument {
 export const outboxWorkspaces = defineCollection<OutboxWorkspaceDocument>({
   name: 'outbox_workspaces',
   scope: 'global',
-  fields: { leaseHolder: 'string', leaseExpiresAt: 'number' },
+  fields: { leaseHolder: 'string', leaseExpiresAt: 'number', pendingMark: 'string' },
 });
+
+/**
+ * The write that marks a workspace as having events to relay, in the unit that writes them (so a
+ * sweep that read the mark before this commit cannot clear it: the value has changed). Not
+ * required: the relay registers the workspace before the commit, and an event is never refused.
+ */
+export function pendingEventsMark(workspaceId: string, mark: string): WriteOp {
+  return { kind: 'update', collection: outboxWorkspaces, id: workspaceId, change: { set: { pendingMark: mark } }, required: false };
+}
 
 /** The stored answer of one BatchCreateContacts call, by idempotency key (hashed into the id). */
 export interface BatchResultDocument {
@@ -256,7 +269,12 @@ export interface BatchResultDocument {
   createdAt: string;
 }
 
-export const batchResults = defineCollection<BatchResultDocument>({ name: 'batch_results', scope: 'workspace' });
+export const batchResults = defineCollection<BatchResultDocument>({
+  name: 'batch_results',
+  scope: 'workspace',
+  // Retention's purge, in every workspace at once.
+  indexes: [{ fields: ['createdAt'], acrossWorkspaces: true }],
+});
 
 export const recordsCollections = [
   contacts,

@@ -13,6 +13,7 @@ import {
   notes,
   opportunities,
   outbox,
+  pendingEventsMark,
   RECORD_COLLECTIONS,
   tasks,
   type BatchResultDocument,
@@ -114,7 +115,10 @@ export class RecordChanges {
     return this;
   }
 
+  /** An outbox event; the first of a commit also marks its workspace as having events to relay. */
   event(document: OutboxDocument): this {
+    if (!this.ops.some((op) => op.kind === 'insert' && op.collection === outbox))
+      this.ops.push(pendingEventsMark(document.workspaceId, document.id));
     this.ops.push({ kind: 'insert', collection: outbox, document: { ...document } });
     return this;
   }

@@ -1,5 +1,5 @@
 import { createLogger } from '@crm/observability';
-import { isoDaysBefore, openStore, RetentionSweeper, type DocumentStore } from '@crm/store';
+import { isoDaysBefore, openStore, purgeQuery, sqliteQueryPlan, RetentionSweeper, type DocumentStore } from '@crm/store';
 import { batchResults, recordsCollections, type BatchResultDocument } from './collections';
 import { recordsRetentionRules } from './retention-rules';
 
@@ -21,6 +21,15 @@ describe('processed batch retention', () => {
     store = await openStore({ location: { kind: 'sqlite', file: ':memory:' }, collections: recordsCollections });
   });
   afterEach(() => store.close());
+
+  it('reads the purge of every rule off an index across workspaces, oldest first, without a sort or a scan', () => {
+    const plans = recordsRetentionRules(7).map((rule) => [
+      rule.collection.name,
+      sqliteQueryPlan(rule.collection, purgeQuery(rule.expired(NOW), 500)),
+    ]);
+    for (const [name, plan] of plans)
+      expect([name, plan]).toEqual([name, expect.stringMatching(/^SEARCH \S+ USING INDEX \S+ \([^)]*<\?\)$/)]);
+  });
 
   it('deletes batch answers older than the retention in every workspace, a bounded batch per pass', async () => {
     for (const ws of ['ws_a', 'ws_b']) {
