@@ -26,7 +26,7 @@ const {
   requireBrokers,
   runEnv,
 } = require('./cluster-support');
-const { PodProber } = require('./kubelet-probes');
+const { PodProber, ReadinessGate } = require('./kubelet-probes');
 const { renderedPods, resolveEnv } = require('./rendered-pods');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -142,7 +142,10 @@ function replicaName(spec, index) {
 
 /**
  * Starts the system from its images and resolves once every replica is ready.
- * Options as startLocalCluster's, plus `replicas` (per server, default 2) and `imageTag` (latest).
+ * Options as startLocalCluster's, plus `replicas` (per server, default 2), `counts` ({records: 3}),
+ * `imageTag` (latest), `headless` (gRPC callers address headless Services, as the chart does) and
+ * `probes` (the kubelet's startup, readiness and liveness probes with restarts; otherwise the
+ * readiness probe gates each start: scripts/kubelet-probes.js says why).
  */
 async function startContainerCluster(options = {}) {
   const redisUrl = options.redisUrl ?? process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
@@ -318,7 +321,8 @@ async function startContainerCluster(options = {}) {
       if (!ports[portName]) throw new Error(`${spec.name}: a probe names port ${port}, which the runner did not give it`);
       return ports[portName];
     };
-    replica.prober = new PodProber({
+    const Probing = options.probes ? PodProber : ReadinessGate;
+    replica.prober = new Probing({
       pod,
       proc,
       host: key === 'gateway' ? '127.0.0.1' : replica.host,

@@ -34,6 +34,8 @@ beforeAll(async () => {
   if (process.env.CRM_TEST_CLUSTER !== 'containers') throw new Error('run with CRM_TEST_CLUSTER=containers (npm run test:containers)');
   t = await startTestCluster({
     headless: true,
+    // The kubelet's probes as the chart renders them (startup, readiness, liveness with restarts).
+    probes: true,
     gateways: 2,
     replicas: 1,
     counts: { records: 3 },
