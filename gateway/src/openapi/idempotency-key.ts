@@ -47,7 +47,8 @@ function documentKey(op: OpenApiOperation): OpenApiOperation {
   }
   responses['400'] ??= { $ref: '#/components/responses/BadRequest' };
   responses['409'] ??= { $ref: '#/components/responses/Conflict' };
-  responses['422'] = { $ref: '#/components/responses/ValidationFailedOrKeyReused' };
+  // An operation's own 422 (a batch's results) stays; it lists the reused key's `{detail}` itself.
+  if (!responses['422'] || responses['422'].$ref) responses['422'] = { $ref: '#/components/responses/ValidationFailedOrKeyReused' };
   const parameters = [...((op.parameters as unknown[]) ?? []), { $ref: '#/components/parameters/Idempotency-Key' }];
   const ordered = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
   return { ...op, parameters, responses: ordered };
