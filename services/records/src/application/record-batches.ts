@@ -93,6 +93,8 @@ export class RecordBatches {
     const results: BatchRecordResult[] = input.records.map((_, index) => ({ index, status: 'error', id: null, errors: null }));
     const fail = (index: number, errors: FieldErrors) => Object.assign(results[index]!, { status: 'error', id: null, errors });
 
+    // A record that is not an object at all is nothing else: its one error says so.
+    input.records.forEach((record, index) => record.earlierErrors?.nonFieldErrors && fail(index, record.earlierErrors));
     const matchValues = this.matchValues(input, plan, fail);
     const [targets, references] = await Promise.all([
       this.targets(caller.workspaceId, input.kind, plan, matchValues),
@@ -146,6 +148,7 @@ export class RecordBatches {
     const field = matchFieldName(plan.match);
     const seen = new Set<string>();
     return input.records.map((record, index) => {
+      if (record.earlierErrors?.nonFieldErrors) return null;
       const value = matchValueOf(plan, record);
       if (value === null) {
         fail(index, { [field]: [`This field is required to match on ${field}.`] });
