@@ -17,7 +17,7 @@ const { signUpUnlimited } = require('../support');
 const { clusterPids, cpuWindow } = require('../cpu-time');
 
 const ROOT = path.resolve(__dirname, '../..');
-const ROWS = 100_000;
+const ROWS = Number(process.env.BENCH_BATCH_ROWS ?? 100_000);
 const BATCH = 1000;
 /** Batches in flight at once, as an integration with a small worker pool sends them. */
 const CONCURRENCY = 2;

@@ -138,7 +138,7 @@ export class RecordBatches {
     });
 
     if (plan.atomic && results.some((r) => r.status === 'error')) return { results: skipWritten(results), rolledBack: true };
-    if (changes.ops.length > 0) await writer.write(caller, changes, events);
+    if (changes.ops.length > 0) await writer.write(caller, changes.groupedByCollection(), events);
     return { results, rolledBack: false };
   }
 
