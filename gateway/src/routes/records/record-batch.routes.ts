@@ -154,7 +154,8 @@ function batchOperation(kind: RecordKind<string>) {
         minItems: 1,
         maxItems: BATCH_LIMITS.maxRecords,
         description: `1 to ${BATCH_LIMITS.maxRecords.toLocaleString('en-US')} bodies, each as POST (create) or PATCH (update) ${kind.path}/ takes it, plus \`id\` when matching on id.`,
-        items: { type: 'object' },
+        // Any JSON value: a record that is not an object is that record's error, not the request's.
+        items: {},
       },
       atomic: {
         type: 'boolean',
