@@ -3702,7 +3702,7 @@ export interface operations {
                     /** @description What a record is found by: `id`, `email`, `externalId`, `customFields.<unique key>`. `update` matches on `id` unless this says otherwise; `upsert` requires it; `create` ignores it. */
                     matchOn?: string;
                     /** @description 1 to 1,000 bodies, each as POST (create) or PATCH (update) /api/contacts/ takes it, plus `id` when matching on id. */
-                    records: Record<string, never>[];
+                    records: unknown[];
                     /**
                      * @description One error writes nothing: the answer is 422 with the same body, and `skipped` for what would have been written.
                      * @default false
@@ -4668,7 +4668,7 @@ export interface operations {
                     /** @description What a record is found by: `id`, `email`, `externalId`, `customFields.<unique key>`. `update` matches on `id` unless this says otherwise; `upsert` requires it; `create` ignores it. */
                     matchOn?: string;
                     /** @description 1 to 1,000 bodies, each as POST (create) or PATCH (update) /api/leads/ takes it, plus `id` when matching on id. */
-                    records: Record<string, never>[];
+                    records: unknown[];
                     /**
                      * @description One error writes nothing: the answer is 422 with the same body, and `skipped` for what would have been written.
                      * @default false
@@ -5656,7 +5656,7 @@ export interface operations {
                     /** @description What a record is found by: `id`, `externalId`, `customFields.<unique key>`. `update` matches on `id` unless this says otherwise; `upsert` requires it; `create` ignores it. */
                     matchOn?: string;
                     /** @description 1 to 1,000 bodies, each as POST (create) or PATCH (update) /api/accounts/ takes it, plus `id` when matching on id. */
-                    records: Record<string, never>[];
+                    records: unknown[];
                     /**
                      * @description One error writes nothing: the answer is 422 with the same body, and `skipped` for what would have been written.
                      * @default false
@@ -6665,7 +6665,7 @@ export interface operations {
                     /** @description What a record is found by: `id`, `externalId`, `customFields.<unique key>`. `update` matches on `id` unless this says otherwise; `upsert` requires it; `create` ignores it. */
                     matchOn?: string;
                     /** @description 1 to 1,000 bodies, each as POST (create) or PATCH (update) /api/opportunities/ takes it, plus `id` when matching on id. */
-                    records: Record<string, never>[];
+                    records: unknown[];
                     /**
                      * @description One error writes nothing: the answer is 422 with the same body, and `skipped` for what would have been written.
                      * @default false
@@ -7689,15 +7689,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
-            /** @description The file cannot be read. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            422: components["responses"]["ValidationFailedOrKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

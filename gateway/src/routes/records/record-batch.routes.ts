@@ -9,6 +9,7 @@ import type { recordsV1 } from '@crm/grpc';
 import { DomainError } from '@crm/observability';
 import { BATCH_LIMITS, BATCH_MATCH_FIELDS, BATCH_OPERATIONS, BATCH_RESULT_STATUSES, EMAIL_MATCH_KINDS } from '@crm/vocabulary';
 import type { Router } from 'express';
+import { OWN_422_RESPONSES } from '../../openapi/idempotency-key';
 import { operation, RATE_LIMIT_HEADERS, ref, type JsonSchema, type OpenApiPaths } from '../../openapi/operation';
 import type { RecordKind, RecordsCall } from './record-routes';
 import { translateWrite } from './write-body';
@@ -178,11 +179,13 @@ function batchOperation(kind: RecordKind<string>) {
     requestBody,
     responses: { 200: { description: 'Per-record results in the order sent, and counts.', schema: resultSchema(kind) } },
   });
-  (op.responses as Record<string, unknown>)['422'] = {
+  const own422 = {
     description:
       'The request as a whole is refused (keyed on the field), or an atomic batch had an error and wrote nothing (the results, with `skipped`).',
     headers: RATE_LIMIT_HEADERS,
     content: { 'application/json': { schema: { oneOf: [resultSchema(kind), ref('ValidationError'), ref('Error')] } } },
   };
+  OWN_422_RESPONSES.add(own422);
+  (op.responses as Record<string, unknown>)['422'] = own422;
   return op;
 }
