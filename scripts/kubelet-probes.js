@@ -46,7 +46,7 @@ function tcpCheck(probe, host, port) {
 
 function grpcCheck(probe, host, port) {
   const { checkHealth } = require(path.join(ROOT, 'libs/grpc/dist'));
-  return checkHealth(`${host}:${port}`, '', probe.timeoutSeconds * 1000);
+  return checkHealth(`${host}:${port}`, probe.service ?? '', probe.timeoutSeconds * 1000);
 }
 
 const CHECKS = { httpGet: httpCheck, tcpSocket: tcpCheck, grpc: grpcCheck };

@@ -65,6 +65,7 @@ function probeOf(probe) {
     port: probe[type].port,
     path: probe[type].path,
     scheme: probe[type].scheme ?? 'HTTP',
+    service: probe[type].service,
     periodSeconds: probe.periodSeconds ?? 10,
     timeoutSeconds: probe.timeoutSeconds ?? 1,
     failureThreshold: probe.failureThreshold ?? 3,

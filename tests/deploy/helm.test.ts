@@ -309,6 +309,14 @@ describe('what the rendered chart must and must not contain', () => {
     expect(new Set(rolled)).toEqual(new Set([String(notAfter)]));
   });
 
+  test('services and workers are live while their event loop answers (gRPC `liveness`), ready while their stores are', () => {
+    const probes = render('helm4', ['-f', join(ciDir, 'external-values.yaml')])
+      .filter((o) => o.kind === 'Deployment' && o.metadata.name !== 'crm-gateway')
+      .map((o) => containersOf(o)[0])
+      .map((c) => [c.livenessProbe.grpc?.service, c.startupProbe.grpc?.service, c.readinessProbe.grpc?.service ?? '']);
+    expect(probes).toEqual(Array(6).fill(['liveness', 'liveness', '']));
+  });
+
   test('the ingress routes the API only: the probes are not reachable from outside the cluster', () => {
     const ingress = render('helm4', ['-f', join(ciDir, 'everything-values.yaml')]).find((o) => o.kind === 'Ingress')!;
     const paths = ingress.spec.rules.flatMap((rule: any) => rule.http.paths.map((p: any) => `${p.pathType} ${p.path}`));
