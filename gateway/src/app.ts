@@ -17,6 +17,8 @@ import { apiVersion } from './middleware/api-version';
 import { errorHandler } from './middleware/error-handler';
 import { requireForwardedHttps } from './middleware/forwarded-proto';
 import { jsonBody } from './middleware/json-body';
+import { BATCH_PATHS } from './routes/records/record-batch.routes';
+import { BATCH_LIMITS } from '@crm/vocabulary';
 import { methodNotAllowed } from './middleware/method-not-allowed';
 import { DEFAULT_BUDGETS, RateLimiter, type RateLimitBudgets } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
@@ -183,6 +185,7 @@ export function createApp(deps: AppDeps): GatewayApp {
   // 8a. Routes that read their own multipart bodies (the synchronous import).
   for (const module of modules.filter((m) => m.access === 'authenticated' && m.rawBodyRouter)) app.use(module.rawBodyRouter!);
   // 8b. JSON bodies, for authenticated routes only (public ones parse after their own limits).
+  app.use(BATCH_PATHS, jsonBody(String(BATCH_LIMITS.maxBodyBytes)));
   app.use(jsonBody(config.BODY_LIMIT));
   app.use(idempotency.jsonPosts);
   // 9. Routes.

@@ -44,6 +44,8 @@ describe('the route → scope table', () => {
     ['POST', '/api/contacts/query', 'contacts:read'],
     ['POST', '/api/leads/aggregate', 'leads:read'],
     ['POST', '/api/contacts/{id}/merge', 'contacts:write'],
+    ['POST', '/api/contacts/batch', 'contacts:write'],
+    ['POST', '/api/opportunities/batch', 'opportunities:write'],
     ['POST', '/api/leads/{id}/convert', 'leads:write'],
     ['GET', '/api/accounts/{id}/contacts', 'accounts:read'],
     ['DELETE', '/api/opportunities/{id}', 'opportunities:write'],

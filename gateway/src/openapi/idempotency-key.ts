@@ -35,6 +35,9 @@ export const IDEMPOTENCY_COMPONENTS = {
   },
 };
 
+/** 422 responses an operation documents itself (with the key's `{detail}` among them), kept as they are. */
+export const OWN_422_RESPONSES = new WeakSet<object>();
+
 function documentKey(op: OpenApiOperation): OpenApiOperation {
   const responses = { ...(op.responses as Record<string, { $ref?: string; headers?: Record<string, unknown> }>) };
   for (const [status, response] of Object.entries(responses)) {
@@ -47,7 +50,8 @@ function documentKey(op: OpenApiOperation): OpenApiOperation {
   }
   responses['400'] ??= { $ref: '#/components/responses/BadRequest' };
   responses['409'] ??= { $ref: '#/components/responses/Conflict' };
-  responses['422'] = { $ref: '#/components/responses/ValidationFailedOrKeyReused' };
+  // An operation's own 422 marked so (a batch's results) stays; it lists the reused key's `{detail}` itself.
+  if (!OWN_422_RESPONSES.has(responses['422'] ?? {})) responses['422'] = { $ref: '#/components/responses/ValidationFailedOrKeyReused' };
   const parameters = [...((op.parameters as unknown[]) ?? []), { $ref: '#/components/parameters/Idempotency-Key' }];
   const ordered = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
   return { ...op, parameters, responses: ordered };

@@ -478,6 +478,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/contacts/batch/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create, update or upsert contacts in a batch
+         * @description Each record goes through the same checks, events, webhooks and automations as a single write; an update that changes nothing is `unchanged` and emits nothing. Two records of one batch with the same match value: the second is an error. Racing batches on one match value make one record. A bad request as a whole (no records, over 1,000, an unknown `operation` or `matchOn`, `email` for a kind without one) is a 422 keyed on that field; a body over 10 MB is a 413. Counts as one request against the rate limit.
+         */
+        post: operations["batchContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/contacts/query/": {
         parameters: {
             query?: never;
@@ -593,6 +613,26 @@ export interface paths {
          * @description Counts and metrics of the leads the list would hold with the same filters, computed by the store. Groups are ordered by key as `ordering` orders (strings by code point, unset keys last); only the metrics asked are answered.
          */
         head: operations["aggregateLeadsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leads/batch/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create, update or upsert leads in a batch
+         * @description Each record goes through the same checks, events, webhooks and automations as a single write; an update that changes nothing is `unchanged` and emits nothing. Two records of one batch with the same match value: the second is an error. Racing batches on one match value make one record. A bad request as a whole (no records, over 1,000, an unknown `operation` or `matchOn`, `email` for a kind without one) is a 422 keyed on that field; a body over 10 MB is a 413. Counts as one request against the rate limit.
+         */
+        post: operations["batchLeads"];
+        delete?: never;
+        options?: never;
+        head?: never;
         patch?: never;
         trace?: never;
     };
@@ -714,6 +754,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/accounts/batch/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create, update or upsert accounts in a batch
+         * @description Each record goes through the same checks, events, webhooks and automations as a single write; an update that changes nothing is `unchanged` and emits nothing. Two records of one batch with the same match value: the second is an error. Racing batches on one match value make one record. A bad request as a whole (no records, over 1,000, an unknown `operation` or `matchOn`, `email` for a kind without one) is a 422 keyed on that field; a body over 10 MB is a 413. Counts as one request against the rate limit.
+         */
+        post: operations["batchAccounts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/accounts/query/": {
         parameters: {
             query?: never;
@@ -829,6 +889,26 @@ export interface paths {
          * @description Counts and metrics of the opportunities the list would hold with the same filters, computed by the store. Groups are ordered by key as `ordering` orders (strings by code point, unset keys last); only the metrics asked are answered.
          */
         head: operations["aggregateOpportunitiesHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/opportunities/batch/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create, update or upsert opportunities in a batch
+         * @description Each record goes through the same checks, events, webhooks and automations as a single write; an update that changes nothing is `unchanged` and emits nothing. Two records of one batch with the same match value: the second is an error. Racing batches on one match value make one record. A bad request as a whole (no records, over 1,000, an unknown `operation` or `matchOn`, `email` for a kind without one) is a 422 keyed on that field; a body over 10 MB is a 413. Counts as one request against the rate limit.
+         */
+        post: operations["batchOpportunities"];
+        delete?: never;
+        options?: never;
+        head?: never;
         patch?: never;
         trace?: never;
     };
@@ -3604,6 +3684,109 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    batchContacts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    operation: "create" | "update" | "upsert";
+                    /** @description What a record is found by: `id`, `email`, `externalId`, `customFields.<unique key>`. `update` matches on `id` unless this says otherwise; `upsert` requires it; `create` ignores it. */
+                    matchOn?: string;
+                    /** @description 1 to 1,000 bodies, each as POST (create) or PATCH (update) /api/contacts/ takes it, plus `id` when matching on id. */
+                    records: unknown[];
+                    /**
+                     * @description One error writes nothing: the answer is 422 with the same body, and `skipped` for what would have been written.
+                     * @default false
+                     */
+                    atomic?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Per-record results in the order sent, and counts. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One per record, in the order sent. */
+                        results: {
+                            index: number;
+                            /** @enum {string} */
+                            status: "created" | "updated" | "unchanged" | "error" | "skipped";
+                            /** @description The contact's id (`cnt_...`); null on error and on a skipped create. */
+                            id: string | null;
+                            /** @description On error: the 422 body a single write of this record would have had. */
+                            errors: null | components["schemas"]["ValidationError"];
+                        }[];
+                        /** @description Records by status; `skipped` only on an atomic batch that wrote nothing. */
+                        counts: {
+                            created: number;
+                            updated: number;
+                            unchanged: number;
+                            error: number;
+                            skipped?: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description The request as a whole is refused (keyed on the field), or an atomic batch had an error and wrote nothing (the results, with `skipped`). */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One per record, in the order sent. */
+                        results: {
+                            index: number;
+                            /** @enum {string} */
+                            status: "created" | "updated" | "unchanged" | "error" | "skipped";
+                            /** @description The contact's id (`cnt_...`); null on error and on a skipped create. */
+                            id: string | null;
+                            /** @description On error: the 422 body a single write of this record would have had. */
+                            errors: null | components["schemas"]["ValidationError"];
+                        }[];
+                        /** @description Records by status; `skipped` only on an atomic batch that wrote nothing. */
+                        counts: {
+                            created: number;
+                            updated: number;
+                            unchanged: number;
+                            error: number;
+                            skipped?: number;
+                        };
+                    } | components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     queryContacts: {
         parameters: {
             query?: never;
@@ -4462,6 +4645,109 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    batchLeads: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    operation: "create" | "update" | "upsert";
+                    /** @description What a record is found by: `id`, `email`, `externalId`, `customFields.<unique key>`. `update` matches on `id` unless this says otherwise; `upsert` requires it; `create` ignores it. */
+                    matchOn?: string;
+                    /** @description 1 to 1,000 bodies, each as POST (create) or PATCH (update) /api/leads/ takes it, plus `id` when matching on id. */
+                    records: unknown[];
+                    /**
+                     * @description One error writes nothing: the answer is 422 with the same body, and `skipped` for what would have been written.
+                     * @default false
+                     */
+                    atomic?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Per-record results in the order sent, and counts. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One per record, in the order sent. */
+                        results: {
+                            index: number;
+                            /** @enum {string} */
+                            status: "created" | "updated" | "unchanged" | "error" | "skipped";
+                            /** @description The lead's id (`ld_...`); null on error and on a skipped create. */
+                            id: string | null;
+                            /** @description On error: the 422 body a single write of this record would have had. */
+                            errors: null | components["schemas"]["ValidationError"];
+                        }[];
+                        /** @description Records by status; `skipped` only on an atomic batch that wrote nothing. */
+                        counts: {
+                            created: number;
+                            updated: number;
+                            unchanged: number;
+                            error: number;
+                            skipped?: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description The request as a whole is refused (keyed on the field), or an atomic batch had an error and wrote nothing (the results, with `skipped`). */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One per record, in the order sent. */
+                        results: {
+                            index: number;
+                            /** @enum {string} */
+                            status: "created" | "updated" | "unchanged" | "error" | "skipped";
+                            /** @description The lead's id (`ld_...`); null on error and on a skipped create. */
+                            id: string | null;
+                            /** @description On error: the 422 body a single write of this record would have had. */
+                            errors: null | components["schemas"]["ValidationError"];
+                        }[];
+                        /** @description Records by status; `skipped` only on an atomic batch that wrote nothing. */
+                        counts: {
+                            created: number;
+                            updated: number;
+                            unchanged: number;
+                            error: number;
+                            skipped?: number;
+                        };
+                    } | components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5347,6 +5633,109 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    batchAccounts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    operation: "create" | "update" | "upsert";
+                    /** @description What a record is found by: `id`, `externalId`, `customFields.<unique key>`. `update` matches on `id` unless this says otherwise; `upsert` requires it; `create` ignores it. */
+                    matchOn?: string;
+                    /** @description 1 to 1,000 bodies, each as POST (create) or PATCH (update) /api/accounts/ takes it, plus `id` when matching on id. */
+                    records: unknown[];
+                    /**
+                     * @description One error writes nothing: the answer is 422 with the same body, and `skipped` for what would have been written.
+                     * @default false
+                     */
+                    atomic?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Per-record results in the order sent, and counts. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One per record, in the order sent. */
+                        results: {
+                            index: number;
+                            /** @enum {string} */
+                            status: "created" | "updated" | "unchanged" | "error" | "skipped";
+                            /** @description The account's id (`acc_...`); null on error and on a skipped create. */
+                            id: string | null;
+                            /** @description On error: the 422 body a single write of this record would have had. */
+                            errors: null | components["schemas"]["ValidationError"];
+                        }[];
+                        /** @description Records by status; `skipped` only on an atomic batch that wrote nothing. */
+                        counts: {
+                            created: number;
+                            updated: number;
+                            unchanged: number;
+                            error: number;
+                            skipped?: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description The request as a whole is refused (keyed on the field), or an atomic batch had an error and wrote nothing (the results, with `skipped`). */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One per record, in the order sent. */
+                        results: {
+                            index: number;
+                            /** @enum {string} */
+                            status: "created" | "updated" | "unchanged" | "error" | "skipped";
+                            /** @description The account's id (`acc_...`); null on error and on a skipped create. */
+                            id: string | null;
+                            /** @description On error: the 422 body a single write of this record would have had. */
+                            errors: null | components["schemas"]["ValidationError"];
+                        }[];
+                        /** @description Records by status; `skipped` only on an atomic batch that wrote nothing. */
+                        counts: {
+                            created: number;
+                            updated: number;
+                            unchanged: number;
+                            error: number;
+                            skipped?: number;
+                        };
+                    } | components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6253,6 +6642,109 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    batchOpportunities: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    operation: "create" | "update" | "upsert";
+                    /** @description What a record is found by: `id`, `externalId`, `customFields.<unique key>`. `update` matches on `id` unless this says otherwise; `upsert` requires it; `create` ignores it. */
+                    matchOn?: string;
+                    /** @description 1 to 1,000 bodies, each as POST (create) or PATCH (update) /api/opportunities/ takes it, plus `id` when matching on id. */
+                    records: unknown[];
+                    /**
+                     * @description One error writes nothing: the answer is 422 with the same body, and `skipped` for what would have been written.
+                     * @default false
+                     */
+                    atomic?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Per-record results in the order sent, and counts. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One per record, in the order sent. */
+                        results: {
+                            index: number;
+                            /** @enum {string} */
+                            status: "created" | "updated" | "unchanged" | "error" | "skipped";
+                            /** @description The opportunity's id (`opp_...`); null on error and on a skipped create. */
+                            id: string | null;
+                            /** @description On error: the 422 body a single write of this record would have had. */
+                            errors: null | components["schemas"]["ValidationError"];
+                        }[];
+                        /** @description Records by status; `skipped` only on an atomic batch that wrote nothing. */
+                        counts: {
+                            created: number;
+                            updated: number;
+                            unchanged: number;
+                            error: number;
+                            skipped?: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description The request as a whole is refused (keyed on the field), or an atomic batch had an error and wrote nothing (the results, with `skipped`). */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One per record, in the order sent. */
+                        results: {
+                            index: number;
+                            /** @enum {string} */
+                            status: "created" | "updated" | "unchanged" | "error" | "skipped";
+                            /** @description The opportunity's id (`opp_...`); null on error and on a skipped create. */
+                            id: string | null;
+                            /** @description On error: the 422 body a single write of this record would have had. */
+                            errors: null | components["schemas"]["ValidationError"];
+                        }[];
+                        /** @description Records by status; `skipped` only on an atomic batch that wrote nothing. */
+                        counts: {
+                            created: number;
+                            updated: number;
+                            unchanged: number;
+                            error: number;
+                            skipped?: number;
+                        };
+                    } | components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -23,12 +23,13 @@ import {
   withNotModified,
 } from './record-etag';
 import { aggregateRoute } from './record-aggregate.routes';
+import { batchRoute } from './record-batch.routes';
 import { mergeRoute } from './record-merge.routes';
 import { filterDescription, queryRoute } from './record-query.routes';
 import { translateWrite, writeSchema, type WriteShape } from './write-body';
 
 /** A records rpc called by name; the kinds' tables pick the names, this file stays generic. */
-export type RecordsCall = (method: string, request: object, res: Response) => Promise<Record<string, unknown>>;
+export type RecordsCall = (method: string, request: object, res: Response, timeoutMs?: number) => Promise<Record<string, unknown>>;
 
 export function recordsCall(records: RecordsClient): RecordsCall {
   const call = records.call as unknown as (
@@ -37,7 +38,7 @@ export function recordsCall(records: RecordsClient): RecordsCall {
     context: Partial<CallerContext>,
     options: { timeoutMs: number },
   ) => Promise<Record<string, unknown>>;
-  return (method, request, res) => call.call(records, method, request, callerContext(res), { timeoutMs: RECORDS_DEADLINE_MS });
+  return (method, request, res, timeoutMs = RECORDS_DEADLINE_MS) => call.call(records, method, request, callerContext(res), { timeoutMs });
 }
 
 export interface QueryParameter<F extends string = string> {
@@ -290,6 +291,7 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
     },
   };
   Object.assign(paths, aggregatePaths);
+  Object.assign(paths, batchRoute(kind as RecordKind<string>, router, call));
   Object.assign(paths, queryRoute(kind as RecordKind<string>, router, call, item, itemSchema));
   if (kind.mergeable) Object.assign(paths, mergeRoute(kind as RecordKind<string>, router, call, full, fullSchema));
   return { router, paths, fullSchema };

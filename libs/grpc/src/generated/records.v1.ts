@@ -15,6 +15,7 @@ export interface RecordsServiceMethods {
   ListContacts: { request: ListContactsRequest; response: ListContactsResponse };
   QueryRecords: { request: QueryRecordsRequest; response: QueryRecordsResponse };
   AggregateRecords: { request: AggregateRecordsRequest; response: AggregateRecordsResponse };
+  BatchWriteRecords: { request: BatchWriteRecordsRequest; response: BatchWriteRecordsResponse };
   BatchCreateContacts: { request: BatchCreateContactsRequest; response: BatchCreateContactsResponse };
   GetContactBatch: { request: GetContactBatchRequest; response: GetContactBatchResponse };
   CreateLead: { request: CreateLeadRequest; response: CreateLeadResponse };
@@ -785,5 +786,44 @@ export interface GetRecordResponse {
   opportunity: Opportunity | null;
   /** The record as the public API's single-record JSON (camelCase keys, nulls included), for evaluating conditions by field name without knowing each kind's message. */
   fieldsJson: string;
+}
+
+export interface BatchWriteRecordsRequest {
+  /** contact, lead, account or opportunity. */
+  recordType: string;
+  /** create, update or upsert (anything else: a field error on `operation`). */
+  operation: string;
+  /** id, email, externalId or customFields.<unique key>; empty: id for update, none for create. */
+  matchOn: string;
+  /** One error writes nothing (results then say `skipped` for what would have been written). */
+  atomic: boolean;
+  records: BatchRecord[];
+}
+
+/** One record of a batch: the kind's message (the one of record_type is read) with its field mask and translation problems, as a single create or update sends them. */
+export interface BatchRecord {
+  contact: Contact | null;
+  lead: Lead | null;
+  account: Account | null;
+  opportunity: Opportunity | null;
+  fieldMask: FieldMask | null;
+  invalidFields: FieldError[];
+  /** The `id` the client sent with the record (matched on with match_on id); empty when none. */
+  id: string;
+}
+
+/** `status`: created, updated, unchanged, error or skipped; `id` empty on error (and on a skipped create); `errors` only on error. */
+export interface BatchRecordResult {
+  index: number;
+  status: string;
+  id: string;
+  errors: FieldError[];
+}
+
+export interface BatchWriteRecordsResponse {
+  /** In the order sent. */
+  results: BatchRecordResult[];
+  /** Atomic, with an error: nothing was written. */
+  rolledBack: boolean;
 }
 export const protoPath = 'records/v1/records.proto';

@@ -1,12 +1,13 @@
 /** Accounts: create, read, update, delete and list. */
-import { accountChanges, newAccount, ACCOUNT_FIELDS } from '../domain/account-rules';
-import { accountCreated, recordDeleted, recordUpdated } from '../domain/events';
+import { ACCOUNT_FIELDS } from '../domain/account-rules';
+import { recordDeleted } from '../domain/events';
 import { ID_PREFIX } from '../domain/ids';
 import * as lists from '../domain/list-rules';
 import { kindFilter } from '../domain/record-filter';
-import { requireVersion, versionOf } from '../domain/record-version';
+import { requireVersion } from '../domain/record-version';
 import type { AccountFilter } from '../store/record-filters';
 import type { ListResult } from '../store/records-repository';
+import { RECORD_WRITES, stageCreate, stageUpdate } from './record-writes';
 import { found, nowOf, referencesOf, searchFor, type RecordsContext } from './records-context';
 import type { AccountView, Caller, WriteInput } from './views';
 
@@ -30,11 +31,11 @@ export class AccountsService {
   async create(caller: Caller, input: WriteInput): Promise<AccountView> {
     const { writer, ids } = this.context;
     const references = await referencesOf(this.context, caller, input.body, ACCOUNT_FIELDS);
-    const now = nowOf(this.context);
-    const account = newAccount({ ...input, references }, ids(ID_PREFIX.account), caller.workspaceId, now);
-    const changes = writer.changes().insert('account', account);
-    writer.activity(changes, caller, 'created', 'account', account.id, now);
-    await writer.write(caller, changes, [accountCreated(account)]);
+    const now = this.context.clock();
+    const account = RECORD_WRITES.account.build({ ...input, references }, ids(ID_PREFIX.account), caller.workspaceId, now);
+    const changes = writer.changes();
+    const events = stageCreate(writer, changes, caller, 'account', account, now);
+    await writer.write(caller, changes, events);
     return (await this.context.views.accounts(caller.workspaceId, [account], true))[0]!;
   }
 
@@ -48,12 +49,11 @@ export class AccountsService {
     const current = await found(repo.record(caller.workspaceId, 'account', id));
     requireVersion(current, input.expectedVersion);
     const references = await referencesOf(this.context, caller, input.body, ACCOUNT_FIELDS);
-    const now = nowOf(this.context);
-    const fields = accountChanges(current, { ...input, references }, now);
-    const after = { ...current, ...fields, version: versionOf(current) + 1 };
-    const changes = writer.changes().update('account', id, fields, { expectedVersion: input.expectedVersion });
-    writer.activity(changes, caller, 'updated', 'account', id, now);
-    await writer.conditional(input.expectedVersion, () => writer.write(caller, changes, [recordUpdated('account', after)]));
+    const now = this.context.clock();
+    const fields = RECORD_WRITES.account.change(current, { ...input, references }, now);
+    const changes = writer.changes();
+    const { after, events } = stageUpdate(writer, changes, caller, 'account', current, fields, now, input.expectedVersion);
+    await writer.conditional(input.expectedVersion, () => writer.write(caller, changes, events));
     return (await this.context.views.accounts(caller.workspaceId, [after], true))[0]!;
   }
 

@@ -1,12 +1,13 @@
 /** Contacts: create, read, update, delete and list, and an account's contacts. */
-import { contactChanges, newContact, CONTACT_FIELDS } from '../domain/contact-rules';
-import { contactCreated, recordDeleted, recordUpdated } from '../domain/events';
+import { CONTACT_FIELDS } from '../domain/contact-rules';
+import { recordDeleted } from '../domain/events';
 import { ID_PREFIX } from '../domain/ids';
 import * as lists from '../domain/list-rules';
 import { kindFilter } from '../domain/record-filter';
-import { requireVersion, versionOf } from '../domain/record-version';
+import { requireVersion } from '../domain/record-version';
 import type { ContactFilter } from '../store/record-filters';
 import type { ListResult } from '../store/records-repository';
+import { RECORD_WRITES, stageCreate, stageUpdate } from './record-writes';
 import { found, nowOf, referencesOf, searchFor, type RecordsContext } from './records-context';
 import type { Caller, ContactView, Paging, WriteInput } from './views';
 
@@ -32,11 +33,11 @@ export class ContactsService {
   async create(caller: Caller, input: WriteInput): Promise<ContactView> {
     const { writer, ids } = this.context;
     const references = await referencesOf(this.context, caller, input.body, CONTACT_FIELDS);
-    const now = nowOf(this.context);
-    const contact = newContact({ ...input, references }, ids(ID_PREFIX.contact), caller.workspaceId, now);
-    const changes = writer.changes().insert('contact', contact);
-    writer.activity(changes, caller, 'created', 'contact', contact.id, now);
-    await writer.write(caller, changes, [contactCreated(contact)]);
+    const now = this.context.clock();
+    const contact = RECORD_WRITES.contact.build({ ...input, references }, ids(ID_PREFIX.contact), caller.workspaceId, now);
+    const changes = writer.changes();
+    const events = stageCreate(writer, changes, caller, 'contact', contact, now);
+    await writer.write(caller, changes, events);
     return (await this.context.views.contacts(caller.workspaceId, [contact], true))[0]!;
   }
 
@@ -50,12 +51,11 @@ export class ContactsService {
     const current = await found(repo.record(caller.workspaceId, 'contact', id));
     requireVersion(current, input.expectedVersion);
     const references = await referencesOf(this.context, caller, input.body, CONTACT_FIELDS);
-    const now = nowOf(this.context);
-    const fields = contactChanges(current, { ...input, references }, now);
-    const after = { ...current, ...fields, version: versionOf(current) + 1 };
-    const changes = writer.changes().update('contact', id, fields, { expectedVersion: input.expectedVersion });
-    writer.activity(changes, caller, 'updated', 'contact', id, now);
-    await writer.conditional(input.expectedVersion, () => writer.write(caller, changes, [recordUpdated('contact', after)]));
+    const now = this.context.clock();
+    const fields = RECORD_WRITES.contact.change(current, { ...input, references }, now);
+    const changes = writer.changes();
+    const { after, events } = stageUpdate(writer, changes, caller, 'contact', current, fields, now, input.expectedVersion);
+    await writer.conditional(input.expectedVersion, () => writer.write(caller, changes, events));
     return (await this.context.views.contacts(caller.workspaceId, [after], true))[0]!;
   }
 

@@ -1,25 +1,18 @@
 /** Leads: create, read, update, delete, list, and conversion into a contact (with an account and an opportunity). */
 import { DomainError } from '@crm/observability';
 import { timestamp } from '../domain/clock';
-import {
-  contactCreated,
-  leadCreated,
-  leadEvents,
-  opportunityEvents,
-  recordDeleted,
-  recordUpdated,
-  type DomainEvent,
-} from '../domain/events';
+import { contactCreated, leadEvents, opportunityEvents, recordDeleted, recordUpdated, type DomainEvent } from '../domain/events';
 import { ID_PREFIX } from '../domain/ids';
 import { ALREADY_CONVERTED, planConversion } from '../domain/lead-conversion';
-import { leadChanges, newLead, LEAD_FIELDS } from '../domain/lead-rules';
+import { LEAD_FIELDS } from '../domain/lead-rules';
 import * as lists from '../domain/list-rules';
 import { kindFilter } from '../domain/record-filter';
 import type { LeadDocument } from '../domain/model';
-import { requireVersion, versionOf } from '../domain/record-version';
+import { requireVersion } from '../domain/record-version';
 import type { LeadFilter } from '../store/record-filters';
 import type { ListResult } from '../store/records-repository';
 import { CONFLICT_RETRIES, isConflict } from './record-writer';
+import { RECORD_WRITES, stageCreate, stageUpdate } from './record-writes';
 import { found, nowOf, referencesOf, searchFor, type RecordsContext } from './records-context';
 import type { AccountView, Caller, ContactView, LeadView, OpportunityView, WriteInput } from './views';
 
@@ -52,11 +45,11 @@ export class LeadsService {
   async create(caller: Caller, input: WriteInput): Promise<LeadView> {
     const { writer, ids } = this.context;
     const references = await referencesOf(this.context, caller, input.body, LEAD_FIELDS);
-    const now = nowOf(this.context);
-    const lead = newLead({ ...input, references }, ids(ID_PREFIX.lead), caller.workspaceId, now);
-    const changes = writer.changes().insert('lead', lead);
-    writer.activity(changes, caller, 'created', 'lead', lead.id, now);
-    await writer.write(caller, changes, [leadCreated(lead)]);
+    const now = this.context.clock();
+    const lead = RECORD_WRITES.lead.build({ ...input, references }, ids(ID_PREFIX.lead), caller.workspaceId, now);
+    const changes = writer.changes();
+    const events = stageCreate(writer, changes, caller, 'lead', lead, now);
+    await writer.write(caller, changes, events);
     return (await this.context.views.leads(caller.workspaceId, [lead], true))[0]!;
   }
 
@@ -71,14 +64,13 @@ export class LeadsService {
     for (let attempt = 0; ; attempt++) {
       const current = await found(repo.record(caller.workspaceId, 'lead', id));
       requireVersion(current, input.expectedVersion);
-      const now = nowOf(this.context);
-      const fields = leadChanges(current, { ...input, references }, now);
-      const after = { ...current, ...fields, version: versionOf(current) + 1 };
+      const now = this.context.clock();
+      const fields = RECORD_WRITES.lead.change(current, { ...input, references }, now);
+      const changes = writer.changes();
+      // Conditional on the status read, so the status-change event names the right previous status.
+      const { after, events } = stageUpdate(writer, changes, caller, 'lead', current, fields, now, input.expectedVersion);
       try {
-        // Conditional on the status read, so the status-change event names the right previous status.
-        const changes = writer.changes().update('lead', id, fields, { statusIs: current.status, expectedVersion: input.expectedVersion });
-        writer.activity(changes, caller, 'updated', 'lead', id, now);
-        await writer.write(caller, changes, [...leadEvents(current, after), recordUpdated('lead', after)]);
+        await writer.write(caller, changes, events);
       } catch (error) {
         if (isConflict(error) && attempt < CONFLICT_RETRIES) continue;
         throw error;

@@ -1,14 +1,14 @@
 /** Opportunities: create, read, update, delete and list. */
-import { timestamp } from '../domain/clock';
-import { opportunityCreated, opportunityEvents, recordDeleted, recordUpdated } from '../domain/events';
+import { recordDeleted } from '../domain/events';
 import { ID_PREFIX } from '../domain/ids';
 import * as lists from '../domain/list-rules';
 import { kindFilter } from '../domain/record-filter';
-import { newOpportunity, opportunityChanges, OPPORTUNITY_FIELDS } from '../domain/opportunity-rules';
-import { requireVersion, versionOf } from '../domain/record-version';
+import { OPPORTUNITY_FIELDS } from '../domain/opportunity-rules';
+import { requireVersion } from '../domain/record-version';
 import type { OpportunityFilter } from '../store/record-filters';
 import type { ListResult } from '../store/records-repository';
 import { CONFLICT_RETRIES, isConflict } from './record-writer';
+import { RECORD_WRITES, stageCreate, stageUpdate } from './record-writes';
 import { found, nowOf, referencesOf, searchFor, type RecordsContext } from './records-context';
 import type { Caller, OpportunityView, WriteInput } from './views';
 
@@ -37,10 +37,10 @@ export class OpportunitiesService {
     const { writer, ids } = this.context;
     const references = await referencesOf(this.context, caller, input.body, OPPORTUNITY_FIELDS);
     const now = this.context.clock();
-    const opportunity = newOpportunity({ ...input, references }, ids(ID_PREFIX.opportunity), caller.workspaceId, now);
-    const changes = writer.changes().insert('opportunity', opportunity);
-    writer.activity(changes, caller, 'created', 'opportunity', opportunity.id, timestamp(now));
-    await writer.write(caller, changes, [opportunityCreated(opportunity), ...opportunityEvents(null, opportunity)]);
+    const opportunity = RECORD_WRITES.opportunity.build({ ...input, references }, ids(ID_PREFIX.opportunity), caller.workspaceId, now);
+    const changes = writer.changes();
+    const events = stageCreate(writer, changes, caller, 'opportunity', opportunity, now);
+    await writer.write(caller, changes, events);
     return (await this.context.views.opportunities(caller.workspaceId, [opportunity], true))[0]!;
   }
 
@@ -56,15 +56,12 @@ export class OpportunitiesService {
       const current = await found(repo.record(caller.workspaceId, 'opportunity', id));
       requireVersion(current, input.expectedVersion);
       const now = this.context.clock();
-      const fields = opportunityChanges(current, { ...input, references }, now);
-      const after = { ...current, ...fields, version: versionOf(current) + 1 };
+      const fields = RECORD_WRITES.opportunity.change(current, { ...input, references }, now);
+      const changes = writer.changes();
+      // Conditional on the stage read, so the stage-change events name the right previous stage.
+      const { after, events } = stageUpdate(writer, changes, caller, 'opportunity', current, fields, now, input.expectedVersion);
       try {
-        // Conditional on the stage read, so the stage-change events name the right previous stage.
-        const changes = writer
-          .changes()
-          .update('opportunity', id, fields, { stageIs: current.stage, expectedVersion: input.expectedVersion });
-        writer.activity(changes, caller, 'updated', 'opportunity', id, timestamp(now));
-        await writer.write(caller, changes, [...opportunityEvents(current, after), recordUpdated('opportunity', after)]);
+        await writer.write(caller, changes, events);
       } catch (error) {
         if (isConflict(error) && attempt < CONFLICT_RETRIES) continue;
         throw error;

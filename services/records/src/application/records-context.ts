@@ -37,17 +37,31 @@ export function searchFor(value: string | undefined): string | undefined {
 }
 
 /** Which referenced accounts, contacts and users exist in the caller's workspace. */
-export async function referencesOf(
+export function referencesOf(
   context: RecordsContext,
   caller: Caller,
   body: Record<string, unknown>,
   table: FieldTable,
 ): Promise<KnownReferences> {
-  const ids = referencedIds(body, table);
+  return referencesOfAll(context, caller, [body], table);
+}
+
+/** The same for many bodies at once (a batch's records): one look-up per kind of reference. */
+export async function referencesOfAll(
+  context: RecordsContext,
+  caller: Caller,
+  bodies: Record<string, unknown>[],
+  table: FieldTable,
+): Promise<KnownReferences> {
+  const ids = { account: new Set<string>(), contact: new Set<string>(), user: new Set<string>() };
+  for (const body of bodies) {
+    const referenced = referencedIds(body, table);
+    for (const target of ['account', 'contact', 'user'] as const) for (const id of referenced[target]) ids[target].add(id);
+  }
   const [account, contact, users] = await Promise.all([
-    context.repo.existing(caller.workspaceId, 'account', ids.account),
-    context.repo.existing(caller.workspaceId, 'contact', ids.contact),
-    ids.user.length > 0 ? workspaceMembers(context.users, caller.workspaceId, ids.user) : Promise.resolve(new Map()),
+    context.repo.existing(caller.workspaceId, 'account', [...ids.account]),
+    context.repo.existing(caller.workspaceId, 'contact', [...ids.contact]),
+    ids.user.size > 0 ? workspaceMembers(context.users, caller.workspaceId, [...ids.user]) : Promise.resolve(new Map()),
   ]);
   return { account, contact, user: new Set(users.keys()) };
 }

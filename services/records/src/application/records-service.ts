@@ -17,6 +17,7 @@ import { ContactBatches, type BatchCreateInput, type BatchCreateResult } from '.
 import { ContactsService, type ContactFilters } from './contacts-service';
 import { LeadsService, type ConversionResult, type LeadFilters } from './leads-service';
 import { OpportunitiesService, type OpportunityFilters } from './opportunities-service';
+import { RecordBatches, type BatchWriteInput, type BatchWriteResult } from './record-batches';
 import { RecordAggregates, type AggregateInput, type AggregateView, type ListFiltersByType } from './record-aggregates';
 import { RecordMerges } from './record-merges';
 import { RecordQueries, type RecordQuery, type RecordViewsByType } from './record-queries';
@@ -34,6 +35,7 @@ export type { OpportunityFilters } from './opportunities-service';
 export { recordJson } from './record-views';
 export type { RecordQuery, RecordViewsByType } from './record-queries';
 export type { AggregateInput, AggregateView, ListFiltersByType } from './record-aggregates';
+export type { BatchRecordInput, BatchRecordResult, BatchWriteInput, BatchWriteResult } from './record-batches';
 export type { EventRelay } from './record-writer';
 export type { AnyRecordView, Paging } from './views';
 
@@ -55,6 +57,7 @@ export class RecordsService {
   private readonly related: RelatedLists;
   private readonly queries: RecordQueries;
   private readonly aggregates: RecordAggregates;
+  private readonly recordBatches: RecordBatches;
 
   constructor(deps: RecordsServiceDeps) {
     const clock = deps.clock ?? systemClock;
@@ -76,6 +79,7 @@ export class RecordsService {
     this.related = new RelatedLists(context);
     this.queries = new RecordQueries(context);
     this.aggregates = new RecordAggregates(context);
+    this.recordBatches = new RecordBatches(context);
   }
 
   createContact(caller: Caller, input: WriteInput): Promise<ContactView> {
@@ -102,6 +106,10 @@ export class RecordsService {
     input: AggregateInput,
   ): Promise<AggregateView> {
     return this.aggregates.aggregate(caller, type, filters, input);
+  }
+  /** POST /api/{kind}/batch/: creates, updates or upserts of one kind, each as a single write would, in one commit. */
+  batchWriteRecords(caller: Caller, input: BatchWriteInput): Promise<BatchWriteResult> {
+    return this.recordBatches.write(caller, input);
   }
   listContacts(caller: Caller, filters: ContactFilters): Promise<ListResult<ContactView>> {
     return this.contacts.list(caller, filters);

@@ -57,6 +57,7 @@ export function newLead(input: LeadInput, id: string, workspaceId: string, now: 
     fullName: fullName(firstName, lastName),
     searchText: '',
     email: v.email as string,
+    emailKey: (v.email as string).toLowerCase(),
     phone: (v.phone as string | undefined) ?? '',
     company: (v.company as string | undefined) ?? '',
     status: (v.status as LeadStatus | undefined) ?? 'new',
@@ -93,6 +94,9 @@ export function leadChanges(current: LeadDocument, input: LeadInput, now: string
   errors.throwIfAny();
   const changes: Partial<LeadDocument> = { ...(v as Partial<LeadDocument>), updatedAt: now };
   if ('firstName' in v || 'lastName' in v) changes.fullName = fullName(firstName, lastName);
+  if (typeof v.email === 'string') changes.emailKey = v.email.toLowerCase();
+  // A lead that a batch upsert created by email no longer holds its claim once the address changes.
+  if (current.emailClaimKey && changes.emailKey !== undefined && changes.emailKey !== current.emailClaimKey) changes.emailClaimKey = null;
   if ('fullName' in changes || 'email' in changes || 'company' in changes) changes.searchText = leadSearchText({ ...current, ...changes });
   return changes;
 }

@@ -79,6 +79,13 @@ export interface LeadDocument extends RecordBase {
   fullName: string;
   searchText: string;
   email: string;
+  /** Lower-cased email, for matching a batch's records on email (absent on leads stored before it). */
+  emailKey?: string;
+  /**
+   * The emailKey of a lead a batch upsert on email created, while it keeps that email: unique within
+   * the workspace, so two batches racing with one address create one lead (as importEmailKey does for contacts).
+   */
+  emailClaimKey?: string | null;
   phone: string;
   company: string;
   status: LeadStatus;

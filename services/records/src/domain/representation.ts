@@ -5,7 +5,7 @@
  */
 import type { AccountDocument, ContactDocument, LeadDocument, OpportunityDocument, RecordDocument, RecordType } from './model';
 
-const INTERNAL = new Set(['workspaceId', 'fullName', 'emailKey', 'importJobId', 'importEmailKey', 'searchText']);
+const INTERNAL = new Set(['workspaceId', 'fullName', 'emailKey', 'importJobId', 'importEmailKey', 'emailClaimKey', 'searchText']);
 
 export type PublicRecord = Record<string, unknown>;
 

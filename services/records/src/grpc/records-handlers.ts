@@ -16,6 +16,7 @@ import {
   taskMessage,
   writeInput,
 } from './proto-mapping';
+import { batchWriteInput, batchWriteMessage } from './batch-mapping';
 
 type M = recordsV1.RecordsServiceMethods;
 /** One handler per rpc, typed from the generated method map (its string index signature left out). */
@@ -121,6 +122,7 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
           throw DomainError.invalid('record_type must be contact, lead, account or opportunity.');
       }
     },
+    BatchWriteRecords: async (r, c) => batchWriteMessage(await service.batchWriteRecords(callerOf(c), batchWriteInput(r))),
     BatchCreateContacts: async (r, c) => {
       const result = await service.batchCreateContacts(callerOf(c), {
         idempotencyKey: r.idempotencyKey,

@@ -66,6 +66,8 @@ export const leads = defineCollection<LeadDocument>({
     lastName: 'string',
     searchText: 'string',
     email: 'string',
+    emailKey: 'string',
+    emailClaimKey: 'string',
     company: 'string',
     status: 'string',
     source: 'string',
@@ -80,6 +82,9 @@ export const leads = defineCollection<LeadDocument>({
     { fields: ['firstName'] },
     { fields: ['lastName'] },
     { fields: ['email'] },
+    { fields: ['emailKey'] },
+    // Leads a batch upsert on email created (sparse): at most one per email in a workspace (record-batches.ts).
+    { fields: ['emailClaimKey'], unique: true, sparse: true },
     { fields: ['company'] },
     { fields: ['leadScore'] },
     { fields: ['status', 'createdAt'] },

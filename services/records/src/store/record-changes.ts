@@ -34,6 +34,22 @@ export interface UpdateCondition {
 
 export class RecordChanges {
   readonly ops: WriteOp[] = [];
+  private hasEvents = false;
+
+  /**
+   * Each collection's writes of one kind made consecutive (stable: their own order kept), so the
+   * store sends runs of inserts as multi-row statements. Only for commits whose writes are
+   * independent of each other across collections, such as a batch's records and their activities.
+   */
+  groupedByCollection(): this {
+    const first = new Map<string, number>();
+    const key = (op: WriteOp) => `${op.kind}:${op.collection.name}`;
+    this.ops.forEach((op, i) => first.has(key(op)) || first.set(key(op), i));
+    const order = this.ops.map((op, i) => ({ op, rank: first.get(key(op))!, i }));
+    order.sort((a, b) => a.rank - b.rank || a.i - b.i);
+    this.ops.splice(0, this.ops.length, ...order.map((o) => o.op));
+    return this;
+  }
 
   insert<T extends RecordType>(type: T, document: RecordDocuments[T]): this {
     this.ops.push({ kind: 'insert', collection: RECORD_COLLECTIONS[type], document: { ...document } });
@@ -117,8 +133,9 @@ export class RecordChanges {
 
   /** An outbox event; the first of a commit also marks its workspace as having events to relay. */
   event(document: OutboxDocument): this {
-    if (!this.ops.some((op) => op.kind === 'insert' && op.collection === outbox))
-      this.ops.push(pendingEventsMark(document.workspaceId, document.id));
+    // A flag, not a scan of the ops: a batch's commit holds thousands of them.
+    if (!this.hasEvents) this.ops.push(pendingEventsMark(document.workspaceId, document.id));
+    this.hasEvents = true;
     this.ops.push({ kind: 'insert', collection: outbox, document: { ...document } });
     return this;
   }

@@ -165,6 +165,23 @@ export class RecordsRepository {
     return found;
   }
 
+  /** The records of a kind whose `field` holds one of `values` (asked in chunks, as contactsByEmailKeys). */
+  async recordsWhereIn<T extends RecordType>(workspaceId: string, type: T, field: string, values: string[]): Promise<RecordDocuments[T][]> {
+    const collection = RECORD_COLLECTIONS[type] as CollectionDefinition<RecordDocuments[T]>;
+    const found: RecordDocuments[T][] = [];
+    for (let i = 0; i < values.length; i += EMAIL_KEYS_PER_QUERY) {
+      const chunk = values.slice(i, i + EMAIL_KEYS_PER_QUERY);
+      found.push(...(await this.in(workspaceId).find(collection, { where: [{ field, op: 'in', values: chunk }] })));
+    }
+    return found;
+  }
+
+  /** The records of a kind with these ids (those that exist). */
+  recordsByIds<T extends RecordType>(workspaceId: string, type: T, ids: string[]): Promise<RecordDocuments[T][]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.in(workspaceId).getMany(RECORD_COLLECTIONS[type] as CollectionDefinition<RecordDocuments[T]>, ids);
+  }
+
   batchResult(workspaceId: string, id: string): Promise<BatchResultDocument | null> {
     return this.in(workspaceId).get(batchResults, id);
   }
