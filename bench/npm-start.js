@@ -49,10 +49,14 @@ async function startNpmStart({ nodeArgs = [] } = {}) {
       reject(new Error(`npm start exited (${code}) before listening:\n${printed}`));
     });
   });
+  const tlsRoot = path.join(dataDir, 'internal-tls');
   return {
     target: 'npm start',
     dataDir,
     pid: child.pid,
+    // The internal certificates and auth's socket, for suites that call a service as one of its identities.
+    internalTlsDirs: Object.fromEntries(fs.readdirSync(tlsRoot).map((identity) => [identity, path.join(tlsRoot, identity)])),
+    authAddress: fs.readFileSync(path.join(dataDir, 'auth-address'), 'utf8').trim(),
     // Its self-signed certificate names 127.0.0.1, and trusting it is enough for a client.
     ca: fs.readFileSync(path.join(dataDir, 'tls', 'localhost.crt'), 'utf8'),
     gateways: [{ url: `https://127.0.0.1:${port}` }],

@@ -64,9 +64,13 @@ const requireSafeObject: RequestHandler = (req, _res, next) => {
   next();
 };
 
-/** One handler doing all of the above, in order. */
-export function jsonBody(limit: string): Router {
-  return Router().use(
+/**
+ * One handler doing all of the above, in order. A request that announces no body at all (no
+ * Content-Length, no Transfer-Encoding: most GETs) gets the empty object requireSafeObject would
+ * give it, without passing the parser's four layers.
+ */
+export function jsonBody(limit: string): RequestHandler {
+  const parse = Router().use(
     requireJsonContentType,
     // Not strict: well-formed JSON that is not an object (null, 42, "str") reaches requireSafeObject,
     // which says so, instead of being called malformed.
@@ -74,4 +78,9 @@ export function jsonBody(limit: string): Router {
     bodyParserErrors,
     requireSafeObject,
   );
+  return (req, res, next) => {
+    if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) return parse(req, res, next);
+    req.body = {};
+    next();
+  };
 }

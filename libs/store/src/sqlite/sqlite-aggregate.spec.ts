@@ -1,6 +1,9 @@
+import Database from 'better-sqlite3';
 import { defineCollection, type AggregateQuery } from '../port';
 import { SqliteColumns } from './sqlite-columns';
 import { aggregateToSql } from './sqlite-aggregate';
+import { keepAlive } from './keep-alive';
+import { createCollectionSchema } from './sqlite-schema';
 
 const deals = defineCollection({
   name: 'deals',
@@ -20,6 +23,27 @@ describe('SQLite aggregate statements', () => {
       metrics: [{ op: 'avg', field: 'value' }],
     });
     expect(statement).toContain('INDEXED BY "deals__workspaceId__stage__closeDate__value__id"');
+  });
+
+  it('groups the matches as the index holds them, sorting only the groups, never every match', () => {
+    const db = keepAlive(new Database(':memory:'));
+    try {
+      createCollectionSchema(db, deals, (text) => keepAlive(db.prepare(text)));
+      for (const groupBy of [[{ field: 'stage' }], [{ field: 'stage' }, { field: 'closeDate', bucket: 'month' as const }]]) {
+        const statement = aggregateToSql({ where: [inWorkspace], groupBy, metrics: [{ op: 'sum', field: 'value' }] }, columns, deals);
+        const plan = keepAlive(db.prepare(`EXPLAIN QUERY PLAN ${statement.sql}`)).all(...statement.params) as {
+          id: number;
+          parent: number;
+          detail: string;
+        }[];
+        const read = plan.find((step) => step.detail.startsWith('SEARCH deals USING'))!;
+        expect(read.detail).toContain('deals__workspaceId__stage__closeDate__value__id');
+        // A temporary B-tree beside the index read would sort every match before grouping them.
+        expect(plan.filter((step) => step.parent === read.parent && step.detail.startsWith('USE TEMP B-TREE'))).toEqual([]);
+      }
+    } finally {
+      db.close();
+    }
   });
 
   it('names no index when a field is outside every index, or when it searches text', () => {

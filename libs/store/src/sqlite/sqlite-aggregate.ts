@@ -135,33 +135,44 @@ function coveringIndex(query: AggregateQuery, collection: CollectionDefinition<a
   return covering ? quoteIdentifier(covering.name) : undefined;
 }
 
-/**
- * With a date bucket, the matches are first grouped by the day (the value's first ten characters)
- * and the buckets computed over those groups: SQLite's date() costs about 0.8 µs a call, so a
- * bucket per document is most of an aggregate's time (100,000 documents: 80 of 120 ms), a bucket
- * per day and key a few thousand calls. The outer statement adds the inner one's parts up.
- */
-function bucketedSql(query: AggregateQuery, columns: SqliteColumns, from: string, flags: string[], metricParts: string[][]): string {
-  const inner = query.groupBy.map((key, i) => {
-    const value = columns.expression(key.field);
-    const expression = key.bucket ? `CASE WHEN typeof(${value}) = 'text' THEN substr(${value}, 1, 10) END` : `nullif(${value}, '')`;
-    return { expression, alias: `k${i}` };
-  });
-  const innerFlags = flags.map((flag, i) => ({ flag, alias: `f${i}` }));
-  const parts = metricParts.flat().map((part, i) => ({ part, alias: `p${i}` }));
-  const folds = metricParts.flatMap((columnsOfMetric, m) =>
+/** How a metric's per-group parts add up across groups: sums and counts add, minimums and maximums compare. */
+function partFolds(query: AggregateQuery, metricParts: string[][]): string[] {
+  return metricParts.flatMap((columnsOfMetric, m) =>
     columnsOfMetric.map(() => (query.metrics[m]!.op === 'min' || query.metrics[m]!.op === 'max' ? query.metrics[m]!.op : 'total')),
   );
-  const innerSql =
-    `SELECT ${inner.map((k) => `${k.expression} AS ${k.alias}`).join(', ')}` +
-    `${innerFlags.length ? `, ${innerFlags.map((f) => `${f.flag} AS ${f.alias}`).join(', ')}` : ''}, count(*) AS c` +
-    `${parts.length ? `, ${parts.map((p) => `${p.part} AS ${p.alias}`).join(', ')}` : ''} ${from} GROUP BY ${inner.map((k) => k.alias).join(', ')}`;
-  const outerKeys = query.groupBy.map((key, i) => (key.bucket ? bucketExpression(`k${i}`, key.bucket) : `k${i}`));
-  return (
-    `SELECT ${[...outerKeys, ...innerFlags.map((f) => `max(${f.alias})`)].join(', ')}, total(c)` +
-    `${parts.length ? `, ${parts.map((p, i) => `${folds[i]}(${p.alias})`).join(', ')}` : ''} FROM (${innerSql}) ` +
-    `GROUP BY ${outerKeys.join(', ')} ORDER BY ${outerKeys.map((k) => `(${k} IS NULL), ${k}`).join(', ')}`
+}
+
+/**
+ * A grouped aggregate in steps, each adding up the parts of the one before:
+ * 1. by the keys' stored values as they are. Grouped by plain columns, the matches are read in
+ *    the order of the index that holds them (coveringIndex), so SQLite groups them as they come;
+ *    grouped by an expression of them (nullif, a date), it sorts every match first, which was
+ *    half of the aggregate's time (100,000 opportunities by stage and month: 56 → 28 CPU ms).
+ * 2. by the keys as the answer has them: absent, null and '' one unset key, a date or timestamp
+ *    by its day (its first ten characters);
+ * 3. with a date bucket, by the bucket of those days: SQLite's date() costs about 0.8 µs a call,
+ *    so a bucket per document would be most of the time, a bucket per day and key is a few
+ *    thousand calls.
+ */
+function groupedSql(query: AggregateQuery, columns: SqliteColumns, from: string, flags: string[], metricParts: string[][]): string {
+  const stored = query.groupBy.map((key) => columns.expression(key.field));
+  const parts = metricParts.flat();
+  const folds = partFolds(query, metricParts);
+  const list = (items: string[]) => items.map((item) => `, ${item}`).join('');
+  const byValue =
+    `SELECT ${stored.map((value, i) => `${value} AS r${i}`).join(', ')}${list(flags.map((flag, i) => `${flag} AS f${i}`))}` +
+    `, count(*) AS c${list(parts.map((part, i) => `${part} AS p${i}`))} ${from} GROUP BY ${stored.join(', ')}`;
+  // Each later step: its keys, then the flags, the count and the parts folded from the step below.
+  const step = (keys: string[], below: string, tail = '') =>
+    `SELECT ${keys.map((k, i) => `${k} AS k${i}`).join(', ')}${list(flags.map((_, i) => `max(f${i}) AS f${i}`))}, total(c) AS c` +
+    `${list(parts.map((_, i) => `${folds[i]}(p${i}) AS p${i}`))} FROM (${below}) GROUP BY ${keys.join(', ')}${tail}`;
+  const ordered = (keys: string[]) => ` ORDER BY ${keys.map((k) => `(${k} IS NULL), ${k}`).join(', ')}`;
+  const answerKeys = query.groupBy.map((key, i) =>
+    key.bucket ? `CASE WHEN typeof(r${i}) = 'text' THEN substr(r${i}, 1, 10) END` : `nullif(r${i}, '')`,
   );
+  if (!query.groupBy.some((key) => key.bucket)) return step(answerKeys, byValue, ordered(answerKeys));
+  const buckets = query.groupBy.map((key, i) => (key.bucket ? bucketExpression(`k${i}`, key.bucket) : `k${i}`));
+  return step(buckets, step(answerKeys, byValue), ordered(buckets));
 }
 
 export interface AggregateStatement {
@@ -182,12 +193,7 @@ export function aggregateToSql(query: AggregateQuery, columns: SqliteColumns, co
   const measures = ['count(*)', ...metricParts.flat()].join(', ');
   const index = coveringIndex(query, collection);
   const from = `FROM ${columns.table}${index ? ` INDEXED BY ${index}` : ''} WHERE ${where.sql}`;
-  const sql = query.groupBy.some((key) => key.bucket)
-    ? bucketedSql(query, columns, from, flags, metricParts)
-    : keys.length === 0
-      ? `SELECT ${measures} ${from}`
-      : `SELECT ${[...keys, ...flags].join(', ')}, ${measures} ${from} GROUP BY ${keys.join(', ')} ` +
-        `ORDER BY ${keys.map((k) => `(${k} IS NULL), ${k}`).join(', ')}`;
+  const sql = keys.length === 0 ? `SELECT ${measures} ${from}` : groupedSql(query, columns, from, flags, metricParts);
 
   /** A group's count and each metric's parts. */
   const partsOf = (cells: SqlValue[]): { count: number; parts: Parts[] } => {
