@@ -30,11 +30,12 @@ let theirs: Workspace;
 beforeAll(async () => {
   t = await startTestCluster({
     gateways: 1,
+    workers: 1,
     // Small pages, so that a run reads many of them while writes go on; a quick retention sweep.
-    env: { EXPORT_BATCH_ROWS: '25', RETENTION_SWEEP_MS: '300' },
+    env: { EXPORT_BATCH_ROWS: '5', RETENTION_SWEEP_MS: '300' },
   });
   [mine, theirs] = await Promise.all([workspace(t), workspace(t)]);
-}, 120_000);
+}, 200_000);
 
 afterAll(async () => {
   await t?.stop();
