@@ -4,7 +4,8 @@
 // rows/s and against the same run's baseline, the records store's own walk over the same
 // contacts (the snapshot's cursor pages, in this process, nothing formatted or sent). The resident
 // set of every process on the path is sampled before and during the export. SQLite only: the
-// contacts are written straight into the records store's file (safe across processes).
+// contacts are written straight into the records store's file (safe across processes). Runs
+// against the local cluster or `npm start` (`--target npm-start`, one process).
 'use strict';
 const fs = require('node:fs');
 const os = require('node:os');
@@ -44,12 +45,16 @@ function csvFields(line) {
   for (let i = 0; i < line.length; i++) {
     const c = line[i];
     if (quoted) {
-      if (c === '"' && line[i + 1] === '"') (value += '"'), (i += 1);
-      else if (c === '"') quoted = false;
+      if (c === '"' && line[i + 1] === '"') {
+        value += '"';
+        i += 1;
+      } else if (c === '"') quoted = false;
       else value += c;
     } else if (c === '"') quoted = true;
-    else if (c === ',') fields.push(value), (value = '');
-    else value += c;
+    else if (c === ',') {
+      fields.push(value);
+      value = '';
+    } else value += c;
   }
   fields.push(value);
   return fields;
@@ -64,15 +69,32 @@ function contactDocuments(workspaceId) {
   const start = Date.UTC(2025, 0, 1);
   return lines.map((line, n) => {
     const [firstName, lastName, email, phone, title, tags] = csvFields(line);
-    const body = { firstName, lastName, email, phone, title, tags: tags ? tags.split(';').map((t) => t.trim()).filter(Boolean) : [] };
+    const body = {
+      firstName,
+      lastName,
+      email,
+      phone,
+      title,
+      tags: tags
+        ? tags
+            .split(';')
+            .map((t) => t.trim())
+            .filter(Boolean)
+        : [],
+    };
     // Spread over two years, so the list's default order (newest first) is a real sort.
     const at = `${new Date(start + n * 600_000).toISOString().slice(0, 19)}Z`;
     return newContact({ body, references: NO_REFERENCES }, newId('con'), workspaceId, at);
   });
 }
 
+/** The records store's file: a directory per service in the cluster, one directory for all in `npm start`. */
+function recordsFile(cluster) {
+  return cluster.processes ? path.join(cluster.dataDir, 'records', 'records.db') : path.join(cluster.dataDir, 'records.db');
+}
+
 async function seed(cluster, workspaceId, log) {
-  const file = path.join(cluster.dataDir, 'records', 'records.db');
+  const file = recordsFile(cluster);
   if (!fs.existsSync(file)) throw new Error(`no records store at ${file} (the exports suite runs on SQLite only)`);
   const { openStore } = require(path.join(ROOT, 'libs/store/dist'));
   const { contacts } = require(path.join(ROOT, 'services/records/dist/store/collections'));
@@ -94,7 +116,10 @@ async function seed(cluster, workspaceId, log) {
 async function storeWalk(cluster, workspaceId) {
   const { openStore, listPage } = require(path.join(ROOT, 'libs/store/dist'));
   const { contacts } = require(path.join(ROOT, 'services/records/dist/store/collections'));
-  const store = await openStore({ location: { kind: 'sqlite', file: path.join(cluster.dataDir, 'records', 'records.db') }, collections: [contacts] });
+  const store = await openStore({
+    location: { kind: 'sqlite', file: recordsFile(cluster) },
+    collections: [contacts],
+  });
   try {
     const started = process.hrtime.bigint();
     const snapshot = await store.openSnapshot();
@@ -127,6 +152,7 @@ function rssMb(pid) {
 }
 
 function pathPids(cluster) {
+  if (!cluster.processes) return { 'npm start': cluster.pid };
   const pids = {};
   for (const [name, proc] of cluster.processes) {
     if ((name.startsWith('gateway-') || name === 'records' || name.startsWith('import')) && proc.child?.pid) pids[name] = proc.child.pid;
@@ -195,7 +221,10 @@ async function exportOnce(cluster, access, log) {
   }
 }
 
-module.exports = async function exportsSuite({ cluster, api, log }) {
+module.exports = exportsSuite;
+module.exports.targets = ['cluster', 'npm-start'];
+
+async function exportsSuite({ cluster, api, log }) {
   const { access, user } = await signUpUnlimited(cluster, api, 'exports');
   const seeded = await seed(cluster, user.workspaceId, log);
   const pids = pathPids(cluster);
@@ -208,7 +237,8 @@ module.exports = async function exportsSuite({ cluster, api, log }) {
   const stop = rssSampler(pids);
   const measured = await exportOnce(cluster, access, log);
   const during = stop();
-  if (measured.rows !== seeded || measured.rowCount !== seeded) throw new Error(`exported ${measured.rows} rows (rowCount ${measured.rowCount}) of ${seeded}`);
+  if (measured.rows !== seeded || measured.rowCount !== seeded)
+    throw new Error(`exported ${measured.rows} rows (rowCount ${measured.rowCount}) of ${seeded}`);
   return {
     name: `exports: ${seeded} realistic contacts as CSV, POST to the download's last byte`,
     ratio: measured.rowsPerSecond / 50_000,
@@ -218,4 +248,4 @@ module.exports = async function exportsSuite({ cluster, api, log }) {
     measured,
     rssMb: { before, duringPeak: during },
   };
-};
+}

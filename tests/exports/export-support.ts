@@ -39,8 +39,13 @@ export async function importContacts(api: ApiClient, count: number, row: (i: num
   const quote = (v: string) => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
   const csv = [header.join(','), ...rows.map((r) => header.map((h) => quote(r[h] ?? '')).join(','))].join('\n');
   const { body, contentType } = multipartBody([{ name: 'file', filename: 'contacts.csv', contentType: 'text/csv', content: csv }]);
-  const answer = await api.call('POST', '/api/contacts/import/', { rawBody: body, headers: { 'content-type': contentType }, timeoutMs: 60_000 });
-  if (answer.status !== 200 || answer.body.created.length !== count) throw new Error(`import: ${answer.status} ${answer.text.slice(0, 300)}`);
+  const answer = await api.call('POST', '/api/contacts/import/', {
+    rawBody: body,
+    headers: { 'content-type': contentType },
+    timeoutMs: 60_000,
+  });
+  if (answer.status !== 200 || answer.body.created.length !== count)
+    throw new Error(`import: ${answer.status} ${answer.text.slice(0, 300)}`);
 }
 
 export async function startExport(api: ApiClient, body: Record<string, unknown>): Promise<any> {

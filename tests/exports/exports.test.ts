@@ -6,6 +6,7 @@
  */
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
+import { keepAlive } from '@crm/store';
 import { RECORD_LIST_ITEM_FIELDS } from '@crm/vocabulary';
 import { startTestCluster, type TestCluster } from '../support/cluster';
 import { createContact, unique, workspace as newWorkspace, type Workspace } from '../records/records-fixtures';
@@ -81,7 +82,10 @@ describe('an export holds what the list holds', () => {
     await ended(mine.api, job.id);
     const file = await downloaded(mine.api, job.id);
     expect(file.contentType).toMatch(/^application\/x-ndjson/);
-    const lines = file.text.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const lines = file.text
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     const list = await listed(mine.api, `/api/contacts/?limit=100&search=other-${tag}&ordering=email`);
     expect(lines).toEqual(list.map((c) => ({ email: c.email, id: c.id, title: c.title })));
     expect(lines.length).toBe(80);
@@ -91,7 +95,11 @@ describe('an export holds what the list holds', () => {
 describe('a snapshot as of the start', () => {
   it('holds each record exactly once, and rowCount records, while records are written and moved in the ordering', async () => {
     const w = await workspace(t);
-    await importContacts(w.api, 400, (i) => ({ 'First Name': 'Snap', 'Last Name': `A${String(i).padStart(4, '0')}`, Email: `snap${i}-${unique()}@example.com` }));
+    await importContacts(w.api, 400, (i) => ({
+      'First Name': 'Snap',
+      'Last Name': `A${String(i).padStart(4, '0')}`,
+      Email: `snap${i}-${unique()}@example.com`,
+    }));
     const before = await listed(w.api, '/api/contacts/?limit=100&ordering=lastName');
     let writing = true;
     const moved: string[] = [];
@@ -111,7 +119,10 @@ describe('a snapshot as of the start', () => {
     const countAfter = (await w.api.get('/api/contacts/?limit=1')).body.count as number;
     writing = false;
     await writer;
-    const ids = (await downloaded(w.api, job.id)).text.trimEnd().split('\n').map((line) => JSON.parse(line).id as string);
+    const ids = (await downloaded(w.api, job.id)).text
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line).id as string);
     expect(moved.length).toBeGreaterThan(5);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.length).toBe(done.rowCount);
@@ -128,7 +139,11 @@ describe('CSV cells a spreadsheet would run', () => {
     const risky = { firstName: '=HYPERLINK("http://x.example","y")', lastName: '+cmd', title: '@SUM(A1)', phone: '-2+3' };
     const contact = await createContact(w, { ...risky, tags: ['\tvip', 'plain'] });
     await createContact(w, { firstName: 'Safe', lastName: 'Person', title: 'a=b' });
-    const csv = await startExport(w.api, { kind: 'contact', format: 'csv', fields: ['id', 'firstName', 'lastName', 'title', 'phone', 'tags'] });
+    const csv = await startExport(w.api, {
+      kind: 'contact',
+      format: 'csv',
+      fields: ['id', 'firstName', 'lastName', 'title', 'phone', 'tags'],
+    });
     await ended(w.api, csv.id);
     const rows = parseCsv((await downloaded(w.api, csv.id)).text);
     const row = rows.find((r) => r[0] === contact.id)!;
@@ -136,7 +151,10 @@ describe('CSV cells a spreadsheet would run', () => {
     expect(rows.find((r) => r[1] === 'Safe')!.slice(1, 4)).toEqual(['Safe', 'Person', 'a=b']);
     const jsonl = await startExport(w.api, { kind: 'contact', format: 'jsonl', fields: ['id', 'firstName'] });
     await ended(w.api, jsonl.id);
-    const lines = (await downloaded(w.api, jsonl.id)).text.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines = (await downloaded(w.api, jsonl.id)).text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toContainEqual({ id: contact.id, firstName: risky.firstName });
   });
 });
@@ -182,7 +200,12 @@ describe('refusals', () => {
     ['an unknown field', { kind: 'contact', format: 'csv', fields: ['id', 'shoeSize'] }, 422, 'fields'],
     ['a field of another kind', { kind: 'lead', format: 'csv', fields: ['accountName'] }, 422, 'fields'],
     ['an unknown body key', { kind: 'contact', format: 'csv', limit: 5 }, 422, 'limit'],
-    ['a filter on an unknown field', { kind: 'contact', format: 'csv', filter: { field: 'shoeSize', operator: 'eq', value: 1 } }, 400, 'filter'],
+    [
+      'a filter on an unknown field',
+      { kind: 'contact', format: 'csv', filter: { field: 'shoeSize', operator: 'eq', value: 1 } },
+      400,
+      'filter',
+    ],
     ['a bad ordering', { kind: 'contact', format: 'csv', ordering: 'shoeSize' }, 400, 'ordering'],
   ])('%s', async (_name, body, status, key) => {
     const before = (await mine.api.get('/api/exports/?limit=1')).body.count as number;
@@ -201,7 +224,7 @@ describe('refusals', () => {
 describe('retention', () => {
   it('an export past its 7 days answers 404, its file too', async () => {
     if (process.env.MONGO_URL || process.env.CRM_TEST_CLUSTER === 'containers') {
-      console.log('retention test skipped: it ages an export in the import service\'s SQLite file, which this run does not use');
+      console.log("retention test skipped: it ages an export in the import service's SQLite file, which this run does not use");
       return;
     }
     const w = await workspace(t);
@@ -209,15 +232,16 @@ describe('retention', () => {
     const job = await startExport(w.api, { kind: 'contact', format: 'csv' });
     await ended(w.api, job.id);
     expect((await w.api.get(`/api/exports/${job.id}/download/`)).status).toBe(200);
-    const db = new Database(join(t.cluster.dataDir, 'import', 'import.db'));
+    const db = keepAlive(new Database(join(t.cluster.dataDir, 'import', 'import.db')));
     try {
       const aged = new Date(Date.now() - 7 * 86_400_000 - 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-      db.prepare(`UPDATE export_jobs SET doc = json_set(doc, '$.createdAt', ?) WHERE id = ?`).run(aged, job.id);
+      keepAlive(db.prepare(`UPDATE export_jobs SET doc = json_set(doc, '$.createdAt', ?) WHERE id = ?`)).run(aged, job.id);
     } finally {
       db.close();
     }
     const deadline = Date.now() + 15_000;
-    while ((await w.api.get(`/api/exports/${job.id}/`)).status !== 404 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    while ((await w.api.get(`/api/exports/${job.id}/`)).status !== 404 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 200));
     expect((await w.api.get(`/api/exports/${job.id}/`)).status).toBe(404);
     expect((await w.api.get(`/api/exports/${job.id}/download/`)).status).toBe(404);
     expect((await w.api.get('/api/exports/')).body.count).toBe(0);

@@ -78,7 +78,10 @@ function download(client: ExportsClient, logger: Logger) {
     if (first.done) throw DomainError.notFound();
     res.status(200);
     res.setHeader('content-type', first.value.contentType);
-    res.setHeader('content-disposition', `attachment; filename="${id}.${first.value.contentType.startsWith('text/csv') ? 'csv' : 'jsonl'}"`);
+    res.setHeader(
+      'content-disposition',
+      `attachment; filename="${id}.${first.value.contentType.startsWith('text/csv') ? 'csv' : 'jsonl'}"`,
+    );
     try {
       for await (const part of parts) {
         if (res.destroyed) break;
@@ -95,7 +98,10 @@ function download(client: ExportsClient, logger: Logger) {
   };
 }
 
-export function exportRoutes(deps: RouteDeps, client: ExportsClient = openImportClient(deps.config.IMPORT_GRPC_ADDR, deps.internalTls)): RouteModule {
+export function exportRoutes(
+  deps: RouteDeps,
+  client: ExportsClient = openImportClient(deps.config.IMPORT_GRPC_ADDR, deps.internalTls),
+): RouteModule {
   const options = { timeoutMs: GRPC_DEADLINE_MS };
   const router = Router();
 
@@ -143,7 +149,10 @@ const exportJobSchema: JsonSchema = {
     kind: { type: 'string', enum: [...KINDS] },
     format: { type: 'string', enum: [...FORMATS] },
     status: { type: 'string', enum: ['queued', 'processing', 'complete', 'failed'] },
-    rowCount: { type: 'integer', description: "The records the file holds: the list's count for the same filter when the job started (0 until then)." },
+    rowCount: {
+      type: 'integer',
+      description: "The records the file holds: the list's count for the same filter when the job started (0 until then).",
+    },
     progressPercent: { type: 'integer', minimum: 0, maximum: 100 },
     createdAt: { type: 'string', format: 'date-time' },
     startedAt: { type: ['string', 'null'], format: 'date-time' },
@@ -173,7 +182,12 @@ const exportPaths: OpenApiPaths = {
           filter: { type: 'object', description: "The filter language's tree, as POST /api/{kind}/query/ takes it." },
           search: { type: 'string', maxLength: MAX_SEARCH_LENGTH },
           ordering: { type: 'string', description: 'As the query: up to 3 comma-separated fields, `-` for descending.' },
-          fields: { type: 'array', items: { type: 'string' }, minItems: 1, description: "Columns in order: list item fields or `customFields.<key>`." },
+          fields: {
+            type: 'array',
+            items: { type: 'string' },
+            minItems: 1,
+            description: 'Columns in order: list item fields or `customFields.<key>`.',
+          },
         },
         additionalProperties: false,
       },

@@ -152,7 +152,12 @@ export class GrpcClient<M extends MethodMap> {
     const fn = (this.client as unknown as Record<string, unknown>)[method];
     if (typeof fn !== 'function') throw new Error(`No method ${method} on ${this.address}`);
     const callOptions = options.timeoutMs === undefined ? {} : { deadline: Date.now() + options.timeoutMs };
-    const call = (fn as (...args: unknown[]) => grpc.ClientReadableStream<M[K]['response']>).call(this.client, request, metadata, callOptions);
+    const call = (fn as (...args: unknown[]) => grpc.ClientReadableStream<M[K]['response']>).call(
+      this.client,
+      request,
+      metadata,
+      callOptions,
+    );
     let ended = false;
     try {
       for await (const message of call) yield message as M[K]['response'];

@@ -38,7 +38,11 @@ export type UnaryHandler<Req = any, Res = any> = (request: Req, context: CallCon
  * again), so a handler that awaits it holds at most one message beyond what the transport buffers.
  * The call ends when the returned promise resolves; a rejection ends it with the error's status.
  */
-export type StreamHandler<Req = any, Res = any> = (request: Req, context: CallContext, send: (message: Res) => Promise<void>) => Promise<void>;
+export type StreamHandler<Req = any, Res = any> = (
+  request: Req,
+  context: CallContext,
+  send: (message: Res) => Promise<void>,
+) => Promise<void>;
 
 /** Handlers keyed by method name as proto-loader exposes it (the proto's rpc name, e.g. `LogIn`). */
 export type ServiceHandlers = Record<string, UnaryHandler | StreamHandler>;

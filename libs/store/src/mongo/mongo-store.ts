@@ -80,7 +80,11 @@ export class MongoStoreAdapter implements StoreAdapter {
   }
 
   async count(definition: CollectionDefinition<any>, where: Condition[]): Promise<number> {
-    return this.guard(definition, ({ model }) => bounded(model.countDocuments(whereToFilter(where))).session(this.readSession).exec());
+    return this.guard(definition, ({ model }) =>
+      bounded(model.countDocuments(whereToFilter(where)))
+        .session(this.readSession)
+        .exec(),
+    );
   }
 
   async aggregate(definition: CollectionDefinition<any>, query: AggregateQuery): Promise<AggregateResult> {

@@ -17,7 +17,9 @@ describe('a SQLite snapshot', () => {
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'crm-snapshot-'));
     store = await openStore({ location: { kind: 'sqlite', file: join(dir, 'notes.db') }, collections: [notes] });
-    await store.forWorkspace('w1').commit([1, 2, 3].map((rank) => ({ kind: 'insert', collection: notes, document: { id: `n${rank}`, rank } })));
+    await store
+      .forWorkspace('w1')
+      .commit([1, 2, 3].map((rank) => ({ kind: 'insert', collection: notes, document: { id: `n${rank}`, rank } })));
   });
 
   afterEach(async () => {

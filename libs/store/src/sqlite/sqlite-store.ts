@@ -127,7 +127,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
         db.exec(`PRAGMA cache_size = -${CACHE_SIZE_KIB}`);
         db.exec('BEGIN');
         // The read transaction, and so the snapshot, starts at the first read.
-        db.prepare('SELECT count(*) FROM sqlite_schema').pluck(true).get();
+        keepAlive(db.prepare('SELECT count(*) FROM sqlite_schema')).pluck(true).get();
       } catch (error) {
         db.close();
         throw error;

@@ -43,7 +43,11 @@ export class ExportRequests {
     if (columns.errors.length > 0) errors.fields = columns.errors;
     if (Object.keys(errors).length > 0) throw DomainError.validation(errors);
     // The list's refusals (400 {"filter": [...]}, {"ordering": [...]}, a long search) now, not in the job.
-    await records.call('QueryRecords', { recordType: kind, filter: request.filter, search: request.search, ordering: request.ordering, limit: 1 }, caller);
+    await records.call(
+      'QueryRecords',
+      { recordType: kind, filter: request.filter, search: request.search, ordering: request.ordering, limit: 1 },
+      caller,
+    );
     const job: ExportJobDocument & { workspaceId: string } = {
       id: newExportId(),
       workspaceId: caller.workspaceId,

@@ -34,7 +34,11 @@ const download =
   (exports: ExportRequests): StreamHandler<importV1.GetExportRequest, importV1.DownloadExportResponse> =>
   async (request, context, send) => {
     for await (const part of exports.download(callerOf(context), request.id)) {
-      await send('contentType' in part ? { contentType: part.contentType, data: Buffer.alloc(0) } : { contentType: '', data: Buffer.from(part.data) });
+      await send(
+        'contentType' in part
+          ? { contentType: part.contentType, data: Buffer.alloc(0) }
+          : { contentType: '', data: Buffer.from(part.data) },
+      );
     }
   };
 

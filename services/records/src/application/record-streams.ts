@@ -45,14 +45,19 @@ export class RecordStreams {
       let cursor: string | undefined;
       let first = true;
       do {
-        const page = await repo.listRecords(caller.workspaceId, type, {}, {
-          filter,
-          search,
-          ordering: lists.ordering(type, undefined),
-          orderingKeys,
-          page: { offset: 0, limit },
-          cursor,
-        });
+        const page = await repo.listRecords(
+          caller.workspaceId,
+          type,
+          {},
+          {
+            filter,
+            search,
+            ordering: lists.ordering(type, undefined),
+            orderingKeys,
+            page: { offset: 0, limit },
+            cursor,
+          },
+        );
         if (first) yield { total: page.total ?? 0 };
         first = false;
         if (page.items.length > 0) yield { items: await this.queries.views(caller.workspaceId, type, page.items) };

@@ -20,7 +20,9 @@ import { recordStreamHandler } from './record-stream-handler';
 
 type M = recordsV1.RecordsServiceMethods;
 /** One handler per rpc, typed from the generated method map (its string index signature left out). */
-type Handlers = { [K in keyof M as string extends K ? never : K extends 'StreamRecords' ? never : K]: UnaryHandler<M[K]['request'], M[K]['response']> };
+type Handlers = {
+  [K in keyof M as string extends K ? never : K extends 'StreamRecords' ? never : K]: UnaryHandler<M[K]['request'], M[K]['response']>;
+};
 
 /** The caller as the gateway (or a calling service) set it in metadata; a call without a workspace is refused. */
 export function callerOf(context: CallContext): Caller {
