@@ -175,7 +175,8 @@ function rssSampler(pids) {
 async function exportOnce(cluster, access, log) {
   const base = cluster.gateways[0].url;
   const { Agent } = require('undici');
-  const agent = new Agent({ connect: { ca: cluster.ca } });
+  // Generous timeouts: on a loaded machine a first connection can wait its turn for seconds.
+  const agent = new Agent({ connect: { ca: cluster.ca, timeout: 60_000 }, headersTimeout: 120_000, bodyTimeout: 120_000 });
   const headers = { authorization: `Bearer ${access}`, 'content-type': 'application/json' };
   try {
     const started = process.hrtime.bigint();
