@@ -180,13 +180,21 @@ async function exportOnce(cluster, access, log) {
   const headers = { authorization: `Bearer ${access}`, 'content-type': 'application/json' };
   try {
     const started = process.hrtime.bigint();
-    const created = await request(`${base}/api/exports/`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ kind: 'contact', format: 'csv' }),
-      dispatcher: agent,
-    });
-    const job = await created.body.json();
+    let created;
+    let job;
+    // A loaded machine can make a service answer 503 at first (a deadline passed): asked again.
+    for (let attempt = 1; ; attempt++) {
+      created = await request(`${base}/api/exports/`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ kind: 'contact', format: 'csv' }),
+        dispatcher: agent,
+      });
+      job = await created.body.json();
+      if (created.statusCode !== 503 || attempt >= 5) break;
+      log('export answered 503; again in 3 s');
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+    }
     if (created.statusCode !== 202) throw new Error(`export refused: ${created.statusCode} ${JSON.stringify(job)}`);
     let polled;
     for (;;) {
