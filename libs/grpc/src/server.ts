@@ -44,8 +44,16 @@ export type StreamHandler<Req = any, Res = any> = (
   send: (message: Res) => Promise<void>,
 ) => Promise<void>;
 
-/** Handlers keyed by method name as proto-loader exposes it (the proto's rpc name, e.g. `LogIn`). */
-export type ServiceHandlers = Record<string, UnaryHandler | StreamHandler>;
+/**
+ * Handlers keyed by method name as proto-loader exposes it (the proto's rpc name, e.g. `LogIn`):
+ * unary handlers, and stream handlers (their third parameter) for server-streaming methods.
+ */
+export type ServiceHandlers = Record<string, AnyHandler>;
+
+/** A unary or a stream handler; method syntax, so that a stream handler's required `send` is accepted. */
+type AnyHandler = {
+  handle(request: any, context: CallContext, send?: (message: any) => Promise<void>): Promise<any>;
+}['handle'];
 
 type ServingStatus = 'SERVING' | 'NOT_SERVING';
 
