@@ -2,6 +2,7 @@ import { apiKeyRoutes } from './api-keys.routes';
 import { automationRoutes } from './automation/automation.routes';
 import { currentUserRoutes, sessionRoutes } from './auth.routes';
 import { healthRoutes } from './health.routes';
+import { exportRoutes } from './exports.routes';
 import { importRoutes } from './import.routes';
 import { recordsRoutes } from './records';
 import { logoutRoutes, sessionEndRoutes } from './session-end.routes';
@@ -27,6 +28,7 @@ export function routeModules(deps: RouteDeps): RouteModule[] {
     apiKeyRoutes(deps),
     recordsRoutes(deps),
     importRoutes(deps),
+    exportRoutes(deps),
     automationRoutes(deps),
     webhookRoutes(deps),
   ];

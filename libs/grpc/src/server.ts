@@ -33,8 +33,27 @@ export function healthListenAddress(config: { GRPC_HOST: string; GRPC_HEALTH_POR
 
 export type UnaryHandler<Req = any, Res = any> = (request: Req, context: CallContext) => Promise<Res>;
 
-/** Handlers keyed by method name as proto-loader exposes it (the proto's rpc name, e.g. `LogIn`). */
-export type ServiceHandlers = Record<string, UnaryHandler>;
+/**
+ * A server-streaming method: `send` resolves once the message is taken (the call's buffer has room
+ * again), so a handler that awaits it holds at most one message beyond what the transport buffers.
+ * The call ends when the returned promise resolves; a rejection ends it with the error's status.
+ */
+export type StreamHandler<Req = any, Res = any> = (
+  request: Req,
+  context: CallContext,
+  send: (message: Res) => Promise<void>,
+) => Promise<void>;
+
+/**
+ * Handlers keyed by method name as proto-loader exposes it (the proto's rpc name, e.g. `LogIn`):
+ * unary handlers, and stream handlers (their third parameter) for server-streaming methods.
+ */
+export type ServiceHandlers = Record<string, AnyHandler>;
+
+/** A unary or a stream handler; method syntax, so that a stream handler's required `send` is accepted. */
+type AnyHandler = {
+  handle(request: any, context: CallContext, send?: (message: any) => Promise<void>): Promise<any>;
+}['handle'];
 
 type ServingStatus = 'SERVING' | 'NOT_SERVING';
 
@@ -152,10 +171,12 @@ export class GrpcServer {
     const service = loadService(protoPath, fullName).service;
     const implementation: grpc.UntypedServiceImplementation = {};
     for (const [methodName, method] of Object.entries(service)) {
-      if (method.requestStream || method.responseStream) continue;
+      if (method.requestStream) continue;
       const handler = handlers[methodName] ?? handlers[method.originalName ?? ''];
       if (!handler) continue; // grpc-js answers UNIMPLEMENTED for methods without an implementation
-      implementation[methodName] = this.wrap(fullName, methodName, handler, callers);
+      implementation[methodName] = method.responseStream
+        ? this.wrapStream(fullName, methodName, handler as StreamHandler, callers)
+        : this.wrap(fullName, methodName, handler as UnaryHandler, callers);
     }
     this.server.addService(service, implementation);
     this.health.set(fullName, 'NOT_SERVING');
@@ -225,6 +246,63 @@ export class GrpcServer {
     };
   }
 
+  private wrapStream(
+    serviceName: string,
+    methodName: string,
+    handler: StreamHandler,
+    callers: ServiceCallers,
+  ): grpc.handleServerStreamingCall<unknown, unknown> {
+    return (call) => {
+      const peer = this.tls ? peerIdentity(call) : undefined;
+      const finish = (code: string) => handled.inc({ service: serviceName, method: methodName, code });
+      if (this.tls) {
+        const refusal = decideCall(callers, serviceName, methodName, peer, call.metadata);
+        if (refusal) {
+          finish(grpc.status[refusal.code] ?? 'UNKNOWN');
+          this.logger.warn({ rpc: `${serviceName}/${methodName}`, peer: peer ?? null }, 'internal call refused');
+          call.destroy(refusal as grpc.ServiceError);
+          return;
+        }
+      }
+      const controller = abortedOnCancel(call);
+      const context: CallContext = { ...contextFromMetadata(call.metadata), metadata: call.metadata, peer, signal: controller.signal };
+      const send = (message: unknown): Promise<void> => {
+        if (call.cancelled || controller.signal.aborted) return Promise.reject(new Error('the caller cancelled the call'));
+        if (call.write(message)) return Promise.resolve();
+        return new Promise((resolve, reject) => {
+          const drained = () => {
+            controller.signal.removeEventListener('abort', cancelled);
+            resolve();
+          };
+          const cancelled = () => {
+            call.off('drain', drained);
+            reject(new Error('the caller cancelled the call'));
+          };
+          call.once('drain', drained);
+          controller.signal.addEventListener('abort', cancelled, { once: true });
+        });
+      };
+      const stopTimer = handlingSeconds.startTimer({ service: serviceName, method: methodName });
+      withIncomingTraceContext(call.metadata, metadataGetter, () => handler(call.request, context, send)).then(
+        () => {
+          stopTimer();
+          finish('OK');
+          call.end();
+        },
+        (error: unknown) => {
+          stopTimer();
+          const serviceError = toServiceError(error);
+          finish(grpc.status[serviceError.code ?? grpc.status.UNKNOWN] ?? 'UNKNOWN');
+          if (controller.signal.aborted) return;
+          if (!isDomainError(error) || error.kind === 'internal') {
+            this.logger.error({ err: error, rpc: `${serviceName}/${methodName}`, requestId: context.requestId }, 'rpc failed');
+          }
+          call.destroy(serviceError as grpc.ServiceError);
+        },
+      );
+    };
+  }
+
   /**
    * Binds (port 0 picks a free one) and returns the port: mutual TLS when the server has internal
    * TLS. `healthAddress` also serves the health service alone, in plaintext, for Kubernetes' gRPC
@@ -278,7 +356,7 @@ export class GrpcServer {
 }
 
 /** A controller aborted when the call is cancelled (by its caller, or its deadline passing). */
-function abortedOnCancel(call: grpc.ServerUnaryCall<unknown, unknown>): AbortController {
+function abortedOnCancel(call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>): AbortController {
   const controller = new AbortController();
   if (call.cancelled) controller.abort();
   else call.once('cancelled', () => controller.abort());
