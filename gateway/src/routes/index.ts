@@ -3,6 +3,7 @@ import { automationRoutes } from './automation/automation.routes';
 import { currentUserRoutes, sessionRoutes } from './auth.routes';
 import { healthRoutes } from './health.routes';
 import { importRoutes } from './import.routes';
+import { privacyRoutes } from './privacy/privacy.routes';
 import { recordsRoutes } from './records';
 import { logoutRoutes, sessionEndRoutes } from './session-end.routes';
 import { invitationRoutes, memberRoutes } from './users.routes';
@@ -29,5 +30,6 @@ export function routeModules(deps: RouteDeps): RouteModule[] {
     importRoutes(deps),
     automationRoutes(deps),
     webhookRoutes(deps),
+    privacyRoutes(deps),
   ];
 }

@@ -14,6 +14,7 @@ import {
   GrpcServer,
   healthListenAddress,
   importV1,
+  privacyV1,
   internalTlsFor,
   recordsV1,
   listenAddress,
@@ -31,11 +32,15 @@ import { ImportRetention } from './application/import-retention';
 import { JobSweeper } from './application/job-sweeper';
 import type { RecordsClient } from './application/ports';
 import type { ImportConfig } from './config';
+import { PersonRows } from './application/person-rows';
 import { importCallers } from './grpc/import-callers';
+import { importPrivacyCallers } from './grpc/privacy-callers';
+import { importPrivacyHandlers } from './grpc/privacy-handlers';
 import { importHandlers } from './grpc/import-handlers';
 import { importCollections } from './store/collections';
 import type { FileStorage } from './store/file-storage';
 import { ImportJobRepository } from './store/import-job-repository';
+import { PersonRowsRepository } from './store/person-rows-repository';
 import type { GridFsFileStorage } from './store/gridfs-file-storage';
 import { LocalFileStorage } from './store/local-file-storage';
 import { ReaderThreads } from './reading/reader-threads';
@@ -174,6 +179,12 @@ export async function startImportService(config: ImportConfig, options: StartImp
     importV1.ImportServiceName,
     importHandlers({ repo: runtime.repo, files: runtime.files, logger, records: runtime.records, readers }),
     importCallers,
+  );
+  server.addService(
+    privacyV1.protoPath,
+    privacyV1.ImportPrivacyServiceName,
+    importPrivacyHandlers(new PersonRows(new PersonRowsRepository(runtime.store))),
+    importPrivacyCallers,
   );
   const upload: Server = createUploadServer({
     repo: runtime.repo,
