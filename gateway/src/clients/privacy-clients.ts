@@ -27,12 +27,16 @@ export interface PrivacyClients {
  */
 export const PRIVACY_DEADLINE_MS = 120_000;
 
-/** Connects on the first call, so building the app opens no channel to a service it may never use. */
-function lazy<M extends MethodMap>(serviceName: string, address: string, tls: InternalTls | null): PrivacyClient<M> {
+/**
+ * Connects on the first call, so building the app opens no channel to a service it may never use.
+ * The privacy package is served by three processes, so the certificate each must show is named
+ * here (`identity`), not read off the package name as for the other services.
+ */
+function lazy<M extends MethodMap>(serviceName: string, identity: string, address: string, tls: InternalTls | null): PrivacyClient<M> {
   let client: GrpcClient<M> | undefined;
   return {
     call: (method, request, context, options) =>
-      (client ??= new GrpcClient<M>(privacyV1.protoPath, serviceName, address, tls)).call(method, request, context, options),
+      (client ??= new GrpcClient<M>(privacyV1.protoPath, serviceName, address, tls, identity)).call(method, request, context, options),
     close: () => client?.close(),
   };
 }
@@ -42,8 +46,8 @@ export function lazyPrivacyClients(
   tls: InternalTls | null,
 ): PrivacyClients {
   return {
-    records: lazy(privacyV1.RecordsPrivacyServiceName, addresses.records, tls),
-    import: lazy(privacyV1.ImportPrivacyServiceName, addresses.import, tls),
-    automation: lazy(privacyV1.AutomationPrivacyServiceName, addresses.automation, tls),
+    records: lazy(privacyV1.RecordsPrivacyServiceName, 'records', addresses.records, tls),
+    import: lazy(privacyV1.ImportPrivacyServiceName, 'import', addresses.import, tls),
+    automation: lazy(privacyV1.AutomationPrivacyServiceName, 'automation', addresses.automation, tls),
   };
 }

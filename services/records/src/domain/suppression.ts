@@ -7,7 +7,7 @@
 import { createHmac } from 'node:crypto';
 import { DomainError } from '@crm/observability';
 
-export const SUPPRESSED_EMAIL = 'This email address was erased and is on the workspace’s suppression list; an admin can lift it.';
+export const SUPPRESSED_EMAIL = "This email address was erased and is on the workspace's suppression list; an admin can lift it.";
 
 /** How an email is compared: trimmed and lower-cased. */
 export function emailKeyOf(email: string): string {
