@@ -85,25 +85,46 @@ const ZERO = { contacts: 0, leads: 0, notes: 0, tasks: 0, activities: 0, auditEn
 /** A person spread over every service, in the owner's workspace. */
 async function spreadPerson(email: string) {
   const hookPath = `/privacy-${unique()}`;
-  const hook = await api.post('/api/settings/webhooks/', { url: receiver.url(hookPath), events: ['contact.created', 'lead.created', 'person.erased'] });
+  const hook = await api.post('/api/settings/webhooks/', {
+    url: receiver.url(hookPath),
+    events: ['contact.created', 'lead.created', 'person.erased'],
+  });
   expect(hook.status).toBe(201);
   const idempotencyKey = `create-${unique()}`;
   const contactBody = { firstName: 'Erin', lastName: 'Erasable', email, phone: '+44 20 7946 0000' };
   const contact = await api.post('/api/contacts/', contactBody, { headers: { 'idempotency-key': idempotencyKey } });
   expect(contact.status).toBe(201);
   // The same person as a lead, the email written in another case.
-  const lead = await api.post('/api/leads/', { firstName: 'Erin', lastName: 'Erasable', email: email.toUpperCase(), company: 'Vanishing Ltd' });
+  const lead = await api.post('/api/leads/', {
+    firstName: 'Erin',
+    lastName: 'Erasable',
+    email: email.toUpperCase(),
+    company: 'Vanishing Ltd',
+  });
   expect(lead.status).toBe(201);
   const taskId = await createTaskOver(t, { api, ...owner } as Workspace, contact.body.id);
   // An import whose row with the email is a duplicate of the contact: the report keeps its cells.
-  const uid = await uploadCsv(t.api, owner.access, `Email,First Name,Last Name\n${email},Erin,Again\nother-${unique()}@example.com,Other,Person\n`);
+  const uid = await uploadCsv(
+    t.api,
+    owner.access,
+    `Email,First Name,Last Name\n${email},Erin,Again\nother-${unique()}@example.com,Other,Person\n`,
+  );
   const job = await waitForJob(t.api, owner.access, uid);
   expect(job.duplicateCount).toBe(1);
   await eventually('the contact and lead deliveries', async () => {
     const got = receiver.received.filter((r) => r.path === hookPath && ['contact.created', 'lead.created'].includes(r.body.type));
     return got.some((r) => r.body.data.record.id === contact.body.id) && got.some((r) => r.body.data.record.id === lead.body.id);
   });
-  return { hookPath, hookId: hook.body.id as string, contact: contact.body, lead: lead.body, taskId, jobUid: uid, idempotencyKey, contactBody };
+  return {
+    hookPath,
+    hookId: hook.body.id as string,
+    contact: contact.body,
+    lead: lead.body,
+    taskId,
+    jobUid: uid,
+    idempotencyKey,
+    contactBody,
+  };
 }
 
 describe('privacy export and erasure', () => {
@@ -117,7 +138,11 @@ describe('privacy export and erasure', () => {
     person = await spreadPerson(email);
     // Another workspace has a contact with the same email: an erasure here must not touch it.
     otherWorkspace = await newWorkspace(t.api);
-    const theirs = await t.api.post('/api/contacts/', { firstName: 'Erin', lastName: 'Elsewhere', email }, { token: otherWorkspace.access });
+    const theirs = await t.api.post(
+      '/api/contacts/',
+      { firstName: 'Erin', lastName: 'Elsewhere', email },
+      { token: otherWorkspace.access },
+    );
     expect(theirs.status).toBe(201);
     othersContactId = theirs.body.id;
     // records-2 answers this search before the erasure, so any answer it keeps is a stale one.
@@ -267,7 +292,12 @@ describe('who may call the privacy routes', () => {
   let key: string;
 
   beforeAll(async () => {
-    const invited = await api.post('/api/settings/users/', { email: `member-${unique()}@example.com`, firstName: 'M', lastName: 'M', role: 'member' });
+    const invited = await api.post('/api/settings/users/', {
+      email: `member-${unique()}@example.com`,
+      firstName: 'M',
+      lastName: 'M',
+      role: 'member',
+    });
     expect(invited.status).toBe(201);
     const accepted = await t.api.post('/api/auth/invitations/accept/', { token: invited.body.inviteToken, password: 'a member password' });
     member = accepted.body.access;

@@ -41,10 +41,7 @@ describe('the OpenAPI document', () => {
         const settingsWrite = method !== 'get' && method !== 'head' && path.startsWith('/api/settings/');
         // The privacy operations state their roles themselves: admins only, reads included.
         const adminOnly = settingsWrite || path.startsWith('/api/privacy/');
-        expect([`${method} ${path}`, op['x-roles']]).toEqual([
-          `${method} ${path}`,
-          adminOnly ? ['admin'] : ['admin', 'member', 'apiKey'],
-        ]);
+        expect([`${method} ${path}`, op['x-roles']]).toEqual([`${method} ${path}`, adminOnly ? ['admin'] : ['admin', 'member', 'apiKey']]);
         if (settingsWrite) expect(op.responses).toHaveProperty('403');
       }
     }

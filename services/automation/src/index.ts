@@ -9,7 +9,16 @@
  * One-process mode (scripts/start.js) starts both, handing them the same in-process bus as records.
  */
 import { busLocationFromEnv, openBusWhenReachable, type Consumer, type MessageBus } from '@crm/bus';
-import { brokerReadiness, GrpcServer, automationV1, healthListenAddress, internalTlsFor, listenAddress, privacyV1, storeReadiness } from '@crm/grpc';
+import {
+  brokerReadiness,
+  GrpcServer,
+  automationV1,
+  healthListenAddress,
+  internalTlsFor,
+  listenAddress,
+  privacyV1,
+  storeReadiness,
+} from '@crm/grpc';
 import { createLogger, type Logger } from '@crm/observability';
 import { locationFromEnv, openStoreWhenReachable, RetentionSweeper, type DocumentStore, type StoreLocation } from '@crm/store';
 import { AutomationService } from './application/automation-service';
@@ -108,7 +117,12 @@ export async function startAutomationService(
     const webhooks = new WebhookService(store, { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, bus });
     server.addService(automationV1.protoPath, automationV1.AutomationServiceName, automationHandlers(service, webhooks), automationCallers);
     const person = new PersonData(new PersonDataRepository(store));
-    server.addService(privacyV1.protoPath, privacyV1.AutomationPrivacyServiceName, automationPrivacyHandlers(person), automationPrivacyCallers);
+    server.addService(
+      privacyV1.protoPath,
+      privacyV1.AutomationPrivacyServiceName,
+      automationPrivacyHandlers(person),
+      automationPrivacyCallers,
+    );
   } catch (error) {
     await server.shutdown(0);
     members.close();

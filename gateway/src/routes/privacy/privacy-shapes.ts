@@ -30,7 +30,8 @@ const SECTION_DESCRIPTIONS: Record<BundleSection, string> = {
   auditEntries: 'Their audit-log entries (empty where the audit log holds none).',
   emails: 'Outbound emails sent to the address or about those records, as the email log shows them.',
   importRows: 'Import report rows (failed or duplicate rows) holding the email: `{jobId, row, kind, message, cells}`.',
-  webhookDeliveries: 'Webhook delivery attempts whose payload names the person, as the delivery log shows them, with `subscriptionId` and the `payload` sent.',
+  webhookDeliveries:
+    'Webhook delivery attempts whose payload names the person, as the delivery log shows them, with `subscriptionId` and the `payload` sent.',
 };
 
 const timestamp: JsonSchema = { type: 'string', format: 'date-time' };

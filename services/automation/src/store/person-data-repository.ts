@@ -53,7 +53,7 @@ export class PersonDataRepository {
     visit: (page: T[]) => Promise<void>,
   ): Promise<void> {
     const scoped = this.store.forWorkspace(workspaceId);
-    for (let after = ''; ; ) {
+    for (let after = ''; ;) {
       const page = await scoped.find(collection, {
         where: [...where, { field: 'id', op: 'gt', value: after }],
         sort: [{ field: 'id', direction: 'asc' }],

@@ -47,7 +47,7 @@ export class PersonRows {
   private async eachRowOf(workspaceId: string, key: string, visit: (row: ImportReportRowDocument) => Promise<void>): Promise<void> {
     if (!key) return;
     for (const job of await this.repo.jobs(workspaceId)) {
-      for (let after = -1; ; ) {
+      for (let after = -1; ;) {
         const page = await this.repo.rows(workspaceId, job.id, after);
         for (const row of page) if (holds(row, key)) await visit(row);
         if (page.length === 0) break;

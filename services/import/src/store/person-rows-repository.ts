@@ -34,7 +34,11 @@ export class PersonRowsRepository {
     });
   }
 
-  async setKeptReport(workspaceId: string, job: ImportJobDocument, report: Pick<ImportJobDocument, 'errors' | 'duplicates'>): Promise<void> {
+  async setKeptReport(
+    workspaceId: string,
+    job: ImportJobDocument,
+    report: Pick<ImportJobDocument, 'errors' | 'duplicates'>,
+  ): Promise<void> {
     await this.store.forWorkspace(workspaceId).update(importJobs, job.id, { set: report });
   }
 }

@@ -16,7 +16,9 @@ export function emailKeyOf(email: string): string {
 
 /** The list entry's id for an email in a workspace. */
 export function suppressionHash(key: Buffer, workspaceId: string, email: string): string {
-  return `sup_${createHmac('sha256', key).update(`${workspaceId}\n${emailKeyOf(email)}`).digest('hex')}`;
+  return `sup_${createHmac('sha256', key)
+    .update(`${workspaceId}\n${emailKeyOf(email)}`)
+    .digest('hex')}`;
 }
 
 export function suppressedEmail(): DomainError {

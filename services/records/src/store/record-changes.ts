@@ -84,7 +84,11 @@ export class RecordChanges {
   /** Outbox events dropped before the relay sends them (an erasure's, about the erased person). */
   dropEvents(eventIds: string[]): this {
     for (let i = 0; i < eventIds.length; i += IDS_PER_WRITE)
-      this.ops.push({ kind: 'deleteMany', collection: outbox, where: [{ field: 'id', op: 'in', values: eventIds.slice(i, i + IDS_PER_WRITE) }] });
+      this.ops.push({
+        kind: 'deleteMany',
+        collection: outbox,
+        where: [{ field: 'id', op: 'in', values: eventIds.slice(i, i + IDS_PER_WRITE) }],
+      });
     return this;
   }
 
