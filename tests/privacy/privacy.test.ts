@@ -300,8 +300,11 @@ describe('who may call the privacy routes', () => {
     });
     expect(invited.status).toBe(201);
     const accepted = await t.api.post('/api/auth/invitations/accept/', { token: invited.body.inviteToken, password: 'a member password' });
+    expect(accepted.status).toBe(200);
     member = accepted.body.access;
-    key = (await api.post('/api/settings/api-keys/', { name: 'every scope' })).body.key;
+    const created = await api.post('/api/settings/api-keys/', { name: 'every scope' });
+    expect(created.status).toBe(201);
+    key = created.body.key;
   });
 
   it.each([
