@@ -112,7 +112,8 @@ export function createApp(deps: AppDeps): GatewayApp {
   const authenticator = new Authenticator(deps.auth, deps.invalidation, logger, deps.authenticator);
   const limiter = new RateLimiter(deps.rateLimitCounter, logger, { ...DEFAULT_BUDGETS, ...deps.budgets });
   let draining = false;
-  const idempotency = idempotentPosts(deps.idempotencyStore ?? new MemoryIdempotencyStore(), logger, (req) =>
+  const idempotencyStore = deps.idempotencyStore ?? new MemoryIdempotencyStore();
+  const idempotency = idempotentPosts(idempotencyStore, logger, (req) =>
     [IMPORT_START_PATH, CONTACT_IMPORT_NOW_PATH].includes(req.path.replace(/\/+$/, '')),
   );
 
@@ -126,6 +127,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     limiter,
     checkReadiness: deps.checkReadiness ?? (async () => true),
     isDraining: () => draining,
+    idempotencyStore,
   };
   let document: Record<string, unknown> | undefined;
   const openApiDocument = (): Record<string, unknown> =>

@@ -40,6 +40,8 @@ export const ROUTE_FAMILIES: Readonly<Record<string, PrefixRule>> = {
   '/api/auth': 'none',
   // A user's own sessions: keys have none.
   '/api/auth/logout-all': 'closed',
+  // Privacy export, erasure and suppressions: for a logged-in admin only.
+  '/api/privacy': 'closed',
   '/api/settings': 'settings',
   '/api/openapi.json': 'none',
   '/api/docs': 'none',

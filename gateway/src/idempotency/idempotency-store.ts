@@ -29,5 +29,23 @@ export interface IdempotencyStore {
   complete(key: string, fingerprint: string, answer: StoredAnswer, keepMs: number): Promise<void>;
   /** Lets go of a claim whose answer is not kept (5xx, too large, connection lost): a retry runs again. */
   release(key: string): Promise<void>;
+  /**
+   * Forgets the workspace's kept answers whose body holds any of `needles` (lower-cased; compared
+   * with the lower-cased body): a privacy erasure's, so no replay shows an erased person. Answers
+   * how many went.
+   */
+  forgetAnswersHolding(workspaceId: string, needles: string[]): Promise<number>;
   close(): Promise<void>;
+}
+
+/** Whether a kept answer's body holds any of the (lower-cased) needles. */
+export function answerHolds(entry: IdempotencyEntry, needles: string[]): boolean {
+  if (entry.state !== 'done' || needles.length === 0) return false;
+  const body = Buffer.from(entry.answer.body, 'base64').toString('utf8').toLowerCase();
+  return needles.some((needle) => needle !== '' && body.includes(needle));
+}
+
+/** The store key of a workspace's entries starts with this (idempotent-posts.ts). */
+export function workspaceKeyPrefix(workspaceId: string): string {
+  return `${workspaceId}:`;
 }

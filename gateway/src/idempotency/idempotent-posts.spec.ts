@@ -249,6 +249,7 @@ describe('Idempotency-Key on POSTs', () => {
       renew: () => Promise.resolve(),
       complete: () => Promise.resolve(),
       release: () => Promise.resolve(),
+      forgetAnswersHolding: () => Promise.resolve(0),
       close: () => Promise.resolve(),
     };
     h = await harness(created, broken);

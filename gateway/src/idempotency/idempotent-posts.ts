@@ -26,7 +26,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from '@crm/observability';
 import { discardBodyAfterAnswer } from '../middleware/discard-body';
 import { AnswerRecorder } from './answer-recorder';
-import type { IdempotencyStore, StoredAnswer } from './idempotency-store';
+import { workspaceKeyPrefix, type IdempotencyStore, type StoredAnswer } from './idempotency-store';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -73,14 +73,31 @@ export const oneTimeSecret: RequestHandler = (_req, res, next) => {
   next();
 };
 
+/**
+ * Marks a route whose successful answer holds a person's data (the privacy export and erasure): a
+ * copy kept for replays would outlive an erasure, so the key keeps a 409 instead, as for a secret.
+ */
+export const personalDataAnswer: RequestHandler = (_req, res, next) => {
+  res.locals.personalData = true;
+  next();
+};
+
+export const WITHHELD_PERSONAL_DETAIL = `The request with this ${IDEMPOTENCY_HEADER} already succeeded, but its answer held personal data, which is not kept; make the request again with a new key.`;
+
 export const WITHHELD_SECRET_DETAIL = `The request with this ${IDEMPOTENCY_HEADER} already succeeded, but its answer carried a one-time secret, which is not kept and cannot be shown again. Look the created resource up (its secret stays hidden); for a new secret, make a new request with a new key.`;
 
-/** What a key keeps in place of a successful answer that carried a one-time secret. */
-const withheldSecret = (): StoredAnswer => ({
+/** What a key keeps in place of a successful answer that carried a one-time secret or personal data. */
+const withheldAnswer = (detail: string): StoredAnswer => ({
   status: 409,
   headers: { 'content-type': 'application/json; charset=utf-8' },
-  body: Buffer.from(JSON.stringify({ detail: WITHHELD_SECRET_DETAIL })).toString('base64'),
+  body: Buffer.from(JSON.stringify({ detail })).toString('base64'),
 });
+
+function withheldDetail(res: Response): string | undefined {
+  if (res.statusCode >= 300) return undefined;
+  if (res.locals.oneTimeSecret === true) return WITHHELD_SECRET_DETAIL;
+  return res.locals.personalData === true ? WITHHELD_PERSONAL_DETAIL : undefined;
+}
 
 function send(res: Response, status: number, detail: string): void {
   res.status(status).json({ detail });
@@ -104,7 +121,7 @@ export function idempotentPosts(
       if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
         return send(res, 400, `${IDEMPOTENCY_HEADER} must be 1 to ${MAX_KEY_LENGTH} characters long.`);
       }
-      const entryKey = `${workspaceId}:${sha256(key)}`;
+      const entryKey = `${workspaceKeyPrefix(workspaceId)}${sha256(key)}`;
       const fingerprint = sha256(`${req.method}\n${pathOf(req)}\n${streamed ? '' : JSON.stringify(req.body ?? {})}`);
 
       let existing;
@@ -145,8 +162,8 @@ export function idempotentPosts(
         if (settled) return Promise.resolve();
         settled = true;
         clearInterval(renewal);
-        const secret = res.locals.oneTimeSecret === true && res.statusCode < 300;
-        const kept = res.statusCode >= 500 || !answer ? undefined : secret ? withheldSecret() : answer;
+        const withheld = withheldDetail(res);
+        const kept = res.statusCode >= 500 || !answer ? undefined : withheld ? withheldAnswer(withheld) : answer;
         const write = kept ? store.complete(entryKey, fingerprint, kept, KEEP_ANSWER_MS) : store.release(entryKey);
         return write
           .catch((err: unknown) => logger.warn({ err, key: entryKey }, 'idempotency store write failed'))

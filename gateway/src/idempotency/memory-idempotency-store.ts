@@ -1,5 +1,5 @@
 import { ExpiringLru } from '../auth/expiring-lru';
-import type { IdempotencyEntry, IdempotencyStore, StoredAnswer } from './idempotency-store';
+import { answerHolds, workspaceKeyPrefix, type IdempotencyEntry, type IdempotencyStore, type StoredAnswer } from './idempotency-store';
 
 /**
  * The one-process store (no REDIS_URL): keys hold within this gateway only. Bounded: past
@@ -34,6 +34,17 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
 
   async release(key: string): Promise<void> {
     this.entries.delete(key);
+  }
+
+  async forgetAnswersHolding(workspaceId: string, needles: string[]): Promise<number> {
+    const prefix = workspaceKeyPrefix(workspaceId);
+    let forgotten = 0;
+    this.entries.deleteWhere((entry, key) => {
+      const holds = key.startsWith(prefix) && answerHolds(entry, needles);
+      if (holds) forgotten++;
+      return holds;
+    });
+    return forgotten;
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { closeRedisConnection, openRedisConnection } from '@crm/rate-limit';
-import type { IdempotencyEntry, IdempotencyStore, StoredAnswer } from './idempotency-store';
+import { answerHolds, workspaceKeyPrefix, type IdempotencyEntry, type IdempotencyStore, type StoredAnswer } from './idempotency-store';
 
 /** PEXPIRE only while the key still holds this claim: a renewal never extends another request's entry. */
 const RENEW_SCRIPT = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0";
@@ -47,6 +47,22 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   async release(key: string): Promise<void> {
     await this.redis.del(this.keyPrefix + key);
+  }
+
+  /** SCANs the workspace's keys (never KEYS, which blocks Redis): an erasure's rare, bounded walk. */
+  async forgetAnswersHolding(workspaceId: string, needles: string[]): Promise<number> {
+    const pattern = `${this.keyPrefix}${workspaceKeyPrefix(workspaceId)}`.replace(/[*?[\]\\]/g, '\\$&') + '*';
+    let forgotten = 0;
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+      cursor = next;
+      if (keys.length === 0) continue;
+      const values = await this.redis.mget(...keys);
+      const holding = keys.filter((_, i) => values[i] && answerHolds(JSON.parse(values[i]!) as IdempotencyEntry, needles));
+      if (holding.length > 0) forgotten += await this.redis.del(...holding);
+    } while (cursor !== '0');
+    return forgotten;
   }
 
   async close(): Promise<void> {

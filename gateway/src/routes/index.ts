@@ -4,6 +4,7 @@ import { currentUserRoutes, sessionRoutes } from './auth.routes';
 import { healthRoutes } from './health.routes';
 import { exportRoutes } from './exports.routes';
 import { importRoutes } from './import.routes';
+import { privacyRoutes } from './privacy/privacy.routes';
 import { recordsRoutes } from './records';
 import { logoutRoutes, sessionEndRoutes } from './session-end.routes';
 import { invitationRoutes, memberRoutes } from './users.routes';
@@ -31,5 +32,6 @@ export function routeModules(deps: RouteDeps): RouteModule[] {
     exportRoutes(deps),
     automationRoutes(deps),
     webhookRoutes(deps),
+    privacyRoutes(deps),
   ];
 }

@@ -6,6 +6,7 @@ import type { AuthClient } from '../clients/auth-client';
 import type { InvalidationChannel } from '@crm/rate-limit';
 import type { GatewayConfig } from '../config';
 import type { RateLimiter } from '../middleware/rate-limit';
+import type { IdempotencyStore } from '../idempotency/idempotency-store';
 import type { OpenApiPaths } from '../openapi/operation';
 
 /**
@@ -35,4 +36,6 @@ export interface RouteDeps {
   checkReadiness: () => Promise<boolean>;
   /** True once shutdown has begun, so readiness fails and load balancers move on. */
   isDraining: () => boolean;
+  /** Where Idempotency-Key answers are kept (a privacy erasure forgets those holding the person). */
+  idempotencyStore?: IdempotencyStore;
 }

@@ -72,10 +72,19 @@ export function kindForStatus(code: grpc.status): ErrorKind {
 }
 
 /** A DomainError as a gRPC error for a handler's callback. Unknown errors become a bare INTERNAL. */
+/**
+ * JSON with every character outside printable ASCII escaped (`\\u00e9`): a metadata value may hold
+ * nothing else, and grpc-js throws (taking the process down) on one that does, e.g. a field error
+ * quoting a client's "é". JSON.parse reads the escapes back.
+ */
+function asciiJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 export function toServiceError(error: unknown): Partial<grpc.ServiceError> {
   if (error instanceof DomainError) {
     const metadata = new grpc.Metadata();
-    if (error.fields) metadata.set(FIELDS_HEADER, JSON.stringify(error.fields));
+    if (error.fields) metadata.set(FIELDS_HEADER, asciiJson(error.fields));
     return { code: statusForKind(error.kind), details: error.message, metadata };
   }
   return { code: grpc.status.INTERNAL, details: 'Internal error.' };

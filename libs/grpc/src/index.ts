@@ -12,4 +12,5 @@ export * as authV1 from './generated/auth.v1';
 export * as recordsV1 from './generated/records.v1';
 export * as importV1 from './generated/import.v1';
 export * as automationV1 from './generated/automation.v1';
+export * as privacyV1 from './generated/privacy.v1';
 export * from './readiness';

@@ -72,4 +72,6 @@ export const WEBHOOK_EVENT_TYPES = [
   'import.failed',
   'automation.run_failed',
   'webhook.test',
+  // A person was erased (privacy): data {counts}, never the email.
+  'person.erased',
 ] as const;

@@ -9,10 +9,20 @@
  * One-process mode (scripts/start.js) starts both, handing them the same in-process bus as records.
  */
 import { busLocationFromEnv, openBusWhenReachable, type Consumer, type MessageBus } from '@crm/bus';
-import { brokerReadiness, GrpcServer, automationV1, healthListenAddress, internalTlsFor, listenAddress, storeReadiness } from '@crm/grpc';
+import {
+  brokerReadiness,
+  GrpcServer,
+  automationV1,
+  healthListenAddress,
+  internalTlsFor,
+  listenAddress,
+  privacyV1,
+  storeReadiness,
+} from '@crm/grpc';
 import { createLogger, type Logger } from '@crm/observability';
 import { locationFromEnv, openStoreWhenReachable, RetentionSweeper, type DocumentStore, type StoreLocation } from '@crm/store';
 import { AutomationService } from './application/automation-service';
+import { PersonData } from './application/person-data';
 import { WebhookService } from './application/webhook-service';
 import { GrpcRecordsGateway, type RecordsGateway } from './clients/records-gateway';
 import { AuthWorkspaceDirectory, type WorkspaceDirectory } from './clients/workspace-directory';
@@ -35,7 +45,10 @@ import { WebhookSender } from './engine/webhook-sender';
 import { webhookTransport, type WebhookTransport } from './webhooks/webhook-transport';
 import { automationCallers } from './grpc/automation-callers';
 import { automationHandlers } from './grpc/automation-handlers';
+import { automationPrivacyCallers } from './grpc/privacy-callers';
+import { automationPrivacyHandlers } from './grpc/privacy-handlers';
 import { automationCollections } from './store/collections';
+import { PersonDataRepository } from './store/person-data-repository';
 import { automationRetentionRules } from './store/retention-rules';
 
 export * from './config';
@@ -103,6 +116,13 @@ export async function startAutomationService(
     bus = options.bus ?? (await openBusWhenReachable(busLocationFromEnv(config.AMQP_URL), logger));
     const webhooks = new WebhookService(store, { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, bus });
     server.addService(automationV1.protoPath, automationV1.AutomationServiceName, automationHandlers(service, webhooks), automationCallers);
+    const person = new PersonData(new PersonDataRepository(store));
+    server.addService(
+      privacyV1.protoPath,
+      privacyV1.AutomationPrivacyServiceName,
+      automationPrivacyHandlers(person),
+      automationPrivacyCallers,
+    );
   } catch (error) {
     await server.shutdown(0);
     members.close();

@@ -14,6 +14,7 @@ import {
   GrpcServer,
   healthListenAddress,
   importV1,
+  privacyV1,
   internalTlsFor,
   recordsV1,
   listenAddress,
@@ -37,11 +38,15 @@ import { ExportJobRepository } from './store/export-job-repository';
 import { JobSweeper } from './application/job-sweeper';
 import type { RecordsClient, RecordsReader } from './application/ports';
 import type { ImportConfig } from './config';
+import { PersonRows } from './application/person-rows';
 import { importCallers } from './grpc/import-callers';
+import { importPrivacyCallers } from './grpc/privacy-callers';
+import { importPrivacyHandlers } from './grpc/privacy-handlers';
 import { importHandlers } from './grpc/import-handlers';
 import { importCollections } from './store/collections';
 import type { FileStorage } from './store/file-storage';
 import { ImportJobRepository } from './store/import-job-repository';
+import { PersonRowsRepository } from './store/person-rows-repository';
 import type { GridFsFileStorage } from './store/gridfs-file-storage';
 import { LocalFileStorage } from './store/local-file-storage';
 import { ReaderThreads } from './reading/reader-threads';
@@ -209,6 +214,12 @@ export async function startImportService(config: ImportConfig, options: StartImp
       ...exportHandlers(new ExportRequests({ repo: runtime.exports, records: runtime.records, bus: runtime.bus, logger })),
     },
     importCallers,
+  );
+  server.addService(
+    privacyV1.protoPath,
+    privacyV1.ImportPrivacyServiceName,
+    importPrivacyHandlers(new PersonRows(new PersonRowsRepository(runtime.store))),
+    importPrivacyCallers,
   );
   const upload: Server = createUploadServer({
     repo: runtime.repo,

@@ -1,11 +1,15 @@
 import { busLocationFromEnv, openBusWhenReachable, type MessageBus } from '@crm/bus';
-import { GrpcServer, healthListenAddress, internalTlsFor, recordsV1, listenAddress, storeReadiness } from '@crm/grpc';
+import { GrpcServer, healthListenAddress, internalTlsFor, privacyV1, recordsV1, listenAddress, storeReadiness } from '@crm/grpc';
 import { createLogger, type Logger } from '@crm/observability';
 import { locationFromEnv, openStoreWhenReachable, RetentionSweeper, type DocumentStore, type StoreLocation } from '@crm/store';
+import { NO_AUDIT_TRAIL } from './application/person-audit-trail';
+import { PersonData } from './application/person-data';
 import { RecordsService } from './application/records-service';
 import type { RecordsConfig } from './config';
 import { OutboxRelay } from './events/outbox-relay';
 import { recordsCallers } from './grpc/records-callers';
+import { recordsPrivacyCallers } from './grpc/privacy-callers';
+import { recordsPrivacyHandlers } from './grpc/privacy-handlers';
 import { recordsHandlers } from './grpc/records-handlers';
 import { AuthUserDirectory, type UserDirectory } from './read-models/user-directory';
 import { recordsCollections } from './store/collections';
@@ -62,12 +66,14 @@ export async function startRecordsService(config: RecordsConfig, options: StartR
     throw error;
   }
   const users = options.users ?? new AuthUserDirectory(config.AUTH_GRPC_ADDR, tls, logger);
-  const service = new RecordsService({ repository: new RecordsRepository(store), users, relay });
+  const service = new RecordsService({ repository: new RecordsRepository(store), users, relay, privacyHashKey: config.PRIVACY_HASH_KEY });
   const retention = new RetentionSweeper(store, recordsRetentionRules(config.BATCH_RESULT_RETENTION_DAYS), logger, {
     intervalMs: config.RETENTION_SWEEP_MS,
     batchSize: config.RETENTION_BATCH_SIZE,
   });
   server.addService(recordsV1.protoPath, recordsV1.RecordsServiceName, recordsHandlers(service), recordsCallers);
+  const person = new PersonData(service.context, NO_AUDIT_TRAIL);
+  server.addService(privacyV1.protoPath, privacyV1.RecordsPrivacyServiceName, recordsPrivacyHandlers(person), recordsPrivacyCallers);
   // Not the broker: the outbox keeps writes' events until it is back, so records serves without it.
   await server.serveWhileReady([storeReadiness(store)]);
   retention.start();

@@ -1530,6 +1530,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/privacy/export/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Everything the workspace holds about one person, by email
+         * @description Every contact and lead with the email (compared case-insensitively) and everything attached to them. The answer holds personal data, so an `Idempotency-Key` does not keep it: a retry with the key answers 409 and runs nothing. Admins only: members and API keys answer 403.
+         */
+        post: operations["exportPerson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/privacy/erase/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase one person everywhere, by email, and suppress the email
+         * @description Deletes every contact and lead with the email and everything attached (notes, tasks, activities); audit entries, outbound emails, import report rows and webhook delivery payloads keep their ids and lose their values (`"[erased]"`); search finds nothing. Sends `person.erased` (`data: {counts}`, never the email). The email goes on the workspace's suppression list (as a keyed hash): creating, updating, batch-writing or importing it is refused (422 on `email`, a row error) until `DELETE /api/privacy/suppressions/`. An email nobody has answers zero counts and is suppressed all the same. See docs/privacy.md. The answer holds personal data, so an `Idempotency-Key` does not keep it: a retry with the key answers 409 and runs nothing. Admins only: members and API keys answer 403.
+         */
+        post: operations["erasePerson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/privacy/suppressions/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Take an email off the suppression list
+         * @description The email may be written again. An email that was not suppressed answers 204 too. Admins only: members and API keys answer 403.
+         */
+        delete: operations["liftSuppression"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -10300,7 +10360,7 @@ export interface operations {
                             id: string;
                             /** Format: uri */
                             url: string;
-                            events: ("contact.created" | "contact.updated" | "contact.deleted" | "lead.created" | "lead.updated" | "lead.deleted" | "lead.converted" | "account.created" | "account.updated" | "account.deleted" | "opportunity.created" | "opportunity.updated" | "opportunity.deleted" | "opportunity.stage_changed" | "import.completed" | "import.failed" | "automation.run_failed" | "webhook.test")[];
+                            events: ("contact.created" | "contact.updated" | "contact.deleted" | "lead.created" | "lead.updated" | "lead.deleted" | "lead.converted" | "account.created" | "account.updated" | "account.deleted" | "opportunity.created" | "opportunity.updated" | "opportunity.deleted" | "opportunity.stage_changed" | "import.completed" | "import.failed" | "automation.run_failed" | "webhook.test" | "person.erased")[];
                             isActive: boolean;
                             /** @description Why a delivery gave up after its retries; null while healthy. */
                             failingReason: string | null;
@@ -10336,7 +10396,7 @@ export interface operations {
                     /** Format: uri */
                     url: string;
                     /** @description Event types; repeats are dropped. */
-                    events: ("contact.created" | "contact.updated" | "contact.deleted" | "lead.created" | "lead.updated" | "lead.deleted" | "lead.converted" | "account.created" | "account.updated" | "account.deleted" | "opportunity.created" | "opportunity.updated" | "opportunity.deleted" | "opportunity.stage_changed" | "import.completed" | "import.failed" | "automation.run_failed" | "webhook.test")[];
+                    events: ("contact.created" | "contact.updated" | "contact.deleted" | "lead.created" | "lead.updated" | "lead.deleted" | "lead.converted" | "account.created" | "account.updated" | "account.deleted" | "opportunity.created" | "opportunity.updated" | "opportunity.deleted" | "opportunity.stage_changed" | "import.completed" | "import.failed" | "automation.run_failed" | "webhook.test" | "person.erased")[];
                     isActive?: boolean;
                     /** @description Read-only; ignored when sent. */
                     readonly id?: unknown;
@@ -10365,7 +10425,7 @@ export interface operations {
                         id: string;
                         /** Format: uri */
                         url: string;
-                        events: ("contact.created" | "contact.updated" | "contact.deleted" | "lead.created" | "lead.updated" | "lead.deleted" | "lead.converted" | "account.created" | "account.updated" | "account.deleted" | "opportunity.created" | "opportunity.updated" | "opportunity.deleted" | "opportunity.stage_changed" | "import.completed" | "import.failed" | "automation.run_failed" | "webhook.test")[];
+                        events: ("contact.created" | "contact.updated" | "contact.deleted" | "lead.created" | "lead.updated" | "lead.deleted" | "lead.converted" | "account.created" | "account.updated" | "account.deleted" | "opportunity.created" | "opportunity.updated" | "opportunity.deleted" | "opportunity.stage_changed" | "import.completed" | "import.failed" | "automation.run_failed" | "webhook.test" | "person.erased")[];
                         isActive: boolean;
                         /** @description Why a delivery gave up after its retries; null while healthy. */
                         failingReason: string | null;
@@ -10452,7 +10512,7 @@ export interface operations {
                         id: string;
                         /** Format: uri */
                         url: string;
-                        events: ("contact.created" | "contact.updated" | "contact.deleted" | "lead.created" | "lead.updated" | "lead.deleted" | "lead.converted" | "account.created" | "account.updated" | "account.deleted" | "opportunity.created" | "opportunity.updated" | "opportunity.deleted" | "opportunity.stage_changed" | "import.completed" | "import.failed" | "automation.run_failed" | "webhook.test")[];
+                        events: ("contact.created" | "contact.updated" | "contact.deleted" | "lead.created" | "lead.updated" | "lead.deleted" | "lead.converted" | "account.created" | "account.updated" | "account.deleted" | "opportunity.created" | "opportunity.updated" | "opportunity.deleted" | "opportunity.stage_changed" | "import.completed" | "import.failed" | "automation.run_failed" | "webhook.test" | "person.erased")[];
                         isActive: boolean;
                         /** @description Why a delivery gave up after its retries; null while healthy. */
                         failingReason: string | null;
@@ -10552,7 +10612,7 @@ export interface operations {
                     /** Format: uri */
                     url?: string;
                     /** @description Event types; repeats are dropped. */
-                    events?: ("contact.created" | "contact.updated" | "contact.deleted" | "lead.created" | "lead.updated" | "lead.deleted" | "lead.converted" | "account.created" | "account.updated" | "account.deleted" | "opportunity.created" | "opportunity.updated" | "opportunity.deleted" | "opportunity.stage_changed" | "import.completed" | "import.failed" | "automation.run_failed" | "webhook.test")[];
+                    events?: ("contact.created" | "contact.updated" | "contact.deleted" | "lead.created" | "lead.updated" | "lead.deleted" | "lead.converted" | "account.created" | "account.updated" | "account.deleted" | "opportunity.created" | "opportunity.updated" | "opportunity.deleted" | "opportunity.stage_changed" | "import.completed" | "import.failed" | "automation.run_failed" | "webhook.test" | "person.erased")[];
                     isActive?: boolean;
                     /** @description Read-only; ignored when sent. */
                     readonly id?: unknown;
@@ -10580,7 +10640,7 @@ export interface operations {
                         id: string;
                         /** Format: uri */
                         url: string;
-                        events: ("contact.created" | "contact.updated" | "contact.deleted" | "lead.created" | "lead.updated" | "lead.deleted" | "lead.converted" | "account.created" | "account.updated" | "account.deleted" | "opportunity.created" | "opportunity.updated" | "opportunity.deleted" | "opportunity.stage_changed" | "import.completed" | "import.failed" | "automation.run_failed" | "webhook.test")[];
+                        events: ("contact.created" | "contact.updated" | "contact.deleted" | "lead.created" | "lead.updated" | "lead.deleted" | "lead.converted" | "account.created" | "account.updated" | "account.deleted" | "opportunity.created" | "opportunity.updated" | "opportunity.deleted" | "opportunity.stage_changed" | "import.completed" | "import.failed" | "automation.run_failed" | "webhook.test" | "person.erased")[];
                         isActive: boolean;
                         /** @description Why a delivery gave up after its retries; null while healthy. */
                         failingReason: string | null;
@@ -10737,7 +10797,7 @@ export interface operations {
                             /** @description The envelope's id and X-CRM-Event-Id; a redelivery keeps it. */
                             eventId: string;
                             /** @enum {string} */
-                            type: "contact.created" | "contact.updated" | "contact.deleted" | "lead.created" | "lead.updated" | "lead.deleted" | "lead.converted" | "account.created" | "account.updated" | "account.deleted" | "opportunity.created" | "opportunity.updated" | "opportunity.deleted" | "opportunity.stage_changed" | "import.completed" | "import.failed" | "automation.run_failed" | "webhook.test";
+                            type: "contact.created" | "contact.updated" | "contact.deleted" | "lead.created" | "lead.updated" | "lead.deleted" | "lead.converted" | "account.created" | "account.updated" | "account.deleted" | "opportunity.created" | "opportunity.updated" | "opportunity.deleted" | "opportunity.stage_changed" | "import.completed" | "import.failed" | "automation.run_failed" | "webhook.test" | "person.erased";
                             attempt: number;
                             /** @enum {string} */
                             status: "delivered" | "failed";
@@ -10837,6 +10897,184 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["ValidationFailedOrKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportPerson: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The bundle. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        email: string;
+                        /** Format: date-time */
+                        exportedAt: string;
+                        /** @description Every contact with the email (compared case-insensitively), as GET /api/contacts/{id}/ answers it. */
+                        contacts: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Every lead with the email, as GET /api/leads/{id}/ answers it. */
+                        leads: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Notes about those contacts and leads: `{id, relatedTo, body, createdAt}`. */
+                        notes: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Tasks about them, as the task list shows them. */
+                        tasks: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Their activity-log entries. */
+                        activities: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Their audit-log entries (empty where the audit log holds none). */
+                        auditEntries: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Outbound emails sent to the address or about those records, as the email log shows them. */
+                        emails: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Import report rows (failed or duplicate rows) holding the email: `{jobId, row, kind, message, cells}`. */
+                        importRows: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Webhook delivery attempts whose payload names the person, as the delivery log shows them, with `subscriptionId` and the `payload` sent. */
+                        webhookDeliveries: {
+                            [key: string]: unknown;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailedOrKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    erasePerson: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The receipt. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        email: string;
+                        /** Format: date-time */
+                        erasedAt: string;
+                        /** @description Deleted: contacts, leads, notes, tasks, activities. Kept with their values blanked ("[erased]"): auditEntries, emails, importRows, webhookDeliveries. */
+                        counts: {
+                            contacts: number;
+                            leads: number;
+                            notes: number;
+                            tasks: number;
+                            activities: number;
+                            auditEntries: number;
+                            emails: number;
+                            importRows: number;
+                            webhookDeliveries: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailedOrKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    liftSuppression: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Lifted. */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -110,6 +110,10 @@ export function webhookEventsFor(message: BusMessage): WebhookEnvelope[] {
     case 'records.lead_status_changed.v1':
       if (payload.status === 'converted') out.push(envelope(message, 'lead.converted', payload, {}));
       break;
+    case 'records.person_erased.v1':
+      // Records' privacy erasure: the counts only (the payload never names the person).
+      out.push(asIs(message, 'person.erased'));
+      break;
     case 'records.opportunity_stage_changed.v1':
       out.push(envelope(message, 'opportunity.stage_changed', payload, { previousStage: payload.previousStage, stage: payload.stage }));
       break;

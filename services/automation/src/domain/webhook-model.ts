@@ -60,4 +60,6 @@ export interface WebhookDeliveryDocument extends StoredDocument {
    */
   retryDueAt?: number;
   retry?: { attempt: number; firstAttemptAt: number; correlationId: string };
+  /** Set when a privacy erasure blanked the payload: a retry of it still on the bus is dropped, not sent. */
+  erasedAt?: string;
 }

@@ -78,6 +78,7 @@ export class WebhookSender {
     const scoped = this.store.forWorkspace(due.workspaceId);
     const deliveryId = deliveryIdOf(message.id);
     if (await scoped.get(webhookDeliveries, deliveryId)) return this.retryArrived(message, due);
+    if (await this.erasedRetry(due)) return this.retryArrived(message, due);
     const subscription = await scoped.get(webhookSubscriptions, due.subscriptionId);
     // Deleted, or switched off since: an inactive subscription receives nothing (a test event or a redelivery asked for still goes).
     if (!subscription) return this.retryArrived(message, due);
@@ -142,6 +143,13 @@ export class WebhookSender {
     if (givenUp || (delivered && subscription.failingReason)) {
       await scoped.update(webhookSubscriptions, subscription.id, { set: { failingReason: givenUp, updatedAt: timestamp(new Date()) } });
     }
+  }
+
+  /** A retry of an attempt a privacy erasure blanked since: its message (on the bus since) still names the erased person. */
+  private async erasedRetry(due: WebhookDuePayload): Promise<boolean> {
+    if (due.manual || due.attempt < 2) return false;
+    const previous = deliveryIdOf(attemptMessage(due, due.attempt - 1, null, '').id);
+    return Boolean((await this.store.forWorkspace(due.workspaceId).get(webhookDeliveries, previous))?.erasedAt);
   }
 
   /** A retry's message reached the deliveries queue (a durable quorum queue): the store need not bring it back any more. */

@@ -15,6 +15,7 @@ import { newContact } from '../domain/contact-rules';
 import { contactsCreated } from '../domain/events';
 import { NO_REFERENCES } from '../domain/field-rules';
 import { ID_PREFIX } from '../domain/ids';
+import { SUPPRESSED_EMAIL } from '../domain/suppression';
 import type { ContactDocument } from '../domain/model';
 import type { BatchResultDocument } from '../store/collections';
 import { isDuplicate } from './record-writer';
@@ -76,7 +77,7 @@ export class ContactBatches {
 
     const now = nowOf(this.context);
     const result: BatchResultDocument['result'] = { created: [], duplicates: [], errors: [] };
-    const valid = this.validRows(caller, input, sourceName, now, result);
+    const valid = await this.unsuppressed(caller.workspaceId, this.validRows(caller, input, sourceName, now, result), result);
     const existing = await this.existingByEmail(
       caller.workspaceId,
       valid.map((v) => v.contact.emailKey),
@@ -150,6 +151,22 @@ export class ContactBatches {
       }
     }
     return valid;
+  }
+
+  /** The rows whose email is not on the suppression list; the others land in `result.errors`. */
+  private async unsuppressed(
+    workspaceId: string,
+    rows: { row: number; contact: ContactDocument }[],
+    result: BatchResultDocument['result'],
+  ): Promise<{ row: number; contact: ContactDocument }[]> {
+    const suppressed = await this.context.suppressions.suppressed(
+      workspaceId,
+      rows.map((r) => r.contact.email),
+    );
+    if (suppressed.size === 0) return rows;
+    for (const { row, contact } of rows)
+      if (suppressed.has(contact.emailKey)) result.errors.push({ row, message: `email: ${SUPPRESSED_EMAIL}` });
+    return rows.filter(({ contact }) => !suppressed.has(contact.emailKey));
   }
 
   /** The externalIds of the rows that contacts of the workspace already hold. */

@@ -13,6 +13,7 @@ import { staleVersion } from '../domain/record-version';
 import type { OutboxDocument } from '../store/collections';
 import { RecordChanges } from '../store/record-changes';
 import type { RecordsRepository } from '../store/records-repository';
+import type { SuppressionList } from './suppression-list';
 import type { Caller } from './views';
 
 /** Where committed events go next: the outbox relay. */
@@ -27,6 +28,7 @@ export class RecordWriter {
     private readonly relay: EventRelay,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly suppressions: SuppressionList,
   ) {}
 
   /** A new, empty commit. */
@@ -57,8 +59,10 @@ export class RecordWriter {
     });
   }
 
-  /** Commits the changes and their outbox events together, then pokes the relay. */
+  /** Commits the changes and their outbox events together, then pokes the relay; an email on the suppression list is refused first. */
   async write(caller: Caller, changes: RecordChanges, events: DomainEvent[]): Promise<void> {
+    // Every path that writes a contact's or lead's email (create, update, merge, conversion, batches) comes through here.
+    await this.suppressions.refuse(caller.workspaceId, changes.writtenEmails());
     const now = timestamp(this.clock());
     const traceHeaders = captureTraceContext();
     for (const event of events) {

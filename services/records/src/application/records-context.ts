@@ -9,11 +9,14 @@ import { workspaceMembers, type UserDirectory } from '../read-models/user-direct
 import type { RecordsRepository } from '../store/records-repository';
 import type { RecordViews } from './record-views';
 import type { RecordWriter } from './record-writer';
+import type { SuppressionList } from './suppression-list';
 import type { Caller } from './views';
 
 export interface RecordsContext {
   repo: RecordsRepository;
   users: UserDirectory;
+  /** Erased emails, refused by every write (record-writer.ts) and per row by the import's batches. */
+  suppressions: SuppressionList;
   writer: RecordWriter;
   views: RecordViews;
   clock: Clock;

@@ -26,6 +26,8 @@ import { RecordViews } from './record-views';
 import { RecordWriter, type EventRelay } from './record-writer';
 import type { RecordsContext } from './records-context';
 import { RelatedLists, type TaskInput } from './related-lists';
+import { SuppressionList } from './suppression-list';
+import { SuppressionRepository } from '../store/suppression-repository';
 import type { AccountView, AnyRecordView, Caller, ContactView, LeadView, OpportunityView, Paging, WriteInput } from './views';
 
 export type { AccountFilters } from './accounts-service';
@@ -46,6 +48,8 @@ export interface RecordsServiceDeps {
   relay: EventRelay;
   clock?: Clock;
   ids?: IdGenerator;
+  /** PRIVACY_HASH_KEY: the suppression list's hashing key; unset, one kept in the store (application/suppression-list.ts). */
+  privacyHashKey?: string;
 }
 
 export class RecordsService {
@@ -64,10 +68,12 @@ export class RecordsService {
   constructor(deps: RecordsServiceDeps) {
     const clock = deps.clock ?? systemClock;
     const ids = deps.ids ?? defaultIds;
+    const suppressions = new SuppressionList(new SuppressionRepository(deps.repository.store), deps.privacyHashKey);
     const context: RecordsContext = {
       repo: deps.repository,
       users: deps.users,
-      writer: new RecordWriter(deps.repository, deps.relay, clock, ids),
+      suppressions,
+      writer: new RecordWriter(deps.repository, deps.relay, clock, ids, suppressions),
       views: new RecordViews(deps.repository, deps.users),
       clock,
       ids,
@@ -83,7 +89,11 @@ export class RecordsService {
     this.streams = new RecordStreams(context, this.queries);
     this.aggregates = new RecordAggregates(context);
     this.recordBatches = new RecordBatches(context);
+    this.context = context;
   }
+
+  /** What the privacy operations (person-export.ts, person-erasure.ts) share with the rest. */
+  readonly context: RecordsContext;
 
   createContact(caller: Caller, input: WriteInput): Promise<ContactView> {
     return this.contacts.create(caller, input);

@@ -19,6 +19,7 @@ export const EVENT_TYPES = {
   accountCreated: 'records.account_created.v1',
   opportunityCreated: 'records.opportunity_created.v1',
   recordDeleted: 'records.record_deleted.v1',
+  personErased: 'records.person_erased.v1',
 } as const;
 
 export interface DomainEvent {
@@ -134,4 +135,9 @@ export function recordsMerged(recordType: 'contact' | 'lead' | 'account', after:
     type: EVENT_TYPES.recordsMerged,
     payload: { workspaceId: after.workspaceId, recordType, recordId: after.id, mergedIds, record: publicRecord(after) },
   };
+}
+
+/** A person was erased (privacy): how much went, never who (no email, no record). */
+export function personErased(workspaceId: string, counts: Record<string, number>): DomainEvent {
+  return { type: EVENT_TYPES.personErased, payload: { workspaceId, counts } };
 }

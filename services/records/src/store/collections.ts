@@ -4,6 +4,7 @@
  * workspaceId implicitly and ends with id, so "filter, newest first, ties by id" reads off one index.
  */
 import { defineCollection, leases, type CollectionDefinition, type WriteOp } from '@crm/store';
+import { privacyCollections } from './privacy-collections';
 import type {
   AccountDocument,
   ActivityDocument,
@@ -295,4 +296,6 @@ export const recordsCollections = [
   batchResults,
   // The retention sweeper's lease (store/retention-rules.ts).
   leases,
+  // The suppression list and its key (privacy-collections.ts).
+  ...privacyCollections,
 ];

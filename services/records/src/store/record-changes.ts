@@ -84,6 +84,30 @@ export class RecordChanges {
     return this;
   }
 
+  /** An erasure's: the notes, tasks and activities about these records go too (a deletion keeps the activities). */
+  deleteAllAbout(recordIds: string[]): this {
+    for (let i = 0; i < recordIds.length; i += IDS_PER_WRITE) {
+      const values = recordIds.slice(i, i + IDS_PER_WRITE);
+      this.ops.push(
+        { kind: 'deleteMany', collection: notes, where: [{ field: 'relatedTo', op: 'in', values }] },
+        { kind: 'deleteMany', collection: tasks, where: [{ field: 'relatedTo', op: 'in', values }] },
+        { kind: 'deleteMany', collection: activities, where: [{ field: 'recordId', op: 'in', values }] },
+      );
+    }
+    return this;
+  }
+
+  /** Outbox events dropped before the relay sends them (an erasure's, about the erased person). */
+  dropEvents(eventIds: string[]): this {
+    for (let i = 0; i < eventIds.length; i += IDS_PER_WRITE)
+      this.ops.push({
+        kind: 'deleteMany',
+        collection: outbox,
+        where: [{ field: 'id', op: 'in', values: eventIds.slice(i, i + IDS_PER_WRITE) }],
+      });
+    return this;
+  }
+
   /** The account's contacts and opportunities stay, without it. */
   unlinkAccount(accountId: string): this {
     const linked: Condition[] = [{ field: 'accountId', op: 'eq', value: accountId }];
@@ -121,6 +145,19 @@ export class RecordChanges {
     return this;
   }
 
+  /** The emails this commit gives contacts and leads (inserted, or set by an update): what the suppression list checks. */
+  writtenEmails(): string[] {
+    const people = new Set<WriteOp['collection']>([contacts, leads]);
+    const emails: string[] = [];
+    for (const op of this.ops) {
+      if (!people.has(op.collection)) continue;
+      const email =
+        op.kind === 'insert' ? op.document.email : op.kind === 'update' || op.kind === 'updateMany' ? op.change.set?.email : undefined;
+      if (typeof email === 'string' && email) emails.push(email);
+    }
+    return emails;
+  }
+
   activity(document: ActivityDocument): this {
     this.ops.push({ kind: 'insert', collection: activities, document: { ...document } });
     return this;
@@ -140,6 +177,9 @@ export class RecordChanges {
     return this;
   }
 }
+
+/** Ids per `in` condition of one write, within what the store binds at once. */
+const IDS_PER_WRITE = 500;
 
 function versionIs(expected: number | undefined): Condition[] {
   if (expected === undefined) return [];
