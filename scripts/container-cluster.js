@@ -206,7 +206,7 @@ async function startContainerCluster(options = {}) {
     const id = `${key}/${portName}`;
     if (!services[id]) {
       const proxy = new ServiceProxy(id, () =>
-        replicas.filter((r) => r.key === key && r.proc?.serving && r.prober.isReady).map((r) => r.ports[portName]),
+        replicas.filter((r) => r.key === key && r.proc?.serving && r.prober.isReady).map((r) => `${r.host}:${r.ports[portName]}`),
       );
       await proxy.listen();
       services[id] = proxy;

@@ -7,7 +7,7 @@
 const net = require('node:net');
 
 class ServiceProxy {
-  /** `backends()` returns the replicas' ports, read at each connection so restarts need no update. */
+  /** `backends()` returns the replicas' ports (or `host:port` strings), read at each connection so restarts need no update. */
   constructor(name, backends) {
     this.name = name;
     this.backends = backends;
@@ -42,8 +42,9 @@ class ServiceProxy {
         if (!client.destroyed) this.noteCut(`no replica took the connection (of ${ports.length})`);
         return client.destroy();
       }
-      const port = ports[(first + tried) % ports.length];
-      const upstream = net.connect({ host: '127.0.0.1', port });
+      const backend = String(ports[(first + tried) % ports.length]);
+      const [host, port] = backend.includes(':') ? backend.split(':') : ['127.0.0.1', backend];
+      const upstream = net.connect({ host, port: Number(port) });
       upstream.once('error', () => attempt(tried + 1));
       upstream.once('connect', () => {
         upstream.removeAllListeners('error');
