@@ -11,3 +11,4 @@ export * from './email';
 export * from './characters';
 export * from './record-fields';
 export * from './api-key-scopes';
+export * from './webhook-envelopes';

@@ -1,14 +1,17 @@
-import { busLocationFromEnv, openBusWhenReachable, type MessageBus } from '@crm/bus';
+import { busLocationFromEnv, openBusWhenReachable, type Consumer, type MessageBus } from '@crm/bus';
 import { GrpcServer, healthListenAddress, internalTlsFor, recordsV1, listenAddress, storeReadiness } from '@crm/grpc';
 import { createLogger, type Logger } from '@crm/observability';
 import { locationFromEnv, openStoreWhenReachable, RetentionSweeper, type DocumentStore, type StoreLocation } from '@crm/store';
+import { ChangeFeed } from './application/change-feed';
 import { RecordsService } from './application/records-service';
 import type { RecordsConfig } from './config';
+import { FEED_INTAKE_QUEUE, FeedIntake } from './events/feed-intake';
 import { OutboxRelay } from './events/outbox-relay';
 import { recordsCallers } from './grpc/records-callers';
 import { recordsHandlers } from './grpc/records-handlers';
 import { AuthUserDirectory, type UserDirectory } from './read-models/user-directory';
 import { recordsCollections } from './store/collections';
+import { ChangeFeedRepository } from './store/change-feed-repository';
 import { RecordsRepository } from './store/records-repository';
 import { recordsRetentionRules } from './store/retention-rules';
 
@@ -49,13 +52,17 @@ export async function startRecordsService(config: RecordsConfig, options: StartR
   let bus: MessageBus | undefined;
   const ownsBus = !options.bus;
   let relay: OutboxRelay | undefined;
+  let intakeConsumer: Consumer | undefined;
   try {
     store = await openStoreWhenReachable({ location, collections: recordsCollections }, logger);
     bus = options.bus ?? (await openBusWhenReachable(busLocationFromEnv(config.AMQP_URL), logger));
     relay = new OutboxRelay(store, bus, logger, { sweepIntervalMs: options.outboxSweepMs });
     await relay.start();
+    const intake = new FeedIntake(store, relay);
+    intakeConsumer = await bus.consume(FEED_INTAKE_QUEUE, (message) => intake.handle(message));
   } catch (error) {
     await server.shutdown(0);
+    await intakeConsumer?.stop();
     await relay?.stop();
     if (ownsBus) await bus?.close();
     await store?.close();
@@ -67,17 +74,23 @@ export async function startRecordsService(config: RecordsConfig, options: StartR
     intervalMs: config.RETENTION_SWEEP_MS,
     batchSize: config.RETENTION_BATCH_SIZE,
   });
-  server.addService(recordsV1.protoPath, recordsV1.RecordsServiceName, recordsHandlers(service), recordsCallers);
+  server.addService(
+    recordsV1.protoPath,
+    recordsV1.RecordsServiceName,
+    recordsHandlers(service, new ChangeFeed(new ChangeFeedRepository(store))),
+    recordsCallers,
+  );
   // Not the broker: the outbox keeps writes' events until it is back, so records serves without it.
   await server.serveWhileReady([storeReadiness(store)]);
   retention.start();
-  const [openStore, openBus, openRelay] = [store, bus, relay];
+  const [openStore, openBus, openRelay, openIntake] = [store, bus, relay, intakeConsumer!];
   return {
     port,
     async stop() {
       // gRPC first (no new writes), then the relay publishes what those writes left pending.
       await server.shutdown();
       await retention.stop();
+      await openIntake.stop();
       await openRelay.stop();
       users.close();
       if (ownsBus) await openBus.close();

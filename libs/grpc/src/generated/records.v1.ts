@@ -44,6 +44,7 @@ export interface RecordsServiceMethods {
   ListTasks: { request: ListTasksRequest; response: ListTasksResponse };
   ListActivities: { request: ListActivitiesRequest; response: ListActivitiesResponse };
   GetRecord: { request: GetRecordRequest; response: GetRecordResponse };
+  ListEvents: { request: ListEventsRequest; response: ListEventsResponse };
 }
 
 export const RecordsServiceName = 'records.v1.RecordsService';
@@ -785,5 +786,20 @@ export interface GetRecordResponse {
   opportunity: Opportunity | null;
   /** The record as the public API's single-record JSON (camelCase keys, nulls included), for evaluating conditions by field name without knowing each kind's message. */
   fieldsJson: string;
+}
+
+export interface ListEventsRequest {
+  /** The cursor of an earlier page; empty: from the oldest event kept. */
+  after: string;
+  /** Comma-separated webhook event types; empty: every type. */
+  types: string;
+  /** As the client sent it (default 100, served as 1,000 above that). */
+  limit: string;
+}
+
+export interface ListEventsResponse {
+  /** Each a webhook envelope {id, type, occurredAt, workspaceId, data} as JSON. */
+  events: string[];
+  nextCursor: string;
 }
 export const protoPath = 'records/v1/records.proto';
