@@ -245,6 +245,7 @@ export const TAGS = [
   { name: 'import', description: 'CSV imports of contacts: asynchronous jobs and the synchronous import.' },
   { name: 'automation', description: 'Automation rules, their steps, templates and runs.' },
   { name: 'webhooks', description: 'Outbound event delivery to a client.' },
+  { name: 'events', description: 'The change feed: every event of the last days, resumable by cursor.' },
   { name: 'api-keys', description: 'Workspace API keys (settings).' },
   { name: 'users', description: 'The people of the workspace and their roles (settings), and accepting an invitation.' },
   { name: 'meta', description: 'Health probes and this document.' },

@@ -1,6 +1,7 @@
 import { apiKeyRoutes } from './api-keys.routes';
 import { automationRoutes } from './automation/automation.routes';
 import { currentUserRoutes, sessionRoutes } from './auth.routes';
+import { eventRoutes } from './events/events.routes';
 import { healthRoutes } from './health.routes';
 import { importRoutes } from './import.routes';
 import { recordsRoutes } from './records';
@@ -29,5 +30,6 @@ export function routeModules(deps: RouteDeps): RouteModule[] {
     importRoutes(deps),
     automationRoutes(deps),
     webhookRoutes(deps),
+    eventRoutes(deps),
   ];
 }
