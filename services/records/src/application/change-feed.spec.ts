@@ -113,8 +113,9 @@ describe('the change feed', () => {
     const entries = await store.forWorkspace(WS).find(feedEvents, { sort: [{ field: 'seq', direction: 'asc' }] });
     expect(entries.map((entry) => entry.seq)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     // In the order the relay published them, which is the order they were written.
-    expect(entries.map((entry) => entry.id)).toEqual([...new Set(published.map((message) => message.id))]);
-    expect(entries.map((entry) => entry.id)).toEqual([...entries.map((entry) => entry.id)].sort());
+    const outboxIds = entries.map((entry) => entry.id.split(':')[0]);
+    expect(outboxIds).toEqual([...new Set(published.map((message) => message.id))]);
+    expect(outboxIds).toEqual([...outboxIds].sort());
   });
 
   it('answers the webhook envelopes of the published messages, with the same ids', async () => {
@@ -151,7 +152,7 @@ describe('the change feed', () => {
     expect(next.results.map((event) => event.data.record)).toEqual([expect.objectContaining({ id: 'ld_3' })]);
   });
 
-  it('filters by type and still resumes after what it skipped', async () => {
+  it('filters by type, page after page', async () => {
     const relay = replica('a');
     await commit(updated(WS, 'ld_1'), imported(WS, 2), updated(WS, 'ld_2'));
     await relay.drain(WS);
@@ -173,7 +174,7 @@ describe('the change feed', () => {
     const forged = Buffer.from(
       Buffer.from(mine, 'base64url')
         .toString()
-        .replace(/^f1\.\d+\./, 'f1.1.'),
+        .replace(/^f1\.\d+\./, 'f1.0.'),
     ).toString('base64url');
     expect(await refusal(feed.list(WS, { after: forged }))).toEqual({ after: [expect.any(String)] });
     expect(await refusal(feed.list(WS, { after: 'not-a-cursor' }))).toEqual({ after: [expect.any(String)] });

@@ -1,23 +1,23 @@
 /**
- * The change feed's storage (GET /api/events/): every bus event of a workspace in the order the
- * outbox relay took it, numbered by `seq` (1, 2, 3, ... per workspace, no gaps: the relay numbers
- * a batch under the workspace's lease in the commit that removes it from the outbox). Stored as
- * the bus message; the webhook envelopes are made from it on read, by the function automation
- * uses for webhooks (@crm/vocabulary webhookEventsFor), so both give an event the same id.
+ * The change feed's storage (GET /api/events/): every webhook envelope of a workspace in the order
+ * the outbox relay took its event, numbered by `seq` (1, 2, 3, ... per workspace, no gaps: the relay
+ * numbers a batch under the workspace's lease in the commit that removes it from the outbox). One
+ * document per envelope (an import batch's message makes hundreds), made by the function automation
+ * uses for webhooks (@crm/vocabulary webhookEventsFor), so both give an event the same id, and a
+ * page reads as many documents as it answers.
  */
 import { defineCollection } from '@crm/store';
+import type { WebhookEnvelope } from '@crm/vocabulary';
 
 export interface FeedEventDocument {
-  /** The outbox event's id. */
+  /** `<outbox event id>:<envelope index>`. */
   id: string;
   workspaceId: string;
   /** The workspace's feed position. */
   seq: number;
-  /** The bus message's id, type, time and payload: what the envelopes derive from. */
-  messageId: string;
+  /** The envelope's type, for `types`. */
   type: string;
-  occurredAt: string;
-  payload: Record<string, unknown>;
+  envelope: WebhookEnvelope;
   /** When the relay numbered it (ISO, ms): the 7-day retention counts from it. */
   fedAt: string;
 }
@@ -25,11 +25,8 @@ export interface FeedEventDocument {
 export const feedEvents = defineCollection<FeedEventDocument>({
   name: 'feed_events',
   scope: 'workspace',
-  fields: { seq: 'number', fedAt: 'string' },
-  indexes: [
-    { fields: ['seq'], unique: true },
-    { fields: ['fedAt'], acrossWorkspaces: true },
-  ],
+  fields: { seq: 'number', type: 'string', fedAt: 'string' },
+  indexes: [{ fields: ['seq'], unique: true }, { fields: ['type', 'seq'] }, { fields: ['fedAt'], acrossWorkspaces: true }],
 });
 
 /**

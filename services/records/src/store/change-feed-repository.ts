@@ -10,10 +10,10 @@ export class ChangeFeedRepository {
 
   constructor(private readonly store: DocumentStore) {}
 
-  /** At most `limit` entries from position `seq` on, in order. */
-  entriesFrom(workspaceId: string, seq: number, limit: number): Promise<FeedEventDocument[]> {
+  /** At most `limit` entries after position `seq`, in order; only of `types` when given. */
+  entriesAfter(workspaceId: string, seq: number, types: string[] | null, limit: number): Promise<FeedEventDocument[]> {
     return this.store.forWorkspace(workspaceId).find(feedEvents, {
-      where: [{ field: 'seq', op: 'gte', value: seq }],
+      where: [{ field: 'seq', op: 'gt', value: seq }, ...(types ? [{ field: 'type', op: 'in' as const, values: types }] : [])],
       sort: [{ field: 'seq', direction: 'asc' }],
       limit,
     });

@@ -66,10 +66,8 @@ describe('change feed retention', () => {
           id: `${ws}_${name}`,
           workspaceId: ws,
           seq: age > 7 ? 1 : 2,
-          messageId: `${ws}_${name}`,
-          type: 'records.lead_created.v1',
-          occurredAt: at,
-          payload: {},
+          type: 'lead.created',
+          envelope: { id: `evt_${name}`, type: 'lead.created', occurredAt: at, workspaceId: ws, data: {} },
           fedAt: at,
         });
         await store.forWorkspace(ws).insert(feedIntake, { id: `${ws}_${name}`, workspaceId: ws, receivedAt: at });
