@@ -58,7 +58,7 @@ beforeAll(async () => {
   await waitUntil('the second gateway', async () => (await api2.get('/readyz')).status === 200, 60_000);
   owner = await signUpPatiently(t.api);
   await liftRateLimit(t.cluster, owner.user.workspaceId);
-}, 240_000);
+}, 480_000);
 
 afterAll(async () => {
   await api2?.close();

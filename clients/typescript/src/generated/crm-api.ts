@@ -1435,6 +1435,9 @@ export interface components {
             ordering?: string[];
             groupBy?: string[];
             metrics?: string[];
+            after?: string[];
+            types?: string[];
+            limit?: string[];
         };
         /**
          * @description Field name → messages, for every failing field. `nonFieldErrors` holds problems with the body as a whole.
@@ -1534,7 +1537,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Malformed JSON, a wrong content type, or an invalid parameter: `{"detail"}`, or `{"filter": [...]}` / `{"ordering": [...]}` for a refused filter or ordering of a record list, `{"groupBy": [...]}` / `{"metrics": [...]}` for a refused aggregate. */
+        /** @description Malformed JSON, a wrong content type, or an invalid parameter: `{"detail"}`, or `{"filter": [...]}` / `{"ordering": [...]}` for a refused filter or ordering of a record list, `{"groupBy": [...]}` / `{"metrics": [...]}` for a refused aggregate, `{"after"|"types"|"limit": [...]}` for the change feed. */
         BadRequest: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
