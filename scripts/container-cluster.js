@@ -20,14 +20,14 @@ const {
   DEFAULT_AMQP_URL,
   DEFAULT_REDIS_URL,
   busEnvOf,
-  httpsReady,
   makeCertificate,
   makeInternalCertificates,
   readTopology,
   requireBrokers,
   runEnv,
-  waitFor,
 } = require('./cluster-support');
+const { PodProber } = require('./kubelet-probes');
+const { renderedPods, resolveEnv } = require('./rendered-pods');
 
 const ROOT = path.resolve(__dirname, '..');
 const run = promisify(execFile);
@@ -85,7 +85,7 @@ function ownedByContainerUser(dir) {
 /**
  * How many replicas of each component, by topology key, from the options the cross suites pass:
  * `gateways`, `workers` (per worker role), `withWorkers`, and `replicas` for every other server
- * (default CRM_TEST_REPLICAS, else 2).
+ * (default CRM_TEST_REPLICAS, else 2); `counts` ({records: 3}) overrides any of them.
  */
 function replicaCounts(topology, options) {
   const counts = {};
@@ -94,7 +94,44 @@ function replicaCounts(topology, options) {
     else if (spec.role === 'worker') counts[key] = options.withWorkers === false ? 0 : (options.workers ?? 2);
     else counts[key] = options.replicas ?? Number(process.env.CRM_TEST_REPLICAS ?? 2);
   }
-  return counts;
+  return { ...counts, ...options.counts };
+}
+
+/**
+ * Headless Services, as the chart addresses the gRPC servers (`dns:///crm-<name>-headless:<port>`):
+ * every replica of a server listens on the same port at an address of its own on the loopback
+ * network (127.0.<20 + server's index>.<replica>), and each container's /etc/hosts (one file the
+ * runner rewrites in place, bind-mounted into all) names all ready replicas under the Service's
+ * name, which glibc answers with every address (`multi on`), as cluster DNS answers with every
+ * ready pod's. grpc-js resolves it, balances round_robin, and asks again when a connection ends.
+ */
+class HeadlessServices {
+  constructor(dataDir) {
+    this.file = path.join(dataDir, 'hosts');
+    this.members = new Map();
+    this.write();
+  }
+
+  static hostname(spec) {
+    return `crm-${spec.name}-headless`;
+  }
+
+  static address(serverIndex, replicaIndex) {
+    return `127.0.${20 + serverIndex}.${replicaIndex}`;
+  }
+
+  set(spec, addresses) {
+    this.members.set(HeadlessServices.hostname(spec), addresses);
+    this.write();
+  }
+
+  write() {
+    const lines = ['127.0.0.1 localhost', '::1 localhost'];
+    for (const [hostname, addresses] of this.members) for (const address of addresses) lines.push(`${address} ${hostname}`);
+    // In place (same inode): the containers' bind mounts see the new answer at their next lookup.
+    fs.writeFileSync(this.file, `${lines.join('\n')}\n`);
+    fs.chmodSync(this.file, 0o644);
+  }
 }
 
 /** Replica names as the local-cluster runner gives them: records, records-2; import-worker-1; gateway-1. */
@@ -118,7 +155,6 @@ async function startContainerCluster(options = {}) {
   await requireBrokers(redisUrl, amqpUrl);
   const topology = readTopology();
   const counts = replicaCounts(topology, options);
-  const memoryLimitsMb = podMemoryLimitsMb(topology);
   fs.mkdirSync(path.join(dataDir, 'logs'), { recursive: true });
   const tlsDir = ownedByContainerUser(path.join(dataDir, 'tls'));
   const tls = await makeCertificate(tlsDir);
@@ -135,19 +171,40 @@ async function startContainerCluster(options = {}) {
 
   // One Service per listener that has callers: grpc of every server, upload of import.
   const replicas = [];
-  for (const [key, spec] of Object.entries(topology)) {
-    for (let i = 1; i <= counts[key]; i += 1) {
-      const ports = {};
-      for (const portName of Object.keys(spec.ports ?? {}))
-        ports[portName] = options.port && key === 'gateway' ? options.port + i - 1 : await listenPort();
-      replicas.push({ key, spec, name: replicaName(spec, i), ports, metricsPort: await listenPort() });
+  const headless = options.headless ? new HeadlessServices(dataDir) : null;
+  const servers = Object.keys(topology).filter((key) => !topology[key].role && topology[key].ports?.grpc);
+  /** With headless Services, a server's replicas share their ports (each has an address of its own). */
+  const sharedPorts = {};
+  if (headless) {
+    for (const key of servers) {
+      sharedPorts[key] = {};
+      for (const portName of ['grpc', 'health']) if (topology[key].ports[portName]) sharedPorts[key][portName] = await listenPort();
     }
   }
+  const newReplica = async (key, i) => {
+    const spec = topology[key];
+    const ports = {};
+    for (const portName of Object.keys(spec.ports ?? {}))
+      ports[portName] = sharedPorts[key]?.[portName] ?? (options.port && key === 'gateway' ? options.port + i - 1 : await listenPort());
+    const host = sharedPorts[key] ? HeadlessServices.address(servers.indexOf(key), i) : '127.0.0.1';
+    return { key, spec, name: replicaName(spec, i), index: i, host, ports, metricsPort: await listenPort() };
+  };
+  for (const key of Object.keys(topology)) for (let i = 1; i <= counts[key]; i += 1) replicas.push(await newReplica(key, i));
+  /** Every replica of a server whose readiness passed and that was not told to stop, as a Service's endpoints. */
+  const publishEndpoints = (key) => {
+    if (!headless || !sharedPorts[key]) return;
+    headless.set(
+      topology[key],
+      replicas.filter((r) => r.key === key && r.prober?.isReady && r.proc.serving).map((r) => r.host),
+    );
+  };
   const services = {};
   const serviceOf = async (key, portName) => {
     const id = `${key}/${portName}`;
     if (!services[id]) {
-      const proxy = new ServiceProxy(id, () => replicas.filter((r) => r.key === key && r.proc?.serving).map((r) => r.ports[portName]));
+      const proxy = new ServiceProxy(id, () =>
+        replicas.filter((r) => r.key === key && r.proc?.serving && r.prober.isReady).map((r) => r.ports[portName]),
+      );
       await proxy.listen();
       services[id] = proxy;
     }
@@ -158,83 +215,149 @@ async function startContainerCluster(options = {}) {
     if (!spec.role && spec.ports?.upload) await serviceOf(key, 'upload');
   }
 
-  const shared = {
-    ...runEnv({ runId, redisUrl, amqpUrl, logLevel: options.logLevel ?? process.env.CLUSTER_LOG_LEVEL ?? 'info' }),
-    CRM_DATA_DIR: '/app/data',
-    ...options.env,
+  // What the chart renders for each pod (scripts/rendered-pods.js), and what one host must put in
+  // its place: ports and listen addresses (every replica shares the host's network), callees'
+  // addresses (the Service stand-ins, or the headless names), the Secrets' values (the machine's
+  // brokers, this run's tokens and certificates), the pod's name, and the run's own bus and Redis
+  // key names so that runs sharing the brokers stay apart.
+  const pods = renderedPods();
+  const {
+    REDIS_URL: _redis,
+    AMQP_URL: _amqp,
+    ...runNames
+  } = runEnv({
+    runId,
+    redisUrl,
+    amqpUrl,
+    logLevel: options.logLevel ?? process.env.CLUSTER_LOG_LEVEL ?? 'info',
+  });
+  const shared = { ...runNames, ...options.env };
+  const secrets = {
+    'crm-store-urls/mongoUrl': mongoUrl ?? '',
+    'crm-store-urls/amqpUrl': amqpUrl,
+    'crm-store-urls/redisUrl': redisUrl,
+    'crm-generated/operatorToken': operatorToken,
+    'crm-generated/importUploadSecret': randomBytes(24).toString('base64url'),
   };
+  // The gateway's certificate as the chart's TLS Secret holds it (tls.crt, tls.key).
+  const gatewayTlsDir = ownedByContainerUser(path.join(dataDir, 'gateway-tls'));
+  fs.copyFileSync(tls.certFile, path.join(gatewayTlsDir, 'tls.crt'));
+  fs.copyFileSync(tls.keyFile, path.join(gatewayTlsDir, 'tls.key'));
+  for (const file of ['tls.crt', 'tls.key'])
+    if (process.getuid?.() === 0) fs.chownSync(path.join(gatewayTlsDir, file), CONTAINER_UID, CONTAINER_UID);
   const processes = new Map();
-  for (const replica of replicas) {
+  const calleeAddress = (callee) =>
+    headless ? `dns:///${HeadlessServices.hostname(topology[callee])}:${sharedPorts[callee].grpc}` : services[`${callee}/grpc`].address;
+  const createProcess = (replica) => {
     const { key, spec, name, ports } = replica;
-    const env = { ...shared, METRICS_PORT: String(replica.metricsPort) };
-    for (const [portName, port] of Object.entries(ports)) env[PORT_ENV[portName]] = String(port);
-    for (const callee of spec.calls ?? []) env[`${callee.toUpperCase()}_GRPC_ADDR`] = services[`${callee}/grpc`].address;
-    if (spec.uploads) env.IMPORT_UPLOAD_URL = `https://${services['import/upload'].address}`;
-    env.INTERNAL_TLS_DIR = '/etc/crm/internal-tls';
-    const mounts = [{ host: internalTlsDirs[spec.name], container: '/etc/crm/internal-tls', readOnly: true }];
-    if (key === 'gateway') {
-      Object.assign(env, {
-        CRM_HOST: '127.0.0.1',
-        SIGNUP_ENABLED: 'true',
-        TLS_CERT_FILE: '/etc/crm/tls/cert.pem',
-        TLS_KEY_FILE: '/etc/crm/tls/key.pem',
-        // Shorter than the chart's 5 s (the proxies here skip a closed listener at once), still long enough to observe.
-        DRAIN_DELAY_MS: '3000',
-      });
-      mounts.push({ host: tlsDir, container: '/etc/crm/tls', readOnly: true });
-      mounts.push({ host: ownedByContainerUser(path.join(dataDir, name)), container: '/app/data' });
-    } else {
-      env.GRPC_HOST = '127.0.0.1';
-      // A server and its workers share one store folder, as they share one database in the chart.
-      mounts.push({ host: ownedByContainerUser(path.join(dataDir, spec.target)), container: '/app/data' });
-      if (mongoUrl) Object.assign(env, { MONGO_URL: mongoUrl, MONGO_DATABASE: `crm_${spec.target}_${runId}` });
+    const pod = pods[spec.name];
+    if (!pod) throw new Error(`helm template renders no Deployment for ${spec.name}`);
+    const env = resolveEnv(pod, { secrets, fields: { 'metadata.name': name } });
+    for (const variable of Object.keys(env)) {
+      const callee = /^([A-Z]+)_GRPC_ADDR$/.exec(variable)?.[1]?.toLowerCase();
+      if (!callee) continue;
+      if (callee === key)
+        env[variable] = `${replica.host}:${ports.grpc}`; // auth's operator CLI calls its own pod
+      else if ((spec.calls ?? []).includes(callee)) env[variable] = calleeAddress(callee);
+      else throw new Error(`${spec.name}: ${variable} names a service the topology says it does not call`);
     }
-    if (key === 'auth') env.AUTH_OPERATOR_TOKEN = operatorToken;
+    for (const [portName, port] of Object.entries(ports)) env[PORT_ENV[portName]] = String(port);
+    env.METRICS_PORT = String(replica.metricsPort);
+    if (env.IMPORT_UPLOAD_URL) env.IMPORT_UPLOAD_URL = `https://${services['import/upload'].address}`;
+    if (key === 'gateway') {
+      env.CRM_HOST = '127.0.0.1';
+      // Shorter than the chart's 5 s (the proxies here skip a closed listener at once), still long enough to observe.
+      env.DRAIN_DELAY_MS = '3000';
+    } else env.GRPC_HOST = replica.host;
+    if (mongoUrl && env.MONGO_DATABASE) env.MONGO_DATABASE = `${env.MONGO_DATABASE}_${runId}`;
+    Object.assign(env, shared);
+    const secretDirs = {
+      'internal-tls': internalTlsDirs[spec.name],
+      'operator-tls': internalTlsDirs.operator,
+      tls: gatewayTlsDir,
+    };
+    const mounts = [];
+    const tmpfs = [];
+    for (const mount of pod.mounts) {
+      if (mount.source === 'secret') {
+        if (!secretDirs[mount.volume]) throw new Error(`${spec.name}: the runner has no files for the Secret volume ${mount.volume}`);
+        mounts.push({ host: secretDirs[mount.volume], container: mount.mountPath, readOnly: true });
+      } else if (mount.volume === 'data') {
+        // A server and its workers share one store folder, as they share one database in the chart;
+        // a gateway keeps its own.
+        const folder = key === 'gateway' ? name : spec.target;
+        mounts.push({ host: ownedByContainerUser(path.join(dataDir, folder)), container: mount.mountPath });
+      } else tmpfs.push(mount.mountPath);
+    }
+    if (headless) mounts.push({ host: headless.file, container: '/etc/hosts', readOnly: true });
     const proc = new ContainerProcess({
       name,
       container: `crm-${runId}-${name}`,
       image: imageOf(spec, imageTag),
-      args: spec.role
-        ? [
-            'node',
-            '--max-semi-space-size=16',
-            '--heap-growing-percent=50',
-            '--require',
-            './libs/telemetry/dist/register.js',
-            spec.entry,
-            `--role=${spec.role}`,
-          ]
-        : [],
+      args: pod.command,
       env,
       mounts,
+      tmpfs,
       labels: { 'crm.run': runId },
       logFile: path.join(dataDir, 'logs', `${name}.log`),
-      memoryMb: memoryLimitsMb[key],
+      memoryMb: pod.memoryMb,
+      cpus: pod.cpus,
+      security: {
+        readOnlyRoot: pod.readOnlyRoot,
+        user: pod.user,
+        dropCapabilities: pod.dropCapabilities,
+        noNewPrivileges: pod.noNewPrivileges,
+      },
     });
     replica.proc = proc;
+    replica.pod = pod;
+    // The probes find the container's ports by the chart's name or number.
+    const portOf = (port) => {
+      const portName = typeof port === 'string' ? port : Object.keys(pod.ports).find((n) => pod.ports[n] === port);
+      if (portName === 'metrics') return replica.metricsPort;
+      if (!ports[portName]) throw new Error(`${spec.name}: a probe names port ${port}, which the runner did not give it`);
+      return ports[portName];
+    };
+    replica.prober = new PodProber({
+      pod,
+      proc,
+      host: key === 'gateway' ? '127.0.0.1' : replica.host,
+      portOf,
+      onReadiness: () => publishEndpoints(key),
+    });
     processes.set(name, proc);
-  }
+  };
+  for (const replica of replicas) createProcess(replica);
 
   const ca = fs.readFileSync(tls.certFile, 'utf8');
-  const { checkHealth } = require(path.join(ROOT, 'libs/grpc/dist'));
   const gateways = replicas
     .filter((r) => r.key === 'gateway')
     .map((r) => ({ name: r.name, url: `https://localhost:${r.ports.api}`, port: r.ports.api }));
-  const readiness = (name) => {
+  /** Resolves once the replica's readiness probe (the chart's) passes in its current run. */
+  const readiness = async (name) => {
     const replica = replicas.find((r) => r.name === name);
-    if (replica.key === 'gateway') {
-      const url = `https://localhost:${replica.ports.api}`;
-      return waitFor(`${name} at ${url}/readyz`, () => httpsReady(url, ca), replica.proc, READY_TIMEOUT_MS);
+    let watching = true;
+    const exited = (async () => {
+      while (watching) {
+        await new Promise((r) => setTimeout(r, 500));
+        if (watching && !replica.proc.running && !replica.proc.terminating)
+          throw new Error(`${name} exited while starting. Its log (${replica.proc.logFile}):\n${replica.proc.tail()}`);
+      }
+    })();
+    try {
+      await Promise.race([replica.prober.waitReady(READY_TIMEOUT_MS), exited]);
+    } catch (error) {
+      throw new Error(`${error.message}${error.message.includes('Its log') ? '' : `. Log of ${name}:\n${replica.proc.tail()}`}`);
+    } finally {
+      watching = false;
     }
-    // The plaintext health-only listener, as the chart's readiness probe asks it.
-    const address = `127.0.0.1:${replica.ports.health}`;
-    return waitFor(`${name} gRPC health on ${address}`, () => checkHealth(address), replica.proc, READY_TIMEOUT_MS);
   };
   const gatewayService = new ServiceProxy('gateway/api', () =>
-    replicas.filter((r) => r.key === 'gateway' && r.proc.serving).map((r) => r.ports.api),
+    replicas.filter((r) => r.key === 'gateway' && r.proc.serving && r.prober.isReady).map((r) => r.ports.api),
   );
   await gatewayService.listen();
 
+  const kindsOf = new Map(replicas.map((r) => [r.name, r.key]));
   const cluster = {
     gateways: gateways.map(({ url, port }) => ({ url, port })),
     /** One HTTPS address in front of every gateway replica, as the chart's gateway Service is. */
@@ -251,15 +374,40 @@ async function startContainerCluster(options = {}) {
     busEnv: busEnvOf(shared),
     processes,
     /** Topology key of each replica (records-2 → records), for tests that stop one of each kind. */
-    kinds: new Map(replicas.map((r) => [r.name, r.key])),
+    kinds: kindsOf,
     async restart(name, signal = 'SIGTERM') {
       const proc = processes.get(name);
       if (!proc) throw new Error(`No process ${name}`);
       await proc.stop(signal);
+      publishEndpoints(kindsOf.get(name)); // a stopping pod leaves its Service's endpoints
       proc.start();
       await readiness(name);
     },
     ready: readiness,
+    /**
+     * Starts one more replica of a server (records-4) and resolves once it is ready, which is when
+     * a headless Service's answer would name it (`headless` clusters; others route through the
+     * Service stand-in as soon as it serves).
+     */
+    async addReplica(key) {
+      const replica = await newReplica(key, replicas.filter((r) => r.key === key).length + 1);
+      replicas.push(replica);
+      createProcess(replica);
+      kindsOf.set(replica.name, key);
+      replica.proc.start();
+      replica.prober.start();
+      await readiness(replica.name);
+      return { name: replica.name, metricsUrl: `http://127.0.0.1:${replica.metricsPort}/metrics` };
+    },
+    /** What the kubelet stand-in did to a replica: its restarts (liveness, startup) and why. */
+    probeHistory(name) {
+      const replica = replicas.find((r) => r.name === name);
+      return { restarts: replica.prober.restarts, events: [...replica.prober.events], ready: replica.prober.isReady };
+    },
+    /** Each replica's metrics address, by replica name. */
+    metricsUrls() {
+      return new Map(replicas.map((r) => [r.name, `http://127.0.0.1:${r.metricsPort}/metrics`]));
+    },
     /** Each replica's host pid, metrics address and its pod's memory limit in the chart's values (MB), for the memory bench. */
     async measuredProcesses() {
       return Promise.all(
@@ -267,11 +415,12 @@ async function startContainerCluster(options = {}) {
           name: r.name,
           pid: Number((await run('podman', ['inspect', '--format', '{{.State.Pid}}', r.proc.container])).stdout.trim()),
           metricsUrl: `http://127.0.0.1:${r.metricsPort}/metrics`,
-          limitMb: memoryLimitsMb[r.key],
+          limitMb: r.pod.memoryMb,
         })),
       );
     },
     async stop() {
+      for (const r of replicas) r.prober.stopped = true; // no restarts while the cluster goes down
       const order = [...processes.values()].reverse();
       const stopAll = (list) => Promise.all(list.map((p) => p.stop('SIGTERM', 15_000).catch(() => undefined)));
       await stopAll(order.filter((p) => p.name.startsWith('gateway-')));
@@ -284,7 +433,10 @@ async function startContainerCluster(options = {}) {
 
   try {
     // All at once: a gateway is ready once auth answers, and a server's callees are dialled lazily.
-    for (const r of replicas) r.proc.start();
+    for (const r of replicas) {
+      r.proc.start();
+      r.prober.start();
+    }
     await Promise.all(replicas.map((r) => readiness(r.name)));
   } catch (error) {
     await cluster.stop().catch(() => undefined);

@@ -12,8 +12,12 @@ const { promisify } = require('node:util');
 const run = promisify(execFile);
 
 class ContainerProcess {
-  constructor({ name, container, image, args = [], env, mounts = [], labels = {}, logFile, memoryMb }) {
-    Object.assign(this, { name, container, image, args, env, mounts, labels, logFile, memoryMb });
+  /**
+   * `security`: the pod's security context as podman flags take it ({readOnlyRoot, user: 'uid:gid',
+   * dropCapabilities, noNewPrivileges}); `tmpfs`: paths mounted as memory-backed empty folders.
+   */
+  constructor({ name, container, image, args = [], env, mounts = [], tmpfs = [], labels = {}, logFile, memoryMb, cpus, security = {} }) {
+    Object.assign(this, { name, container, image, args, env, mounts, tmpfs, labels, logFile, memoryMb, cpus, security });
     this.child = undefined;
     this.created = false;
     this.exits = 0;
@@ -41,21 +45,20 @@ class ContainerProcess {
     const mounts = this.mounts.flatMap(({ host, container, readOnly }) => ['--volume', `${host}:${container}${readOnly ? ':ro' : ''}`]);
     const labels = Object.entries(this.labels).flatMap(([key, value]) => ['--label', `${key}=${value}`]);
     const memory = this.memoryMb ? [`--memory=${this.memoryMb}m`, `--memory-swap=${this.memoryMb}m`] : [];
+    const { readOnlyRoot, user, dropCapabilities = [], noNewPrivileges } = this.security;
     return [
       'run',
       '--name',
       this.container,
       '--network=host',
-      // As the chart runs it: a read-only root filesystem, writable only /tmp and the data volume.
-      '--read-only',
-      '--tmpfs',
-      '/tmp',
-      '--user',
-      '1000:1000',
-      '--cap-drop=ALL',
-      '--security-opt=no-new-privileges',
+      ...(readOnlyRoot ? ['--read-only'] : []),
+      ...this.tmpfs.flatMap((dir) => ['--tmpfs', dir]),
+      ...(user ? ['--user', user] : []),
+      ...dropCapabilities.map((capability) => `--cap-drop=${capability}`),
+      ...(noNewPrivileges ? ['--security-opt=no-new-privileges'] : []),
       '--sig-proxy=false',
       ...memory,
+      ...(this.cpus ? [`--cpus=${this.cpus}`] : []),
       ...labels,
       ...mounts,
       ...env,

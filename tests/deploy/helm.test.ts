@@ -6,6 +6,7 @@
 // when it cannot, this suite fails saying why; it never skips. A helm run takes 1-4 s, so the
 // tests that run many have their own timeout.
 import { spawnSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as yaml from 'js-yaml';
@@ -262,13 +263,64 @@ describe('what the rendered chart must and must not contain', () => {
     ]);
   });
 
-  test('every component may reach the OpenTelemetry collector on the port of telemetry.otlpEndpoint', () => {
-    const policies = render('helm4', ['-f', join(ciDir, 'everything-values.yaml')]).filter(
-      (o) => o.kind === 'NetworkPolicy' && !['mongodb', 'rabbitmq', 'redis'].some((store) => o.metadata.name.endsWith(`-${store}`)),
-    );
-    expect(policies.length).toBe(7);
-    const blocked = policies.filter((p) => !p.spec.egress.some((rule: any) => rule.ports?.some((port: any) => port.port === 4318)));
-    expect(blocked.map((p) => p.metadata.name)).toEqual([]);
+  test('every component may reach the OpenTelemetry collector on the port of telemetry.otlpEndpoint, and only where it runs', () => {
+    const collectorRules = (args: string[]) => {
+      const policies = render('helm4', ['-f', join(ciDir, 'everything-values.yaml'), ...args]).filter(
+        (o) => o.kind === 'NetworkPolicy' && !['mongodb', 'rabbitmq', 'redis'].some((store) => o.metadata.name.endsWith(`-${store}`)),
+      );
+      expect(policies.length).toBe(7);
+      return policies.map((p) => p.spec.egress.filter((rule: any) => rule.ports?.some((port: any) => port.port === 4318)));
+    };
+    // everything-values.yaml: http://otel-collector.monitoring:4318, the monitoring namespace's pods.
+    const inMonitoring = [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }];
+    for (const rules of collectorRules([])) expect(rules.map((rule: any) => rule.to)).toEqual([inMonitoring]);
+    const at = (endpoint: string) => collectorRules(['--set', `telemetry.otlpEndpoint=${endpoint}`])[0].map((rule: any) => rule.to);
+    expect(at('http://otel.tracing.svc.cluster.local:4318')).toEqual([
+      [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'tracing' } } }],
+    ]);
+    expect(at('http://otel-collector:4318')).toEqual([[{ podSelector: {} }]]);
+    expect(at('http://10.1.2.3:4318')).toEqual([[{ ipBlock: { cidr: '10.1.2.3/32' } }]]);
+    // A public host: never the private ranges, where the cluster's own services live.
+    const [publicHost] = at('https://otlp.example.com:4318');
+    expect(publicHost.map((peer: any) => peer.ipBlock.except.includes('10.0.0.0/8'))).toEqual([true, false]);
+    const listed = collectorRules(['--set', 'telemetry.egressTo[0].ipBlock.cidr=192.0.2.10/32'])[0];
+    expect(listed.map((rule: any) => rule.to)).toEqual([[{ ipBlock: { cidr: '192.0.2.10/32' } }]]);
+  });
+
+  test('the generated identity certificates are short-lived, their end is recorded, and the pods roll with it', () => {
+    const objects = render('helm4', ['-f', join(ciDir, 'external-values.yaml')]);
+    const tls = objects.find((o) => o.kind === 'Secret' && o.metadata.name === 'crm-internal-tls') as any;
+    const caSecret = objects.find((o) => o.kind === 'Secret' && o.metadata.name === 'crm-internal-ca-key') as any;
+    const notAfter = Number(tls.metadata.annotations['crm/not-after']);
+    const startOfToday = Math.floor(Date.now() / 86_400_000) * 86_400;
+    expect([startOfToday, startOfToday - 86_400]).toContain(notAfter - 90 * 86_400); // rendered just now (or before midnight)
+    const days = (pem: string) => {
+      const cert = new X509Certificate(Buffer.from(pem, 'base64'));
+      return (Date.parse(cert.validTo) - Date.parse(cert.validFrom)) / 86_400_000;
+    };
+    const leaves = Object.keys(tls.data).filter((key) => key.endsWith('.crt') && key !== 'ca.crt');
+    expect(leaves.length).toBeGreaterThanOrEqual(6);
+    for (const leaf of leaves) expect(Math.round(days(tls.data[leaf]))).toBe(90);
+    expect(Math.round(days(caSecret.data['ca.crt']))).toBe(3650);
+    const rolled = objects
+      .filter((o) => o.kind === 'Deployment')
+      .map((o: any) => o.spec.template.metadata.annotations['crm/internal-tls-not-after']);
+    expect(rolled.length).toBe(7);
+    expect(new Set(rolled)).toEqual(new Set([String(notAfter)]));
+  });
+
+  test('services and workers are live while their event loop answers (gRPC `liveness`), ready while their stores are', () => {
+    const probes = render('helm4', ['-f', join(ciDir, 'external-values.yaml')])
+      .filter((o) => o.kind === 'Deployment' && o.metadata.name !== 'crm-gateway')
+      .map((o) => containersOf(o)[0])
+      .map((c) => [c.livenessProbe.grpc?.service, c.startupProbe.grpc?.service, c.readinessProbe.grpc?.service ?? '']);
+    expect(probes).toEqual(Array(6).fill(['liveness', 'liveness', '']));
+  });
+
+  test('the ingress routes the API only: the probes are not reachable from outside the cluster', () => {
+    const ingress = render('helm4', ['-f', join(ciDir, 'everything-values.yaml')]).find((o) => o.kind === 'Ingress')!;
+    const paths = ingress.spec.rules.flatMap((rule: any) => rule.http.paths.map((p: any) => `${p.pathType} ${p.path}`));
+    expect(paths).toEqual(['Prefix /api']);
   });
 
   test('no probe opens the mutual-TLS gRPC port (a bare connection there is a failed handshake)', () => {
@@ -320,6 +372,11 @@ describe('what the rendered chart must and must not contain', () => {
       /redis[.\/]image[.\/]repository/,
     ],
     ['the removed auth.enabled switch', ['--set', 'redis.auth.enabled=false', '--set', 'externalUrls.existingSecret=s'], 'enabled'],
+    [
+      'renewing internal certificates no sooner than they are made',
+      ['--set', 'internalTls.validityDays=30,internalTls.renewBeforeDays=30', '--set', 'externalUrls.existingSecret=s'],
+      'internalTls.renewBeforeDays (30) must be below internalTls.validityDays (30)',
+    ],
   ])('refuses %s', (_, args, message: string | RegExp) => {
     // Helm 4 only: each run takes seconds, and both versions read the same schema and templates.
     const result = helm('helm4', ['template', 'crm', chartDir, ...args]);

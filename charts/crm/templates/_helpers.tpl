@@ -267,3 +267,43 @@ IPv6 minus the private, shared, link-local and loopback ranges).
     except: ['fc00::/7', 'fe80::/10', '::1/128']
 {{- end }}
 {{- end }}
+
+{{- /*
+Where the OpenTelemetry collector may be reached: telemetry.egressTo (NetworkPolicy peers) when set;
+else read from telemetry.otlpEndpoint's host: an IPv4 address is that address alone; a cluster name
+(`collector`, `collector.<namespace>`, `collector.<namespace>.svc…`) is the pods of that namespace;
+any other name is public addresses only, like SMTP and AI (a NetworkPolicy cannot name a host).
+*/}}
+{{- define "crm.otlpDestinations" -}}
+{{- $host := first (splitList ":" (urlParse .Values.telemetry.otlpEndpoint).host) }}
+{{- $labels := splitList "." $host }}
+{{- if .Values.telemetry.egressTo }}
+{{- toYaml .Values.telemetry.egressTo }}
+{{- else if regexMatch "^[0-9]+\\.[0-9]+\\.[0-9]+\\.[0-9]+$" $host }}
+- ipBlock: { cidr: {{ printf "%s/32" $host | quote }} }
+{{- else if eq (len $labels) 1 }}
+- podSelector: {}
+{{- else if or (eq (len $labels) 2) (and (gt (len $labels) 2) (eq (index $labels 2) "svc")) }}
+- namespaceSelector:
+    matchLabels: { kubernetes.io/metadata.name: {{ index $labels 1 | quote }} }
+{{- else }}
+{{- include "crm.egressDestinations" list }}
+{{- end }}
+{{- end }}
+
+{{- /*
+When the chart's generated identity certificates stop being valid (Unix seconds): the kept
+<release>-internal-tls Secret's `crm/not-after` while more than internalTls.renewBeforeDays remain,
+else a new moment (the start of today, UTC, plus validityDays). A new moment makes internal-tls.yaml
+sign every identity again from the kept CA and rolls every pod (the pod template carries it), so a
+`helm upgrade` inside the renewal window renews them all; old and new certificates share the CA.
+*/}}
+{{- define "crm.internalTlsNotAfter" -}}
+{{- $tls := .Values.internalTls }}
+{{- $existing := lookup "v1" "Secret" .Release.Namespace (printf "%s-internal-tls" (include "crm.fullname" .)) }}
+{{- $now := now | unixEpoch | int64 }}
+{{- $kept := int64 0 }}
+{{- if $existing }}{{ $kept = index ($existing.metadata.annotations | default dict) "crm/not-after" | default "0" | int64 }}{{ end }}
+{{- if gt $kept (add $now (mul (int64 $tls.renewBeforeDays) 86400)) }}{{ $kept }}
+{{- else }}{{ add (mul (div $now 86400) 86400) (mul (int64 $tls.validityDays) 86400) }}{{ end }}
+{{- end }}

@@ -1,6 +1,6 @@
 import { createLogger } from '@crm/observability';
 import { checkHealth } from './health-client';
-import { GrpcServer } from './server';
+import { GrpcServer, LIVENESS_SERVICE } from './server';
 
 const logger = createLogger('readiness-test', { level: 'silent' });
 
@@ -36,6 +36,18 @@ describe('GrpcServer.serveWhileReady', () => {
     await healthBecomes(address, false);
     brokerUp = true;
     await healthBecomes(address, true);
+  });
+
+  it('answers the liveness service while not ready and while draining, as long as the process runs', async () => {
+    let storeUp = false;
+    await server.serveWhileReady([{ name: 'store', ready: async () => storeUp }], 20);
+    await expect(checkHealth(address)).resolves.toBe(false);
+    await expect(checkHealth(address, LIVENESS_SERVICE)).resolves.toBe(true);
+    storeUp = true;
+    await healthBecomes(address, true);
+    server.setServing(false); // draining
+    await expect(checkHealth(address)).resolves.toBe(false);
+    await expect(checkHealth(address, LIVENESS_SERVICE)).resolves.toBe(true);
   });
 
   it('counts a check that fails as not ready', async () => {

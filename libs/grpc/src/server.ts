@@ -94,6 +94,14 @@ export interface GrpcServerOptions {
 }
 
 /**
+ * The health service name the kubelet's liveness probe asks for: SERVING whenever the process answers
+ * at all, whatever its stores or draining say (readiness is the server's own status, ""). Answered
+ * by the event loop, so a hung or frozen process fails it, where a TCP probe would still pass (the
+ * kernel completes the handshake for a process that never runs again).
+ */
+export const LIVENESS_SERVICE = 'liveness';
+
+/**
  * A gRPC server that turns async handlers into grpc-js callbacks, reads the caller context from
  * metadata, maps domain errors to status codes (logging unexpected ones in full, answering a bare
  * INTERNAL), and serves the standard health checking protocol for Kubernetes probes.
@@ -105,7 +113,10 @@ export class GrpcServer {
   private readonly carriesTrace: boolean;
   private readonly healthService: { definition: grpc.ServiceDefinition; implementation: grpc.UntypedServiceImplementation };
   private healthServer: grpc.Server | undefined;
-  private readonly health = new Map<string, ServingStatus>([['', 'NOT_SERVING']]);
+  private readonly health = new Map<string, ServingStatus>([
+    ['', 'NOT_SERVING'],
+    [LIVENESS_SERVICE, 'SERVING'],
+  ]);
   private readiness: ReadinessWatch | undefined;
   private port = 0;
 
@@ -231,9 +242,9 @@ export class GrpcServer {
     return this.port;
   }
 
-  /** Marks every service (and the server as a whole) serving or not, for readiness. */
+  /** Marks every service (and the server as a whole) serving or not, for readiness; liveness stays. */
   setServing(serving: boolean): void {
-    for (const name of this.health.keys()) this.health.set(name, serving ? 'SERVING' : 'NOT_SERVING');
+    for (const name of this.health.keys()) if (name !== LIVENESS_SERVICE) this.health.set(name, serving ? 'SERVING' : 'NOT_SERVING');
   }
 
   /**

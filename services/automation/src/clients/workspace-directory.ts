@@ -14,6 +14,8 @@ export interface DirectoryUser {
 
 export interface WorkspaceDirectory {
   workspaceName(workspaceId: string): Promise<string>;
+  /** The workspace's plan (starter, growth, business, enterprise): its daily email quota. */
+  plan(workspaceId: string): Promise<string>;
   /** The workspace's users among `ids`; others are left out. */
   users(workspaceId: string, ids: string[]): Promise<Map<string, DirectoryUser>>;
   close(): void;
@@ -21,7 +23,7 @@ export interface WorkspaceDirectory {
 
 export class AuthWorkspaceDirectory implements WorkspaceDirectory {
   private readonly client: GrpcClient<authV1.AuthServiceMethods>;
-  private readonly names = new Map<string, { value: string; expiresAt: number }>();
+  private readonly workspaces = new Map<string, { value: { name: string; plan: string }; expiresAt: number }>();
   private readonly people = new Map<string, { value: DirectoryUser | null; expiresAt: number }>();
 
   constructor(
@@ -33,7 +35,15 @@ export class AuthWorkspaceDirectory implements WorkspaceDirectory {
   }
 
   async workspaceName(workspaceId: string): Promise<string> {
-    const cached = this.names.get(workspaceId);
+    return (await this.workspace(workspaceId)).name;
+  }
+
+  async plan(workspaceId: string): Promise<string> {
+    return (await this.workspace(workspaceId)).plan;
+  }
+
+  private async workspace(workspaceId: string): Promise<{ name: string; plan: string }> {
+    const cached = this.workspaces.get(workspaceId);
     if (cached && cached.expiresAt > Date.now()) return cached.value;
     const workspace = await this.client.call(
       'GetWorkspace',
@@ -41,8 +51,9 @@ export class AuthWorkspaceDirectory implements WorkspaceDirectory {
       { workspaceId, actorId: 'automation', actorKind: 'system' },
       { timeoutMs: 5000 },
     );
-    this.names.set(workspaceId, { value: workspace.name, expiresAt: Date.now() + this.ttlMs });
-    return workspace.name;
+    const value = { name: workspace.name, plan: workspace.plan };
+    this.workspaces.set(workspaceId, { value, expiresAt: Date.now() + this.ttlMs });
+    return value;
   }
 
   async users(workspaceId: string, ids: string[]): Promise<Map<string, DirectoryUser>> {

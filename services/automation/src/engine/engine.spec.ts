@@ -1,7 +1,9 @@
 import * as sweeperModule from './sweeper';
 import type { RuleInput } from '../domain/rule-validation';
 import { OpenAiCompatibleWriter } from '../email/ai-writer';
-import { enrollments, emails, notifications, rules } from '../store/collections';
+import { PLAN_QUOTAS } from '@crm/vocabulary';
+import { EmailQuota } from './email-quota';
+import { emailQuotaDays, enrollments, emails, notifications, rules } from '../store/collections';
 import { buildEngine, eventually, type EngineHarness } from '../testing/automation-factory';
 
 const WS = 'ws_test';
@@ -180,6 +182,38 @@ describe('the automation engine', () => {
     expect(logs.map((l) => l.stepResults[0]!.status)).toEqual(['skipped', 'skipped']);
     expect(engine.transport.sent).toEqual([]);
     expect(await engine.store.forWorkspace(WS).find(emails)).toEqual([]);
+  });
+
+  it("fails an email past the plan's daily quota, saying so, and sends the others", async () => {
+    const quota = PLAN_QUOTAS.starter.emailsPerDay;
+    const today = new Date().toISOString().slice(0, 10);
+    const scoped = engine.store.forWorkspace(WS);
+    // Yesterday's count is deleted when today's opens; today's stands two below the quota.
+    await scoped.insert(emailQuotaDays, { id: '2000-01-01', workspaceId: WS, count: quota });
+    await scoped.insert(emailQuotaDays, { id: today, workspaceId: WS, count: quota - 2 });
+    const ruleId = await activeRule(engine, {
+      steps: [{ type: 'send_email', order: 1, config: { mode: 'template', templateId: 'lead_welcome' } }],
+    });
+    for (let i = 0; i < 3; i++) await leadCreated(engine, lead());
+    const logs = await settled(engine, ruleId, 3);
+    expect(logs.map((l) => l.status).sort()).toEqual(['completed', 'completed', 'failed']);
+    expect(logs.find((l) => l.status === 'failed')!.reason).toMatch(/daily email quota \(500 a day on the starter plan/);
+    expect(engine.transport.sent).toHaveLength(2);
+    expect((await scoped.get(emailQuotaDays, today))!.count).toBe(quota);
+    // A bigger plan's quota applies at once.
+    engine.directory.planName = 'growth';
+    await leadCreated(engine, lead());
+    await settled(engine, ruleId, 4);
+    expect(engine.transport.sent).toHaveLength(3);
+  });
+
+  it('opens a day of the email quota once, and deletes the days before it', async () => {
+    const scoped = engine.store.forWorkspace(WS);
+    await scoped.insert(emailQuotaDays, { id: '2000-01-01', workspaceId: WS, count: 3 });
+    const quota = new EmailQuota();
+    const now = new Date('2026-11-26T10:00:00Z');
+    await Promise.all(Array.from({ length: 5 }, () => quota.reserve(scoped, WS, 'starter', now)));
+    expect(await scoped.find(emailQuotaDays)).toEqual([expect.objectContaining({ id: '2026-11-26', count: 5 })]);
   });
 
   it('fails an ai_generated email without a model provider, saying what is missing', async () => {

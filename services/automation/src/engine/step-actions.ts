@@ -20,6 +20,7 @@ import { mergePlaceholders, type MergeContext } from '../domain/placeholders';
 import { dateAfterDays, timestamp } from '../domain/time';
 import { emails, enrollments, notifications, rules } from '../store/collections';
 import { EmailDelivery } from './email-delivery';
+import { EmailQuota } from './email-quota';
 import { StepFailure, type StepOutcome } from './step-outcome';
 
 export { StepFailure, type StepOutcome } from './step-outcome';
@@ -46,9 +47,11 @@ export interface StepActionsDeps {
 
 export class StepActions {
   private readonly delivery: EmailDelivery;
+  private readonly quota: EmailQuota;
 
   constructor(private readonly deps: StepActionsDeps) {
     this.delivery = new EmailDelivery(deps.transport, deps.logger);
+    this.quota = new EmailQuota();
   }
 
   async run(run: StepRun): Promise<StepOutcome> {
@@ -106,6 +109,8 @@ export class StepActions {
     if (!email) {
       const recipient = await this.emailRecipient(run);
       if ('skip' in recipient) return { status: 'skipped', detail: recipient.skip };
+      const workspaceId = run.enrollment.workspaceId;
+      await this.quota.reserve(scoped, workspaceId, await this.deps.directory.plan(workspaceId), run.now);
       const { subject, body } = await this.writeEmail(run, step);
       const document: EmailDocument = {
         id,

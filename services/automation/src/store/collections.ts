@@ -63,6 +63,16 @@ export const emails = defineCollection<EmailDocument>({
   indexes: [{ fields: ['createdAt'] }, { fields: ['relatedTo', 'createdAt'] }, { fields: ['createdAt'], acrossWorkspaces: true }],
 });
 
+/** Emails sent by a workspace on one UTC day (id `YYYY-MM-DD`), against its plan's daily quota (engine/email-quota.ts). */
+export interface EmailQuotaDayDocument extends StoredDocument {
+  count: number;
+}
+export const emailQuotaDays = defineCollection<EmailQuotaDayDocument>({
+  name: 'email_quota_days',
+  scope: 'workspace',
+  fields: { count: 'number' },
+});
+
 export const notifications = defineCollection<NotificationDocument>({
   name: 'notifications',
   scope: 'workspace',
@@ -116,6 +126,7 @@ export const automationCollections = [
   galleryInstalls,
   enrollments,
   emails,
+  emailQuotaDays,
   notifications,
   engineWorkspaces,
   webhookSubscriptions,

@@ -75,8 +75,12 @@ export class FakeRecords implements RecordsGateway {
 
 export class FakeDirectory implements WorkspaceDirectory {
   readonly people = new Map<string, DirectoryUser>();
+  planName = 'starter';
   async workspaceName(): Promise<string> {
     return 'Acme Corp';
+  }
+  async plan(): Promise<string> {
+    return this.planName;
   }
   async users(_ws: string, ids: string[]): Promise<Map<string, DirectoryUser>> {
     return new Map(ids.filter((id) => this.people.has(id)).map((id) => [id, this.people.get(id)!]));
