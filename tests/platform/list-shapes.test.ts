@@ -2,7 +2,7 @@
  * Every list the gateway serves answers with the top-level keys of the spec's kind of list. The spec
  * answers four lists with "count and results only" (contract decisions: `{count, results,
  * nextCursor}` and nothing else); every other list is paginated (`{count, next, previous, results}`
- * plus `nextCursor` where the list walks by cursor). The lists come from the served OpenAPI document
+ * plus `nextCursor` where the list walks by cursor); the change feed is `{results, nextCursor}`. The lists come from the served OpenAPI document
  * (every GET whose 200 answer has `results`), so a new list must be classified here to pass.
  */
 import { randomBytes } from 'node:crypto';
@@ -17,6 +17,9 @@ const COUNT_AND_RESULTS = new Set([
   '/api/accounts/{id}/contacts/',
 ]);
 const COUNTED_KEYS = ['count', 'nextCursor', 'results'];
+/** The change feed (contract decisions, "Change feed"): `{results, nextCursor}`, no count, no links. */
+const FEED_LISTS = new Set(['/api/events/']);
+const FEED_KEYS = ['nextCursor', 'results'];
 const PAGED_KEYS = ['count', 'next', 'nextCursor', 'previous', 'results'];
 
 let t: TestCluster;
@@ -84,7 +87,7 @@ describe("every list answers with the top-level keys of the spec's kind of list"
       const answer = await api.get(`${path}?limit=1`);
       expect([template, answer.status]).toEqual([template, 200]);
       seen.push([template, Object.keys(answer.body).sort()]);
-      expected.push([template, COUNT_AND_RESULTS.has(template) ? COUNTED_KEYS : PAGED_KEYS]);
+      expected.push([template, FEED_LISTS.has(template) ? FEED_KEYS : COUNT_AND_RESULTS.has(template) ? COUNTED_KEYS : PAGED_KEYS]);
     }
     expect(seen).toEqual(expected);
   });

@@ -65,6 +65,10 @@ const COMPONENTS = {
         ordering: { type: 'array', items: { type: 'string' } },
         groupBy: { type: 'array', items: { type: 'string' } },
         metrics: { type: 'array', items: { type: 'string' } },
+        // The change feed's (GET /api/events/).
+        after: { type: 'array', items: { type: 'string' } },
+        types: { type: 'array', items: { type: 'string' } },
+        limit: { type: 'array', items: { type: 'string' } },
       },
       additionalProperties: false,
       examples: [{ filter: ['filter.and[0].field: unknown field "colour".'] }],
@@ -175,7 +179,7 @@ const COMPONENTS = {
   responses: {
     BadRequest: {
       description:
-        'Malformed JSON, a wrong content type, or an invalid parameter: `{"detail"}`, or `{"filter": [...]}` / `{"ordering": [...]}` for a refused filter or ordering of a record list, `{"groupBy": [...]}` / `{"metrics": [...]}` for a refused aggregate.',
+        'Malformed JSON, a wrong content type, or an invalid parameter: `{"detail"}`, or `{"filter": [...]}` / `{"ordering": [...]}` for a refused filter or ordering of a record list, `{"groupBy": [...]}` / `{"metrics": [...]}` for a refused aggregate, `{"after"|"types"|"limit": [...]}` for the change feed.',
       headers: rateLimitHeaders(),
       content: {
         'application/json': {
@@ -247,6 +251,7 @@ export const TAGS = [
   { name: 'webhooks', description: 'Outbound event delivery to a client.' },
   { name: 'exports', description: 'Background exports of a record list to CSV or JSON lines, and their downloads.' },
   { name: 'privacy', description: 'One person’s data exported or erased by email, and the suppression list (admins; docs/privacy.md).' },
+  { name: 'events', description: 'The change feed: every event of the last days, resumable by cursor.' },
   { name: 'api-keys', description: 'Workspace API keys (settings).' },
   { name: 'users', description: 'The people of the workspace and their roles (settings), and accepting an invitation.' },
   { name: 'meta', description: 'Health probes and this document.' },

@@ -1,6 +1,7 @@
 import { apiKeyRoutes } from './api-keys.routes';
 import { automationRoutes } from './automation/automation.routes';
 import { currentUserRoutes, sessionRoutes } from './auth.routes';
+import { eventRoutes } from './events/events.routes';
 import { healthRoutes } from './health.routes';
 import { exportRoutes } from './exports.routes';
 import { importRoutes } from './import.routes';
@@ -33,5 +34,6 @@ export function routeModules(deps: RouteDeps): RouteModule[] {
     automationRoutes(deps),
     webhookRoutes(deps),
     privacyRoutes(deps),
+    eventRoutes(deps),
   ];
 }

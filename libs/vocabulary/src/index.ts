@@ -13,3 +13,4 @@ export * from './record-fields';
 export * from './api-key-scopes';
 export * from './batch-writes';
 export * from './record-list-items';
+export * from './webhook-envelopes';

@@ -1,11 +1,13 @@
-import { busLocationFromEnv, openBusWhenReachable, type MessageBus } from '@crm/bus';
+import { busLocationFromEnv, openBusWhenReachable, type Consumer, type MessageBus } from '@crm/bus';
 import { GrpcServer, healthListenAddress, internalTlsFor, privacyV1, recordsV1, listenAddress, storeReadiness } from '@crm/grpc';
 import { createLogger, type Logger } from '@crm/observability';
 import { locationFromEnv, openStoreWhenReachable, RetentionSweeper, type DocumentStore, type StoreLocation } from '@crm/store';
+import { ChangeFeed } from './application/change-feed';
 import { NO_AUDIT_TRAIL } from './application/person-audit-trail';
 import { PersonData } from './application/person-data';
 import { RecordsService } from './application/records-service';
 import type { RecordsConfig } from './config';
+import { FEED_INTAKE_QUEUE, FeedIntake } from './events/feed-intake';
 import { OutboxRelay } from './events/outbox-relay';
 import { recordsCallers } from './grpc/records-callers';
 import { recordsPrivacyCallers } from './grpc/privacy-callers';
@@ -13,6 +15,7 @@ import { recordsPrivacyHandlers } from './grpc/privacy-handlers';
 import { recordsHandlers } from './grpc/records-handlers';
 import { AuthUserDirectory, type UserDirectory } from './read-models/user-directory';
 import { recordsCollections } from './store/collections';
+import { ChangeFeedRepository } from './store/change-feed-repository';
 import { RecordsRepository } from './store/records-repository';
 import { recordsRetentionRules } from './store/retention-rules';
 
@@ -53,13 +56,17 @@ export async function startRecordsService(config: RecordsConfig, options: StartR
   let bus: MessageBus | undefined;
   const ownsBus = !options.bus;
   let relay: OutboxRelay | undefined;
+  let intakeConsumer: Consumer | undefined;
   try {
     store = await openStoreWhenReachable({ location, collections: recordsCollections }, logger);
     bus = options.bus ?? (await openBusWhenReachable(busLocationFromEnv(config.AMQP_URL), logger));
     relay = new OutboxRelay(store, bus, logger, { sweepIntervalMs: options.outboxSweepMs });
     await relay.start();
+    const intake = new FeedIntake(store, relay);
+    intakeConsumer = await bus.consume(FEED_INTAKE_QUEUE, (message) => intake.handle(message));
   } catch (error) {
     await server.shutdown(0);
+    await intakeConsumer?.stop();
     await relay?.stop();
     if (ownsBus) await bus?.close();
     await store?.close();
@@ -71,19 +78,25 @@ export async function startRecordsService(config: RecordsConfig, options: StartR
     intervalMs: config.RETENTION_SWEEP_MS,
     batchSize: config.RETENTION_BATCH_SIZE,
   });
-  server.addService(recordsV1.protoPath, recordsV1.RecordsServiceName, recordsHandlers(service), recordsCallers);
+  server.addService(
+    recordsV1.protoPath,
+    recordsV1.RecordsServiceName,
+    recordsHandlers(service, new ChangeFeed(new ChangeFeedRepository(store))),
+    recordsCallers,
+  );
   const person = new PersonData(service.context, NO_AUDIT_TRAIL);
   server.addService(privacyV1.protoPath, privacyV1.RecordsPrivacyServiceName, recordsPrivacyHandlers(person), recordsPrivacyCallers);
   // Not the broker: the outbox keeps writes' events until it is back, so records serves without it.
   await server.serveWhileReady([storeReadiness(store)]);
   retention.start();
-  const [openStore, openBus, openRelay] = [store, bus, relay];
+  const [openStore, openBus, openRelay, openIntake] = [store, bus, relay, intakeConsumer!];
   return {
     port,
     async stop() {
       // gRPC first (no new writes), then the relay publishes what those writes left pending.
       await server.shutdown();
       await retention.stop();
+      await openIntake.stop();
       await openRelay.stop();
       users.close();
       if (ownsBus) await openBus.close();

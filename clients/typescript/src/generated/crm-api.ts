@@ -1590,6 +1590,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/events/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The change feed
+         * @description Every event of the workspace of the last 7 days, each once, in the order they happened within the workspace, as the webhook envelopes (the same `id` as a delivery's `X-CRM-Event-Id`). Resume with `after` = the last page's `nextCursor`, which is given also when nothing new has happened yet. API keys need `events:read`.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The change feed (headers only)
+         * @description Every event of the workspace of the last 7 days, each once, in the order they happened within the workspace, as the webhook envelopes (the same `id` as a delivery's `X-CRM-Event-Id`). Resume with `after` = the last page's `nextCursor`, which is given also when nothing new has happened yet. API keys need `events:read`.
+         */
+        head: operations["listEventsHead"];
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1615,6 +1639,9 @@ export interface components {
             ordering?: string[];
             groupBy?: string[];
             metrics?: string[];
+            after?: string[];
+            types?: string[];
+            limit?: string[];
         };
         /**
          * @description Field name → messages, for every failing field. `nonFieldErrors` holds problems with the body as a whole.
@@ -1714,7 +1741,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Malformed JSON, a wrong content type, or an invalid parameter: `{"detail"}`, or `{"filter": [...]}` / `{"ordering": [...]}` for a refused filter or ordering of a record list, `{"groupBy": [...]}` / `{"metrics": [...]}` for a refused aggregate. */
+        /** @description Malformed JSON, a wrong content type, or an invalid parameter: `{"detail"}`, or `{"filter": [...]}` / `{"ordering": [...]}` for a refused filter or ordering of a record list, `{"groupBy": [...]}` / `{"metrics": [...]}` for a refused aggregate, `{"after"|"types"|"limit": [...]}` for the change feed. */
         BadRequest: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11075,6 +11102,92 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description A `nextCursor` of this feed; none: from the oldest event kept. A cursor this server did not make for this workspace: `400 {"after": [...]}`. */
+                after?: string;
+                /** @description Comma-separated event types (contact.created, contact.updated, contact.deleted, lead.created, lead.updated, lead.deleted, lead.converted, account.created, account.updated, account.deleted, opportunity.created, opportunity.updated, opportunity.deleted, opportunity.stage_changed, import.completed, import.failed, automation.run_failed, webhook.test, person.erased); none: every type. An unknown one: `400 {"types": [...]}`. */
+                types?: string;
+                /** @description Events per page: default 100; above 1000 served as 1000. Not a positive integer: `400 {"limit": [...]}`. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events after the cursor, oldest first, and the cursor to resume after the last of them. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: {
+                            /** @description The event's id: the X-CRM-Event-Id of its webhook deliveries. */
+                            id: string;
+                            /** @enum {string} */
+                            type: "contact.created" | "contact.updated" | "contact.deleted" | "lead.created" | "lead.updated" | "lead.deleted" | "lead.converted" | "account.created" | "account.updated" | "account.deleted" | "opportunity.created" | "opportunity.updated" | "opportunity.deleted" | "opportunity.stage_changed" | "import.completed" | "import.failed" | "automation.run_failed" | "webhook.test" | "person.erased";
+                            /** @description When it happened (ISO 8601, UTC). */
+                            occurredAt: string;
+                            workspaceId: string;
+                            /** @description The webhook's data: `recordType` and `record` for a record's events, the job or run otherwise. */
+                            data: Record<string, never>;
+                        }[];
+                        /** @description Resumes exactly after the last event of `results` (after `after` when there is none). */
+                        nextCursor: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listEventsHead: {
+        parameters: {
+            query?: {
+                /** @description A `nextCursor` of this feed; none: from the oldest event kept. A cursor this server did not make for this workspace: `400 {"after": [...]}`. */
+                after?: string;
+                /** @description Comma-separated event types (contact.created, contact.updated, contact.deleted, lead.created, lead.updated, lead.deleted, lead.converted, account.created, account.updated, account.deleted, opportunity.created, opportunity.updated, opportunity.deleted, opportunity.stage_changed, import.completed, import.failed, automation.run_failed, webhook.test, person.erased); none: every type. An unknown one: `400 {"types": [...]}`. */
+                types?: string;
+                /** @description Events per page: default 100; above 1000 served as 1000. Not a positive integer: `400 {"limit": [...]}`. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events after the cursor, oldest first, and the cursor to resume after the last of them. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

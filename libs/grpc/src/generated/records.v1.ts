@@ -46,6 +46,7 @@ export interface RecordsServiceMethods {
   ListTasks: { request: ListTasksRequest; response: ListTasksResponse };
   ListActivities: { request: ListActivitiesRequest; response: ListActivitiesResponse };
   GetRecord: { request: GetRecordRequest; response: GetRecordResponse };
+  ListEvents: { request: ListEventsRequest; response: ListEventsResponse };
 }
 
 export const RecordsServiceName = 'records.v1.RecordsService';
@@ -845,5 +846,20 @@ export interface BatchWriteRecordsResponse {
   results: BatchRecordResult[];
   /** Atomic, with an error: nothing was written. */
   rolledBack: boolean;
+}
+
+export interface ListEventsRequest {
+  /** The cursor of an earlier page; empty: from the oldest event kept. */
+  after: string;
+  /** Comma-separated webhook event types; empty: every type. */
+  types: string;
+  /** As the client sent it (default 100, served as 1,000 above that). */
+  limit: string;
+}
+
+export interface ListEventsResponse {
+  /** Each a webhook envelope {id, type, occurredAt, workspaceId, data} as JSON. */
+  events: string[];
+  nextCursor: string;
 }
 export const protoPath = 'records/v1/records.proto';

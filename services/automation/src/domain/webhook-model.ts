@@ -1,10 +1,8 @@
 /** Webhook subscriptions, the delivery log and the event types a subscription may ask for. */
 import type { StoredDocument } from '@crm/store';
-import { WEBHOOK_EVENT_TYPES } from '@crm/vocabulary';
+import { WEBHOOK_EVENT_TYPES, type WebhookEnvelope, type WebhookEventType } from '@crm/vocabulary';
 
-export { WEBHOOK_EVENT_TYPES };
-
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+export { WEBHOOK_EVENT_TYPES, type WebhookEnvelope, type WebhookEventType };
 
 /** A signing secret; `expiresAt` (unix ms) is set on the previous one during a rotation's overlap. */
 export interface WebhookSecret {
@@ -23,15 +21,6 @@ export interface WebhookSubscriptionDocument extends StoredDocument {
   failingReason: string | null;
   createdAt: string;
   updatedAt: string;
-}
-
-/** What is sent: the envelope is the POST body. */
-export interface WebhookEnvelope {
-  id: string;
-  type: WebhookEventType;
-  occurredAt: string;
-  workspaceId: string;
-  data: Record<string, unknown>;
 }
 
 export type DeliveryStatus = 'delivered' | 'failed';

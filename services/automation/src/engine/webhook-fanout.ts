@@ -8,7 +8,7 @@ import type { DocumentStore } from '@crm/store';
 import { derivedId } from '../domain/ids';
 import type { WebhookEnvelope, WebhookSubscriptionDocument } from '../domain/webhook-model';
 import { messageWorkspaceId } from '../domain/triggers';
-import { webhookEventsFor } from '../domain/webhook-events';
+import { webhookEventsFor } from '@crm/vocabulary';
 import { webhookSubscriptions } from '../store/collections';
 import { WEBHOOK_DUE_TYPE, type WebhookDuePayload } from './webhook-messages';
 

@@ -13,6 +13,8 @@
  * leaves its events to the holder, which looks for pending events again after giving the lease up,
  * and tries again itself when that lease would lapse (a holder that died).
  * Delivery is at least once; the message id is the outbox id, so consumers drop repeats.
+ * The batch the holder takes is also numbered into the change feed in the unit that deletes it
+ * (feed-numbering.ts), so the feed's order is the relay's: one holder at a time, oldest first.
  *
  * Publishes are mandatory: an event is deleted only once the broker has put it in at least one
  * queue. One that no queue took (automation's queues not declared yet on a fresh install, deleted,
@@ -29,6 +31,7 @@ import type { DocumentStore, WriteOp } from '@crm/store';
 import { counter, withTraceContext } from '@crm/telemetry';
 import { timestamp } from '../domain/clock';
 import { outbox, outboxWorkspaces, type OutboxDocument } from '../store/collections';
+import { numberForFeed } from './feed-numbering';
 import { RelayLease } from './relay-lease';
 
 const publishFailures = counter(
@@ -240,7 +243,12 @@ export class OutboxRelay {
     // queue took (automation's queues not declared yet, or deleted) fails the batch, which stays
     // pending until a sweep finds the queues bound.
     const outcomes = await Promise.allSettled(
-      pending.map((event) => withTraceContext(event.traceHeaders, () => this.bus.publish(toMessage(event), { mandatory: true }))),
+      // Another service's event is on the bus already: it is here only for its place in the feed.
+      pending.map((event) =>
+        event.external
+          ? Promise.resolve()
+          : withTraceContext(event.traceHeaders, () => this.bus.publish(toMessage(event), { mandatory: true })),
+      ),
     );
     const taken = pending.filter((_event, i) => outcomes[i]!.status === 'fulfilled').map((event) => event.id);
     const unroutable = pending.filter((_event, i) => rejectedWith(outcomes[i]!) instanceof UnroutableMessageError).map((event) => event.id);
@@ -256,8 +264,20 @@ export class OutboxRelay {
         change: { set: { status: 'unroutable' } },
       });
     }
+    // The events leaving `pending` take their feed positions in this unit (feed-numbering.ts); unroutable ones got theirs then.
+    const feed =
+      status === 'pending'
+        ? await numberForFeed(
+            this.store,
+            workspaceId,
+            pending.filter(
+              (_event, i) => outcomes[i]!.status === 'fulfilled' || rejectedWith(outcomes[i]!) instanceof UnroutableMessageError,
+            ),
+          )
+        : undefined;
+    if (feed) writes.push(...feed.writes);
     // An unroutable batch is followed by the pending ones under the same lease, which give it up.
-    await scoped.commit([...writes, this.lease.renewal(workspaceId, status === 'pending' && !full)]);
+    await scoped.commit([...writes, this.lease.renewal(workspaceId, status === 'pending' && !full, feed?.advance)]);
     if (unroutable.length > 0)
       this.noteUnroutable(
         workspaceId,

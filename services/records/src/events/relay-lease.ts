@@ -12,6 +12,12 @@ import type { Condition, DocumentStore, WriteOp } from '@crm/store';
 import { timestamp } from '../domain/clock';
 import { outboxWorkspaces } from '../store/collections';
 
+/** The change feed's counter moved from `from` to `to` by the unit that renews the lease. */
+export interface FeedAdvance {
+  from: number;
+  to: number;
+}
+
 export type LeaseAttempt = { held: true } | { held: false; expiresAt: number };
 
 export class RelayLease {
@@ -44,13 +50,21 @@ export class RelayLease {
    * conflict and the batch stays pending for the new holder (who publishes it again; consumers
    * drop the repeat by message id).
    */
-  renewal(workspaceId: string, release: boolean): WriteOp {
+  renewal(workspaceId: string, release: boolean, feed?: FeedAdvance): WriteOp {
+    const where = this.heldByUs();
+    // The feed's positions are taken from the value read under the lease: a unit that numbered from a stale one conflicts.
+    if (feed)
+      where.push(
+        feed.from === 0
+          ? { or: [[{ field: 'feedSeq', op: 'exists', value: false }], [{ field: 'feedSeq', op: 'eq', value: 0 }]] }
+          : { field: 'feedSeq', op: 'eq', value: feed.from },
+      );
     return {
       kind: 'update',
       collection: outboxWorkspaces,
       id: workspaceId,
-      change: { set: { leaseExpiresAt: release ? 0 : Date.now() + this.leaseMs } },
-      where: this.heldByUs(),
+      change: { set: { leaseExpiresAt: release ? 0 : Date.now() + this.leaseMs, ...(feed ? { feedSeq: feed.to } : {}) } },
+      where,
     };
   }
 

@@ -1,5 +1,6 @@
 import type { CallContext, recordsV1, ServiceHandlers, UnaryHandler } from '@crm/grpc';
 import { DomainError } from '@crm/observability';
+import type { ChangeFeed } from '../application/change-feed';
 import { recordJson, type Paging, type RecordsService } from '../application/records-service';
 import type { ListResult } from '../store/records-repository';
 import type { AccountView, Caller, ContactView, LeadView } from '../application/views';
@@ -53,7 +54,7 @@ function nonEmpty(value: string | undefined): string | undefined {
 }
 
 /** Translation only: proto ↔ the records service's calls. */
-export function recordsHandlers(service: RecordsService): ServiceHandlers {
+export function recordsHandlers(service: RecordsService, feed: ChangeFeed): ServiceHandlers {
   const merge = async (type: MergeableType, r: recordsV1.MergeRecordsRequest, c: CallContext) =>
     (await service.mergeRecords(callerOf(c), type, r.id, { mergeIds: r.mergeIds ?? [], winners: r.fields ?? {} })).record;
   const handlers: Handlers = {
@@ -268,6 +269,14 @@ export function recordsHandlers(service: RecordsService): ServiceHandlers {
         opportunity: found.type === 'opportunity' ? opportunityMessage(found.record) : null,
         fieldsJson: recordJson(found),
       };
+    },
+    ListEvents: async (r, c) => {
+      const page = await feed.list(callerOf(c).workspaceId, {
+        after: nonEmpty(r.after),
+        types: nonEmpty(r.types),
+        limit: nonEmpty(r.limit),
+      });
+      return { events: page.results.map((envelope) => JSON.stringify(envelope)), nextCursor: page.nextCursor };
     },
   };
   return { ...(handlers as ServiceHandlers), StreamRecords: recordStreamHandler(service, callerOf) };

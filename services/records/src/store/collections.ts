@@ -16,6 +16,7 @@ import type {
   SourceDocument,
   TaskDocument,
 } from '../domain/model';
+import { changeFeedCollections } from './change-feed-collections';
 
 export const contacts = defineCollection<ContactDocument>({
   name: 'contacts',
@@ -220,6 +221,8 @@ export interface OutboxDocument {
   traceHeaders?: Record<string, string>;
   /** The calling service's cause (automation's rules), carried onto the bus message. */
   cause?: string;
+  /** Another service's event, already on the bus, kept here only to take its place in the change feed (events/feed-intake.ts). */
+  external?: { messageId: string };
 }
 
 export const outbox = defineCollection<OutboxDocument>({
@@ -245,6 +248,8 @@ export interface OutboxWorkspaceDocument {
   leaseHolder?: string;
   /** Epoch milliseconds; 0 once released. */
   leaseExpiresAt?: number;
+  /** The change feed's last position (store/change-feed-collections.ts), advanced only by the lease holder. */
+  feedSeq?: number;
 }
 
 export const outboxWorkspaces = defineCollection<OutboxWorkspaceDocument>({
@@ -298,4 +303,5 @@ export const recordsCollections = [
   leases,
   // The suppression list and its key (privacy-collections.ts).
   ...privacyCollections,
+  ...changeFeedCollections,
 ];

@@ -1,5 +1,6 @@
 import { createLogger } from '@crm/observability';
 import { isoDaysBefore, openStore, purgeQuery, sqliteQueryPlan, RetentionSweeper, type DocumentStore } from '@crm/store';
+import { feedEvents, feedIntake } from './change-feed-collections';
 import { batchResults, recordsCollections, type BatchResultDocument } from './collections';
 import { recordsRetentionRules } from './retention-rules';
 
@@ -42,9 +43,43 @@ describe('processed batch retention', () => {
       batchSize: 3,
     });
 
-    expect(await sweeper.sweep(NOW)).toEqual({ batch_results: 3 });
-    expect(await sweeper.sweep(NOW)).toEqual({ batch_results: 1 });
+    expect(await sweeper.sweep(NOW)).toEqual({ batch_results: 3, feed_events: 0, feed_intake: 0 });
+    expect(await sweeper.sweep(NOW)).toEqual({ batch_results: 1, feed_events: 0, feed_intake: 0 });
     const left = [...(await store.forWorkspace('ws_a').find(batchResults)), ...(await store.forWorkspace('ws_b').find(batchResults))];
     expect(left.map((d) => d.id).sort()).toEqual(['ws_a_new', 'ws_b_new']);
+  });
+});
+
+describe('change feed retention', () => {
+  let store: DocumentStore;
+  beforeEach(async () => {
+    store = await openStore({ location: { kind: 'sqlite', file: ':memory:' }, collections: recordsCollections });
+  });
+  afterEach(() => store.close());
+
+  it('deletes feed events and intake ids older than 7 days in every workspace, and keeps the last 7 days', async () => {
+    const ages = { old: 7.01, kept: 6.99 };
+    for (const ws of ['ws_a', 'ws_b'])
+      for (const [name, age] of Object.entries(ages)) {
+        const at = isoDaysBefore(NOW, age);
+        await store.forWorkspace(ws).insert(feedEvents, {
+          id: `${ws}_${name}`,
+          workspaceId: ws,
+          seq: age > 7 ? 1 : 2,
+          type: 'lead.created',
+          envelope: { id: `evt_${name}`, type: 'lead.created', occurredAt: at, workspaceId: ws, data: {} },
+          fedAt: at,
+        });
+        await store.forWorkspace(ws).insert(feedIntake, { id: `${ws}_${name}`, workspaceId: ws, receivedAt: at });
+      }
+    const sweeper = new RetentionSweeper(store, recordsRetentionRules(7), createLogger('t', { level: 'silent' }), {
+      intervalMs: 1000,
+      batchSize: 10,
+    });
+
+    expect(await sweeper.sweep(NOW)).toEqual({ batch_results: 0, feed_events: 2, feed_intake: 2 });
+    const left = [...(await store.forWorkspace('ws_a').find(feedEvents)), ...(await store.forWorkspace('ws_b').find(feedEvents))];
+    expect(left.map((d) => d.id).sort()).toEqual(['ws_a_kept', 'ws_b_kept']);
+    expect((await store.forWorkspace('ws_a').find(feedIntake)).map((d) => d.id)).toEqual(['ws_a_kept']);
   });
 });

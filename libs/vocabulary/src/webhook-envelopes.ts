@@ -6,10 +6,36 @@
  * its ended jobs. An
  * event's id derives from the bus message's (and the record's, in a batch), so a redelivered bus
  * message makes the same webhook event, which receivers de-duplicate by X-CRM-Event-Id.
+ * Shared by automation (webhook deliveries) and records (the change feed), so both make the same ids.
  */
-import type { BusMessage } from '@crm/bus';
-import { derivedId, ID_PREFIX } from './ids';
-import type { WebhookEnvelope, WebhookEventType } from './webhook-model';
+import { createHash } from 'node:crypto';
+import type { WEBHOOK_EVENT_TYPES } from './automation';
+
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** What is sent: the envelope is the POST body, and the change feed's item (GET /api/events/). */
+export interface WebhookEnvelope {
+  id: string;
+  type: WebhookEventType;
+  occurredAt: string;
+  workspaceId: string;
+  data: Record<string, unknown>;
+}
+
+/** The bus message an envelope is made from (the bus's own type, said here without depending on it). */
+export interface BusMessage {
+  id: string;
+  type: string;
+  occurredAt: string;
+  payload: unknown;
+}
+
+const ID_PREFIX = { webhookEvent: 'evt_' } as const;
+
+/** An id derived from its parts (automation's domain/ids.ts derivedId): a redelivered message makes the same one. */
+function derivedId(prefix: string, ...parts: string[]): string {
+  return `${prefix}${createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 24)}`;
+}
 
 interface RecordEventPayload {
   workspaceId?: string;
@@ -120,3 +146,9 @@ export function webhookEventsFor(message: BusMessage): WebhookEnvelope[] {
   }
   return out.filter((event): event is WebhookEnvelope => event !== null);
 }
+
+/** GET /api/events/: `limit` when none is given, and the most one page serves (a larger one is served as this). */
+export const CHANGE_FEED_LIMITS = { defaultLimit: 100, maxLimit: 1_000 } as const;
+
+/** How long the change feed keeps an event. */
+export const CHANGE_FEED_RETENTION_DAYS = 7;

@@ -1,8 +1,7 @@
-import type { BusMessage } from '@crm/bus';
-import { webhookEventsFor } from './webhook-events';
+import { webhookEventsFor, type BusMessage } from './webhook-envelopes';
 
 function message(type: string, payload: Record<string, unknown>, id = 'msg_1'): BusMessage {
-  return { id, type, correlationId: 'req_1', occurredAt: '2026-11-24T05:00:00.000Z', payload };
+  return { id, type, occurredAt: '2026-11-24T05:00:00.000Z', payload };
 }
 
 const record = { id: 'ld_1', firstName: 'Ada' };
