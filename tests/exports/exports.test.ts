@@ -137,7 +137,8 @@ describe('CSV cells a spreadsheet would run', () => {
   it('get a leading apostrophe; JSON lines keep the values as they are', async () => {
     const w = await workspace(t);
     const risky = { firstName: '=HYPERLINK("http://x.example","y")', lastName: '+cmd', title: '@SUM(A1)', phone: '-2+3' };
-    const contact = await createContact(w, { ...risky, tags: ['\tvip', 'plain'] });
+    // Tags are trimmed when written, so a leading tab cannot reach a cell here (the CSV writer's spec covers it).
+    const contact = await createContact(w, { ...risky, tags: ['-vip', 'plain'] });
     await createContact(w, { firstName: 'Safe', lastName: 'Person', title: 'a=b' });
     const csv = await startExport(w.api, {
       kind: 'contact',
@@ -147,7 +148,7 @@ describe('CSV cells a spreadsheet would run', () => {
     await ended(w.api, csv.id);
     const rows = parseCsv((await downloaded(w.api, csv.id)).text);
     const row = rows.find((r) => r[0] === contact.id)!;
-    expect(row.slice(1)).toEqual([`'${risky.firstName}`, `'${risky.lastName}`, `'${risky.title}`, `'${risky.phone}`, `'\tvip,plain`]);
+    expect(row.slice(1)).toEqual([`'${risky.firstName}`, `'${risky.lastName}`, `'${risky.title}`, `'${risky.phone}`, `'-vip,plain`]);
     expect(rows.find((r) => r[1] === 'Safe')!.slice(1, 4)).toEqual(['Safe', 'Person', 'a=b']);
     const jsonl = await startExport(w.api, { kind: 'contact', format: 'jsonl', fields: ['id', 'firstName'] });
     await ended(w.api, jsonl.id);

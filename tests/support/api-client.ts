@@ -63,7 +63,9 @@ export class ApiClient {
     });
     const text = await response.body.text();
     let parsed: unknown = text;
-    if ((response.headers['content-type'] ?? '').toString().includes('json') && text.length > 0) parsed = JSON.parse(text);
+    // JSON answers (application/json, application/problem+json), not JSON lines (application/x-ndjson).
+    if (/^application\/(?:[\w.-]+\+)?json\b/.test((response.headers['content-type'] ?? '').toString()) && text.length > 0)
+      parsed = JSON.parse(text);
     const flat: Record<string, string> = {};
     for (const [key, value] of Object.entries(response.headers)) flat[key] = Array.isArray(value) ? value.join(', ') : String(value);
     await recordAnswer({ method, path, status: response.statusCode, headers: flat, text, body: parsed, requestBody: options.body }, () =>

@@ -260,7 +260,7 @@ export class GrpcServer {
         if (refusal) {
           finish(grpc.status[refusal.code] ?? 'UNKNOWN');
           this.logger.warn({ rpc: `${serviceName}/${methodName}`, peer: peer ?? null }, 'internal call refused');
-          call.destroy(refusal as grpc.ServiceError);
+          call.emit('error', refusal as grpc.ServiceError); // grpc-js ends the call with this status (destroy() would send none)
           return;
         }
       }
@@ -297,7 +297,7 @@ export class GrpcServer {
           if (!isDomainError(error) || error.kind === 'internal') {
             this.logger.error({ err: error, rpc: `${serviceName}/${methodName}`, requestId: context.requestId }, 'rpc failed');
           }
-          call.destroy(serviceError as grpc.ServiceError);
+          call.emit('error', serviceError as grpc.ServiceError); // ends the call with this status; destroy() sends none
         },
       );
     };
