@@ -12,5 +12,4 @@ export * from './characters';
 export * from './record-fields';
 export * from './api-key-scopes';
 export * from './batch-writes';
-export * from './record-list-items';
 export * from './webhook-envelopes';

@@ -27,18 +27,9 @@ interface MongoCollection {
 }
 
 export class MongoStoreAdapter implements StoreAdapter {
-  private constructor(
-    private readonly connection: Connection,
-    private readonly collections = new Map<string, Promise<MongoCollection>>(),
-    /** A snapshot's session (snapshot reads: every read at one cluster time); its end instead of closing the connection. */
-    private readonly readSession: ClientSession | null = null,
-  ) {}
+  private readonly collections = new Map<string, Promise<MongoCollection>>();
 
-  /** Reads as of now until closed: a session with `snapshot: true` (MongoDB 5.0+, within its history window). */
-  async snapshot(): Promise<StoreAdapter> {
-    const session = await this.connection.startSession({ snapshot: true });
-    return new MongoStoreAdapter(this.connection, this.collections, session);
-  }
+  private constructor(private readonly connection: Connection) {}
 
   static async open(
     url: string,
@@ -68,11 +59,10 @@ export class MongoStoreAdapter implements StoreAdapter {
           (await model
             .aggregate(stages as unknown as PipelineStage[])
             .option({ maxTimeMS: OPERATION_TIME_LIMIT_MS })
-            .session(this.readSession)
             .exec()) as RawDocument[]
         ).map(fromMongo);
       }
-      let cursor = bounded(model.find(whereToFilter(query.where ?? [])).sort(sortToMongo(query.sort ?? []))).session(this.readSession);
+      let cursor = bounded(model.find(whereToFilter(query.where ?? [])).sort(sortToMongo(query.sort ?? [])));
       if (query.offset) cursor = cursor.skip(query.offset);
       if (query.limit !== undefined) cursor = cursor.limit(query.limit);
       return ((await cursor.lean()) as RawDocument[]).map(fromMongo);
@@ -80,11 +70,7 @@ export class MongoStoreAdapter implements StoreAdapter {
   }
 
   async count(definition: CollectionDefinition<any>, where: Condition[]): Promise<number> {
-    return this.guard(definition, ({ model }) =>
-      bounded(model.countDocuments(whereToFilter(where)))
-        .session(this.readSession)
-        .exec(),
-    );
+    return this.guard(definition, ({ model }) => bounded(model.countDocuments(whereToFilter(where))).exec());
   }
 
   async aggregate(definition: CollectionDefinition<any>, query: AggregateQuery): Promise<AggregateResult> {
@@ -94,7 +80,6 @@ export class MongoStoreAdapter implements StoreAdapter {
         model
           .aggregate(stages as unknown as PipelineStage[])
           .option({ maxTimeMS: OPERATION_TIME_LIMIT_MS })
-          .session(this.readSession)
           .exec() as Promise<Parameters<typeof readAggregate>[1]>;
       const [groups, total] = await Promise.all([run(pipelines.groups), run(pipelines.total)]);
       return readAggregate(query, groups, total);
@@ -190,7 +175,6 @@ export class MongoStoreAdapter implements StoreAdapter {
   }
 
   async close(): Promise<void> {
-    if (this.readSession) return this.readSession.endSession();
     await this.connection.close();
   }
 

@@ -2,20 +2,10 @@
 import type { CallOptions, CallerContext, recordsV1 } from '@crm/grpc';
 
 export interface RecordsClient {
-  call<K extends 'BatchCreateContacts' | 'GetContactBatch' | 'GetSource' | 'ListContacts' | 'QueryRecords'>(
+  call<K extends 'BatchCreateContacts' | 'GetContactBatch' | 'GetSource' | 'ListContacts'>(
     method: K,
     request: Partial<recordsV1.RecordsServiceMethods[K]['request']>,
     context?: Partial<CallerContext>,
     options?: CallOptions,
   ): Promise<recordsV1.RecordsServiceMethods[K]['response']>;
-}
-
-/** The records read an export's run streams (StreamRecords, a snapshot of a kind's list). */
-export interface RecordsReader {
-  stream<K extends 'StreamRecords'>(
-    method: K,
-    request: Partial<recordsV1.RecordsServiceMethods[K]['request']>,
-    context?: Partial<CallerContext>,
-    options?: CallOptions,
-  ): AsyncIterable<recordsV1.RecordsServiceMethods[K]['response']>;
 }
