@@ -125,7 +125,13 @@ class HeadlessServices {
     this.write();
   }
 
+  /** The cluster is down: probers still finishing their last check must not write to a removed folder. */
+  close() {
+    this.closed = true;
+  }
+
   write() {
+    if (this.closed) return;
     const lines = ['127.0.0.1 localhost', '::1 localhost'];
     for (const [hostname, addresses] of this.members) for (const address of addresses) lines.push(`${address} ${hostname}`);
     // In place (same inode): the containers' bind mounts see the new answer at their next lookup.
@@ -431,6 +437,7 @@ async function startContainerCluster(options = {}) {
       await stopAll(order.filter((p) => !p.name.startsWith('gateway-')));
       await Promise.all(order.map((p) => p.remove()));
       await Promise.all([gatewayService, ...Object.values(services)].map((s) => s.close()));
+      headless?.close();
       if (!options.dataDir && !options.keepData) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
