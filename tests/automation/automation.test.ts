@@ -7,6 +7,7 @@
 import type { ApiClient } from '../support/api-client';
 import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
 import { liftRateLimit } from '../support/operator-cli';
+import { eventually } from '../support/eventually';
 
 jest.setTimeout(180_000);
 
@@ -29,16 +30,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await cluster?.stop();
 });
-
-async function eventually<T>(description: string, check: () => Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${description}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 async function activeRule(body: Record<string, unknown>): Promise<{ id: string }> {
   const created = await api.post('/api/automations/rules/', { name: 'Rule', trigger: 'lead_created', ...body });

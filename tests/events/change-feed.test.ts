@@ -19,6 +19,7 @@ import { liftRateLimit } from '../support/operator-cli';
 import { freePort, SiblingProcess, waitUntil } from '../support/sibling-process';
 import { peopleCsv, uploadCsv, waitForJob } from '../import/import-support';
 import { WebhookReceiver } from '../webhooks/webhook-receiver';
+import { eventually } from '../support/eventually';
 
 jest.setTimeout(300_000);
 
@@ -56,7 +57,7 @@ beforeAll(async () => {
   });
   api2 = new ApiClient(`https://localhost:${gatewayPort}`, t.cluster.ca);
   await waitUntil('the second gateway', async () => (await api2.get('/readyz')).status === 200, 60_000);
-  owner = await signUpPatiently(t.api);
+  owner = await signUp(t.api);
   await liftRateLimit(t.cluster, owner.user.workspaceId);
 }, 480_000);
 
@@ -67,18 +68,6 @@ afterAll(async () => {
   await t?.stop();
   await receiver.stop();
 }, 60_000);
-
-/** Sign-up hashes a password, which a loaded machine may take past the gateway's deadline (503): try again. */
-async function signUpPatiently(api: ApiClient): Promise<SignedUp> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await signUp(api);
-    } catch (error) {
-      if (attempt === 5 || !String(error).includes('503')) throw error;
-      await new Promise((r) => setTimeout(r, 2_000));
-    }
-  }
-}
 
 /** A loaded machine (2 cores, shared) can take a call past the gateway's deadline: a 503, sent again. */
 async function patiently(send: () => Promise<ApiResponse>): Promise<ApiResponse> {
@@ -106,16 +95,6 @@ async function readToEnd(api: () => ApiClient, after: string | undefined, limit:
       return page.body.nextCursor as string;
     }
     cursor = page.body.nextCursor as string;
-  }
-}
-
-async function eventually<T>(description: string, check: () => Promise<T | undefined | false>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${description}`);
-    await new Promise((r) => setTimeout(r, 300));
   }
 }
 
@@ -188,15 +167,19 @@ describe('the change feed under two records replicas and a concurrent import', (
       event.type === 'contact.created' && String(event.data.record?.email).startsWith(`${prefix}-second-`);
     const lastSteps = (event: Envelope) => event.type === 'lead.updated' && event.data.record?.firstName === `step-${STEPS}`;
     let turn = 0;
-    await eventually('every event in the feed', async () => {
-      cursor = await readToEnd(() => (turn++ % 2 === 0 ? t.api : api2), cursor, '1000', feed);
-      return (
-        count(isImported) >= IMPORT_ROWS &&
-        count((event) => event.type === 'import.completed') >= 1 &&
-        count(isSecond) >= CONTACTS_VIA_SECOND &&
-        count(lastSteps) >= LEADS
-      );
-    });
+    await eventually(
+      'every event in the feed',
+      async () => {
+        cursor = await readToEnd(() => (turn++ % 2 === 0 ? t.api : api2), cursor, '1000', feed);
+        return (
+          count(isImported) >= IMPORT_ROWS &&
+          count((event) => event.type === 'import.completed') >= 1 &&
+          count(isSecond) >= CONTACTS_VIA_SECOND &&
+          count(lastSteps) >= LEADS
+        );
+      },
+      90_000,
+    );
 
     // Each once, all of this workspace.
     expect(new Set(feed.map((event) => event.id)).size).toBe(feed.length);
@@ -226,6 +209,7 @@ describe('the change feed under two records replicas and a concurrent import', (
     await eventually(
       'every event delivered',
       async () => new Set(receiver.received.filter((hook) => hook.path === '/feed').map((hook) => hook.eventId)).size >= feed.length,
+      90_000,
     );
     const hooks = receiver.received.filter((hook) => hook.path === '/feed');
     for (const hook of hooks) {
@@ -276,7 +260,7 @@ describe('the change feed under two records replicas and a concurrent import', (
   });
 
   it("never shows another workspace's events, and refuses its cursor", async () => {
-    const other = await signUpPatiently(t.api);
+    const other = await signUp(t.api);
     const theirs = await api2.post(
       '/api/leads/',
       { firstName: 'Other', lastName: 'Side', email: `other-${randomBytes(3).toString('hex')}@example.com` },

@@ -17,6 +17,7 @@ import { freePort, SiblingProcess, waitUntil } from '../support/sibling-process'
 import { uploadCsv, waitForJob } from '../import/import-support';
 import { createTaskOver, type Workspace } from '../records/records-fixtures';
 import { WebhookReceiver } from '../webhooks/webhook-receiver';
+import { eventually } from '../support/eventually';
 
 jest.setTimeout(180_000);
 
@@ -32,7 +33,7 @@ const receiver = new WebhookReceiver();
 beforeAll(async () => {
   await receiver.start();
   t = await startTestCluster({ gateways: 2, workers: 1, env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
-  owner = await newWorkspace(t.api);
+  owner = await signUp(t.api);
   await liftRateLimit(t.cluster, owner.user.workspaceId);
   api = t.api.withToken(owner.access);
   const recordsPort = await freePort();
@@ -57,28 +58,6 @@ afterAll(async () => {
 });
 
 const unique = (): string => randomBytes(5).toString('hex');
-
-/** Sign-up, tried again while a freshly started (and, on a shared machine, busy) cluster answers 503. */
-async function newWorkspace(client: ApiClient): Promise<SignedUp> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await signUp(client);
-    } catch (error) {
-      if (attempt >= 5 || !String(error).includes('503')) throw error;
-      await new Promise((r) => setTimeout(r, 2000));
-    }
-  }
-}
-
-async function eventually<T>(description: string, check: () => Promise<T | undefined | null | false>, timeoutMs = 45_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${description}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 const ZERO = { contacts: 0, leads: 0, notes: 0, tasks: 0, activities: 0, auditEntries: 0, emails: 0, importRows: 0, webhookDeliveries: 0 };
 
@@ -137,7 +116,7 @@ describe('privacy export and erasure', () => {
   beforeAll(async () => {
     person = await spreadPerson(email);
     // Another workspace has a contact with the same email: an erasure here must not touch it.
-    otherWorkspace = await newWorkspace(t.api);
+    otherWorkspace = await signUp(t.api);
     const theirs = await t.api.post(
       '/api/contacts/',
       { firstName: 'Erin', lastName: 'Elsewhere', email },

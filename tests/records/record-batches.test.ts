@@ -10,6 +10,7 @@ import { signUp, startTestCluster, type TestCluster } from '../support/cluster';
 import { liftRateLimit } from '../support/operator-cli';
 import { WebhookReceiver, type ReceivedHook } from '../webhooks/webhook-receiver';
 import { unique, type Workspace } from './records-fixtures';
+import { eventually } from '../support/eventually';
 
 let t: TestCluster;
 let w: Workspace;
@@ -17,24 +18,13 @@ let w: Workspace;
 let limited: Workspace;
 const receiver = new WebhookReceiver();
 
-/** Sign-up hashes a password: on a machine loaded by other suites it can outlast the gateway's deadline (503), so it is asked again. */
-async function signUpPatiently(): Promise<Awaited<ReturnType<typeof signUp>>> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await signUp(t.api);
-    } catch (error) {
-      if (attempt >= 5 || !String(error).includes('503')) throw error;
-    }
-  }
-}
-
 beforeAll(async () => {
   await receiver.start();
   t = await startTestCluster({ gateways: 2, workers: 1, env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
-  const owner = await signUpPatiently();
+  const owner = await signUp(t.api);
   await liftRateLimit(t.cluster, owner.user.workspaceId);
   w = { ...owner, api: t.api.withToken(owner.access) };
-  const other = await signUpPatiently();
+  const other = await signUp(t.api);
   limited = { ...other, api: t.api.withToken(other.access) };
 }, 300_000);
 
@@ -48,16 +38,6 @@ const email = () => `ada-${unique()}@example.com`;
 
 async function batch(kind: string, body: Record<string, unknown>, api = w.api) {
   return api.post(`/api/${kind}/batch/`, body);
-}
-
-async function eventually<T>(description: string, check: () => Promise<T | undefined | false> | T | undefined | false): Promise<T> {
-  const deadline = Date.now() + 45_000;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${description}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 describe('a bad request as a whole', () => {

@@ -64,7 +64,11 @@ export interface SignedUp {
   password: string;
 }
 
-/** A new workspace with its admin, through the public sign-up endpoint. */
+/**
+ * A new workspace with its admin, through the public sign-up endpoint. Sign-up hashes a password,
+ * which a freshly started cluster on a loaded machine can take past the gateway's deadline: a 503
+ * is tried again (a few times), anything else but 201 fails.
+ */
 export async function signUp(api: ApiClient, overrides: Record<string, string> = {}): Promise<SignedUp> {
   const password = `pw-${randomBytes(9).toString('base64url')}`;
   const body = {
@@ -75,7 +79,10 @@ export async function signUp(api: ApiClient, overrides: Record<string, string> =
     lastName: 'Lovelace',
     ...overrides,
   };
-  const response = await api.post('/api/auth/signup/', body);
-  if (response.status !== 201) throw new Error(`sign-up failed: ${response.status} ${response.text}`);
-  return { ...response.body, password: body.password };
+  for (let attempt = 1; ; attempt += 1) {
+    const response = await api.post('/api/auth/signup/', body);
+    if (response.status === 201) return { ...response.body, password: body.password };
+    if (response.status !== 503 || attempt === 5) throw new Error(`sign-up failed: ${response.status} ${response.text}`);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+  }
 }

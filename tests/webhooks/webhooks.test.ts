@@ -10,6 +10,7 @@ import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../su
 import { peopleCsv, uploadCsv } from '../import/import-support';
 import { liftRateLimit } from '../support/operator-cli';
 import { signedWith, WebhookReceiver, type ReceivedHook } from './webhook-receiver';
+import { eventually } from '../support/eventually';
 
 jest.setTimeout(120_000);
 
@@ -44,20 +45,6 @@ afterAll(async () => {
   await Promise.all([open?.stop(), strict?.stop()]);
   await receiver.stop();
 });
-
-async function eventually<T>(
-  description: string,
-  check: () => Promise<T | undefined | null | false> | T | undefined | null | false,
-  timeoutMs = 45_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${description}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 async function subscribe(url: string, events: string[]): Promise<{ id: string; secret: string }> {
   const created = await api.post('/api/settings/webhooks/', { url, events });
