@@ -8,6 +8,7 @@
 import path from 'node:path';
 import { Router, type RequestHandler } from 'express';
 import type { RouteModule } from '../routes/route-module';
+import { API_DOCS_INITIALIZER } from './api-docs-initializer';
 import { operation, type OpenApiPaths } from './operation';
 
 export const API_DOCS_PATH = '/api/docs/';
@@ -40,20 +41,6 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-// The page's own script, a file rather than an inline block so that script-src stays 'self'.
-// No validator badge (it would call validator.swagger.io); no top bar (its URL box loads other documents).
-const INITIALIZER = `window.addEventListener('load', function () {
-  window.ui = SwaggerUIBundle({
-    url: '/api/openapi.json',
-    dom_id: '#swagger-ui',
-    deepLinking: true,
-    validatorUrl: null,
-    presets: [SwaggerUIBundle.presets.apis],
-    layout: 'BaseLayout',
-  });
-});
-`;
-
 /** The swagger-ui-dist files the page loads, and nothing else of that package. */
 const DIST_FILES = ['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png', 'favicon-16x16.png'];
 
@@ -80,7 +67,7 @@ export function apiDocsRoutes(pageLimit: RequestHandler): RouteModule {
     res.setHeader('Content-Security-Policy', API_DOCS_CSP);
     if (file === 'api-docs.js') {
       res.setHeader('Cache-Control', 'no-cache');
-      res.type('js').send(INITIALIZER);
+      res.type('js').send(API_DOCS_INITIALIZER);
       return;
     }
     // Revalidated on every load (send's ETag and Last-Modified), so an upgraded package is never stale.

@@ -249,6 +249,7 @@ export const TAGS = [
   { name: 'import', description: 'CSV imports of contacts: asynchronous jobs and the synchronous import.' },
   { name: 'automation', description: 'Automation rules, their steps, templates and runs.' },
   { name: 'webhooks', description: 'Outbound event delivery to a client.' },
+  { name: 'exports', description: 'Background exports of a record list to CSV or JSON lines, and their downloads.' },
   { name: 'privacy', description: 'One person’s data exported or erased by email, and the suppression list (admins; docs/privacy.md).' },
   { name: 'events', description: 'The change feed: every event of the last days, resumable by cursor.' },
   { name: 'api-keys', description: 'Workspace API keys (settings).' },

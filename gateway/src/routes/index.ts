@@ -3,6 +3,7 @@ import { automationRoutes } from './automation/automation.routes';
 import { currentUserRoutes, sessionRoutes } from './auth.routes';
 import { eventRoutes } from './events/events.routes';
 import { healthRoutes } from './health.routes';
+import { exportRoutes } from './exports.routes';
 import { importRoutes } from './import.routes';
 import { privacyRoutes } from './privacy/privacy.routes';
 import { recordsRoutes } from './records';
@@ -29,6 +30,7 @@ export function routeModules(deps: RouteDeps): RouteModule[] {
     apiKeyRoutes(deps),
     recordsRoutes(deps),
     importRoutes(deps),
+    exportRoutes(deps),
     automationRoutes(deps),
     webhookRoutes(deps),
     privacyRoutes(deps),

@@ -134,6 +134,42 @@ export class GrpcClient<M extends MethodMap> {
     return attempt(REFUSED_CALL_RETRIES);
   }
 
+  /**
+   * A server-streaming call, read as an async iterable: the next message is asked for only when the
+   * loop takes one, so a slow consumer slows the server (HTTP/2 flow control) instead of buffering.
+   * Errors arrive as DomainErrors; leaving the loop early cancels the call. No deadline unless
+   * `timeoutMs` is given: a stream lasts as long as its data.
+   */
+  async *stream<K extends keyof M & string>(
+    method: K,
+    request: Partial<M[K]['request']>,
+    context: Partial<CallerContext> = {},
+    options: CallOptions = {},
+  ): AsyncGenerator<M[K]['response']> {
+    const metadata = contextToMetadata(context);
+    if (options.metadata) for (const [key, value] of Object.entries(options.metadata)) metadata.set(key, value);
+    injectTraceContext(metadata, metadataSetter);
+    const fn = (this.client as unknown as Record<string, unknown>)[method];
+    if (typeof fn !== 'function') throw new Error(`No method ${method} on ${this.address}`);
+    const callOptions = options.timeoutMs === undefined ? {} : { deadline: Date.now() + options.timeoutMs };
+    const call = (fn as (...args: unknown[]) => grpc.ClientReadableStream<M[K]['response']>).call(
+      this.client,
+      request,
+      metadata,
+      callOptions,
+    );
+    let ended = false;
+    try {
+      for await (const message of call) yield message as M[K]['response'];
+      ended = true;
+    } catch (error) {
+      ended = true;
+      throw 'code' in (error as object) ? fromServiceError(error as grpc.ServiceError) : error;
+    } finally {
+      if (!ended) call.cancel();
+    }
+  }
+
   /** Resolves once connected (or rejects after `timeoutMs`); for start-up ordering. */
   waitForReady(timeoutMs: number): Promise<void> {
     return new Promise((resolve, reject) => {

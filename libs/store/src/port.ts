@@ -237,6 +237,14 @@ export interface DocumentStore {
     collection: CollectionDefinition<T>,
     query: { where: Condition[]; sort?: SortKey[]; limit: number },
   ): Promise<(T & { workspaceId?: string })[]>;
+  /**
+   * The store as of this moment, for reads only, until its `close()`: every read through it sees
+   * the same data however many reads it takes and whatever is written meanwhile (an export's pages).
+   * SQLite: a read transaction on a second connection; MongoDB: a session with snapshot reads
+   * (MongoDB 5.0+, within its history window, minSnapshotHistoryWindowInSeconds, 300 s by default).
+   * Keep it short: it holds back SQLite's checkpoints and MongoDB's history.
+   */
+  openSnapshot(): Promise<DocumentStore>;
   /** Whether the backing database answers; for readiness probes. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

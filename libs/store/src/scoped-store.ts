@@ -61,6 +61,10 @@ export function createDocumentStore(adapter: StoreAdapter): DocumentStore {
       }
       return (await adapter.find(collection, { where: query.where, sort: query.sort, limit: query.limit })) as never[];
     },
+    async openSnapshot() {
+      if (!adapter.snapshot) throw new StoreError('unavailable', 'This store cannot read a snapshot.');
+      return createDocumentStore(await adapter.snapshot());
+    },
     ping: () => adapter.ping(),
     close: () => adapter.close(),
   };

@@ -36,5 +36,7 @@ export interface StoreAdapter {
   /** Applies every write or none. */
   commit(writes: AdapterWrite[]): Promise<void>;
   ping(): Promise<boolean>;
+  /** A read-only adapter seeing the store as of now until it is closed (see DocumentStore.openSnapshot). */
+  snapshot?(): Promise<StoreAdapter>;
   close(): Promise<void>;
 }

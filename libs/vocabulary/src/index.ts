@@ -12,4 +12,5 @@ export * from './characters';
 export * from './record-fields';
 export * from './api-key-scopes';
 export * from './batch-writes';
+export * from './record-list-items';
 export * from './webhook-envelopes';

@@ -40,6 +40,12 @@ export const importConfigSchema = z
     IMPORT_SWEEP_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
     /** Days an ended job (complete, failed, cancelled) is kept with its report rows, then deleted (404). */
     IMPORT_RETENTION_DAYS: env.days(90),
+    /** Days an export and its file are kept after it was asked for, then deleted (404). */
+    EXPORT_RETENTION_DAYS: env.days(7),
+    /** An export file is kept as chunks of about this many KiB of text (one store document each). */
+    EXPORT_CHUNK_KIB: z.coerce.number().int().min(16).max(8192).default(1024),
+    /** Records per message of the snapshot read from records. */
+    EXPORT_BATCH_ROWS: z.coerce.number().int().min(1).max(2000).default(1000),
     ...retentionSweepSettings,
     /**
      * Reader threads of the synchronous import (vCard files, PDFs, recognised card text): per kind

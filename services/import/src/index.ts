@@ -29,8 +29,14 @@ import { contactFileReaders, FILE_READ_LIMITS } from './application/contact-file
 import { chunkQueue, splitQueue, type ReceivedChunkPayload, type SplitPayload } from './application/import-messages';
 import { JobSplitter } from './application/job-splitter';
 import { ImportRetention } from './application/import-retention';
+import { exportQueue, type ExportPayload } from './application/export-messages';
+import { ExportRequests } from './application/export-requests';
+import { ExportRetention } from './application/export-retention';
+import { ExportRunner } from './application/export-runner';
+import { exportHandlers } from './grpc/export-handlers';
+import { ExportJobRepository } from './store/export-job-repository';
 import { JobSweeper } from './application/job-sweeper';
-import type { RecordsClient } from './application/ports';
+import type { RecordsClient, RecordsReader } from './application/ports';
 import type { ImportConfig } from './config';
 import { PersonRows } from './application/person-rows';
 import { importCallers } from './grpc/import-callers';
@@ -60,7 +66,7 @@ export interface StartImportOptions {
   storeLocation?: StoreLocation;
   /** Tests share one in-process bus between roles. */
   bus?: MessageBus;
-  records?: RecordsClient;
+  records?: RecordsClient & Partial<RecordsReader>;
   files?: FileStorage;
   /** Server role: also run the worker role in this process. Default: when the bus is in-process. */
   withWorker?: boolean;
@@ -80,6 +86,9 @@ interface Runtime {
   bus: MessageBus;
   records: RecordsClient;
   repo: ImportJobRepository;
+  exports: ExportJobRepository;
+  /** What export runs read records with; none when a test gives a records double without streams. */
+  reader: RecordsReader | undefined;
   importer: ChunkImporter;
   close(): Promise<void>;
 }
@@ -99,12 +108,16 @@ async function openRuntime(config: ImportConfig, logger: Logger, options: StartI
   const records: RecordsClient = options.records ?? ownedRecords!;
   const repo = new ImportJobRepository(store);
   const importer = new ChunkImporter({ repo, files, records, logger, events: new ImportEvents(bus) });
+  const given = options.records;
+  const reader: RecordsReader | undefined = ownedRecords ?? (given?.stream ? (given as RecordsReader) : undefined);
   return {
     store,
     files,
     bus,
     records,
     repo,
+    exports: new ExportJobRepository(store),
+    reader,
     importer,
     async close() {
       if (!options.bus) await bus.close();
@@ -132,7 +145,18 @@ async function startConsumers(config: ImportConfig, runtime: Runtime, logger: Lo
     const { workspaceId, jobUid } = message.payload as SplitPayload;
     await splitter.split(workspaceId, jobUid);
   });
-  return [splits, chunks];
+  const consumers = [splits, chunks];
+  if (runtime.reader) {
+    const runner = new ExportRunner({
+      repo: runtime.exports,
+      records: runtime.reader,
+      logger,
+      chunkBytes: config.EXPORT_CHUNK_KIB * 1024,
+      batchSize: config.EXPORT_BATCH_ROWS,
+    });
+    consumers.push(await runtime.bus.consume(exportQueue, (message) => runner.handle(message.payload as ExportPayload)));
+  }
+  return consumers;
 }
 
 export async function startImportService(config: ImportConfig, options: StartImportOptions = {}): Promise<RunningImportService> {
@@ -164,6 +188,14 @@ export async function startImportService(config: ImportConfig, options: StartImp
     intervalMs: config.RETENTION_SWEEP_MS,
     batchSize: config.RETENTION_BATCH_SIZE,
   });
+  const exportRetention = new ExportRetention({
+    repo: runtime.exports,
+    lease: new StoreLease(runtime.store, 'export-retention', config.RETENTION_SWEEP_MS * 3),
+    logger,
+    retentionDays: config.EXPORT_RETENTION_DAYS,
+    intervalMs: config.RETENTION_SWEEP_MS,
+    batchSize: config.RETENTION_BATCH_SIZE,
+  });
   const readerThreads = new ReaderThreads({
     ...FILE_READ_LIMITS,
     pdfInflatedBytes: config.PDF_INFLATED_MAX_MB * 1024 * 1024,
@@ -177,7 +209,10 @@ export async function startImportService(config: ImportConfig, options: StartImp
   server.addService(
     importV1.protoPath,
     importV1.ImportServiceName,
-    importHandlers({ repo: runtime.repo, files: runtime.files, logger, records: runtime.records, readers }),
+    {
+      ...importHandlers({ repo: runtime.repo, files: runtime.files, logger, records: runtime.records, readers }),
+      ...exportHandlers(new ExportRequests({ repo: runtime.exports, records: runtime.records, bus: runtime.bus, logger })),
+    },
     importCallers,
   );
   server.addService(
@@ -216,6 +251,7 @@ export async function startImportService(config: ImportConfig, options: StartImp
   }
   sweeper.start();
   retention.start();
+  exportRetention.start();
   // Not the broker: an upload's split message that cannot go out is re-published by the sweeper.
   await server.serveWhileReady([storeReadiness(runtime.store)]);
   logger.info({ uploadPort, inProcessWorker: withWorker }, 'import upload endpoint listening');
@@ -227,6 +263,7 @@ export async function startImportService(config: ImportConfig, options: StartImp
       await server.shutdown();
       await sweeper.stop();
       await retention.stop();
+      await exportRetention.stop();
       await Promise.all(consumers.map((c) => c.stop()));
       await runtime.close();
     },

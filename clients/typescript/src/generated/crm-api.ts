@@ -1128,6 +1128,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/exports/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's exports, newest first */
+        get: operations["listExports"];
+        put?: never;
+        /**
+         * Export a kind's list as CSV or JSON lines, in the background
+         * @description Answers 202 at once; poll the export until `complete`, then download it. The file holds every record matching `filter` and `search` at the moment the job starts, each exactly once whatever is written meanwhile, in `ordering` order (default newest first); `rowCount` is the list's `count` for the same filter at that moment. `fields` defaults to the list item's fields (then every custom field, as `customFields.<key>` columns). CSV: a header line of field names, CRLF line ends, tags joined by commas; cells starting with `=`, `+`, `-`, `@`, tab or CR get a leading `'`. Files are kept 7 days, then the export answers 404. A bad `filter` or `ordering`: 400 as the list's query; an unknown kind, format or field: 422.
+         */
+        post: operations["createExport"];
+        delete?: never;
+        options?: never;
+        /** The workspace's exports, newest first (headers only) */
+        head: operations["listExportsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/exports/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An export, for polling */
+        get: operations["getExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** An export, for polling (headers only) */
+        head: operations["getExportHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/exports/{id}/download/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An export's file, streamed
+         * @description `text/csv` or `application/x-ndjson` (one JSON object per line). Before the export is complete: 409.
+         */
+        get: operations["downloadExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * An export's file, streamed (headers only)
+         * @description `text/csv` or `application/x-ndjson` (one JSON object per line). Before the export is complete: 409.
+         */
+        head: operations["downloadExportHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/api/automations/rules/": {
         parameters: {
             query?: never;
@@ -7777,6 +7841,328 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailedOrKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listExports: {
+        parameters: {
+            query?: {
+                page?: number;
+                offset?: number;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of exports. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        next: string | null;
+                        previous: string | null;
+                        nextCursor: string | null;
+                        results: {
+                            /** @example exp_6f1c2b0e9d8a4c7b9e1f0a2b3c4d5e6f */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "contact" | "lead" | "account" | "opportunity";
+                            /** @enum {string} */
+                            format: "csv" | "jsonl";
+                            /** @enum {string} */
+                            status: "queued" | "processing" | "complete" | "failed";
+                            /** @description The records the file holds: the list's count for the same filter when the job started (0 until then). */
+                            rowCount: number;
+                            progressPercent: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            startedAt: string | null;
+                            /** Format: date-time */
+                            finishedAt: string | null;
+                            /** @description Why the export failed; null otherwise. */
+                            errorMessage: string | null;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createExport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    kind: "contact" | "lead" | "account" | "opportunity";
+                    /** @enum {string} */
+                    format: "csv" | "jsonl";
+                    /** @description The filter language's tree, as POST /api/{kind}/query/ takes it. */
+                    filter?: Record<string, never>;
+                    search?: string;
+                    /** @description As the query: up to 3 comma-separated fields, `-` for descending. */
+                    ordering?: string;
+                    /** @description Columns in order: list item fields or `customFields.<key>`. */
+                    fields?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The export, queued. */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example exp_6f1c2b0e9d8a4c7b9e1f0a2b3c4d5e6f */
+                        id: string;
+                        /** @enum {string} */
+                        kind: "contact" | "lead" | "account" | "opportunity";
+                        /** @enum {string} */
+                        format: "csv" | "jsonl";
+                        /** @enum {string} */
+                        status: "queued" | "processing" | "complete" | "failed";
+                        /** @description The records the file holds: the list's count for the same filter when the job started (0 until then). */
+                        rowCount: number;
+                        progressPercent: number;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        startedAt: string | null;
+                        /** Format: date-time */
+                        finishedAt: string | null;
+                        /** @description Why the export failed; null otherwise. */
+                        errorMessage: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailedOrKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listExportsHead: {
+        parameters: {
+            query?: {
+                page?: number;
+                offset?: number;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of exports. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The export id (`exp_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example exp_6f1c2b0e9d8a4c7b9e1f0a2b3c4d5e6f */
+                        id: string;
+                        /** @enum {string} */
+                        kind: "contact" | "lead" | "account" | "opportunity";
+                        /** @enum {string} */
+                        format: "csv" | "jsonl";
+                        /** @enum {string} */
+                        status: "queued" | "processing" | "complete" | "failed";
+                        /** @description The records the file holds: the list's count for the same filter when the job started (0 until then). */
+                        rowCount: number;
+                        progressPercent: number;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        startedAt: string | null;
+                        /** Format: date-time */
+                        finishedAt: string | null;
+                        /** @description Why the export failed; null otherwise. */
+                        errorMessage: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getExportHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The export id (`exp_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    downloadExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The export id (`exp_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    downloadExportHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The export id (`exp_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

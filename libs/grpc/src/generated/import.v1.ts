@@ -9,9 +9,65 @@ export interface ImportServiceMethods {
   CancelImportJob: { request: CancelImportJobRequest; response: CancelImportJobResponse };
   GetImportReportPage: { request: GetImportReportPageRequest; response: GetImportReportPageResponse };
   ImportContactsNow: { request: ImportContactsNowRequest; response: ImportContactsNowResponse };
+  CreateExport: { request: CreateExportRequest; response: ExportJobResponse };
+  GetExport: { request: GetExportRequest; response: ExportJobResponse };
+  ListExports: { request: ListExportsRequest; response: ListExportsResponse };
+  DownloadExport: { request: GetExportRequest; response: DownloadExportResponse };
 }
 
 export const ImportServiceName = 'import.v1.ImportService';
+
+export interface ExportJob {
+  /** `exp_...` */
+  id: string;
+  /** contact, lead, account, opportunity */
+  kind: string;
+  /** csv, jsonl */
+  format: string;
+  /** queued, processing, complete, failed */
+  status: string;
+  rowCount: number;
+  progressPercent: number;
+  createdAt: string;
+  startedAt: string;
+  finishedAt: string;
+  errorMessage: string;
+}
+
+export interface CreateExportRequest {
+  kind: string;
+  format: string;
+  /** The filter language's tree as JSON text; empty for none. */
+  filter: string;
+  search: string;
+  ordering: string;
+  /** Columns in order; none: the list item's fields and every custom field. */
+  fields: string[];
+}
+
+export interface GetExportRequest {
+  id: string;
+}
+
+export interface ExportJobResponse {
+  job: ExportJob | null;
+}
+
+export interface ListExportsRequest {
+  offset: number;
+  limit: number;
+}
+
+export interface ListExportsResponse {
+  total: number;
+  jobs: ExportJob[];
+}
+
+export interface DownloadExportResponse {
+  /** The first message: text/csv or application/x-ndjson, with no data. */
+  contentType: string;
+  data: Buffer;
+}
 
 export interface ImportRowError {
   /** Data-row number in the file, from 1 (the header row is not counted). */

@@ -14,6 +14,7 @@ export interface RecordsServiceMethods {
   DeleteContact: { request: DeleteContactRequest; response: DeleteContactResponse };
   ListContacts: { request: ListContactsRequest; response: ListContactsResponse };
   QueryRecords: { request: QueryRecordsRequest; response: QueryRecordsResponse };
+  StreamRecords: { request: StreamRecordsRequest; response: StreamRecordsResponse };
   AggregateRecords: { request: AggregateRecordsRequest; response: AggregateRecordsResponse };
   BatchWriteRecords: { request: BatchWriteRecordsRequest; response: BatchWriteRecordsResponse };
   BatchCreateContacts: { request: BatchCreateContactsRequest; response: BatchCreateContactsResponse };
@@ -163,6 +164,25 @@ export interface QueryRecordsRequest {
   ordering: string;
   limit: number;
   cursor: string;
+}
+
+export interface StreamRecordsRequest {
+  /** contact, lead, account or opportunity. */
+  recordType: string;
+  filter: string;
+  search: string;
+  ordering: string;
+  /** Records per message; 0 picks the default (500). */
+  batchSize: number;
+}
+
+export interface StreamRecordsResponse {
+  /** In the first message only: how many records will follow. */
+  total: number;
+  contacts: Contact[];
+  leads: Lead[];
+  accounts: Account[];
+  opportunities: Opportunity[];
 }
 
 /** `group_by`: up to 2 comma-separated select-like fields or date buckets (`closeDate:month`); `metrics`: comma-separated `count`, `sum:<f>`, `avg:<f>`, `min:<f>`, `max:<f>` (default count). The list's filters come as the kind's list request (its paging and ordering are ignored); the one of the kind asked is read. */

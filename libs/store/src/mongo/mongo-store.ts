@@ -27,9 +27,18 @@ interface MongoCollection {
 }
 
 export class MongoStoreAdapter implements StoreAdapter {
-  private readonly collections = new Map<string, Promise<MongoCollection>>();
+  private constructor(
+    private readonly connection: Connection,
+    private readonly collections = new Map<string, Promise<MongoCollection>>(),
+    /** A snapshot's session (snapshot reads: every read at one cluster time); its end instead of closing the connection. */
+    private readonly readSession: ClientSession | null = null,
+  ) {}
 
-  private constructor(private readonly connection: Connection) {}
+  /** Reads as of now until closed: a session with `snapshot: true` (MongoDB 5.0+, within its history window). */
+  async snapshot(): Promise<StoreAdapter> {
+    const session = await this.connection.startSession({ snapshot: true });
+    return new MongoStoreAdapter(this.connection, this.collections, session);
+  }
 
   static async open(
     url: string,
@@ -59,10 +68,11 @@ export class MongoStoreAdapter implements StoreAdapter {
           (await model
             .aggregate(stages as unknown as PipelineStage[])
             .option({ maxTimeMS: OPERATION_TIME_LIMIT_MS })
+            .session(this.readSession)
             .exec()) as RawDocument[]
         ).map(fromMongo);
       }
-      let cursor = bounded(model.find(whereToFilter(query.where ?? [])).sort(sortToMongo(query.sort ?? [])));
+      let cursor = bounded(model.find(whereToFilter(query.where ?? [])).sort(sortToMongo(query.sort ?? []))).session(this.readSession);
       if (query.offset) cursor = cursor.skip(query.offset);
       if (query.limit !== undefined) cursor = cursor.limit(query.limit);
       return ((await cursor.lean()) as RawDocument[]).map(fromMongo);
@@ -70,7 +80,11 @@ export class MongoStoreAdapter implements StoreAdapter {
   }
 
   async count(definition: CollectionDefinition<any>, where: Condition[]): Promise<number> {
-    return this.guard(definition, ({ model }) => bounded(model.countDocuments(whereToFilter(where))).exec());
+    return this.guard(definition, ({ model }) =>
+      bounded(model.countDocuments(whereToFilter(where)))
+        .session(this.readSession)
+        .exec(),
+    );
   }
 
   async aggregate(definition: CollectionDefinition<any>, query: AggregateQuery): Promise<AggregateResult> {
@@ -80,6 +94,7 @@ export class MongoStoreAdapter implements StoreAdapter {
         model
           .aggregate(stages as unknown as PipelineStage[])
           .option({ maxTimeMS: OPERATION_TIME_LIMIT_MS })
+          .session(this.readSession)
           .exec() as Promise<Parameters<typeof readAggregate>[1]>;
       const [groups, total] = await Promise.all([run(pipelines.groups), run(pipelines.total)]);
       return readAggregate(query, groups, total);
@@ -175,6 +190,7 @@ export class MongoStoreAdapter implements StoreAdapter {
   }
 
   async close(): Promise<void> {
+    if (this.readSession) return this.readSession.endSession();
     await this.connection.close();
   }
 

@@ -98,8 +98,47 @@ export class SqliteStoreAdapter implements StoreAdapter {
   private checkpointer: WalCheckpointer | undefined;
   private readonly keptSearches = new KeptAnswers<SearchMatches>(KEPT_SEARCHES);
 
-  private constructor(private readonly db: Database.Database) {
+  private constructor(
+    private readonly db: Database.Database,
+    private readonly file: string,
+    /** A snapshot's end (its read transaction and connection), instead of closing `db`. */
+    private readonly ending?: () => void,
+  ) {
     this.runInTransaction = db.transaction((work: () => unknown) => work());
+  }
+
+  /**
+   * Reads as of now until closed: a second, read-only connection holding one read transaction
+   * (in WAL mode, every read of a transaction sees the database as of its first read, whatever is
+   * committed meanwhile). While it is open, checkpoints cannot move past it, so the log grows
+   * with the writes made meanwhile: callers keep snapshots short (an export, seconds). A
+   * ':memory:' database has one connection only: there the "snapshot" is the live store (tests).
+   */
+  async snapshot(): Promise<StoreAdapter> {
+    return this.guard(undefined, () => {
+      if (this.file === ':memory:') {
+        const live = new SqliteStoreAdapter(this.db, this.file, () => undefined);
+        for (const [name, collection] of this.collections) live.collections.set(name, collection);
+        return live;
+      }
+      const db = keepAlive(new Database(this.file, { readonly: true, timeout: BUSY_TIMEOUT_MS }));
+      try {
+        db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+        db.exec(`PRAGMA cache_size = -${CACHE_SIZE_KIB}`);
+        db.exec('BEGIN');
+        // The read transaction, and so the snapshot, starts at the first read.
+        keepAlive(db.prepare('SELECT count(*) FROM sqlite_schema')).pluck(true).get();
+      } catch (error) {
+        db.close();
+        throw error;
+      }
+      const snapshot = new SqliteStoreAdapter(db, this.file, () => {
+        if (db.inTransaction) db.exec('ROLLBACK');
+        db.close();
+      });
+      for (const [name, collection] of this.collections) snapshot.collections.set(name, collection);
+      return snapshot;
+    });
   }
 
   /**
@@ -150,9 +189,9 @@ export class SqliteStoreAdapter implements StoreAdapter {
       if (file !== ':memory:') db.exec('PRAGMA journal_mode = WAL');
       db.exec('PRAGMA synchronous = NORMAL');
       db.exec(`PRAGMA cache_size = -${CACHE_SIZE_KIB}`);
-      if (file === ':memory:') return new SqliteStoreAdapter(db);
+      if (file === ':memory:') return new SqliteStoreAdapter(db, file);
       db.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
-      return new SqliteStoreAdapter(db);
+      return new SqliteStoreAdapter(db, file);
     } catch (error) {
       try {
         db?.close();
@@ -386,6 +425,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
     if (this.closed) return;
     this.closed = true;
     this.statements.clear();
+    if (this.ending) return this.ending();
     await this.checkpointer?.stop();
     // No `PRAGMA optimize` here: it would replace the planner statistics the schema seeds.
     this.db.close();

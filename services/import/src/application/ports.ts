@@ -2,10 +2,20 @@
 import type { CallOptions, CallerContext, recordsV1 } from '@crm/grpc';
 
 export interface RecordsClient {
-  call<K extends 'BatchCreateContacts' | 'GetContactBatch' | 'GetSource' | 'ListContacts'>(
+  call<K extends 'BatchCreateContacts' | 'GetContactBatch' | 'GetSource' | 'ListContacts' | 'QueryRecords'>(
     method: K,
     request: Partial<recordsV1.RecordsServiceMethods[K]['request']>,
     context?: Partial<CallerContext>,
     options?: CallOptions,
   ): Promise<recordsV1.RecordsServiceMethods[K]['response']>;
+}
+
+/** The records read an export's run streams (StreamRecords, a snapshot of a kind's list). */
+export interface RecordsReader {
+  stream<K extends 'StreamRecords'>(
+    method: K,
+    request: Partial<recordsV1.RecordsServiceMethods[K]['request']>,
+    context?: Partial<CallerContext>,
+    options?: CallOptions,
+  ): AsyncIterable<recordsV1.RecordsServiceMethods[K]['response']>;
 }

@@ -1,6 +1,7 @@
 /** The import service's own collections; no other service reads them. */
 import { defineCollection, leases, type StoredDocument } from '@crm/store';
 import type { ImportJobDocument } from '../domain/import-job';
+import { exportChunks, exportJobs } from './export-collections';
 
 export const importJobs = defineCollection<ImportJobDocument>({
   name: 'import_jobs',
@@ -81,4 +82,4 @@ export const activeJobs = defineCollection<ActiveJobDocument>({
   indexes: [{ fields: ['checkAt'] }],
 });
 
-export const importCollections = [importJobs, importChunks, importReportRows, activeJobs, leases];
+export const importCollections = [importJobs, importChunks, importReportRows, activeJobs, leases, exportJobs, exportChunks];

@@ -49,7 +49,8 @@ export class RecordQueries {
     return { ...result, items: await this.views(caller.workspaceId, type, result.items) };
   }
 
-  private async views<T extends RecordType>(workspaceId: string, type: T, items: unknown[]): Promise<RecordViewsByType[T][]> {
+  /** The list items of stored records (names and counts filled in). */
+  async views<T extends RecordType>(workspaceId: string, type: T, items: unknown[]): Promise<RecordViewsByType[T][]> {
     const { views } = this.context;
     switch (type) {
       case 'contact':

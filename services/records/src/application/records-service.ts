@@ -21,6 +21,7 @@ import { RecordBatches, type BatchWriteInput, type BatchWriteResult } from './re
 import { RecordAggregates, type AggregateInput, type AggregateView, type ListFiltersByType } from './record-aggregates';
 import { RecordMerges } from './record-merges';
 import { RecordQueries, type RecordQuery, type RecordViewsByType } from './record-queries';
+import { RecordStreams, type RecordStreamPart, type RecordStreamQuery } from './record-streams';
 import { RecordViews } from './record-views';
 import { RecordWriter, type EventRelay } from './record-writer';
 import type { RecordsContext } from './records-context';
@@ -60,6 +61,7 @@ export class RecordsService {
   private readonly merges: RecordMerges;
   private readonly related: RelatedLists;
   private readonly queries: RecordQueries;
+  private readonly streams: RecordStreams;
   private readonly aggregates: RecordAggregates;
   private readonly recordBatches: RecordBatches;
 
@@ -84,6 +86,7 @@ export class RecordsService {
     this.merges = new RecordMerges(context);
     this.related = new RelatedLists(context);
     this.queries = new RecordQueries(context);
+    this.streams = new RecordStreams(context, this.queries);
     this.aggregates = new RecordAggregates(context);
     this.recordBatches = new RecordBatches(context);
     this.context = context;
@@ -107,6 +110,10 @@ export class RecordsService {
   /** POST /api/{kind}/query/: the filter language over one kind's list, counted on every page. */
   queryRecords<T extends keyof RecordViewsByType>(caller: Caller, type: T, query: RecordQuery): Promise<ListResult<RecordViewsByType[T]>> {
     return this.queries.query(caller, type, query);
+  }
+  /** For exports: every record of a query, from one snapshot (record-streams.ts). */
+  streamRecords<T extends keyof RecordViewsByType>(caller: Caller, type: T, query: RecordStreamQuery): AsyncGenerator<RecordStreamPart<T>> {
+    return this.streams.stream(caller, type, query);
   }
   /** GET /api/{kind}/aggregate/: groups and metrics of one kind's list, computed by the store. */
   aggregateRecords<T extends keyof ListFiltersByType>(

@@ -10,12 +10,14 @@ import type { recordsV1, ServiceCallers } from '@crm/grpc';
 type RecordsMethod = keyof recordsV1.RecordsServiceMethods & string;
 
 const importWrites: RecordsMethod[] = ['BatchCreateContacts', 'GetContactBatch'];
+/** Exports: the query checked when the export is asked for, the snapshot read by the worker. */
+const exportReads: RecordsMethod[] = ['QueryRecords', 'StreamRecords'];
 
 export const recordsCallers: ServiceCallers<RecordsMethod> = {
   gateway: { methods: 'all', actors: ['user', 'api_key'] },
   // The server role also runs the worker role in one-process mode (npm start).
-  import: { methods: ['GetSource', 'ListContacts', ...importWrites], actors: ['user', 'api_key'] },
-  'import-worker': { methods: importWrites, actors: ['user', 'api_key'] },
+  import: { methods: ['GetSource', 'ListContacts', ...importWrites, ...exportReads], actors: ['user', 'api_key'] },
+  'import-worker': { methods: [...importWrites, ...exportReads], actors: ['user', 'api_key'] },
   'automation-worker': {
     methods: ['GetRecord', 'CreateTask', 'ListTasks', 'UpdateLead', 'UpdateContact', 'UpdateOpportunity'],
     actors: ['system'],

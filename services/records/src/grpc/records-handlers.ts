@@ -18,10 +18,13 @@ import {
   writeInput,
 } from './proto-mapping';
 import { batchWriteInput, batchWriteMessage } from './batch-mapping';
+import { recordStreamHandler } from './record-stream-handler';
 
 type M = recordsV1.RecordsServiceMethods;
 /** One handler per rpc, typed from the generated method map (its string index signature left out). */
-type Handlers = { [K in keyof M as string extends K ? never : K]: UnaryHandler<M[K]['request'], M[K]['response']> };
+type Handlers = {
+  [K in keyof M as string extends K ? never : K extends 'StreamRecords' ? never : K]: UnaryHandler<M[K]['request'], M[K]['response']>;
+};
 
 /** The caller as the gateway (or a calling service) set it in metadata; a call without a workspace is refused. */
 export function callerOf(context: CallContext): Caller {
@@ -276,7 +279,7 @@ export function recordsHandlers(service: RecordsService, feed: ChangeFeed): Serv
       return { events: page.results.map((envelope) => JSON.stringify(envelope)), nextCursor: page.nextCursor };
     },
   };
-  return handlers as ServiceHandlers;
+  return { ...(handlers as ServiceHandlers), StreamRecords: recordStreamHandler(service, callerOf) };
 }
 
 /** A list request left out of the call is a list with no filters. */

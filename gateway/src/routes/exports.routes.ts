@@ -1,0 +1,257 @@
+/**
+ * Exports: `POST /api/exports/` starts one (a job of the import service, over the bus), `GET
+ * /api/exports/` and `/api/exports/{id}/` read them, `GET /api/exports/{id}/download/` streams the
+ * file from the import service's gRPC stream into the response, one chunk in hand at a time.
+ */
+import { Router, type Request, type Response } from 'express';
+import { DomainError, type Logger } from '@crm/observability';
+import { GrpcClient, importV1 } from '@crm/grpc';
+import { MAX_SEARCH_LENGTH } from '@crm/vocabulary';
+import { z } from 'zod';
+import { GRPC_DEADLINE_MS } from '../clients/auth-client';
+import { openImportClient } from '../clients/import-client';
+import { operation, type JsonSchema, type OpenApiPaths } from '../openapi/operation';
+import { callerContext } from '../request-context';
+import { paginated, readListQuery, type ListQuery } from './records/list-query';
+import type { RouteDeps, RouteModule } from './route-module';
+import { nullIfEmpty, parseBody } from './validate';
+
+type ExportsClient = Pick<GrpcClient<importV1.ImportServiceMethods>, 'call' | 'stream'>;
+
+const KINDS = ['contact', 'lead', 'account', 'opportunity'] as const;
+const FORMATS = ['csv', 'jsonl'] as const;
+
+const exportBody = z.strictObject({
+  kind: z.enum(KINDS),
+  format: z.enum(FORMATS),
+  filter: z.record(z.string(), z.unknown()).optional(),
+  search: z.string().max(MAX_SEARCH_LENGTH).optional(),
+  ordering: z.string().optional(),
+  fields: z.array(z.string().min(1).max(200)).min(1).max(200).optional(),
+});
+
+function exportJobBody(job: importV1.ExportJob | null) {
+  if (!job) throw DomainError.notFound();
+  return {
+    id: job.id,
+    kind: job.kind,
+    format: job.format,
+    status: job.status,
+    rowCount: job.rowCount,
+    progressPercent: job.progressPercent,
+    createdAt: job.createdAt,
+    startedAt: nullIfEmpty(job.startedAt),
+    finishedAt: nullIfEmpty(job.finishedAt),
+    errorMessage: nullIfEmpty(job.errorMessage),
+  };
+}
+
+/** The list pages by offset; its cursor names the next offset (`o<n>`), so cursor clients walk it too. */
+const OFFSET_CURSOR = /^o(\d{1,9})$/;
+
+function listOffset(list: ListQuery<never>): number {
+  if (list.mode !== 'cursor') return list.offset;
+  const offset = OFFSET_CURSOR.exec(list.cursor ?? '');
+  if (!offset) throw DomainError.invalid('cursor was not made by this list.');
+  return Number(offset[1]);
+}
+
+/** Resolves when the response can take more, or is gone. */
+function writable(res: Response): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+function download(client: ExportsClient, logger: Logger) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const id = String(req.params.id);
+    const parts = client.stream('DownloadExport', { id }, callerContext(res));
+    // The first message (the content type) before any header: a 404 or 409 is still an ordinary answer.
+    const first = await parts.next();
+    if (first.done) throw DomainError.notFound();
+    res.status(200);
+    res.setHeader('content-type', first.value.contentType);
+    res.setHeader(
+      'content-disposition',
+      `attachment; filename="${id}.${first.value.contentType.startsWith('text/csv') ? 'csv' : 'jsonl'}"`,
+    );
+    try {
+      for await (const part of parts) {
+        if (res.destroyed) break;
+        if (!res.write(part.data)) await writable(res);
+      }
+      res.end();
+    } catch (err) {
+      // The status line is gone: cut the body short, so the client sees it incomplete.
+      logger.warn({ err, exportId: id }, 'export download cut short');
+      res.destroy();
+    } finally {
+      await parts.return(undefined);
+    }
+  };
+}
+
+export function exportRoutes(
+  deps: RouteDeps,
+  client: ExportsClient = openImportClient(deps.config.IMPORT_GRPC_ADDR, deps.internalTls),
+): RouteModule {
+  const options = { timeoutMs: GRPC_DEADLINE_MS };
+  const router = Router();
+
+  router.post('/api/exports', async (req, res) => {
+    const body = parseBody(exportBody, req.body ?? {});
+    const { job } = await client.call(
+      'CreateExport',
+      {
+        kind: body.kind,
+        format: body.format,
+        filter: body.filter === undefined ? '' : JSON.stringify(body.filter),
+        search: body.search ?? '',
+        ordering: body.ordering ?? '',
+        fields: body.fields ?? [],
+      },
+      callerContext(res),
+      options,
+    );
+    res.status(202).json(exportJobBody(job));
+  });
+
+  router.get('/api/exports', async (req, res) => {
+    const list = readListQuery<never>(req, [], { cursor: true });
+    const offset = listOffset(list);
+    const answer = await client.call('ListExports', { offset, limit: list.limit }, callerContext(res), options);
+    const next = offset + list.limit < answer.total ? `o${offset + list.limit}` : '';
+    res.json(paginated(req, deps.config, { ...list, offset }, answer.total, answer.jobs.map(exportJobBody), next));
+  });
+
+  router.get('/api/exports/:id', async (req, res) => {
+    const { job } = await client.call('GetExport', { id: String(req.params.id) }, callerContext(res), options);
+    res.json(exportJobBody(job));
+  });
+
+  router.get('/api/exports/:id/download', download(client, deps.logger));
+
+  return { name: 'exports', access: 'authenticated', router, paths: exportPaths };
+}
+
+const exportJobSchema: JsonSchema = {
+  type: 'object',
+  required: ['id', 'kind', 'format', 'status', 'rowCount', 'progressPercent', 'createdAt', 'startedAt', 'finishedAt', 'errorMessage'],
+  properties: {
+    id: { type: 'string', examples: ['exp_6f1c2b0e9d8a4c7b9e1f0a2b3c4d5e6f'] },
+    kind: { type: 'string', enum: [...KINDS] },
+    format: { type: 'string', enum: [...FORMATS] },
+    status: { type: 'string', enum: ['queued', 'processing', 'complete', 'failed'] },
+    rowCount: {
+      type: 'integer',
+      description: "The records the file holds: the list's count for the same filter when the job started (0 until then).",
+    },
+    progressPercent: { type: 'integer', minimum: 0, maximum: 100 },
+    createdAt: { type: 'string', format: 'date-time' },
+    startedAt: { type: ['string', 'null'], format: 'date-time' },
+    finishedAt: { type: ['string', 'null'], format: 'date-time' },
+    errorMessage: { type: ['string', 'null'], description: 'Why the export failed; null otherwise.' },
+  },
+  additionalProperties: false,
+};
+
+const idParameter = { name: 'id', in: 'path', required: true, description: 'The export id (`exp_...`).', schema: { type: 'string' } };
+
+const exportPaths: OpenApiPaths = {
+  '/api/exports/': {
+    post: operation({
+      operationId: 'createExport',
+      summary: "Export a kind's list as CSV or JSON lines, in the background",
+      description:
+        "Answers 202 at once; poll the export until `complete`, then download it. The file holds every record matching `filter` and `search` at the moment the job starts, each exactly once whatever is written meanwhile, in `ordering` order (default newest first); `rowCount` is the list's `count` for the same filter at that moment. `fields` defaults to the list item's fields (then every custom field, as `customFields.<key>` columns). CSV: a header line of field names, CRLF line ends, tags joined by commas; cells starting with `=`, `+`, `-`, `@`, tab or CR get a leading `'`. Files are kept 7 days, then the export answers 404. A bad `filter` or `ordering`: 400 as the list's query; an unknown kind, format or field: 422.",
+      tags: ['exports'],
+      authenticated: true,
+      requestBody: {
+        type: 'object',
+        required: ['kind', 'format'],
+        properties: {
+          kind: { type: 'string', enum: [...KINDS] },
+          format: { type: 'string', enum: [...FORMATS] },
+          filter: { type: 'object', description: "The filter language's tree, as POST /api/{kind}/query/ takes it." },
+          search: { type: 'string', maxLength: MAX_SEARCH_LENGTH },
+          ordering: { type: 'string', description: 'As the query: up to 3 comma-separated fields, `-` for descending.' },
+          fields: {
+            type: 'array',
+            items: { type: 'string' },
+            minItems: 1,
+            description: 'Columns in order: list item fields or `customFields.<key>`.',
+          },
+        },
+        additionalProperties: false,
+      },
+      responses: { 202: { description: 'The export, queued.', schema: exportJobSchema } },
+    }),
+    get: operation({
+      operationId: 'listExports',
+      summary: "The workspace's exports, newest first",
+      tags: ['exports'],
+      authenticated: true,
+      parameters: [
+        { name: 'page', in: 'query', required: false, schema: { type: 'integer', minimum: 1 } },
+        { name: 'offset', in: 'query', required: false, schema: { type: 'integer', minimum: 0 } },
+        { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1 } },
+        { name: 'cursor', in: 'query', required: false, schema: { type: 'string' } },
+      ],
+      responses: {
+        200: {
+          description: 'A page of exports.',
+          schema: {
+            type: 'object',
+            required: ['count', 'next', 'previous', 'results', 'nextCursor'],
+            properties: {
+              count: { type: 'integer' },
+              next: { type: ['string', 'null'] },
+              previous: { type: ['string', 'null'] },
+              nextCursor: { type: ['string', 'null'] },
+              results: { type: 'array', items: exportJobSchema },
+            },
+          },
+        },
+      },
+    }),
+  },
+  '/api/exports/{id}/': {
+    get: operation({
+      operationId: 'getExport',
+      summary: 'An export, for polling',
+      tags: ['exports'],
+      authenticated: true,
+      parameters: [idParameter],
+      responses: { 200: { description: 'The export.', schema: exportJobSchema } },
+      errors: [404],
+    }),
+  },
+  '/api/exports/{id}/download/': {
+    get: fileResponse(
+      operation({
+        operationId: 'downloadExport',
+        summary: "An export's file, streamed",
+        description: '`text/csv` or `application/x-ndjson` (one JSON object per line). Before the export is complete: 409.',
+        tags: ['exports'],
+        authenticated: true,
+        parameters: [idParameter],
+        responses: { 200: { description: 'The file.' } },
+        errors: [404, 409],
+      }),
+    ),
+  },
+};
+
+/** The operation's 200 as the file in either format. */
+function fileResponse(op: Record<string, unknown>): Record<string, unknown> {
+  const responses = op.responses as Record<string, Record<string, unknown>>;
+  const text = { schema: { type: 'string' } };
+  return { ...op, responses: { ...responses, 200: { ...responses['200'], content: { 'text/csv': text, 'application/x-ndjson': text } } } };
+}

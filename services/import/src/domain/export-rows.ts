@@ -1,0 +1,51 @@
+/**
+ * How records become the lines of an export file: a list item's fields (or the columns asked
+ * for), as CSV (RFC 4180, CRLF, a header line of field names) or as one JSON object per line.
+ * CSV cells that a spreadsheet would run as a formula (starting with =, +, -, @, tab or CR) get a
+ * leading apostrophe; numbers and booleans are written as they are, never as formulas.
+ */
+import { LINKED_NAME_FIELDS } from '@crm/vocabulary';
+import type { ExportFormat } from './export-job';
+
+export type RecordMessage = Record<string, unknown>;
+
+/** The public value of one field of a record message, as the gateway's list item has it. */
+export function fieldValue(record: RecordMessage, field: string): unknown {
+  if (field.startsWith('customFields.')) {
+    const custom = record.customFields as Record<string, unknown> | undefined;
+    return custom?.[field.slice('customFields.'.length)] ?? null;
+  }
+  const idField = LINKED_NAME_FIELDS[field];
+  if (idField && (record[idField] === undefined || record[idField] === null || !record[field])) return null;
+  return record[field] ?? null;
+}
+
+const FORMULA_START = /^[=+\-@\t\r]/;
+const NEEDS_QUOTES = /[",\r\n]/;
+
+export function csvCell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  let text: string;
+  if (typeof value === 'number' || typeof value === 'boolean') text = String(value);
+  else {
+    text = Array.isArray(value) ? value.map(String).join(',') : typeof value === 'object' ? JSON.stringify(value) : String(value);
+    if (FORMULA_START.test(text)) text = `'${text}`;
+  }
+  return NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+export function csvLine(cells: unknown[]): string {
+  return `${cells.map(csvCell).join(',')}\r\n`;
+}
+
+/** What the file starts with: the header line of a CSV, nothing for JSON lines. */
+export function fileHeader(format: ExportFormat, fields: readonly string[]): string {
+  return format === 'csv' ? `${fields.map((field) => csvCell(field)).join(',')}\r\n` : '';
+}
+
+export function recordLine(format: ExportFormat, fields: readonly string[], record: RecordMessage): string {
+  if (format === 'csv') return csvLine(fields.map((field) => fieldValue(record, field)));
+  const object: Record<string, unknown> = {};
+  for (const field of fields) object[field] = fieldValue(record, field);
+  return `${JSON.stringify(object)}\n`;
+}
