@@ -78,8 +78,6 @@ const accountTable = fromTable<AccountFilter>(ACCOUNT_FIELDS, [
   orderingParameter(ORDERINGS.account),
 ]);
 
-export const accountFields = accountTable.responseFields;
-
 export const accountKind: RecordKind<AccountFilter> = {
   singular: 'account',
   plural: 'accounts',

@@ -67,7 +67,7 @@ const leadTable = fromTable<LeadFilter>(LEAD_FIELDS, [
   orderingParameter(ORDERINGS.lead),
 ]);
 
-export const leadFields = leadTable.responseFields;
+const leadFields = leadTable.responseFields;
 
 export const leadKind: RecordKind<LeadFilter> = {
   singular: 'lead',

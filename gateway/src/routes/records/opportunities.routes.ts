@@ -92,8 +92,6 @@ const opportunityTable = fromTable<OpportunityFilter>(OPPORTUNITY_FIELDS, [
   orderingParameter(ORDERINGS.opportunity),
 ]);
 
-export const opportunityFields = opportunityTable.responseFields;
-
 export const opportunityKind: RecordKind<OpportunityFilter> = {
   singular: 'opportunity',
   plural: 'opportunities',
