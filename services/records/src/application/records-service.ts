@@ -24,6 +24,8 @@ import { RecordQueries, type RecordQuery, type RecordViewsByType } from './recor
 import { RecordViews } from './record-views';
 import { RecordWriter, type EventRelay } from './record-writer';
 import type { RecordsContext } from './records-context';
+import { AuditLog, type AuditEntryView } from './audit-log';
+import type { AuditFilters } from '../store/audit-repository';
 import { RelatedLists, type TaskInput } from './related-lists';
 import { SuppressionList } from './suppression-list';
 import { SuppressionRepository } from '../store/suppression-repository';
@@ -62,6 +64,8 @@ export class RecordsService {
   private readonly queries: RecordQueries;
   private readonly aggregates: RecordAggregates;
   private readonly recordBatches: RecordBatches;
+  /** The audit log's reads; also the privacy operations' audit trail (index.ts). */
+  readonly auditLog: AuditLog;
 
   constructor(deps: RecordsServiceDeps) {
     const clock = deps.clock ?? systemClock;
@@ -86,6 +90,7 @@ export class RecordsService {
     this.queries = new RecordQueries(context);
     this.aggregates = new RecordAggregates(context);
     this.recordBatches = new RecordBatches(context);
+    this.auditLog = new AuditLog(context);
     this.context = context;
   }
 
@@ -116,6 +121,14 @@ export class RecordsService {
     input: AggregateInput,
   ): Promise<AggregateView> {
     return this.aggregates.aggregate(caller, type, filters, input);
+  }
+  /** GET /api/audit-log/ (admins: the gateway checks). */
+  listAuditEntries(caller: Caller, filters: AuditFilters, paging: Paging): Promise<ListResult<AuditEntryView>> {
+    return this.auditLog.list(caller, filters, paging);
+  }
+  /** GET /api/{kind}/{id}/history/. */
+  recordHistory(caller: Caller, recordKind: string, recordId: string, paging: Paging): Promise<ListResult<AuditEntryView>> {
+    return this.auditLog.history(caller, recordKind, recordId, paging);
   }
   /** POST /api/{kind}/batch/: creates, updates or upserts of one kind, each as a single write would, in one commit. */
   batchWriteRecords(caller: Caller, input: BatchWriteInput): Promise<BatchWriteResult> {
