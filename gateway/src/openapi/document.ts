@@ -69,6 +69,11 @@ const COMPONENTS = {
         after: { type: 'array', items: { type: 'string' } },
         types: { type: 'array', items: { type: 'string' } },
         limit: { type: 'array', items: { type: 'string' } },
+        // The audit log's (GET /api/audit-log/; `after` as above).
+        before: { type: 'array', items: { type: 'string' } },
+        recordKind: { type: 'array', items: { type: 'string' } },
+        actorType: { type: 'array', items: { type: 'string' } },
+        action: { type: 'array', items: { type: 'string' } },
       },
       additionalProperties: false,
       examples: [{ filter: ['filter.and[0].field: unknown field "colour".'] }],
@@ -179,7 +184,7 @@ const COMPONENTS = {
   responses: {
     BadRequest: {
       description:
-        'Malformed JSON, a wrong content type, or an invalid parameter: `{"detail"}`, or `{"filter": [...]}` / `{"ordering": [...]}` for a refused filter or ordering of a record list, `{"groupBy": [...]}` / `{"metrics": [...]}` for a refused aggregate, `{"after"|"types"|"limit": [...]}` for the change feed.',
+        'Malformed JSON, a wrong content type, or an invalid parameter: `{"detail"}`, or `{"filter": [...]}` / `{"ordering": [...]}` for a refused filter or ordering of a record list, `{"groupBy": [...]}` / `{"metrics": [...]}` for a refused aggregate, `{"after"|"types"|"limit": [...]}` for the change feed, `{"recordKind"|"actorType"|"action"|"after"|"before": [...]}` for the audit log.',
       headers: rateLimitHeaders(),
       content: {
         'application/json': {
