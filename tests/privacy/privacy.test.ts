@@ -167,7 +167,12 @@ describe('privacy export and erasure', () => {
     expect(bundle.body).toEqual(expect.objectContaining({ notes: [], emails: [] }));
     // The audit log's entries about them: each creation, with its values.
     const audited = bundle.body.auditEntries.map((e: any) => [e.recordId, e.action]).sort();
-    expect(audited).toEqual([[person.contact.id, 'created'], [person.lead.id, 'created']].sort());
+    expect(audited).toEqual(
+      [
+        [person.contact.id, 'created'],
+        [person.lead.id, 'created'],
+      ].sort(),
+    );
     const created = bundle.body.auditEntries.find((e: any) => e.recordId === person.contact.id);
     expect(created.changes.email).toEqual({ from: null, to: email });
     expect(created.actor).toEqual({ type: 'user', id: owner.user.id, name: expect.any(String) });

@@ -161,7 +161,13 @@ const PATHS: Array<[string, () => Promise<Expected>]> = [
       return {
         requestId: response.headers['x-request-id']!,
         entries: [
-          { recordId: lead.id, recordKind: 'lead', action: 'updated', actor: byKey(), changes: { company: { from: 'Before Co', to: 'After Co' } } },
+          {
+            recordId: lead.id,
+            recordKind: 'lead',
+            action: 'updated',
+            actor: byKey(),
+            changes: { company: { from: 'Before Co', to: 'After Co' } },
+          },
         ],
       };
     },
@@ -189,7 +195,12 @@ const PATHS: Array<[string, () => Promise<Expected>]> = [
   [
     'a batch creates two leads',
     async () => {
-      const records = [1, 2].map((n) => ({ firstName: `Batch${n}`, lastName: 'Lead', email: `batch-${n}-${unique()}@example.com`, company: 'B' }));
+      const records = [1, 2].map((n) => ({
+        firstName: `Batch${n}`,
+        lastName: 'Lead',
+        email: `batch-${n}-${unique()}@example.com`,
+        company: 'B',
+      }));
       const response = await owner.api.post('/api/leads/batch/', { operation: 'create', records });
       expect(response.status).toBe(200);
       return {
@@ -275,7 +286,10 @@ const PATHS: Array<[string, () => Promise<Expected>]> = [
             recordKind: 'lead',
             action: 'converted',
             actor: byUser(),
-            changes: expect.objectContaining({ status: { from: lead.status, to: 'converted' }, convertedContactId: { from: null, to: contactId } }),
+            changes: expect.objectContaining({
+              status: { from: lead.status, to: 'converted' },
+              convertedContactId: { from: null, to: contactId },
+            }),
           },
           {
             recordId: contactId,
@@ -362,7 +376,12 @@ describe('a write that does not commit leaves no entry', () => {
     const invalid = await owner.api.post('/api/contacts/', { firstName: 'No', email: 'not-an-email' });
     expect(invalid.status).toBe(422);
     // The entry is staged with the record; the store refuses the commit on the unique index, so neither lands.
-    const clash = await owner.api.post('/api/contacts/', { firstName: 'Clash', lastName: 'X', email: `c-${unique()}@example.com`, externalId: contact.externalId });
+    const clash = await owner.api.post('/api/contacts/', {
+      firstName: 'Clash',
+      lastName: 'X',
+      email: `c-${unique()}@example.com`,
+      externalId: contact.externalId,
+    });
     expect(clash.status).toBe(422);
     expect(Object.keys(clash.body)).toEqual(['externalId']);
     for (const response of [stale, invalid, clash]) expect(await entriesOf(response.headers['x-request-id']!)).toEqual([]);
@@ -448,7 +467,10 @@ describe('the admin list', () => {
       role: 'member',
     });
     expect(invited.status).toBe(201);
-    const accepted = await t.api.post('/api/auth/invitations/accept/', { token: invited.body.inviteToken, password: 'a member password 123' });
+    const accepted = await t.api.post('/api/auth/invitations/accept/', {
+      token: invited.body.inviteToken,
+      password: 'a member password 123',
+    });
     expect(accepted.status).toBe(200);
     const member = await t.api.get('/api/audit-log/', { token: accepted.body.access });
     expect(member.status).toBe(403);

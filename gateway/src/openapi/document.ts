@@ -249,6 +249,10 @@ export const TAGS = [
   { name: 'accounts', description: 'Companies, with their contacts.' },
   { name: 'opportunities', description: 'Deals and their stages.' },
   { name: 'activities', description: "A record's activity log and notes." },
+  {
+    name: 'audit log',
+    description: "Every change to a record with the before and after of each field (admins); a record's own history is under its kind.",
+  },
   { name: 'tasks', description: 'To-dos attached to records.' },
   { name: 'sources', description: 'Lead and contact sources.' },
   { name: 'import', description: 'CSV imports of contacts: asynchronous jobs and the synchronous import.' },

@@ -73,10 +73,15 @@ export async function startRecordsService(config: RecordsConfig, options: StartR
   }
   const users = options.users ?? new AuthUserDirectory(config.AUTH_GRPC_ADDR, tls, logger);
   const service = new RecordsService({ repository: new RecordsRepository(store), users, relay, privacyHashKey: config.PRIVACY_HASH_KEY });
-  const retention = new RetentionSweeper(store, recordsRetentionRules(config.BATCH_RESULT_RETENTION_DAYS, config.AUDIT_RETENTION_DAYS), logger, {
-    intervalMs: config.RETENTION_SWEEP_MS,
-    batchSize: config.RETENTION_BATCH_SIZE,
-  });
+  const retention = new RetentionSweeper(
+    store,
+    recordsRetentionRules(config.BATCH_RESULT_RETENTION_DAYS, config.AUDIT_RETENTION_DAYS),
+    logger,
+    {
+      intervalMs: config.RETENTION_SWEEP_MS,
+      batchSize: config.RETENTION_BATCH_SIZE,
+    },
+  );
   server.addService(
     recordsV1.protoPath,
     recordsV1.RecordsServiceName,

@@ -42,7 +42,7 @@ const actorSchema: JsonSchema = {
   additionalProperties: false,
   properties: {
     type: t.choice(ACTOR_TYPES),
-    id: t.string('A user id, the API key id (`key_...`) for a key\'s writes, or the system actor (automation).'),
+    id: t.string("A user id, the API key id (`key_...`) for a key's writes, or the system actor (automation)."),
     name: t.string("The user's or key's name; empty for the system actor or a name no longer known."),
   },
 };
@@ -135,7 +135,14 @@ export function auditRoutes(
     router.get(`${kind.path}/:id/history`, async (req, res) => {
       const id = pathId(req.params.id);
       const list = readListQuery(req, [], { cursor: true });
-      const request = { history: true, recordKind: kind.singular, recordId: id, offset: list.offset, limit: list.limit, cursor: list.cursor ?? '' };
+      const request = {
+        history: true,
+        recordKind: kind.singular,
+        recordId: id,
+        offset: list.offset,
+        limit: list.limit,
+        cursor: list.cursor ?? '',
+      };
       const answer = await call('ListAuditEntries', request, res);
       const entries = await renderEntries(auth, res, answer.entries as AuditEntryMessage[]);
       res.json(paginated(req, config, list, answer.total as number, entries, answer.nextCursor as string));
@@ -154,7 +161,7 @@ export function auditRoutes(
         roles: ['admin'],
         parameters: listParameters(
           [
-            { name: 'recordId', description: 'One record\'s entries.', schema: t.string() },
+            { name: 'recordId', description: "One record's entries.", schema: t.string() },
             { name: 'recordKind', description: 'One kind of record.', schema: t.choice(RECORD_KINDS) },
             { name: 'actorType', description: 'Who acted.', schema: t.choice(ACTOR_TYPES) },
             { name: 'actorId', description: 'A user id, an API key id (`key_...`), or the system actor.', schema: t.string() },

@@ -22,6 +22,7 @@ export const auditEntries = defineCollection<AuditEntryDocument>({
     { fields: ['occurredAt'] },
     { fields: ['recordId', 'occurredAt'] },
     { fields: ['recordKind', 'occurredAt'] },
+    { fields: ['actorType', 'occurredAt'] },
     { fields: ['actorId', 'occurredAt'] },
     { fields: ['action', 'occurredAt'] },
     { fields: ['requestId', 'occurredAt'] },
