@@ -65,6 +65,8 @@ describeInBrowser('the API reference in a browser', () => {
     await dialog.locator('.auth-btn-wrapper button.authorize').click();
     await dialog.locator('button.btn-done').click();
 
+    // Tags start collapsed: open the auth tag, then the operation.
+    await page.locator('h3.opblock-tag[data-tag="auth"]').click();
     const operation = page.locator('#operations-auth-getCurrentUser');
     await operation.locator('.opblock-summary').click();
     await operation.locator('button.try-out__btn').click();
