@@ -6,8 +6,13 @@
  * write's X-Request-Id; a write that does not commit leaves none. Then the admin list's filters and
  * cursors, admins only, and a record's history. Every answer is checked against the OpenAPI document.
  */
+import { join } from 'node:path';
+import { checkHealth } from '@crm/grpc';
+import { ApiClient } from '../support/api-client';
+import { healthOf } from '../support/internal-tls';
 import { multipartBody } from '../support/multipart';
 import { startTestCluster, type TestCluster } from '../support/cluster';
+import { freePort, SiblingProcess, waitUntil } from '../support/sibling-process';
 import { createContact, createLead, unique, workspace, type Workspace } from './records-fixtures';
 
 jest.setTimeout(180_000);
@@ -387,6 +392,66 @@ describe('a write that does not commit leaves no entry', () => {
     for (const response of [stale, invalid, clash]) expect(await entriesOf(response.headers['x-request-id']!)).toEqual([]);
     const history = await owner.api.get(`/api/contacts/${contact.id}/history/`);
     expect(history.body.results.map((e: Entry) => e.action)).toEqual(['created']);
+  });
+});
+
+describe('records killed between the write and the answer', () => {
+  it('every PATCH in flight either committed with its entry or left neither', async () => {
+    // A second records replica on the same store, behind its own gateway, killed (SIGKILL) while PATCHes are in flight.
+    const recordsPort = await freePort();
+    const records2 = SiblingProcess.start(t.cluster, 'records', 'records-audit-kill', { GRPC_PORT: String(recordsPort) });
+    let gateway2: SiblingProcess | undefined;
+    try {
+      await waitUntil(
+        'records-audit-kill gRPC health',
+        () => checkHealth(healthOf(t.cluster, `127.0.0.1:${recordsPort}`, 'records')),
+        60_000,
+      );
+      const gatewayPort = await freePort();
+      gateway2 = SiblingProcess.start(t.cluster, 'gateway-1', 'gateway-audit-kill', {
+        CRM_PORT: String(gatewayPort),
+        CRM_DATA_DIR: join(t.cluster.dataDir, 'gateway-audit-kill'),
+        RECORDS_GRPC_ADDR: `127.0.0.1:${recordsPort}`,
+      });
+      const second = new ApiClient(`https://localhost:${gatewayPort}`, t.cluster.ca);
+      await waitUntil('the second gateway', async () => (await second.get('/readyz')).status === 200, 60_000);
+      const api2 = second.withToken(owner.access);
+      const targets = await Promise.all(Array.from({ length: 80 }, () => createContact(owner)));
+      const sent: Array<{ id: string; requestId: string; title: string; status: number }> = [];
+      let answered = 0;
+      let killed: Promise<void> | undefined;
+      // Eight writers, each PATCHing its contacts one after another; records is killed once ten answers are in, so some are mid-flight.
+      const writer = async (w: number) => {
+        for (let i = w; i < targets.length && !killed; i += 8) {
+          const s = { id: targets[i].id as string, requestId: `kill-${unique()}-${i}`, title: `Killed ${i}`, status: 0 };
+          sent.push(s);
+          s.status = await api2
+            .patch(`/api/contacts/${s.id}/`, { title: s.title }, { headers: { 'x-request-id': s.requestId } })
+            .then((r) => r.status)
+            .catch(() => 0);
+          answered += 1;
+          if (answered === 10) killed = records2.stop('SIGKILL');
+        }
+      };
+      await Promise.all(Array.from({ length: 8 }, (_, w) => writer(w)));
+      await killed;
+      let committed = 0;
+      for (const s of sent) {
+        const record = (await owner.api.get(`/api/contacts/${s.id}/`)).body;
+        const entries = await entriesOf(s.requestId);
+        const landed = record.title === s.title;
+        if (landed) committed += 1;
+        // The change and its entry committed together, or neither did; a 200 always means both.
+        expect([s.requestId, landed, entries.length]).toEqual([s.requestId, landed, landed ? 1 : 0]);
+        if (s.status === 200) expect(landed).toBe(true);
+      }
+      expect(committed).toBeGreaterThanOrEqual(10);
+      // Not every PATCH got through: the kill came before some of them committed.
+      expect(committed).toBeLessThan(sent.length);
+    } finally {
+      await gateway2?.stop();
+      if (records2.running) await records2.stop('SIGKILL');
+    }
   });
 });
 
