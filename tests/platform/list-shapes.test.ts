@@ -65,7 +65,14 @@ describe("every list answers with the top-level keys of the spec's kind of list"
     // One record behind every path parameter the lists take.
     const suffix = randomBytes(4).toString('hex');
     const accountId = await created('/api/accounts/', { name: `Shapes ${suffix}` });
-    await created('/api/contacts/', { firstName: 'Ada', lastName: 'Shape', email: `ada-${suffix}@example.com`, accountId });
+    const contactId = await created('/api/contacts/', {
+      firstName: 'Ada',
+      lastName: 'Shape',
+      email: `ada-${suffix}@example.com`,
+      accountId,
+    });
+    const leadId = await created('/api/leads/', { firstName: 'Lee', lastName: 'Shape', email: `lee-${suffix}@example.com` });
+    const opportunityId = await created('/api/opportunities/', { name: `Deal ${suffix}`, accountId });
     const ruleId = await created('/api/automations/rules/', {
       name: 'Shapes',
       trigger: 'lead_created',
@@ -76,6 +83,10 @@ describe("every list answers with the top-level keys of the spec's kind of list"
       '/api/automations/rules/{id}/logs/': ruleId,
       '/api/accounts/{id}/contacts/': accountId,
       '/api/settings/webhooks/{id}/deliveries/': webhookId,
+      '/api/contacts/{id}/history/': contactId,
+      '/api/leads/{id}/history/': leadId,
+      '/api/accounts/{id}/history/': accountId,
+      '/api/opportunities/{id}/history/': opportunityId,
     };
 
     const seen: Array<[string, string[]]> = [];

@@ -143,7 +143,18 @@ describe('privacy export and erasure', () => {
     ]);
     const delivered = bundle.body.webhookDeliveries.map((d: any) => d.payload.data.record.id).sort();
     expect(delivered).toEqual([person.contact.id, person.lead.id].sort());
-    expect(bundle.body).toEqual(expect.objectContaining({ notes: [], auditEntries: [], emails: [] }));
+    expect(bundle.body).toEqual(expect.objectContaining({ notes: [], emails: [] }));
+    // The audit log's entries about them: each creation, with its values.
+    const audited = bundle.body.auditEntries.map((e: any) => [e.recordId, e.action]).sort();
+    expect(audited).toEqual(
+      [
+        [person.contact.id, 'created'],
+        [person.lead.id, 'created'],
+      ].sort(),
+    );
+    const created = bundle.body.auditEntries.find((e: any) => e.recordId === person.contact.id);
+    expect(created.changes.email).toEqual({ from: null, to: email });
+    expect(created.actor).toEqual({ type: 'user', id: owner.user.id, name: expect.any(String) });
   });
 
   it('erases the person and answers a receipt counting each kind', async () => {
@@ -151,7 +162,31 @@ describe('privacy export and erasure', () => {
     expect(response.status).toBe(200);
     receipt = response.body;
     expect(receipt.email).toBe(email);
-    expect(receipt.counts).toEqual({ ...ZERO, contacts: 1, leads: 1, tasks: 1, activities: 2, importRows: 1, webhookDeliveries: 2 });
+    expect(receipt.counts).toEqual({
+      ...ZERO,
+      contacts: 1,
+      leads: 1,
+      tasks: 1,
+      activities: 2,
+      auditEntries: 2,
+      importRows: 1,
+      webhookDeliveries: 2,
+    });
+  });
+
+  it('keeps the audit entries about the erased records with their ids, every value blanked, and adds an `erased` entry', async () => {
+    for (const recordId of [person.contact.id, person.lead.id]) {
+      const log = await api.get(`/api/audit-log/?recordId=${recordId}`);
+      expect(log.status).toBe(200);
+      expect(log.body.results.map((e: any) => e.action)).toEqual(['erased', 'created']);
+      const text = JSON.stringify(log.body.results);
+      expect(text.toLowerCase()).not.toContain(email.toLowerCase());
+      expect(text).not.toContain('Erasable');
+      for (const entry of log.body.results)
+        for (const change of Object.values(entry.changes) as { from: unknown; to: unknown }[])
+          for (const value of [change.from, change.to]) expect([null, '[erased]']).toContain(value);
+      expect(log.body.results[1].changes.email).toEqual({ from: null, to: '[erased]' });
+    }
   });
 
   it('leaves nothing a single-record read, a list, a query, a search or an aggregate finds, on either records replica', async () => {

@@ -40,6 +40,8 @@ export const ROUTE_FAMILIES: Readonly<Record<string, PrefixRule>> = {
   '/api/auth': 'none',
   // A user's own sessions: keys have none.
   '/api/auth/logout-all': 'closed',
+  // The audit log: for a logged-in admin only (a record's history is its family's read).
+  '/api/audit-log': 'closed',
   // Privacy export, erasure and suppressions: for a logged-in admin only.
   '/api/privacy': 'closed',
   '/api/settings': 'settings',

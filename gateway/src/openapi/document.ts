@@ -69,6 +69,11 @@ const COMPONENTS = {
         after: { type: 'array', items: { type: 'string' } },
         types: { type: 'array', items: { type: 'string' } },
         limit: { type: 'array', items: { type: 'string' } },
+        // The audit log's (GET /api/audit-log/; `after` as above).
+        before: { type: 'array', items: { type: 'string' } },
+        recordKind: { type: 'array', items: { type: 'string' } },
+        actorType: { type: 'array', items: { type: 'string' } },
+        action: { type: 'array', items: { type: 'string' } },
       },
       additionalProperties: false,
       examples: [{ filter: ['filter.and[0].field: unknown field "colour".'] }],
@@ -179,7 +184,7 @@ const COMPONENTS = {
   responses: {
     BadRequest: {
       description:
-        'Malformed JSON, a wrong content type, or an invalid parameter: `{"detail"}`, or `{"filter": [...]}` / `{"ordering": [...]}` for a refused filter or ordering of a record list, `{"groupBy": [...]}` / `{"metrics": [...]}` for a refused aggregate, `{"after"|"types"|"limit": [...]}` for the change feed.',
+        'Malformed JSON, a wrong content type, or an invalid parameter: `{"detail"}`, or `{"filter": [...]}` / `{"ordering": [...]}` for a refused filter or ordering of a record list, `{"groupBy": [...]}` / `{"metrics": [...]}` for a refused aggregate, `{"after"|"types"|"limit": [...]}` for the change feed, `{"recordKind"|"actorType"|"action"|"after"|"before": [...]}` for the audit log.',
       headers: rateLimitHeaders(),
       content: {
         'application/json': {
@@ -244,6 +249,10 @@ export const TAGS = [
   { name: 'accounts', description: 'Companies, with their contacts.' },
   { name: 'opportunities', description: 'Deals and their stages.' },
   { name: 'activities', description: "A record's activity log and notes." },
+  {
+    name: 'audit log',
+    description: "Every change to a record with the before and after of each field (admins); a record's own history is under its kind.",
+  },
   { name: 'tasks', description: 'To-dos attached to records.' },
   { name: 'sources', description: 'Lead and contact sources.' },
   { name: 'import', description: 'CSV imports of contacts: asynchronous jobs and the synchronous import.' },

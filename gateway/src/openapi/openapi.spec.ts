@@ -39,8 +39,8 @@ describe('the OpenAPI document', () => {
       for (const [method, op] of Object.entries(operations)) {
         if ((op.security as unknown[]).length === 0 || path === '/api/auth/logout-all/') continue;
         const settingsWrite = method !== 'get' && method !== 'head' && path.startsWith('/api/settings/');
-        // The privacy operations state their roles themselves: admins only, reads included.
-        const adminOnly = settingsWrite || path.startsWith('/api/privacy/');
+        // The privacy operations and the audit log state their roles themselves: admins only, reads included.
+        const adminOnly = settingsWrite || path.startsWith('/api/privacy/') || path === '/api/audit-log/';
         expect([`${method} ${path}`, op['x-roles']]).toEqual([`${method} ${path}`, adminOnly ? ['admin'] : ['admin', 'member', 'apiKey']]);
         if (settingsWrite) expect(op.responses).toHaveProperty('403');
       }

@@ -12,6 +12,8 @@ export const recordsConfigSchema = z
     AUTH_GRPC_ADDR: env.grpcAddress('127.0.0.1:50051'),
     /** Days the answer of a processed import chunk (BatchCreateContacts by idempotency key) is kept. */
     BATCH_RESULT_RETENTION_DAYS: env.days(7),
+    /** Days audit log entries are kept (contract decisions: 365). */
+    AUDIT_RETENTION_DAYS: env.days(365),
     /**
      * The suppression list's HMAC key (at least 32 characters; a Secret in Kubernetes). Unset: a
      * random key kept in the records store, made on first use (docs/privacy.md).

@@ -3,7 +3,6 @@ import { GrpcServer, healthListenAddress, internalTlsFor, privacyV1, recordsV1, 
 import { createLogger, type Logger } from '@crm/observability';
 import { locationFromEnv, openStoreWhenReachable, RetentionSweeper, type DocumentStore, type StoreLocation } from '@crm/store';
 import { ChangeFeed } from './application/change-feed';
-import { NO_AUDIT_TRAIL } from './application/person-audit-trail';
 import { PersonData } from './application/person-data';
 import { RecordsService } from './application/records-service';
 import type { RecordsConfig } from './config';
@@ -74,17 +73,22 @@ export async function startRecordsService(config: RecordsConfig, options: StartR
   }
   const users = options.users ?? new AuthUserDirectory(config.AUTH_GRPC_ADDR, tls, logger);
   const service = new RecordsService({ repository: new RecordsRepository(store), users, relay, privacyHashKey: config.PRIVACY_HASH_KEY });
-  const retention = new RetentionSweeper(store, recordsRetentionRules(config.BATCH_RESULT_RETENTION_DAYS), logger, {
-    intervalMs: config.RETENTION_SWEEP_MS,
-    batchSize: config.RETENTION_BATCH_SIZE,
-  });
+  const retention = new RetentionSweeper(
+    store,
+    recordsRetentionRules(config.BATCH_RESULT_RETENTION_DAYS, config.AUDIT_RETENTION_DAYS),
+    logger,
+    {
+      intervalMs: config.RETENTION_SWEEP_MS,
+      batchSize: config.RETENTION_BATCH_SIZE,
+    },
+  );
   server.addService(
     recordsV1.protoPath,
     recordsV1.RecordsServiceName,
     recordsHandlers(service, new ChangeFeed(new ChangeFeedRepository(store))),
     recordsCallers,
   );
-  const person = new PersonData(service.context, NO_AUDIT_TRAIL);
+  const person = new PersonData(service.context, service.auditLog);
   server.addService(privacyV1.protoPath, privacyV1.RecordsPrivacyServiceName, recordsPrivacyHandlers(person), recordsPrivacyCallers);
   // Not the broker: the outbox keeps writes' events until it is back, so records serves without it.
   await server.serveWhileReady([storeReadiness(store)]);

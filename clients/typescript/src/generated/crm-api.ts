@@ -932,6 +932,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/audit-log/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log with field history
+         * @description Every change to a contact, lead, account or opportunity by any path (API with a user or a key, batch, import, automation, merge, conversion, erasure), newest first, each with the before and after of every field it changed. Written in the same commit as the change; kept 365 days, whatever became of the record. `requestId` finds the entries of one write (its response header `X-Request-Id`). Filters combine with AND; an unknown `recordKind`, `actorType` or `action`, or a bad `after`/`before`, is `400 {"<filter>": [...]}`. Admins only: members and API keys answer 403.
+         */
+        get: operations["listAuditEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The audit log with field history (headers only)
+         * @description Every change to a contact, lead, account or opportunity by any path (API with a user or a key, batch, import, automation, merge, conversion, erasure), newest first, each with the before and after of every field it changed. Written in the same commit as the change; kept 365 days, whatever became of the record. `requestId` finds the entries of one write (its response header `X-Request-Id`). Filters combine with AND; an unknown `recordKind`, `actorType` or `action`, or a bad `after`/`before`, is `400 {"<filter>": [...]}`. Admins only: members and API keys answer 403.
+         */
+        head: operations["listAuditEntriesHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contacts/{id}/history/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log of one contact
+         * @description Every change to this contact, newest first, with the before and after of each changed field; kept after the contact is deleted or merged away. An id with no entries and no contact: 404.
+         */
+        get: operations["contactHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The audit log of one contact (headers only)
+         * @description Every change to this contact, newest first, with the before and after of each changed field; kept after the contact is deleted or merged away. An id with no entries and no contact: 404.
+         */
+        head: operations["contactHistoryHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leads/{id}/history/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log of one lead
+         * @description Every change to this lead, newest first, with the before and after of each changed field; kept after the lead is deleted or merged away. An id with no entries and no lead: 404.
+         */
+        get: operations["leadHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The audit log of one lead (headers only)
+         * @description Every change to this lead, newest first, with the before and after of each changed field; kept after the lead is deleted or merged away. An id with no entries and no lead: 404.
+         */
+        head: operations["leadHistoryHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/{id}/history/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log of one account
+         * @description Every change to this account, newest first, with the before and after of each changed field; kept after the account is deleted or merged away. An id with no entries and no account: 404.
+         */
+        get: operations["accountHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The audit log of one account (headers only)
+         * @description Every change to this account, newest first, with the before and after of each changed field; kept after the account is deleted or merged away. An id with no entries and no account: 404.
+         */
+        head: operations["accountHistoryHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/opportunities/{id}/history/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log of one opportunity
+         * @description Every change to this opportunity, newest first, with the before and after of each changed field; kept after the opportunity is deleted or merged away. An id with no entries and no opportunity: 404.
+         */
+        get: operations["opportunityHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The audit log of one opportunity (headers only)
+         * @description Every change to this opportunity, newest first, with the before and after of each changed field; kept after the opportunity is deleted or merged away. An id with no entries and no opportunity: 404.
+         */
+        head: operations["opportunityHistoryHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/api/crm/sources/": {
         parameters: {
             query?: never;
@@ -1642,6 +1762,10 @@ export interface components {
             after?: string[];
             types?: string[];
             limit?: string[];
+            before?: string[];
+            recordKind?: string[];
+            actorType?: string[];
+            action?: string[];
         };
         /**
          * @description Field name → messages, for every failing field. `nonFieldErrors` holds problems with the body as a whole.
@@ -1741,7 +1865,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Malformed JSON, a wrong content type, or an invalid parameter: `{"detail"}`, or `{"filter": [...]}` / `{"ordering": [...]}` for a refused filter or ordering of a record list, `{"groupBy": [...]}` / `{"metrics": [...]}` for a refused aggregate, `{"after"|"types"|"limit": [...]}` for the change feed. */
+        /** @description Malformed JSON, a wrong content type, or an invalid parameter: `{"detail"}`, or `{"filter": [...]}` / `{"ordering": [...]}` for a refused filter or ordering of a record list, `{"groupBy": [...]}` / `{"metrics": [...]}` for a refused aggregate, `{"after"|"types"|"limit": [...]}` for the change feed, `{"recordKind"|"actorType"|"action"|"after"|"before": [...]}` for the audit log. */
         BadRequest: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6982,6 +7106,665 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailedOrKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAuditEntries: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+                /** @description One record's entries. */
+                recordId?: string;
+                /** @description One kind of record. */
+                recordKind?: "contact" | "lead" | "account" | "opportunity";
+                /** @description Who acted. */
+                actorType?: "user" | "apiKey" | "system";
+                /** @description A user id, an API key id (`key_...`), or the system actor. */
+                actorId?: string;
+                /** @description One action. */
+                action?: "created" | "updated" | "deleted" | "merged" | "converted" | "imported" | "erased";
+                /** @description The `X-Request-Id` of the request that made the changes. */
+                requestId?: string;
+                /** @description Entries that occurred after this timestamp (exclusive). */
+                after?: string;
+                /** @description Entries that occurred before this timestamp (exclusive). */
+                before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audit entries. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Matches over every page; left out of pages read by `cursor`, which count nothing. */
+                        count?: number;
+                        /**
+                         * Format: uri
+                         * @description Absolute URL of the next page (keeps every filter; by cursor on cursor pages), or null.
+                         */
+                        next: string | null;
+                        /**
+                         * Format: uri
+                         * @description Absolute URL of the previous page, or null (always null on cursor pages).
+                         */
+                        previous: string | null;
+                        /** @description Opaque: send it back as `cursor` (with the same filters and ordering) for the page after this one, stable while records are added and removed; null on the last page. */
+                        nextCursor: string | null;
+                        results: {
+                            /** @example aud_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
+                            id: string;
+                            /** Format: date-time */
+                            occurredAt: string;
+                            /** @enum {string} */
+                            action: "created" | "updated" | "deleted" | "merged" | "converted" | "imported" | "erased";
+                            /** @enum {string} */
+                            recordKind: "contact" | "lead" | "account" | "opportunity";
+                            recordId: string;
+                            actor: {
+                                /** @enum {string} */
+                                type: "user" | "apiKey" | "system";
+                                /** @description A user id, the API key id (`key_...`) for a key's writes, or the system actor (automation). */
+                                id: string;
+                                /** @description The user's or key's name; empty for the system actor or a name no longer known. */
+                                name: string;
+                            };
+                            /** @description The `X-Request-Id` of the request that made the change (an import job id for a queued import). */
+                            requestId: string;
+                            /** @description Every field the change changed, `{from, to}` (custom fields as `customFields.<key>`); a creation lists the initial values, a deletion the last ones. Values an erasure blanked read `"[erased]"`. */
+                            changes: {
+                                [key: string]: {
+                                    from: unknown;
+                                    to: unknown;
+                                };
+                            };
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAuditEntriesHead: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+                /** @description One record's entries. */
+                recordId?: string;
+                /** @description One kind of record. */
+                recordKind?: "contact" | "lead" | "account" | "opportunity";
+                /** @description Who acted. */
+                actorType?: "user" | "apiKey" | "system";
+                /** @description A user id, an API key id (`key_...`), or the system actor. */
+                actorId?: string;
+                /** @description One action. */
+                action?: "created" | "updated" | "deleted" | "merged" | "converted" | "imported" | "erased";
+                /** @description The `X-Request-Id` of the request that made the changes. */
+                requestId?: string;
+                /** @description Entries that occurred after this timestamp (exclusive). */
+                after?: string;
+                /** @description Entries that occurred before this timestamp (exclusive). */
+                before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audit entries. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    contactHistory: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The contact's id (`cnt_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the contact's audit entries. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Matches over every page; left out of pages read by `cursor`, which count nothing. */
+                        count?: number;
+                        /**
+                         * Format: uri
+                         * @description Absolute URL of the next page (keeps every filter; by cursor on cursor pages), or null.
+                         */
+                        next: string | null;
+                        /**
+                         * Format: uri
+                         * @description Absolute URL of the previous page, or null (always null on cursor pages).
+                         */
+                        previous: string | null;
+                        /** @description Opaque: send it back as `cursor` (with the same filters and ordering) for the page after this one, stable while records are added and removed; null on the last page. */
+                        nextCursor: string | null;
+                        results: {
+                            /** @example aud_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
+                            id: string;
+                            /** Format: date-time */
+                            occurredAt: string;
+                            /** @enum {string} */
+                            action: "created" | "updated" | "deleted" | "merged" | "converted" | "imported" | "erased";
+                            /** @enum {string} */
+                            recordKind: "contact" | "lead" | "account" | "opportunity";
+                            recordId: string;
+                            actor: {
+                                /** @enum {string} */
+                                type: "user" | "apiKey" | "system";
+                                /** @description A user id, the API key id (`key_...`) for a key's writes, or the system actor (automation). */
+                                id: string;
+                                /** @description The user's or key's name; empty for the system actor or a name no longer known. */
+                                name: string;
+                            };
+                            /** @description The `X-Request-Id` of the request that made the change (an import job id for a queued import). */
+                            requestId: string;
+                            /** @description Every field the change changed, `{from, to}` (custom fields as `customFields.<key>`); a creation lists the initial values, a deletion the last ones. Values an erasure blanked read `"[erased]"`. */
+                            changes: {
+                                [key: string]: {
+                                    from: unknown;
+                                    to: unknown;
+                                };
+                            };
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    contactHistoryHead: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The contact's id (`cnt_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the contact's audit entries. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    leadHistory: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The lead's id (`ld_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the lead's audit entries. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Matches over every page; left out of pages read by `cursor`, which count nothing. */
+                        count?: number;
+                        /**
+                         * Format: uri
+                         * @description Absolute URL of the next page (keeps every filter; by cursor on cursor pages), or null.
+                         */
+                        next: string | null;
+                        /**
+                         * Format: uri
+                         * @description Absolute URL of the previous page, or null (always null on cursor pages).
+                         */
+                        previous: string | null;
+                        /** @description Opaque: send it back as `cursor` (with the same filters and ordering) for the page after this one, stable while records are added and removed; null on the last page. */
+                        nextCursor: string | null;
+                        results: {
+                            /** @example aud_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
+                            id: string;
+                            /** Format: date-time */
+                            occurredAt: string;
+                            /** @enum {string} */
+                            action: "created" | "updated" | "deleted" | "merged" | "converted" | "imported" | "erased";
+                            /** @enum {string} */
+                            recordKind: "contact" | "lead" | "account" | "opportunity";
+                            recordId: string;
+                            actor: {
+                                /** @enum {string} */
+                                type: "user" | "apiKey" | "system";
+                                /** @description A user id, the API key id (`key_...`) for a key's writes, or the system actor (automation). */
+                                id: string;
+                                /** @description The user's or key's name; empty for the system actor or a name no longer known. */
+                                name: string;
+                            };
+                            /** @description The `X-Request-Id` of the request that made the change (an import job id for a queued import). */
+                            requestId: string;
+                            /** @description Every field the change changed, `{from, to}` (custom fields as `customFields.<key>`); a creation lists the initial values, a deletion the last ones. Values an erasure blanked read `"[erased]"`. */
+                            changes: {
+                                [key: string]: {
+                                    from: unknown;
+                                    to: unknown;
+                                };
+                            };
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    leadHistoryHead: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The lead's id (`ld_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the lead's audit entries. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    accountHistory: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The account's id (`acc_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the account's audit entries. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Matches over every page; left out of pages read by `cursor`, which count nothing. */
+                        count?: number;
+                        /**
+                         * Format: uri
+                         * @description Absolute URL of the next page (keeps every filter; by cursor on cursor pages), or null.
+                         */
+                        next: string | null;
+                        /**
+                         * Format: uri
+                         * @description Absolute URL of the previous page, or null (always null on cursor pages).
+                         */
+                        previous: string | null;
+                        /** @description Opaque: send it back as `cursor` (with the same filters and ordering) for the page after this one, stable while records are added and removed; null on the last page. */
+                        nextCursor: string | null;
+                        results: {
+                            /** @example aud_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
+                            id: string;
+                            /** Format: date-time */
+                            occurredAt: string;
+                            /** @enum {string} */
+                            action: "created" | "updated" | "deleted" | "merged" | "converted" | "imported" | "erased";
+                            /** @enum {string} */
+                            recordKind: "contact" | "lead" | "account" | "opportunity";
+                            recordId: string;
+                            actor: {
+                                /** @enum {string} */
+                                type: "user" | "apiKey" | "system";
+                                /** @description A user id, the API key id (`key_...`) for a key's writes, or the system actor (automation). */
+                                id: string;
+                                /** @description The user's or key's name; empty for the system actor or a name no longer known. */
+                                name: string;
+                            };
+                            /** @description The `X-Request-Id` of the request that made the change (an import job id for a queued import). */
+                            requestId: string;
+                            /** @description Every field the change changed, `{from, to}` (custom fields as `customFields.<key>`); a creation lists the initial values, a deletion the last ones. Values an erasure blanked read `"[erased]"`. */
+                            changes: {
+                                [key: string]: {
+                                    from: unknown;
+                                    to: unknown;
+                                };
+                            };
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    accountHistoryHead: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The account's id (`acc_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the account's audit entries. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    opportunityHistory: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The opportunity's id (`opp_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the opportunity's audit entries. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Matches over every page; left out of pages read by `cursor`, which count nothing. */
+                        count?: number;
+                        /**
+                         * Format: uri
+                         * @description Absolute URL of the next page (keeps every filter; by cursor on cursor pages), or null.
+                         */
+                        next: string | null;
+                        /**
+                         * Format: uri
+                         * @description Absolute URL of the previous page, or null (always null on cursor pages).
+                         */
+                        previous: string | null;
+                        /** @description Opaque: send it back as `cursor` (with the same filters and ordering) for the page after this one, stable while records are added and removed; null on the last page. */
+                        nextCursor: string | null;
+                        results: {
+                            /** @example aud_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
+                            id: string;
+                            /** Format: date-time */
+                            occurredAt: string;
+                            /** @enum {string} */
+                            action: "created" | "updated" | "deleted" | "merged" | "converted" | "imported" | "erased";
+                            /** @enum {string} */
+                            recordKind: "contact" | "lead" | "account" | "opportunity";
+                            recordId: string;
+                            actor: {
+                                /** @enum {string} */
+                                type: "user" | "apiKey" | "system";
+                                /** @description A user id, the API key id (`key_...`) for a key's writes, or the system actor (automation). */
+                                id: string;
+                                /** @description The user's or key's name; empty for the system actor or a name no longer known. */
+                                name: string;
+                            };
+                            /** @description The `X-Request-Id` of the request that made the change (an import job id for a queued import). */
+                            requestId: string;
+                            /** @description Every field the change changed, `{from, to}` (custom fields as `customFields.<key>`); a creation lists the initial values, a deletion the last ones. Values an erasure blanked read `"[erased]"`. */
+                            changes: {
+                                [key: string]: {
+                                    from: unknown;
+                                    to: unknown;
+                                };
+                            };
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    opportunityHistoryHead: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The opportunity's id (`opp_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the opportunity's audit entries. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

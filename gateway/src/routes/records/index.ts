@@ -1,6 +1,6 @@
 /**
  * The records area of the public API: contacts, leads (+ conversion), accounts (+ their contacts),
- * opportunities, sources, tasks and activities, all translated to the records service over gRPC.
+ * opportunities, sources, tasks, activities and the audit log with each record's history, all translated to the records service over gRPC.
  */
 import { Router } from 'express';
 import { lazyRecordsClient, type RecordsClient } from '../../clients/records-client';
@@ -10,8 +10,9 @@ import { accountContactsRoute, accountKind } from './accounts.routes';
 import { contactKind } from './contacts.routes';
 import { conversionRoute, leadKind } from './leads.routes';
 import { opportunityKind } from './opportunities.routes';
+import { auditRoutes } from './record-audit.routes';
 import { recordLogRoutes } from './record-logs.routes';
-import { recordRoutes, recordsCall } from './record-routes';
+import { recordRoutes, recordsCall, type RecordKind } from './record-routes';
 
 /** `records`: a client to use instead of one opened (on first use) at RECORDS_GRPC_ADDR; for tests. */
 export function recordsRoutes(
@@ -32,6 +33,10 @@ export function recordsRoutes(
     router.use(routes.router);
     Object.assign(paths, routes.paths);
   }
+  const kinds = [contactKind, leadKind, accountKind, opportunityKind].map((kind) => kind as unknown as RecordKind<string>);
+  const audit = auditRoutes(kinds, call, deps.auth, deps.config);
+  router.use(audit.router);
+  Object.assign(paths, audit.paths);
   const logs = recordLogRoutes(call, deps.config);
   router.use(logs.router);
   Object.assign(paths, logs.paths);

@@ -45,6 +45,7 @@ export interface RecordsServiceMethods {
   CreateTask: { request: CreateTaskRequest; response: CreateTaskResponse };
   ListTasks: { request: ListTasksRequest; response: ListTasksResponse };
   ListActivities: { request: ListActivitiesRequest; response: ListActivitiesResponse };
+  ListAuditEntries: { request: ListAuditEntriesRequest; response: ListAuditEntriesResponse };
   GetRecord: { request: GetRecordRequest; response: GetRecordResponse };
   ListEvents: { request: ListEventsRequest; response: ListEventsResponse };
 }
@@ -789,6 +790,50 @@ export interface ListActivitiesResponse {
   total: number;
   activities: Activity[];
   /** The cursor of the page after this one; empty on the last page. On a cursor page `total` is 0: nothing is counted. */
+  nextCursor: string;
+}
+
+export interface AuditEntry {
+  /** `aud_...` */
+  id: string;
+  occurredAt: string;
+  /** created, updated, deleted, merged, converted, imported, erased. */
+  action: string;
+  /** contact, lead, account, opportunity. */
+  recordKind: string;
+  recordId: string;
+  /** user, apiKey, system. */
+  actorType: string;
+  /** A user id, an API key id (`key_...`), or the system actor. */
+  actorId: string;
+  requestId: string;
+  /** {"<field>": {"from": ..., "to": ...}} as JSON. */
+  changesJson: string;
+  /** A user's name from the directory; empty for keys (the gateway names them) and the system. */
+  actorName: string;
+}
+
+export interface ListAuditEntriesRequest {
+  /** Each empty when not filtered on. */
+  recordId: string;
+  recordKind: string;
+  actorType: string;
+  actorId: string;
+  action: string;
+  requestId: string;
+  /** ISO timestamps: entries that occurred strictly after / before. */
+  after: string;
+  before: string;
+  offset: number;
+  limit: number;
+  cursor: string;
+  /** One record's history: NOT_FOUND when it has no entries and no such record exists. */
+  history: boolean;
+}
+
+export interface ListAuditEntriesResponse {
+  total: number;
+  entries: AuditEntry[];
   nextCursor: string;
 }
 

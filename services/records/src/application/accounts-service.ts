@@ -65,6 +65,7 @@ export class AccountsService {
     const now = nowOf(this.context);
     const changes = writer.changes().delete('account', id, expectedVersion).unlinkAccount(id).deleteDependents(id);
     writer.activity(changes, caller, 'deleted', 'account', id, now);
+    writer.audit(changes, caller, 'deleted', 'account', { id, before: current, after: null }, now);
     await writer.conditional(expectedVersion, () => writer.write(caller, changes, [recordDeleted('account', current)]));
   }
 

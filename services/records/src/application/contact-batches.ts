@@ -107,6 +107,8 @@ export class ContactBatches {
     // listed and swept by its own rows); written after the contacts, the inserts of each
     // collection are consecutive and go to the store as multi-row statements.
     for (const contact of createdContacts) writer.activity(changes, caller, 'created', 'contact', contact.id, now);
+    for (const contact of createdContacts)
+      writer.audit(changes, caller, 'imported', 'contact', { id: contact.id, before: null, after: contact }, now);
     const events = createdContacts.length > 0 ? [contactsCreated(caller.workspaceId, createdContacts)] : [];
     changes.batchResult({ id: batchId, workspaceId: caller.workspaceId, idempotencyKey: input.idempotencyKey, result, createdAt: now });
     await writer.write(caller, changes, events);

@@ -71,6 +71,7 @@ export class ContactsService {
       changes.setOpportunityContacts(o.id, contactIds);
     }
     writer.activity(changes, caller, 'deleted', 'contact', id, nowOf(this.context));
+    writer.audit(changes, caller, 'deleted', 'contact', { id, before: current, after: null }, nowOf(this.context));
     await writer.conditional(expectedVersion, () => writer.write(caller, changes, [recordDeleted('contact', current)]));
   }
 

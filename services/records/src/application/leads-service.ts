@@ -86,6 +86,7 @@ export class LeadsService {
     await writer.conditional(expectedVersion, () => {
       const changes = writer.changes().delete('lead', id, expectedVersion).deleteDependents(id);
       writer.activity(changes, caller, 'deleted', 'lead', id, nowOf(this.context));
+      writer.audit(changes, caller, 'deleted', 'lead', { id, before: current, after: null }, nowOf(this.context));
       return writer.write(caller, changes, [recordDeleted('lead', current)]);
     });
   }
@@ -118,13 +119,19 @@ export class LeadsService {
     const plan = planConversion(lead, input.body, ids, nowDate, input.earlierErrors);
     const now = timestamp(nowDate);
     const changes = writer.changes().update('lead', lead.id, plan.leadChange, { notConverted: true });
-    writer.activity(changes, caller, 'converted', 'lead', lead.id, now);
-    writer.activity(changes.insert('contact', plan.contact), caller, 'created', 'contact', plan.contact.id, now);
     const convertedLead: LeadDocument = { ...lead, ...plan.leadChange };
+    writer.activity(changes, caller, 'converted', 'lead', lead.id, now);
+    writer.audit(changes, caller, 'converted', 'lead', { id: lead.id, before: lead, after: convertedLead }, now);
+    writer.activity(changes.insert('contact', plan.contact), caller, 'created', 'contact', plan.contact.id, now);
+    writer.audit(changes, caller, 'created', 'contact', { id: plan.contact.id, before: null, after: plan.contact }, now);
     const events: DomainEvent[] = [...leadEvents(lead, convertedLead), recordUpdated('lead', convertedLead), contactCreated(plan.contact)];
-    if (plan.account) writer.activity(changes.insert('account', plan.account), caller, 'created', 'account', plan.account.id, now);
+    if (plan.account) {
+      writer.activity(changes.insert('account', plan.account), caller, 'created', 'account', plan.account.id, now);
+      writer.audit(changes, caller, 'created', 'account', { id: plan.account.id, before: null, after: plan.account }, now);
+    }
     if (plan.opportunity) {
       writer.activity(changes.insert('opportunity', plan.opportunity), caller, 'created', 'opportunity', plan.opportunity.id, now);
+      writer.audit(changes, caller, 'created', 'opportunity', { id: plan.opportunity.id, before: null, after: plan.opportunity }, now);
       events.push(...opportunityEvents(null, plan.opportunity));
     }
     try {

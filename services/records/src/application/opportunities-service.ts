@@ -77,6 +77,7 @@ export class OpportunitiesService {
     await writer.conditional(expectedVersion, () => {
       const changes = writer.changes().delete('opportunity', id, expectedVersion).deleteDependents(id);
       writer.activity(changes, caller, 'deleted', 'opportunity', id, nowOf(this.context));
+      writer.audit(changes, caller, 'deleted', 'opportunity', { id, before: current, after: null }, nowOf(this.context));
       return writer.write(caller, changes, [recordDeleted('opportunity', current)]);
     });
   }

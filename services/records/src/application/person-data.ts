@@ -89,7 +89,13 @@ export class PersonData {
     for (const lead of found.leads) changes.delete('lead', lead.id);
     changes.deleteAllAbout(recordIds).dropEvents(events.map((e) => e.id));
     const auditEntries = await this.audit.blankEntriesAbout(changes, ws, recordIds);
-    // Not through writer.write: an erasure leaves no activity and no per-record event (each would
+    // The erasure's own entries name what went, never the values.
+    const now = nowOf(this.context);
+    for (const contact of found.contacts)
+      writer.audit(changes, caller, 'erased', 'contact', { id: contact.id, before: contact, after: null, erased: true }, now);
+    for (const lead of found.leads)
+      writer.audit(changes, caller, 'erased', 'lead', { id: lead.id, before: lead, after: null, erased: true }, now);
+    // Not through writer.write: an erasure leaves no activity (an audit entry, blank) and no per-record event (each would
     // carry the person); `announce` sends the one event once every service has done its part.
     await repo.commit(ws, changes);
     const counts = {

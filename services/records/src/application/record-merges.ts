@@ -60,6 +60,9 @@ export class RecordMerges {
     changes.moveToSurvivor(type, mergedIds, id);
     if (type === 'contact') await this.moveOpportunityContacts(ws, changes, mergedIds, id);
     writer.activity(changes, caller, 'merged', type, id, now, mergedIds);
+    // The survivor's entry lists what it took over; each merged record's, the values it had.
+    writer.audit(changes, caller, 'merged', type, { id, before: survivor, after }, now);
+    for (const record of merged) writer.audit(changes, caller, 'merged', type, { id: record.id, before: record, after: null }, now);
     const events = [...(type === 'account' ? [] : [recordUpdated(type, after)]), recordsMerged(type, after, mergedIds)];
     try {
       await writer.write(caller, changes, events);

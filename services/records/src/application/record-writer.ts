@@ -6,6 +6,7 @@ import { DomainError } from '@crm/observability';
 import { StoreError } from '@crm/store';
 import { captureTraceContext } from '@crm/telemetry';
 import { timestamp, type Clock } from '../domain/clock';
+import { erasedChanges, fieldChanges, type AuditAction, type AuditActorType } from '../domain/audit-entry';
 import type { DomainEvent } from '../domain/events';
 import { ID_PREFIX, type IdGenerator } from '../domain/ids';
 import type { ActivityAction, RecordType } from '../domain/model';
@@ -59,6 +60,31 @@ export class RecordWriter {
     });
   }
 
+  /**
+   * Adds the audit entry of one change to the commit, with every visible field that differs between
+   * `before` and `after` (null: the record does not exist on that side).
+   */
+  audit(
+    changes: RecordChanges,
+    caller: Caller,
+    action: AuditAction,
+    recordKind: RecordType,
+    record: { before: object | null; after: object | null; id: string; erased?: boolean },
+    at: string,
+  ): RecordChanges {
+    return changes.auditEntry({
+      id: this.ids(ID_PREFIX.auditEntry),
+      workspaceId: caller.workspaceId,
+      occurredAt: at,
+      action,
+      recordKind,
+      recordId: record.id,
+      ...auditActor(caller),
+      requestId: caller.correlationId,
+      changes: record.erased ? erasedChanges(fieldChanges(record.before, record.after)) : fieldChanges(record.before, record.after),
+    });
+  }
+
   /** Commits the changes and their outbox events together, then pokes the relay; an email on the suppression list is refused first. */
   async write(caller: Caller, changes: RecordChanges, events: DomainEvent[]): Promise<void> {
     // Every path that writes a contact's or lead's email (create, update, merge, conversion, batches) comes through here.
@@ -102,6 +128,12 @@ export class RecordWriter {
       throw error;
     }
   }
+}
+
+/** Who the audit log names: a key's writes name the key, not the system user its activities name. */
+export function auditActor(caller: Caller): { actorType: AuditActorType; actorId: string } {
+  if (caller.actor.type === 'api_key') return { actorType: 'apiKey', actorId: caller.apiKeyId ?? caller.actor.id };
+  return { actorType: caller.actor.type, actorId: caller.actor.id };
 }
 
 /** How often an update whose status or stage changed under it is read again and retried. */

@@ -2,7 +2,7 @@
  * The one way a contact, lead, account or opportunity is created or updated, whoever asks: a
  * single POST or PATCH (the kinds' services) or a record of a batch (record-batches.ts). Each kind
  * says how a body becomes a record or a change and which events follow; `stageCreate` and
- * `stageUpdate` add the write, its audit activity and its events to a commit, so whatever a
+ * `stageUpdate` add the write, its activity, its audit entry and its events to a commit, so whatever a
  * single write gains (rules, audit, checks) a batch's records gain too.
  */
 import { timestamp } from '../domain/clock';
@@ -101,6 +101,7 @@ export function stageCreate<K extends WritableKind>(
 ): DomainEvent[] {
   changes.insert(kind, record);
   writer.activity(changes, caller, 'created', kind, record.id, timestamp(now));
+  writer.audit(changes, caller, 'created', kind, { id: record.id, before: null, after: record }, timestamp(now));
   return RECORD_WRITES[kind].created(record);
 }
 
@@ -127,6 +128,7 @@ export function stageUpdate<K extends WritableKind>(
   const after = { ...current, ...fields, version: versionOf(current) + 1 } as WritableDocuments[K];
   changes.update(kind, current.id, fields, { ...writes.condition(current), expectedVersion });
   writer.activity(changes, caller, 'updated', kind, current.id, timestamp(now));
+  writer.audit(changes, caller, 'updated', kind, { id: current.id, before: current, after }, timestamp(now));
   return { after, events: writes.updated(current, after) };
 }
 

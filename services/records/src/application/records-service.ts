@@ -25,6 +25,8 @@ import { RecordStreams, type RecordStreamPart, type RecordStreamQuery } from './
 import { RecordViews } from './record-views';
 import { RecordWriter, type EventRelay } from './record-writer';
 import type { RecordsContext } from './records-context';
+import { AuditLog, type AuditEntryView } from './audit-log';
+import type { AuditFilters } from '../store/audit-repository';
 import { RelatedLists, type TaskInput } from './related-lists';
 import { SuppressionList } from './suppression-list';
 import { SuppressionRepository } from '../store/suppression-repository';
@@ -64,6 +66,8 @@ export class RecordsService {
   private readonly streams: RecordStreams;
   private readonly aggregates: RecordAggregates;
   private readonly recordBatches: RecordBatches;
+  /** The audit log's reads; also the privacy operations' audit trail (index.ts). */
+  readonly auditLog: AuditLog;
 
   constructor(deps: RecordsServiceDeps) {
     const clock = deps.clock ?? systemClock;
@@ -89,6 +93,7 @@ export class RecordsService {
     this.streams = new RecordStreams(context, this.queries);
     this.aggregates = new RecordAggregates(context);
     this.recordBatches = new RecordBatches(context);
+    this.auditLog = new AuditLog(context);
     this.context = context;
   }
 
@@ -123,6 +128,14 @@ export class RecordsService {
     input: AggregateInput,
   ): Promise<AggregateView> {
     return this.aggregates.aggregate(caller, type, filters, input);
+  }
+  /** GET /api/audit-log/ (admins: the gateway checks). */
+  listAuditEntries(caller: Caller, filters: AuditFilters, paging: Paging): Promise<ListResult<AuditEntryView>> {
+    return this.auditLog.list(caller, filters, paging);
+  }
+  /** GET /api/{kind}/{id}/history/. */
+  recordHistory(caller: Caller, recordKind: string, recordId: string, paging: Paging): Promise<ListResult<AuditEntryView>> {
+    return this.auditLog.history(caller, recordKind, recordId, paging);
   }
   /** POST /api/{kind}/batch/: creates, updates or upserts of one kind, each as a single write would, in one commit. */
   batchWriteRecords(caller: Caller, input: BatchWriteInput): Promise<BatchWriteResult> {

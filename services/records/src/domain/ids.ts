@@ -52,6 +52,7 @@ export const ID_PREFIX = {
   note: 'nte_',
   activity: 'act_',
   event: 'evt_',
+  auditEntry: 'aud_',
 } as const;
 
 export type IdGenerator = (prefix: string) => string;

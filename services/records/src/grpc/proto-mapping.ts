@@ -2,6 +2,8 @@
  * Proto messages ↔ the service's bodies and views. Presence comes from the request's field mask
  * and the record message's proto3 `optional` fields; a null goes out as an unset optional field.
  */
+import type { AuditEntryView } from '../application/audit-log';
+import type { AuditFilters } from '../store/audit-repository';
 import { maskedFields, setFields, type recordsV1 } from '@crm/grpc';
 import { AGGREGATE_METRIC_OPS } from '@crm/vocabulary';
 import type { AggregateMeasures, AggregateView } from '../application/record-aggregates';
@@ -209,4 +211,27 @@ export function aggregateMessage(view: AggregateView): recordsV1.AggregateRecord
     groups: view.groups.map(({ key, ...measures }) => aggregateGroupMessage(measures, key)),
     total: aggregateGroupMessage(view.total),
   };
+}
+
+export function auditEntryMessage(entry: AuditEntryView): recordsV1.AuditEntry {
+  return {
+    id: entry.id,
+    occurredAt: entry.occurredAt,
+    action: entry.action,
+    recordKind: entry.recordKind,
+    recordId: entry.recordId,
+    actorType: entry.actor.type,
+    actorId: entry.actor.id,
+    actorName: entry.actor.name,
+    requestId: entry.requestId,
+    changesJson: JSON.stringify(entry.changes),
+  };
+}
+
+/** The list's filters; empty strings are no filter. */
+export function auditFiltersOf(r: recordsV1.ListAuditEntriesRequest): AuditFilters {
+  const filters: AuditFilters = {};
+  for (const field of ['recordId', 'recordKind', 'actorType', 'actorId', 'action', 'requestId', 'after', 'before'] as const)
+    if (r[field]) filters[field] = r[field];
+  return filters;
 }

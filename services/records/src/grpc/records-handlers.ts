@@ -8,6 +8,8 @@ import type { MergeableType } from '../domain/record-merge';
 import {
   accountMessage,
   activityMessage,
+  auditEntryMessage,
+  auditFiltersOf,
   contactMessage,
   leadMessage,
   opportunityMessage,
@@ -36,6 +38,7 @@ export function callerOf(context: CallContext): Caller {
     workspaceId: context.workspaceId,
     actor: { id: context.actorId || 'system', type },
     correlationId: context.requestId,
+    ...(type === 'api_key' && context.apiKeyId ? { apiKeyId: context.apiKeyId } : {}),
     ...(cause ? { cause } : {}),
   };
 }
@@ -253,6 +256,13 @@ export function recordsHandlers(service: RecordsService, feed: ChangeFeed): Serv
     ListTasks: async (r, c) => {
       const page = await service.listTasks(callerOf(c), nonEmpty(r.relatedTo), paging(r));
       return { ...pageOf(page), tasks: page.items.map(taskMessage) };
+    },
+    ListAuditEntries: async (r, c) => {
+      const caller = callerOf(c);
+      const page = r.history
+        ? await service.recordHistory(caller, r.recordKind, r.recordId, paging(r))
+        : await service.listAuditEntries(caller, auditFiltersOf(r), paging(r));
+      return { ...pageOf(page), entries: page.items.map(auditEntryMessage) };
     },
     ListActivities: async (r, c) => {
       const page = await service.listActivities(callerOf(c), nonEmpty(r.recordId), paging(r));

@@ -16,6 +16,7 @@ import type {
   SourceDocument,
   TaskDocument,
 } from '../domain/model';
+import { auditCollections } from './audit-collections';
 import { changeFeedCollections } from './change-feed-collections';
 
 export const contacts = defineCollection<ContactDocument>({
@@ -304,4 +305,5 @@ export const recordsCollections = [
   // The suppression list and its key (privacy-collections.ts).
   ...privacyCollections,
   ...changeFeedCollections,
+  ...auditCollections,
 ];

@@ -4,7 +4,9 @@
  * so application code never names a collection. RecordsRepository.commit writes them at once.
  */
 import type { Condition, WriteOp } from '@crm/store';
+import type { AuditEntryDocument, FieldChanges } from '../domain/audit-entry';
 import type { ActivityDocument, RecordType } from '../domain/model';
+import { auditEntries } from './audit-collections';
 import {
   activities,
   batchResults,
@@ -160,6 +162,18 @@ export class RecordChanges {
 
   activity(document: ActivityDocument): this {
     this.ops.push({ kind: 'insert', collection: activities, document: { ...document } });
+    return this;
+  }
+
+  /** An audit log entry: it commits with the change it describes, or not at all. */
+  auditEntry(document: AuditEntryDocument): this {
+    this.ops.push({ kind: 'insert', collection: auditEntries, document: { ...document } });
+    return this;
+  }
+
+  /** An audit entry's values replaced (an erasure's blanking); its id and the rest stay. */
+  rewriteAuditChanges(id: string, changes: FieldChanges): this {
+    this.ops.push({ kind: 'update', collection: auditEntries, id, change: { set: { changes } }, required: false });
     return this;
   }
 

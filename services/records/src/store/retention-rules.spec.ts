@@ -1,5 +1,7 @@
 import { createLogger } from '@crm/observability';
 import { isoDaysBefore, openStore, purgeQuery, sqliteQueryPlan, RetentionSweeper, type DocumentStore } from '@crm/store';
+import type { AuditEntryDocument } from '../domain/audit-entry';
+import { auditEntries } from './audit-collections';
 import { feedEvents, feedIntake } from './change-feed-collections';
 import { batchResults, recordsCollections, type BatchResultDocument } from './collections';
 import { recordsRetentionRules } from './retention-rules';
@@ -43,8 +45,8 @@ describe('processed batch retention', () => {
       batchSize: 3,
     });
 
-    expect(await sweeper.sweep(NOW)).toEqual({ batch_results: 3, feed_events: 0, feed_intake: 0 });
-    expect(await sweeper.sweep(NOW)).toEqual({ batch_results: 1, feed_events: 0, feed_intake: 0 });
+    expect(await sweeper.sweep(NOW)).toEqual({ audit_entries: 0, batch_results: 3, feed_events: 0, feed_intake: 0 });
+    expect(await sweeper.sweep(NOW)).toEqual({ audit_entries: 0, batch_results: 1, feed_events: 0, feed_intake: 0 });
     const left = [...(await store.forWorkspace('ws_a').find(batchResults)), ...(await store.forWorkspace('ws_b').find(batchResults))];
     expect(left.map((d) => d.id).sort()).toEqual(['ws_a_new', 'ws_b_new']);
   });
@@ -77,9 +79,47 @@ describe('change feed retention', () => {
       batchSize: 10,
     });
 
-    expect(await sweeper.sweep(NOW)).toEqual({ batch_results: 0, feed_events: 2, feed_intake: 2 });
+    expect(await sweeper.sweep(NOW)).toEqual({ audit_entries: 0, batch_results: 0, feed_events: 2, feed_intake: 2 });
     const left = [...(await store.forWorkspace('ws_a').find(feedEvents)), ...(await store.forWorkspace('ws_b').find(feedEvents))];
     expect(left.map((d) => d.id).sort()).toEqual(['ws_a_kept', 'ws_b_kept']);
     expect((await store.forWorkspace('ws_a').find(feedIntake)).map((d) => d.id)).toEqual(['ws_a_kept']);
+  });
+});
+
+describe('audit log retention', () => {
+  let store: DocumentStore;
+  beforeEach(async () => {
+    store = await openStore({ location: { kind: 'sqlite', file: ':memory:' }, collections: recordsCollections });
+  });
+  afterEach(() => store.close());
+
+  const entry = (id: string, workspaceId: string, ageDays: number): AuditEntryDocument => ({
+    id,
+    workspaceId,
+    occurredAt: isoDaysBefore(NOW, ageDays),
+    action: 'updated',
+    recordKind: 'contact',
+    recordId: 'cnt_gone',
+    actorType: 'user',
+    actorId: 'usr_ada',
+    requestId: 'req-1',
+    changes: { title: { from: 'a', to: 'b' } },
+  });
+
+  it('deletes entries older than 365 days (the setting) in every workspace, whatever became of the record', async () => {
+    for (const ws of ['ws_a', 'ws_b']) {
+      await store.forWorkspace(ws).insert(auditEntries, entry(`${ws}_old`, ws, 365.01));
+      await store.forWorkspace(ws).insert(auditEntries, entry(`${ws}_kept`, ws, 364.99));
+    }
+    const sweeper = new RetentionSweeper(store, recordsRetentionRules(7), createLogger('t', { level: 'silent' }), {
+      intervalMs: 1000,
+      batchSize: 10,
+    });
+    expect(await sweeper.sweep(NOW)).toEqual({ audit_entries: 2, batch_results: 0, feed_events: 0, feed_intake: 0 });
+    const left = [...(await store.forWorkspace('ws_a').find(auditEntries)), ...(await store.forWorkspace('ws_b').find(auditEntries))];
+    expect(left.map((d) => d.id).sort()).toEqual(['ws_a_kept', 'ws_b_kept']);
+    // The setting moves the cut-off.
+    const rule = recordsRetentionRules(7, 30).find((r) => r.collection === auditEntries)!;
+    expect(rule.expired(NOW)).toEqual([{ field: 'occurredAt', op: 'lt', value: isoDaysBefore(NOW, 30) }]);
   });
 });

@@ -1,0 +1,112 @@
+// Audit suite: what the audit log adds to a write. Issue 33's aims: an audited PATCH costs at most
+// 1.2× an unaudited one, and an import's rows/s falls by at most 10% with its audit entries.
+// Measured in-process, in the same run, on the records service over its embedded store (a file,
+// as in the cluster): the same PATCHes and the same import batches once as built, once with
+// RecordWriter.audit made a no-op (no entry staged, nothing else changed), rounds interleaved so
+// both see the same machine. The cluster around it is not used: gateway and gRPC costs are the
+// same for both and would only dilute the ratio.
+'use strict';
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '../..');
+const dist = (p) => require(path.join(ROOT, 'services/records/dist', p));
+const ROUNDS = 6;
+const PATCHES_PER_ROUND = 400;
+const IMPORT_ROWS_PER_ROUND = 2000;
+const IMPORT_BATCH = 500;
+
+async function harness(dir, name) {
+  const { openStore } = require(path.join(ROOT, 'libs/store/dist'));
+  const { RecordsService } = dist('application/records-service');
+  const { RecordsRepository } = dist('store/records-repository');
+  const { recordsCollections } = dist('store/collections');
+  const { StaticUserDirectory } = dist('read-models/user-directory');
+  const store = await openStore({ location: { kind: 'sqlite', file: path.join(dir, `${name}.db`) }, collections: recordsCollections });
+  const service = new RecordsService({
+    repository: new RecordsRepository(store),
+    users: new StaticUserDirectory({ usr_bench: { workspaceId: 'ws_bench', name: 'Bench User' } }),
+    relay: { register: async () => undefined, poke: () => undefined },
+  });
+  return { store, service };
+}
+
+const caller = (requestId) => ({ workspaceId: 'ws_bench', actor: { id: 'usr_bench', type: 'user' }, correlationId: requestId });
+
+async function timePatches(service, ids, round) {
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < PATCHES_PER_ROUND; i += 1) {
+    const id = ids[i % ids.length];
+    await service.updateContact(caller(`bench-${round}-${i}`), id, { body: { title: `Title ${round}-${i}`, phone: `+1 555 ${i}` } });
+  }
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}
+
+async function timeImport(service, round, tag) {
+  const started = process.hrtime.bigint();
+  for (let b = 0; b < IMPORT_ROWS_PER_ROUND / IMPORT_BATCH; b += 1) {
+    const rows = Array.from({ length: IMPORT_BATCH }, (_, i) => {
+      const n = b * IMPORT_BATCH + i;
+      return { row: i + 1, firstName: `First${n}`, lastName: `Last${n}`, email: `${tag}-${round}-${n}@example.com` };
+    });
+    await service.batchCreateContacts(caller(`import-${tag}-${round}-${b}`), { idempotencyKey: `${tag}-${round}-${b}`, rows });
+  }
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}
+
+module.exports = async function auditSuite({ log }) {
+  const { RecordWriter } = dist('application/record-writer');
+  const audit = RecordWriter.prototype.audit;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-audit-'));
+  const audited = await harness(dir, 'audited');
+  const unaudited = await harness(dir, 'unaudited');
+  const setAudit = (on) => {
+    RecordWriter.prototype.audit = on ? audit : (changes) => changes;
+  };
+  try {
+    const ids = {};
+    for (const [name, h] of Object.entries({ audited, unaudited })) {
+      setAudit(name === 'audited');
+      ids[name] = [];
+      for (let i = 0; i < 200; i += 1)
+        ids[name].push(
+          (await h.service.createContact(caller('seed'), { body: { firstName: 'P', lastName: `${i}`, email: `p${i}@example.com` } })).id,
+        );
+    }
+    const totals = { patch: { audited: 0, unaudited: 0 }, import: { audited: 0, unaudited: 0 } };
+    for (let round = 0; round < ROUNDS; round += 1) {
+      // Alternate which goes first, so warm-up and drift fall on both.
+      const order = round % 2 === 0 ? ['audited', 'unaudited'] : ['unaudited', 'audited'];
+      for (const name of order) {
+        setAudit(name === 'audited');
+        const h = name === 'audited' ? audited : unaudited;
+        totals.patch[name] += await timePatches(h.service, ids[name], round);
+        totals.import[name] += await timeImport(h.service, round, name);
+      }
+      log(`round ${round + 1}/${ROUNDS} done`);
+    }
+    const patches = ROUNDS * PATCHES_PER_ROUND;
+    const rows = ROUNDS * IMPORT_ROWS_PER_ROUND;
+    const patchRatio = totals.patch.audited / totals.patch.unaudited;
+    const importRowsPerSecond = {
+      audited: rows / (totals.import.audited / 1000),
+      unaudited: rows / (totals.import.unaudited / 1000),
+    };
+    const importDrop = 1 - importRowsPerSecond.audited / importRowsPerSecond.unaudited;
+    return {
+      name: 'audit: audited vs unaudited PATCH and import on the records service (same run)',
+      ratio: patchRatio,
+      target: 'audited PATCH ≤ 1.2× unaudited; import rows/s falls ≤ 10%',
+      patchMs: { audited: totals.patch.audited / patches, unaudited: totals.patch.unaudited / patches },
+      importRowsPerSecond,
+      importDrop,
+      met: patchRatio <= 1.2 && importDrop <= 0.1,
+    };
+  } finally {
+    RecordWriter.prototype.audit = audit;
+    await audited.store.close();
+    await unaudited.store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+};

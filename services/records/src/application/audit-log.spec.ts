@@ -1,0 +1,101 @@
+import { DomainError } from '@crm/observability';
+import { auditEntries } from '../store/audit-collections';
+import { contacts } from '../store/collections';
+import { callerIn, recordsHarness, type Harness } from '../testing/records-factory';
+import { PersonData } from './person-data';
+import type { Caller } from './views';
+
+const A = callerIn('ws_a');
+const KEY: Caller = { workspaceId: 'ws_a', actor: { id: 'usr_system', type: 'api_key' }, apiKeyId: 'key_1', correlationId: 'req-key' };
+const AUTOMATION: Caller = { workspaceId: 'ws_a', actor: { id: 'system', type: 'system' }, correlationId: 'req-auto', cause: 'rule_1' };
+
+async function kindOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof DomainError) return error.kind;
+    throw error;
+  }
+  return 'ok';
+}
+
+describe('audit log', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await recordsHarness();
+  });
+  afterEach(() => h.close());
+
+  const as = (caller: Caller, correlationId: string): Caller => ({ ...caller, correlationId });
+  const create = (caller = A) =>
+    h.service.createContact(caller, { body: { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' } });
+
+  it('writes an entry per change with its actor, request id and changed fields; a record’s history newest first', async () => {
+    const contact = await create(as(A, 'req-create'));
+    await h.service.updateContact(as(KEY, 'req-patch'), contact.id, { body: { title: 'Countess' } });
+    await h.service.updateContact(as(AUTOMATION, 'req-auto'), contact.id, { body: { lastName: 'Byron' } });
+    await h.service.deleteContact(as(A, 'req-delete'), contact.id);
+
+    const history = await h.service.recordHistory(A, 'contact', contact.id, {});
+    expect(history.items.map((e) => [e.action, e.requestId, e.actor])).toEqual([
+      ['deleted', 'req-delete', { type: 'user', id: 'usr_ada', name: 'Ada Lovelace' }],
+      ['updated', 'req-auto', { type: 'system', id: 'system', name: '' }],
+      ['updated', 'req-patch', { type: 'apiKey', id: 'key_1', name: '' }],
+      ['created', 'req-create', { type: 'user', id: 'usr_ada', name: 'Ada Lovelace' }],
+    ]);
+    expect(history.items[1]!.changes).toEqual({ lastName: { from: 'Lovelace', to: 'Byron' } });
+    expect(history.items[2]!.changes).toEqual({ title: { from: '', to: 'Countess' } });
+    expect(history.items[3]!.changes).toMatchObject({ email: { from: null, to: 'ada@example.com' } });
+    // The entries outlive the record; an id that never existed is not found.
+    expect(await kindOf(h.service.recordHistory(A, 'contact', 'cnt_never', {}))).toBe('not_found');
+    expect(await kindOf(h.service.recordHistory(A, 'lead', contact.id, {}))).toBe('not_found');
+    expect(await kindOf(h.service.recordHistory(callerIn('ws_b', { id: 'usr_bob', type: 'user' }), 'contact', contact.id, {}))).toBe(
+      'not_found',
+    );
+  });
+
+  it('filters the workspace’s log and pages it by cursor', async () => {
+    for (let i = 0; i < 3; i++) await create(as(A, `req-${i}`));
+    await create(as(KEY, 'req-key'));
+    expect((await h.service.listAuditEntries(A, { actorType: 'apiKey' }, {})).items.map((e) => e.requestId)).toEqual(['req-key']);
+    expect((await h.service.listAuditEntries(A, { requestId: 'req-1' }, {})).items).toHaveLength(1);
+    expect((await h.service.listAuditEntries(A, { action: 'deleted' }, {})).items).toEqual([]);
+    const first = await h.service.listAuditEntries(A, {}, { limit: 3 });
+    expect(first.total).toBe(4);
+    const rest = await h.service.listAuditEntries(A, {}, { limit: 3, cursor: first.nextCursor! });
+    expect([...first.items, ...rest.items].map((e) => e.requestId)).toEqual(['req-key', 'req-2', 'req-1', 'req-0']);
+    expect((await h.service.listAuditEntries(callerIn('ws_b', { id: 'usr_bob', type: 'user' }), {}, {})).items).toEqual([]);
+  });
+
+  it('writes nothing for a change that does not commit', async () => {
+    const contact = await create(as(A, 'req-create'));
+    expect(await kindOf(h.service.updateContact(as(A, 'req-stale'), contact.id, { body: { title: 'x' }, expectedVersion: 7 }))).toBe(
+      'precondition_failed',
+    );
+    expect(await kindOf(h.service.createContact(as(A, 'req-bad'), { body: { email: 'not-an-email' } }))).toBe('validation_failed');
+    const stored = await h.store.forWorkspace('ws_a').find(auditEntries);
+    expect(stored.map((e) => e.requestId)).toEqual(['req-create']);
+  });
+
+  it('exports a person’s entries and blanks them in the erasure’s commit, ids kept, with an `erased` entry', async () => {
+    const contact = await h.service.createContact(as(A, 'req-create'), {
+      body: { firstName: 'Erin', lastName: 'Erasable', email: 'erin@example.com' },
+    });
+    await h.service.updateContact(A, contact.id, { body: { phone: '555-0100' } });
+    const person = new PersonData(h.service.context, h.service.auditLog);
+    const exported = await person.export(A, 'ERIN@example.com');
+    expect(exported.auditEntries.map((e) => e.action)).toEqual(['updated', 'created']);
+    const ids = exported.auditEntries.map((e) => e.id);
+
+    const { counts } = await person.erase(as(A, 'req-erase'), 'erin@example.com');
+    expect(counts.auditEntries).toBe(2);
+    expect(await h.store.forWorkspace('ws_a').find(contacts)).toEqual([]);
+    const history = await h.service.recordHistory(A, 'contact', contact.id, {});
+    expect(history.items.map((e) => e.action)).toEqual(['erased', 'updated', 'created']);
+    expect(history.items.slice(1).map((e) => e.id)).toEqual(ids);
+    expect(history.items[1]!.changes).toEqual({ phone: { from: '[erased]', to: '[erased]' } });
+    expect(history.items[2]!.changes.email).toEqual({ from: null, to: '[erased]' });
+    expect(history.items[0]!.changes.email).toEqual({ from: '[erased]', to: null });
+    expect(JSON.stringify(history.items)).not.toMatch(/erin@example\.com|Erasable|555-0100/);
+  });
+});
