@@ -48,7 +48,7 @@ async function timeImport(service, round, tag) {
   for (let b = 0; b < IMPORT_ROWS_PER_ROUND / IMPORT_BATCH; b += 1) {
     const rows = Array.from({ length: IMPORT_BATCH }, (_, i) => {
       const n = b * IMPORT_BATCH + i;
-      return { row: i + 1, firstName: `First${n}`, lastName: `Last${n}`, email: `${tag}-${round}-${n}@example.com` };
+      return { row: i + 1, body: { firstName: `First${n}`, lastName: `Last${n}`, email: `${tag}-${round}-${n}@example.com` } };
     });
     await service.batchCreateContacts(caller(`import-${tag}-${round}-${b}`), { idempotencyKey: `${tag}-${round}-${b}`, rows });
   }
