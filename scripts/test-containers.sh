@@ -30,16 +30,16 @@ failed=0
 # The suites where running from images and across replicas can differ from local processes: keys,
 # sessions and limits shared by two gateways, records through replicated servers, import and its
 # workers (OCR and PDF native code in the image), automation and webhooks. Left out, to keep CI
-# under its budget: the suites that test one service's rules (validation, cursors, merge, ETags,
-# members, exit conditions: the host cross run covers them, two replicas of nothing they touch),
+# under its budget: the suites that test one service's rules (validation, lists, tenancy, cursors,
+# merge, ETags, members, sign-up and login flows, exit conditions: the host cross run covers them,
+# and records-crud and api-keys below already take records and auth through their replicas),
 # one-process (npm start, no cluster), ci-brokers and store-open-race (no cluster), key-rotation
 # and outbox-relay (they start a second auth or records process of their own on the host beside
 # the cluster). errors.test.ts runs on its own with one replica per server: it stops the auth
 # service and expects 503s, which a second auth replica would rightly prevent.
 default_suites=(
-  tests/platform/api-keys.test.ts tests/platform/auth-flows.test.ts
-  tests/platform/rate-limits.test.ts tests/platform/sessions.test.ts
-  tests/records/records-crud.test.ts tests/records/records-lists.test.ts tests/records/records-tenancy.test.ts
+  tests/platform/api-keys.test.ts tests/platform/rate-limits.test.ts tests/platform/sessions.test.ts
+  tests/records/records-crud.test.ts
   tests/records/idempotent-writes.test.ts
   tests/import/import-api.test.ts tests/import/import-reliability.test.ts tests/import/upload-limits.test.ts
   tests/import/sync-import.test.ts
