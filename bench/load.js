@@ -2,9 +2,10 @@
 const autocannon = require('autocannon');
 
 /** Runs autocannon for `seconds` against one URL and returns requests/s and latency percentiles (ms). */
-function load({ url, headers = {}, seconds = 10, connections = 32, pipelining = 1 }) {
+function load({ url, headers = {}, seconds = 10, connections = 32, pipelining = 1, method = 'GET', body }) {
   return new Promise((resolve, reject) => {
-    autocannon({ url, headers, duration: seconds, connections, pipelining, tlsOptions: { rejectUnauthorized: false } }, (error, result) => {
+    const options = { url, headers, method, body, duration: seconds, connections, pipelining, tlsOptions: { rejectUnauthorized: false } };
+    autocannon(options, (error, result) => {
       if (error) return reject(error);
       const non2xx = result.non2xx + result.errors + result.timeouts;
       resolve({

@@ -8,106 +8,18 @@
 // against the local cluster or `npm start` (`--target npm-start`, one process).
 'use strict';
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
-const { execFileSync } = require('node:child_process');
 const { request } = require('undici');
 const { signUpUnlimited } = require('../support');
+const { contactDocuments, insertContacts, recordsFile } = require('../realistic-contacts');
 
 const ROOT = path.resolve(__dirname, '../..');
 const ROWS = 100_000;
-const BATCH = 5000;
 const PAGE = 1000;
 
-/** The generator's CSV, made once and kept in the temp directory (no byte cap, so all 100,000 rows). */
-function contactsCsv() {
-  const file = path.join(os.tmpdir(), `crm-bench-export-contacts-${ROWS}.csv`);
-  if (!fs.existsSync(file)) {
-    const partial = `${file}.${process.pid}.tmp`;
-    try {
-      execFileSync(process.execPath, [path.join(ROOT, 'bench/make-contacts.mjs'), String(ROWS), partial, '--max-bytes', '20000000'], {
-        cwd: ROOT,
-        stdio: 'ignore',
-      });
-    } catch (error) {
-      throw new Error(`bench/make-contacts.mjs failed (it needs the dev dependency @faker-js/faker 10): ${error.message}`);
-    }
-    fs.renameSync(partial, file);
-  }
-  return fs.readFileSync(file, 'utf8');
-}
-
-/** One line's fields (RFC 4180; the generator's lines hold no line breaks). */
-function csvFields(line) {
-  const fields = [];
-  let value = '';
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i];
-    if (quoted) {
-      if (c === '"' && line[i + 1] === '"') {
-        value += '"';
-        i += 1;
-      } else if (c === '"') quoted = false;
-      else value += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      fields.push(value);
-      value = '';
-    } else value += c;
-  }
-  fields.push(value);
-  return fields;
-}
-
-/** The contacts as the records service makes them (its rules, search text, defaults). */
-function contactDocuments(workspaceId) {
-  const { newContact } = require(path.join(ROOT, 'services/records/dist/domain/contact-rules'));
-  const { NO_REFERENCES } = require(path.join(ROOT, 'services/records/dist/domain/field-rules'));
-  const { newId } = require(path.join(ROOT, 'services/records/dist/domain/ids'));
-  const lines = contactsCsv().split('\n').slice(1).filter(Boolean);
-  const start = Date.UTC(2025, 0, 1);
-  return lines.map((line, n) => {
-    const [firstName, lastName, email, phone, title, tags] = csvFields(line);
-    const body = {
-      firstName,
-      lastName,
-      email,
-      phone,
-      title,
-      tags: tags
-        ? tags
-            .split(';')
-            .map((t) => t.trim())
-            .filter(Boolean)
-        : [],
-    };
-    // Spread over two years, so the list's default order (newest first) is a real sort.
-    const at = `${new Date(start + n * 600_000).toISOString().slice(0, 19)}Z`;
-    return newContact({ body, references: NO_REFERENCES }, newId('con'), workspaceId, at);
-  });
-}
-
-/** The records store's file: a directory per service in the cluster, one directory for all in `npm start`. */
-function recordsFile(cluster) {
-  return cluster.processes ? path.join(cluster.dataDir, 'records', 'records.db') : path.join(cluster.dataDir, 'records.db');
-}
-
 async function seed(cluster, workspaceId, log) {
-  const file = recordsFile(cluster);
-  if (!fs.existsSync(file)) throw new Error(`no records store at ${file} (the exports suite runs on SQLite only)`);
-  const { openStore } = require(path.join(ROOT, 'libs/store/dist'));
-  const { contacts } = require(path.join(ROOT, 'services/records/dist/store/collections'));
-  const documents = contactDocuments(workspaceId);
-  const store = await openStore({ location: { kind: 'sqlite', file }, collections: [contacts] });
-  try {
-    const scoped = store.forWorkspace(workspaceId);
-    for (let b = 0; b < documents.length; b += BATCH) {
-      await scoped.commit(documents.slice(b, b + BATCH).map((document) => ({ kind: 'insert', collection: contacts, document })));
-    }
-  } finally {
-    await store.close();
-  }
+  const documents = contactDocuments(workspaceId, ROWS);
+  await insertContacts(cluster, workspaceId, documents, 'exports');
   log(`seeded ${documents.length} contacts`);
   return documents.length;
 }

@@ -132,7 +132,20 @@ export function createApp(deps: AppDeps): GatewayApp {
   let document: Record<string, unknown> | undefined;
   const openApiDocument = (): Record<string, unknown> =>
     (document ??= buildOpenApiDocument({ serverUrl: config.PUBLIC_BASE_URL, paths: modules.map((m) => m.paths) }));
-  const modules: RouteModule[] = [openApiRoutes(openApiDocument), apiDocsRoutes(limiter.addressLimit()), ...routeModules(routeDeps)];
+  const areas = routeModules(routeDeps);
+  // GET /api/openapi.json with a credential: the workspace's view (its custom fields), else the public document.
+  const personalDocument = async (req: express.Request, res: express.Response): Promise<Record<string, unknown> | undefined> => {
+    const documentFor = areas.find((module) => module.documentFor)?.documentFor;
+    if (!documentFor) return undefined;
+    try {
+      res.locals.caller = await authenticator.authenticate(req.get('authorization'), requestIds(res));
+      return await documentFor(res, openApiDocument());
+    } catch (error) {
+      logger.debug({ err: error }, 'serving the public OpenAPI document');
+      return undefined;
+    }
+  };
+  const modules: RouteModule[] = [openApiRoutes(openApiDocument, personalDocument), apiDocsRoutes(limiter.addressLimit()), ...areas];
 
   const app = express();
   app.disable('x-powered-by');

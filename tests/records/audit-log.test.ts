@@ -13,7 +13,7 @@ import { healthOf } from '../support/internal-tls';
 import { multipartBody } from '../support/multipart';
 import { startTestCluster, type TestCluster } from '../support/cluster';
 import { freePort, SiblingProcess, waitUntil } from '../support/sibling-process';
-import { createContact, createLead, unique, workspace, type Workspace } from './records-fixtures';
+import { createContact, createLead, memberOf, unique, workspace, type Workspace } from './records-fixtures';
 
 jest.setTimeout(180_000);
 
@@ -525,25 +525,14 @@ describe('the admin list', () => {
   });
 
   it('is for admins only: a member and an API key get 403', async () => {
-    const invited = await owner.api.post('/api/settings/users/', {
-      email: `member-${unique()}@example.com`,
-      firstName: 'Mem',
-      lastName: 'Ber',
-      role: 'member',
-    });
-    expect(invited.status).toBe(201);
-    const accepted = await t.api.post('/api/auth/invitations/accept/', {
-      token: invited.body.inviteToken,
-      password: 'a member password 123',
-    });
-    expect(accepted.status).toBe(200);
-    const member = await t.api.get('/api/audit-log/', { token: accepted.body.access });
+    const { token } = await memberOf(t, owner);
+    const member = await t.api.get('/api/audit-log/', { token });
     expect(member.status).toBe(403);
     expect(member.body).toEqual({ detail: expect.any(String) });
     expect((await t.api.get('/api/audit-log/', asKey())).status).toBe(403);
     // A member reads a record's history.
     const [first] = tagged.ids;
-    const history = await t.api.get(`/api/contacts/${first}/history/`, { token: accepted.body.access });
+    const history = await t.api.get(`/api/contacts/${first}/history/`, { token });
     expect(history.status).toBe(200);
     expect(history.body.results).toHaveLength(1);
   });

@@ -27,6 +27,7 @@ afterAll(async () => {
 const CONTACT_FULL = [
   'id',
   'externalId',
+  'customFields',
   'firstName',
   'lastName',
   'email',
@@ -48,6 +49,7 @@ const CONTACT_FULL = [
 const CONTACT_ITEM = [
   'id',
   'externalId',
+  'customFields',
   'firstName',
   'lastName',
   'email',
@@ -64,6 +66,7 @@ const CONTACT_ITEM = [
 const LEAD_FULL = [
   'id',
   'externalId',
+  'customFields',
   'firstName',
   'lastName',
   'email',
@@ -85,6 +88,7 @@ const LEAD_FULL = [
 const LEAD_ITEM = [
   'id',
   'externalId',
+  'customFields',
   'firstName',
   'lastName',
   'email',
@@ -100,6 +104,7 @@ const LEAD_ITEM = [
 const ACCOUNT_FULL = [
   'id',
   'externalId',
+  'customFields',
   'name',
   'website',
   'industry',
@@ -121,6 +126,7 @@ const ACCOUNT_FULL = [
 const ACCOUNT_ITEM = [
   'id',
   'externalId',
+  'customFields',
   'name',
   'website',
   'industry',
@@ -135,6 +141,7 @@ const ACCOUNT_ITEM = [
 const OPPORTUNITY_FULL = [
   'id',
   'externalId',
+  'customFields',
   'name',
   'accountId',
   'accountName',
@@ -155,6 +162,7 @@ const OPPORTUNITY_FULL = [
 const OPPORTUNITY_ITEM = [
   'id',
   'externalId',
+  'customFields',
   'name',
   'accountId',
   'accountName',

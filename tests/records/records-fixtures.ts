@@ -27,6 +27,23 @@ export async function workspace(t: TestCluster): Promise<Workspace> {
 
 export const unique = (): string => randomBytes(5).toString('hex');
 
+/** A member (not an admin) of the owner's workspace, invited and signed in: their access token. */
+export async function memberOf(t: TestCluster, owner: Workspace): Promise<{ token: string }> {
+  const invited = await owner.api.post('/api/settings/users/', {
+    email: `member-${unique()}@example.com`,
+    firstName: 'Mem',
+    lastName: 'Ber',
+    role: 'member',
+  });
+  if (invited.status !== 201) throw new Error(`invite: ${invited.status} ${invited.text}`);
+  const accepted = await t.api.post('/api/auth/invitations/accept/', {
+    token: invited.body.inviteToken,
+    password: 'a member password 123',
+  });
+  if (accepted.status !== 200) throw new Error(`accept: ${accepted.status} ${accepted.text}`);
+  return { token: accepted.body.access };
+}
+
 export async function createContact(w: Workspace, body: Record<string, unknown> = {}): Promise<any> {
   const response = await w.api.post('/api/contacts/', {
     firstName: 'Grace',

@@ -161,7 +161,8 @@ export class OpenApiConformance {
     for (const [name, value] of query) {
       const index = parameters.findIndex((p) => p.in === 'query' && p.name === name);
       if (index < 0) {
-        report(template, `the server accepted query parameter "${name}", which the operation does not document`);
+        if (!parameters.some((p) => isExplodedObjectWith(p, name)))
+          report(template, `the server accepted query parameter "${name}", which the operation does not document`);
         continue;
       }
       const schema = parameters[index]!.schema as { type?: string | string[] } | undefined;
@@ -328,4 +329,14 @@ export function takeViolations(): { violations: Violation[]; checked: number; un
   const result = { violations: checker ? checker.violations.splice(0) : [], checked: checker?.checked ?? 0, unchecked: pending.length };
   if (checker) checker.checked = 0;
   return result;
+}
+
+/**
+ * An object parameter serialised `form`, exploded: each of its properties is a query parameter of
+ * its own name; the names it takes are its schema's `propertyNames` pattern.
+ */
+function isExplodedObjectWith(parameter: Record<string, unknown>, name: string): boolean {
+  const schema = parameter.schema as { type?: string; propertyNames?: { pattern?: string } } | undefined;
+  if (parameter.in !== 'query' || parameter.style !== 'form' || parameter.explode !== true || schema?.type !== 'object') return false;
+  return schema.propertyNames?.pattern !== undefined && new RegExp(schema.propertyNames.pattern).test(name);
 }

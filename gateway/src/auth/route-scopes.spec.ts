@@ -71,6 +71,11 @@ describe('the route → scope table', () => {
     ['GET', '/api/openapi.json', 'none'],
     ['GET', '/api/settings/webhooks', 'allScopes'],
     ['POST', '/api/settings/api-keys', 'closed'],
+    ['GET', '/api/settings/custom-fields', 'none'],
+    ['GET', '/api/settings/custom-fields/{id}', 'none'],
+    ['POST', '/api/settings/custom-fields', 'closed'],
+    ['PATCH', '/api/settings/custom-fields/{id}', 'closed'],
+    ['DELETE', '/api/settings/custom-fields/{id}', 'closed'],
     ['GET', '/api/unheard-of', undefined],
   ])('%s %s needs %s', (method, path, scope) => {
     expect(routeScope(method, path)).toBe(scope);

@@ -16,7 +16,8 @@ import { API_KEY_SCOPES, scopesAllow, type ApiKeyScope, type ScopeFamily } from 
  */
 export type RouteScope = ApiKeyScope | 'none' | 'allScopes' | 'closed';
 
-type PrefixRule = ScopeFamily | 'none' | 'closed' | 'settings';
+/** `openSettings`: settings every key may read (`none`) and none may write (`closed`, admins only). */
+type PrefixRule = ScopeFamily | 'none' | 'closed' | 'settings' | 'openSettings';
 
 /** Path prefix (whole segments) → family or rule. Longer prefixes override shorter ones. */
 export const ROUTE_FAMILIES: Readonly<Record<string, PrefixRule>> = {
@@ -45,6 +46,8 @@ export const ROUTE_FAMILIES: Readonly<Record<string, PrefixRule>> = {
   // Privacy export, erasure and suppressions: for a logged-in admin only.
   '/api/privacy': 'closed',
   '/api/settings': 'settings',
+  // Custom field definitions: what any key writing records needs to know, so any key reads them.
+  '/api/settings/custom-fields': 'openSettings',
   '/api/openapi.json': 'none',
   '/api/docs': 'none',
   '/healthz': 'none',
@@ -71,6 +74,7 @@ export function routeScope(method: string, template: string): RouteScope | undef
   const read = READS.has(method.toUpperCase()) || (method.toUpperCase() === 'POST' && READING_POSTS.has(path.at(-1) ?? ''));
   if (match.rule === 'none' || match.rule === 'closed') return match.rule;
   if (match.rule === 'settings') return read ? 'allScopes' : 'closed';
+  if (match.rule === 'openSettings') return read ? 'none' : 'closed';
   const scope = `${match.rule}:${read ? 'read' : 'write'}`;
   // A read-only family (the change feed) has no write scope, so its writes are no key's.
   return (API_KEY_SCOPES as readonly string[]).includes(scope) ? (scope as ApiKeyScope) : 'closed';

@@ -3,7 +3,7 @@
  * declares beside its router, plus the shared components: error shapes, rate-limit headers,
  * the bearer scheme, and the contract decisions in prose.
  */
-import { API_KEY_SCOPES, PAGING } from '@crm/vocabulary';
+import { API_KEY_SCOPES, CUSTOM_FIELD_NAME_PATTERN, PAGING } from '@crm/vocabulary';
 import { IDEMPOTENCY_COMPONENTS, withIdempotencyKeys } from './idempotency-key';
 import { withHeads, type JsonSchema, type OpenApiPaths } from './operation';
 import { ROLES_DESCRIPTION, withRoles } from './roles';
@@ -74,7 +74,11 @@ const COMPONENTS = {
         recordKind: { type: 'array', items: { type: 'string' } },
         actorType: { type: 'array', items: { type: 'string' } },
         action: { type: 'array', items: { type: 'string' } },
+        // The custom field definitions' list (GET /api/settings/custom-fields/?kind=).
+        kind: { type: 'array', items: { type: 'string' } },
       },
+      // A record list's `?customFields.<key>=` filters.
+      patternProperties: { [CUSTOM_FIELD_NAME_PATTERN]: { type: 'array', items: { type: 'string' } } },
       additionalProperties: false,
       examples: [{ filter: ['filter.and[0].field: unknown field "colour".'] }],
     },
@@ -261,6 +265,11 @@ export const TAGS = [
   { name: 'exports', description: 'Background exports of a record list to CSV or JSON lines, and their downloads.' },
   { name: 'privacy', description: 'One person’s data exported or erased by email, and the suppression list (admins; docs/privacy.md).' },
   { name: 'events', description: 'The change feed: every event of the last days, resumable by cursor.' },
+  {
+    name: 'custom fields',
+    description:
+      "The workspace's own typed fields of contacts, leads, accounts and opportunities (settings): records carry their values in `customFields`.",
+  },
   { name: 'api-keys', description: 'Workspace API keys (settings).' },
   { name: 'users', description: 'The people of the workspace and their roles (settings), and accepting an invitation.' },
   { name: 'meta', description: 'Health probes and this document.' },

@@ -1,4 +1,4 @@
-import type { Router } from 'express';
+import type { Response, Router } from 'express';
 import type { InternalTls } from '@crm/grpc';
 import type { Logger } from '@crm/observability';
 import type { Authenticator } from '../auth/authenticator';
@@ -21,6 +21,11 @@ export interface RouteModule {
   /** Authenticated routes that read their own (multipart) bodies: mounted before the JSON body parser. */
   rawBodyRouter?: Router;
   paths: OpenApiPaths;
+  /**
+   * The document as the caller's workspace sees it (GET /api/openapi.json with a credential): this
+   * area's part of it rewritten for the workspace (`res.locals.caller` is set). At most one module has it.
+   */
+  documentFor?: (res: Response, document: Record<string, unknown>) => Promise<Record<string, unknown>>;
 }
 
 export interface RouteDeps {

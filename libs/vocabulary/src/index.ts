@@ -10,6 +10,7 @@ export * from './limits';
 export * from './email';
 export * from './characters';
 export * from './record-fields';
+export * from './custom-fields';
 export * from './api-key-scopes';
 export * from './batch-writes';
 export * from './record-list-items';

@@ -135,6 +135,7 @@ async function startConsumers(config: ImportConfig, runtime: Runtime, logger: Lo
     files: runtime.files,
     bus: runtime.bus,
     importer: runtime.importer,
+    records: runtime.records,
     logger,
     chunkRows: config.CHUNK_ROWS,
   });

@@ -7,13 +7,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This OpenAPI 3.1 document */
+        /**
+         * This OpenAPI 3.1 document
+         * @description Needs no credential. With a Bearer credential (an access token or an API key), each record kind's `customFields` states the workspace's custom fields as typed properties; without one (or with one that does not verify) it is an open object.
+         */
         get: operations["getOpenApiDocument"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        /** This OpenAPI 3.1 document (headers only) */
+        /**
+         * This OpenAPI 3.1 document (headers only)
+         * @description Needs no credential. With a Bearer credential (an access token or an API key), each record kind's `customFields` states the workspace's custom fields as typed properties; without one (or with one that does not verify) it is an open object.
+         */
         head: operations["getOpenApiDocumentHead"];
         patch?: never;
         trace?: never;
@@ -400,6 +406,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/settings/custom-fields/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's custom field definitions
+         * @description Every caller of the workspace may read them, API keys of any scope included.
+         */
+        get: operations["listCustomFields"];
+        put?: never;
+        /**
+         * Define a custom field of a record kind
+         * @description Every failing field is listed in one 422 (a key taken in the kind or naming a built-in field, a bad type, options missing or given for a type without them, `unique` on a type that cannot be, the 101st field of a kind on `key`). Records of the kind carry it in `customFields` from then on (null until written). Admins only: members and API keys answer 403.
+         */
+        post: operations["createCustomField"];
+        delete?: never;
+        options?: never;
+        /**
+         * The workspace's custom field definitions (headers only)
+         * @description Every caller of the workspace may read them, API keys of any scope included.
+         */
+        head: operations["listCustomFieldsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/custom-fields/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a custom field definition */
+        get: operations["getCustomField"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a custom field and every value of it
+         * @description Records of the kind no longer carry the key in `customFields`. Admins only: members and API keys answer 403.
+         */
+        delete: operations["deleteCustomField"];
+        options?: never;
+        /** Read a custom field definition (headers only) */
+        head: operations["getCustomFieldHead"];
+        /**
+         * Change the label, description, required flag or options of a custom field
+         * @description Removing an option that a record holds: 422 on `options`. `required` applies to creates made after it is set. Admins only: members and API keys answer 403.
+         */
+        patch: operations["updateCustomField"];
+        trace?: never;
+    };
     "/api/contacts/": {
         parameters: {
             query?: never;
@@ -409,7 +469,7 @@ export interface paths {
         };
         /**
          * List contacts
-         * @description Paginated contact list items, newest first.
+         * @description Paginated contact list items, newest first. `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`.
          */
         get: operations["listContacts"];
         put?: never;
@@ -422,7 +482,7 @@ export interface paths {
         options?: never;
         /**
          * List contacts (headers only)
-         * @description Paginated contact list items, newest first.
+         * @description Paginated contact list items, newest first. `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`.
          */
         head: operations["listContactsHead"];
         patch?: never;
@@ -463,7 +523,7 @@ export interface paths {
         };
         /**
          * Aggregate contacts
-         * @description Counts and metrics of the contacts the list would hold with the same filters, computed by the store. Groups are ordered by key as `ordering` orders (strings by code point, unset keys last); only the metrics asked are answered.
+         * @description Counts and metrics of the contacts the list would hold with the same filters, computed by the store. Groups are ordered by key as `ordering` orders (strings by code point, unset keys last); only the metrics asked are answered. `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`.
          */
         get: operations["aggregateContacts"];
         put?: never;
@@ -472,7 +532,7 @@ export interface paths {
         options?: never;
         /**
          * Aggregate contacts (headers only)
-         * @description Counts and metrics of the contacts the list would hold with the same filters, computed by the store. Groups are ordered by key as `ordering` orders (strings by code point, unset keys last); only the metrics asked are answered.
+         * @description Counts and metrics of the contacts the list would hold with the same filters, computed by the store. Groups are ordered by key as `ordering` orders (strings by code point, unset keys last); only the metrics asked are answered. `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`.
          */
         head: operations["aggregateContactsHead"];
         patch?: never;
@@ -547,7 +607,7 @@ export interface paths {
         };
         /**
          * List leads
-         * @description Paginated lead list items, newest first.
+         * @description Paginated lead list items, newest first. `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`.
          */
         get: operations["listLeads"];
         put?: never;
@@ -560,7 +620,7 @@ export interface paths {
         options?: never;
         /**
          * List leads (headers only)
-         * @description Paginated lead list items, newest first.
+         * @description Paginated lead list items, newest first. `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`.
          */
         head: operations["listLeadsHead"];
         patch?: never;
@@ -601,7 +661,7 @@ export interface paths {
         };
         /**
          * Aggregate leads
-         * @description Counts and metrics of the leads the list would hold with the same filters, computed by the store. Groups are ordered by key as `ordering` orders (strings by code point, unset keys last); only the metrics asked are answered.
+         * @description Counts and metrics of the leads the list would hold with the same filters, computed by the store. Groups are ordered by key as `ordering` orders (strings by code point, unset keys last); only the metrics asked are answered. `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`.
          */
         get: operations["aggregateLeads"];
         put?: never;
@@ -610,7 +670,7 @@ export interface paths {
         options?: never;
         /**
          * Aggregate leads (headers only)
-         * @description Counts and metrics of the leads the list would hold with the same filters, computed by the store. Groups are ordered by key as `ordering` orders (strings by code point, unset keys last); only the metrics asked are answered.
+         * @description Counts and metrics of the leads the list would hold with the same filters, computed by the store. Groups are ordered by key as `ordering` orders (strings by code point, unset keys last); only the metrics asked are answered. `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`.
          */
         head: operations["aggregateLeadsHead"];
         patch?: never;
@@ -685,7 +745,7 @@ export interface paths {
         };
         /**
          * List accounts
-         * @description Paginated account list items, newest first.
+         * @description Paginated account list items, newest first. `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`.
          */
         get: operations["listAccounts"];
         put?: never;
@@ -698,7 +758,7 @@ export interface paths {
         options?: never;
         /**
          * List accounts (headers only)
-         * @description Paginated account list items, newest first.
+         * @description Paginated account list items, newest first. `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`.
          */
         head: operations["listAccountsHead"];
         patch?: never;
@@ -739,7 +799,7 @@ export interface paths {
         };
         /**
          * Aggregate accounts
-         * @description Counts and metrics of the accounts the list would hold with the same filters, computed by the store. Groups are ordered by key as `ordering` orders (strings by code point, unset keys last); only the metrics asked are answered.
+         * @description Counts and metrics of the accounts the list would hold with the same filters, computed by the store. Groups are ordered by key as `ordering` orders (strings by code point, unset keys last); only the metrics asked are answered. `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`.
          */
         get: operations["aggregateAccounts"];
         put?: never;
@@ -748,7 +808,7 @@ export interface paths {
         options?: never;
         /**
          * Aggregate accounts (headers only)
-         * @description Counts and metrics of the accounts the list would hold with the same filters, computed by the store. Groups are ordered by key as `ordering` orders (strings by code point, unset keys last); only the metrics asked are answered.
+         * @description Counts and metrics of the accounts the list would hold with the same filters, computed by the store. Groups are ordered by key as `ordering` orders (strings by code point, unset keys last); only the metrics asked are answered. `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`.
          */
         head: operations["aggregateAccountsHead"];
         patch?: never;
@@ -823,7 +883,7 @@ export interface paths {
         };
         /**
          * List opportunities
-         * @description Paginated opportunity list items, newest first.
+         * @description Paginated opportunity list items, newest first. `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`.
          */
         get: operations["listOpportunities"];
         put?: never;
@@ -836,7 +896,7 @@ export interface paths {
         options?: never;
         /**
          * List opportunities (headers only)
-         * @description Paginated opportunity list items, newest first.
+         * @description Paginated opportunity list items, newest first. `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`.
          */
         head: operations["listOpportunitiesHead"];
         patch?: never;
@@ -877,7 +937,7 @@ export interface paths {
         };
         /**
          * Aggregate opportunities
-         * @description Counts and metrics of the opportunities the list would hold with the same filters, computed by the store. Groups are ordered by key as `ordering` orders (strings by code point, unset keys last); only the metrics asked are answered.
+         * @description Counts and metrics of the opportunities the list would hold with the same filters, computed by the store. Groups are ordered by key as `ordering` orders (strings by code point, unset keys last); only the metrics asked are answered. `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`.
          */
         get: operations["aggregateOpportunities"];
         put?: never;
@@ -886,7 +946,7 @@ export interface paths {
         options?: never;
         /**
          * Aggregate opportunities (headers only)
-         * @description Counts and metrics of the opportunities the list would hold with the same filters, computed by the store. Groups are ordered by key as `ordering` orders (strings by code point, unset keys last); only the metrics asked are answered.
+         * @description Counts and metrics of the opportunities the list would hold with the same filters, computed by the store. Groups are ordered by key as `ordering` orders (strings by code point, unset keys last); only the metrics asked are answered. `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`.
          */
         head: operations["aggregateOpportunitiesHead"];
         patch?: never;
@@ -1766,6 +1826,9 @@ export interface components {
             recordKind?: string[];
             actorType?: string[];
             action?: string[];
+            kind?: string[];
+        } & {
+            [key: string]: string[];
         };
         /**
          * @description Field name → messages, for every failing field. `nonFieldErrors` holds problems with the body as a whole.
@@ -3266,6 +3329,409 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listCustomFields: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description Only the fields of this record kind (400 for another value). */
+                kind?: "contact" | "lead" | "account" | "opportunity";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of definitions. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Matches over every page. */
+                        count: number;
+                        /**
+                         * Format: uri
+                         * @description Absolute URL of the next page (keeps every filter), or null.
+                         */
+                        next: string | null;
+                        /**
+                         * Format: uri
+                         * @description Absolute URL of the previous page, or null.
+                         */
+                        previous: string | null;
+                        results: {
+                            /** @example fld_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "contact" | "lead" | "account" | "opportunity";
+                            /** @description Records carry the value as `customFields.<key>`. */
+                            key: string;
+                            label: string;
+                            /** @enum {string} */
+                            type: "text" | "number" | "integer" | "boolean" | "date" | "datetime" | "select" | "multiselect" | "url" | "email";
+                            /** @description The choices of `select`, `multiselect` fields; empty for the other types. */
+                            options: string[];
+                            required: boolean;
+                            unique: boolean;
+                            /** @description Empty when none. */
+                            description: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createCustomField: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters, per workspace. A retry with the same key, method, path and body within 24 hours gets the first answer again (its status and body, with `Idempotent-Replayed: true`) and changes nothing; the same key with another request answers 422; while the first request with the key still runs, 409. Answers of status 500 and above, and bodies over 1 MB, are not kept: a retry runs again. A successful answer that carries a one-time secret (a new API key, a webhook's signing secret, an invitation token) is not kept either, so that no credential is stored: a retry of it runs nothing and answers 409 with a detail saying the first request succeeded and its secret cannot be shown again. For the CSV import upload the key covers the method and path, not the file. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The record kind the field belongs to. Fixed once created.
+                     * @enum {string}
+                     */
+                    kind: "contact" | "lead" | "account" | "opportunity";
+                    /** @description `^[a-z][a-zA-Z0-9]{0,39}$`, unique per kind, never a built-in field's name; records carry the value as `customFields.<key>`. At most 100 fields per kind (the next one: 422 on `key`). Fixed once created. */
+                    key: string;
+                    /** @description What people read. */
+                    label: string;
+                    /**
+                     * @description text (at most 1,000 characters), number, integer, boolean, date (`YYYY-MM-DD`), datetime (a UTC timestamp), select, multiselect, url or email. Fixed once created.
+                     * @enum {string}
+                     */
+                    type: "text" | "number" | "integer" | "boolean" | "date" | "datetime" | "select" | "multiselect" | "url" | "email";
+                    /** @description For `select`, `multiselect` only, and required there: 1 to 200 distinct strings of 1 to 100 characters. A PATCH may add options and remove those no record holds (removing one a record holds: 422 on `options`). */
+                    options?: string[] | null;
+                    /** @description Default false. Applies to creates made after it is set; existing records keep their nulls until written with the field. */
+                    required?: boolean;
+                    /** @description Default false; `text`, `integer`, `url`, `email` fields only. No two records of the kind hold the same value (422 on `customFields.<key>`). Fixed once created. */
+                    unique?: boolean;
+                    /** @description Default empty; null clears. */
+                    description?: string | null;
+                    /** @description Read-only; ignored when sent. */
+                    readonly id?: unknown;
+                    /** @description Read-only; ignored when sent. */
+                    readonly createdAt?: unknown;
+                    /** @description Read-only; ignored when sent. */
+                    readonly updatedAt?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The new definition. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example fld_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
+                        id: string;
+                        /** @enum {string} */
+                        kind: "contact" | "lead" | "account" | "opportunity";
+                        /** @description Records carry the value as `customFields.<key>`. */
+                        key: string;
+                        label: string;
+                        /** @enum {string} */
+                        type: "text" | "number" | "integer" | "boolean" | "date" | "datetime" | "select" | "multiselect" | "url" | "email";
+                        /** @description The choices of `select`, `multiselect` fields; empty for the other types. */
+                        options: string[];
+                        required: boolean;
+                        unique: boolean;
+                        /** @description Empty when none. */
+                        description: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailedOrKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCustomFieldsHead: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (default 1). 400 when not a positive integer. */
+                page?: number;
+                /** @description Items per page (default 20); values above 100 are served as 100. 400 when not a positive integer. */
+                limit?: number;
+                /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
+                offset?: number;
+                /** @description Only the fields of this record kind (400 for another value). */
+                kind?: "contact" | "lead" | "account" | "opportunity";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of definitions. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCustomField: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The custom field (`fld_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The definition. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example fld_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
+                        id: string;
+                        /** @enum {string} */
+                        kind: "contact" | "lead" | "account" | "opportunity";
+                        /** @description Records carry the value as `customFields.<key>`. */
+                        key: string;
+                        label: string;
+                        /** @enum {string} */
+                        type: "text" | "number" | "integer" | "boolean" | "date" | "datetime" | "select" | "multiselect" | "url" | "email";
+                        /** @description The choices of `select`, `multiselect` fields; empty for the other types. */
+                        options: string[];
+                        required: boolean;
+                        unique: boolean;
+                        /** @description Empty when none. */
+                        description: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteCustomField: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The custom field (`fld_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body. */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCustomFieldHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The custom field (`fld_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The definition. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateCustomField: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The custom field (`fld_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The record kind the field belongs to. Fixed once created.
+                     * @enum {string}
+                     */
+                    kind?: "contact" | "lead" | "account" | "opportunity";
+                    /** @description `^[a-z][a-zA-Z0-9]{0,39}$`, unique per kind, never a built-in field's name; records carry the value as `customFields.<key>`. At most 100 fields per kind (the next one: 422 on `key`). Fixed once created. */
+                    key?: string;
+                    /** @description What people read. */
+                    label?: string;
+                    /**
+                     * @description text (at most 1,000 characters), number, integer, boolean, date (`YYYY-MM-DD`), datetime (a UTC timestamp), select, multiselect, url or email. Fixed once created.
+                     * @enum {string}
+                     */
+                    type?: "text" | "number" | "integer" | "boolean" | "date" | "datetime" | "select" | "multiselect" | "url" | "email";
+                    /** @description For `select`, `multiselect` only, and required there: 1 to 200 distinct strings of 1 to 100 characters. A PATCH may add options and remove those no record holds (removing one a record holds: 422 on `options`). */
+                    options?: string[] | null;
+                    /** @description Default false. Applies to creates made after it is set; existing records keep their nulls until written with the field. */
+                    required?: boolean;
+                    /** @description Default false; `text`, `integer`, `url`, `email` fields only. No two records of the kind hold the same value (422 on `customFields.<key>`). Fixed once created. */
+                    unique?: boolean;
+                    /** @description Default empty; null clears. */
+                    description?: string | null;
+                    /** @description Read-only; ignored when sent. */
+                    readonly id?: unknown;
+                    /** @description Read-only; ignored when sent. */
+                    readonly createdAt?: unknown;
+                    /** @description Read-only; ignored when sent. */
+                    readonly updatedAt?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The definition. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example fld_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
+                        id: string;
+                        /** @enum {string} */
+                        kind: "contact" | "lead" | "account" | "opportunity";
+                        /** @description Records carry the value as `customFields.<key>`. */
+                        key: string;
+                        label: string;
+                        /** @enum {string} */
+                        type: "text" | "number" | "integer" | "boolean" | "date" | "datetime" | "select" | "multiselect" | "url" | "email";
+                        /** @description The choices of `select`, `multiselect` fields; empty for the other types. */
+                        options: string[];
+                        required: boolean;
+                        unique: boolean;
+                        /** @description Empty when none. */
+                        description: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listContacts: {
         parameters: {
             query?: {
@@ -3291,10 +3757,14 @@ export interface operations {
                 createdBefore?: string;
                 /** @description Comma-separated tag names; contacts carrying every one of them. */
                 tags?: string;
-                /** @description createdAt, updatedAt, firstName, lastName, email, stage; `-` for descending. Default `-createdAt`. */
-                ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "firstName" | "-firstName" | "lastName" | "-lastName" | "email" | "-email" | "stage" | "-stage";
-                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `title` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `tags` (tags: contains, is_empty, is_not_empty); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                /** @description Up to 3 comma-separated fields of id, externalId, assignedTo, createdAt, updatedAt, firstName, lastName, email, phone, notes, title, stage, accountId, or `customFields.<key>` (a custom field of the kind other than a multiselect); `-` for descending. Default `-createdAt`. Ties are broken by id in the direction of the last field; strings compare by code point; unset values come last ascending and first descending. A bad ordering: `400 {"ordering": [...]}`. */
+                ordering?: string;
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags and multiselect fields. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `title` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `tags` (tags: contains, is_empty, is_not_empty); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); and `customFields.<key>`, a custom field of the kind, with the operators of its type (text, url, email: text; number, integer: number; select: choice; multiselect: tags; boolean, date, datetime alike). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
                 filter?: string;
+                /** @description `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`. */
+                customFields?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -3351,6 +3821,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The workspace's custom fields of this kind (/api/settings/custom-fields/), by key: one entry per defined field, null when unset; `{}` when the kind has none. Each value is typed by its definition: text, url, email, select, date (`YYYY-MM-DD`) and datetime as strings, number and integer as numbers, boolean as a boolean, multiselect as a list of strings. */
+                            customFields: {
+                                [key: string]: unknown;
+                            };
                         }[];
                     };
                 };
@@ -3399,6 +3873,10 @@ export interface operations {
                     emailOptOut?: boolean;
                     emailBounced?: boolean;
                     notes?: string | null;
+                    /** @description Any subset of the kind's custom fields, by key; keys not sent keep their value (on update) and null clears one. An unknown key, a value of the wrong type, a select value not among the options, a missing required field on create or a clash on a unique field: 422 keyed `customFields.<key>`. Not an object: 422 on `customFields`. Null as a whole changes nothing. */
+                    customFields?: {
+                        [key: string]: unknown;
+                    } | null;
                     /** @description Read-only; ignored when sent. */
                     readonly id?: unknown;
                     /** @description Read-only; ignored when sent. */
@@ -3463,6 +3941,10 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description The workspace's custom fields of this kind (/api/settings/custom-fields/), by key: one entry per defined field, null when unset; `{}` when the kind has none. Each value is typed by its definition: text, url, email, select, date (`YYYY-MM-DD`) and datetime as strings, number and integer as numbers, boolean as a boolean, multiselect as a list of strings. */
+                        customFields: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
@@ -3502,10 +3984,14 @@ export interface operations {
                 createdBefore?: string;
                 /** @description Comma-separated tag names; contacts carrying every one of them. */
                 tags?: string;
-                /** @description createdAt, updatedAt, firstName, lastName, email, stage; `-` for descending. Default `-createdAt`. */
-                ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "firstName" | "-firstName" | "lastName" | "-lastName" | "email" | "-email" | "stage" | "-stage";
-                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `title` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `tags` (tags: contains, is_empty, is_not_empty); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                /** @description Up to 3 comma-separated fields of id, externalId, assignedTo, createdAt, updatedAt, firstName, lastName, email, phone, notes, title, stage, accountId, or `customFields.<key>` (a custom field of the kind other than a multiselect); `-` for descending. Default `-createdAt`. Ties are broken by id in the direction of the last field; strings compare by code point; unset values come last ascending and first descending. A bad ordering: `400 {"ordering": [...]}`. */
+                ordering?: string;
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags and multiselect fields. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `title` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `tags` (tags: contains, is_empty, is_not_empty); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); and `customFields.<key>`, a custom field of the kind, with the operators of its type (text, url, email: text; number, integer: number; select: choice; multiselect: tags; boolean, date, datetime alike). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
                 filter?: string;
+                /** @description `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`. */
+                customFields?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -3590,6 +4076,10 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description The workspace's custom fields of this kind (/api/settings/custom-fields/), by key: one entry per defined field, null when unset; `{}` when the kind has none. Each value is typed by its definition: text, url, email, select, date (`YYYY-MM-DD`) and datetime as strings, number and integer as numbers, boolean as a boolean, multiselect as a list of strings. */
+                        customFields: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
@@ -3740,6 +4230,10 @@ export interface operations {
                     emailOptOut?: boolean;
                     emailBounced?: boolean;
                     notes?: string | null;
+                    /** @description Any subset of the kind's custom fields, by key; keys not sent keep their value (on update) and null clears one. An unknown key, a value of the wrong type, a select value not among the options, a missing required field on create or a clash on a unique field: 422 keyed `customFields.<key>`. Not an object: 422 on `customFields`. Null as a whole changes nothing. */
+                    customFields?: {
+                        [key: string]: unknown;
+                    } | null;
                     /** @description Read-only; ignored when sent. */
                     readonly id?: unknown;
                     /** @description Read-only; ignored when sent. */
@@ -3799,6 +4293,10 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description The workspace's custom fields of this kind (/api/settings/custom-fields/), by key: one entry per defined field, null when unset; `{}` when the kind has none. Each value is typed by its definition: text, url, email, select, date (`YYYY-MM-DD`) and datetime as strings, number and integer as numbers, boolean as a boolean, multiselect as a list of strings. */
+                        customFields: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
@@ -3817,9 +4315,9 @@ export interface operations {
     aggregateContacts: {
         parameters: {
             query?: {
-                /** @description Up to 2 comma-separated keys: a select-like field (assignedTo, stage) or a date bucket `<field>:day|week|month|quarter|year` of createdAt, updatedAt (the key holds the period's first day `YYYY-MM-DD`, weeks starting on Monday, by the UTC date). None: one group of every match. An unknown field, a field that cannot be grouped by or a bad bucket: `400 {"groupBy": [...]}`. */
+                /** @description Up to 2 comma-separated keys: a select-like field (assignedTo, stage) or a date bucket `<field>:day|week|month|quarter|year` of createdAt, updatedAt (the key holds the period's first day `YYYY-MM-DD`, weeks starting on Monday, by the UTC date). None: one group of every match. A custom field is named `customFields.<key>` and works where a built-in field of its type does (a select like a choice, a date or datetime in buckets). An unknown field, a field that cannot be grouped by or a bad bucket: `400 {"groupBy": [...]}`. */
                 groupBy?: string;
-                /** @description Comma-separated: `count`; at most 10, default `count`. A sum over no values is 0, an average, minimum or maximum over none is null. An unknown metric or field, or a field that is not a number: `400 {"metrics": [...]}`. */
+                /** @description Comma-separated: `count`; at most 10, default `count`. A sum over no values is 0, an average, minimum or maximum over none is null. A number or integer custom field is measured as `customFields.<key>`. An unknown metric or field, or a field that is not a number: `400 {"metrics": [...]}`. */
                 metrics?: string;
                 /** @description Records with exactly this externalId. */
                 externalId?: string;
@@ -3835,7 +4333,11 @@ export interface operations {
                 createdBefore?: string;
                 /** @description Comma-separated tag names; contacts carrying every one of them. */
                 tags?: string;
-                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `title` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `tags` (tags: contains, is_empty, is_not_empty); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                /** @description `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`. */
+                customFields?: {
+                    [key: string]: string;
+                };
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags and multiselect fields. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `title` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `tags` (tags: contains, is_empty, is_not_empty); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); and `customFields.<key>`, a custom field of the kind, with the operators of its type (text, url, email: text; number, integer: number; select: choice; multiselect: tags; boolean, date, datetime alike). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
                 filter?: string;
             };
             header?: never;
@@ -3913,9 +4415,9 @@ export interface operations {
     aggregateContactsHead: {
         parameters: {
             query?: {
-                /** @description Up to 2 comma-separated keys: a select-like field (assignedTo, stage) or a date bucket `<field>:day|week|month|quarter|year` of createdAt, updatedAt (the key holds the period's first day `YYYY-MM-DD`, weeks starting on Monday, by the UTC date). None: one group of every match. An unknown field, a field that cannot be grouped by or a bad bucket: `400 {"groupBy": [...]}`. */
+                /** @description Up to 2 comma-separated keys: a select-like field (assignedTo, stage) or a date bucket `<field>:day|week|month|quarter|year` of createdAt, updatedAt (the key holds the period's first day `YYYY-MM-DD`, weeks starting on Monday, by the UTC date). None: one group of every match. A custom field is named `customFields.<key>` and works where a built-in field of its type does (a select like a choice, a date or datetime in buckets). An unknown field, a field that cannot be grouped by or a bad bucket: `400 {"groupBy": [...]}`. */
                 groupBy?: string;
-                /** @description Comma-separated: `count`; at most 10, default `count`. A sum over no values is 0, an average, minimum or maximum over none is null. An unknown metric or field, or a field that is not a number: `400 {"metrics": [...]}`. */
+                /** @description Comma-separated: `count`; at most 10, default `count`. A sum over no values is 0, an average, minimum or maximum over none is null. A number or integer custom field is measured as `customFields.<key>`. An unknown metric or field, or a field that is not a number: `400 {"metrics": [...]}`. */
                 metrics?: string;
                 /** @description Records with exactly this externalId. */
                 externalId?: string;
@@ -3931,7 +4433,11 @@ export interface operations {
                 createdBefore?: string;
                 /** @description Comma-separated tag names; contacts carrying every one of them. */
                 tags?: string;
-                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `title` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `tags` (tags: contains, is_empty, is_not_empty); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                /** @description `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`. */
+                customFields?: {
+                    [key: string]: string;
+                };
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags and multiselect fields. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `title` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `tags` (tags: contains, is_empty, is_not_empty); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); and `customFields.<key>`, a custom field of the kind, with the operators of its type (text, url, email: text; number, integer: number; select: choice; multiselect: tags; boolean, date, datetime alike). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
                 filter?: string;
             };
             header?: never;
@@ -4075,11 +4581,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `title` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `tags` (tags: contains, is_empty, is_not_empty); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                    /** @description A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags and multiselect fields. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `title` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `tags` (tags: contains, is_empty, is_not_empty); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); and `customFields.<key>`, a custom field of the kind, with the operators of its type (text, url, email: text; number, integer: number; select: choice; multiselect: tags; boolean, date, datetime alike). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
                     filter?: Record<string, never>;
                     /** @description A literal, case-insensitive substring, as the list's `search`. */
                     search?: string;
-                    /** @description Up to 3 comma-separated fields of id, externalId, assignedTo, createdAt, updatedAt, firstName, lastName, email, phone, notes, title, stage, accountId; `-` for descending. Default `-createdAt`. Ties are broken by id in the direction of the last field; strings compare by code point; unset values come last ascending and first descending. A bad ordering: `400 {"ordering": [...]}`. */
+                    /** @description Up to 3 comma-separated fields of id, externalId, assignedTo, createdAt, updatedAt, firstName, lastName, email, phone, notes, title, stage, accountId, or `customFields.<key>` (a custom field of the kind other than a multiselect); `-` for descending. Default `-createdAt`. Ties are broken by id in the direction of the last field; strings compare by code point; unset values come last ascending and first descending. A bad ordering: `400 {"ordering": [...]}`. */
                     ordering?: string;
                     /** @description Items per page (default 20); values above 100 are served as 100. */
                     limit?: number;
@@ -4127,6 +4633,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The workspace's custom fields of this kind (/api/settings/custom-fields/), by key: one entry per defined field, null when unset; `{}` when the kind has none. Each value is typed by its definition: text, url, email, select, date (`YYYY-MM-DD`) and datetime as strings, number and integer as numbers, boolean as a boolean, multiselect as a list of strings. */
+                            customFields: {
+                                [key: string]: unknown;
+                            };
                         }[];
                         /** @description Send it back as `cursor` (with the same body otherwise) for the next page; null on the last page. */
                         nextCursor: string | null;
@@ -4214,6 +4724,10 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description The workspace's custom fields of this kind (/api/settings/custom-fields/), by key: one entry per defined field, null when unset; `{}` when the kind has none. Each value is typed by its definition: text, url, email, select, date (`YYYY-MM-DD`) and datetime as strings, number and integer as numbers, boolean as a boolean, multiselect as a list of strings. */
+                        customFields: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
@@ -4254,10 +4768,14 @@ export interface operations {
                 createdAfter?: string;
                 /** @description createdAt on or before; ISO 8601 date or timestamp (any offset); 400 when not one. */
                 createdBefore?: string;
-                /** @description createdAt, updatedAt, firstName, lastName, email, company, status, leadScore; `-` for descending. Default `-createdAt`. */
-                ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "firstName" | "-firstName" | "lastName" | "-lastName" | "email" | "-email" | "company" | "-company" | "status" | "-status" | "leadScore" | "-leadScore";
-                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `company` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `status` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `leadScore` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                /** @description Up to 3 comma-separated fields of id, externalId, assignedTo, createdAt, updatedAt, firstName, lastName, email, phone, notes, company, status, source, leadScore, or `customFields.<key>` (a custom field of the kind other than a multiselect); `-` for descending. Default `-createdAt`. Ties are broken by id in the direction of the last field; strings compare by code point; unset values come last ascending and first descending. A bad ordering: `400 {"ordering": [...]}`. */
+                ordering?: string;
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags and multiselect fields. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `company` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `status` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `leadScore` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); and `customFields.<key>`, a custom field of the kind, with the operators of its type (text, url, email: text; number, integer: number; select: choice; multiselect: tags; boolean, date, datetime alike). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
                 filter?: string;
+                /** @description `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`. */
+                customFields?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -4312,6 +4830,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The workspace's custom fields of this kind (/api/settings/custom-fields/), by key: one entry per defined field, null when unset; `{}` when the kind has none. Each value is typed by its definition: text, url, email, select, date (`YYYY-MM-DD`) and datetime as strings, number and integer as numbers, boolean as a boolean, multiselect as a list of strings. */
+                            customFields: {
+                                [key: string]: unknown;
+                            };
                         }[];
                     };
                 };
@@ -4358,6 +4880,10 @@ export interface operations {
                     emailOptOut?: boolean;
                     emailBounced?: boolean;
                     notes?: string | null;
+                    /** @description Any subset of the kind's custom fields, by key; keys not sent keep their value (on update) and null clears one. An unknown key, a value of the wrong type, a select value not among the options, a missing required field on create or a clash on a unique field: 422 keyed `customFields.<key>`. Not an object: 422 on `customFields`. Null as a whole changes nothing. */
+                    customFields?: {
+                        [key: string]: unknown;
+                    } | null;
                     /** @description Read-only; ignored when sent. */
                     readonly id?: unknown;
                     /** @description Read-only; ignored when sent. */
@@ -4425,6 +4951,10 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description The workspace's custom fields of this kind (/api/settings/custom-fields/), by key: one entry per defined field, null when unset; `{}` when the kind has none. Each value is typed by its definition: text, url, email, select, date (`YYYY-MM-DD`) and datetime as strings, number and integer as numbers, boolean as a boolean, multiselect as a list of strings. */
+                        customFields: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
@@ -4464,10 +4994,14 @@ export interface operations {
                 createdAfter?: string;
                 /** @description createdAt on or before; ISO 8601 date or timestamp (any offset); 400 when not one. */
                 createdBefore?: string;
-                /** @description createdAt, updatedAt, firstName, lastName, email, company, status, leadScore; `-` for descending. Default `-createdAt`. */
-                ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "firstName" | "-firstName" | "lastName" | "-lastName" | "email" | "-email" | "company" | "-company" | "status" | "-status" | "leadScore" | "-leadScore";
-                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `company` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `status` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `leadScore` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                /** @description Up to 3 comma-separated fields of id, externalId, assignedTo, createdAt, updatedAt, firstName, lastName, email, phone, notes, company, status, source, leadScore, or `customFields.<key>` (a custom field of the kind other than a multiselect); `-` for descending. Default `-createdAt`. Ties are broken by id in the direction of the last field; strings compare by code point; unset values come last ascending and first descending. A bad ordering: `400 {"ordering": [...]}`. */
+                ordering?: string;
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags and multiselect fields. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `company` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `status` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `leadScore` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); and `customFields.<key>`, a custom field of the kind, with the operators of its type (text, url, email: text; number, integer: number; select: choice; multiselect: tags; boolean, date, datetime alike). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
                 filter?: string;
+                /** @description `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`. */
+                customFields?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -4555,6 +5089,10 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description The workspace's custom fields of this kind (/api/settings/custom-fields/), by key: one entry per defined field, null when unset; `{}` when the kind has none. Each value is typed by its definition: text, url, email, select, date (`YYYY-MM-DD`) and datetime as strings, number and integer as numbers, boolean as a boolean, multiselect as a list of strings. */
+                        customFields: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
@@ -4703,6 +5241,10 @@ export interface operations {
                     emailOptOut?: boolean;
                     emailBounced?: boolean;
                     notes?: string | null;
+                    /** @description Any subset of the kind's custom fields, by key; keys not sent keep their value (on update) and null clears one. An unknown key, a value of the wrong type, a select value not among the options, a missing required field on create or a clash on a unique field: 422 keyed `customFields.<key>`. Not an object: 422 on `customFields`. Null as a whole changes nothing. */
+                    customFields?: {
+                        [key: string]: unknown;
+                    } | null;
                     /** @description Read-only; ignored when sent. */
                     readonly id?: unknown;
                     /** @description Read-only; ignored when sent. */
@@ -4765,6 +5307,10 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description The workspace's custom fields of this kind (/api/settings/custom-fields/), by key: one entry per defined field, null when unset; `{}` when the kind has none. Each value is typed by its definition: text, url, email, select, date (`YYYY-MM-DD`) and datetime as strings, number and integer as numbers, boolean as a boolean, multiselect as a list of strings. */
+                        customFields: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
@@ -4783,9 +5329,9 @@ export interface operations {
     aggregateLeads: {
         parameters: {
             query?: {
-                /** @description Up to 2 comma-separated keys: a select-like field (assignedTo, status, source) or a date bucket `<field>:day|week|month|quarter|year` of createdAt, updatedAt (the key holds the period's first day `YYYY-MM-DD`, weeks starting on Monday, by the UTC date). None: one group of every match. An unknown field, a field that cannot be grouped by or a bad bucket: `400 {"groupBy": [...]}`. */
+                /** @description Up to 2 comma-separated keys: a select-like field (assignedTo, status, source) or a date bucket `<field>:day|week|month|quarter|year` of createdAt, updatedAt (the key holds the period's first day `YYYY-MM-DD`, weeks starting on Monday, by the UTC date). None: one group of every match. A custom field is named `customFields.<key>` and works where a built-in field of its type does (a select like a choice, a date or datetime in buckets). An unknown field, a field that cannot be grouped by or a bad bucket: `400 {"groupBy": [...]}`. */
                 groupBy?: string;
-                /** @description Comma-separated: `count`, `sum:<field>`, `avg:<field>`, `min:<field>`, `max:<field>` over leadScore; at most 10, default `count`. A sum over no values is 0, an average, minimum or maximum over none is null. An unknown metric or field, or a field that is not a number: `400 {"metrics": [...]}`. */
+                /** @description Comma-separated: `count`, `sum:<field>`, `avg:<field>`, `min:<field>`, `max:<field>` over leadScore; at most 10, default `count`. A sum over no values is 0, an average, minimum or maximum over none is null. A number or integer custom field is measured as `customFields.<key>`. An unknown metric or field, or a field that is not a number: `400 {"metrics": [...]}`. */
                 metrics?: string;
                 /** @description Records with exactly this externalId. */
                 externalId?: string;
@@ -4801,7 +5347,11 @@ export interface operations {
                 createdAfter?: string;
                 /** @description createdAt on or before; ISO 8601 date or timestamp (any offset); 400 when not one. */
                 createdBefore?: string;
-                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `company` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `status` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `leadScore` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                /** @description `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`. */
+                customFields?: {
+                    [key: string]: string;
+                };
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags and multiselect fields. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `company` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `status` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `leadScore` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); and `customFields.<key>`, a custom field of the kind, with the operators of its type (text, url, email: text; number, integer: number; select: choice; multiselect: tags; boolean, date, datetime alike). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
                 filter?: string;
             };
             header?: never;
@@ -4879,9 +5429,9 @@ export interface operations {
     aggregateLeadsHead: {
         parameters: {
             query?: {
-                /** @description Up to 2 comma-separated keys: a select-like field (assignedTo, status, source) or a date bucket `<field>:day|week|month|quarter|year` of createdAt, updatedAt (the key holds the period's first day `YYYY-MM-DD`, weeks starting on Monday, by the UTC date). None: one group of every match. An unknown field, a field that cannot be grouped by or a bad bucket: `400 {"groupBy": [...]}`. */
+                /** @description Up to 2 comma-separated keys: a select-like field (assignedTo, status, source) or a date bucket `<field>:day|week|month|quarter|year` of createdAt, updatedAt (the key holds the period's first day `YYYY-MM-DD`, weeks starting on Monday, by the UTC date). None: one group of every match. A custom field is named `customFields.<key>` and works where a built-in field of its type does (a select like a choice, a date or datetime in buckets). An unknown field, a field that cannot be grouped by or a bad bucket: `400 {"groupBy": [...]}`. */
                 groupBy?: string;
-                /** @description Comma-separated: `count`, `sum:<field>`, `avg:<field>`, `min:<field>`, `max:<field>` over leadScore; at most 10, default `count`. A sum over no values is 0, an average, minimum or maximum over none is null. An unknown metric or field, or a field that is not a number: `400 {"metrics": [...]}`. */
+                /** @description Comma-separated: `count`, `sum:<field>`, `avg:<field>`, `min:<field>`, `max:<field>` over leadScore; at most 10, default `count`. A sum over no values is 0, an average, minimum or maximum over none is null. A number or integer custom field is measured as `customFields.<key>`. An unknown metric or field, or a field that is not a number: `400 {"metrics": [...]}`. */
                 metrics?: string;
                 /** @description Records with exactly this externalId. */
                 externalId?: string;
@@ -4897,7 +5447,11 @@ export interface operations {
                 createdAfter?: string;
                 /** @description createdAt on or before; ISO 8601 date or timestamp (any offset); 400 when not one. */
                 createdBefore?: string;
-                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `company` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `status` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `leadScore` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                /** @description `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`. */
+                customFields?: {
+                    [key: string]: string;
+                };
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags and multiselect fields. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `company` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `status` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `leadScore` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); and `customFields.<key>`, a custom field of the kind, with the operators of its type (text, url, email: text; number, integer: number; select: choice; multiselect: tags; boolean, date, datetime alike). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
                 filter?: string;
             };
             header?: never;
@@ -5041,11 +5595,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `company` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `status` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `leadScore` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                    /** @description A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags and multiselect fields. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `firstName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `lastName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `email` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `phone` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `notes` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `company` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `status` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `leadScore` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); and `customFields.<key>`, a custom field of the kind, with the operators of its type (text, url, email: text; number, integer: number; select: choice; multiselect: tags; boolean, date, datetime alike). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
                     filter?: Record<string, never>;
                     /** @description A literal, case-insensitive substring, as the list's `search`. */
                     search?: string;
-                    /** @description Up to 3 comma-separated fields of id, externalId, assignedTo, createdAt, updatedAt, firstName, lastName, email, phone, notes, company, status, source, leadScore; `-` for descending. Default `-createdAt`. Ties are broken by id in the direction of the last field; strings compare by code point; unset values come last ascending and first descending. A bad ordering: `400 {"ordering": [...]}`. */
+                    /** @description Up to 3 comma-separated fields of id, externalId, assignedTo, createdAt, updatedAt, firstName, lastName, email, phone, notes, company, status, source, leadScore, or `customFields.<key>` (a custom field of the kind other than a multiselect); `-` for descending. Default `-createdAt`. Ties are broken by id in the direction of the last field; strings compare by code point; unset values come last ascending and first descending. A bad ordering: `400 {"ordering": [...]}`. */
                     ordering?: string;
                     /** @description Items per page (default 20); values above 100 are served as 100. */
                     limit?: number;
@@ -5091,6 +5645,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The workspace's custom fields of this kind (/api/settings/custom-fields/), by key: one entry per defined field, null when unset; `{}` when the kind has none. Each value is typed by its definition: text, url, email, select, date (`YYYY-MM-DD`) and datetime as strings, number and integer as numbers, boolean as a boolean, multiselect as a list of strings. */
+                            customFields: {
+                                [key: string]: unknown;
+                            };
                         }[];
                         /** @description Send it back as `cursor` (with the same body otherwise) for the next page; null on the last page. */
                         nextCursor: string | null;
@@ -5181,6 +5739,10 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description The workspace's custom fields of this kind (/api/settings/custom-fields/), by key: one entry per defined field, null when unset; `{}` when the kind has none. Each value is typed by its definition: text, url, email, select, date (`YYYY-MM-DD`) and datetime as strings, number and integer as numbers, boolean as a boolean, multiselect as a list of strings. */
+                        customFields: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
@@ -5217,10 +5779,14 @@ export interface operations {
                 assignedTo?: string;
                 /** @description Case-insensitive literal substring of the company name or website (one literal, no wildcards). */
                 search?: string;
-                /** @description createdAt, updatedAt, name, stage, industry; `-` for descending. Default `-createdAt`. */
-                ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "name" | "-name" | "stage" | "-stage" | "industry" | "-industry";
-                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `website` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `companySize` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                /** @description Up to 3 comma-separated fields of id, externalId, assignedTo, createdAt, updatedAt, name, website, industry, companySize, stage, description, or `customFields.<key>` (a custom field of the kind other than a multiselect); `-` for descending. Default `-createdAt`. Ties are broken by id in the direction of the last field; strings compare by code point; unset values come last ascending and first descending. A bad ordering: `400 {"ordering": [...]}`. */
+                ordering?: string;
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags and multiselect fields. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `website` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `companySize` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); and `customFields.<key>`, a custom field of the kind, with the operators of its type (text, url, email: text; number, integer: number; select: choice; multiselect: tags; boolean, date, datetime alike). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
                 filter?: string;
+                /** @description `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`. */
+                customFields?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -5276,6 +5842,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The workspace's custom fields of this kind (/api/settings/custom-fields/), by key: one entry per defined field, null when unset; `{}` when the kind has none. Each value is typed by its definition: text, url, email, select, date (`YYYY-MM-DD`) and datetime as strings, number and integer as numbers, boolean as a boolean, multiselect as a list of strings. */
+                            customFields: {
+                                [key: string]: unknown;
+                            };
                         }[];
                     };
                 };
@@ -5331,6 +5901,10 @@ export interface operations {
                     /** @description Blank and repeated tags are dropped. */
                     tags?: string[] | null;
                     description?: string | null;
+                    /** @description Any subset of the kind's custom fields, by key; keys not sent keep their value (on update) and null clears one. An unknown key, a value of the wrong type, a select value not among the options, a missing required field on create or a clash on a unique field: 422 keyed `customFields.<key>`. Not an object: 422 on `customFields`. Null as a whole changes nothing. */
+                    customFields?: {
+                        [key: string]: unknown;
+                    } | null;
                     /** @description Read-only; ignored when sent. */
                     readonly id?: unknown;
                     /** @description Read-only; ignored when sent. */
@@ -5402,6 +5976,10 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description The workspace's custom fields of this kind (/api/settings/custom-fields/), by key: one entry per defined field, null when unset; `{}` when the kind has none. Each value is typed by its definition: text, url, email, select, date (`YYYY-MM-DD`) and datetime as strings, number and integer as numbers, boolean as a boolean, multiselect as a list of strings. */
+                        customFields: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
@@ -5437,10 +6015,14 @@ export interface operations {
                 assignedTo?: string;
                 /** @description Case-insensitive literal substring of the company name or website (one literal, no wildcards). */
                 search?: string;
-                /** @description createdAt, updatedAt, name, stage, industry; `-` for descending. Default `-createdAt`. */
-                ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "name" | "-name" | "stage" | "-stage" | "industry" | "-industry";
-                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `website` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `companySize` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                /** @description Up to 3 comma-separated fields of id, externalId, assignedTo, createdAt, updatedAt, name, website, industry, companySize, stage, description, or `customFields.<key>` (a custom field of the kind other than a multiselect); `-` for descending. Default `-createdAt`. Ties are broken by id in the direction of the last field; strings compare by code point; unset values come last ascending and first descending. A bad ordering: `400 {"ordering": [...]}`. */
+                ordering?: string;
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags and multiselect fields. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `website` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `companySize` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); and `customFields.<key>`, a custom field of the kind, with the operators of its type (text, url, email: text; number, integer: number; select: choice; multiselect: tags; boolean, date, datetime alike). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
                 filter?: string;
+                /** @description `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`. */
+                customFields?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -5534,6 +6116,10 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description The workspace's custom fields of this kind (/api/settings/custom-fields/), by key: one entry per defined field, null when unset; `{}` when the kind has none. Each value is typed by its definition: text, url, email, select, date (`YYYY-MM-DD`) and datetime as strings, number and integer as numbers, boolean as a boolean, multiselect as a list of strings. */
+                        customFields: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
@@ -5691,6 +6277,10 @@ export interface operations {
                     /** @description Blank and repeated tags are dropped. */
                     tags?: string[] | null;
                     description?: string | null;
+                    /** @description Any subset of the kind's custom fields, by key; keys not sent keep their value (on update) and null clears one. An unknown key, a value of the wrong type, a select value not among the options, a missing required field on create or a clash on a unique field: 422 keyed `customFields.<key>`. Not an object: 422 on `customFields`. Null as a whole changes nothing. */
+                    customFields?: {
+                        [key: string]: unknown;
+                    } | null;
                     /** @description Read-only; ignored when sent. */
                     readonly id?: unknown;
                     /** @description Read-only; ignored when sent. */
@@ -5761,6 +6351,10 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description The workspace's custom fields of this kind (/api/settings/custom-fields/), by key: one entry per defined field, null when unset; `{}` when the kind has none. Each value is typed by its definition: text, url, email, select, date (`YYYY-MM-DD`) and datetime as strings, number and integer as numbers, boolean as a boolean, multiselect as a list of strings. */
+                        customFields: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
@@ -5779,9 +6373,9 @@ export interface operations {
     aggregateAccounts: {
         parameters: {
             query?: {
-                /** @description Up to 2 comma-separated keys: a select-like field (assignedTo, industry, stage) or a date bucket `<field>:day|week|month|quarter|year` of createdAt, updatedAt (the key holds the period's first day `YYYY-MM-DD`, weeks starting on Monday, by the UTC date). None: one group of every match. An unknown field, a field that cannot be grouped by or a bad bucket: `400 {"groupBy": [...]}`. */
+                /** @description Up to 2 comma-separated keys: a select-like field (assignedTo, industry, stage) or a date bucket `<field>:day|week|month|quarter|year` of createdAt, updatedAt (the key holds the period's first day `YYYY-MM-DD`, weeks starting on Monday, by the UTC date). None: one group of every match. A custom field is named `customFields.<key>` and works where a built-in field of its type does (a select like a choice, a date or datetime in buckets). An unknown field, a field that cannot be grouped by or a bad bucket: `400 {"groupBy": [...]}`. */
                 groupBy?: string;
-                /** @description Comma-separated: `count`; at most 10, default `count`. A sum over no values is 0, an average, minimum or maximum over none is null. An unknown metric or field, or a field that is not a number: `400 {"metrics": [...]}`. */
+                /** @description Comma-separated: `count`; at most 10, default `count`. A sum over no values is 0, an average, minimum or maximum over none is null. A number or integer custom field is measured as `customFields.<key>`. An unknown metric or field, or a field that is not a number: `400 {"metrics": [...]}`. */
                 metrics?: string;
                 /** @description Records with exactly this externalId. */
                 externalId?: string;
@@ -5793,7 +6387,11 @@ export interface operations {
                 assignedTo?: string;
                 /** @description Case-insensitive literal substring of the company name or website (one literal, no wildcards). */
                 search?: string;
-                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `website` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `companySize` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                /** @description `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`. */
+                customFields?: {
+                    [key: string]: string;
+                };
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags and multiselect fields. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `website` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `companySize` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); and `customFields.<key>`, a custom field of the kind, with the operators of its type (text, url, email: text; number, integer: number; select: choice; multiselect: tags; boolean, date, datetime alike). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
                 filter?: string;
             };
             header?: never;
@@ -5871,9 +6469,9 @@ export interface operations {
     aggregateAccountsHead: {
         parameters: {
             query?: {
-                /** @description Up to 2 comma-separated keys: a select-like field (assignedTo, industry, stage) or a date bucket `<field>:day|week|month|quarter|year` of createdAt, updatedAt (the key holds the period's first day `YYYY-MM-DD`, weeks starting on Monday, by the UTC date). None: one group of every match. An unknown field, a field that cannot be grouped by or a bad bucket: `400 {"groupBy": [...]}`. */
+                /** @description Up to 2 comma-separated keys: a select-like field (assignedTo, industry, stage) or a date bucket `<field>:day|week|month|quarter|year` of createdAt, updatedAt (the key holds the period's first day `YYYY-MM-DD`, weeks starting on Monday, by the UTC date). None: one group of every match. A custom field is named `customFields.<key>` and works where a built-in field of its type does (a select like a choice, a date or datetime in buckets). An unknown field, a field that cannot be grouped by or a bad bucket: `400 {"groupBy": [...]}`. */
                 groupBy?: string;
-                /** @description Comma-separated: `count`; at most 10, default `count`. A sum over no values is 0, an average, minimum or maximum over none is null. An unknown metric or field, or a field that is not a number: `400 {"metrics": [...]}`. */
+                /** @description Comma-separated: `count`; at most 10, default `count`. A sum over no values is 0, an average, minimum or maximum over none is null. A number or integer custom field is measured as `customFields.<key>`. An unknown metric or field, or a field that is not a number: `400 {"metrics": [...]}`. */
                 metrics?: string;
                 /** @description Records with exactly this externalId. */
                 externalId?: string;
@@ -5885,7 +6483,11 @@ export interface operations {
                 assignedTo?: string;
                 /** @description Case-insensitive literal substring of the company name or website (one literal, no wildcards). */
                 search?: string;
-                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `website` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `companySize` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                /** @description `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`. */
+                customFields?: {
+                    [key: string]: string;
+                };
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags and multiselect fields. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `website` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `companySize` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); and `customFields.<key>`, a custom field of the kind, with the operators of its type (text, url, email: text; number, integer: number; select: choice; multiselect: tags; boolean, date, datetime alike). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
                 filter?: string;
             };
             header?: never;
@@ -6029,11 +6631,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `website` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `companySize` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                    /** @description A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags and multiselect fields. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `website` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `companySize` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); and `customFields.<key>`, a custom field of the kind, with the operators of its type (text, url, email: text; number, integer: number; select: choice; multiselect: tags; boolean, date, datetime alike). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
                     filter?: Record<string, never>;
                     /** @description A literal, case-insensitive substring, as the list's `search`. */
                     search?: string;
-                    /** @description Up to 3 comma-separated fields of id, externalId, assignedTo, createdAt, updatedAt, name, website, industry, companySize, stage, description; `-` for descending. Default `-createdAt`. Ties are broken by id in the direction of the last field; strings compare by code point; unset values come last ascending and first descending. A bad ordering: `400 {"ordering": [...]}`. */
+                    /** @description Up to 3 comma-separated fields of id, externalId, assignedTo, createdAt, updatedAt, name, website, industry, companySize, stage, description, or `customFields.<key>` (a custom field of the kind other than a multiselect); `-` for descending. Default `-createdAt`. Ties are broken by id in the direction of the last field; strings compare by code point; unset values come last ascending and first descending. A bad ordering: `400 {"ordering": [...]}`. */
                     ordering?: string;
                     /** @description Items per page (default 20); values above 100 are served as 100. */
                     limit?: number;
@@ -6080,6 +6682,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The workspace's custom fields of this kind (/api/settings/custom-fields/), by key: one entry per defined field, null when unset; `{}` when the kind has none. Each value is typed by its definition: text, url, email, select, date (`YYYY-MM-DD`) and datetime as strings, number and integer as numbers, boolean as a boolean, multiselect as a list of strings. */
+                            customFields: {
+                                [key: string]: unknown;
+                            };
                         }[];
                         /** @description Send it back as `cursor` (with the same body otherwise) for the next page; null on the last page. */
                         nextCursor: string | null;
@@ -6176,6 +6782,10 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description The workspace's custom fields of this kind (/api/settings/custom-fields/), by key: one entry per defined field, null when unset; `{}` when the kind has none. Each value is typed by its definition: text, url, email, select, date (`YYYY-MM-DD`) and datetime as strings, number and integer as numbers, boolean as a boolean, multiselect as a list of strings. */
+                        customFields: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
@@ -6220,10 +6830,14 @@ export interface operations {
                 valueMax?: number;
                 /** @description Case-insensitive literal substring of the opportunity name (one literal, no wildcards). */
                 search?: string;
-                /** @description createdAt, updatedAt, name, value, stage, probability, closeDate; `-` for descending. Default `-createdAt`. */
-                ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "name" | "-name" | "value" | "-value" | "stage" | "-stage" | "probability" | "-probability" | "closeDate" | "-closeDate";
-                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `value` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `probability` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `closeDate` (date: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                /** @description Up to 3 comma-separated fields of id, externalId, assignedTo, createdAt, updatedAt, name, accountId, value, stage, probability, closeDate, source, description, or `customFields.<key>` (a custom field of the kind other than a multiselect); `-` for descending. Default `-createdAt`. Ties are broken by id in the direction of the last field; strings compare by code point; unset values come last ascending and first descending. A bad ordering: `400 {"ordering": [...]}`. */
+                ordering?: string;
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags and multiselect fields. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `value` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `probability` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `closeDate` (date: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); and `customFields.<key>`, a custom field of the kind, with the operators of its type (text, url, email: text; number, integer: number; select: choice; multiselect: tags; boolean, date, datetime alike). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
                 filter?: string;
+                /** @description `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`. */
+                customFields?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -6284,6 +6898,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The workspace's custom fields of this kind (/api/settings/custom-fields/), by key: one entry per defined field, null when unset; `{}` when the kind has none. Each value is typed by its definition: text, url, email, select, date (`YYYY-MM-DD`) and datetime as strings, number and integer as numbers, boolean as a boolean, multiselect as a list of strings. */
+                            customFields: {
+                                [key: string]: unknown;
+                            };
                         }[];
                     };
                 };
@@ -6333,6 +6951,10 @@ export interface operations {
                     /** @description Contacts of the workspace (422 for any other id). */
                     contactIds?: string[] | null;
                     description?: string | null;
+                    /** @description Any subset of the kind's custom fields, by key; keys not sent keep their value (on update) and null clears one. An unknown key, a value of the wrong type, a select value not among the options, a missing required field on create or a clash on a unique field: 422 keyed `customFields.<key>`. Not an object: 422 on `customFields`. Null as a whole changes nothing. */
+                    customFields?: {
+                        [key: string]: unknown;
+                    } | null;
                     /** @description Read-only; ignored when sent. */
                     readonly id?: unknown;
                     /** @description Read-only; ignored when sent. */
@@ -6399,6 +7021,10 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description The workspace's custom fields of this kind (/api/settings/custom-fields/), by key: one entry per defined field, null when unset; `{}` when the kind has none. Each value is typed by its definition: text, url, email, select, date (`YYYY-MM-DD`) and datetime as strings, number and integer as numbers, boolean as a boolean, multiselect as a list of strings. */
+                        customFields: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
@@ -6442,10 +7068,14 @@ export interface operations {
                 valueMax?: number;
                 /** @description Case-insensitive literal substring of the opportunity name (one literal, no wildcards). */
                 search?: string;
-                /** @description createdAt, updatedAt, name, value, stage, probability, closeDate; `-` for descending. Default `-createdAt`. */
-                ordering?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "name" | "-name" | "value" | "-value" | "stage" | "-stage" | "probability" | "-probability" | "closeDate" | "-closeDate";
-                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `value` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `probability` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `closeDate` (date: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                /** @description Up to 3 comma-separated fields of id, externalId, assignedTo, createdAt, updatedAt, name, accountId, value, stage, probability, closeDate, source, description, or `customFields.<key>` (a custom field of the kind other than a multiselect); `-` for descending. Default `-createdAt`. Ties are broken by id in the direction of the last field; strings compare by code point; unset values come last ascending and first descending. A bad ordering: `400 {"ordering": [...]}`. */
+                ordering?: string;
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags and multiselect fields. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `value` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `probability` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `closeDate` (date: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); and `customFields.<key>`, a custom field of the kind, with the operators of its type (text, url, email: text; number, integer: number; select: choice; multiselect: tags; boolean, date, datetime alike). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
                 filter?: string;
+                /** @description `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`. */
+                customFields?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -6538,6 +7168,10 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description The workspace's custom fields of this kind (/api/settings/custom-fields/), by key: one entry per defined field, null when unset; `{}` when the kind has none. Each value is typed by its definition: text, url, email, select, date (`YYYY-MM-DD`) and datetime as strings, number and integer as numbers, boolean as a boolean, multiselect as a list of strings. */
+                        customFields: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
@@ -6689,6 +7323,10 @@ export interface operations {
                     /** @description Contacts of the workspace (422 for any other id). */
                     contactIds?: string[] | null;
                     description?: string | null;
+                    /** @description Any subset of the kind's custom fields, by key; keys not sent keep their value (on update) and null clears one. An unknown key, a value of the wrong type, a select value not among the options, a missing required field on create or a clash on a unique field: 422 keyed `customFields.<key>`. Not an object: 422 on `customFields`. Null as a whole changes nothing. */
+                    customFields?: {
+                        [key: string]: unknown;
+                    } | null;
                     /** @description Read-only; ignored when sent. */
                     readonly id?: unknown;
                     /** @description Read-only; ignored when sent. */
@@ -6754,6 +7392,10 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description The workspace's custom fields of this kind (/api/settings/custom-fields/), by key: one entry per defined field, null when unset; `{}` when the kind has none. Each value is typed by its definition: text, url, email, select, date (`YYYY-MM-DD`) and datetime as strings, number and integer as numbers, boolean as a boolean, multiselect as a list of strings. */
+                        customFields: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
@@ -6772,9 +7414,9 @@ export interface operations {
     aggregateOpportunities: {
         parameters: {
             query?: {
-                /** @description Up to 2 comma-separated keys: a select-like field (assignedTo, stage, source) or a date bucket `<field>:day|week|month|quarter|year` of createdAt, updatedAt, closeDate (the key holds the period's first day `YYYY-MM-DD`, weeks starting on Monday, by the UTC date). None: one group of every match. An unknown field, a field that cannot be grouped by or a bad bucket: `400 {"groupBy": [...]}`. */
+                /** @description Up to 2 comma-separated keys: a select-like field (assignedTo, stage, source) or a date bucket `<field>:day|week|month|quarter|year` of createdAt, updatedAt, closeDate (the key holds the period's first day `YYYY-MM-DD`, weeks starting on Monday, by the UTC date). None: one group of every match. A custom field is named `customFields.<key>` and works where a built-in field of its type does (a select like a choice, a date or datetime in buckets). An unknown field, a field that cannot be grouped by or a bad bucket: `400 {"groupBy": [...]}`. */
                 groupBy?: string;
-                /** @description Comma-separated: `count`, `sum:<field>`, `avg:<field>`, `min:<field>`, `max:<field>` over value, probability; at most 10, default `count`. A sum over no values is 0, an average, minimum or maximum over none is null. An unknown metric or field, or a field that is not a number: `400 {"metrics": [...]}`. */
+                /** @description Comma-separated: `count`, `sum:<field>`, `avg:<field>`, `min:<field>`, `max:<field>` over value, probability; at most 10, default `count`. A sum over no values is 0, an average, minimum or maximum over none is null. A number or integer custom field is measured as `customFields.<key>`. An unknown metric or field, or a field that is not a number: `400 {"metrics": [...]}`. */
                 metrics?: string;
                 /** @description Records with exactly this externalId. */
                 externalId?: string;
@@ -6794,7 +7436,11 @@ export interface operations {
                 valueMax?: number;
                 /** @description Case-insensitive literal substring of the opportunity name (one literal, no wildcards). */
                 search?: string;
-                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `value` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `probability` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `closeDate` (date: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                /** @description `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`. */
+                customFields?: {
+                    [key: string]: string;
+                };
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags and multiselect fields. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `value` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `probability` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `closeDate` (date: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); and `customFields.<key>`, a custom field of the kind, with the operators of its type (text, url, email: text; number, integer: number; select: choice; multiselect: tags; boolean, date, datetime alike). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
                 filter?: string;
             };
             header?: never;
@@ -6872,9 +7518,9 @@ export interface operations {
     aggregateOpportunitiesHead: {
         parameters: {
             query?: {
-                /** @description Up to 2 comma-separated keys: a select-like field (assignedTo, stage, source) or a date bucket `<field>:day|week|month|quarter|year` of createdAt, updatedAt, closeDate (the key holds the period's first day `YYYY-MM-DD`, weeks starting on Monday, by the UTC date). None: one group of every match. An unknown field, a field that cannot be grouped by or a bad bucket: `400 {"groupBy": [...]}`. */
+                /** @description Up to 2 comma-separated keys: a select-like field (assignedTo, stage, source) or a date bucket `<field>:day|week|month|quarter|year` of createdAt, updatedAt, closeDate (the key holds the period's first day `YYYY-MM-DD`, weeks starting on Monday, by the UTC date). None: one group of every match. A custom field is named `customFields.<key>` and works where a built-in field of its type does (a select like a choice, a date or datetime in buckets). An unknown field, a field that cannot be grouped by or a bad bucket: `400 {"groupBy": [...]}`. */
                 groupBy?: string;
-                /** @description Comma-separated: `count`, `sum:<field>`, `avg:<field>`, `min:<field>`, `max:<field>` over value, probability; at most 10, default `count`. A sum over no values is 0, an average, minimum or maximum over none is null. An unknown metric or field, or a field that is not a number: `400 {"metrics": [...]}`. */
+                /** @description Comma-separated: `count`, `sum:<field>`, `avg:<field>`, `min:<field>`, `max:<field>` over value, probability; at most 10, default `count`. A sum over no values is 0, an average, minimum or maximum over none is null. A number or integer custom field is measured as `customFields.<key>`. An unknown metric or field, or a field that is not a number: `400 {"metrics": [...]}`. */
                 metrics?: string;
                 /** @description Records with exactly this externalId. */
                 externalId?: string;
@@ -6894,7 +7540,11 @@ export interface operations {
                 valueMax?: number;
                 /** @description Case-insensitive literal substring of the opportunity name (one literal, no wildcards). */
                 search?: string;
-                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `value` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `probability` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `closeDate` (date: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                /** @description `?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field's type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`. */
+                customFields?: {
+                    [key: string]: string;
+                };
+                /** @description URL-encoded JSON, ANDed with the other parameters. A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags and multiselect fields. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `value` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `probability` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `closeDate` (date: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); and `customFields.<key>`, a custom field of the kind, with the operators of its type (text, url, email: text; number, integer: number; select: choice; multiselect: tags; boolean, date, datetime alike). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
                 filter?: string;
             };
             header?: never;
@@ -7038,11 +7688,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `value` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `probability` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `closeDate` (date: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
+                    /** @description A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. Operators: eq, neq, in, not_in, contains, gt, gte, lt, lte, is_empty, is_not_empty; `in`/`not_in` take a list of 1 to 100 values, `is_empty`/`is_not_empty` none; `neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags and multiselect fields. At most 5 levels of and/or/not and 50 conditions. Fields: `id` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `externalId` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `assignedTo` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `createdAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `updatedAt` (timestamp: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `accountId` (reference: eq, neq, in, not_in, is_empty, is_not_empty); `value` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `probability` (number: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `closeDate` (date: eq, neq, in, not_in, is_empty, is_not_empty, gt, gte, lt, lte); `source` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `description` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.name` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.industry` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); `account.stage` (choice: eq, neq, in, not_in, is_empty, is_not_empty); `accountName` (text: eq, neq, in, not_in, is_empty, is_not_empty, contains); and `customFields.<key>`, a custom field of the kind, with the operators of its type (text, url, email: text; number, integer: number; select: choice; multiselect: tags; boolean, date, datetime alike). An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`. */
                     filter?: Record<string, never>;
                     /** @description A literal, case-insensitive substring, as the list's `search`. */
                     search?: string;
-                    /** @description Up to 3 comma-separated fields of id, externalId, assignedTo, createdAt, updatedAt, name, accountId, value, stage, probability, closeDate, source, description; `-` for descending. Default `-createdAt`. Ties are broken by id in the direction of the last field; strings compare by code point; unset values come last ascending and first descending. A bad ordering: `400 {"ordering": [...]}`. */
+                    /** @description Up to 3 comma-separated fields of id, externalId, assignedTo, createdAt, updatedAt, name, accountId, value, stage, probability, closeDate, source, description, or `customFields.<key>` (a custom field of the kind other than a multiselect); `-` for descending. Default `-createdAt`. Ties are broken by id in the direction of the last field; strings compare by code point; unset values come last ascending and first descending. A bad ordering: `400 {"ordering": [...]}`. */
                     ordering?: string;
                     /** @description Items per page (default 20); values above 100 are served as 100. */
                     limit?: number;
@@ -7094,6 +7744,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The workspace's custom fields of this kind (/api/settings/custom-fields/), by key: one entry per defined field, null when unset; `{}` when the kind has none. Each value is typed by its definition: text, url, email, select, date (`YYYY-MM-DD`) and datetime as strings, number and integer as numbers, boolean as a boolean, multiselect as a list of strings. */
+                            customFields: {
+                                [key: string]: unknown;
+                            };
                         }[];
                         /** @description Send it back as `cursor` (with the same body otherwise) for the next page; null on the last page. */
                         nextCursor: string | null;
@@ -8603,6 +9257,10 @@ export interface operations {
                             createdAt: string | null;
                             /** @description Null in a dry run. */
                             updatedAt: string | null;
+                            /** @description The workspace's custom fields of this kind (/api/settings/custom-fields/), by key: one entry per defined field, null when unset; `{}` when the kind has none. Each value is typed by its definition: text, url, email, select, date (`YYYY-MM-DD`) and datetime as strings, number and integer as numbers, boolean as a boolean, multiselect as a list of strings. */
+                            customFields: {
+                                [key: string]: unknown;
+                            };
                         }[];
                         errors: {
                             row: number;

@@ -1,12 +1,20 @@
 /** Accounts: `/api/accounts/` CRUD and list, and an account's contacts. */
-import { ACCOUNT_STAGES, FIELD_LIMITS, ORDERINGS } from '@crm/vocabulary';
+import { ACCOUNT_STAGES, FIELD_LIMITS } from '@crm/vocabulary';
 import type { Router } from 'express';
 import { idParameter, operation, type OpenApiPaths } from '../../openapi/operation';
 import { pathId } from '../validate';
 import { contactFields } from './contacts.routes';
 import { countedList, readListQuery } from './list-query';
 import { listParameters, type RecordKind, type RecordsCall } from './record-routes';
-import { EXTERNAL_ID_FIELD, fromTable, orderingParameter, searchParameter, TAGS_WRITE, type RecordFields } from './record-fields';
+import {
+  EXTERNAL_ID_FIELD,
+  CUSTOM_FIELDS_FIELD,
+  fromTable,
+  orderingParameter,
+  searchParameter,
+  TAGS_WRITE,
+  type RecordFields,
+} from './record-fields';
 import { countedListSchema, objectSchema, render, t, type RecordMessage } from './record-shape';
 
 const billingAddress = {
@@ -65,6 +73,7 @@ const ACCOUNT_FIELDS: RecordFields = {
   openCaseCount: { answer: t.integer('Open support cases (read-only; always 0 for now).') },
   createdAt: { answer: t.timestamp(), listed: true },
   updatedAt: { answer: t.timestamp(), listed: true },
+  customFields: CUSTOM_FIELDS_FIELD,
 };
 
 type AccountFilter = 'externalId' | 'stage' | 'industry' | 'assignedTo' | 'search' | 'ordering';
@@ -75,7 +84,7 @@ const accountTable = fromTable<AccountFilter>(ACCOUNT_FIELDS, [
   'industry',
   'assignedTo',
   searchParameter('Case-insensitive literal substring of the company name or website (one literal, no wildcards).'),
-  orderingParameter(ORDERINGS.account),
+  orderingParameter('account'),
 ]);
 
 export const accountKind: RecordKind<AccountFilter> = {

@@ -1,5 +1,5 @@
 /** Contacts: `/api/contacts/` CRUD and list, described by one table of fields. */
-import { CONTACT_STAGES, FIELD_LIMITS, ORDERINGS } from '@crm/vocabulary';
+import { CONTACT_STAGES, FIELD_LIMITS } from '@crm/vocabulary';
 import { splitTags } from './list-query';
 import {
   CREATED_RANGE,
@@ -10,6 +10,7 @@ import {
   searchParameter,
   type RecordFields,
   EXTERNAL_ID_FIELD,
+  CUSTOM_FIELDS_FIELD,
 } from './record-fields';
 import type { RecordKind } from './record-routes';
 import { t } from './record-shape';
@@ -51,6 +52,7 @@ const CONTACT_FIELDS: RecordFields = {
   source: { answer: t.nullableString("The source's name when the contact came from an import with a `source_uid` (read-only).") },
   createdAt: { answer: t.timestamp(), listed: true },
   updatedAt: { answer: t.timestamp(), listed: true },
+  customFields: CUSTOM_FIELDS_FIELD,
 };
 
 type ContactFilter = 'externalId' | 'stage' | 'assignedTo' | 'search' | 'createdAfter' | 'createdBefore' | 'tags' | 'ordering';
@@ -64,7 +66,7 @@ const contactTable = fromTable<ContactFilter>(CONTACT_FIELDS, [
   ),
   ...CREATED_RANGE,
   'tags',
-  orderingParameter(ORDERINGS.contact),
+  orderingParameter('contact'),
 ]);
 
 export const contactFields = contactTable.responseFields;

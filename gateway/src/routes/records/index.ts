@@ -1,6 +1,7 @@
 /**
  * The records area of the public API: contacts, leads (+ conversion), accounts (+ their contacts),
- * opportunities, sources, tasks, activities and the audit log with each record's history, all translated to the records service over gRPC.
+ * opportunities, sources, tasks, activities, the audit log with each record's history and the custom field
+ * definitions (/api/settings/custom-fields/), all translated to the records service over gRPC.
  */
 import { Router } from 'express';
 import { lazyRecordsClient, type RecordsClient } from '../../clients/records-client';
@@ -8,6 +9,8 @@ import type { OpenApiPaths } from '../../openapi/operation';
 import type { RouteDeps, RouteModule } from '../route-module';
 import { accountContactsRoute, accountKind } from './accounts.routes';
 import { contactKind } from './contacts.routes';
+import { withCustomFields } from '../../openapi/custom-fields-document';
+import { allCustomFields, customFieldRoutes } from './custom-fields.routes';
 import { conversionRoute, leadKind } from './leads.routes';
 import { opportunityKind } from './opportunities.routes';
 import { auditRoutes } from './record-audit.routes';
@@ -28,6 +31,9 @@ export function recordsRoutes(
   const extraAccounts = Router();
   Object.assign(paths, accountContactsRoute(extraAccounts, call));
   router.use(extraLeads, extraAccounts);
+  const settings = Router();
+  Object.assign(paths, customFieldRoutes(settings, call, deps.config));
+  router.use(settings);
   for (const kind of [contactKind, leadKind, accountKind, opportunityKind] as const) {
     const routes = recordRoutes(kind as Parameters<typeof recordRoutes>[0], call, deps.config);
     router.use(routes.router);
@@ -40,5 +46,11 @@ export function recordsRoutes(
   const logs = recordLogRoutes(call, deps.config);
   router.use(logs.router);
   Object.assign(paths, logs.paths);
-  return { name: 'records', access: 'authenticated', router, paths };
+  return {
+    name: 'records',
+    access: 'authenticated',
+    router,
+    paths,
+    documentFor: async (res, document) => withCustomFields(document, await allCustomFields(call, res)),
+  };
 }

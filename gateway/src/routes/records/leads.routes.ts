@@ -1,5 +1,5 @@
 /** Leads: `/api/leads/` CRUD and list, and conversion into a contact (+ account, + opportunity). */
-import { FIELD_LIMITS, LEAD_STATUSES, OPPORTUNITY_STAGES, ORDERINGS } from '@crm/vocabulary';
+import { FIELD_LIMITS, LEAD_STATUSES, OPPORTUNITY_STAGES } from '@crm/vocabulary';
 import type { Router } from 'express';
 import { idParameter, operation, type OpenApiPaths } from '../../openapi/operation';
 import { pathId } from '../validate';
@@ -12,6 +12,7 @@ import {
   searchParameter,
   type RecordFields,
   EXTERNAL_ID_FIELD,
+  CUSTOM_FIELDS_FIELD,
 } from './record-fields';
 import { nullable, objectSchema, render, t, type RecordMessage } from './record-shape';
 import { translateWrite, writeSchema, type WriteShape } from './write-body';
@@ -53,6 +54,7 @@ const LEAD_FIELDS: RecordFields = {
   notes: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.longText } },
   createdAt: { answer: t.timestamp(), listed: true },
   updatedAt: { answer: t.timestamp(), listed: true },
+  customFields: CUSTOM_FIELDS_FIELD,
 };
 
 type LeadFilter = 'externalId' | 'status' | 'source' | 'assignedTo' | 'search' | 'createdAfter' | 'createdBefore' | 'ordering';
@@ -64,7 +66,7 @@ const leadTable = fromTable<LeadFilter>(LEAD_FIELDS, [
   'assignedTo',
   searchParameter('Case-insensitive literal substring of the name ("first last"), email or company (one literal, no wildcards).'),
   ...CREATED_RANGE,
-  orderingParameter(ORDERINGS.lead),
+  orderingParameter('lead'),
 ]);
 
 const leadFields = leadTable.responseFields;

@@ -8,7 +8,7 @@
  */
 import type { Request } from 'express';
 import { DomainError } from '@crm/observability';
-import { PAGING } from '@crm/vocabulary';
+import { CUSTOM_FIELD_NAME_PATTERN, CUSTOM_FIELDS_PREFIX, PAGING } from '@crm/vocabulary';
 import type { GatewayConfig } from '../../config';
 
 export const DEFAULT_LIMIT = PAGING.defaultLimit;
@@ -20,6 +20,11 @@ const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
 export interface ListQuery<F extends string> {
   filters: Partial<Record<F, string>>;
+  /**
+   * The parameters named by a prefix the list accepts (`customFields.<key>`), by their full name:
+   * their names are the workspace's, so the list cannot name them one by one.
+   */
+  prefixed: Record<string, string>;
   offset: number;
   limit: number;
   /** How the client paged, so the links page the same way. */
@@ -41,7 +46,11 @@ function positiveInteger(name: string, value: string, min: number): number {
  * Reads the query string: every parameter a single plain string; `filters` are the names this
  * list accepts besides paging (other names are ignored, as most APIs do, except bracketed ones).
  */
-export function readListQuery<F extends string>(req: Request, filters: readonly F[], options: { cursor?: boolean } = {}): ListQuery<F> {
+export function readListQuery<F extends string>(
+  req: Request,
+  filters: readonly F[],
+  options: { cursor?: boolean; prefixes?: readonly string[] } = {},
+): ListQuery<F> {
   const query = req.query as Record<string, unknown>;
   const values: Record<string, string> = {};
   for (const [name, value] of Object.entries(query)) {
@@ -69,7 +78,17 @@ export function readListQuery<F extends string>(req: Request, filters: readonly 
   }
   const chosen: Partial<Record<F, string>> = {};
   for (const name of filters) if (values[name] !== undefined && values[name] !== '') chosen[name] = values[name];
-  return { filters: chosen, offset, limit, mode, limitGiven, ...(cursor !== undefined ? { cursor } : {}) };
+  const prefixed = prefixedParameters(values, options.prefixes ?? []);
+  return { filters: chosen, prefixed, offset, limit, mode, limitGiven, ...(cursor !== undefined ? { cursor } : {}) };
+}
+
+/** The parameters (already plain strings) whose names start with one of `prefixes`, blanks dropped as other filters' are. */
+export function prefixedParameters(values: Record<string, string>, prefixes: readonly string[]): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const [name, value] of Object.entries(values)) {
+    if (value !== '' && prefixes.some((prefix) => name.startsWith(prefix))) found[name] = value;
+  }
+  return found;
 }
 
 /** PUBLIC_BASE_URL when set, else the request's Host over https (the API is HTTPS only). */
@@ -82,6 +101,7 @@ function origin(req: Request, config: GatewayConfig): string {
 function link<F extends string>(req: Request, config: GatewayConfig, list: ListQuery<F>, at: number | { cursor: string }): string {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(list.filters)) if (typeof value === 'string') params.set(name, value);
+  for (const [name, value] of Object.entries(list.prefixed)) params.set(name, value);
   if (list.limitGiven) params.set('limit', String(list.limit));
   if (typeof at === 'object') params.set('cursor', at.cursor);
   else if (list.mode === 'offset') params.set('offset', String(at));
@@ -155,3 +175,41 @@ export function splitTags(value: string | undefined): string[] {
     .map((tag) => tag.trim())
     .filter((tag) => tag.length > 0);
 }
+
+/**
+ * `?customFields.<key>=<value>` exact filters → the list request's `custom_field_equals`: JSON text
+ * of key → the query's text value, '' for none. The records service reads each value by its
+ * field's type and refuses unknown keys (400 keyed `customFields.<key>`).
+ */
+export function customFieldEquals(parameters: Record<string, string>): string {
+  const equals: Record<string, string> = {};
+  for (const [name, value] of Object.entries(parameters)) {
+    if (name.startsWith(CUSTOM_FIELDS_PREFIX)) equals[name.slice(CUSTOM_FIELDS_PREFIX.length)] = value;
+  }
+  return Object.keys(equals).length > 0 ? JSON.stringify(equals) : '';
+}
+
+/**
+ * The custom field filters as one OpenAPI parameter: an object serialised `form`, exploded, so
+ * each of its properties is a query parameter of its own name (`?customFields.plan=pro`), the
+ * names matching CUSTOM_FIELD_NAME_PATTERN.
+ */
+export function customFieldFiltersParameter(): Record<string, unknown> {
+  return {
+    name: 'customFields',
+    in: 'query',
+    required: false,
+    style: 'form',
+    explode: true,
+    description: CUSTOM_FIELD_FILTERS_DESCRIPTION,
+    schema: {
+      type: 'object',
+      propertyNames: { pattern: CUSTOM_FIELD_NAME_PATTERN },
+      additionalProperties: { type: 'string' },
+    },
+  };
+}
+
+/** How the custom field filters are written, for the list operations' descriptions. */
+export const CUSTOM_FIELD_FILTERS_DESCRIPTION =
+  '`?customFields.<key>=<value>`: records whose custom field `<key>` (/api/settings/custom-fields/) equals the value, read by the field\'s type (a number, `true`/`false`, `YYYY-MM-DD`, a timestamp; a multiselect holding it); several are ANDed. An unknown key or a value of the wrong type: `400 {"customFields.<key>": [...]}`.';

@@ -1,7 +1,7 @@
 /** Opportunities: `/api/opportunities/` CRUD and list. */
-import { FIELD_LIMITS, OPPORTUNITY_STAGES, ORDERINGS } from '@crm/vocabulary';
+import { FIELD_LIMITS, OPPORTUNITY_STAGES } from '@crm/vocabulary';
 import type { RecordKind } from './record-routes';
-import { fromTable, orderingParameter, searchParameter, type RecordFields, EXTERNAL_ID_FIELD } from './record-fields';
+import { fromTable, orderingParameter, searchParameter, type RecordFields, EXTERNAL_ID_FIELD, CUSTOM_FIELDS_FIELD } from './record-fields';
 import { t } from './record-shape';
 
 const OPPORTUNITY_FIELDS: RecordFields = {
@@ -57,6 +57,7 @@ const OPPORTUNITY_FIELDS: RecordFields = {
   description: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.longText } },
   createdAt: { answer: t.timestamp(), listed: true },
   updatedAt: { answer: t.timestamp(), listed: true },
+  customFields: CUSTOM_FIELDS_FIELD,
 };
 
 type OpportunityFilter =
@@ -89,7 +90,7 @@ const opportunityTable = fromTable<OpportunityFilter>(OPPORTUNITY_FIELDS, [
     schema: t.number(),
   },
   searchParameter('Case-insensitive literal substring of the opportunity name (one literal, no wildcards).'),
-  orderingParameter(ORDERINGS.opportunity),
+  orderingParameter('opportunity'),
 ]);
 
 export const opportunityKind: RecordKind<OpportunityFilter> = {

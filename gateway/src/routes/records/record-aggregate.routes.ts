@@ -10,6 +10,7 @@ import {
   AGGREGATE_BUCKETS,
   AGGREGATE_LIMITS,
   AGGREGATE_METRIC_OPS,
+  CUSTOM_FIELDS_PREFIX,
   isBucketable,
   isGroupable,
   isMeasurable,
@@ -18,6 +19,7 @@ import {
 } from '@crm/vocabulary';
 import type { Request, Router } from 'express';
 import { operation, type JsonSchema, type OpenApiPaths } from '../../openapi/operation';
+import { CUSTOM_FIELD_FILTERS_DESCRIPTION, customFieldEquals, customFieldFiltersParameter, prefixedParameters } from './list-query';
 import { filterDescription } from './record-query.routes';
 import type { RecordKind, RecordsCall } from './record-routes';
 
@@ -69,6 +71,7 @@ export function groupByDescription(kind: FilterRecordKind): string {
     `Up to ${AGGREGATE_LIMITS.maxGroupBy} comma-separated keys: a select-like field (${names(kind, isGroupable).join(', ')}) ` +
     `or a date bucket \`<field>:${AGGREGATE_BUCKETS.join('|')}\` of ${names(kind, isBucketable).join(', ')} ` +
     "(the key holds the period's first day `YYYY-MM-DD`, weeks starting on Monday, by the UTC date). None: one group of every match. " +
+    'A custom field is named `customFields.<key>` and works where a built-in field of its type does (a select like a choice, a date or datetime in buckets). ' +
     'An unknown field, a field that cannot be grouped by or a bad bucket: `400 {"groupBy": [...]}`.'
   );
 }
@@ -78,6 +81,7 @@ export function metricsDescription(kind: FilterRecordKind): string {
   return (
     `Comma-separated: \`count\`${numbers.length > 0 ? `, ${AGGREGATE_METRIC_OPS.map((op) => `\`${op}:<field>\``).join(', ')} over ${numbers.join(', ')}` : ''}; ` +
     `at most ${AGGREGATE_LIMITS.maxMetrics}, default \`count\`. A sum over no values is 0, an average, minimum or maximum over none is null. ` +
+    'A number or integer custom field is measured as `customFields.<key>`. ' +
     'An unknown metric or field, or a field that is not a number: `400 {"metrics": [...]}`.'
   );
 }
@@ -107,7 +111,11 @@ export function aggregateRoute(kind: RecordKind<string>, router: Router, call: R
         recordType: type,
         groupBy: query.groupBy ?? '',
         metrics: query.metrics ?? '',
-        [kind.plural]: { ...kind.listRequest(filters), filter: query.filter ?? '' },
+        [kind.plural]: {
+          ...kind.listRequest(filters),
+          customFieldEquals: customFieldEquals(prefixedParameters(query, [CUSTOM_FIELDS_PREFIX])),
+          filter: query.filter ?? '',
+        },
       },
       res,
     )) as unknown as recordsV1.AggregateRecordsResponse;
@@ -141,13 +149,15 @@ export function aggregateRoute(kind: RecordKind<string>, router: Router, call: R
         summary: `Aggregate ${kind.plural}`,
         description:
           `Counts and metrics of the ${kind.plural} the list would hold with the same filters, computed by the store. ` +
-          'Groups are ordered by key as `ordering` orders (strings by code point, unset keys last); only the metrics asked are answered.',
+          'Groups are ordered by key as `ordering` orders (strings by code point, unset keys last); only the metrics asked are answered. ' +
+          CUSTOM_FIELD_FILTERS_DESCRIPTION,
         tags: [kind.tag],
         authenticated: true,
         parameters: [
           { name: 'groupBy', in: 'query', required: false, description: groupByDescription(type), schema: { type: 'string' } },
           { name: 'metrics', in: 'query', required: false, description: metricsDescription(type), schema: { type: 'string' } },
           ...listFilters.map((f) => ({ name: f.name, in: 'query', required: false, description: f.description, schema: f.schema })),
+          customFieldFiltersParameter(),
           {
             name: 'filter',
             in: 'query',

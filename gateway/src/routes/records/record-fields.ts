@@ -4,8 +4,9 @@
  * carry it, whether the list filters on it. The kind's answers, write body, list filters and their
  * OpenAPI schemas all come from the rows, so adding a field is one row.
  */
-import { FIELD_LIMITS, MAX_SEARCH_LENGTH } from '@crm/vocabulary';
+import { FIELD_LIMITS, MAX_SEARCH_LENGTH, type FilterRecordKind } from '@crm/vocabulary';
 import type { JsonSchema } from '../../openapi/operation';
+import { orderingDescription } from './record-query.routes';
 import type { QueryParameter, RecordKind } from './record-routes';
 import { t, type ResponseFields } from './record-shape';
 import type { WritableField } from './write-body';
@@ -52,6 +53,24 @@ export const EXTERNAL_ID_FIELD: RecordField = {
   filter: { description: 'Records with exactly this externalId.' },
 };
 
+/**
+ * `customFields`, the workspace's own fields of the kind (/api/settings/custom-fields/), on every
+ * record kind: carried to and from the records service as JSON text, judged there against the
+ * definitions. Answered in full records and list items alike.
+ */
+export const CUSTOM_FIELDS_FIELD: RecordField = {
+  answer: t.openObject(
+    "The workspace's custom fields of this kind (/api/settings/custom-fields/), by key: one entry per defined field, null when unset; `{}` when the kind has none. Each value is typed by its definition: text, url, email, select, date (`YYYY-MM-DD`) and datetime as strings, number and integer as numbers, boolean as a boolean, multiselect as a list of strings.",
+  ),
+  write: {
+    type: 'json',
+    nullable: true,
+    description:
+      "Any subset of the kind's custom fields, by key; keys not sent keep their value (on update) and null clears one. An unknown key, a value of the wrong type, a select value not among the options, a missing required field on create or a clash on a unique field: 422 keyed `customFields.<key>`. Not an object: 422 on `customFields`. Null as a whole changes nothing.",
+  },
+  listed: true,
+};
+
 /** How a client writes tags, on every kind that has them. */
 export const TAGS_WRITE: WritableField = {
   type: 'strings',
@@ -96,13 +115,13 @@ export function fromTable<F extends string>(table: RecordFields, listParameters:
 
 const ISO = 'ISO 8601 date or timestamp (any offset); 400 when not one.';
 
-/** `ordering`: one of the fields the records service sorts a kind by, `-` prefixed for descending (else 400). */
-export function orderingParameter(fields: readonly string[]): QueryParameter<'ordering'> {
-  return {
-    name: 'ordering',
-    description: `${fields.join(', ')}; \`-\` for descending. Default \`-createdAt\`.`,
-    schema: { type: 'string', enum: fields.flatMap((field) => [field, `-${field}`]) },
-  };
+/**
+ * `ordering`: up to 3 comma-separated fields the records service sorts the kind by (built-in or
+ * `customFields.<key>`), `-` prefixed for descending; the service judges it (else 400), so the
+ * document states no enum a custom field could not be in.
+ */
+export function orderingParameter(kind: FilterRecordKind): QueryParameter<'ordering'> {
+  return { name: 'ordering', description: orderingDescription(kind), schema: { type: 'string' } };
 }
 
 /** `search`: one literal substring, at most 200 characters (else 400). */

@@ -11,6 +11,7 @@ describe('the list item fields exports write by default', () => {
     ['account', accountKind],
     ['opportunity', opportunityKind],
   ] as const)('are the %s list fields of the gateway table, in order', (kind, table) => {
-    expect(RECORD_LIST_ITEM_FIELDS[kind]).toEqual(table.listFields);
+    // customFields is one column per custom field in exports (`customFields.<key>`), after the list item's own.
+    expect(RECORD_LIST_ITEM_FIELDS[kind]).toEqual(table.listFields.filter((field) => field !== 'customFields'));
   });
 });

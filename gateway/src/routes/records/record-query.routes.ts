@@ -39,8 +39,9 @@ export function filterDescription(kind: FilterRecordKind): string {
   return (
     'A tree: `{"and": [f, ...]}`, `{"or": [f, ...]}`, `{"not": f}`, or a condition `{"field", "operator", "value"}`. ' +
     `Operators: ${FILTER_OPERATORS.join(', ')}; \`in\`/\`not_in\` take a list of 1 to ${FILTER_LIMITS.maxValues} values, \`is_empty\`/\`is_not_empty\` none; ` +
-    '`neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags. ' +
-    `At most ${FILTER_LIMITS.maxDepth} levels of and/or/not and ${FILTER_LIMITS.maxLeaves} conditions. Fields: ${fields}. ` +
+    '`neq` and `not_in` also match records where the field is unset; `contains` is a case-insensitive substring on text and membership on tags and multiselect fields. ' +
+    `At most ${FILTER_LIMITS.maxDepth} levels of and/or/not and ${FILTER_LIMITS.maxLeaves} conditions. Fields: ${fields}; ` +
+    'and `customFields.<key>`, a custom field of the kind, with the operators of its type (text, url, email: text; number, integer: number; select: choice; multiselect: tags; boolean, date, datetime alike). ' +
     'An unknown field or operator, a value of the wrong type, too deep or too many conditions: `400 {"filter": ["<path>: <message>"]}`.'
   );
 }
@@ -50,7 +51,7 @@ export function orderingDescription(kind: FilterRecordKind): string {
     .filter(([, field]) => field.sortable)
     .map(([name]) => name);
   return (
-    `Up to ${FILTER_LIMITS.maxOrderingFields} comma-separated fields of ${sortable.join(', ')}; \`-\` for descending. Default \`-createdAt\`. ` +
+    `Up to ${FILTER_LIMITS.maxOrderingFields} comma-separated fields of ${sortable.join(', ')}, or \`customFields.<key>\` (a custom field of the kind other than a multiselect); \`-\` for descending. Default \`-createdAt\`. ` +
     'Ties are broken by id in the direction of the last field; strings compare by code point; unset values come last ascending and first descending. ' +
     'A bad ordering: `400 {"ordering": [...]}`.'
   );

@@ -3,7 +3,7 @@
  * translation, built from one description of the kind. Kinds with more (lead conversion, an
  * account's contacts) add their routes to the same router.
  */
-import { PAGING, type FilterRecordKind } from '@crm/vocabulary';
+import { CUSTOM_FIELDS_PREFIX, PAGING, type FilterRecordKind } from '@crm/vocabulary';
 import { Router, type Request, type Response } from 'express';
 import type { CallerContext } from '@crm/grpc';
 import { RECORDS_DEADLINE_MS, type RecordsClient } from '../../clients/records-client';
@@ -11,7 +11,14 @@ import type { GatewayConfig } from '../../config';
 import { idParameter, operation, type JsonSchema, type OpenApiPaths } from '../../openapi/operation';
 import { callerContext } from '../../request-context';
 import { pathId } from '../validate';
-import { paginated, readListQuery, type ListQuery } from './list-query';
+import {
+  CUSTOM_FIELD_FILTERS_DESCRIPTION,
+  customFieldEquals,
+  customFieldFiltersParameter,
+  paginated,
+  readListQuery,
+  type ListQuery,
+} from './list-query';
 import { objectSchema, pageSchema, render, type RecordMessage, type ResponseFields } from './record-shape';
 import {
   answeredNotModified,
@@ -155,12 +162,16 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
   });
 
   router.get(kind.path, async (req, res) => {
-    const list: ListQuery<F | 'filter'> = readListQuery(req, [...kind.filters.map((f) => f.name), 'filter' as const], { cursor: true });
+    const list: ListQuery<F | 'filter'> = readListQuery(req, [...kind.filters.map((f) => f.name), 'filter' as const], {
+      cursor: true,
+      prefixes: [CUSTOM_FIELDS_PREFIX],
+    });
     const { filter, ...filters } = list.filters;
     const answer = await call(
       `List${kind.pluralName}`,
       {
         ...kind.listRequest(filters as Partial<Record<F, string>>),
+        customFieldEquals: customFieldEquals(list.prefixed),
         filter: filter ?? '',
         offset: list.offset,
         limit: list.limit,
@@ -224,10 +235,14 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
       get: operation({
         operationId: `list${kind.pluralName}`,
         summary: `List ${kind.plural}`,
-        description: kind.listDescription,
+        description: `${kind.listDescription} ${CUSTOM_FIELD_FILTERS_DESCRIPTION}`,
         tags: [kind.tag],
         authenticated: true,
-        parameters: [...listParameters(kind.filters, { cursor: true }), filterParameter(kind.singular as FilterRecordKind)],
+        parameters: [
+          ...listParameters(kind.filters, { cursor: true }),
+          filterParameter(kind.singular as FilterRecordKind),
+          customFieldFiltersParameter(),
+        ],
         responses: {
           200: {
             description: `A page of ${kind.plural}.`,

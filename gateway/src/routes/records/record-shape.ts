@@ -11,12 +11,26 @@ export type RecordMessage = Record<string, unknown>;
 /** A name filled by the service, null when the id it names is null. */
 const NAME_OF: Record<string, string> = { accountName: 'accountId', assignedToName: 'assignedTo' };
 
+/** Fields the message carries as JSON text of an object (write-body.ts type `json`): answered as the object, `{}` when unset. */
+const JSON_OBJECT_FIELDS = new Set(['customFields']);
+
+function jsonObject(text: unknown): Record<string, unknown> {
+  if (typeof text !== 'string' || text === '') return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
 export function render(message: RecordMessage | null | undefined, fields: readonly string[]): Record<string, unknown> | null {
   if (!message) return null;
   const out: Record<string, unknown> = {};
   for (const field of fields) {
     const idField = NAME_OF[field];
-    if (idField && (message[idField] === undefined || message[idField] === null || !message[field])) out[field] = null;
+    if (JSON_OBJECT_FIELDS.has(field)) out[field] = jsonObject(message[field]);
+    else if (idField && (message[idField] === undefined || message[idField] === null || !message[field])) out[field] = null;
     else out[field] = message[field] ?? null;
   }
   return out;
@@ -35,6 +49,12 @@ export const t = {
   nullableNumber: (description?: string): JsonSchema => ({ type: ['number', 'null'], ...(description ? { description } : {}) }),
   boolean: (): JsonSchema => ({ type: 'boolean' }),
   strings: (description?: string): JsonSchema => ({ type: 'array', items: { type: 'string' }, ...(description ? { description } : {}) }),
+  /** An object whose keys the workspace defines (a record's `customFields`). */
+  openObject: (description?: string): JsonSchema => ({
+    type: 'object',
+    additionalProperties: true,
+    ...(description ? { description } : {}),
+  }),
   timestamp: (): JsonSchema => ({ type: 'string', format: 'date-time', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$' }),
   nullableTimestamp: (description?: string): JsonSchema => ({
     type: ['string', 'null'],

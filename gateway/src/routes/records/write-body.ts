@@ -9,7 +9,8 @@
 import { fieldMask, type recordsV1 } from '@crm/grpc';
 import type { JsonSchema } from '../../openapi/operation';
 
-export type FieldType = 'string' | 'integer' | 'number' | 'boolean' | 'strings' | 'address';
+/** `json`: a JSON object the message carries as JSON text (a record's `customFields`); the service reads its keys. */
+export type FieldType = 'string' | 'integer' | 'number' | 'boolean' | 'strings' | 'address' | 'json';
 
 export interface WritableField {
   type: FieldType;
@@ -55,6 +56,7 @@ const TYPE_MESSAGE: Record<FieldType, string> = {
   boolean: 'Must be a valid boolean.',
   strings: 'Expected a list of items.',
   address: 'Expected an object.',
+  json: 'Expected an object.',
 };
 const UNKNOWN = 'Unknown field.';
 const INT32_MAX = 2_147_483_647;
@@ -93,6 +95,9 @@ function translate(type: FieldType, value: unknown): { value: unknown } | { prob
       for (const key of ADDRESS_PARTS) address[key] = typeof value[key] === 'string' ? (value[key] as string) : '';
       return { value: address };
     }
+    case 'json':
+      // Its keys and values are the service's to judge (422 keyed `<field>.<key>`); only its shape is read here.
+      return isPlainObject(value) ? { value: JSON.stringify(value) } : { problems: [TYPE_MESSAGE.json] };
   }
 }
 
@@ -132,7 +137,7 @@ export function translateWrite(body: Record<string, unknown>, shape: WriteShape,
 function acceptsNull(field: WritableField, required: boolean): boolean {
   if (field.nullable) return true;
   if (required) return false;
-  if (field.type === 'strings' || field.type === 'address') return true;
+  if (field.type === 'strings' || field.type === 'address' || field.type === 'json') return true;
   return field.type === 'string' && !field.choices && (field.format === undefined || field.format === 'uri');
 }
 
@@ -156,6 +161,8 @@ function fieldSchema(field: WritableField, required: boolean, mode: 'create' | '
           properties: Object.fromEntries(ADDRESS_PARTS.map((part) => [part, { type: ['string', 'null'] }])),
           additionalProperties: false,
         };
+      case 'json':
+        return { type: 'object', additionalProperties: true };
       default:
         return { type: field.type };
     }

@@ -48,6 +48,11 @@ export interface RecordsServiceMethods {
   ListAuditEntries: { request: ListAuditEntriesRequest; response: ListAuditEntriesResponse };
   GetRecord: { request: GetRecordRequest; response: GetRecordResponse };
   ListEvents: { request: ListEventsRequest; response: ListEventsResponse };
+  ListCustomFields: { request: ListCustomFieldsRequest; response: ListCustomFieldsResponse };
+  CreateCustomField: { request: CreateCustomFieldRequest; response: CustomFieldResponse };
+  GetCustomField: { request: GetCustomFieldRequest; response: CustomFieldResponse };
+  UpdateCustomField: { request: UpdateCustomFieldRequest; response: CustomFieldResponse };
+  DeleteCustomField: { request: GetCustomFieldRequest; response: DeleteCustomFieldResponse };
 }
 
 export const RecordsServiceName = 'records.v1.RecordsService';
@@ -89,6 +94,8 @@ export interface Contact {
   version: number;
   /** The client's own id (1 to 255 characters), unique per workspace and kind; unset when none. */
   externalId?: string;
+  /** The workspace's custom field values of this kind as a JSON object (text): on read, one entry per defined field, null when unset ("{}" when the kind has none); on write, the keys the client sent, null clearing one (the others keep their values). Checked against the definitions (ListCustomFields): 422 keyed `customFields.<key>`. */
+  customFields?: string;
 }
 
 export interface CreateContactRequest {
@@ -154,6 +161,8 @@ export interface ListContactsRequest {
   filter: string;
   /** Records with exactly this externalId; empty for any. */
   externalId: string;
+  /** `?customFields.<key>=<value>` exact filters as a JSON object of key -> the query's text value (read by the field's type: a number, true/false, a date; a multiselect holds it); empty for none. An unknown key or a value of the wrong type is INVALID_ARGUMENT with the field errors {"customFields.<key>": [...]}. */
+  customFieldEquals: string;
 }
 
 /** One page of a kind's list through the filter language. `filter` is a tree as JSON text: {"and": [f, ...]}, {"or": [f, ...]}, {"not": f} or a leaf {"field", "operator", "value"} over the kind's fields (@crm/vocabulary RECORD_FILTER_FIELDS), at most 5 levels of and/or/not and 50 leaves; a refusal is INVALID_ARGUMENT with the field errors {"filter": [...]} (or "ordering"). `ordering`: up to 3 comma-separated fields, `-` for descending, unset values last ascending. */
@@ -258,6 +267,8 @@ export interface ContactRow {
   tags: string[];
   /** The client's own id; a row whose externalId another contact of the workspace (or an earlier row) has is a row error. */
   externalId: string;
+  /** The row's custom field cells as JSON text: {"<key>": "<cell text>"} (empty cells left out; empty text for none). The service reads each cell by the field's type (numbers, true/false, yes/no, 1/0, dates, timestamps; a multiselect's options separated by ";" or ","); an unknown key or a cell its field refuses is a row error ("customFields.<key>: <message>"). */
+  customFields: string;
 }
 
 export interface BatchCreateContactsRequest {
@@ -339,6 +350,8 @@ export interface Lead {
   version: number;
   /** The client's own id (1 to 255 characters), unique per workspace and kind; unset when none. */
   externalId?: string;
+  /** The workspace's custom field values of this kind as a JSON object (text): on read, one entry per defined field, null when unset ("{}" when the kind has none); on write, the keys the client sent, null clearing one (the others keep their values). Checked against the definitions (ListCustomFields): 422 keyed `customFields.<key>`. */
+  customFields?: string;
 }
 
 export interface CreateLeadRequest {
@@ -401,6 +414,8 @@ export interface ListLeadsRequest {
   filter: string;
   /** Records with exactly this externalId; empty for any. */
   externalId: string;
+  /** `?customFields.<key>=<value>` exact filters as a JSON object of key -> the query's text value (read by the field's type: a number, true/false, a date; a multiselect holds it); empty for none. An unknown key or a value of the wrong type is INVALID_ARGUMENT with the field errors {"customFields.<key>": [...]}. */
+  customFieldEquals: string;
 }
 
 export interface ListLeadsResponse {
@@ -483,6 +498,8 @@ export interface Account {
   version: number;
   /** The client's own id (1 to 255 characters), unique per workspace and kind; unset when none. */
   externalId?: string;
+  /** The workspace's custom field values of this kind as a JSON object (text): on read, one entry per defined field, null when unset ("{}" when the kind has none); on write, the keys the client sent, null clearing one (the others keep their values). Checked against the definitions (ListCustomFields): 422 keyed `customFields.<key>`. */
+  customFields?: string;
 }
 
 export interface CreateAccountRequest {
@@ -543,6 +560,8 @@ export interface ListAccountsRequest {
   filter: string;
   /** Records with exactly this externalId; empty for any. */
   externalId: string;
+  /** `?customFields.<key>=<value>` exact filters as a JSON object of key -> the query's text value (read by the field's type: a number, true/false, a date; a multiselect holds it); empty for none. An unknown key or a value of the wrong type is INVALID_ARGUMENT with the field errors {"customFields.<key>": [...]}. */
+  customFieldEquals: string;
 }
 
 export interface ListAccountsResponse {
@@ -599,6 +618,8 @@ export interface Opportunity {
   version: number;
   /** The client's own id (1 to 255 characters), unique per workspace and kind; unset when none. */
   externalId?: string;
+  /** The workspace's custom field values of this kind as a JSON object (text): on read, one entry per defined field, null when unset ("{}" when the kind has none); on write, the keys the client sent, null clearing one (the others keep their values). Checked against the definitions (ListCustomFields): 422 keyed `customFields.<key>`. */
+  customFields?: string;
 }
 
 export interface CreateOpportunityRequest {
@@ -665,6 +686,8 @@ export interface ListOpportunitiesRequest {
   filter: string;
   /** Records with exactly this externalId; empty for any. */
   externalId: string;
+  /** `?customFields.<key>=<value>` exact filters as a JSON object of key -> the query's text value (read by the field's type: a number, true/false, a date; a multiselect holds it); empty for none. An unknown key or a value of the wrong type is INVALID_ARGUMENT with the field errors {"customFields.<key>": [...]}. */
+  customFieldEquals: string;
 }
 
 export interface ListOpportunitiesResponse {
@@ -906,5 +929,62 @@ export interface ListEventsResponse {
   /** Each a webhook envelope {id, type, occurredAt, workspaceId, data} as JSON. */
   events: string[];
   nextCursor: string;
+}
+
+export interface CustomField {
+  /** `fld_...` */
+  id: string;
+  /** contact, lead, account or opportunity. */
+  kind?: string;
+  /** ^[a-z][a-zA-Z0-9]{0,39}$, unique per kind, never a built-in field's name. */
+  key?: string;
+  label?: string;
+  /** text, number, integer, boolean, date, datetime, select, multiselect, url or email. */
+  type?: string;
+  /** select and multiselect only (required there): 1 to 200 distinct strings of 1 to 100 characters. */
+  options: string[];
+  required?: boolean;
+  /** text, integer, url and email only. */
+  unique?: boolean;
+  description?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ListCustomFieldsRequest {
+  /** One kind's fields; empty for every kind. */
+  kind: string;
+  offset: number;
+  limit: number;
+}
+
+export interface ListCustomFieldsResponse {
+  total: number;
+  fields: CustomField[];
+}
+
+/** The record-write conventions of this file: `field_mask` names the fields sent, `invalid_fields` what the gateway could not put in the message. */
+export interface CreateCustomFieldRequest {
+  field: CustomField | null;
+  fieldMask: FieldMask | null;
+  invalidFields: FieldError[];
+}
+
+export interface UpdateCustomFieldRequest {
+  id: string;
+  field: CustomField | null;
+  updateMask: FieldMask | null;
+  invalidFields: FieldError[];
+}
+
+export interface GetCustomFieldRequest {
+  id: string;
+}
+
+export interface CustomFieldResponse {
+  field: CustomField | null;
+}
+
+export interface DeleteCustomFieldResponse {
 }
 export const protoPath = 'records/v1/records.proto';

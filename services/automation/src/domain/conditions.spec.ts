@@ -70,3 +70,15 @@ describe('condition evaluation', () => {
     expect(anyHolds([], lead)).toBe(false);
   });
 });
+
+describe('custom field conditions', () => {
+  const record = { customFields: { tier: 'gold', seats: 12, regions: ['emea'], note: null } };
+  it('read customFields.<key> from the record’s custom values', () => {
+    expect(conditionHolds({ field: 'customFields.tier', operator: 'eq', value: 'Gold' }, record)).toBe(true);
+    expect(conditionHolds({ field: 'customFields.seats', operator: 'gt', value: 10 }, record)).toBe(true);
+    expect(conditionHolds({ field: 'customFields.regions', operator: 'contains', value: 'emea' }, record)).toBe(true);
+    expect(conditionHolds({ field: 'customFields.note', operator: 'is_empty' }, record)).toBe(true);
+    expect(conditionHolds({ field: 'customFields.missing', operator: 'is_empty' }, record)).toBe(true);
+    expect(conditionHolds({ field: 'customFields.tier', operator: 'eq', value: 'silver' }, record)).toBe(false);
+  });
+});

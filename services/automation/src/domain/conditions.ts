@@ -39,8 +39,16 @@ function contains(actual: unknown, expected: JsonValue | undefined): boolean {
   return actual.toLowerCase().includes(String(expected).toLowerCase());
 }
 
+/** A field's value; `customFields.<key>` reads the record's custom values. */
+function fieldValue(fields: Record<string, unknown>, field: string): unknown {
+  if (Object.prototype.hasOwnProperty.call(fields, field)) return fields[field];
+  if (!field.startsWith('customFields.')) return undefined;
+  const custom = fields.customFields;
+  return custom && typeof custom === 'object' ? (custom as Record<string, unknown>)[field.slice('customFields.'.length)] : undefined;
+}
+
 export function conditionHolds(condition: Condition, fields: Record<string, unknown>): boolean {
-  const actual = fields[condition.field];
+  const actual = fieldValue(fields, condition.field);
   const expected = condition.value;
   switch (condition.operator) {
     case 'eq':

@@ -9,7 +9,13 @@
  * - no rule that could re-trigger itself (see loop-guard.ts for the runtime bound).
  */
 import { FieldErrorList, type FieldErrors } from '@crm/observability';
-import { AUTOMATION_LIMITS, TEMPLATE_CATEGORY_PATTERN, characterCount } from '@crm/vocabulary';
+import {
+  AUTOMATION_LIMITS,
+  CUSTOM_FIELD_KEY_PATTERN,
+  CUSTOM_FIELDS_PREFIX,
+  TEMPLATE_CATEGORY_PATTERN,
+  characterCount,
+} from '@crm/vocabulary';
 import {
   CONDITION_OPERATORS,
   STEP_TYPES,
@@ -132,7 +138,10 @@ function checkConditions(
     let spec: FieldSpec | undefined;
     if (typeof raw.field !== 'string' || raw.field === '') problems.add(`${at}.field`, MESSAGES.required);
     else if (recordType) {
-      spec = RECORD_FIELDS[recordType][raw.field] ?? (allowEventFields && trigger ? EVENT_FIELDS[trigger]?.[raw.field] : undefined);
+      spec =
+        RECORD_FIELDS[recordType][raw.field] ??
+        customFieldSpec(raw.field) ??
+        (allowEventFields && trigger ? EVENT_FIELDS[trigger]?.[raw.field] : undefined);
       if (!spec) problems.add(`${at}.field`, `Unknown field "${raw.field}" for a ${recordType}.`);
     }
     let operator: ConditionOperator | undefined;
@@ -149,6 +158,15 @@ function checkConditions(
     }
   });
   return out;
+}
+
+/**
+ * `customFields.<key>`: a workspace's custom field, whose definition lives in records; any key of
+ * the right shape is accepted here (a key the workspace lacks never holds a value: is_empty holds).
+ */
+function customFieldSpec(field: string): FieldSpec | undefined {
+  if (!field.startsWith(CUSTOM_FIELDS_PREFIX)) return undefined;
+  return CUSTOM_FIELD_KEY_PATTERN.test(field.slice(CUSTOM_FIELDS_PREFIX.length)) ? { kind: 'any' } : undefined;
 }
 
 function checkScalarFor(spec: FieldSpec, value: unknown, path: string, problems: FieldErrorList): void {
@@ -179,14 +197,18 @@ function checkConditionValue(operator: ConditionOperator, spec: FieldSpec, value
       else value.forEach((item, index) => checkScalarFor(spec, item, `${path}.${index}`, problems));
       return;
     case 'contains':
-      if (spec.kind !== 'string' && spec.kind !== 'list') problems.add(path, 'contains compares text or list fields only.');
+      if (spec.kind !== 'string' && spec.kind !== 'list' && spec.kind !== 'any')
+        problems.add(path, 'contains compares text or list fields only.');
       else if (typeof value !== 'string' || value === '') problems.add(path, 'Expected non-empty text.');
       return;
     case 'gt':
     case 'gte':
     case 'lt':
     case 'lte':
-      if (spec.kind === 'number') {
+      if (spec.kind === 'any') {
+        const numberOrDate = (typeof value === 'number' && Number.isFinite(value)) || (typeof value === 'string' && ISO_DATE.test(value));
+        if (!numberOrDate) problems.add(path, 'Expected a number or an ISO 8601 date or timestamp.');
+      } else if (spec.kind === 'number') {
         if (typeof value !== 'number' || !Number.isFinite(value)) problems.add(path, 'A valid number is required.');
       } else if (spec.kind === 'date') {
         if (typeof value !== 'string' || !ISO_DATE.test(value)) problems.add(path, 'Expected an ISO 8601 date or timestamp.');

@@ -35,7 +35,8 @@ export function triggersForEvent(eventType: string): TriggerKind[] {
   return (Object.keys(TRIGGERS) as TriggerKind[]).filter((kind) => TRIGGERS[kind].eventType === eventType);
 }
 
-export type FieldKind = 'string' | 'number' | 'boolean' | 'date' | 'list';
+/** `any`: a custom field (`customFields.<key>`), whose type the records service holds. */
+export type FieldKind = 'string' | 'number' | 'boolean' | 'date' | 'list' | 'any';
 
 export interface FieldSpec {
   kind: FieldKind;

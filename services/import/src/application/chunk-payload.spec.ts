@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { splitCsv, type CsvChunk } from '../csv/chunk-splitter';
 import type { FieldMappings } from '../domain/column-plan';
+import { CustomFieldCatalog } from '../domain/custom-fields';
 import { chunkPayload, chunkRows } from './chunk-payload';
 import type { ChunkPayloadWithFields } from './import-messages';
 
@@ -34,6 +35,27 @@ describe('chunk payloads', () => {
       const sent = JSON.parse(JSON.stringify(chunkPayload(JOB, WS, chunk)));
       expect(chunkRows(sent)).toEqual(chunk.rows);
     }
+  });
+
+  it('carry custom field columns in the plan, so the worker gives each row its custom cells again', async () => {
+    const chunks: CsvChunk[] = [];
+    await splitCsv(Readable.from(['Email,Last Name,Shoe size,Region\na@x.io,Lee,42,North\nb@x.io,Bo,,\n']), {
+      chunkRows: 5,
+      mappings: { Region: 'customFields.region' },
+      customFields: new CustomFieldCatalog([
+        { key: 'shoeSize', label: 'Shoe size' },
+        { key: 'region', label: 'Sales region' },
+      ]),
+      onChunk: (chunk) => void chunks.push(chunk),
+    });
+    const sent = JSON.parse(JSON.stringify(chunkPayload(JOB, WS, chunks[0]!)));
+    expect(sent.columns).toEqual({ 0: 'email', 1: 'lastName', 2: 'customFields.shoeSize', 3: 'customFields.region' });
+    const rows = chunkRows(sent);
+    expect(rows).toEqual(chunks[0]!.rows);
+    expect(rows.map((row) => ('fields' in row ? row.fields.customFields : undefined))).toEqual([
+      { shoeSize: '42', region: 'North' },
+      undefined,
+    ]);
   });
 
   it('carry each row as its cells only, with the column plan once per chunk', async () => {

@@ -5,8 +5,7 @@
  * with the same plan and function as the splitter did, so it sees the rows the splitter cut.
  */
 import type { CsvChunk } from '../csv/chunk-splitter';
-import type { ColumnPlan } from '../domain/column-plan';
-import type { ImportField } from '../domain/contact-fields';
+import type { ColumnPlan, ColumnTarget } from '../domain/column-plan';
 import { rowFields, type ChunkRow } from '../domain/contact-row';
 import type { ChunkPayload, ReceivedChunkPayload } from './import-messages';
 
@@ -33,7 +32,7 @@ export function chunkPayload(jobUid: string, workspaceId: string, chunk: CsvChun
 export function chunkRows(payload: ReceivedChunkPayload): ChunkRow[] {
   if ('rows' in payload) return payload.rows;
   const plan: Pick<ColumnPlan, 'fields'> = {
-    fields: new Map(Object.entries(payload.columns).map(([index, field]) => [Number(index), field as ImportField])),
+    fields: new Map(Object.entries(payload.columns).map(([index, field]) => [Number(index), field as ColumnTarget])),
   };
   return payload.cells.map((cells, offset): ChunkRow => {
     const row = payload.firstRow + offset;

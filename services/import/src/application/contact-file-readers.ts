@@ -8,6 +8,7 @@
 import type { FieldMappings } from '../domain/column-plan';
 import { INSTANT_IMPORT_LIMITS } from '../domain/contact-file-kind';
 import type { ChunkRow } from '../domain/contact-row';
+import type { CustomFieldCatalog } from '../domain/custom-fields';
 import { readCsvRows } from '../csv/csv-rows';
 import { recogniseText } from '../ocr/card-recognition';
 import { readContacts, type FileReadLimits, type ReadContact } from '../reading/file-reading';
@@ -16,7 +17,8 @@ import type { FileReader } from '../reading/reader-threads';
 export type { ReadContact } from '../reading/file-reading';
 
 export interface ContactFileReaders {
-  csv(content: Buffer, mappings: FieldMappings): Promise<ChunkRow[]>;
+  /** `customFields`: the workspace's contact custom fields, which headers may name. */
+  csv(content: Buffer, mappings: FieldMappings, customFields?: CustomFieldCatalog): Promise<ChunkRow[]>;
   /**
    * `signal`: the caller has gone, so a read still waiting its turn need not run; `workspaceId`:
    * whose file it is (one workspace's share of the readers is limited).
@@ -28,7 +30,7 @@ export interface ContactFileReaders {
 
 export function contactFileReaders(reader: FileReader, recognitionMs: number = INSTANT_IMPORT_LIMITS.readMs): ContactFileReaders {
   return {
-    csv: (content, mappings) => readCsvRows(content, mappings, INSTANT_IMPORT_LIMITS.rows),
+    csv: (content, mappings, customFields) => readCsvRows(content, mappings, INSTANT_IMPORT_LIMITS.rows, customFields),
     vcard: (content, signal, workspaceId) => reader.read('vcard', content, signal, workspaceId),
     image: async (content, signal, workspaceId) => {
       const recognised = await recogniseText(content, { maxPixels: INSTANT_IMPORT_LIMITS.imagePixels, timeoutMs: recognitionMs }, signal);

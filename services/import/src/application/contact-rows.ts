@@ -47,5 +47,6 @@ export function contactRow(row: number, fields: ContactFields): recordsV1.Contac
     notes: fields.notes ?? '',
     tags: fields.tags ?? [],
     externalId: fields.externalId ?? '',
+    customFields: fields.customFields && Object.keys(fields.customFields).length > 0 ? JSON.stringify(fields.customFields) : '',
   };
 }

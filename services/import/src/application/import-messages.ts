@@ -1,6 +1,6 @@
 /** The messages the import service puts on the bus, and the queues that carry them to workers. */
 import type { QueueDefinition } from '@crm/bus';
-import type { ImportField } from '../domain/contact-fields';
+import type { ColumnTarget } from '../domain/column-plan';
 import type { ChunkRow } from '../domain/contact-row';
 
 export const SPLIT_MESSAGE = 'import.job_split.v1';
@@ -22,8 +22,8 @@ export interface ChunkPayload {
   workspaceId: string;
   index: number;
   firstRow: number;
-  /** Column index → the contact field it fills; other columns are ignored. */
-  columns: Record<number, ImportField>;
+  /** Column index → the contact field it fills (built-in or `customFields.<key>`); other columns are ignored. */
+  columns: Record<number, ColumnTarget>;
   /** Each row's cells as in the file. */
   cells: string[][];
   /** Rows whose email an earlier valid row of the file has: row → that earlier row. */

@@ -30,7 +30,16 @@ class FakeRecords implements RecordsClient {
   failNext = 0;
   /** Batches that are created but whose answer never arrives (a timeout after the commit). */
   loseNext = 0;
+  /** The workspace's contact custom fields (ListCustomFields), and the rows of every batch sent. */
+  customFields: { key: string; label: string; type: string }[] = [];
+  customFieldReads = 0;
+  readonly sentRows: any[] = [];
   async call(method: string, request: any): Promise<any> {
+    if (method === 'ListCustomFields') {
+      this.customFieldReads += 1;
+      expect(request).toMatchObject({ kind: 'contact', offset: 0, limit: 100 });
+      return { total: this.customFields.length, fields: this.customFields };
+    }
     if (method === 'GetContactBatch') {
       const stored = this.answers.get(request.idempotencyKey);
       if (!stored) throw DomainError.notFound();
@@ -56,6 +65,16 @@ class FakeRecords implements RecordsClient {
   private async create(request: any): Promise<any> {
     const answer = { created: [] as any[], duplicates: [] as any[], errors: [] as any[], replayed: false };
     for (const row of request.rows) {
+      this.sentRows.push(row);
+      // Records reads each custom cell by its field's type: here, an integer field refuses text.
+      const cells = row.customFields ? (JSON.parse(row.customFields) as Record<string, string>) : {};
+      const bad = this.customFields.find(
+        (field) => field.type === 'integer' && cells[field.key] !== undefined && !/^-?\d+$/.test(cells[field.key]!),
+      );
+      if (bad) {
+        answer.errors.push({ row: row.row, message: `customFields.${bad.key}: Enter a whole number.` });
+        continue;
+      }
       const key = row.email.toLowerCase();
       const existing = this.contacts.get(key);
       if (existing)
@@ -93,7 +112,7 @@ beforeEach(async () => {
   records = new FakeRecords();
   repo = new ImportJobRepository(store);
   importer = new ChunkImporter({ repo, files, records, logger });
-  splitter = new JobSplitter({ repo, files, bus, importer, logger, chunkRows: 2 });
+  splitter = new JobSplitter({ repo, files, bus, importer, records, logger, chunkRows: 2 });
 });
 
 afterEach(async () => {
@@ -101,11 +120,11 @@ afterEach(async () => {
   await store.close();
 });
 
-async function newJob(csv: string): Promise<string> {
+async function newJob(csv: string, fieldMappings: ImportJobDocument['fieldMappings'] = {}): Promise<string> {
   sequence += 1;
   const id = `00000000-0000-4000-8000-${String(sequence).padStart(12, '0')}`;
   files.files.set(id, Buffer.from(csv));
-  const job = queuedJob(id, WS, csv.length);
+  const job = { ...queuedJob(id, WS, csv.length), fieldMappings };
   await repo.createJob(job, 60_000);
   return id;
 }
@@ -150,6 +169,43 @@ describe('import pipeline', () => {
     expect(job.duplicates).toEqual([{ row: 4, email: 'A@x.io', existingContactId: null }]);
     expect(job.errors!.map((e) => e.row).sort()).toEqual([3, 5]);
     expect(files.files.has(uid)).toBe(false);
+  });
+
+  it('fills custom fields from headers naming their key or label and from field_mappings, reading them once per job', async () => {
+    records.customFields = [
+      { key: 'shoeSize', label: 'Shoe size', type: 'integer' },
+      { key: 'favouriteColour', label: 'Favourite colour', type: 'text' },
+      { key: 'region', label: 'Sales region', type: 'select' },
+      { key: 'note2', label: 'Email', type: 'text' },
+    ];
+    await consumeAll();
+    const csv = [
+      'EMAIL,First Name,shoesize, FAVOURITE COLOUR ,Territory,Company',
+      'a@x.io,A,42,blue,North,Acme',
+      'b@x.io,B,abc,,South,Acme',
+      'c@x.io,C,,,,Acme',
+    ].join('\n');
+    const uid = await newJob(csv, { Territory: 'customFields.region' });
+    await bus.publish(newMessage(SPLIT_MESSAGE, { jobUid: uid, workspaceId: WS }, { correlationId: uid }));
+    const job = await settled(uid);
+    expect(job).toMatchObject({ status: 'complete', totalRows: 3, successCount: 2, errorCount: 1, ignoredColumns: ['Company'] });
+    expect(job.errors).toEqual([{ row: 2, message: 'customFields.shoeSize: Enter a whole number.' }]);
+    expect(records.customFieldReads).toBe(1);
+    expect(records.sentRows.map((row) => [row.row, row.email, row.customFields])).toEqual([
+      [1, 'a@x.io', JSON.stringify({ shoeSize: '42', favouriteColour: 'blue', region: 'North' })],
+      [2, 'b@x.io', JSON.stringify({ shoeSize: 'abc', region: 'South' })],
+      [3, 'c@x.io', ''],
+    ]);
+  });
+
+  it('fails a job whose field_mappings names a custom field the workspace no longer has', async () => {
+    await consumeAll();
+    const uid = await newJob('Email,First Name,Size\na@x.io,A,42\n', { Size: 'customFields.shoeSize' });
+    await bus.publish(newMessage(SPLIT_MESSAGE, { jobUid: uid, workspaceId: WS }, { correlationId: uid }));
+    const job = await settled(uid);
+    expect(job.status).toBe('failed');
+    expect(job.errorMessage).toMatch(/"Size" to "customFields\.shoeSize".*no such contact custom field/);
+    expect(records.sentRows).toEqual([]);
   });
 
   it('counts a chunk once however often it is delivered', async () => {

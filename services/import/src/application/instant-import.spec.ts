@@ -13,8 +13,14 @@ const caller = { workspaceId: 'ws_1', actorId: 'usr_1', actorKind: 'user' as con
 class FakeRecords implements RecordsClient {
   readonly contacts = new Map<string, string>();
   readonly methods: string[] = [];
+  readonly sentRows: any[] = [];
+  customFields: { key: string; label: string }[] = [];
   async call(method: string, request: any): Promise<any> {
     this.methods.push(method);
+    if (method === 'ListCustomFields') {
+      expect(request).toMatchObject({ kind: 'contact', offset: 0, limit: 100 });
+      return { total: this.customFields.length, fields: this.customFields };
+    }
     if (method === 'GetSource') {
       if (request.uid !== 'src_1') throw DomainError.notFound();
       return { source: { uid: 'src_1', name: 'Fair' } };
@@ -27,6 +33,11 @@ class FakeRecords implements RecordsClient {
     if (request.sourceUid && request.sourceUid !== 'src_1') throw DomainError.notFound();
     const answer = { created: [] as any[], duplicates: [] as any[], errors: [] as any[], replayed: false };
     for (const row of request.rows) {
+      this.sentRows.push(row);
+      if (row.customFields && JSON.parse(row.customFields).shoeSize === 'abc') {
+        answer.errors.push({ row: row.row, message: 'customFields.shoeSize: Enter a whole number.' });
+        continue;
+      }
       const existing = this.contacts.get(row.email.toLowerCase());
       if (existing) answer.duplicates.push({ row: row.row, email: row.email, existingContactId: existing, sameImport: false });
       else {
@@ -94,13 +105,42 @@ describe('the synchronous import', () => {
     expect(answer.created).toEqual([expect.objectContaining({ email: 'zoe@example.com', firstName: 'Zoe' })]);
   });
 
+  it('fills custom fields from headers naming their key or label and from field_mappings, reading them once', async () => {
+    records.customFields = [
+      { key: 'shoeSize', label: 'Shoe size' },
+      { key: 'favouriteColour', label: 'Favourite colour' },
+      { key: 'region', label: 'Sales region' },
+    ];
+    const answer = await run({
+      filename: 'x.csv',
+      content: 'Email,Last Name,SHOESIZE,favourite colour,Territory\nzoe@example.com,Zoe,42,blue,North\nbob@example.com,Bob,abc,,\n',
+      fieldMappings: '{"Territory": "customFields.region"}',
+    });
+    expect(records.methods.filter((method) => method === 'ListCustomFields')).toHaveLength(1);
+    expect(records.sentRows.map((row) => row.customFields)).toEqual([
+      JSON.stringify({ shoeSize: '42', favouriteColour: 'blue', region: 'North' }),
+      JSON.stringify({ shoeSize: 'abc' }),
+    ]);
+    expect(answer.created).toEqual([expect.objectContaining({ row: 1, email: 'zoe@example.com' })]);
+    expect(answer.errors).toEqual([{ row: 2, message: 'customFields.shoeSize: Enter a whole number.' }]);
+  });
+
+  it('refuses a field_mappings target naming an unknown custom field with a 400, before creating anything', async () => {
+    records.customFields = [{ key: 'shoeSize', label: 'Shoe size' }];
+    await expect(run({ filename: 'x.csv', content: CSV, fieldMappings: '{"First Name": "customFields.hatSize"}' })).rejects.toMatchObject({
+      kind: 'invalid_argument',
+      message: expect.stringMatching(/"customFields\.hatSize" is not a contact field/),
+    });
+    expect(records.methods).toEqual(['ListCustomFields']);
+  });
+
   it('refuses a CSV of more than 500 rows with a 413 that names the asynchronous import, before creating anything', async () => {
     const lines = ['Email,First Name', ...Array.from({ length: 501 }, (_, i) => `p${i}@example.com,P${i}`)];
     await expect(run({ filename: 'big.csv', content: lines.join('\n') })).rejects.toMatchObject({
       kind: 'payload_too_large',
       message: expect.stringContaining('POST /api/crm/contacts/import/start/'),
     });
-    expect(records.methods).toEqual([]);
+    expect(records.methods).toEqual(['ListCustomFields']);
   });
 
   it('takes 500 rows', async () => {

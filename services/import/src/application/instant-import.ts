@@ -7,11 +7,12 @@ import { randomUUID } from 'node:crypto';
 import type { CallerContext, importV1, recordsV1 } from '@crm/grpc';
 import { DomainError, isDomainError } from '@crm/observability';
 import { MAX_SEARCH_LENGTH, PAGING } from '@crm/vocabulary';
-import { parseFieldMappings } from '../domain/column-plan';
+import { mapsCustomFields, parseFieldMappings, resolveCustomTargets } from '../domain/column-plan';
 import { contactFileKind, INSTANT_IMPORT_LIMITS } from '../domain/contact-file-kind';
 import { sortRows, type SortedRows } from './contact-rows';
 import { emailKey, recordsProblem, rowProblem, type ChunkRow, type ContactFields } from '../domain/contact-row';
 import type { ContactFileReaders } from './contact-file-readers';
+import { readContactCustomFields } from './custom-field-definitions';
 import type { RecordsClient } from './ports';
 
 const RECORDS_TIMEOUT_MS = 30_000;
@@ -44,10 +45,13 @@ export async function importContactsNow(
   if (request.content.length > INSTANT_IMPORT_LIMITS.fileBytes) {
     throw new DomainError('payload_too_large', `The file is larger than the ${INSTANT_IMPORT_LIMITS.fileBytes / (1024 * 1024)} MB limit.`);
   }
-  const mappings = parseFieldMappings(request.fieldMappings);
+  let mappings = parseFieldMappings(request.fieldMappings);
+  // A CSV's headers may name the workspace's contact custom fields; a mapping to one is checked like a built-in one.
+  const customFields = kind === 'csv' || mapsCustomFields(mappings) ? await readContactCustomFields(deps.records, caller) : undefined;
+  if (customFields) mappings = resolveCustomTargets(mappings, customFields);
   const rows =
     kind === 'csv'
-      ? await deps.readers.csv(request.content, mappings)
+      ? await deps.readers.csv(request.content, mappings, customFields)
       : numbered(await deps.readers[kind](request.content, request.signal, caller.workspaceId));
   if (rows.length > INSTANT_IMPORT_LIMITS.rows) {
     throw new DomainError(

@@ -1,6 +1,7 @@
 /**
  * Cuts a job's stored file into chunks and puts them on the bus, recording the chunk plan in the
- * store first. Running it again for the same job is safe and is how lost work is recovered: chunks
+ * store first. The header is planned with the workspace's contact custom fields, read from records
+ * once per split. Running it again for the same job is safe and is how lost work is recovered: chunks
  * already counted are skipped, the others are published again, and a chunk that has been
  * published too often without being counted is given up on (its rows are reported as errors), so
  * a job never hangs. A split stops when its job is cancelled.
@@ -9,21 +10,29 @@ import { MessageTooLargeError, newMessage, type MessageBus } from '@crm/bus';
 import { isDomainError, type Logger } from '@crm/observability';
 import { splitCsv, type CsvChunk } from '../csv/chunk-splitter';
 import { decodeText } from '../csv/text-encoding';
+import type { CustomFieldCatalog } from '../domain/custom-fields';
 import { isTerminal, type ImportJobDocument } from '../domain/import-job';
 import type { FileStorage } from '../store/file-storage';
 import type { ImportJobRepository } from '../store/import-job-repository';
 import type { ChunkImporter } from './chunk-importer';
 import { chunkPayload } from './chunk-payload';
+import { readContactCustomFields } from './custom-field-definitions';
 import { CHUNK_MESSAGE, MAX_CHUNK_PUBLISHES } from './import-messages';
+import type { RecordsClient } from './ports';
 
 export interface JobSplitterDeps {
   repo: ImportJobRepository;
   files: FileStorage;
   bus: MessageBus;
   importer: ChunkImporter;
+  /** Where the workspace's contact custom fields are read, once per split, for the header's plan. */
+  records: RecordsClient;
   logger: Logger;
   chunkRows: number;
 }
+
+/** Records refusing to list the custom fields for a reason no retry will fix: the job fails. */
+const REFUSED = new Set(['invalid_argument', 'validation_failed', 'not_found', 'permission_denied', 'unauthenticated']);
 
 export class JobSplitter {
   constructor(private readonly deps: JobSplitterDeps) {}
@@ -34,10 +43,21 @@ export class JobSplitter {
     if (!job || isTerminal(job.status)) return;
     if (job.status === 'queued') await repo.markStarted(workspaceId, jobUid);
     const log = logger.child({ jobUid, workspaceId });
+    const context = { workspaceId, actorId: job.actorId, actorKind: job.actorKind, requestId: job.id };
+    let customFields: CustomFieldCatalog;
+    try {
+      customFields = await readContactCustomFields(this.deps.records, context);
+    } catch (error) {
+      if (!isDomainError(error) || !REFUSED.has(error.kind)) throw error;
+      log.warn({ err: error }, 'import failed: its custom fields could not be read');
+      await this.end(job, `The workspace's contact custom fields could not be read: ${error.message}`);
+      return;
+    }
     try {
       const summary = await splitCsv(this.deps.files.open(job.fileId).pipe(decodeText(job.encoding)), {
         chunkRows: this.deps.chunkRows,
         mappings: job.fieldMappings,
+        customFields,
         onHeader: (plan, cells) => repo.recordHeader(workspaceId, jobUid, plan.ignoredColumns, cells),
         onChunk: (chunk) => this.dispatch(job, chunk),
       });

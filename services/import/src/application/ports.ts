@@ -2,7 +2,7 @@
 import type { CallOptions, CallerContext, recordsV1 } from '@crm/grpc';
 
 export interface RecordsClient {
-  call<K extends 'BatchCreateContacts' | 'GetContactBatch' | 'GetSource' | 'ListContacts' | 'QueryRecords'>(
+  call<K extends 'BatchCreateContacts' | 'GetContactBatch' | 'GetSource' | 'ListContacts' | 'ListCustomFields' | 'QueryRecords'>(
     method: K,
     request: Partial<recordsV1.RecordsServiceMethods[K]['request']>,
     context?: Partial<CallerContext>,

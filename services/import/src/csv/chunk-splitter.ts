@@ -1,6 +1,6 @@
 /**
  * Reads a CSV text stream with fast-csv and cuts its data rows into chunks: the header is planned
- * once (recognised names, field_mappings, ignored columns), every row becomes contact fields, and
+ * once (recognised names, custom fields' keys and labels, field_mappings, ignored columns), every row becomes contact fields, and
  * a row whose email already appeared in a valid earlier row of the file is marked as an in-file
  * duplicate. Deterministic: the same file always gives the same chunks, so a chunk can be cut
  * again after a crash and mean the same rows.
@@ -10,6 +10,7 @@ import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { DomainError } from '@crm/observability';
 import { planColumns, type ColumnPlan, type FieldMappings } from '../domain/column-plan';
 import { emailKey, rowFields, rowProblem, type ChunkRow } from '../domain/contact-row';
+import type { CustomFieldCatalog } from '../domain/custom-fields';
 
 export interface CsvChunk {
   index: number;
@@ -23,6 +24,8 @@ export interface CsvChunk {
 export interface SplitOptions {
   chunkRows: number;
   mappings: FieldMappings;
+  /** The workspace's contact custom fields, which headers may name; default none. */
+  customFields?: CustomFieldCatalog;
   /** Default MAX_LINE_CHARS. */
   maxLineChars?: number;
   /**
@@ -132,7 +135,7 @@ export async function splitCsv(text: Readable, options: SplitOptions): Promise<S
             `The header has ${cells.length.toLocaleString('en')} columns; at most ${MAX_COLUMNS.toLocaleString('en')} can be imported.`,
           );
         }
-        plan = planColumns(cells, options.mappings);
+        plan = planColumns(cells, options.mappings, options.customFields);
         headerWidth = cells.length;
         await options.onHeader?.(plan, cells);
         continue;

@@ -1,6 +1,6 @@
 /**
  * A small CSV held in memory, read exactly as the asynchronous import reads an upload (the same
- * encoding rule, splitter, header spellings, field_mappings and in-file duplicate rule), refusing
+ * encoding rule, splitter, header spellings, custom fields, field_mappings and in-file duplicate rule), refusing
  * files with more than `maxRows` data rows as soon as the reader passes them.
  */
 import { Readable } from 'node:stream';
@@ -8,12 +8,18 @@ import { DomainError } from '@crm/observability';
 import type { FieldMappings } from '../domain/column-plan';
 import { unreadableFile } from '../domain/contact-file-kind';
 import type { ChunkRow } from '../domain/contact-row';
+import type { CustomFieldCatalog } from '../domain/custom-fields';
 import { splitCsv } from './chunk-splitter';
 import { decodeText, EncodingSniffer } from './text-encoding';
 
 export const ASYNC_IMPORT_PATH = '/api/crm/contacts/import/start/';
 
-export async function readCsvRows(content: Buffer, mappings: FieldMappings, maxRows: number): Promise<ChunkRow[]> {
+export async function readCsvRows(
+  content: Buffer,
+  mappings: FieldMappings,
+  maxRows: number,
+  customFields?: CustomFieldCatalog,
+): Promise<ChunkRow[]> {
   const sniffer = new EncodingSniffer();
   sniffer.push(content);
   const { encoding, binary } = sniffer.finish();
@@ -24,6 +30,7 @@ export async function readCsvRows(content: Buffer, mappings: FieldMappings, maxR
     chunkRows: maxRows + 1,
     maxChunkBytes: Infinity,
     mappings,
+    customFields,
     onChunk: (chunk) => {
       if (rows.length + chunk.rows.length > maxRows) {
         throw new DomainError(

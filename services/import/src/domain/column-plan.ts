@@ -1,16 +1,28 @@
 /**
- * Which column of a file fills which contact field: recognised headers, then the caller's
- * `field_mappings` (which win), and the columns left over, which are ignored and reported.
+ * Which column of a file fills which contact field: recognised headers, then the workspace's
+ * custom fields named by their key or label, then the caller's `field_mappings` (which win over
+ * both), and the columns left over, which are ignored and reported.
  */
 import { DomainError } from '@crm/observability';
 import { IMPORT_FIELDS, normaliseHeader, recogniseHeader, type ImportField } from './contact-fields';
+import {
+  CUSTOM_FIELD_PREFIX,
+  customTarget,
+  isCustomTarget,
+  NO_CUSTOM_FIELDS,
+  type CustomFieldCatalog,
+  type CustomFieldTarget,
+} from './custom-fields';
 
-/** CSV header → contact field, or null to ignore the column on purpose. */
-export type FieldMappings = Record<string, ImportField | null>;
+/** What a column fills: a built-in contact field or a custom field (`customFields.<key>`). */
+export type ColumnTarget = ImportField | CustomFieldTarget;
+
+/** CSV header → contact field (built-in or `customFields.<key>`), or null to ignore the column on purpose. */
+export type FieldMappings = Record<string, ColumnTarget | null>;
 
 export interface ColumnPlan {
   /** Column index → field; columns not in the map are ignored. */
-  fields: Map<number, ImportField>;
+  fields: Map<number, ColumnTarget>;
   /**
    * Headers of the ignored columns, as written in the file (blank ones as `(column N)`): the first
    * MAX_LISTED_IGNORED, then `(and N more)`, so that a file of thousands of columns keeps its job small.
@@ -18,9 +30,15 @@ export interface ColumnPlan {
   ignoredColumns: string[];
 }
 
-const MAPPINGS_HELP = `field_mappings must be a JSON object mapping CSV column headers to contact fields (${IMPORT_FIELDS.join(', ')}), e.g. {"E-mail 2": "email"}.`;
+const MAX_REPORTED_HEADER = 100;
 
-/** Reads the `field_mappings` form field; any problem is a 400 that says what is expected. */
+const MAPPINGS_HELP = `field_mappings must be a JSON object mapping CSV column headers to contact fields (${IMPORT_FIELDS.join(', ')}, or ${CUSTOM_FIELD_PREFIX}<key> for a custom field), e.g. {"E-mail 2": "email"}.`;
+
+/**
+ * Reads the `field_mappings` form field; any problem is a 400 that says what is expected. A
+ * `customFields.<key>` target is kept as written: `resolveCustomTargets` checks it against the
+ * workspace's fields (only callers that map custom fields need to read them).
+ */
 export function parseFieldMappings(raw: string | undefined): FieldMappings {
   if (raw === undefined || raw.trim() === '') return {};
   let parsed: unknown;
@@ -37,14 +55,52 @@ export function parseFieldMappings(raw: string | undefined): FieldMappings {
       continue;
     }
     if (typeof target !== 'string') throw DomainError.invalid(`field_mappings["${header}"] must be a field name. ${MAPPINGS_HELP}`);
+    const trimmed = target.trim();
+    if (trimmed.toLowerCase().startsWith(CUSTOM_FIELD_PREFIX.toLowerCase())) {
+      const key = trimmed.slice(CUSTOM_FIELD_PREFIX.length).trim();
+      if (key === '') throw notAField(header, target);
+      mappings[header] = customTarget(key);
+      continue;
+    }
     const field = (IMPORT_FIELDS as readonly string[]).includes(target) ? (target as ImportField) : recogniseHeader(target);
-    if (!field) throw DomainError.invalid(`field_mappings["${header}"]: "${target}" is not a contact field. ${MAPPINGS_HELP}`);
+    if (!field) throw notAField(header, target);
     mappings[header] = field;
   }
   return mappings;
 }
 
-const MAX_REPORTED_HEADER = 100;
+function notAField(header: string, target: string): DomainError {
+  return DomainError.invalid(`field_mappings["${header}"]: "${clipped(target)}" is not a contact field. ${MAPPINGS_HELP}`);
+}
+
+function clipped(text: string): string {
+  return text.length > MAX_REPORTED_HEADER ? `${text.slice(0, MAX_REPORTED_HEADER)}…` : text;
+}
+
+/** Whether any mapping names a custom field (so the workspace's fields must be read to check it). */
+export function mapsCustomFields(mappings: FieldMappings): boolean {
+  return Object.values(mappings).some((target) => target !== null && isCustomTarget(target));
+}
+
+/**
+ * The mappings with each `customFields.<key>` target checked against the workspace's custom fields
+ * (a key differing only in case is taken as the field's own); an unknown one is refused like an
+ * unknown built-in target.
+ */
+export function resolveCustomTargets(mappings: FieldMappings, customFields: CustomFieldCatalog): FieldMappings {
+  const resolved: FieldMappings = {};
+  for (const [header, target] of Object.entries(mappings)) {
+    if (target === null || !isCustomTarget(target)) {
+      resolved[header] = target;
+      continue;
+    }
+    const known = customFields.target(target);
+    if (!known) throw notAField(header, target);
+    resolved[header] = known;
+  }
+  return resolved;
+}
+
 export const MAX_LISTED_IGNORED = 10;
 
 function shown(header: string, index: number): string {
@@ -54,24 +110,51 @@ function shown(header: string, index: number): string {
 }
 
 /**
- * Plans the columns of a header row. A field claimed by two columns goes to the first; the
- * second is ignored and reported. Throws a DomainError with a message for the job's errorMessage
- * when no column gives the email.
+ * Plans the columns of a header row. A column is what `field_mappings` says, else the built-in
+ * field its header names (built-in names win over a custom field's key or label), else the custom
+ * field whose key or label the header is (trimmed, case-insensitive). A field that field_mappings
+ * gives to a column of the file is that column's alone; a field two headers name goes to the first,
+ * and the second is ignored and reported, unless its header also names a custom field, which it
+ * then fills (`Email`, then `Work Email` with a custom field labelled so).
+ * Throws a DomainError with a message for the job's errorMessage when no column gives the email,
+ * or when `field_mappings` names a custom field the workspace does not have (any more).
  */
-export function planColumns(headers: string[], mappings: FieldMappings): ColumnPlan {
-  const mappingByNormalised = new Map<string, ImportField | null>();
+export function planColumns(headers: string[], mappings: FieldMappings, customFields: CustomFieldCatalog = NO_CUSTOM_FIELDS): ColumnPlan {
+  const mappingByNormalised = new Map<string, ColumnTarget | null>();
   for (const [header, field] of Object.entries(mappings)) {
     mappingByNormalised.set(header.trim(), field);
     mappingByNormalised.set(`~${normaliseHeader(header)}`, field);
   }
-  const fields = new Map<number, ImportField>();
-  const taken = new Set<ImportField>();
+  const fields = new Map<number, ColumnTarget>();
+  const taken = new Set<ColumnTarget>();
   const ignoredColumns: string[] = [];
-  headers.forEach((header, index) => {
+  const named = (header: string): ColumnTarget | undefined => {
+    const custom = customFields.byHeader(header);
+    return custom ? customTarget(custom.key) : undefined;
+  };
+  const mappingOf = (header: string): ColumnTarget | null | undefined => {
     const exact = mappingByNormalised.get(header.trim());
-    const loose = mappingByNormalised.get(`~${normaliseHeader(header)}`);
-    const mapped = exact !== undefined ? exact : loose;
-    const field = mapped !== undefined ? mapped : recogniseHeader(header);
+    return exact !== undefined ? exact : mappingByNormalised.get(`~${normaliseHeader(header)}`);
+  };
+  // Fields field_mappings gives to a column of this file: a header merely named like one does not take it.
+  const mappedHere = new Set<string>();
+  for (const header of headers) {
+    const mapped = mappingOf(header);
+    if (mapped) mappedHere.add(mapped);
+  }
+  const free = (field: ColumnTarget | undefined) => (field && !taken.has(field) && !mappedHere.has(field) ? field : undefined);
+  headers.forEach((header, index) => {
+    const mapped = mappingOf(header);
+    let field: ColumnTarget | null | undefined;
+    if (mapped === undefined) field = free(recogniseHeader(header)) ?? free(named(header));
+    else if (mapped !== null && isCustomTarget(mapped)) {
+      field = customFields.target(mapped);
+      if (!field) {
+        throw DomainError.invalid(
+          `field_mappings maps the column "${shown(header, index)}" to "${clipped(mapped)}", but this workspace has no such contact custom field (any more).`,
+        );
+      }
+    } else field = mapped;
     if (field && !taken.has(field)) {
       taken.add(field);
       fields.set(index, field);

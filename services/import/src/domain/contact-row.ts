@@ -9,6 +9,7 @@
 import { CONTACT_STAGES, FIELD_LIMITS, isEmail, characterCount } from '@crm/vocabulary';
 import type { ColumnPlan } from './column-plan';
 import type { ImportField } from './contact-fields';
+import { customKey, isCustomTarget } from './custom-fields';
 
 // The records service's stages, limits and email rule (libs/vocabulary), so both agree.
 const LIMITS = FIELD_LIMITS;
@@ -23,6 +24,11 @@ export interface ContactFields {
   notes?: string;
   tags?: string[];
   externalId?: string;
+  /**
+   * Custom field key → the cell's text (trimmed), blank cells left out. Records reads each by its
+   * field's type and reports a bad one as a row error; the import does not check them.
+   */
+  customFields?: Record<string, string>;
 }
 
 /** What the splitter puts in a chunk for one data row; `cells` as in the file, for the report. */
@@ -52,7 +58,8 @@ export function rowFields(cells: string[], plan: Pick<ColumnPlan, 'fields'>): Co
     if (raw === undefined) continue;
     const value = raw.trim();
     if (value === '') continue;
-    if (field === 'tags') fields.tags = splitTags(value);
+    if (isCustomTarget(field)) (fields.customFields ??= {})[customKey(field)] = value;
+    else if (field === 'tags') fields.tags = splitTags(value);
     else (fields as Record<Exclude<ImportField, 'tags'>, string>)[field] = value;
   }
   return fields;

@@ -1,7 +1,7 @@
 /** Which columns an export may have: the kind's list item fields and `customFields.<key>`. */
-import { RECORD_LIST_ITEM_FIELDS, type FilterRecordKind } from '@crm/vocabulary';
+import { CUSTOM_FIELD_NAME_PATTERN, RECORD_LIST_ITEM_FIELDS, type FilterRecordKind } from '@crm/vocabulary';
 
-const CUSTOM_FIELD = /^customFields\.[a-z][a-zA-Z0-9]{0,39}$/;
+const CUSTOM_FIELD = new RegExp(CUSTOM_FIELD_NAME_PATTERN);
 
 /**
  * The columns of an export: `asked` checked against the list item's fields, or by default every

@@ -19,12 +19,13 @@ import type { InternalTls } from '@crm/grpc';
 import { DomainError, isDomainError, type ErrorKind, type Logger } from '@crm/observability';
 import { withIncomingTraceContext } from '@crm/telemetry';
 import { EncodingSniffer } from '../csv/text-encoding';
-import { parseFieldMappings } from '../domain/column-plan';
+import { mapsCustomFields, parseFieldMappings, resolveCustomTargets } from '../domain/column-plan';
 import { queuedJob, type ImportJobDocument } from '../domain/import-job';
 import type { FileStorage, StoredFileWriter } from '../store/file-storage';
 import type { ImportJobRepository } from '../store/import-job-repository';
 import { SPLIT_MESSAGE, type SplitPayload } from '../application/import-messages';
 import type { RecordsClient } from '../application/ports';
+import { readContactCustomFields } from '../application/custom-field-definitions';
 import { UPLOADER_IDENTITY } from '../grpc/import-callers';
 
 export const UPLOAD_PATH = '/v1/uploads';
@@ -239,7 +240,10 @@ async function acceptUpload(
   upload: ReceivedFile,
   fields: Record<string, string>,
 ): Promise<ImportJobDocument> {
-  const fieldMappings = parseFieldMappings(fields.field_mappings);
+  let fieldMappings = parseFieldMappings(fields.field_mappings);
+  // A mapping to `customFields.<key>` is checked now, like a built-in target, so that a typo is a 400.
+  if (mapsCustomFields(fieldMappings))
+    fieldMappings = resolveCustomTargets(fieldMappings, await readContactCustomFields(deps.records, caller));
   const sourceUid = fields.source_uid?.trim() || null;
   let sourceName = '';
   if (sourceUid) {

@@ -3,10 +3,10 @@ import { ACCOUNT_FIELDS } from '../domain/account-rules';
 import { recordDeleted } from '../domain/events';
 import { ID_PREFIX } from '../domain/ids';
 import * as lists from '../domain/list-rules';
-import { kindFilter } from '../domain/record-filter';
 import { requireVersion } from '../domain/record-version';
 import type { AccountFilter } from '../store/record-filters';
 import type { ListResult } from '../store/records-repository';
+import { listCriteria } from './record-field-resolver';
 import { RECORD_WRITES, stageCreate, stageUpdate } from './record-writes';
 import { found, nowOf, referencesOf, searchFor, type RecordsContext } from './records-context';
 import type { AccountView, Caller, WriteInput } from './views';
@@ -14,6 +14,8 @@ import type { AccountView, Caller, WriteInput } from './views';
 export interface AccountFilters {
   /** The filter language's tree, as JSON text (domain/record-filter.ts). */
   filter?: string;
+  /** `customFields.<key>=` exact filters, as JSON text (record-field-resolver.ts). */
+  customFieldEquals?: string;
   externalId?: string;
   cursor?: string;
   stage?: string;
@@ -73,8 +75,7 @@ export class AccountsService {
     const filter = accountListFilter(filters);
     const result = await this.context.repo.listRecords(caller.workspaceId, 'account', filter, {
       search: searchFor(filters.search),
-      ordering: lists.ordering('account', filters.ordering),
-      filter: kindFilter('account', filters.filter),
+      ...(await listCriteria(this.context, caller.workspaceId, 'account', filters)),
       page: lists.page(filters.offset, filters.limit),
       cursor: filters.cursor,
     });

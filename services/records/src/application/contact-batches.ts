@@ -14,6 +14,8 @@ import { DomainError } from '@crm/observability';
 import { newContact } from '../domain/contact-rules';
 import { contactsCreated } from '../domain/events';
 import { NO_REFERENCES } from '../domain/field-rules';
+import { cellValues } from '../domain/custom-field-values';
+import type { CustomFieldDefinition } from '@crm/vocabulary';
 import { ID_PREFIX } from '../domain/ids';
 import { SUPPRESSED_EMAIL } from '../domain/suppression';
 import type { ContactDocument } from '../domain/model';
@@ -37,6 +39,7 @@ export interface BatchCreateInput {
 export type BatchCreateResult = BatchResultDocument['result'] & { replayed: boolean };
 
 const EXTERNAL_ID_TAKEN = 'Another contact in the workspace (or an earlier row) has this externalId.';
+const UNIQUE_VALUE_TAKEN = 'Another contact in the workspace (or an earlier row) has this value.';
 /** Checks of one batch against the workspace; each lost race adds one, so this is many racing batches with the same emails. */
 const MAX_ATTEMPTS = 8;
 
@@ -77,19 +80,25 @@ export class ContactBatches {
 
     const now = nowOf(this.context);
     const result: BatchResultDocument['result'] = { created: [], duplicates: [], errors: [] };
-    const valid = await this.unsuppressed(caller.workspaceId, this.validRows(caller, input, sourceName, now, result), result);
+    const definitions = await this.context.customFields.definitions(caller.workspaceId, 'contact');
+    const rows = this.validRows(caller, input, sourceName, now, result, definitions);
+    const valid = await this.unsuppressed(caller.workspaceId, rows, result);
     const existing = await this.existingByEmail(
       caller.workspaceId,
       valid.map((v) => v.contact.emailKey),
     );
     const seen = new Set<string>();
     const takenExternalIds = await this.takenExternalIds(caller.workspaceId, valid);
+    const takenClaims = await this.takenClaims(caller.workspaceId, valid);
     const changes = writer.changes();
     const createdContacts: ContactDocument[] = [];
     for (const { row, contact } of valid) {
       const match = existing.get(contact.emailKey);
+      const claimed = (contact.uniqueClaims ?? []).find((claim) => takenClaims.has(claim.id));
       if (contact.externalId && takenExternalIds.has(contact.externalId)) {
         result.errors.push({ row, message: `externalId: ${EXTERNAL_ID_TAKEN}` });
+      } else if (claimed) {
+        result.errors.push({ row, message: `customFields.${claimed.key}: ${UNIQUE_VALUE_TAKEN}` });
       } else if (match) {
         const sameImport = Boolean(input.importJobId) && match.importJobId === input.importJobId;
         result.duplicates.push({ row, email: contact.email, existingContactId: match.id, sameImport });
@@ -98,8 +107,10 @@ export class ContactBatches {
       } else {
         seen.add(contact.emailKey);
         if (contact.externalId) takenExternalIds.add(contact.externalId);
+        for (const claim of contact.uniqueClaims ?? []) takenClaims.add(claim.id);
         result.created.push({ row, contactId: contact.id });
         changes.insert('contact', contact);
+        changes.claims('contact', contact.id, contact.uniqueClaims ?? [], [], caller.workspaceId);
         createdContacts.push(contact);
       }
     }
@@ -130,16 +141,17 @@ export class ContactBatches {
     sourceName: string | null,
     now: string,
     result: BatchResultDocument['result'],
+    definitions: readonly CustomFieldDefinition[],
   ): { row: number; contact: ContactDocument }[] {
     const valid: { row: number; contact: ContactDocument }[] = [];
+    const references = { ...NO_REFERENCES, customFields: definitions };
     for (const row of input.rows) {
       try {
-        const contact = newContact(
-          { body: row.body, references: NO_REFERENCES },
-          this.context.ids(ID_PREFIX.contact),
-          caller.workspaceId,
-          now,
-        );
+        const body =
+          typeof row.body.customFields === 'string'
+            ? { ...row.body, customFields: cellValues(row.body.customFields, definitions) }
+            : row.body;
+        const contact = newContact({ body, references }, this.context.ids(ID_PREFIX.contact), caller.workspaceId, now);
         contact.source = sourceName;
         contact.importJobId = input.importJobId || null;
         if (contact.emailKey) contact.importEmailKey = contact.emailKey;
@@ -177,6 +189,12 @@ export class ContactBatches {
     if (wanted.length === 0) return new Set();
     const holders = await this.context.repo.contactsByExternalIds(workspaceId, wanted);
     return new Set(holders.map((c) => c.externalId!));
+  }
+
+  /** The unique custom values of the rows that records of the workspace already hold (claim ids). */
+  private async takenClaims(workspaceId: string, rows: { contact: ContactDocument }[]): Promise<Set<string>> {
+    const wanted = rows.flatMap(({ contact }) => (contact.uniqueClaims ?? []).map((claim) => claim.id));
+    return new Set((await this.context.customFields.claimHolders(workspaceId, wanted)).keys());
   }
 
   /** The workspace's oldest contact for each lower-cased email. */

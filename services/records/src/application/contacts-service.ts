@@ -3,10 +3,10 @@ import { CONTACT_FIELDS } from '../domain/contact-rules';
 import { recordDeleted } from '../domain/events';
 import { ID_PREFIX } from '../domain/ids';
 import * as lists from '../domain/list-rules';
-import { kindFilter } from '../domain/record-filter';
 import { requireVersion } from '../domain/record-version';
 import type { ContactFilter } from '../store/record-filters';
 import type { ListResult } from '../store/records-repository';
+import { listCriteria } from './record-field-resolver';
 import { RECORD_WRITES, stageCreate, stageUpdate } from './record-writes';
 import { found, nowOf, referencesOf, searchFor, type RecordsContext } from './records-context';
 import type { Caller, ContactView, Paging, WriteInput } from './views';
@@ -14,6 +14,8 @@ import type { Caller, ContactView, Paging, WriteInput } from './views';
 export interface ContactFilters {
   /** The filter language's tree, as JSON text (domain/record-filter.ts). */
   filter?: string;
+  /** `customFields.<key>=` exact filters, as JSON text (record-field-resolver.ts). */
+  customFieldEquals?: string;
   externalId?: string;
   cursor?: string;
   stage?: string;
@@ -79,8 +81,7 @@ export class ContactsService {
     const filter = contactListFilter(filters);
     const result = await this.context.repo.listRecords(caller.workspaceId, 'contact', filter, {
       search: searchFor(filters.search),
-      ordering: lists.ordering('contact', filters.ordering),
-      filter: kindFilter('contact', filters.filter),
+      ...(await listCriteria(this.context, caller.workspaceId, 'contact', filters)),
       page: lists.page(filters.offset, filters.limit),
       cursor: filters.cursor,
     });

@@ -6,12 +6,12 @@ import { ID_PREFIX } from '../domain/ids';
 import { ALREADY_CONVERTED, planConversion } from '../domain/lead-conversion';
 import { LEAD_FIELDS } from '../domain/lead-rules';
 import * as lists from '../domain/list-rules';
-import { kindFilter } from '../domain/record-filter';
 import type { LeadDocument } from '../domain/model';
 import { requireVersion } from '../domain/record-version';
 import type { LeadFilter } from '../store/record-filters';
 import type { ListResult } from '../store/records-repository';
 import { CONFLICT_RETRIES, isConflict } from './record-writer';
+import { listCriteria } from './record-field-resolver';
 import { RECORD_WRITES, stageCreate, stageUpdate } from './record-writes';
 import { found, nowOf, referencesOf, searchFor, type RecordsContext } from './records-context';
 import type { AccountView, Caller, ContactView, LeadView, OpportunityView, WriteInput } from './views';
@@ -19,6 +19,8 @@ import type { AccountView, Caller, ContactView, LeadView, OpportunityView, Write
 export interface LeadFilters {
   /** The filter language's tree, as JSON text (domain/record-filter.ts). */
   filter?: string;
+  /** `customFields.<key>=` exact filters, as JSON text (record-field-resolver.ts). */
+  customFieldEquals?: string;
   externalId?: string;
   cursor?: string;
   status?: string;
@@ -95,8 +97,7 @@ export class LeadsService {
     const filter = leadListFilter(filters);
     const result = await this.context.repo.listRecords(caller.workspaceId, 'lead', filter, {
       search: searchFor(filters.search),
-      ordering: lists.ordering('lead', filters.ordering),
-      filter: kindFilter('lead', filters.filter),
+      ...(await listCriteria(this.context, caller.workspaceId, 'lead', filters)),
       page: lists.page(filters.offset, filters.limit),
       cursor: filters.cursor,
     });

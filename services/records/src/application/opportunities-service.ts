@@ -2,12 +2,12 @@
 import { recordDeleted } from '../domain/events';
 import { ID_PREFIX } from '../domain/ids';
 import * as lists from '../domain/list-rules';
-import { kindFilter } from '../domain/record-filter';
 import { OPPORTUNITY_FIELDS } from '../domain/opportunity-rules';
 import { requireVersion } from '../domain/record-version';
 import type { OpportunityFilter } from '../store/record-filters';
 import type { ListResult } from '../store/records-repository';
 import { CONFLICT_RETRIES, isConflict } from './record-writer';
+import { listCriteria } from './record-field-resolver';
 import { RECORD_WRITES, stageCreate, stageUpdate } from './record-writes';
 import { found, nowOf, referencesOf, searchFor, type RecordsContext } from './records-context';
 import type { Caller, OpportunityView, WriteInput } from './views';
@@ -15,6 +15,8 @@ import type { Caller, OpportunityView, WriteInput } from './views';
 export interface OpportunityFilters {
   /** The filter language's tree, as JSON text (domain/record-filter.ts). */
   filter?: string;
+  /** `customFields.<key>=` exact filters, as JSON text (record-field-resolver.ts). */
+  customFieldEquals?: string;
   externalId?: string;
   cursor?: string;
   stage?: string;
@@ -86,8 +88,7 @@ export class OpportunitiesService {
     const filter = opportunityListFilter(filters);
     const result = await this.context.repo.listRecords(caller.workspaceId, 'opportunity', filter, {
       search: searchFor(filters.search),
-      ordering: lists.ordering('opportunity', filters.ordering),
-      filter: kindFilter('opportunity', filters.filter),
+      ...(await listCriteria(this.context, caller.workspaceId, 'opportunity', filters)),
       page: lists.page(filters.offset, filters.limit),
       cursor: filters.cursor,
     });

@@ -5,7 +5,7 @@
 import type { AggregateResult, AggregateRow, Scalar } from '@crm/store';
 import { parseAggregate, type AggregateSpec } from '../domain/record-aggregate';
 import type { RecordType } from '../domain/model';
-import { builtInFields, kindFilter } from '../domain/record-filter';
+import { fieldResolver, listCriteria } from './record-field-resolver';
 import type { RecordFilters } from '../store/record-filters';
 import { accountListFilter, type AccountFilters } from './accounts-service';
 import { contactListFilter, type ContactFilters } from './contacts-service';
@@ -85,9 +85,14 @@ export class RecordAggregates {
     filters: ListFiltersByType[T],
     input: AggregateInput,
   ): Promise<AggregateView> {
-    const spec = parseAggregate(input.groupBy, input.metrics, builtInFields(type));
+    const fields = await fieldResolver(this.context, caller.workspaceId, type);
+    const spec = parseAggregate(input.groupBy, input.metrics, fields);
     const filter = listFilter(type, filters);
-    const criteria = { filter: kindFilter(type, filters.filter), search: searchFor(filters.search) };
+    const { filter: tree } = await listCriteria(this.context, caller.workspaceId, type, {
+      filter: filters.filter,
+      customFieldEquals: filters.customFieldEquals,
+    });
+    const criteria = { filter: tree, search: searchFor(filters.search) };
     const result = await this.context.repo.aggregateRecords(caller.workspaceId, type, filter, criteria, spec);
     return aggregateView(spec, result);
   }

@@ -15,15 +15,8 @@
  * takes the oldest contact or lead with it, as the import's duplicate check does.
  */
 import { DomainError, type FieldErrors } from '@crm/observability';
-import type { BatchResultStatus } from '@crm/vocabulary';
-import {
-  batchPlan,
-  matchFieldName,
-  NO_CUSTOM_FIELDS,
-  type BatchPlan,
-  type BatchRecordKind,
-  type UniqueCustomFields,
-} from '../domain/batch-request';
+import { CUSTOM_FIELD_MATCH_PREFIX, type BatchResultStatus } from '@crm/vocabulary';
+import { batchPlan, matchFieldName, type BatchPlan, type BatchRecordKind, type UniqueCustomFields } from '../domain/batch-request';
 import type { DomainEvent } from '../domain/events';
 import type { KnownReferences } from '../domain/field-rules';
 import { versionOf } from '../domain/record-version';
@@ -67,15 +60,15 @@ const SAME_IN_BATCH = (field: string) => `Another record of this batch has the s
 const TAKEN_EXTERNAL_ID = 'Another record of this kind in the workspace has this externalId.';
 
 export class RecordBatches {
-  constructor(
-    private readonly context: RecordsContext,
-    private readonly uniqueCustomFields: UniqueCustomFields = NO_CUSTOM_FIELDS,
-  ) {}
+  constructor(private readonly context: RecordsContext) {}
 
   async write(caller: Caller, input: BatchWriteInput): Promise<BatchWriteResult> {
+    const definitions = await this.context.customFields.definitions(caller.workspaceId, input.kind);
+    const unique = new Set(definitions.filter((d) => d.unique).map((d) => d.key));
+    const uniqueCustomFields: UniqueCustomFields = () => unique;
     const plan = batchPlan(
       { kind: input.kind, operation: input.operation, matchOn: input.matchOn, atomic: input.atomic, recordCount: input.records.length },
-      this.uniqueCustomFields,
+      uniqueCustomFields,
     );
     for (let attempt = 1; ; attempt++) {
       try {
@@ -192,8 +185,18 @@ export class RecordBatches {
         }
         return byValue;
       }
-      case 'customField':
-        throw DomainError.validation({ matchOn: ['Custom fields cannot be matched on yet.'] });
+      case 'customField': {
+        // Integer fields hold numbers; the match values travel as text.
+        const field = `${CUSTOM_FIELD_MATCH_PREFIX}${plan.match.key}`;
+        const asNumbers = wanted.filter((v) => /^-?\d+$/.test(v)).map(Number);
+        const found = await repo.recordsWhereIn(workspaceId, kind, field, wanted);
+        if (asNumbers.length > 0) found.push(...(await repo.recordsWhereIn(workspaceId, kind, field, asNumbers as unknown as string[])));
+        for (const record of found) {
+          const value = (record as { customFields?: Record<string, unknown> }).customFields?.[plan.match.key];
+          if (value !== undefined) byValue.set(String(value), record);
+        }
+        return byValue;
+      }
     }
   }
 
@@ -282,6 +285,7 @@ function skipWritten(results: BatchRecordResult[]): BatchRecordResult[] {
 /** The commit failed because another write took a match value (or moved a record) since this batch read them. */
 function lostRace(error: unknown): boolean {
   if (isDuplicate(error) || isConflict(error)) return true;
-  // The writer reads a clash on externalId as the single write's 422; in a batch it is a lost race.
-  return error instanceof DomainError && error.kind === 'validation_failed' && Boolean(error.fields?.externalId);
+  // The writer reads a clash on externalId or a unique custom field as the single write's 422; in a batch it is a lost race.
+  if (!(error instanceof DomainError) || error.kind !== 'validation_failed' || !error.fields) return false;
+  return Object.keys(error.fields).some((field) => field === 'externalId' || field.startsWith(CUSTOM_FIELD_MATCH_PREFIX));
 }

@@ -3,7 +3,8 @@
  * search, up to three ordering keys, and a page by cursor, counted on every page.
  */
 import * as lists from '../domain/list-rules';
-import { builtInFields, parseFilterJson, parseOrdering } from '../domain/record-filter';
+import { parseFilterJson, parseOrdering } from '../domain/record-filter';
+import { fieldResolver } from './record-field-resolver';
 import type { RecordType } from '../domain/model';
 import type { ListResult } from '../store/records-repository';
 import { searchFor, type RecordsContext } from './records-context';
@@ -29,7 +30,7 @@ export class RecordQueries {
   constructor(private readonly context: RecordsContext) {}
 
   async query<T extends RecordType>(caller: Caller, type: T, input: RecordQuery): Promise<ListResult<RecordViewsByType[T]>> {
-    const fields = builtInFields(type);
+    const fields = await fieldResolver(this.context, caller.workspaceId, type);
     const filter = parseFilterJson(input.filter, fields);
     const orderingKeys = parseOrdering(input.ordering, fields);
     const result = await this.context.repo.listRecords(

@@ -5,7 +5,8 @@
  * with the records, whatever is written meanwhile; the cursor keeps each page an index walk.
  */
 import * as lists from '../domain/list-rules';
-import { builtInFields, parseFilterJson, parseOrdering } from '../domain/record-filter';
+import { parseFilterJson, parseOrdering } from '../domain/record-filter';
+import { fieldResolver } from './record-field-resolver';
 import type { RecordType } from '../domain/model';
 import { RecordsRepository } from '../store/records-repository';
 import type { RecordQueries, RecordViewsByType } from './record-queries';
@@ -34,7 +35,7 @@ export class RecordStreams {
 
   /** Refuses a bad query (INVALID_ARGUMENT) before the first part; the snapshot ends with the walk. */
   async *stream<T extends RecordType>(caller: Caller, type: T, input: RecordStreamQuery): AsyncGenerator<RecordStreamPart<T>> {
-    const fields = builtInFields(type);
+    const fields = await fieldResolver(this.context, caller.workspaceId, type);
     const filter = parseFilterJson(input.filter, fields);
     const orderingKeys = parseOrdering(input.ordering, fields);
     const search = searchFor(input.search);

@@ -1,5 +1,8 @@
 /** Builds the views of records: names of the linked account and owner, and an account's counts. */
-import type { AccountDocument, ContactDocument, LeadDocument, OpportunityDocument } from '../domain/model';
+import type { CustomFieldValues } from '@crm/vocabulary';
+import { answerValues } from '../domain/custom-field-values';
+import type { AccountDocument, ContactDocument, LeadDocument, OpportunityDocument, RecordType } from '../domain/model';
+import type { CustomFieldRepository } from '../store/custom-field-repository';
 import { publicRecord } from '../domain/representation';
 import type { UserDirectory } from '../read-models/user-directory';
 import type { RecordsRepository } from '../store/records-repository';
@@ -9,9 +12,22 @@ export class RecordViews {
   constructor(
     private readonly repo: RecordsRepository,
     private readonly users: UserDirectory,
+    private readonly customFields: CustomFieldRepository,
   ) {}
 
-  async contacts(workspaceId: string, items: ContactDocument[], withOwner: boolean): Promise<ContactView[]> {
+  /** Each record's custom values as answers carry them: one entry per field the kind defines now. */
+  private async withCustomFields<T extends { customFields?: CustomFieldValues }>(
+    workspaceId: string,
+    kind: RecordType,
+    items: T[],
+  ): Promise<T[]> {
+    if (items.length === 0) return items;
+    const definitions = await this.customFields.definitions(workspaceId, kind);
+    return items.map((item) => ({ ...item, customFields: answerValues(item.customFields, definitions) as CustomFieldValues }));
+  }
+
+  async contacts(workspaceId: string, documents: ContactDocument[], withOwner: boolean): Promise<ContactView[]> {
+    const items = await this.withCustomFields(workspaceId, 'contact', documents);
     const [names, owners] = await Promise.all([
       this.accountNames(
         workspaceId,
@@ -30,7 +46,8 @@ export class RecordViews {
     }));
   }
 
-  async leads(workspaceId: string, items: LeadDocument[], withOwner: boolean): Promise<LeadView[]> {
+  async leads(workspaceId: string, documents: LeadDocument[], withOwner: boolean): Promise<LeadView[]> {
+    const items = await this.withCustomFields(workspaceId, 'lead', documents);
     const owners = await this.userNames(
       workspaceId,
       items.map((l) => l.assignedTo),
@@ -39,7 +56,8 @@ export class RecordViews {
     return items.map((l) => ({ ...l, assignedToName: (l.assignedTo && owners.get(l.assignedTo)) || '' }));
   }
 
-  async accounts(workspaceId: string, items: AccountDocument[], withOwner: boolean): Promise<AccountView[]> {
+  async accounts(workspaceId: string, documents: AccountDocument[], withOwner: boolean): Promise<AccountView[]> {
+    const items = await this.withCustomFields(workspaceId, 'account', documents);
     const owners = await this.userNames(
       workspaceId,
       items.map((a) => a.assignedTo),
@@ -63,7 +81,8 @@ export class RecordViews {
     );
   }
 
-  async opportunities(workspaceId: string, items: OpportunityDocument[], withOwner: boolean): Promise<OpportunityView[]> {
+  async opportunities(workspaceId: string, documents: OpportunityDocument[], withOwner: boolean): Promise<OpportunityView[]> {
+    const items = await this.withCustomFields(workspaceId, 'opportunity', documents);
     const [names, owners] = await Promise.all([
       this.accountNames(
         workspaceId,

@@ -14,6 +14,8 @@ import { staleVersion } from '../domain/record-version';
 import type { OutboxDocument } from '../store/collections';
 import { RecordChanges } from '../store/record-changes';
 import type { RecordsRepository } from '../store/records-repository';
+import { CustomFieldRepository } from '../store/custom-field-repository';
+import { CUSTOM_FIELDS_PREFIX } from '@crm/vocabulary';
 import type { SuppressionList } from './suppression-list';
 import type { Caller } from './views';
 
@@ -114,9 +116,25 @@ export class RecordWriter {
       if (isDuplicate(error) && (error as StoreError).fields?.includes('externalId')) {
         throw DomainError.validation({ externalId: ['Another record of this kind in the workspace has this externalId.'] });
       }
+      if (isDuplicate(error) && changes.claimed.length > 0) throw await this.uniqueValueTaken(caller.workspaceId, changes, error);
       throw error;
     }
     if (events.length > 0) this.relay.poke(caller.workspaceId);
+  }
+
+  /** The 422 for a commit that claimed a unique custom value another record holds (or the store's error, when none is held). */
+  private async uniqueValueTaken(workspaceId: string, changes: RecordChanges, error: unknown): Promise<unknown> {
+    const holders = await new CustomFieldRepository(this.repo.store).claimHolders(
+      workspaceId,
+      changes.claimed.map((claim) => claim.id),
+    );
+    const taken = changes.claimed.filter((claim) => holders.has(claim.id));
+    if (taken.length === 0) return error;
+    return DomainError.validation(
+      Object.fromEntries(
+        taken.map((claim) => [`${CUSTOM_FIELDS_PREFIX}${claim.key}`, ['Another record of this kind in the workspace has this value.']]),
+      ),
+    );
   }
 
   /** A write under If-Match: a conflict in its commit means the version moved on since it was read. */

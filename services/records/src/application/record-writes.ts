@@ -100,6 +100,7 @@ export function stageCreate<K extends WritableKind>(
   now: Date,
 ): DomainEvent[] {
   changes.insert(kind, record);
+  changes.claims(kind, record.id, record.uniqueClaims ?? [], [], record.workspaceId);
   writer.activity(changes, caller, 'created', kind, record.id, timestamp(now));
   writer.audit(changes, caller, 'created', kind, { id: record.id, before: null, after: record }, timestamp(now));
   return RECORD_WRITES[kind].created(record);
@@ -127,13 +128,14 @@ export function stageUpdate<K extends WritableKind>(
   const writes = RECORD_WRITES[kind] as KindWrites<WritableDocuments[K]>;
   const after = { ...current, ...fields, version: versionOf(current) + 1 } as WritableDocuments[K];
   changes.update(kind, current.id, fields, { ...writes.condition(current), expectedVersion });
+  if ('uniqueClaims' in fields) changes.claims(kind, current.id, after.uniqueClaims ?? [], current.uniqueClaims ?? [], current.workspaceId);
   writer.activity(changes, caller, 'updated', kind, current.id, timestamp(now));
   writer.audit(changes, caller, 'updated', kind, { id: current.id, before: current, after }, timestamp(now));
   return { after, events: writes.updated(current, after) };
 }
 
 /** Fields every change sets whatever it holds, or derives from others: not a change in themselves. */
-const BOOKKEEPING = new Set(['updatedAt', 'searchText', 'fullName', 'emailKey', 'importEmailKey', 'emailClaimKey']);
+const BOOKKEEPING = new Set(['updatedAt', 'searchText', 'fullName', 'emailKey', 'importEmailKey', 'emailClaimKey', 'uniqueClaims']);
 
 /** Whether applying `fields` to `current` would change anything a client can see. */
 export function changesAnything(current: object, fields: object): boolean {

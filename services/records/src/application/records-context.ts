@@ -7,6 +7,7 @@ import * as lists from '../domain/list-rules';
 import { searchNeedle } from '../domain/search-text';
 import { workspaceMembers, type UserDirectory } from '../read-models/user-directory';
 import type { RecordsRepository } from '../store/records-repository';
+import type { CustomFieldRepository } from '../store/custom-field-repository';
 import type { RecordViews } from './record-views';
 import type { RecordWriter } from './record-writer';
 import type { SuppressionList } from './suppression-list';
@@ -14,6 +15,8 @@ import type { Caller } from './views';
 
 export interface RecordsContext {
   repo: RecordsRepository;
+  /** The workspace's custom field definitions (read at every write and list: a new field applies at once on every replica). */
+  customFields: CustomFieldRepository;
   users: UserDirectory;
   /** Erased emails, refused by every write (record-writer.ts) and per row by the import's batches. */
   suppressions: SuppressionList;
@@ -61,10 +64,12 @@ export async function referencesOfAll(
     const referenced = referencedIds(body, table);
     for (const target of ['account', 'contact', 'user'] as const) for (const id of referenced[target]) ids[target].add(id);
   }
-  const [account, contact, users] = await Promise.all([
+  const custom = table.customFields?.kind === 'customFields' ? table.customFields.recordKind : undefined;
+  const [account, contact, users, customFields] = await Promise.all([
     context.repo.existing(caller.workspaceId, 'account', [...ids.account]),
     context.repo.existing(caller.workspaceId, 'contact', [...ids.contact]),
     ids.user.size > 0 ? workspaceMembers(context.users, caller.workspaceId, [...ids.user]) : Promise.resolve(new Map()),
+    custom ? context.customFields.definitions(caller.workspaceId, custom) : Promise.resolve([]),
   ]);
-  return { account, contact, user: new Set(users.keys()) };
+  return { account, contact, user: new Set(users.keys()), customFields };
 }

@@ -30,6 +30,8 @@ import type { AuditFilters } from '../store/audit-repository';
 import { RelatedLists, type TaskInput } from './related-lists';
 import { SuppressionList } from './suppression-list';
 import { SuppressionRepository } from '../store/suppression-repository';
+import { CustomFieldRepository } from '../store/custom-field-repository';
+import { CustomFieldsService } from './custom-fields-service';
 import type { AccountView, AnyRecordView, Caller, ContactView, LeadView, OpportunityView, Paging, WriteInput } from './views';
 
 export type { AccountFilters } from './accounts-service';
@@ -66,6 +68,8 @@ export class RecordsService {
   private readonly streams: RecordStreams;
   private readonly aggregates: RecordAggregates;
   private readonly recordBatches: RecordBatches;
+  /** /api/settings/custom-fields/ (custom-fields-service.ts). */
+  readonly customFieldDefinitions: CustomFieldsService;
   /** The audit log's reads; also the privacy operations' audit trail (index.ts). */
   readonly auditLog: AuditLog;
 
@@ -73,12 +77,14 @@ export class RecordsService {
     const clock = deps.clock ?? systemClock;
     const ids = deps.ids ?? defaultIds;
     const suppressions = new SuppressionList(new SuppressionRepository(deps.repository.store), deps.privacyHashKey);
+    const customFields = new CustomFieldRepository(deps.repository.store);
     const context: RecordsContext = {
       repo: deps.repository,
+      customFields,
       users: deps.users,
       suppressions,
       writer: new RecordWriter(deps.repository, deps.relay, clock, ids, suppressions),
-      views: new RecordViews(deps.repository, deps.users),
+      views: new RecordViews(deps.repository, deps.users, customFields),
       clock,
       ids,
     };
@@ -94,6 +100,7 @@ export class RecordsService {
     this.aggregates = new RecordAggregates(context);
     this.recordBatches = new RecordBatches(context);
     this.auditLog = new AuditLog(context);
+    this.customFieldDefinitions = new CustomFieldsService(context);
     this.context = context;
   }
 

@@ -3,6 +3,7 @@ import type { FieldErrors } from '@crm/observability';
 import { checkFields, FieldErrorList, LIMITS, type Body, type FieldTable, type KnownReferences } from './field-rules';
 import { ACCOUNT_STAGES, type AccountDocument, type AccountStage, type BillingAddress } from './model';
 import { accountSearchText } from './search-text';
+import { customValueChanges, newCustomFields, searchableValues } from './custom-field-values';
 
 export const ACCOUNT_FIELDS: FieldTable = {
   externalId: { kind: 'externalId', nullable: true },
@@ -17,6 +18,7 @@ export const ACCOUNT_FIELDS: FieldTable = {
   assignedTo: { kind: 'reference', target: 'user', nullable: true },
   tags: { kind: 'tags' },
   description: { kind: 'text', max: LIMITS.longText },
+  customFields: { kind: 'customFields', recordKind: 'account' },
 };
 
 export const ACCOUNT_READ_ONLY = [
@@ -40,7 +42,12 @@ export function newAccount(input: AccountInput, id: string, workspaceId: string,
   errors.merge(input.earlierErrors);
   const v = checkFields(input.body, ACCOUNT_FIELDS, ACCOUNT_READ_ONLY, input.references, errors, 'create');
   errors.throwIfAny();
-  return accountDocument(v, id, workspaceId, now);
+  const account = {
+    ...accountDocument(v, id, workspaceId, now),
+    ...newCustomFields(v, workspaceId, 'account', input.references.customFields),
+  };
+  account.searchText = accountSearchText(account, searchableValues(account.customFields, input.references.customFields));
+  return account;
 }
 
 /** An account from already-checked values (also used by lead conversion). */
@@ -61,6 +68,7 @@ export function accountDocument(v: Record<string, unknown>, id: string, workspac
     assignedTo: (v.assignedTo as string | null | undefined) ?? null,
     tags: (v.tags as string[] | undefined) ?? [],
     description: (v.description as string | undefined) ?? '',
+    customFields: {},
     createdAt: now,
     updatedAt: now,
   };
@@ -73,7 +81,14 @@ export function accountChanges(current: AccountDocument, input: AccountInput, no
   errors.merge(input.earlierErrors);
   const v = checkFields(input.body, ACCOUNT_FIELDS, ACCOUNT_READ_ONLY, input.references, errors, 'update');
   errors.throwIfAny();
-  const changes: Partial<AccountDocument> = { ...(v as Partial<AccountDocument>), updatedAt: now };
-  if ('name' in changes || 'website' in changes) changes.searchText = accountSearchText({ ...current, ...changes });
+  const changes: Partial<AccountDocument> = {
+    ...(v as Partial<AccountDocument>),
+    ...customValueChanges(current, v, 'account', input.references.customFields),
+    updatedAt: now,
+  };
+  if ('name' in changes || 'website' in changes || 'customFields' in changes) {
+    const next = { ...current, ...changes };
+    changes.searchText = accountSearchText(next, searchableValues(next.customFields, input.references.customFields));
+  }
   return changes;
 }

@@ -26,7 +26,7 @@ export interface BatchPlan {
   atomic: boolean;
 }
 
-/** The unique custom fields of the kind, by key; custom fields plug in here (none yet: every customFields.<key> is unknown). */
+/** The unique custom fields of the kind, by key (the workspace's definitions, read per batch). */
 export type UniqueCustomFields = (kind: BatchRecordKind) => ReadonlySet<string>;
 export const NO_CUSTOM_FIELDS: UniqueCustomFields = () => new Set();
 

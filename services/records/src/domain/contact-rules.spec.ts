@@ -2,7 +2,7 @@ import { DomainError } from '@crm/observability';
 import { contactChanges, newContact } from './contact-rules';
 import { NO_REFERENCES, type KnownReferences } from './field-rules';
 
-const refs: KnownReferences = { account: new Set(['acc_1']), contact: new Set(), user: new Set(['usr_1']) };
+const refs: KnownReferences = { account: new Set(['acc_1']), contact: new Set(), user: new Set(['usr_1']), customFields: [] };
 const NOW = '2025-01-02T03:04:05Z';
 
 function errorsOf(fn: () => unknown): Record<string, string[]> {

@@ -3,6 +3,7 @@ import { CONTACT_STAGES, type ContactDocument } from './model';
 import { checkFields, FieldErrorList, fullName, LIMITS, MESSAGES, type Body, type FieldTable, type KnownReferences } from './field-rules';
 import type { FieldErrors } from '@crm/observability';
 import { contactSearchText } from './search-text';
+import { customValueChanges, newCustomFields, searchableValues } from './custom-field-values';
 
 export const CONTACT_FIELDS: FieldTable = {
   externalId: { kind: 'externalId', nullable: true },
@@ -18,6 +19,7 @@ export const CONTACT_FIELDS: FieldTable = {
   emailOptOut: { kind: 'boolean' },
   emailBounced: { kind: 'boolean' },
   notes: { kind: 'text', max: LIMITS.longText },
+  customFields: { kind: 'customFields', recordKind: 'contact' },
 };
 
 /** Fields of the representation a client may send back; ignored rather than refused. */
@@ -60,12 +62,13 @@ export function newContact(input: ContactInput, id: string, workspaceId: string,
     emailOptOut: (v.emailOptOut as boolean | undefined) ?? false,
     emailBounced: (v.emailBounced as boolean | undefined) ?? false,
     notes: (v.notes as string | undefined) ?? '',
+    ...newCustomFields(v, workspaceId, 'contact', input.references.customFields),
     source: null,
     importJobId: null,
     createdAt: now,
     updatedAt: now,
   };
-  contact.searchText = contactSearchText(contact);
+  contact.searchText = contactSearchText(contact, searchableValues(contact.customFields, input.references.customFields));
   return contact;
 }
 
@@ -81,12 +84,19 @@ export function contactChanges(current: ContactDocument, input: ContactInput, no
   }
   if ('email' in input.body && input.body.email === '') errors.add('email', MESSAGES.blank);
   errors.throwIfAny();
-  const changes: Partial<ContactDocument> = { ...(v as Partial<ContactDocument>), updatedAt: now };
+  const changes: Partial<ContactDocument> = {
+    ...(v as Partial<ContactDocument>),
+    ...customValueChanges(current, v, 'contact', input.references.customFields),
+    updatedAt: now,
+  };
   if ('firstName' in v || 'lastName' in v) changes.fullName = fullName(firstName, lastName);
   if (typeof v.email === 'string') changes.emailKey = v.email.toLowerCase();
   // An imported contact whose address changes no longer holds the import's claim on the old one.
   if (current.importEmailKey && changes.emailKey !== undefined && changes.emailKey !== current.importEmailKey)
     changes.importEmailKey = null;
-  if ('fullName' in changes || 'email' in changes || 'phone' in changes) changes.searchText = contactSearchText({ ...current, ...changes });
+  if ('fullName' in changes || 'email' in changes || 'phone' in changes || 'customFields' in changes) {
+    const next = { ...current, ...changes };
+    changes.searchText = contactSearchText(next, searchableValues(next.customFields, input.references.customFields));
+  }
   return changes;
 }

@@ -4,7 +4,11 @@
  * once (the 422 body). Pure: references to other records arrive as sets of known ids.
  */
 import { FieldErrorList } from '@crm/observability';
-import { FIELD_LIMITS, isEmail, characterCount } from '@crm/vocabulary';
+import { FIELD_LIMITS, isEmail, characterCount, type CustomFieldDefinition, type CustomFieldKind } from '@crm/vocabulary';
+import { checkCustomFields } from './custom-field-values';
+import { isHttpUrl, MESSAGES } from './field-messages';
+
+export { isHttpUrl, MESSAGES };
 import { isCalendarDate } from './clock';
 
 export type FieldRule =
@@ -22,59 +26,30 @@ export type FieldRule =
   | { kind: 'reference'; target: 'account' | 'contact' | 'user'; nullable?: boolean }
   | { kind: 'references'; target: 'contact' }
   /** A client's own id: 1 to 255 characters (trimmed), null clears; unique per workspace and kind (the store's index). */
-  | { kind: 'externalId'; nullable: true };
+  | { kind: 'externalId'; nullable: true }
+  /** The workspace's custom fields of the kind (custom-field-values.ts), checked against `KnownReferences.customFields`. */
+  | { kind: 'customFields'; recordKind: CustomFieldKind };
 
 export type FieldTable = Record<string, FieldRule>;
 
 /** The limits decided where the spec is silent (libs/vocabulary; stated in the proto and the OpenAPI document). */
 export const LIMITS = FIELD_LIMITS;
 
-export const MESSAGES = {
-  required: 'This field is required.',
-  blank: 'This field may not be blank.',
-  notNull: 'This field may not be null.',
-  unknown: 'Unknown field.',
-  string: 'Not a valid string.',
-  email: 'Enter a valid email address.',
-  integer: 'A valid integer is required.',
-  number: 'A valid number is required.',
-  boolean: 'Must be a valid boolean.',
-  url: 'Enter a valid URL.',
-  date: 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.',
-  list: 'Expected a list of items.',
-  object: 'Expected an object.',
-  choice: (value: unknown) => `"${String(value)}" is not a valid choice.`,
-  maxLength: (max: number) => `Ensure this field has no more than ${max} characters.`,
-  max: (max: number) => `Ensure this value is less than or equal to ${max}.`,
-  min: (min: number) => `Ensure this value is greater than or equal to ${min}.`,
-  tagCount: (max: number) => `Ensure this field has no more than ${max} elements.`,
-  tagLength: (max: number) => `Ensure each tag has no more than ${max} characters.`,
-  missingReference: (value: string) => `Invalid pk "${value}" - object does not exist.`,
-} as const;
-
 /** Ids referenced by a body that exist in the caller's workspace (looked up before the check). */
 export interface KnownReferences {
   account: ReadonlySet<string>;
   contact: ReadonlySet<string>;
   user: ReadonlySet<string>;
+  /** The kind's custom field definitions, when its table has custom fields. */
+  customFields: readonly CustomFieldDefinition[];
 }
 
-export const NO_REFERENCES: KnownReferences = { account: new Set(), contact: new Set(), user: new Set() };
+export const NO_REFERENCES: KnownReferences = { account: new Set(), contact: new Set(), user: new Set(), customFields: [] };
 
 /** A body to check: camelCase keys; null means the client sent JSON null. */
 export type Body = Record<string, unknown>;
 
 export { FieldErrorList };
-
-export function isHttpUrl(value: string): boolean {
-  if (characterCount(value) > LIMITS.url) return false;
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
-  } catch {
-    return false;
-  }
-}
 
 const ADDRESS_FIELDS = ['street', 'city', 'state', 'postalCode', 'country'] as const;
 
@@ -103,10 +78,17 @@ export function checkFields(
       errors.add(field, MESSAGES.unknown);
       continue;
     }
+    if (rule.kind === 'customFields') {
+      const patch = checkCustomFields(value, references.customFields, mode, errors);
+      if (patch) values[field] = patch;
+      continue;
+    }
     const checked = checkValue(field, value, rule, references, errors);
     if (checked !== INVALID) values[field] = checked;
   }
   if (mode === 'create') {
+    // Required custom fields are missing too when the body has no customFields at all.
+    if (table.customFields && !('customFields' in body)) checkCustomFields(undefined, references.customFields, mode, errors);
     for (const [field, rule] of Object.entries(table)) {
       const required = (rule.kind === 'text' || rule.kind === 'email') && rule.required === true;
       // A field already refused (e.g. sent with the wrong JSON type, reported by the gateway) is not also "missing".
@@ -118,7 +100,13 @@ export function checkFields(
 
 const INVALID = Symbol('invalid');
 
-function checkValue(field: string, value: unknown, rule: FieldRule, references: KnownReferences, errors: FieldErrorList): unknown {
+function checkValue(
+  field: string,
+  value: unknown,
+  rule: Exclude<FieldRule, { kind: 'customFields' }>,
+  references: KnownReferences,
+  errors: FieldErrorList,
+): unknown {
   const fail = (message: string): typeof INVALID => {
     errors.add(field, message);
     return INVALID;

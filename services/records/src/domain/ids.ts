@@ -53,6 +53,7 @@ export const ID_PREFIX = {
   activity: 'act_',
   event: 'evt_',
   auditEntry: 'aud_',
+  customField: 'fld_',
 } as const;
 
 export type IdGenerator = (prefix: string) => string;

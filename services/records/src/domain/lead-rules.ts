@@ -3,6 +3,7 @@ import type { FieldErrors } from '@crm/observability';
 import { checkFields, FieldErrorList, fullName, LIMITS, MESSAGES, type Body, type FieldTable, type KnownReferences } from './field-rules';
 import { LEAD_STATUSES, type LeadDocument, type LeadStatus } from './model';
 import { leadSearchText } from './search-text';
+import { customValueChanges, newCustomFields, searchableValues } from './custom-field-values';
 
 export const LEAD_FIELDS: FieldTable = {
   externalId: { kind: 'externalId', nullable: true },
@@ -18,6 +19,7 @@ export const LEAD_FIELDS: FieldTable = {
   emailOptOut: { kind: 'boolean' },
   emailBounced: { kind: 'boolean' },
   notes: { kind: 'text', max: LIMITS.longText },
+  customFields: { kind: 'customFields', recordKind: 'lead' },
 };
 
 export const LEAD_READ_ONLY = ['id', 'assignedToName', 'convertedAt', 'convertedContactId', 'createdAt', 'updatedAt'];
@@ -69,10 +71,11 @@ export function newLead(input: LeadInput, id: string, workspaceId: string, now: 
     convertedAt: null,
     convertedContactId: null,
     notes: (v.notes as string | undefined) ?? '',
+    ...newCustomFields(v, workspaceId, 'lead', input.references.customFields),
     createdAt: now,
     updatedAt: now,
   };
-  lead.searchText = leadSearchText(lead);
+  lead.searchText = leadSearchText(lead, searchableValues(lead.customFields, input.references.customFields));
   return lead;
 }
 
@@ -92,11 +95,18 @@ export function leadChanges(current: LeadDocument, input: LeadInput, now: string
   }
   if ('email' in input.body && input.body.email === '') errors.add('email', MESSAGES.blank);
   errors.throwIfAny();
-  const changes: Partial<LeadDocument> = { ...(v as Partial<LeadDocument>), updatedAt: now };
+  const changes: Partial<LeadDocument> = {
+    ...(v as Partial<LeadDocument>),
+    ...customValueChanges(current, v, 'lead', input.references.customFields),
+    updatedAt: now,
+  };
   if ('firstName' in v || 'lastName' in v) changes.fullName = fullName(firstName, lastName);
   if (typeof v.email === 'string') changes.emailKey = v.email.toLowerCase();
   // A lead that a batch upsert created by email no longer holds its claim once the address changes.
   if (current.emailClaimKey && changes.emailKey !== undefined && changes.emailKey !== current.emailClaimKey) changes.emailClaimKey = null;
-  if ('fullName' in changes || 'email' in changes || 'company' in changes) changes.searchText = leadSearchText({ ...current, ...changes });
+  if ('fullName' in changes || 'email' in changes || 'company' in changes || 'customFields' in changes) {
+    const next = { ...current, ...changes };
+    changes.searchText = leadSearchText(next, searchableValues(next.customFields, input.references.customFields));
+  }
   return changes;
 }

@@ -17,7 +17,7 @@ export {
   type OpportunityStage,
   type TaskStatus,
 } from '@crm/vocabulary';
-import type { AccountStage, ContactStage, LeadStatus, OpportunityStage, TaskStatus } from '@crm/vocabulary';
+import type { AccountStage, ContactStage, CustomFieldValues, LeadStatus, OpportunityStage, TaskStatus } from '@crm/vocabulary';
 
 export type RecordType = 'contact' | 'lead' | 'account' | 'opportunity';
 export const RECORD_TYPES: RecordType[] = ['contact', 'lead', 'account', 'opportunity'];
@@ -41,6 +41,10 @@ interface Base {
 interface RecordBase extends Base {
   /** A client's own id, unique per workspace and kind; null (or absent, on older records) when none. */
   externalId?: string | null;
+  /** The workspace's custom field values (domain/custom-field-values.ts), set keys only; absent on older records. */
+  customFields?: CustomFieldValues;
+  /** The claims its values make on unique custom fields (custom-field-values.ts); internal. */
+  uniqueClaims?: { id: string; key: string }[];
 }
 
 export interface ContactDocument extends RecordBase {

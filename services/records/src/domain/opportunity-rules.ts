@@ -7,6 +7,7 @@ import { dateOf } from './clock';
 import { checkFields, FieldErrorList, LIMITS, type Body, type FieldTable, type KnownReferences } from './field-rules';
 import { OPPORTUNITY_STAGES, type OpportunityDocument, type OpportunityStage } from './model';
 import { opportunitySearchText } from './search-text';
+import { customValueChanges, newCustomFields, searchableValues } from './custom-field-values';
 
 export const OPPORTUNITY_FIELDS: FieldTable = {
   externalId: { kind: 'externalId', nullable: true },
@@ -23,6 +24,7 @@ export const OPPORTUNITY_FIELDS: FieldTable = {
   source: { kind: 'text', max: LIMITS.shortText },
   contactIds: { kind: 'references', target: 'contact' },
   description: { kind: 'text', max: LIMITS.longText },
+  customFields: { kind: 'customFields', recordKind: 'opportunity' },
 };
 
 export const OPPORTUNITY_READ_ONLY = ['id', 'accountName', 'assignedToName', 'createdAt', 'updatedAt'];
@@ -58,7 +60,12 @@ export function newOpportunity(input: OpportunityInput, id: string, workspaceId:
     else if (v.accountId === null) errors.add('accountId', 'This field may not be null.');
   }
   errors.throwIfAny();
-  return opportunityDocument(v, id, workspaceId, now);
+  const opportunity = {
+    ...opportunityDocument(v, id, workspaceId, now),
+    ...newCustomFields(v, workspaceId, 'opportunity', input.references.customFields),
+  };
+  opportunity.searchText = opportunitySearchText(opportunity, searchableValues(opportunity.customFields, input.references.customFields));
+  return opportunity;
 }
 
 /** An opportunity from already-checked values (also used by lead conversion). */
@@ -82,6 +89,7 @@ export function opportunityDocument(v: Record<string, unknown>, id: string, work
     source: (v.source as string | undefined) ?? '',
     contactIds: (v.contactIds as string[] | undefined) ?? [],
     description: (v.description as string | undefined) ?? '',
+    customFields: {},
     createdAt: at,
     updatedAt: at,
   };
@@ -94,7 +102,11 @@ export function opportunityChanges(current: OpportunityDocument, input: Opportun
   errors.merge(input.earlierErrors);
   const v = checkFields(input.body, OPPORTUNITY_FIELDS, OPPORTUNITY_READ_ONLY, input.references, errors, 'update');
   errors.throwIfAny();
-  const changes: Partial<OpportunityDocument> = { ...(v as Partial<OpportunityDocument>), updatedAt: `${now.toISOString().slice(0, 19)}Z` };
+  const changes: Partial<OpportunityDocument> = {
+    ...(v as Partial<OpportunityDocument>),
+    ...customValueChanges(current, v, 'opportunity', input.references.customFields),
+    updatedAt: `${now.toISOString().slice(0, 19)}Z`,
+  };
   const stage = v.stage as OpportunityStage | undefined;
   if (stage !== undefined && stage !== current.stage) {
     if (!('probability' in v)) changes.probability = STAGE_PROBABILITY[stage];
@@ -102,6 +114,9 @@ export function opportunityChanges(current: OpportunityDocument, input: Opportun
     // Reopening clears the close bookkeeping unless the client says otherwise.
     if (!isClosed(stage) && isClosed(current.stage) && !('closedDate' in v)) changes.closedDate = null;
   }
-  if ('name' in changes) changes.searchText = opportunitySearchText({ ...current, ...changes });
+  if ('name' in changes || 'customFields' in changes) {
+    const next = { ...current, ...changes };
+    changes.searchText = opportunitySearchText(next, searchableValues(next.customFields, input.references.customFields));
+  }
   return changes;
 }

@@ -61,7 +61,12 @@ export function mergedBody(
     let value: unknown;
     if (winners[field]) value = byId.get(winners[field])![field];
     else if (field === 'notes') value = [own, ...theirs].filter((v) => !isEmpty(v)).join('\n\n');
-    else if (rule.kind === 'tags') value = [...new Set([own, ...theirs].flatMap((v) => (Array.isArray(v) ? (v as string[]) : [])))];
+    else if (rule.kind === 'customFields') {
+      // Key by key: the survivor keeps its values and fills the ones it lacks (a patch of those keys).
+      const filled = filledCustomValues(own, theirs);
+      if (Object.keys(filled).length > 0) body[field] = filled;
+      continue;
+    } else if (rule.kind === 'tags') value = [...new Set([own, ...theirs].flatMap((v) => (Array.isArray(v) ? (v as string[]) : [])))];
     else if (isEmpty(own)) value = theirs.find((v) => !isEmpty(v));
     if (value !== undefined && JSON.stringify(value) !== JSON.stringify(own ?? null)) body[field] = value;
   }
@@ -70,4 +75,16 @@ export function mergedBody(
 
 function isEmpty(value: unknown): boolean {
   return value === null || value === undefined || value === '' || (Array.isArray(value) && value.length === 0);
+}
+
+/** The custom values the survivor lacks, each from the first merged record that has one. */
+function filledCustomValues(own: unknown, theirs: unknown[]): Record<string, unknown> {
+  const survivor = (own ?? {}) as Record<string, unknown>;
+  const filled: Record<string, unknown> = {};
+  for (const values of theirs) {
+    for (const [key, value] of Object.entries((values ?? {}) as Record<string, unknown>)) {
+      if (isEmpty(survivor[key]) && !(key in filled) && !isEmpty(value)) filled[key] = value;
+    }
+  }
+  return filled;
 }

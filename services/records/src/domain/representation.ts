@@ -5,7 +5,16 @@
  */
 import type { AccountDocument, ContactDocument, LeadDocument, OpportunityDocument, RecordDocument, RecordType } from './model';
 
-const INTERNAL = new Set(['workspaceId', 'fullName', 'emailKey', 'importJobId', 'importEmailKey', 'emailClaimKey', 'searchText']);
+const INTERNAL = new Set([
+  'workspaceId',
+  'fullName',
+  'emailKey',
+  'importJobId',
+  'importEmailKey',
+  'emailClaimKey',
+  'searchText',
+  'uniqueClaims',
+]);
 
 export type PublicRecord = Record<string, unknown>;
 

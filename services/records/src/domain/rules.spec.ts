@@ -5,7 +5,7 @@ import { ALREADY_CONVERTED, planConversion } from './lead-conversion';
 import { leadChanges, newLead } from './lead-rules';
 import { newOpportunity, opportunityChanges } from './opportunity-rules';
 
-const refs: KnownReferences = { account: new Set(['acc_1']), contact: new Set(['cnt_1']), user: new Set(['usr_1']) };
+const refs: KnownReferences = { account: new Set(['acc_1']), contact: new Set(['cnt_1']), user: new Set(['usr_1']), customFields: [] };
 const NOW = '2025-01-02T03:04:05Z';
 const NOW_DATE = new Date('2025-01-02T03:04:05Z');
 let n = 0;

@@ -2,7 +2,8 @@
  * The one lower-cased text a list's `search` is matched against, stored on every record so the
  * store answers a search with a single substring test on one indexed field instead of one per
  * searched field. The parts are joined with a separator that a search may not contain, so a match
- * never spans two fields. Kept up to date by the rules that build and change documents.
+ * never spans two fields. Kept up to date by the rules that build and change documents. The
+ * `custom` parts are the record's text, url and email custom field values (custom-field-values.ts).
  */
 import { DomainError } from '@crm/observability';
 import type { AccountDocument, ContactDocument, LeadDocument, OpportunityDocument } from './model';
@@ -20,23 +21,23 @@ function join(parts: string[]): string {
 }
 
 /** Contacts are found by name ("first last", so "Ada Love" finds Ada Lovelace), email or phone. */
-export function contactSearchText(c: Pick<ContactDocument, 'fullName' | 'email' | 'phone'>): string {
-  return join([c.fullName, c.email, c.phone]);
+export function contactSearchText(c: Pick<ContactDocument, 'fullName' | 'email' | 'phone'>, custom: string[] = []): string {
+  return join([c.fullName, c.email, c.phone, ...custom]);
 }
 
 /** Leads by name, email or company. */
-export function leadSearchText(l: Pick<LeadDocument, 'fullName' | 'email' | 'company'>): string {
-  return join([l.fullName, l.email, l.company]);
+export function leadSearchText(l: Pick<LeadDocument, 'fullName' | 'email' | 'company'>, custom: string[] = []): string {
+  return join([l.fullName, l.email, l.company, ...custom]);
 }
 
 /** Accounts by company name or website. */
-export function accountSearchText(a: Pick<AccountDocument, 'name' | 'website'>): string {
-  return join([a.name, a.website]);
+export function accountSearchText(a: Pick<AccountDocument, 'name' | 'website'>, custom: string[] = []): string {
+  return join([a.name, a.website, ...custom]);
 }
 
 /** Opportunities by name. */
-export function opportunitySearchText(o: Pick<OpportunityDocument, 'name'>): string {
-  return join([o.name]);
+export function opportunitySearchText(o: Pick<OpportunityDocument, 'name'>, custom: string[] = []): string {
+  return join([o.name, ...custom]);
 }
 
 /**

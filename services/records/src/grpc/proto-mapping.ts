@@ -5,7 +5,7 @@
 import type { AuditEntryView } from '../application/audit-log';
 import type { AuditFilters } from '../store/audit-repository';
 import { maskedFields, setFields, type recordsV1 } from '@crm/grpc';
-import { AGGREGATE_METRIC_OPS } from '@crm/vocabulary';
+import { AGGREGATE_METRIC_OPS, type CustomFieldDefinition } from '@crm/vocabulary';
 import type { AggregateMeasures, AggregateView } from '../application/record-aggregates';
 import type { ActivityDocument, SourceDocument, TaskDocument } from '../domain/model';
 import { versionOf } from '../domain/record-version';
@@ -47,12 +47,29 @@ function bodyOf(source: Message, names: string[], invalid: recordsV1.FieldError[
     const value = Object.prototype.hasOwnProperty.call(source, name) ? source[name] : undefined;
     body[name] = value === undefined || value === null ? null : normalise(value);
   }
+  // Custom field values travel as JSON text (the proto carries them generically).
+  if (typeof body.customFields === 'string') body.customFields = customFieldsOf(body.customFields);
   const earlierErrors: Record<string, string[]> = {};
   for (const problem of invalid) {
     (earlierErrors[problem.field] ??= []).push(...(problem.messages.length > 0 ? problem.messages : ['Invalid value.']));
     delete body[problem.field];
   }
   return { body, earlierErrors };
+}
+
+/** The values object of a `custom_fields` text; anything but an object is left for the rules to refuse. */
+function customFieldsOf(text: string): unknown {
+  if (text.trim() === '') return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/** A view's custom values as the record message carries them. */
+function customFieldsText(view: { customFields?: object }): string {
+  return JSON.stringify(view.customFields ?? {});
 }
 
 /** Copies a nested message into a plain object (proto-loader objects are plain already). */
@@ -83,6 +100,7 @@ export function contactMessage(view: ContactView): recordsV1.Contact {
     source: view.source ?? undefined,
     createdAt: view.createdAt,
     updatedAt: view.updatedAt,
+    customFields: customFieldsText(view),
     version: versionOf(view),
   };
 }
@@ -108,6 +126,7 @@ export function leadMessage(view: LeadView): recordsV1.Lead {
     notes: view.notes,
     createdAt: view.createdAt,
     updatedAt: view.updatedAt,
+    customFields: customFieldsText(view),
     version: versionOf(view),
   };
 }
@@ -133,6 +152,7 @@ export function accountMessage(view: AccountView): recordsV1.Account {
     openCaseCount: view.openCaseCount,
     createdAt: view.createdAt,
     updatedAt: view.updatedAt,
+    customFields: customFieldsText(view),
     version: versionOf(view),
   };
 }
@@ -157,6 +177,7 @@ export function opportunityMessage(view: OpportunityView): recordsV1.Opportunity
     description: view.description,
     createdAt: view.createdAt,
     updatedAt: view.updatedAt,
+    customFields: customFieldsText(view),
     version: versionOf(view),
   };
 }
@@ -234,4 +255,8 @@ export function auditFiltersOf(r: recordsV1.ListAuditEntriesRequest): AuditFilte
   for (const field of ['recordId', 'recordKind', 'actorType', 'actorId', 'action', 'requestId', 'after', 'before'] as const)
     if (r[field]) filters[field] = r[field];
   return filters;
+}
+
+export function customFieldMessage(definition: CustomFieldDefinition): recordsV1.CustomField {
+  return { ...definition };
 }

@@ -16,8 +16,8 @@ const exportReads: RecordsMethod[] = ['QueryRecords', 'StreamRecords'];
 export const recordsCallers: ServiceCallers<RecordsMethod> = {
   gateway: { methods: 'all', actors: ['user', 'api_key'] },
   // The server role also runs the worker role in one-process mode (npm start).
-  import: { methods: ['GetSource', 'ListContacts', ...importWrites, ...exportReads], actors: ['user', 'api_key'] },
-  'import-worker': { methods: [...importWrites, ...exportReads], actors: ['user', 'api_key'] },
+  import: { methods: ['GetSource', 'ListContacts', 'ListCustomFields', ...importWrites, ...exportReads], actors: ['user', 'api_key'] },
+  'import-worker': { methods: ['ListCustomFields', ...importWrites, ...exportReads], actors: ['user', 'api_key'] },
   'automation-worker': {
     methods: ['GetRecord', 'CreateTask', 'ListTasks', 'UpdateLead', 'UpdateContact', 'UpdateOpportunity'],
     actors: ['system'],

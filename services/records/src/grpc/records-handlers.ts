@@ -11,6 +11,7 @@ import {
   auditEntryMessage,
   auditFiltersOf,
   contactMessage,
+  customFieldMessage,
   leadMessage,
   opportunityMessage,
   optionsInput,
@@ -140,6 +141,7 @@ export function recordsHandlers(service: RecordsService, feed: ChangeFeed): Serv
           for (const field of ['firstName', 'lastName', 'email', 'phone', 'title', 'stage', 'notes', 'externalId'] as const)
             if (row[field]) body[field] = row[field];
           if (row.tags.length > 0) body.tags = row.tags;
+          if (row.customFields) body.customFields = row.customFields;
           return { row: row.row, body };
         }),
       });
@@ -288,6 +290,25 @@ export function recordsHandlers(service: RecordsService, feed: ChangeFeed): Serv
       });
       return { events: page.results.map((envelope) => JSON.stringify(envelope)), nextCursor: page.nextCursor };
     },
+    ListCustomFields: async (r, c) => {
+      const page = await service.customFieldDefinitions.list(callerOf(c), nonEmpty(r.kind), paging(r));
+      return { total: page.total ?? 0, fields: page.items.map(customFieldMessage) };
+    },
+    CreateCustomField: async (r, c) => ({
+      field: customFieldMessage(
+        await service.customFieldDefinitions.create(callerOf(c), writeInput(r.field, r.fieldMask, r.invalidFields, 'create')),
+      ),
+    }),
+    GetCustomField: async (r, c) => ({ field: customFieldMessage(await service.customFieldDefinitions.get(callerOf(c), r.id)) }),
+    UpdateCustomField: async (r, c) => ({
+      field: customFieldMessage(
+        await service.customFieldDefinitions.update(callerOf(c), r.id, writeInput(r.field, r.updateMask, r.invalidFields, 'update')),
+      ),
+    }),
+    DeleteCustomField: async (r, c) => {
+      await service.customFieldDefinitions.delete(callerOf(c), r.id);
+      return {};
+    },
   };
   return { ...(handlers as ServiceHandlers), StreamRecords: recordStreamHandler(service, callerOf) };
 }
@@ -300,6 +321,7 @@ function listRequest<T extends object>(r: T | null | undefined): T {
 function contactFiltersOf(r: recordsV1.ListContactsRequest) {
   return {
     filter: nonEmpty(r.filter),
+    customFieldEquals: nonEmpty(r.customFieldEquals),
     externalId: nonEmpty(r.externalId),
     stage: nonEmpty(r.stage),
     assignedTo: nonEmpty(r.assignedTo),
@@ -314,6 +336,7 @@ function contactFiltersOf(r: recordsV1.ListContactsRequest) {
 function leadFiltersOf(r: recordsV1.ListLeadsRequest) {
   return {
     filter: nonEmpty(r.filter),
+    customFieldEquals: nonEmpty(r.customFieldEquals),
     externalId: nonEmpty(r.externalId),
     status: nonEmpty(r.status),
     source: nonEmpty(r.source),
@@ -328,6 +351,7 @@ function leadFiltersOf(r: recordsV1.ListLeadsRequest) {
 function accountFiltersOf(r: recordsV1.ListAccountsRequest) {
   return {
     filter: nonEmpty(r.filter),
+    customFieldEquals: nonEmpty(r.customFieldEquals),
     externalId: nonEmpty(r.externalId),
     stage: nonEmpty(r.stage),
     industry: nonEmpty(r.industry),
@@ -340,6 +364,7 @@ function accountFiltersOf(r: recordsV1.ListAccountsRequest) {
 function opportunityFiltersOf(r: recordsV1.ListOpportunitiesRequest) {
   return {
     filter: nonEmpty(r.filter),
+    customFieldEquals: nonEmpty(r.customFieldEquals),
     externalId: nonEmpty(r.externalId),
     stage: nonEmpty(r.stage),
     accountId: nonEmpty(r.accountId),

@@ -18,6 +18,7 @@ import type {
 } from '../domain/model';
 import { auditCollections } from './audit-collections';
 import { changeFeedCollections } from './change-feed-collections';
+import { customFieldCollections } from './custom-field-collections';
 
 export const contacts = defineCollection<ContactDocument>({
   name: 'contacts',
@@ -306,4 +307,5 @@ export const recordsCollections = [
   ...privacyCollections,
   ...changeFeedCollections,
   ...auditCollections,
+  ...customFieldCollections,
 ];

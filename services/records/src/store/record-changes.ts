@@ -7,6 +7,8 @@ import type { Condition, WriteOp } from '@crm/store';
 import type { AuditEntryDocument, FieldChanges } from '../domain/audit-entry';
 import type { ActivityDocument, RecordType } from '../domain/model';
 import { auditEntries } from './audit-collections';
+import { customFieldClaims } from './custom-field-collections';
+import type { UniqueClaim } from '../domain/custom-field-values';
 import {
   activities,
   batchResults,
@@ -36,6 +38,8 @@ export interface UpdateCondition {
 
 export class RecordChanges {
   readonly ops: WriteOp[] = [];
+  /** The unique custom values this commit claims: which key a duplicate was about. */
+  readonly claimed: UniqueClaim[] = [];
   private hasEvents = false;
 
   /**
@@ -75,7 +79,11 @@ export class RecordChanges {
     const collection = RECORD_COLLECTIONS[type];
     if (expectedVersion !== undefined)
       this.ops.push({ kind: 'update', collection, id, change: { inc: { version: 1 } }, where: versionIs(expectedVersion), required: true });
-    this.ops.push({ kind: 'delete', collection, id });
+    this.ops.push(
+      { kind: 'delete', collection, id },
+      // Its unique custom values are free again.
+      { kind: 'deleteMany', collection: customFieldClaims, where: [{ field: 'recordId', op: 'eq', value: id }] },
+    );
     return this;
   }
 
@@ -107,6 +115,23 @@ export class RecordChanges {
         collection: outbox,
         where: [{ field: 'id', op: 'in', values: eventIds.slice(i, i + IDS_PER_WRITE) }],
       });
+    return this;
+  }
+
+  /** The unique custom values a record takes (a value another record holds fails the commit as a duplicate) and gives up. */
+  claims(type: RecordType, recordId: string, taken: UniqueClaim[], released: UniqueClaim[], workspaceId: string): this {
+    const releasedIds = released.filter((r) => !taken.some((t) => t.id === r.id)).map((r) => r.id);
+    if (releasedIds.length > 0)
+      this.ops.push({ kind: 'deleteMany', collection: customFieldClaims, where: [{ field: 'id', op: 'in', values: releasedIds }] });
+    for (const claim of taken) {
+      if (released.some((r) => r.id === claim.id)) continue;
+      this.claimed.push(claim);
+      this.ops.push({
+        kind: 'insert',
+        collection: customFieldClaims,
+        document: { id: claim.id, workspaceId, kind: type, key: claim.key, recordId },
+      });
+    }
     return this;
   }
 

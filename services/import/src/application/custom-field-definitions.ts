@@ -1,0 +1,28 @@
+/**
+ * The workspace's contact custom fields, read from records once per job (at its split) or per
+ * synchronous import, in the name of whoever started the import.
+ */
+import type { CallerContext } from '@crm/grpc';
+import { CustomFieldCatalog, type CustomFieldDefinition } from '../domain/custom-fields';
+import type { RecordsClient } from './ports';
+
+const LIST_TIMEOUT_MS = 15_000;
+/** Records' page size for custom fields; a workspace has at most 100 fields per kind, so one page. */
+const PAGE = 100;
+/** Pages read at most (a guard; one is enough while the 100-field limit holds). */
+const MAX_PAGES = 10;
+
+export async function readContactCustomFields(records: RecordsClient, caller: Partial<CallerContext>): Promise<CustomFieldCatalog> {
+  const definitions: CustomFieldDefinition[] = [];
+  let read = 0;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const answer = await records.call('ListCustomFields', { kind: 'contact', offset: read, limit: PAGE }, caller, {
+      timeoutMs: LIST_TIMEOUT_MS,
+    });
+    const fields = answer.fields ?? [];
+    read += fields.length;
+    for (const field of fields) if (field.key) definitions.push({ key: field.key, label: field.label ?? '' });
+    if (fields.length === 0 || read >= (answer.total ?? 0)) break;
+  }
+  return new CustomFieldCatalog(definitions);
+}

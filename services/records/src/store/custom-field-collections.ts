@@ -1,0 +1,34 @@
+/**
+ * Custom fields' storage: the workspace's definitions, and one claim per value a unique custom
+ * field holds (domain/custom-field-values.ts), written in the record's commit: a second record
+ * claiming the same value fails that commit as a duplicate, whichever replica makes it. The values
+ * themselves live in each record's `customFields` object: no schema change per field.
+ */
+import { defineCollection, type StoredDocument } from '@crm/store';
+import type { CustomFieldDefinition } from '@crm/vocabulary';
+
+export type CustomFieldDocument = CustomFieldDefinition & { workspaceId: string };
+
+export const customFieldDefinitions = defineCollection<CustomFieldDocument>({
+  name: 'custom_fields',
+  scope: 'workspace',
+  fields: { kind: 'string', key: 'string', createdAt: 'string' },
+  indexes: [{ fields: ['kind', 'key'], unique: true }, { fields: ['createdAt'] }],
+});
+
+export interface CustomFieldClaimDocument extends StoredDocument {
+  workspaceId: string;
+  kind: string;
+  key: string;
+  recordId: string;
+}
+
+export const customFieldClaims = defineCollection<CustomFieldClaimDocument>({
+  name: 'custom_field_claims',
+  scope: 'workspace',
+  fields: { kind: 'string', key: 'string', recordId: 'string' },
+  // A field's deletion drops its claims; a record's deletion drops the record's.
+  indexes: [{ fields: ['kind', 'key'] }, { fields: ['recordId'] }],
+});
+
+export const customFieldCollections = [customFieldDefinitions, customFieldClaims];

@@ -1,0 +1,94 @@
+/** Reads and writes of custom field definitions, the values records hold of one, and the unique fields' claims. */
+import type { Condition, DocumentStore, ScopedStore, StoredDocument, CollectionDefinition } from '@crm/store';
+import { CUSTOM_FIELDS_PREFIX, type CustomFieldDefinition, type CustomFieldKind } from '@crm/vocabulary';
+import type { Page } from '../domain/list-rules';
+import { RECORD_COLLECTIONS } from './collections';
+import { customFieldClaims, customFieldDefinitions, type CustomFieldDocument } from './custom-field-collections';
+
+export class CustomFieldRepository {
+  constructor(private readonly store: DocumentStore) {}
+
+  private in(workspaceId: string): ScopedStore {
+    return this.store.forWorkspace(workspaceId);
+  }
+
+  /** The workspace's definitions of one kind (or of every kind), oldest first: the order answers list them in. */
+  async definitions(workspaceId: string, kind?: CustomFieldKind): Promise<CustomFieldDefinition[]> {
+    const where: Condition[] = kind ? [{ field: 'kind', op: 'eq', value: kind }] : [];
+    const found = await this.in(workspaceId).find(customFieldDefinitions, { where, sort: [{ field: 'createdAt', direction: 'asc' }] });
+    return found.map(definitionOf);
+  }
+
+  async page(
+    workspaceId: string,
+    kind: CustomFieldKind | undefined,
+    page: Page,
+  ): Promise<{ total: number; items: CustomFieldDefinition[] }> {
+    const where: Condition[] = kind ? [{ field: 'kind', op: 'eq', value: kind }] : [];
+    const result = await this.in(workspaceId).findPage(customFieldDefinitions, {
+      where,
+      sort: [{ field: 'createdAt', direction: 'asc' }],
+      offset: page.offset,
+      limit: page.limit,
+    });
+    return { total: result.total, items: result.items.map(definitionOf) };
+  }
+
+  async get(workspaceId: string, id: string): Promise<CustomFieldDefinition | null> {
+    const found = await this.in(workspaceId).get(customFieldDefinitions, id);
+    return found ? definitionOf(found) : null;
+  }
+
+  async insert(workspaceId: string, definition: CustomFieldDefinition): Promise<void> {
+    await this.in(workspaceId).insert(customFieldDefinitions, { ...definition, workspaceId });
+  }
+
+  async replace(workspaceId: string, definition: CustomFieldDefinition): Promise<void> {
+    const { id, ...fields } = definition;
+    await this.in(workspaceId).update(customFieldDefinitions, id, { set: fields });
+  }
+
+  /** The definition goes, and with it every record's value of it and the claims on its values, in one commit. */
+  async delete(workspaceId: string, definition: CustomFieldDefinition): Promise<void> {
+    const path = `${CUSTOM_FIELDS_PREFIX}${definition.key}`;
+    const records = RECORD_COLLECTIONS[definition.kind] as CollectionDefinition<StoredDocument>;
+    await this.in(workspaceId).commit([
+      { kind: 'delete', collection: customFieldDefinitions, id: definition.id },
+      { kind: 'updateMany', collection: records, where: [{ field: path, op: 'exists', value: true }], change: { unset: [path] } },
+      {
+        kind: 'deleteMany',
+        collection: customFieldClaims,
+        where: [
+          { field: 'kind', op: 'eq', value: definition.kind },
+          { field: 'key', op: 'eq', value: definition.key },
+        ],
+      },
+    ]);
+  }
+
+  /** Which of `options` a record of the kind holds in the field (a select's value, or one of a multiselect's). */
+  async optionsInUse(workspaceId: string, definition: CustomFieldDefinition, options: string[]): Promise<Set<string>> {
+    const path = `${CUSTOM_FIELDS_PREFIX}${definition.key}`;
+    const records = RECORD_COLLECTIONS[definition.kind] as CollectionDefinition<StoredDocument>;
+    const used = new Set<string>();
+    for (const option of options) {
+      const where: Condition[] = [
+        definition.type === 'multiselect' ? { field: path, op: 'has', value: option } : { field: path, op: 'eq', value: option },
+      ];
+      if (await this.in(workspaceId).findOne(records, where)) used.add(option);
+    }
+    return used;
+  }
+
+  /** Which of these claims a record holds, with the record. */
+  async claimHolders(workspaceId: string, claimIds: string[]): Promise<Map<string, string>> {
+    if (claimIds.length === 0) return new Map();
+    const found = await this.in(workspaceId).getMany(customFieldClaims, claimIds);
+    return new Map(found.map((claim) => [claim.id, claim.recordId]));
+  }
+}
+
+function definitionOf(document: CustomFieldDocument): CustomFieldDefinition {
+  const { workspaceId: _workspace, ...definition } = document as CustomFieldDocument & { version?: number };
+  return { ...definition, options: definition.options ?? [], description: definition.description ?? '' };
+}
