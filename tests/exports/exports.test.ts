@@ -92,6 +92,47 @@ describe('an export holds what the list holds', () => {
   });
 });
 
+describe('custom fields', () => {
+  it('are columns by default after the list item fields, and may be asked for by name, in both formats', async () => {
+    const w = await workspace(t);
+    for (const body of [
+      { kind: 'lead', key: 'tier', label: 'Tier', type: 'select', options: ['gold', 'silver'] },
+      { kind: 'lead', key: 'seats', label: 'Seats', type: 'integer' },
+    ]) {
+      expect((await w.api.post('/api/settings/custom-fields/', body)).status).toBe(201);
+    }
+    const gold = await w.api.post('/api/leads/', {
+      firstName: 'Gold',
+      email: `gold-${unique()}@example.com`,
+      customFields: { tier: 'gold', seats: 9 },
+    });
+    await w.api.post('/api/leads/', { firstName: 'None', email: `none-${unique()}@example.com` });
+    const csv = await startExport(w.api, { kind: 'lead', format: 'csv', ordering: 'firstName' });
+    expect((await ended(w.api, csv.id)).status).toBe('complete');
+    const [header, ...rows] = parseCsv((await downloaded(w.api, csv.id)).text);
+    expect(header).toEqual([...RECORD_LIST_ITEM_FIELDS.lead, 'customFields.tier', 'customFields.seats']);
+    expect(rows.map((r) => r.slice(-2))).toEqual([
+      ['gold', '9'],
+      ['', ''],
+    ]);
+    const jsonl = await startExport(w.api, {
+      kind: 'lead',
+      format: 'jsonl',
+      fields: ['id', 'customFields.seats'],
+      filter: { field: 'customFields.tier', operator: 'eq', value: 'gold' },
+    });
+    await ended(w.api, jsonl.id);
+    const lines = (await downloaded(w.api, jsonl.id)).text
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines).toEqual([{ id: gold.body.id, 'customFields.seats': 9 }]);
+    const unknown = await w.api.post('/api/exports/', { kind: 'lead', format: 'csv', fields: ['customFields.nope'] });
+    expect(unknown.status).toBe(422);
+    expect(Object.keys(unknown.body)).toEqual(['fields']);
+  });
+});
+
 describe('a snapshot as of the start', () => {
   it('holds each record exactly once, and rowCount records, while records are written and moved in the ordering', async () => {
     const w = await workspace(t);

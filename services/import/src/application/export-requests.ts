@@ -11,6 +11,7 @@ import { EXPORT_FORMATS, EXPORT_KINDS, CONTENT_TYPES, newExportId, type ExportFo
 import type { ExportJobRepository } from '../store/export-job-repository';
 import { EXPORT_MESSAGE, type ExportPayload } from './export-messages';
 import type { RecordsClient } from './ports';
+import { readCustomFields } from './custom-field-definitions';
 
 export interface ExportRequest {
   kind: string;
@@ -39,7 +40,12 @@ export class ExportRequests {
     if (!(EXPORT_FORMATS as readonly string[]).includes(request.format)) errors.format = [`must be one of ${EXPORT_FORMATS.join(', ')}.`];
     if (errors.kind) throw DomainError.validation(errors);
     const kind = request.kind as FilterRecordKind;
-    const columns = exportColumns(kind, request.fields);
+    const custom = await readCustomFields(records, kind, caller);
+    const columns = exportColumns(
+      kind,
+      request.fields,
+      custom.map((field) => field.key),
+    );
     if (columns.errors.length > 0) errors.fields = columns.errors;
     if (Object.keys(errors).length > 0) throw DomainError.validation(errors);
     // The list's refusals (400 {"filter": [...]}, {"ordering": [...]}, a long search) now, not in the job.

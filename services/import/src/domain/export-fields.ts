@@ -5,7 +5,7 @@ const CUSTOM_FIELD = new RegExp(CUSTOM_FIELD_NAME_PATTERN);
 
 /**
  * The columns of an export: `asked` checked against the list item's fields, or by default every
- * list item field (then every custom field of the kind, once custom fields exist). Unknown names
+ * list item field, then every custom field of the kind (`customFields.<key>`). Unknown names
  * come back as errors, one message each; a repeated name is an error too.
  */
 export function exportColumns(

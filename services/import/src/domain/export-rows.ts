@@ -4,17 +4,25 @@
  * CSV cells that a spreadsheet would run as a formula (starting with =, +, -, @, tab or CR) get a
  * leading apostrophe; numbers and booleans are written as they are, never as formulas.
  */
-import { LINKED_NAME_FIELDS } from '@crm/vocabulary';
+import { CUSTOM_FIELDS_PREFIX, LINKED_NAME_FIELDS } from '@crm/vocabulary';
 import type { ExportFormat } from './export-job';
 
 export type RecordMessage = Record<string, unknown>;
 
-/** The public value of one field of a record message, as the gateway's list item has it. */
-export function fieldValue(record: RecordMessage, field: string): unknown {
-  if (field.startsWith('customFields.')) {
-    const custom = record.customFields as Record<string, unknown> | undefined;
-    return custom?.[field.slice('customFields.'.length)] ?? null;
+/** A record message's custom values: the message carries them as JSON text (records' `custom_fields`). */
+function customValues(record: RecordMessage): Record<string, unknown> {
+  const custom = record.customFields;
+  if (typeof custom !== 'string') return (custom as Record<string, unknown> | undefined) ?? {};
+  try {
+    return custom ? (JSON.parse(custom) as Record<string, unknown>) : {};
+  } catch {
+    return {};
   }
+}
+
+/** The public value of one field of a record message, as the gateway's list item has it. */
+export function fieldValue(record: RecordMessage, field: string, custom?: Record<string, unknown>): unknown {
+  if (field.startsWith(CUSTOM_FIELDS_PREFIX)) return (custom ?? customValues(record))[field.slice(CUSTOM_FIELDS_PREFIX.length)] ?? null;
   const idField = LINKED_NAME_FIELDS[field];
   if (idField && (record[idField] === undefined || record[idField] === null || !record[field])) return null;
   return record[field] ?? null;
@@ -44,8 +52,9 @@ export function fileHeader(format: ExportFormat, fields: readonly string[]): str
 }
 
 export function recordLine(format: ExportFormat, fields: readonly string[], record: RecordMessage): string {
-  if (format === 'csv') return csvLine(fields.map((field) => fieldValue(record, field)));
+  const custom = fields.some((field) => field.startsWith(CUSTOM_FIELDS_PREFIX)) ? customValues(record) : undefined;
+  if (format === 'csv') return csvLine(fields.map((field) => fieldValue(record, field, custom)));
   const object: Record<string, unknown> = {};
-  for (const field of fields) object[field] = fieldValue(record, field);
+  for (const field of fields) object[field] = fieldValue(record, field, custom);
   return `${JSON.stringify(object)}\n`;
 }
