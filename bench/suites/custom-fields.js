@@ -126,9 +126,13 @@ module.exports = async function customFieldsSuite({ cluster, api, seconds, log }
   log(`baseline: gateway GET /api/auth/me/, ${FEW_CONNECTIONS} connections, ${seconds} s`);
   const me = await load({ url: `${gateway}/api/auth/me/`, headers, seconds, connections: FEW_CONNECTIONS });
   const measured = {};
-  for (const [name, run] of Object.entries(runs)) {
+  // The creates alternate, twice each, and each keeps its better run: the store's background work
+  // (checkpoints, the outbox relay) falls on both alike.
+  for (const name of ['query', 'exactFilter', 'createPlain', 'createWithCustomFields', 'createPlain', 'createWithCustomFields']) {
+    const run = runs[name];
     log(`${name}: ${run.method ?? 'GET'} ${run.url.replace(gateway, '')}, ${FEW_CONNECTIONS} connections, ${seconds} s`);
-    measured[name] = await load({ ...run, headers, seconds, connections: FEW_CONNECTIONS });
+    const result = await load({ ...run, headers, seconds, connections: FEW_CONNECTIONS });
+    if (!measured[name] || result.requestsPerSecond > measured[name].requestsPerSecond) measured[name] = result;
   }
   const createCost = measured.createPlain.requestsPerSecond / Math.max(measured.createWithCustomFields.requestsPerSecond, 0.001);
   return {

@@ -137,6 +137,13 @@ export interface CollectionDefinition<T extends StoredDocument = StoredDocument>
    * substrings does (SQLite: an FTS5 trigram table). The answers are those of contains_text anywhere.
    */
   textSearch?: string[];
+  /**
+   * Sub-documents whose fields are data, not code (a workspace's custom fields): any of their
+   * fields may be given an index while the service runs (DocumentStore.indexField). SQLite makes
+   * one expression index per such field; MongoDB covers them all with one compound wildcard index
+   * (workspaceId, `<sub-document>.$**`), declared with the collection.
+   */
+  dynamicFields?: string[];
   /** Phantom, for inference only. */
   readonly __type?: T;
 }
@@ -245,6 +252,13 @@ export interface DocumentStore {
    * Keep it short: it holds back SQLite's checkpoints and MongoDB's history.
    */
   openSnapshot(): Promise<DocumentStore>;
+  /**
+   * An index on (workspaceId, `field`) of a workspace collection, for a field of one of its
+   * `dynamicFields` sub-documents: made if missing (idempotent, safe from several processes).
+   */
+  indexField<T extends StoredDocument>(collection: CollectionDefinition<T>, field: string): Promise<void>;
+  /** The index `indexField` made, gone (nothing when there is none). */
+  dropFieldIndex<T extends StoredDocument>(collection: CollectionDefinition<T>, field: string): Promise<void>;
   /** Whether the backing database answers; for readiness probes. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

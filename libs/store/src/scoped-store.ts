@@ -26,6 +26,7 @@ import {
   assertCollectionName,
   assertConditions,
   assertDocument,
+  assertFieldName,
   assertId,
   assertQuery,
   changePaths,
@@ -65,9 +66,27 @@ export function createDocumentStore(adapter: StoreAdapter): DocumentStore {
       if (!adapter.snapshot) throw new StoreError('unavailable', 'This store cannot read a snapshot.');
       return createDocumentStore(await adapter.snapshot());
     },
+    async indexField(collection, field) {
+      assertDynamicField(collection, field);
+      await adapter.indexField?.(collection, field);
+    },
+    async dropFieldIndex(collection, field) {
+      assertDynamicField(collection, field);
+      await adapter.dropFieldIndex?.(collection, field);
+    },
     ping: () => adapter.ping(),
     close: () => adapter.close(),
   };
+}
+
+/** A field of one of the collection's `dynamicFields` sub-documents (`customFields.plan`). */
+function assertDynamicField(collection: CollectionDefinition<any>, field: string): void {
+  assertCollectionName(collection.name);
+  assertFieldName(field);
+  const parent = field.slice(0, field.indexOf('.'));
+  if (collection.scope !== 'workspace' || !field.includes('.') || !(collection.dynamicFields ?? []).includes(parent)) {
+    throw new StoreError('invalid_query', `${field} is not a field of a dynamic sub-document of ${collection.name}`);
+  }
 }
 
 /** Oldest first by the first range condition's field, so an index across workspaces serves the read. */

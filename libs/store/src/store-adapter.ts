@@ -36,6 +36,9 @@ export interface StoreAdapter {
   /** Applies every write or none. */
   commit(writes: AdapterWrite[]): Promise<void>;
   ping(): Promise<boolean>;
+  /** See DocumentStore.indexField; an adapter whose declared indexes cover dynamic fields need not. */
+  indexField?(collection: CollectionDefinition<any>, field: string): Promise<void>;
+  dropFieldIndex?(collection: CollectionDefinition<any>, field: string): Promise<void>;
   /** A read-only adapter seeing the store as of now until it is closed (see DocumentStore.openSnapshot). */
   snapshot?(): Promise<StoreAdapter>;
   close(): Promise<void>;

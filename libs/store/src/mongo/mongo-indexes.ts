@@ -11,11 +11,18 @@ export interface MongoIndex {
 }
 
 export function mongoIndexes(definition: CollectionDefinition<any>): MongoIndex[] {
-  return indexLayouts(definition).map((layout) => {
+  const declared = indexLayouts(definition).map((layout): MongoIndex => {
     const keys: Record<string, 1> = Object.fromEntries(layout.keys.map((key) => [mongoPath(key), 1 as const]));
     const partialFilterExpression = sparseFilter(layout, definition.fields ?? {});
     return { keys, options: { name: layout.name, unique: layout.unique, ...(partialFilterExpression ? { partialFilterExpression } : {}) } };
   });
+  // Every field of a dynamic sub-document, in one compound wildcard index (MongoDB 7.0+): no index
+  // per custom field, so no index is made or dropped while the service runs.
+  const dynamic = (definition.dynamicFields ?? []).map((field): MongoIndex => ({
+    keys: { ...(definition.scope === 'workspace' ? { workspaceId: 1 as const } : {}), [`${mongoPath(field)}.$**`]: 1 },
+    options: { name: `${definition.name}__${field}__wildcard`, unique: false },
+  }));
+  return [...declared, ...dynamic];
 }
 
 const BSON_TYPES: Record<FieldType, string> = { string: 'string', number: 'number', boolean: 'bool' };

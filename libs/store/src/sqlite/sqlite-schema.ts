@@ -46,8 +46,10 @@ export function createCollectionSchema(db: Database.Database, definition: Collec
       .pluck(true)
       .all(definition.name) as string[];
     for (const name of current) {
-      // Only indexes this module named are ours to drop (a removed or changed definition).
-      if (name.startsWith(`${definition.name}__`) && !wanted.has(name)) db.exec(`DROP INDEX ${quoteIdentifier(name)}`);
+      // Only indexes this module named are ours to drop (a removed or changed definition); the
+      // indexes of dynamic fields live as long as their fields (DocumentStore.indexField).
+      const dynamic = name.startsWith(dynamicIndexName(definition.name, ''));
+      if (name.startsWith(`${definition.name}__`) && !wanted.has(name) && !dynamic) db.exec(`DROP INDEX ${quoteIdentifier(name)}`);
     }
     for (const layout of layouts) db.exec(createIndexSql(layout, columns));
     createTextIndexes(db, definition, columns, prepare);
@@ -65,6 +67,11 @@ export function createCollectionSchema(db: Database.Database, definition: Collec
     uniqueFieldsByIndexName.set(layout.name, layout.declared);
   }
   return { definition, columns, uniqueFieldsByColumns, uniqueFieldsByIndexName };
+}
+
+/** The name of a dynamic field's index (`contacts__field__customFields_plan`). */
+export function dynamicIndexName(collection: string, field: string): string {
+  return `${collection}__field__${field.replace(/\./g, '_')}`;
 }
 
 /** Rows the planner is told a collection, a workspace and one value of a further key column hold. */

@@ -30,7 +30,8 @@ import {
 } from './sqlite-query';
 import { workspaceCountSql } from './sqlite-workspace-counts';
 import { WORKSPACE_TEXT_VERSION } from './sqlite-text-index';
-import { createCollectionSchema, duplicateFields, SqliteCollection } from './sqlite-schema';
+import { createCollectionSchema, duplicateFields, dynamicIndexName, SqliteCollection } from './sqlite-schema';
+import { quoteIdentifier } from './sqlite-columns';
 import { KeptAnswers } from './kept-answers';
 import { keepAlive } from './keep-alive';
 import { startWalCheckpointer, WalCheckpointer } from './wal-checkpointer';
@@ -410,6 +411,26 @@ export class SqliteStoreAdapter implements StoreAdapter {
         this.deleteRows(collection, write.where);
         break;
     }
+  }
+
+  /**
+   * An expression index (workspace_id, the field's json_extract, id): the same expression text the
+   * queries use (SqliteColumns.expression), so the planner matches them. Kept by later starts
+   * (sqlite-schema.ts drops only the indexes a definition no longer declares, never these).
+   */
+  async indexField(definition: CollectionDefinition<any>, field: string): Promise<void> {
+    this.guard(definition, (collection) => {
+      const name = quoteIdentifier(dynamicIndexName(definition.name, field));
+      this.db.exec(
+        `CREATE INDEX IF NOT EXISTS ${name} ON ${collection.columns.table} (workspace_id, ${collection.columns.expression(field)}, id)`,
+      );
+    });
+  }
+
+  async dropFieldIndex(definition: CollectionDefinition<any>, field: string): Promise<void> {
+    this.guard(definition, () => {
+      this.db.exec(`DROP INDEX IF EXISTS ${quoteIdentifier(dynamicIndexName(definition.name, field))}`);
+    });
   }
 
   async ping(): Promise<boolean> {

@@ -24,6 +24,8 @@ export const contacts = defineCollection<ContactDocument>({
   name: 'contacts',
   scope: 'workspace',
   // `search` (domain/search-text.ts): a substring of searchText, through a text index.
+  // The workspace's custom field values (custom-field-collections.ts): indexed per field while it exists.
+  dynamicFields: ['customFields'],
   textSearch: ['searchText'],
   fields: {
     externalId: 'string',
@@ -61,6 +63,8 @@ export const leads = defineCollection<LeadDocument>({
   name: 'leads',
   scope: 'workspace',
   // `search` (domain/search-text.ts): a substring of searchText, through a text index.
+  // The workspace's custom field values (custom-field-collections.ts): indexed per field while it exists.
+  dynamicFields: ['customFields'],
   textSearch: ['searchText'],
   fields: {
     externalId: 'string',
@@ -101,6 +105,8 @@ export const accounts = defineCollection<AccountDocument>({
   name: 'accounts',
   scope: 'workspace',
   // `search` (domain/search-text.ts): a substring of searchText, through a text index.
+  // The workspace's custom field values (custom-field-collections.ts): indexed per field while it exists.
+  dynamicFields: ['customFields'],
   textSearch: ['searchText'],
   fields: {
     externalId: 'string',
@@ -129,6 +135,8 @@ export const opportunities = defineCollection<OpportunityDocument>({
   name: 'opportunities',
   scope: 'workspace',
   // `search` (domain/search-text.ts): a substring of searchText, through a text index.
+  // The workspace's custom field values (custom-field-collections.ts): indexed per field while it exists.
+  dynamicFields: ['customFields'],
   textSearch: ['searchText'],
   fields: {
     externalId: 'string',

@@ -39,8 +39,10 @@ export class CustomFieldRepository {
     return found ? definitionOf(found) : null;
   }
 
+  /** The definition, and the index its values are filtered and ordered by (shared by every workspace defining that key). */
   async insert(workspaceId: string, definition: CustomFieldDefinition): Promise<void> {
     await this.in(workspaceId).insert(customFieldDefinitions, { ...definition, workspaceId });
+    if (isIndexed(definition)) await this.store.indexField(recordsOf(definition), valuePath(definition));
   }
 
   async replace(workspaceId: string, definition: CustomFieldDefinition): Promise<void> {
@@ -50,8 +52,8 @@ export class CustomFieldRepository {
 
   /** The definition goes, and with it every record's value of it and the claims on its values, in one commit. */
   async delete(workspaceId: string, definition: CustomFieldDefinition): Promise<void> {
-    const path = `${CUSTOM_FIELDS_PREFIX}${definition.key}`;
-    const records = RECORD_COLLECTIONS[definition.kind] as CollectionDefinition<StoredDocument>;
+    const path = valuePath(definition);
+    const records = recordsOf(definition);
     await this.in(workspaceId).commit([
       { kind: 'delete', collection: customFieldDefinitions, id: definition.id },
       { kind: 'updateMany', collection: records, where: [{ field: path, op: 'exists', value: true }], change: { unset: [path] } },
@@ -64,12 +66,23 @@ export class CustomFieldRepository {
         ],
       },
     ]);
+    await this.dropUnusedIndex(definition);
+  }
+
+  /** The index of a key no workspace defines any more. */
+  private async dropUnusedIndex(definition: CustomFieldDefinition): Promise<void> {
+    const where: Condition[] = [
+      { field: 'kind', op: 'eq', value: definition.kind },
+      { field: 'key', op: 'eq', value: definition.key },
+    ];
+    const elsewhere = await this.store.findAcrossWorkspaces(customFieldDefinitions, { where, limit: 1 });
+    if (elsewhere.length === 0) await this.store.dropFieldIndex(recordsOf(definition), valuePath(definition));
   }
 
   /** Which of `options` a record of the kind holds in the field (a select's value, or one of a multiselect's). */
   async optionsInUse(workspaceId: string, definition: CustomFieldDefinition, options: string[]): Promise<Set<string>> {
-    const path = `${CUSTOM_FIELDS_PREFIX}${definition.key}`;
-    const records = RECORD_COLLECTIONS[definition.kind] as CollectionDefinition<StoredDocument>;
+    const path = valuePath(definition);
+    const records = recordsOf(definition);
     const used = new Set<string>();
     for (const option of options) {
       const where: Condition[] = [
@@ -86,6 +99,19 @@ export class CustomFieldRepository {
     const found = await this.in(workspaceId).getMany(customFieldClaims, claimIds);
     return new Map(found.map((claim) => [claim.id, claim.recordId]));
   }
+}
+
+function valuePath(definition: CustomFieldDefinition): string {
+  return `${CUSTOM_FIELDS_PREFIX}${definition.key}`;
+}
+
+function recordsOf(definition: CustomFieldDefinition): CollectionDefinition<StoredDocument> {
+  return RECORD_COLLECTIONS[definition.kind] as CollectionDefinition<StoredDocument>;
+}
+
+/** A multiselect's lists are matched by membership, which an index on the value does not serve. */
+function isIndexed(definition: CustomFieldDefinition): boolean {
+  return definition.type !== 'multiselect';
 }
 
 function definitionOf(document: CustomFieldDocument): CustomFieldDefinition {
