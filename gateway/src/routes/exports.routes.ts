@@ -12,7 +12,7 @@ import { GRPC_DEADLINE_MS } from '../clients/auth-client';
 import { openImportClient } from '../clients/import-client';
 import { operation, type JsonSchema, type OpenApiPaths } from '../openapi/operation';
 import { callerContext } from '../request-context';
-import { paginated, readListQuery, type ListQuery } from './records/list-query';
+import { listOffset, nextOffsetCursor, paginated, readListQuery } from './records/list-query';
 import type { RouteDeps, RouteModule } from './route-module';
 import { nullIfEmpty, parseBody } from './validate';
 
@@ -44,16 +44,6 @@ function exportJobBody(job: importV1.ExportJob | null) {
     finishedAt: nullIfEmpty(job.finishedAt),
     errorMessage: nullIfEmpty(job.errorMessage),
   };
-}
-
-/** The list pages by offset; its cursor names the next offset (`o<n>`), so cursor clients walk it too. */
-const OFFSET_CURSOR = /^o(\d{1,9})$/;
-
-function listOffset(list: ListQuery<never>): number {
-  if (list.mode !== 'cursor') return list.offset;
-  const offset = OFFSET_CURSOR.exec(list.cursor ?? '');
-  if (!offset) throw DomainError.invalid('cursor was not made by this list.');
-  return Number(offset[1]);
 }
 
 /** Resolves when the response can take more, or is gone. */
@@ -127,7 +117,7 @@ export function exportRoutes(
     const list = readListQuery<never>(req, [], { cursor: true });
     const offset = listOffset(list);
     const answer = await client.call('ListExports', { offset, limit: list.limit }, callerContext(res), options);
-    const next = offset + list.limit < answer.total ? `o${offset + list.limit}` : '';
+    const next = nextOffsetCursor(offset, list.limit, answer.total);
     res.json(paginated(req, deps.config, { ...list, offset }, answer.total, answer.jobs.map(exportJobBody), next));
   });
 

@@ -3338,6 +3338,8 @@ export interface operations {
                 limit?: number;
                 /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
                 offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
                 /** @description Only the fields of this record kind (400 for another value). */
                 kind?: "contact" | "lead" | "account" | "opportunity";
             };
@@ -3358,18 +3360,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Matches over every page. */
-                        count: number;
+                        /** @description Matches over every page; left out of pages read by `cursor`, which count nothing. */
+                        count?: number;
                         /**
                          * Format: uri
-                         * @description Absolute URL of the next page (keeps every filter), or null.
+                         * @description Absolute URL of the next page (keeps every filter; by cursor on cursor pages), or null.
                          */
                         next: string | null;
                         /**
                          * Format: uri
-                         * @description Absolute URL of the previous page, or null.
+                         * @description Absolute URL of the previous page, or null (always null on cursor pages).
                          */
                         previous: string | null;
+                        /** @description Opaque: send it back as `cursor` (with the same filters and ordering) for the page after this one, stable while records are added and removed; null on the last page. */
+                        nextCursor: string | null;
                         results: {
                             /** @example fld_01J8Z6K3Q4V5W6X7Y8Z9A0B1C2 */
                             id: string;
@@ -3500,6 +3504,8 @@ export interface operations {
                 limit?: number;
                 /** @description Items to skip, with `limit`: an alternative to `page` (not both). */
                 offset?: number;
+                /** @description The `nextCursor` of an earlier page: the page after it, stable while records are added and removed. Send the same filters and `ordering` again; not with `page` or `offset` (400), and a cursor this list did not make is a 400. */
+                cursor?: string;
                 /** @description Only the fields of this record kind (400 for another value). */
                 kind?: "contact" | "lead" | "account" | "opportunity";
             };

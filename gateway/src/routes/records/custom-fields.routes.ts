@@ -21,7 +21,7 @@ import type { Request, Response, Router } from 'express';
 import type { GatewayConfig } from '../../config';
 import { idParameter, operation, type JsonSchema, type OpenApiPaths } from '../../openapi/operation';
 import { pathId } from '../validate';
-import { paginated, readListQuery } from './list-query';
+import { listOffset, nextOffsetCursor, paginated, readListQuery } from './list-query';
 import { listParameters, type RecordsCall } from './record-routes';
 import { objectSchema, pageSchema, t, type ResponseFields } from './record-shape';
 import { translateWrite, writeSchema, type WriteShape } from './write-body';
@@ -103,13 +103,15 @@ const body = (req: Request) => (req.body ?? {}) as Record<string, unknown>;
 
 export function customFieldRoutes(router: Router, call: RecordsCall, config: GatewayConfig): OpenApiPaths {
   router.get(CUSTOM_FIELDS_PATH, async (req, res) => {
-    const query = readListQuery(req, ['kind'] as const);
+    const query = readListQuery(req, ['kind'] as const, { cursor: true });
+    const offset = listOffset(query);
     const answer = (await call(
       'ListCustomFields',
-      { kind: query.filters.kind ?? '', offset: query.offset, limit: query.limit },
+      { kind: query.filters.kind ?? '', offset, limit: query.limit },
       res,
     )) as unknown as recordsV1.ListCustomFieldsResponse;
-    res.json(paginated(req, config, query, answer.total, answer.fields.map(customFieldJson)));
+    const next = nextOffsetCursor(offset, query.limit, answer.total);
+    res.json(paginated(req, config, { ...query, offset }, answer.total, answer.fields.map(customFieldJson), next));
   });
 
   router.post(CUSTOM_FIELDS_PATH, async (req, res) => {
@@ -193,7 +195,7 @@ const customFieldPaths: OpenApiPaths = {
       tags: [TAG],
       authenticated: true,
       parameters: [
-        ...listParameters([]),
+        ...listParameters([], { cursor: true }),
         {
           name: 'kind',
           in: 'query',
@@ -203,7 +205,10 @@ const customFieldPaths: OpenApiPaths = {
         },
       ],
       responses: {
-        200: { description: 'A page of definitions.', schema: pageSchema(customFieldSchema, 'A page of custom field definitions.') },
+        200: {
+          description: 'A page of definitions.',
+          schema: pageSchema(customFieldSchema, 'A page of custom field definitions.', { cursor: true }),
+        },
       },
       errors: [400],
     }),

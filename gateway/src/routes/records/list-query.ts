@@ -125,6 +125,22 @@ export interface Paginated<T> {
  * The answer of a page. Cursor lists pass the service's `nextCursor` ('' on the last page): their
  * answers carry it, and a cursor page has no count, no previous link and a cursor `next` link.
  */
+/** A list that pages by offset: its cursor names the next offset (`o<n>`), so cursor clients walk it too. */
+const OFFSET_CURSOR = /^o(\d{1,9})$/;
+
+/** The offset a page of an offset-paged list starts at, from `page`/`offset` or its cursor. */
+export function listOffset<F extends string>(list: ListQuery<F>): number {
+  if (list.mode !== 'cursor') return list.offset;
+  const offset = OFFSET_CURSOR.exec(list.cursor ?? '');
+  if (!offset) throw DomainError.invalid('cursor was not made by this list.');
+  return Number(offset[1]);
+}
+
+/** The cursor of the page after this one of an offset-paged list ('' on the last page). */
+export function nextOffsetCursor(offset: number, limit: number, total: number): string {
+  return offset + limit < total ? `o${offset + limit}` : '';
+}
+
 export function paginated<T, F extends string>(
   req: Request,
   config: GatewayConfig,

@@ -7,10 +7,11 @@
  * a job never hangs. A split stops when its job is cancelled.
  */
 import { MessageTooLargeError, newMessage, type MessageBus } from '@crm/bus';
-import { isDomainError, type Logger } from '@crm/observability';
+import { DomainError, isDomainError, type Logger } from '@crm/observability';
 import { splitCsv, type CsvChunk } from '../csv/chunk-splitter';
 import { decodeText } from '../csv/text-encoding';
-import type { CustomFieldCatalog } from '../domain/custom-fields';
+import { needsCustomFields } from '../domain/column-plan';
+import { NO_CUSTOM_FIELDS, type CustomFieldCatalog } from '../domain/custom-fields';
 import { isTerminal, type ImportJobDocument } from '../domain/import-job';
 import type { FileStorage } from '../store/file-storage';
 import type { ImportJobRepository } from '../store/import-job-repository';
@@ -44,15 +45,17 @@ export class JobSplitter {
     if (job.status === 'queued') await repo.markStarted(workspaceId, jobUid);
     const log = logger.child({ jobUid, workspaceId });
     const context = { workspaceId, actorId: job.actorId, actorKind: job.actorKind, requestId: job.id };
-    let customFields: CustomFieldCatalog;
-    try {
-      customFields = await readContactCustomFields(this.deps.records, context);
-    } catch (error) {
-      if (!isDomainError(error) || !REFUSED.has(error.kind)) throw error;
-      log.warn({ err: error }, 'import failed: its custom fields could not be read');
-      await this.end(job, `The workspace's contact custom fields could not be read: ${error.message}`);
-      return;
-    }
+    // Read only for a header row that may name one: a file of built-in columns needs no records.
+    const customFields = async (headers: string[]): Promise<CustomFieldCatalog> => {
+      if (!needsCustomFields(headers, job.fieldMappings)) return NO_CUSTOM_FIELDS;
+      try {
+        return await readContactCustomFields(this.deps.records, context);
+      } catch (error) {
+        if (!isDomainError(error) || !REFUSED.has(error.kind)) throw error;
+        log.warn({ err: error }, 'import failed: its custom fields could not be read');
+        throw DomainError.invalid(`The workspace's contact custom fields could not be read: ${error.message}`);
+      }
+    };
     try {
       const summary = await splitCsv(this.deps.files.open(job.fileId).pipe(decodeText(job.encoding)), {
         chunkRows: this.deps.chunkRows,

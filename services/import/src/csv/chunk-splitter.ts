@@ -24,8 +24,11 @@ export interface CsvChunk {
 export interface SplitOptions {
   chunkRows: number;
   mappings: FieldMappings;
-  /** The workspace's contact custom fields, which headers may name; default none. */
-  customFields?: CustomFieldCatalog;
+  /**
+   * The workspace's contact custom fields, which headers may name: read when the header row is
+   * known (so a file of built-in columns never asks for them); default none.
+   */
+  customFields?: CustomFieldCatalog | ((headers: string[]) => Promise<CustomFieldCatalog>);
   /** Default MAX_LINE_CHARS. */
   maxLineChars?: number;
   /**
@@ -135,7 +138,8 @@ export async function splitCsv(text: Readable, options: SplitOptions): Promise<S
             `The header has ${cells.length.toLocaleString('en')} columns; at most ${MAX_COLUMNS.toLocaleString('en')} can be imported.`,
           );
         }
-        plan = planColumns(cells, options.mappings, options.customFields);
+        const custom = typeof options.customFields === 'function' ? await options.customFields(cells) : options.customFields;
+        plan = planColumns(cells, options.mappings, custom);
         headerWidth = cells.length;
         await options.onHeader?.(plan, cells);
         continue;

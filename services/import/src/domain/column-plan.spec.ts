@@ -1,5 +1,5 @@
 import { isDomainError } from '@crm/observability';
-import { mapsCustomFields, parseFieldMappings, planColumns, resolveCustomTargets } from './column-plan';
+import { mapsCustomFields, parseFieldMappings, needsCustomFields, planColumns, resolveCustomTargets } from './column-plan';
 import { recogniseHeader } from './contact-fields';
 import { CustomFieldCatalog } from './custom-fields';
 import { rowFields, rowProblem, splitTags } from './contact-row';
@@ -216,5 +216,15 @@ describe('field_mappings over named headers', () => {
       [3, 'customFields.shoeSize'],
     ]);
     expect(plan.ignoredColumns).toEqual(['Email', 'Shoe size']);
+  });
+});
+
+describe('whether a header row needs the workspace’s custom fields', () => {
+  it('does not for built-in columns and mapped ones; does for an unknown header, a repeated field or a custom mapping', () => {
+    expect(needsCustomFields(['First Name', 'Email', 'Phone'], {})).toBe(false);
+    expect(needsCustomFields(['Correo', 'Email'], { Correo: 'phone' })).toBe(false);
+    expect(needsCustomFields(['Email', 'Shoe size'], {})).toBe(true);
+    expect(needsCustomFields(['Email', 'Work Email'], {})).toBe(true);
+    expect(needsCustomFields(['Email', 'Size'], { Size: 'customFields.size' })).toBe(true);
   });
 });

@@ -119,6 +119,24 @@ function shown(header: string, index: number): string {
  * Throws a DomainError with a message for the job's errorMessage when no column gives the email,
  * or when `field_mappings` names a custom field the workspace does not have (any more).
  */
+/**
+ * Whether planning these headers may need the workspace's custom fields: a mapping to one, a
+ * header no built-in field or mapping takes, or a built-in field named twice (the second header
+ * may be a custom field's label). A file of built-in columns is planned without them.
+ */
+export function needsCustomFields(headers: string[], mappings: FieldMappings): boolean {
+  if (Object.values(mappings).some((target) => typeof target === 'string' && isCustomTarget(target))) return true;
+  const mapped = new Set(Object.keys(mappings).map((header) => normaliseHeader(header)));
+  const named = new Set<string>();
+  for (const header of headers) {
+    if (mapped.has(normaliseHeader(header))) continue;
+    const field = recogniseHeader(header);
+    if (!field || named.has(field)) return true;
+    named.add(field);
+  }
+  return false;
+}
+
 export function planColumns(headers: string[], mappings: FieldMappings, customFields: CustomFieldCatalog = NO_CUSTOM_FIELDS): ColumnPlan {
   const mappingByNormalised = new Map<string, ColumnTarget | null>();
   for (const [header, field] of Object.entries(mappings)) {
