@@ -30,9 +30,9 @@ describe('indexes of dynamic fields (SQLite)', () => {
   });
 
   const indexes = () => {
-    const db = new Database(file, { readonly: true });
+    const db = keepAlive(new Database(file, { readonly: true }));
     try {
-      return db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'people'`).pluck().all() as string[];
+      return keepAlive(db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'people'`)).pluck().all() as string[];
     } finally {
       db.close();
     }
@@ -57,7 +57,9 @@ describe('indexes of dynamic fields (SQLite)', () => {
         },
         columns,
       );
-      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join('; ');
+      const plan = (keepAlive(db.prepare(`EXPLAIN QUERY PLAN ${sql}`)).all(...params) as { detail: string }[])
+        .map((r) => r.detail)
+        .join('; ');
       expect(plan).toContain(name);
     } finally {
       db.close();
