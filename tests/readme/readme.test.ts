@@ -66,6 +66,16 @@ const EXPECTATIONS: { command: RegExp; check(outcome: Outcome, walk: Walk): void
     check: ({ out }) => expect(json(out).results.map((c: { email: string }) => c.email)).toContain('grace@example.com'),
   },
   {
+    command: /\/api\/settings\/custom-fields\//,
+    check: ({ out }) =>
+      expect(json(out)).toMatchObject({ id: expect.stringMatching(/^fld_/), kind: 'contact', key: 'tier', type: 'select' }),
+  },
+  { command: /"customFields":\{"tier":"gold"\}/, check: ({ out }) => expect(json(out).customFields).toEqual({ tier: 'gold' }) },
+  {
+    command: /customFields\.tier=gold/,
+    check: ({ out }) => expect(json(out).results.map((c: { customFields: object }) => c.customFields)).toEqual([{ tier: 'gold' }]),
+  },
+  {
     command: /^printf .* > data\/people\.csv$/,
     printsNothing: true,
     check: (_outcome, walk) =>
