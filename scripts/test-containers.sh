@@ -41,6 +41,8 @@ default_suites=(
   tests/platform/api-keys.test.ts tests/platform/rate-limits.test.ts tests/platform/sessions.test.ts
   tests/records/records-crud.test.ts
   tests/records/idempotent-writes.test.ts
+  # Custom field definitions written through one records replica are read by the other at once.
+  tests/records/custom-fields.test.ts
   tests/import/import-api.test.ts tests/import/import-reliability.test.ts tests/import/upload-limits.test.ts
   tests/import/sync-import.test.ts
   tests/automation/automation.test.ts tests/webhooks/webhooks.test.ts
