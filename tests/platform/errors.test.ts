@@ -7,9 +7,9 @@ let owner: SignedUp;
 beforeAll(async () => {
   t = await startTestCluster({ gateways: 1, withWorkers: false });
   owner = await signUp(t.api);
-  // Longer than the cluster's own wait for each process (90 s), so a slow start fails with the
-  // slow process's log instead of a bare hook timeout.
-}, 180_000);
+  // Longer than the cluster's own wait for each process (90 s), twice (support/cluster.ts starts
+  // once more when a process never reports ready), so a slow start fails with that process's log.
+}, 240_000);
 
 afterAll(async () => {
   await t?.stop();
