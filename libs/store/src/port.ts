@@ -139,9 +139,9 @@ export interface CollectionDefinition<T extends StoredDocument = StoredDocument>
   textSearch?: string[];
   /**
    * Sub-documents whose fields are data, not code (a workspace's custom fields): any of their
-   * fields may be given an index while the service runs (DocumentStore.indexField). SQLite makes
-   * one expression index per such field; MongoDB covers them all with one compound wildcard index
-   * (workspaceId, `<sub-document>.$**`), declared with the collection.
+   * fields may be given an index while the service runs (DocumentStore.indexField). SQLite copies
+   * each such field of a workspace into a slot of a side table; MongoDB covers them all with one
+   * compound wildcard index (workspaceId, `<sub-document>.$**`), declared with the collection.
    */
   dynamicFields?: string[];
   /** Phantom, for inference only. */
@@ -253,12 +253,13 @@ export interface DocumentStore {
    */
   openSnapshot(): Promise<DocumentStore>;
   /**
-   * An index on (workspaceId, `field`) of a workspace collection, for a field of one of its
-   * `dynamicFields` sub-documents: made if missing (idempotent, safe from several processes).
+   * Makes a workspace's field of one of a workspace collection's `dynamicFields` sub-documents
+   * quick to filter, count and order by (idempotent, safe from several processes). SQLite gives
+   * it a slot of a side table with an index; MongoDB's declared wildcard index already covers it.
    */
-  indexField<T extends StoredDocument>(collection: CollectionDefinition<T>, field: string): Promise<void>;
-  /** The index `indexField` made, gone (nothing when there is none). */
-  dropFieldIndex<T extends StoredDocument>(collection: CollectionDefinition<T>, field: string): Promise<void>;
+  indexField<T extends StoredDocument>(collection: CollectionDefinition<T>, field: string, workspaceId: string): Promise<void>;
+  /** What `indexField` made for the workspace's field, gone (nothing when there is none). */
+  dropFieldIndex<T extends StoredDocument>(collection: CollectionDefinition<T>, field: string, workspaceId: string): Promise<void>;
   /** Whether the backing database answers; for readiness probes. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

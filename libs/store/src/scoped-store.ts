@@ -66,13 +66,13 @@ export function createDocumentStore(adapter: StoreAdapter): DocumentStore {
       if (!adapter.snapshot) throw new StoreError('unavailable', 'This store cannot read a snapshot.');
       return createDocumentStore(await adapter.snapshot());
     },
-    async indexField(collection, field) {
+    async indexField(collection, field, workspaceId) {
       assertDynamicField(collection, field);
-      await adapter.indexField?.(collection, field);
+      await adapter.indexField?.(collection, field, workspaceId);
     },
-    async dropFieldIndex(collection, field) {
+    async dropFieldIndex(collection, field, workspaceId) {
       assertDynamicField(collection, field);
-      await adapter.dropFieldIndex?.(collection, field);
+      await adapter.dropFieldIndex?.(collection, field, workspaceId);
     },
     ping: () => adapter.ping(),
     close: () => adapter.close(),

@@ -37,8 +37,8 @@ export interface StoreAdapter {
   commit(writes: AdapterWrite[]): Promise<void>;
   ping(): Promise<boolean>;
   /** See DocumentStore.indexField; an adapter whose declared indexes cover dynamic fields need not. */
-  indexField?(collection: CollectionDefinition<any>, field: string): Promise<void>;
-  dropFieldIndex?(collection: CollectionDefinition<any>, field: string): Promise<void>;
+  indexField?(collection: CollectionDefinition<any>, field: string, workspaceId: string): Promise<void>;
+  dropFieldIndex?(collection: CollectionDefinition<any>, field: string, workspaceId: string): Promise<void>;
   /** A read-only adapter seeing the store as of now until it is closed (see DocumentStore.openSnapshot). */
   snapshot?(): Promise<StoreAdapter>;
   close(): Promise<void>;

@@ -192,7 +192,7 @@ export function aggregateToSql(query: AggregateQuery, columns: SqliteColumns, co
   const metricParts = query.metrics.map((metric) => metricColumns(metric, columns));
   const measures = ['count(*)', ...metricParts.flat()].join(', ');
   const index = coveringIndex(query, collection);
-  const from = `FROM ${columns.table}${index ? ` INDEXED BY ${index}` : ''} WHERE ${where.sql}`;
+  const from = index ? `FROM ${columns.table} INDEXED BY ${index} WHERE ${where.sql}` : `FROM ${columns.source} WHERE ${where.sql}`;
   const sql = keys.length === 0 ? `SELECT ${measures} ${from}` : groupedSql(query, columns, from, flags, metricParts);
 
   /** A group's count and each metric's parts. */

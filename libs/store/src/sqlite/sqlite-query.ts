@@ -199,7 +199,9 @@ function orderKeys(sort: SortKey[], columns: SqliteColumns): { expression: strin
     ];
   });
   const last = sort[sort.length - 1];
-  if (!sort.some((key) => key.field === 'id')) keys.push({ expression: 'id', direction: last?.direction === 'desc' ? 'DESC' : 'ASC' });
+  if (!sort.some((key) => key.field === 'id')) {
+    keys.push({ expression: columns.expression('id'), direction: last?.direction === 'desc' ? 'DESC' : 'ASC' });
+  }
   return keys;
 }
 
@@ -211,14 +213,32 @@ export function orderToSql(sort: SortKey[], columns: SqliteColumns): string {
 
 /** SELECT of the documents a query asks for, in order, paged. */
 export function selectToSql(query: Query, columns: SqliteColumns, select = 'doc'): SqlFragment {
+  const side = columns.sideOnly(query.where ?? [], query.sort ?? []);
+  if (side) return sideSelectToSql(query, side, columns, select);
   const where = whereToSql(query.where ?? [], columns);
-  let sql = `SELECT ${select} FROM ${columns.table} WHERE ${where.sql} ORDER BY ${orderToSql(query.sort ?? [], columns)}`;
+  let sql = `SELECT ${select} FROM ${columns.source} WHERE ${where.sql} ORDER BY ${orderToSql(query.sort ?? [], columns)}`;
   const params = [...where.params];
   if (query.limit !== undefined || query.offset !== undefined) {
     sql += ' LIMIT ? OFFSET ?';
     params.push(query.limit ?? -1, query.offset ?? 0);
   }
   return { sql, params };
+}
+
+/**
+ * A page whose conditions and order the side table answers (sqlite-dynamic-slots.ts): ordered and
+ * cut among the side rows, so only the page's documents are read.
+ */
+function sideSelectToSql(query: Query, side: SqliteColumns, columns: SqliteColumns, select: string): SqlFragment {
+  const where = whereToSql(query.where ?? [], side);
+  const keys = orderKeys(query.sort ?? [], side);
+  const picked = keys.map((key, i) => `${key.expression} AS k${i}`).join(', ');
+  const order = keys.map((key) => `${key.expression} ${key.direction}`).join(', ');
+  const page = `SELECT ${columns.sideRow} AS row, ${picked} FROM ${side.source} WHERE ${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`;
+  return {
+    sql: `SELECT ${select} FROM ${columns.table} JOIN (${page}) AS page ON ${columns.table}.rowid = page.row ORDER BY ${keys.map((key, i) => `page.k${i} ${key.direction}`).join(', ')}`,
+    params: [...where.params, query.limit ?? -1, query.offset ?? 0],
+  };
 }
 
 /** Whether a query searches text anywhere in its conditions (see SqliteStoreAdapter.find). */
@@ -229,7 +249,7 @@ export function searchesText(where: Condition[]): boolean {
 /** The rowids of up to `cap` matching documents, in no order, so the planner may pick a covering index. */
 export function matchingRowidsToSql(where: Condition[], columns: SqliteColumns, cap: number): SqlFragment {
   const fragment = whereToSql(where, columns);
-  return { sql: `SELECT rowid FROM ${columns.table} WHERE ${fragment.sql} LIMIT ?`, params: [...fragment.params, cap] };
+  return { sql: `SELECT rowid FROM ${columns.source} WHERE ${fragment.sql} LIMIT ?`, params: [...fragment.params, cap] };
 }
 
 /** A search of one workspace through a field's text index, with the query's other conditions. */
@@ -324,7 +344,7 @@ export function walkToSql(query: Query, search: WorkspaceTextSearch, budget: num
   const hit = scanText(columns.expression(search.field), search.needle, params);
   const sortColumns = keys.map((key, i) => `${key.expression} AS s${i}`).join(', ');
   const inner =
-    `SELECT doc, ${sortColumns}, (${hit}) AS hit FROM ${columns.table} WHERE ${rest.sql}` +
+    `SELECT doc, ${sortColumns}, (${hit}) AS hit FROM ${columns.source} WHERE ${rest.sql}` +
     ` ORDER BY ${keys.map((key) => `${key.expression} ${key.direction}`).join(', ')} LIMIT ?`;
   // The outer ORDER BY restates the walk's order, which a subquery's rows need not keep.
   const sql = `SELECT doc FROM (${inner}) WHERE hit ORDER BY ${keys.map((key, i) => `s${i} ${key.direction}`).join(', ')} LIMIT ? OFFSET ?`;
@@ -341,7 +361,7 @@ export function selectSearchRowidsToSql(
   // The rowids are the workspace's already; its condition would only tempt the planner to its index.
   const rest = whereToSql(search.alone ? [] : search.rest, columns);
   const sql =
-    `SELECT doc FROM ${columns.table} WHERE rowid IN (SELECT value FROM json_each(?)) AND ${rest.sql}` +
+    `SELECT doc FROM ${columns.source} WHERE rowid IN (SELECT value FROM json_each(?)) AND ${rest.sql}` +
     ` ORDER BY ${orderToSql(query.sort ?? [], columns)} LIMIT ? OFFSET ?`;
   return { sql, params: [rowidsJson, ...rest.params, query.limit ?? -1, query.offset ?? 0] };
 }
@@ -350,7 +370,7 @@ export function selectSearchRowidsToSql(
 export function countSearchRowidsToSql(search: WorkspaceTextSearch, rowidsJson: string, columns: SqliteColumns): SqlFragment {
   const rest = whereToSql(search.alone ? [] : search.rest, columns);
   return {
-    sql: `SELECT count(*) FROM ${columns.table} WHERE rowid IN (SELECT value FROM json_each(?)) AND ${rest.sql}`,
+    sql: `SELECT count(*) FROM ${columns.source} WHERE rowid IN (SELECT value FROM json_each(?)) AND ${rest.sql}`,
     params: [rowidsJson, ...rest.params],
   };
 }
@@ -358,7 +378,7 @@ export function countSearchRowidsToSql(search: WorkspaceTextSearch, rowidsJson: 
 /** The documents with these rowids (a JSON array), in the query's order, paged. */
 export function selectRowidsToSql(query: Query, rowidsJson: string, columns: SqliteColumns): SqlFragment {
   const sql =
-    `SELECT doc FROM ${columns.table} WHERE rowid IN (SELECT value FROM json_each(?))` +
+    `SELECT doc FROM ${columns.source} WHERE rowid IN (SELECT value FROM json_each(?))` +
     ` ORDER BY ${orderToSql(query.sort ?? [], columns)} LIMIT ? OFFSET ?`;
   return { sql, params: [rowidsJson, query.limit ?? -1, query.offset ?? 0] };
 }
@@ -376,7 +396,7 @@ export function selectAmongRowidsToSql(query: Query, rowidsJson: string, columns
     columns,
   );
   const sql =
-    `SELECT doc FROM ${columns.table} WHERE ${where.sql} AND +rowid IN (SELECT value FROM json_each(?))` +
+    `SELECT doc FROM ${columns.source} WHERE ${where.sql} AND +rowid IN (SELECT value FROM json_each(?))` +
     ` ORDER BY ${orderToSql(query.sort ?? [], columns)} LIMIT ? OFFSET ?`;
   return { sql, params: [...where.params, rowidsJson, query.limit ?? -1, query.offset ?? 0] };
 }
@@ -384,6 +404,11 @@ export function selectAmongRowidsToSql(query: Query, rowidsJson: string, columns
 export function countToSql(where: Condition[], columns: SqliteColumns): SqlFragment {
   const kept = workspaceCountSql(where, columns);
   if (kept) return kept;
+  const side = columns.sideOnly(where);
+  if (side) {
+    const fragment = whereToSql(where, side);
+    return { sql: `SELECT count(*) FROM ${side.source} WHERE ${fragment.sql}`, params: fragment.params };
+  }
   const fragment = whereToSql(where, columns);
-  return { sql: `SELECT count(*) FROM ${columns.table} WHERE ${fragment.sql}`, params: fragment.params };
+  return { sql: `SELECT count(*) FROM ${columns.source} WHERE ${fragment.sql}`, params: fragment.params };
 }

@@ -7,6 +7,7 @@ import { CollectionDefinition } from '../port';
 import { indexedFields, indexLayouts, IndexLayout } from '../index-layout';
 import { createTextIndexes } from './sqlite-text-index';
 import { createWorkspaceCounts } from './sqlite-workspace-counts';
+import { createDynamicSlots } from './sqlite-dynamic-slots';
 import { generatedColumnName, jsonPath, quoteIdentifier, SqliteColumns } from './sqlite-columns';
 
 export interface SqliteCollection {
@@ -47,13 +48,15 @@ export function createCollectionSchema(db: Database.Database, definition: Collec
       .all(definition.name) as string[];
     for (const name of current) {
       // Only indexes this module named are ours to drop (a removed or changed definition); the
-      // indexes of dynamic fields live as long as their fields (DocumentStore.indexField).
+      // expression indexes earlier versions made for dynamic fields go with their last workspace's
+      // slot (SqliteStoreAdapter.dropFieldIndex).
       const dynamic = name.startsWith(dynamicIndexName(definition.name, ''));
       if (name.startsWith(`${definition.name}__`) && !wanted.has(name) && !dynamic) db.exec(`DROP INDEX ${quoteIdentifier(name)}`);
     }
     for (const layout of layouts) db.exec(createIndexSql(layout, columns));
     createTextIndexes(db, definition, columns, prepare);
     createWorkspaceCounts(db, definition, columns, prepare);
+    createDynamicSlots(db, definition, columns);
     seedPlannerStatistics(db, prepare, definition.name, layouts, definition.scope === 'workspace');
   }).immediate();
   // Makes the planner read the statistics just written.

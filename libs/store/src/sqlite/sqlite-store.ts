@@ -5,7 +5,18 @@
  * BEGIN IMMEDIATE plus busy_timeout serialise writers of other processes.
  */
 import Database from 'better-sqlite3';
-import { AggregateQuery, AggregateResult, Change, CollectionDefinition, Condition, Page, Query, StoreError } from '../port';
+import {
+  AggregateQuery,
+  AggregateResult,
+  Change,
+  CollectionDefinition,
+  Condition,
+  isFieldCondition,
+  Page,
+  Query,
+  SortKey,
+  StoreError,
+} from '../port';
 import { aggregateToSql } from './sqlite-aggregate';
 import { AdapterWrite, StoreAdapter, StoredRecord } from '../store-adapter';
 import { applyChange } from './apply-change';
@@ -32,6 +43,16 @@ import { workspaceCountSql } from './sqlite-workspace-counts';
 import { WORKSPACE_TEXT_VERSION } from './sqlite-text-index';
 import { createCollectionSchema, duplicateFields, dynamicIndexName, SqliteCollection } from './sqlite-schema';
 import { quoteIdentifier } from './sqlite-columns';
+import {
+  assignSlot,
+  fieldHasSlots,
+  hasDynamicFields,
+  isDynamicField,
+  namedFields,
+  releaseSlot,
+  slotsOf,
+  writeSideRows,
+} from './sqlite-dynamic-slots';
 import { KeptAnswers } from './kept-answers';
 import { keepAlive } from './keep-alive';
 import { startWalCheckpointer, WalCheckpointer } from './wal-checkpointer';
@@ -206,9 +227,9 @@ export class SqliteStoreAdapter implements StoreAdapter {
   async find(collection: CollectionDefinition<any>, query: Query): Promise<StoredRecord[]> {
     return this.guard(collection, (c) => {
       if (query.limit !== undefined && searchesText(query.where ?? [])) {
-        return this.runInTransaction.deferred(() => this.findText(c, query)) as StoredRecord[];
+        return this.runInTransaction.deferred(() => this.findText(this.withSlots(c, query), query)) as StoredRecord[];
       }
-      return this.documents(selectToSql(query, c.columns));
+      return this.documents(selectToSql(query, this.withSlots(c, query).columns));
     });
   }
 
@@ -296,7 +317,8 @@ export class SqliteStoreAdapter implements StoreAdapter {
   /** One statement: the total is folded from its groups, so they agree. */
   async aggregate(collection: CollectionDefinition<any>, query: AggregateQuery): Promise<AggregateResult> {
     return this.guard(collection, (c) => {
-      const statement = aggregateToSql(query, c.columns, collection);
+      const read = [...query.groupBy.map((key) => key.field), ...query.metrics.map((metric) => metric.field)];
+      const statement = aggregateToSql(query, this.withSlots(c, { where: query.where }, read).columns, collection);
       const rows = this.statement(statement.sql)
         .raw(true)
         .all(...statement.params) as SqlValue[][];
@@ -305,7 +327,8 @@ export class SqliteStoreAdapter implements StoreAdapter {
   }
 
   async count(collection: CollectionDefinition<any>, where: Condition[]): Promise<number> {
-    return this.guard(collection, (c) => {
+    return this.guard(collection, (unbound) => {
+      const c = this.withSlots(unbound, { where });
       const search = workspaceTextSearch(where, c.columns);
       if (!search?.alone) return this.firstColumn<number>(countToSql(where, c.columns))[0] ?? 0;
       return this.runInTransaction.deferred(() => this.searchMatches(search).count) as number;
@@ -320,8 +343,9 @@ export class SqliteStoreAdapter implements StoreAdapter {
   async findPage(collection: CollectionDefinition<any>, query: Query): Promise<Page<StoredRecord>> {
     return this.guard(
       collection,
-      (c) =>
+      (unbound) =>
         this.runInTransaction.deferred(() => {
+          const c = this.withSlots(unbound, query);
           const where = query.where ?? [];
           const search = workspaceTextSearch(where, c.columns);
           const matches = search ? this.searchMatches(search) : undefined;
@@ -414,24 +438,53 @@ export class SqliteStoreAdapter implements StoreAdapter {
   }
 
   /**
-   * An expression index (workspace_id, the field's json_extract, id): the same expression text the
-   * queries use (SqliteColumns.expression), so the planner matches them. Kept by later starts
-   * (sqlite-schema.ts drops only the indexes a definition no longer declares, never these).
+   * A slot of the side table for the workspace's field, filled from its documents, with an index
+   * on (workspace, slot) (sqlite-dynamic-slots.ts). Past the slots there are, the field is read
+   * from the documents.
    */
-  async indexField(definition: CollectionDefinition<any>, field: string): Promise<void> {
+  async indexField(definition: CollectionDefinition<any>, field: string, workspaceId: string): Promise<void> {
     this.guard(definition, (collection) => {
-      const name = quoteIdentifier(dynamicIndexName(definition.name, field));
-      this.db.exec(
-        `CREATE INDEX IF NOT EXISTS ${name} ON ${collection.columns.table} (workspace_id, ${collection.columns.expression(field)}, id)`,
-      );
+      this.transaction(() => assignSlot(this.db, this.prepare, collection, workspaceId, field));
+      // Makes the planner read the new index's statistics.
+      this.db.exec('ANALYZE sqlite_schema');
     });
   }
 
-  async dropFieldIndex(definition: CollectionDefinition<any>, field: string): Promise<void> {
+  /**
+   * The workspace's slot of the field, freed; and the expression index earlier versions made for
+   * the field across workspaces (sqlite-schema.ts keeps it), once no workspace has a slot for it.
+   */
+  async dropFieldIndex(definition: CollectionDefinition<any>, field: string, workspaceId: string): Promise<void> {
     this.guard(definition, () => {
-      this.db.exec(`DROP INDEX IF EXISTS ${quoteIdentifier(dynamicIndexName(definition.name, field))}`);
+      this.transaction(() => releaseSlot(this.prepare, definition, workspaceId, field));
+      if (!fieldHasSlots(this.prepare, definition.name, field)) {
+        this.db.exec(`DROP INDEX IF EXISTS ${quoteIdentifier(dynamicIndexName(definition.name, field))}`);
+      }
     });
   }
+
+  /**
+   * The collection's columns for a query, reading the dynamic fields it names from the
+   * workspace's slots (sqlite-dynamic-slots.ts). A collection without dynamic fields, a query of
+   * no one workspace or of no slotted field reads the documents.
+   */
+  private withSlots(c: SqliteCollection, query: { where?: Condition[]; sort?: SortKey[] }, read: string[] = []): SqliteCollection {
+    if (!hasDynamicFields(c.definition)) return c;
+    const where = query.where ?? [];
+    const workspace = where.find((w) => isFieldCondition(w) && w.field === 'workspaceId' && w.op === 'eq');
+    const workspaceId = workspace && 'value' in workspace ? workspace.value : undefined;
+    if (typeof workspaceId !== 'string') return c;
+    const fields = new Set(read);
+    for (const key of query.sort ?? []) fields.add(key.field);
+    namedFields(where, fields);
+    const named = [...fields].filter((field) => isDynamicField(c.definition, field));
+    if (named.length === 0) return c;
+    const slots = slotsOf(this.prepare, c.definition.name, workspaceId);
+    const used = new Map(named.flatMap((field) => (slots.has(field) ? [[field, slots.get(field)!] as const] : [])));
+    return used.size === 0 ? c : { ...c, columns: c.columns.withSlots(used) };
+  }
+
+  private readonly prepare = (sql: string): Database.Statement<any[]> => this.statement(sql);
 
   async ping(): Promise<boolean> {
     if (this.closed) return false;
@@ -456,6 +509,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
     const json = JSON.stringify(document);
     const workspaceId = collection.definition.scope === 'workspace' ? (document.workspaceId as string) : null;
     this.statement(`INSERT INTO ${collection.columns.table} (id, workspace_id, doc) VALUES (?, ?, ?)`).run(document.id, workspaceId, json);
+    writeSideRows(this.prepare, collection, [document]);
     return json;
   }
 
@@ -478,22 +532,29 @@ export class SqliteStoreAdapter implements StoreAdapter {
         next += rows;
       }
     }
+    writeSideRows(this.prepare, collection, documents);
   }
 
   /** Read, change in JavaScript, write back: must run inside a transaction. */
   private updateRows(collection: SqliteCollection, where: Condition[], change: Change<unknown>, limit?: number): StoredRecord[] {
-    const { sql, params } = selectToSql({ where, ...(limit === undefined ? {} : { limit }) }, collection.columns, 'id, doc');
+    const { sql, params } = selectToSql(
+      { where, ...(limit === undefined ? {} : { limit }) },
+      this.withSlots(collection, { where }).columns,
+      'id, doc',
+    );
     const rows = this.statement(sql)
       .pluck(false)
       .all(...params) as Row[];
     const write = this.statement(`UPDATE ${collection.columns.table} SET doc = ?, workspace_id = ? WHERE id = ?`);
-    return rows.map((row) => {
+    const documents = rows.map((row) => {
       const document = parse(row.doc);
       applyChange(document, change);
       const workspaceId = collection.definition.scope === 'workspace' ? (document.workspaceId as string) : null;
       write.run(JSON.stringify(document), workspaceId, row.id);
       return document;
     });
+    writeSideRows(this.prepare, collection, documents);
+    return documents;
   }
 
   private deleteRows(collection: SqliteCollection, where: Condition[]): number {

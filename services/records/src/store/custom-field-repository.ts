@@ -39,10 +39,10 @@ export class CustomFieldRepository {
     return found ? definitionOf(found) : null;
   }
 
-  /** The definition, and the index its values are filtered and ordered by (shared by every workspace defining that key). */
+  /** The definition, and the index its values are filtered and ordered by. */
   async insert(workspaceId: string, definition: CustomFieldDefinition): Promise<void> {
     await this.in(workspaceId).insert(customFieldDefinitions, { ...definition, workspaceId });
-    if (isIndexed(definition)) await this.store.indexField(recordsOf(definition), valuePath(definition));
+    if (isIndexed(definition)) await this.store.indexField(recordsOf(definition), valuePath(definition), workspaceId);
   }
 
   async replace(workspaceId: string, definition: CustomFieldDefinition): Promise<void> {
@@ -66,17 +66,7 @@ export class CustomFieldRepository {
         ],
       },
     ]);
-    await this.dropUnusedIndex(definition);
-  }
-
-  /** The index of a key no workspace defines any more. */
-  private async dropUnusedIndex(definition: CustomFieldDefinition): Promise<void> {
-    const where: Condition[] = [
-      { field: 'kind', op: 'eq', value: definition.kind },
-      { field: 'key', op: 'eq', value: definition.key },
-    ];
-    const elsewhere = await this.store.findAcrossWorkspaces(customFieldDefinitions, { where, limit: 1 });
-    if (elsewhere.length === 0) await this.store.dropFieldIndex(recordsOf(definition), valuePath(definition));
+    await this.store.dropFieldIndex(records, path, workspaceId);
   }
 
   /** Which of `options` a record of the kind holds in the field (a select's value, or one of a multiselect's). */
