@@ -1,12 +1,10 @@
 /** POST /api/{kind}/batch/: the operations, what a record may be matched on, and the limits. */
-import { CUSTOM_FIELDS_PREFIX } from './custom-fields';
 export const BATCH_OPERATIONS = ['create', 'update', 'upsert'] as const;
 export type BatchOperation = (typeof BATCH_OPERATIONS)[number];
 
 /** Built-in match fields; a unique custom field is matched as `customFields.<key>`. */
 export const BATCH_MATCH_FIELDS = ['id', 'email', 'externalId'] as const;
 export type BatchMatchField = (typeof BATCH_MATCH_FIELDS)[number];
-export const CUSTOM_FIELD_MATCH_PREFIX = CUSTOM_FIELDS_PREFIX;
 
 /** The kinds whose records carry an email to match on. */
 export const EMAIL_MATCH_KINDS = ['contact', 'lead'] as const;

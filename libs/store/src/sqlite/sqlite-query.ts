@@ -227,18 +227,26 @@ export function selectToSql(query: Query, columns: SqliteColumns, select = 'doc'
 
 /**
  * A page whose conditions and order the side table answers (sqlite-dynamic-slots.ts): ordered and
- * cut among the side rows, so only the page's documents are read.
+ * cut among the side rows, so only the page's documents are read. `counted`: each row also holds
+ * the number of all matches, from the same pass (none when the page is empty).
  */
-function sideSelectToSql(query: Query, side: SqliteColumns, columns: SqliteColumns, select: string): SqlFragment {
+function sideSelectToSql(query: Query, side: SqliteColumns, columns: SqliteColumns, select: string, counted = false): SqlFragment {
   const where = whereToSql(query.where ?? [], side);
   const keys = orderKeys(query.sort ?? [], side);
-  const picked = keys.map((key, i) => `${key.expression} AS k${i}`).join(', ');
+  const picked = [...keys.map((key, i) => `${key.expression} AS k${i}`), ...(counted ? ['count(*) OVER () AS total'] : [])].join(', ');
   const order = keys.map((key) => `${key.expression} ${key.direction}`).join(', ');
   const page = `SELECT ${columns.sideRow} AS row, ${picked} FROM ${side.source} WHERE ${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`;
+  const outer = counted ? `${select}, page.total` : select;
   return {
-    sql: `SELECT ${select} FROM ${columns.table} JOIN (${page}) AS page ON ${columns.table}.rowid = page.row ORDER BY ${keys.map((key, i) => `page.k${i} ${key.direction}`).join(', ')}`,
+    sql: `SELECT ${outer} FROM ${columns.table} JOIN (${page}) AS page ON ${columns.table}.rowid = page.row ORDER BY ${keys.map((key, i) => `page.k${i} ${key.direction}`).join(', ')}`,
     params: [...where.params, query.limit ?? -1, query.offset ?? 0],
   };
+}
+
+/** The page's documents, each with the number of all matches, when the side table alone answers the query. */
+export function countedSideSelectToSql(query: Query, columns: SqliteColumns): SqlFragment | undefined {
+  const side = columns.sideOnly(query.where ?? [], query.sort ?? []);
+  return side ? sideSelectToSql(query, side, columns, 'doc', true) : undefined;
 }
 
 /** Whether a query searches text anywhere in its conditions (see SqliteStoreAdapter.find). */

@@ -24,6 +24,7 @@ import { INSERT_ROWS_PER_STATEMENT, insertRuns, insertValues } from './sqlite-in
 import {
   countSearchRowidsToSql,
   countToSql,
+  countedSideSelectToSql,
   matchingRowidsToSql,
   searchesText,
   selectAmongRowidsToSql,
@@ -362,6 +363,14 @@ export class SqliteStoreAdapter implements StoreAdapter {
             const items = query.limit === 0 ? [] : this.documents(page(query, JSON.stringify(rowids), c.columns));
             return { total: rowids.length, items };
           }
+          const counted = query.limit !== 0 ? countedSideSelectToSql(query, c.columns) : undefined;
+          if (counted) {
+            // One pass over the side rows orders the page and counts the matches.
+            const rows = this.statement(counted.sql)
+              .raw(true)
+              .all(...counted.params) as [string, number][];
+            if (rows.length > 0) return { total: rows[0]![1], items: rows.map(([doc]) => parse(doc)) };
+          }
           const [total] = this.firstColumn<number>(countToSql(where, c.columns));
           return { total: total ?? 0, items: this.documents(selectToSql(query, c.columns)) };
         }) as Page<StoredRecord>,
@@ -369,7 +378,11 @@ export class SqliteStoreAdapter implements StoreAdapter {
   }
 
   async insert(collection: CollectionDefinition<any>, document: StoredRecord): Promise<StoredRecord> {
-    return this.guard(collection, (c) => parse(this.insertRow(c, document)));
+    return this.guard(collection, (c) => {
+      // The document and its side row (sqlite-dynamic-slots.ts) in one commit.
+      if (hasDynamicFields(c.definition)) return parse(this.transaction(() => this.insertRow(c, document)));
+      return parse(this.insertRow(c, document));
+    });
   }
 
   async updateOne(collection: CollectionDefinition<any>, where: Condition[], change: Change<unknown>): Promise<StoredRecord | null> {

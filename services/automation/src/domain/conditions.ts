@@ -3,6 +3,7 @@
  * field's JSON value: strings compare case-insensitively for eq/neq/in/not_in/contains, numbers
  * and dates (ISO strings) order naturally for gt/gte/lt/lte; a missing or null field is empty.
  */
+import { CUSTOM_FIELDS_PREFIX } from '@crm/vocabulary';
 import type { Condition, JsonValue } from './model';
 
 function isEmpty(value: unknown): boolean {
@@ -42,9 +43,9 @@ function contains(actual: unknown, expected: JsonValue | undefined): boolean {
 /** A field's value; `customFields.<key>` reads the record's custom values. */
 function fieldValue(fields: Record<string, unknown>, field: string): unknown {
   if (Object.prototype.hasOwnProperty.call(fields, field)) return fields[field];
-  if (!field.startsWith('customFields.')) return undefined;
+  if (!field.startsWith(CUSTOM_FIELDS_PREFIX)) return undefined;
   const custom = fields.customFields;
-  return custom && typeof custom === 'object' ? (custom as Record<string, unknown>)[field.slice('customFields.'.length)] : undefined;
+  return custom && typeof custom === 'object' ? (custom as Record<string, unknown>)[field.slice(CUSTOM_FIELDS_PREFIX.length)] : undefined;
 }
 
 export function conditionHolds(condition: Condition, fields: Record<string, unknown>): boolean {

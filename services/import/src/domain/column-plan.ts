@@ -5,14 +5,8 @@
  */
 import { DomainError } from '@crm/observability';
 import { IMPORT_FIELDS, normaliseHeader, recogniseHeader, type ImportField } from './contact-fields';
-import {
-  CUSTOM_FIELD_PREFIX,
-  customTarget,
-  isCustomTarget,
-  NO_CUSTOM_FIELDS,
-  type CustomFieldCatalog,
-  type CustomFieldTarget,
-} from './custom-fields';
+import { CUSTOM_FIELDS_PREFIX } from '@crm/vocabulary';
+import { customTarget, isCustomTarget, NO_CUSTOM_FIELDS, type CustomFieldCatalog, type CustomFieldTarget } from './custom-fields';
 
 /** What a column fills: a built-in contact field or a custom field (`customFields.<key>`). */
 export type ColumnTarget = ImportField | CustomFieldTarget;
@@ -32,7 +26,7 @@ export interface ColumnPlan {
 
 const MAX_REPORTED_HEADER = 100;
 
-const MAPPINGS_HELP = `field_mappings must be a JSON object mapping CSV column headers to contact fields (${IMPORT_FIELDS.join(', ')}, or ${CUSTOM_FIELD_PREFIX}<key> for a custom field), e.g. {"E-mail 2": "email"}.`;
+const MAPPINGS_HELP = `field_mappings must be a JSON object mapping CSV column headers to contact fields (${IMPORT_FIELDS.join(', ')}, or ${CUSTOM_FIELDS_PREFIX}<key> for a custom field), e.g. {"E-mail 2": "email"}.`;
 
 /**
  * Reads the `field_mappings` form field; any problem is a 400 that says what is expected. A
@@ -56,8 +50,8 @@ export function parseFieldMappings(raw: string | undefined): FieldMappings {
     }
     if (typeof target !== 'string') throw DomainError.invalid(`field_mappings["${header}"] must be a field name. ${MAPPINGS_HELP}`);
     const trimmed = target.trim();
-    if (trimmed.toLowerCase().startsWith(CUSTOM_FIELD_PREFIX.toLowerCase())) {
-      const key = trimmed.slice(CUSTOM_FIELD_PREFIX.length).trim();
+    if (trimmed.toLowerCase().startsWith(CUSTOM_FIELDS_PREFIX.toLowerCase())) {
+      const key = trimmed.slice(CUSTOM_FIELDS_PREFIX.length).trim();
       if (key === '') throw notAField(header, target);
       mappings[header] = customTarget(key);
       continue;

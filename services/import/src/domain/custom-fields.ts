@@ -4,8 +4,7 @@
  * `customFields.<key>`. The import only places cell text; records reads each cell by the field's
  * type and reports a bad one as a row error (`customFields.<key>: …`).
  */
-
-export const CUSTOM_FIELD_PREFIX = 'customFields.';
+import { CUSTOM_FIELDS_PREFIX } from '@crm/vocabulary';
 
 /** A column target naming a custom field: `customFields.<key>`. */
 export type CustomFieldTarget = `customFields.${string}`;
@@ -16,16 +15,16 @@ export interface CustomFieldDefinition {
 }
 
 export function isCustomTarget(target: string): target is CustomFieldTarget {
-  return target.startsWith(CUSTOM_FIELD_PREFIX);
+  return target.startsWith(CUSTOM_FIELDS_PREFIX);
 }
 
 /** `customFields.age` → `age`. */
 export function customKey(target: CustomFieldTarget): string {
-  return target.slice(CUSTOM_FIELD_PREFIX.length);
+  return target.slice(CUSTOM_FIELDS_PREFIX.length);
 }
 
 export function customTarget(key: string): CustomFieldTarget {
-  return `${CUSTOM_FIELD_PREFIX}${key}`;
+  return `${CUSTOM_FIELDS_PREFIX}${key}`;
 }
 
 function folded(text: string): string {

@@ -15,7 +15,7 @@
  * takes the oldest contact or lead with it, as the import's duplicate check does.
  */
 import { DomainError, type FieldErrors } from '@crm/observability';
-import { CUSTOM_FIELD_MATCH_PREFIX, type BatchResultStatus } from '@crm/vocabulary';
+import { CUSTOM_FIELDS_PREFIX, type BatchResultStatus } from '@crm/vocabulary';
 import { batchPlan, matchFieldName, type BatchPlan, type BatchRecordKind, type UniqueCustomFields } from '../domain/batch-request';
 import type { DomainEvent } from '../domain/events';
 import type { KnownReferences } from '../domain/field-rules';
@@ -187,7 +187,7 @@ export class RecordBatches {
       }
       case 'customField': {
         // Integer fields hold numbers; the match values travel as text.
-        const field = `${CUSTOM_FIELD_MATCH_PREFIX}${plan.match.key}`;
+        const field = `${CUSTOM_FIELDS_PREFIX}${plan.match.key}`;
         const asNumbers = wanted.filter((v) => /^-?\d+$/.test(v)).map(Number);
         const found = await repo.recordsWhereIn(workspaceId, kind, field, wanted);
         if (asNumbers.length > 0) found.push(...(await repo.recordsWhereIn(workspaceId, kind, field, asNumbers as unknown as string[])));
@@ -287,5 +287,5 @@ function lostRace(error: unknown): boolean {
   if (isDuplicate(error) || isConflict(error)) return true;
   // The writer reads a clash on externalId or a unique custom field as the single write's 422; in a batch it is a lost race.
   if (!(error instanceof DomainError) || error.kind !== 'validation_failed' || !error.fields) return false;
-  return Object.keys(error.fields).some((field) => field === 'externalId' || field.startsWith(CUSTOM_FIELD_MATCH_PREFIX));
+  return Object.keys(error.fields).some((field) => field === 'externalId' || field.startsWith(CUSTOM_FIELDS_PREFIX));
 }

@@ -8,7 +8,7 @@ import {
   BATCH_LIMITS,
   BATCH_MATCH_FIELDS,
   BATCH_OPERATIONS,
-  CUSTOM_FIELD_MATCH_PREFIX,
+  CUSTOM_FIELDS_PREFIX,
   EMAIL_MATCH_KINDS,
   type BatchOperation,
 } from '@crm/vocabulary';
@@ -60,8 +60,8 @@ export function batchPlan(input: BatchRequestInput, uniqueCustomFields: UniqueCu
 
 /** The match key `matchOn` names, or why it names none. */
 function matchKeyOf(kind: BatchRecordKind, matchOn: string, uniqueCustomFields: UniqueCustomFields): MatchKey | string {
-  if (matchOn.startsWith(CUSTOM_FIELD_MATCH_PREFIX)) {
-    const key = matchOn.slice(CUSTOM_FIELD_MATCH_PREFIX.length);
+  if (matchOn.startsWith(CUSTOM_FIELDS_PREFIX)) {
+    const key = matchOn.slice(CUSTOM_FIELDS_PREFIX.length);
     if (uniqueCustomFields(kind).has(key)) return { field: 'customField', key };
     return `"${matchOn}" is not a unique custom field of ${kind}s.`;
   }
@@ -74,5 +74,5 @@ function matchKeyOf(kind: BatchRecordKind, matchOn: string, uniqueCustomFields: 
 
 /** The name of the match key in the API (`customFields.<key>` for a custom field): the field an error record is keyed on. */
 export function matchFieldName(match: MatchKey): string {
-  return match.field === 'customField' ? `${CUSTOM_FIELD_MATCH_PREFIX}${match.key}` : match.field;
+  return match.field === 'customField' ? `${CUSTOM_FIELDS_PREFIX}${match.key}` : match.field;
 }
