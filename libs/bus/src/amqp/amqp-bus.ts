@@ -39,6 +39,21 @@ import {
 } from './message-codec';
 import { DEFAULT_PREFETCH, declareBusTopology, declareWorkQueue, topologyNames, type TopologyNames } from './topology';
 
+export const START_TIMEOUT_MS = 30_000;
+
+/** `work`, or a rejection naming `what` once `ms` have passed. */
+async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms / 1000} s`)), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export interface AmqpBusOptions {
   url: string;
   /** Deletes every queue of this bus once unused that long (x-expires): for throwaway test topologies only. */
@@ -51,6 +66,11 @@ export interface AmqpBusOptions {
   stopGraceMs?: number;
   /** Connection retries at start before openBus gives up. Default 5 (about 8 s). */
   initialConnectRetries?: number;
+  /**
+   * How long the first connection, its topology and its consumers may take before the attempt
+   * fails (and openBusWhenReachable logs it and tries again). Default START_TIMEOUT_MS (30 s).
+   */
+  startTimeoutMs?: number;
   /** Waits between deliveries of a failing message. Default RETRY_BACKOFF_MS; tests shorten it. */
   retryBackoffMs?: readonly number[];
 }
@@ -203,9 +223,11 @@ export class AmqpBus implements MessageBus {
     connection.on('reconnect-failed', (err: Error) => this.logger.error({ err, broker }, 'gave up reconnecting to RabbitMQ'));
     connection.on('error', (err: Error) => this.logger.warn({ err, broker }, 'RabbitMQ connection error'));
     try {
-      await connection.waitForConnect();
+      // A broker that accepts the connection but never finishes its setup (seen once in CI, a
+      // start that logged nothing) fails this attempt instead of holding the start forever.
+      await withTimeout(connection.waitForConnect(), this.options.startTimeoutMs ?? START_TIMEOUT_MS, 'connection and set-up');
     } catch (err) {
-      await connection.close();
+      await withTimeout(connection.close(), 5_000, 'closing the connection').catch(() => undefined);
       throw new Error(`cannot reach RabbitMQ at ${broker}: ${(err as Error).message}`, { cause: err });
     }
   }
