@@ -17,6 +17,7 @@ import { recordsCollections } from './store/collections';
 import { ChangeFeedRepository } from './store/change-feed-repository';
 import { RecordsRepository } from './store/records-repository';
 import { recordsRetentionRules } from './store/retention-rules';
+import { CustomFieldRepository } from './store/custom-field-repository';
 
 export * from './config';
 
@@ -93,6 +94,11 @@ export async function startRecordsService(config: RecordsConfig, options: StartR
   // Not the broker: the outbox keeps writes' events until it is back, so records serves without it.
   await server.serveWhileReady([storeReadiness(store)]);
   retention.start();
+  // In the background: a start never waits on it, and a repeat finds nothing to do.
+  new CustomFieldRepository(store)
+    .indexEveryDefinition()
+    .then((seen) => logger.debug({ seen }, 'custom field indexes checked'))
+    .catch((err: unknown) => logger.warn({ err }, 'could not check the custom field indexes'));
   const [openStore, openBus, openRelay, openIntake] = [store, bus, relay, intakeConsumer!];
   return {
     port,

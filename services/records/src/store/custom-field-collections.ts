@@ -13,12 +13,7 @@ export const customFieldDefinitions = defineCollection<CustomFieldDocument>({
   name: 'custom_fields',
   scope: 'workspace',
   fields: { kind: 'string', key: 'string', createdAt: 'string' },
-  indexes: [
-    { fields: ['kind', 'key'], unique: true },
-    { fields: ['createdAt'] },
-    // Whether any workspace still defines a key (its index goes with the last one).
-    { fields: ['kind', 'key'], acrossWorkspaces: true },
-  ],
+  indexes: [{ fields: ['kind', 'key'], unique: true }, { fields: ['createdAt'] }],
 });
 
 export interface CustomFieldClaimDocument extends StoredDocument {

@@ -69,6 +69,31 @@ export class CustomFieldRepository {
     await this.store.dropFieldIndex(records, path, workspaceId);
   }
 
+  /**
+   * Makes sure every workspace's definitions have their index (idempotent): fields defined before
+   * the store kept custom values in slots are read from the records until this has run. Returns
+   * how many definitions it looked at.
+   */
+  async indexEveryDefinition(): Promise<number> {
+    let seen = 0;
+    let after = '';
+    for (;;) {
+      const where: Condition[] = after ? [{ field: 'id', op: 'gt', value: after }] : [];
+      const page = await this.store.findAcrossWorkspaces(customFieldDefinitions, {
+        where,
+        sort: [{ field: 'id', direction: 'asc' }],
+        limit: 500,
+      });
+      for (const document of page) {
+        const definition = definitionOf(document);
+        if (isIndexed(definition)) await this.store.indexField(recordsOf(definition), valuePath(definition), document.workspaceId);
+      }
+      seen += page.length;
+      if (page.length < 500) return seen;
+      after = page[page.length - 1]!.id;
+    }
+  }
+
   /** Which of `options` a record of the kind holds in the field (a select's value, or one of a multiselect's). */
   async optionsInUse(workspaceId: string, definition: CustomFieldDefinition, options: string[]): Promise<Set<string>> {
     const path = valuePath(definition);
