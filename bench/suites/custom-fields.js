@@ -135,6 +135,22 @@ module.exports = async function customFieldsSuite({ cluster, api, seconds, log }
     if (!measured[name] || result.requestsPerSecond > measured[name].requestsPerSecond) measured[name] = result;
   }
   const createCost = measured.createPlain.requestsPerSecond / Math.max(measured.createWithCustomFields.requestsPerSecond, 0.001);
+
+  // A neighbour: another workspace's first page of contacts, alone and while this workspace runs
+  // its counted custom-field query at the same connections (a tenant must not slow another).
+  const neighbour = await signUpUnlimited(cluster, api, 'custom-fields-neighbour');
+  const neighbourHeaders = { authorization: `Bearer ${neighbour.access}` };
+  for (let n = 0; n < 50; n++) {
+    await api('POST', '/api/contacts/', { firstName: 'Near', lastName: `Neighbour ${n}`, email: `near-${n}@example.com` }, neighbour.access);
+  }
+  const neighbourList = { url: `${gateway}/api/contacts/?limit=20`, headers: neighbourHeaders, connections: FEW_CONNECTIONS };
+  log(`neighbour alone: another workspace's GET /api/contacts/?limit=20, ${FEW_CONNECTIONS} connections, ${seconds} s`);
+  const neighbourAlone = await load({ ...neighbourList, seconds });
+  log(`neighbour beside the query: the same, while this workspace runs its query at ${FEW_CONNECTIONS} connections`);
+  const [neighbourBeside] = await Promise.all([
+    load({ ...neighbourList, seconds }),
+    load({ ...runs.query, headers, seconds, connections: FEW_CONNECTIONS }),
+  ]);
   return {
     name: `custom fields: ${CONTACTS} realistic contacts with ${FIELDS.length} custom fields, ${FEW_CONNECTIONS} connections`,
     // The headline: the query aim's 50 ms over its p99 (above 1 meets it).
@@ -143,6 +159,9 @@ module.exports = async function customFieldsSuite({ cluster, api, seconds, log }
       'query p99 under 50 ms (ratio above 1); exact filter p99 under 20 ms (exactAimRatio above 1); a create with 20 values at most 1.3x a plain one (createCost at most 1.3)',
     exactAimRatio: 20 / Math.max(measured.exactFilter.p99, 0.001),
     createCost,
+    // Another workspace's p99 beside this one's query over its p99 alone (1 is no harm).
+    neighbourSlowdown: neighbourBeside.p99 / Math.max(neighbourAlone.p99, 0.001),
+    neighbour: { alone: neighbourAlone, besideQuery: neighbourBeside },
     matches: { query: queried.count, exactFilter: exactAnswer.count },
     seedSeconds,
     baselines: { gatewayMeAtFourConnections: me },
