@@ -141,7 +141,12 @@ module.exports = async function customFieldsSuite({ cluster, api, seconds, log }
   const neighbour = await signUpUnlimited(cluster, api, 'custom-fields-neighbour');
   const neighbourHeaders = { authorization: `Bearer ${neighbour.access}` };
   for (let n = 0; n < 50; n++) {
-    await api('POST', '/api/contacts/', { firstName: 'Near', lastName: `Neighbour ${n}`, email: `near-${n}@example.com` }, neighbour.access);
+    await api(
+      'POST',
+      '/api/contacts/',
+      { firstName: 'Near', lastName: `Neighbour ${n}`, email: `near-${n}@example.com` },
+      neighbour.access,
+    );
   }
   const neighbourList = { url: `${gateway}/api/contacts/?limit=20`, headers: neighbourHeaders, connections: FEW_CONNECTIONS };
   log(`neighbour alone: another workspace's GET /api/contacts/?limit=20, ${FEW_CONNECTIONS} connections, ${seconds} s`);

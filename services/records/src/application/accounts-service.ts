@@ -38,7 +38,7 @@ export class AccountsService {
     const changes = writer.changes();
     const events = stageCreate(writer, changes, caller, 'account', account, now);
     await writer.write(caller, changes, events);
-    return (await this.context.views.accounts(caller.workspaceId, [account], true))[0]!;
+    return (await this.context.views.accounts(caller.workspaceId, [account], true, references.customFields))[0]!;
   }
 
   async get(caller: Caller, id: string): Promise<AccountView> {
@@ -56,7 +56,7 @@ export class AccountsService {
     const changes = writer.changes();
     const { after, events } = stageUpdate(writer, changes, caller, 'account', current, fields, now, input.expectedVersion);
     await writer.conditional(input.expectedVersion, () => writer.write(caller, changes, events));
-    return (await this.context.views.accounts(caller.workspaceId, [after], true))[0]!;
+    return (await this.context.views.accounts(caller.workspaceId, [after], true, references.customFields))[0]!;
   }
 
   /** The account's contacts and opportunities stay, unlinked, in the same commit. */

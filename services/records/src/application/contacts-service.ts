@@ -40,7 +40,7 @@ export class ContactsService {
     const changes = writer.changes();
     const events = stageCreate(writer, changes, caller, 'contact', contact, now);
     await writer.write(caller, changes, events);
-    return (await this.context.views.contacts(caller.workspaceId, [contact], true))[0]!;
+    return (await this.context.views.contacts(caller.workspaceId, [contact], true, references.customFields))[0]!;
   }
 
   async get(caller: Caller, id: string): Promise<ContactView> {
@@ -58,7 +58,7 @@ export class ContactsService {
     const changes = writer.changes();
     const { after, events } = stageUpdate(writer, changes, caller, 'contact', current, fields, now, input.expectedVersion);
     await writer.conditional(input.expectedVersion, () => writer.write(caller, changes, events));
-    return (await this.context.views.contacts(caller.workspaceId, [after], true))[0]!;
+    return (await this.context.views.contacts(caller.workspaceId, [after], true, references.customFields))[0]!;
   }
 
   /** The contact goes with its notes and tasks, and leaves the opportunities it was on. */

@@ -52,7 +52,7 @@ export class LeadsService {
     const changes = writer.changes();
     const events = stageCreate(writer, changes, caller, 'lead', lead, now);
     await writer.write(caller, changes, events);
-    return (await this.context.views.leads(caller.workspaceId, [lead], true))[0]!;
+    return (await this.context.views.leads(caller.workspaceId, [lead], true, references.customFields))[0]!;
   }
 
   async get(caller: Caller, id: string): Promise<LeadView> {
@@ -77,7 +77,7 @@ export class LeadsService {
         if (isConflict(error) && attempt < CONFLICT_RETRIES) continue;
         throw error;
       }
-      return (await this.context.views.leads(caller.workspaceId, [after], true))[0]!;
+      return (await this.context.views.leads(caller.workspaceId, [after], true, references.customFields))[0]!;
     }
   }
 

@@ -43,7 +43,7 @@ export class OpportunitiesService {
     const changes = writer.changes();
     const events = stageCreate(writer, changes, caller, 'opportunity', opportunity, now);
     await writer.write(caller, changes, events);
-    return (await this.context.views.opportunities(caller.workspaceId, [opportunity], true))[0]!;
+    return (await this.context.views.opportunities(caller.workspaceId, [opportunity], true, references.customFields))[0]!;
   }
 
   async get(caller: Caller, id: string): Promise<OpportunityView> {
@@ -68,7 +68,7 @@ export class OpportunitiesService {
         if (isConflict(error) && attempt < CONFLICT_RETRIES) continue;
         throw error;
       }
-      return (await this.context.views.opportunities(caller.workspaceId, [after], true))[0]!;
+      return (await this.context.views.opportunities(caller.workspaceId, [after], true, references.customFields))[0]!;
     }
   }
 

@@ -88,10 +88,13 @@ export class RecordAggregates {
     const fields = await fieldResolver(this.context, caller.workspaceId, type);
     const spec = parseAggregate(input.groupBy, input.metrics, fields);
     const filter = listFilter(type, filters);
-    const { filter: tree } = await listCriteria(this.context, caller.workspaceId, type, {
-      filter: filters.filter,
-      customFieldEquals: filters.customFieldEquals,
-    });
+    const { filter: tree } = await listCriteria(
+      this.context,
+      caller.workspaceId,
+      type,
+      { filter: filters.filter, customFieldEquals: filters.customFieldEquals },
+      fields,
+    );
     const criteria = { filter: tree, search: searchFor(filters.search) };
     const result = await this.context.repo.aggregateRecords(caller.workspaceId, type, filter, criteria, spec);
     return aggregateView(spec, result);

@@ -57,9 +57,11 @@ export async function listCriteria(
   workspaceId: string,
   kind: FilterRecordKind,
   input: { filter?: string; customFieldEquals?: string; ordering?: string },
+  /** The kind's fields when the caller has read them already. */
+  known?: FieldResolver,
 ): Promise<ListCriteria> {
   const needsResolver = Boolean(input.filter?.trim() || input.customFieldEquals?.trim() || isLanguageOrdering(input.ordering));
-  const fields = needsResolver ? await fieldResolver(context, workspaceId, kind) : builtInFields(kind);
+  const fields = known ?? (needsResolver ? await fieldResolver(context, workspaceId, kind) : builtInFields(kind));
   const tree = parseFilterJson(input.filter, fields);
   const equals = customEqualsFilter(input.customFieldEquals, fields);
   const filter = tree && equals ? { and: [tree, equals] } : (tree ?? equals);

@@ -1,5 +1,5 @@
 /** Builds the views of records: names of the linked account and owner, and an account's counts. */
-import type { CustomFieldValues } from '@crm/vocabulary';
+import type { CustomFieldDefinition, CustomFieldValues } from '@crm/vocabulary';
 import { answerValues } from '../domain/custom-field-values';
 import type { AccountDocument, ContactDocument, LeadDocument, OpportunityDocument, RecordType } from '../domain/model';
 import type { CustomFieldRepository } from '../store/custom-field-repository';
@@ -15,19 +15,25 @@ export class RecordViews {
     private readonly customFields: CustomFieldRepository,
   ) {}
 
-  /** Each record's custom values as answers carry them: one entry per field the kind defines now. */
+  /** Each record's custom values as answers carry them: one entry per field the kind defines now (`known`: the definitions the caller already read). */
   private async withCustomFields<T extends { customFields?: CustomFieldValues }>(
     workspaceId: string,
     kind: RecordType,
     items: T[],
+    known?: readonly CustomFieldDefinition[],
   ): Promise<T[]> {
     if (items.length === 0) return items;
-    const definitions = await this.customFields.definitions(workspaceId, kind);
+    const definitions = known ?? (await this.customFields.definitions(workspaceId, kind));
     return items.map((item) => ({ ...item, customFields: answerValues(item.customFields, definitions) as CustomFieldValues }));
   }
 
-  async contacts(workspaceId: string, documents: ContactDocument[], withOwner: boolean): Promise<ContactView[]> {
-    const items = await this.withCustomFields(workspaceId, 'contact', documents);
+  async contacts(
+    workspaceId: string,
+    documents: ContactDocument[],
+    withOwner: boolean,
+    definitions?: readonly CustomFieldDefinition[],
+  ): Promise<ContactView[]> {
+    const items = await this.withCustomFields(workspaceId, 'contact', documents, definitions);
     const [names, owners] = await Promise.all([
       this.accountNames(
         workspaceId,
@@ -46,8 +52,13 @@ export class RecordViews {
     }));
   }
 
-  async leads(workspaceId: string, documents: LeadDocument[], withOwner: boolean): Promise<LeadView[]> {
-    const items = await this.withCustomFields(workspaceId, 'lead', documents);
+  async leads(
+    workspaceId: string,
+    documents: LeadDocument[],
+    withOwner: boolean,
+    definitions?: readonly CustomFieldDefinition[],
+  ): Promise<LeadView[]> {
+    const items = await this.withCustomFields(workspaceId, 'lead', documents, definitions);
     const owners = await this.userNames(
       workspaceId,
       items.map((l) => l.assignedTo),
@@ -56,8 +67,13 @@ export class RecordViews {
     return items.map((l) => ({ ...l, assignedToName: (l.assignedTo && owners.get(l.assignedTo)) || '' }));
   }
 
-  async accounts(workspaceId: string, documents: AccountDocument[], withOwner: boolean): Promise<AccountView[]> {
-    const items = await this.withCustomFields(workspaceId, 'account', documents);
+  async accounts(
+    workspaceId: string,
+    documents: AccountDocument[],
+    withOwner: boolean,
+    definitions?: readonly CustomFieldDefinition[],
+  ): Promise<AccountView[]> {
+    const items = await this.withCustomFields(workspaceId, 'account', documents, definitions);
     const owners = await this.userNames(
       workspaceId,
       items.map((a) => a.assignedTo),
@@ -81,8 +97,13 @@ export class RecordViews {
     );
   }
 
-  async opportunities(workspaceId: string, documents: OpportunityDocument[], withOwner: boolean): Promise<OpportunityView[]> {
-    const items = await this.withCustomFields(workspaceId, 'opportunity', documents);
+  async opportunities(
+    workspaceId: string,
+    documents: OpportunityDocument[],
+    withOwner: boolean,
+    definitions?: readonly CustomFieldDefinition[],
+  ): Promise<OpportunityView[]> {
+    const items = await this.withCustomFields(workspaceId, 'opportunity', documents, definitions);
     const [names, owners] = await Promise.all([
       this.accountNames(
         workspaceId,

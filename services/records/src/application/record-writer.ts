@@ -14,7 +14,7 @@ import { staleVersion } from '../domain/record-version';
 import type { OutboxDocument } from '../store/collections';
 import { RecordChanges } from '../store/record-changes';
 import type { RecordsRepository } from '../store/records-repository';
-import { CustomFieldRepository } from '../store/custom-field-repository';
+import type { CustomFieldRepository } from '../store/custom-field-repository';
 import { CUSTOM_FIELDS_PREFIX } from '@crm/vocabulary';
 import type { SuppressionList } from './suppression-list';
 import type { Caller } from './views';
@@ -32,6 +32,7 @@ export class RecordWriter {
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly suppressions: SuppressionList,
+    private readonly customFields: CustomFieldRepository,
   ) {}
 
   /** A new, empty commit. */
@@ -124,7 +125,7 @@ export class RecordWriter {
 
   /** The 422 for a commit that claimed a unique custom value another record holds (or the store's error, when none is held). */
   private async uniqueValueTaken(workspaceId: string, changes: RecordChanges, error: unknown): Promise<unknown> {
-    const holders = await new CustomFieldRepository(this.repo.store).claimHolders(
+    const holders = await this.customFields.claimHolders(
       workspaceId,
       changes.claimed.map((claim) => claim.id),
     );

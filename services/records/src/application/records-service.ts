@@ -83,7 +83,7 @@ export class RecordsService {
       customFields,
       users: deps.users,
       suppressions,
-      writer: new RecordWriter(deps.repository, deps.relay, clock, ids, suppressions),
+      writer: new RecordWriter(deps.repository, deps.relay, clock, ids, suppressions, customFields),
       views: new RecordViews(deps.repository, deps.users, customFields),
       clock,
       ids,
