@@ -252,6 +252,25 @@ describe('values on records', () => {
     ).toBe(201);
   });
 
+  it('keeps a unique value held through a merge: the survivor takes a merged record’s value and holds it', async () => {
+    const code = `M-${unique()}`;
+    const survivor = await createContact(w);
+    const merged = await createContact(w, { customFields: { code } });
+    const answer = await w.api.post(`/api/contacts/${survivor.id}/merge/`, { mergeIds: [merged.id] });
+    expect(answer.status).toBe(200);
+    expect(answer.body.customFields.code).toBe(code);
+    const clash = await w.api.post('/api/contacts/', {
+      firstName: 'After',
+      email: `after-${unique()}@example.com`,
+      customFields: { code },
+    });
+    expect(clash.status).toBe(422);
+    expect(Object.keys(clash.body)).toEqual(['customFields.code']);
+    // The survivor lets it go like any holder.
+    expect((await w.api.patch(`/api/contacts/${survivor.id}/`, { customFields: { code: null } })).status).toBe(200);
+    expect((await createContact(w, { customFields: { code } })).customFields.code).toBe(code);
+  });
+
   it('lets a batch upsert match on a unique custom field', async () => {
     const code = `B-${unique()}`;
     const batch = (extra: Record<string, unknown>) =>

@@ -57,6 +57,8 @@ export class RecordMerges {
     const changes = writer.changes();
     for (const record of merged) changes.delete(type, record.id, versionOf(record));
     changes.update(type, id, fields, { expectedVersion: versionOf(survivor) });
+    // After the merged records' claims are released: the survivor may take one's unique value.
+    if ('uniqueClaims' in fields) changes.claims(type, id, after.uniqueClaims ?? [], survivor.uniqueClaims ?? [], ws);
     changes.moveToSurvivor(type, mergedIds, id);
     if (type === 'contact') await this.moveOpportunityContacts(ws, changes, mergedIds, id);
     writer.activity(changes, caller, 'merged', type, id, now, mergedIds);
