@@ -10,7 +10,6 @@ export default tseslint.config(
       '.cluster/**',
       'data/**',
       'libs/grpc/src/generated/**',
-      'tests/support/generated/**',
       'clients/typescript/src/generated/**',
     ],
   },

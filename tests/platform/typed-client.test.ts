@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import createClient from 'openapi-fetch';
 import type { ApiClient } from '../support/api-client';
 import { startTestCluster, type TestCluster } from '../support/cluster';
-import type { paths } from '../support/generated/crm-api';
+import type { paths } from '../../clients/typescript/src/generated/crm-api';
 
 let t: TestCluster;
 
