@@ -5,65 +5,32 @@
  * stops part-way finds the job again next time. Every `intervalMs`, the replica holding the lease
  * erases at most `batchSize` jobs, so a pass is bounded however much is due.
  */
-import type { Logger } from '@crm/observability';
 import { isoDaysBefore } from '@crm/store';
 import type { FileStorage } from '../store/file-storage';
 import type { ImportJobRepository } from '../store/import-job-repository';
+import { LeasedSweep, type LeasedSweepDeps } from './leased-sweep';
 
-/** One replica at a time (a StoreLease). */
-export interface SweepLease {
-  acquire(now: number): Promise<boolean>;
-  release(): Promise<void>;
-}
-
-export interface ImportRetentionDeps {
+export interface ImportRetentionDeps extends LeasedSweepDeps {
   repo: ImportJobRepository;
   files: FileStorage;
-  lease: SweepLease;
-  logger: Logger;
   retentionDays: number;
-  intervalMs: number;
   batchSize: number;
 }
 
-export class ImportRetention {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private stopped = false;
-
-  constructor(private readonly deps: ImportRetentionDeps) {}
-
-  start(): void {
-    this.timer = setInterval(() => {
-      if (!this.running) this.running = this.sweep().finally(() => (this.running = undefined));
-    }, this.deps.intervalMs);
-    this.timer.unref();
+export class ImportRetention extends LeasedSweep {
+  constructor(private readonly deps: ImportRetentionDeps) {
+    super(deps, 'import retention', 'ended jobs');
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
-    await this.deps.lease.release().catch(() => undefined);
-  }
-
-  /** One pass; how many jobs went (0 too when another replica holds the lease). */
-  async sweep(now = Date.now()): Promise<number> {
-    const { repo, files, lease, logger } = this.deps;
+  protected async pass(now: number): Promise<number> {
+    const { repo, files } = this.deps;
     let erased = 0;
-    if (this.stopped) return erased;
-    try {
-      if (!(await lease.acquire(now))) return erased;
-      for (const job of await repo.endedBefore(isoDaysBefore(now, this.deps.retentionDays), this.deps.batchSize)) {
-        if (this.stopped) break;
-        // Usually gone when the job ended; a removal that failed then is retried here.
-        await files.remove(job.fileId);
-        await repo.erase(job.workspaceId, job.id);
-        erased += 1;
-      }
-      if (erased > 0) logger.info({ erased }, 'import retention: deleted ended jobs past their retention');
-    } catch (error) {
-      logger.warn({ err: error }, 'import retention sweep failed; will retry');
+    for (const job of await repo.endedBefore(isoDaysBefore(now, this.deps.retentionDays), this.deps.batchSize)) {
+      if (this.isStopped()) break;
+      // Usually gone when the job ended; a removal that failed then is retried here.
+      await files.remove(job.fileId);
+      await repo.erase(job.workspaceId, job.id);
+      erased += 1;
     }
     return erased;
   }
