@@ -7,6 +7,7 @@
  */
 import type { Logger } from '@crm/observability';
 import type { CollectionDefinition, Condition, DocumentStore } from '../port';
+import { LeasedSweep } from './leased-sweep';
 import { StoreLease } from './store-lease';
 
 export interface RetentionRule {
@@ -28,50 +29,29 @@ export function isoDaysBefore(now: number, days: number): string {
   return new Date(now - days * DAY_MS).toISOString();
 }
 
-export class RetentionSweeper {
-  private readonly lease: StoreLease;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private stopped = false;
-
+export class RetentionSweeper extends LeasedSweep<Record<string, number>> {
   constructor(
     private readonly store: DocumentStore,
     private readonly rules: RetentionRule[],
     private readonly logger: Logger,
     private readonly options: RetentionSweeperOptions,
   ) {
-    this.lease = new StoreLease(store, 'retention', options.intervalMs * 3);
+    super(
+      { lease: new StoreLease(store, 'retention', options.intervalMs * 3), logger, intervalMs: options.intervalMs },
+      'retention',
+      () => ({}),
+    );
   }
 
-  start(): void {
-    this.timer = setInterval(() => {
-      if (!this.running) this.running = this.sweep().finally(() => (this.running = undefined));
-    }, this.options.intervalMs);
-    this.timer.unref();
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
-    await this.lease.release().catch(() => undefined);
-  }
-
-  /** One pass; how many documents each collection lost (empty when another replica holds the lease). */
-  async sweep(now = Date.now()): Promise<Record<string, number>> {
+  /** How many documents each collection lost. */
+  protected async pass(now: number): Promise<Record<string, number>> {
     const deleted: Record<string, number> = {};
-    if (this.stopped) return deleted;
-    try {
-      if (!(await this.lease.acquire(now))) return deleted;
-      for (const rule of this.rules) {
-        if (this.stopped) break;
-        const count = await this.store.purge(rule.collection, rule.expired(now), this.options.batchSize);
-        deleted[rule.collection.name] = (deleted[rule.collection.name] ?? 0) + count;
-      }
-      if (Object.values(deleted).some((n) => n > 0)) this.logger.info({ deleted }, 'retention: deleted documents past their retention');
-    } catch (error) {
-      this.logger.warn({ err: error }, 'retention sweep failed; will retry');
+    for (const rule of this.rules) {
+      if (this.isStopped()) break;
+      const count = await this.store.purge(rule.collection, rule.expired(now), this.options.batchSize);
+      deleted[rule.collection.name] = (deleted[rule.collection.name] ?? 0) + count;
     }
+    if (Object.values(deleted).some((n) => n > 0)) this.logger.info({ deleted }, 'retention: deleted documents past their retention');
     return deleted;
   }
 }

@@ -10,7 +10,7 @@
  */
 import { newMessage } from '@crm/bus';
 import type { Logger } from '@crm/observability';
-import { StoreLease, type Condition, type DocumentStore } from '@crm/store';
+import { LeasedSweep, StoreLease, type Condition, type DocumentStore } from '@crm/store';
 import { enrollments } from '../store/collections';
 import { STEP_DUE_TYPE, type StepDuePayload } from './messages';
 import type { RunEvents } from './run-events';
@@ -29,11 +29,8 @@ export interface SweeperOptions {
   batchSize?: number;
 }
 
-export class Sweeper {
+export class Sweeper extends LeasedSweep<number> {
   private readonly lease: StoreLease;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private stopped = false;
 
   constructor(
     private readonly store: DocumentStore,
@@ -41,22 +38,9 @@ export class Sweeper {
     private readonly logger: Logger,
     private readonly options: SweeperOptions,
   ) {
-    this.lease = new StoreLease(store, 'step-sweeper', options.intervalMs * 3);
-  }
-
-  start(): void {
-    this.timer = setInterval(() => {
-      if (!this.running) this.running = this.sweep().finally(() => (this.running = undefined));
-    }, this.options.intervalMs);
-    this.timer.unref();
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
-    // Hand the lease back so another worker takes over at its next tick.
-    await this.lease.release().catch(() => undefined);
+    const lease = new StoreLease(store, 'step-sweeper', options.intervalMs * 3);
+    super({ lease, logger, intervalMs: options.intervalMs }, 'automation', () => 0);
+    this.lease = lease;
   }
 
   /** Takes or renews the lease; true when this worker may sweep now. */
@@ -92,50 +76,43 @@ export class Sweeper {
     return [...new Set(found)].map((id) => ({ id }));
   }
 
-  /** One pass; returns how many steps it re-published. */
-  async sweep(): Promise<number> {
-    if (this.stopped) return 0;
+  /** One pass; returns how many steps, run announcements and webhook retries it re-published. */
+  protected async pass(now: number): Promise<number> {
     let published = 0;
-    try {
-      if (!(await this.acquireLease())) return 0;
-      const now = Date.now();
-      for (const workspace of await this.workspacesWithWork(now)) {
-        if (this.stopped) break;
-        const overdue = await this.store.forWorkspace(workspace.id).find(enrollments, {
-          where: this.overdueSteps(now),
-          sort: [{ field: 'dueAt', direction: 'asc' }],
-          limit: this.options.batchSize ?? 500,
-        });
-        for (const enrollment of overdue) {
-          await this.dispatcher.dispatch(
-            newMessage<StepDuePayload>(
-              STEP_DUE_TYPE,
-              {
-                workspaceId: enrollment.workspaceId,
-                executionLogId: enrollment.id,
-                stepIndex: enrollment.stepIndex,
-                dueAt: enrollment.dueAt ?? now,
-              },
-              { correlationId: enrollment.correlationId },
-            ),
-          );
+    for (const workspace of await this.workspacesWithWork(now)) {
+      if (this.isStopped()) break;
+      const overdue = await this.store.forWorkspace(workspace.id).find(enrollments, {
+        where: this.overdueSteps(now),
+        sort: [{ field: 'dueAt', direction: 'asc' }],
+        limit: this.options.batchSize ?? 500,
+      });
+      for (const enrollment of overdue) {
+        await this.dispatcher.dispatch(
+          newMessage<StepDuePayload>(
+            STEP_DUE_TYPE,
+            {
+              workspaceId: enrollment.workspaceId,
+              executionLogId: enrollment.id,
+              stepIndex: enrollment.stepIndex,
+              dueAt: enrollment.dueAt ?? now,
+            },
+            { correlationId: enrollment.correlationId },
+          ),
+        );
+        published += 1;
+      }
+      const { runEvents } = this.options;
+      // A run whose failure was written but not announced (a worker stopped between the two).
+      if (runEvents)
+        for (const run of await runEvents.unannounced(this.store, workspace.id, this.options.batchSize ?? 500)) {
+          if (run.completedAt && Date.parse(run.completedAt) > now - this.options.graceMs) continue;
+          await runEvents.failed(run, this.store);
           published += 1;
         }
-        const { runEvents } = this.options;
-        // A run whose failure was written but not announced (a worker stopped between the two).
-        if (runEvents)
-          for (const run of await runEvents.unannounced(this.store, workspace.id, this.options.batchSize ?? 500)) {
-            if (run.completedAt && Date.parse(run.completedAt) > now - this.options.graceMs) continue;
-            await runEvents.failed(run, this.store);
-            published += 1;
-          }
-        const { webhookRetries } = this.options;
-        if (webhookRetries) published += await webhookRetries.recover(workspace.id, now, this.options.batchSize ?? 500);
-      }
-      if (published > 0) this.logger.info({ published }, 're-published overdue automation steps, run announcements and webhook retries');
-    } catch (error) {
-      this.logger.warn({ err: error }, 'automation sweep failed; will retry');
+      const { webhookRetries } = this.options;
+      if (webhookRetries) published += await webhookRetries.recover(workspace.id, now, this.options.batchSize ?? 500);
     }
+    if (published > 0) this.logger.info({ published }, 're-published overdue automation steps, run announcements and webhook retries');
     return published;
   }
 }

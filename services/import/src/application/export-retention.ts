@@ -3,9 +3,8 @@
  * `intervalMs`, the replica holding the lease erases at most `batchSize` of them, so a pass is
  * bounded however much is due. A deleted export answers 404, download included.
  */
-import { isoDaysBefore } from '@crm/store';
+import { isoDaysBefore, LeasedSweep, type LeasedSweepDeps } from '@crm/store';
 import type { ExportJobRepository } from '../store/export-job-repository';
-import { LeasedSweep, type LeasedSweepDeps } from './leased-sweep';
 
 export interface ExportRetentionDeps extends LeasedSweepDeps {
   repo: ExportJobRepository;
@@ -13,9 +12,9 @@ export interface ExportRetentionDeps extends LeasedSweepDeps {
   batchSize: number;
 }
 
-export class ExportRetention extends LeasedSweep {
+export class ExportRetention extends LeasedSweep<number> {
   constructor(private readonly deps: ExportRetentionDeps) {
-    super(deps, 'export retention', 'exports');
+    super(deps, 'export retention', () => 0);
   }
 
   protected async pass(now: number): Promise<number> {
@@ -26,6 +25,7 @@ export class ExportRetention extends LeasedSweep {
       await repo.erase(job.workspaceId, job.id);
       erased += 1;
     }
+    if (erased > 0) this.deps.logger.info({ erased }, 'export retention: deleted exports past their retention');
     return erased;
   }
 }

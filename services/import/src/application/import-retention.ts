@@ -5,10 +5,9 @@
  * stops part-way finds the job again next time. Every `intervalMs`, the replica holding the lease
  * erases at most `batchSize` jobs, so a pass is bounded however much is due.
  */
-import { isoDaysBefore } from '@crm/store';
+import { isoDaysBefore, LeasedSweep, type LeasedSweepDeps } from '@crm/store';
 import type { FileStorage } from '../store/file-storage';
 import type { ImportJobRepository } from '../store/import-job-repository';
-import { LeasedSweep, type LeasedSweepDeps } from './leased-sweep';
 
 export interface ImportRetentionDeps extends LeasedSweepDeps {
   repo: ImportJobRepository;
@@ -17,9 +16,9 @@ export interface ImportRetentionDeps extends LeasedSweepDeps {
   batchSize: number;
 }
 
-export class ImportRetention extends LeasedSweep {
+export class ImportRetention extends LeasedSweep<number> {
   constructor(private readonly deps: ImportRetentionDeps) {
-    super(deps, 'import retention', 'ended jobs');
+    super(deps, 'import retention', () => 0);
   }
 
   protected async pass(now: number): Promise<number> {
@@ -32,6 +31,7 @@ export class ImportRetention extends LeasedSweep {
       await repo.erase(job.workspaceId, job.id);
       erased += 1;
     }
+    if (erased > 0) this.deps.logger.info({ erased }, 'import retention: deleted ended jobs past their retention');
     return erased;
   }
 }
