@@ -457,6 +457,8 @@ export class SqliteStoreAdapter implements StoreAdapter {
    */
   async indexField(definition: CollectionDefinition<any>, field: string, workspaceId: string): Promise<void> {
     this.guard(definition, (collection) => {
+      // Records asks again for every definition at each start: a held slot costs one read, no write.
+      if (slotsOf(this.prepare, definition.name, workspaceId).has(field)) return;
       this.transaction(() => assignSlot(this.db, this.prepare, collection, workspaceId, field));
       // Makes the planner read the new index's statistics.
       this.db.exec('ANALYZE sqlite_schema');
