@@ -1,6 +1,6 @@
 // What the bench suites share: a JSON client for a cluster's gateway, a workspace whose rate limit
 // stays out of the way, a warning when a cluster process died during a run, and the run's internal
-// certificates for calling services directly as one of its identities.
+// certificates for calling services directly as one of its identities, and a CSV import's upload.
 'use strict';
 const { execFile } = require('node:child_process');
 const path = require('node:path');
@@ -74,4 +74,19 @@ function internalTls(cluster, identity) {
   return loadInternalTls(cluster.internalTlsDirs[identity]);
 }
 
-module.exports = { gatewayApi, internalTls, signUpUnlimited, warnAboutDeadProcesses };
+/** Uploads `csv` (a Buffer) as an async contact import of `token`'s workspace; resolves to the accepted job (202). */
+async function startImport(base, agent, token, csv) {
+  const boundary = `----crm-bench-${Date.now()}`;
+  const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.csv"\r\nContent-Type: text/csv\r\n\r\n`;
+  const res = await request(`${base}/api/crm/contacts/import/start/`, {
+    method: 'POST',
+    dispatcher: agent,
+    headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+    body: Buffer.concat([Buffer.from(head), csv, Buffer.from(`\r\n--${boundary}--\r\n`)]),
+  });
+  const accepted = JSON.parse(await res.body.text());
+  if (res.statusCode !== 202) throw new Error(`upload refused: ${res.statusCode} ${JSON.stringify(accepted)}`);
+  return accepted;
+}
+
+module.exports = { gatewayApi, internalTls, signUpUnlimited, startImport, warnAboutDeadProcesses };

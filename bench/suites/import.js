@@ -10,7 +10,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { Readable } = require('node:stream');
 const { Agent, request } = require('undici');
-const { internalTls, signUpUnlimited } = require('../support');
+const { internalTls, signUpUnlimited, startImport } = require('../support');
 const { clusterPids, cpuWindow } = require('../cpu-time');
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -109,15 +109,6 @@ function importPids(cluster) {
   return pids;
 }
 
-function multipart(buffer, filename) {
-  const boundary = `----crm-bench-${Date.now()}`;
-  const head = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: text/csv\r\n\r\n`,
-  );
-  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-  return { body: Buffer.concat([head, buffer, tail]), contentType: `multipart/form-data; boundary=${boundary}` };
-}
-
 async function recordsBatchMs(cluster, signup) {
   const { GrpcClient } = require(path.join(ROOT, 'libs/grpc/dist'));
   const recordsPort = cluster.processes.get('records').env.GRPC_PORT;
@@ -169,18 +160,10 @@ module.exports = async function importSuite({ cluster, api, log }) {
     return JSON.parse(await res.body.text());
   };
   try {
-    const { body, contentType } = multipart(csv, 'bench.csv');
     const cpu = cpuWindow(importPids(cluster));
     const started = process.hrtime.bigint();
     const ms = () => Number(process.hrtime.bigint() - started) / 1e6;
-    const res = await request(`${base}/api/crm/contacts/import/start/`, {
-      method: 'POST',
-      dispatcher: agent,
-      headers: { authorization: `Bearer ${token}`, 'content-type': contentType },
-      body,
-    });
-    const accepted = JSON.parse(await res.body.text());
-    if (res.statusCode !== 202) throw new Error(`upload refused: ${res.statusCode} ${JSON.stringify(accepted)}`);
+    const accepted = await startImport(base, agent, token, csv);
     const uploadMs = ms();
     let firstRowCountedMs;
     let allRowsSplitMs;

@@ -105,7 +105,7 @@ it('backs a failing chunk off, dead-letters it after its budget, counts and list
   expect(retries.map((line) => line.retryInMs)).toEqual([1000, 5000, expect.any(Number)]);
   const failures = [
     ...logged('chunk failed; it will be retried'),
-    ...logged('chunk failed on its last attempt and its batch could not be looked up'),
+    ...logged('chunk failed on its last attempt and a batch of it could not be looked up'),
   ];
   const gaps = failures.slice(1).map((line, i) => line.at - failures[i]!.at);
   expect(gaps).toHaveLength(3);

@@ -25,7 +25,7 @@ export const importConfigSchema = z
     CRM_DATA_DIR: z.string().min(1).default('./data'),
     AMQP_URL: env.url(['amqp', 'amqps']),
     RECORDS_GRPC_ADDR: env.grpcAddress('127.0.0.1:50052'),
-    /** Rows per chunk message (and per records BatchCreateContacts call). */
+    /** Rows per chunk message (records gets them in batches of RECORDS_BATCH_ROWS, contact-batch.ts). */
     CHUNK_ROWS: z.coerce.number().int().min(1).max(5000).default(500),
     /** Chunks a worker handles at once. */
     WORKER_PREFETCH: z.coerce.number().int().min(1).max(100).default(4),

@@ -1,7 +1,8 @@
 /**
  * The worker's job: one chunk of rows → contacts, through the records service's idempotent batch
- * create (key `${jobUid}:${chunkIndex}`, so a redelivered chunk creates nothing twice), then the
- * job's counters move by the chunk's result exactly once (see ImportJobRepository.applyChunkResult).
+ * create, in batches of RECORDS_BATCH_ROWS sent in order (key `${jobUid}:${chunkIndex}:${batch}`, so
+ * a redelivered chunk creates nothing twice), then the job's counters move by the chunk's result
+ * exactly once (see ImportJobRepository.applyChunkResult).
  * A chunk is claimed first, which only succeeds while the job is processing: after a cancel, no
  * chunk that was not already being imported is.
  */
@@ -14,7 +15,7 @@ import type { ChunkResult, ImportJobDocument } from '../domain/import-job';
 import type { FileStorage } from '../store/file-storage';
 import type { ImportJobRepository } from '../store/import-job-repository';
 import { chunkPayload, chunkRows } from './chunk-payload';
-import { batchKey, BatchNeverCreated, createContactBatch, recallContactBatch } from './contact-batch';
+import { batchKey, batchSlices, BatchNeverCreated, createContactBatch, recallContactBatch } from './contact-batch';
 import { sortRows } from './contact-rows';
 import type { ImportEvents } from './import-events';
 import type { ReceivedChunkPayload } from './import-messages';
@@ -57,14 +58,10 @@ export class ChunkImporter {
         await repo.expectProgressBy(payload.workspaceId, payload.jobUid, Date.now() + info.retryInMs);
         throw error;
       }
-      if (!(error instanceof BatchNeverCreated)) {
-        // Records cannot say whether the batch exists: dead-letter the chunk rather than report
-        // rows that may exist as not imported; the sweeper sends the job's missing chunks again.
-        log.error({ err: error }, 'chunk failed on its last attempt and its batch could not be looked up');
-        throw error;
-      }
-      log.error({ err: error }, 'chunk failed on its last attempt and its batch was never created; its rows are reported as errors');
-      result = failedRows(rows, 'the contacts service could not be reached in the time allowed');
+      // Records cannot say whether a batch exists: dead-letter the chunk rather than report rows
+      // that may exist as not imported; the sweeper sends the job's missing chunks again.
+      log.error({ err: error }, 'chunk failed on its last attempt and a batch of it could not be looked up');
+      throw error;
     }
     await repo.applyChunkResult(payload.workspaceId, payload.jobUid, payload.index, result);
     await this.finishIfDone(payload.workspaceId, payload.jobUid);
@@ -83,8 +80,10 @@ export class ChunkImporter {
     const payload = chunkPayload(job.id, job.workspaceId!, chunk);
     if ((await this.deps.repo.claimChunk(payload.workspaceId, payload.jobUid, payload.index)) === 'leave') return;
     const context = { workspaceId: payload.workspaceId, actorId: job.actorId, actorKind: job.actorKind, requestId: job.id };
-    const stored = await recallContactBatch(this.deps.records, batchKey(job.id, chunk.index), context);
-    // An earlier attempt created the batch: count what it created instead of writing its rows off.
+    // Batches go in order, so an earlier attempt that created any created the first: count what
+    // it created instead of writing its rows off.
+    const first = batchSlices(sortRows(chunkRows(payload)).toCreate).length > 0;
+    const stored = first ? await recallContactBatch(this.deps.records, batchKey(job.id, chunk.index, 0), context) : 'never created';
     if (typeof stored === 'object') return this.handle(payload, LAST_ATTEMPT);
     this.deps.logger.error({ jobUid: job.id, chunk: chunk.index }, 'chunk given up; its rows are reported as errors');
     await this.deps.repo.applyChunkResult(payload.workspaceId, payload.jobUid, payload.index, failedRows(chunk.rows, reason));
@@ -132,26 +131,39 @@ export class ChunkImporter {
     const { errors, duplicates, toCreate } = sortRows(rows);
     const cellsOf = (row: number) => cells.get(row) ?? [];
     let successCount = 0;
-    if (toCreate.length > 0) {
+    const slices = batchSlices(toCreate);
+    for (const [slice, batch] of slices.entries()) {
       let answer: recordsV1.BatchCreateContactsResponse;
       try {
         answer = await createContactBatch(
           this.deps.records,
-          { idempotencyKey: batchKey(job.id, payload.index), rows: toCreate, sourceUid: job.sourceUid ?? '', importJobId: job.id },
+          { idempotencyKey: batchKey(job.id, payload.index, slice), rows: batch, sourceUid: job.sourceUid ?? '', importJobId: job.id },
           { workspaceId: payload.workspaceId, actorId: job.actorId, actorKind: job.actorKind, requestId: job.id },
           lastAttempt,
         );
       } catch (error) {
         if (isDomainError(error) && PERMANENT.has(error.kind)) {
           const reason = error.kind === 'not_found' && job.sourceUid ? 'the source chosen for this import no longer exists' : error.message;
-          for (const row of toCreate) errors.push({ row: row.row, message: `Not imported: ${reason}`, cells: cellsOf(row.row) });
-          return counted({ successCount: 0, errors, duplicates });
+          for (const row of batch) errors.push({ row: row.row, message: `Not imported: ${reason}`, cells: cellsOf(row.row) });
+          continue;
         }
-        throw error;
+        if (!(error instanceof BatchNeverCreated)) throw error;
+        // This batch was never created, so no attempt reached the ones after it: none of them exists.
+        this.deps.logger.error(
+          { err: error, jobUid: job.id, chunk: payload.index, batch: slice },
+          'chunk failed on its last attempt and a batch of it was never created; its rows and the rest of the chunk are reported as errors',
+        );
+        for (const row of slices.slice(slice).flat())
+          errors.push({
+            row: row.row,
+            message: 'Not imported: the contacts service could not be reached in the time allowed.',
+            cells: cellsOf(row.row),
+          });
+        break;
       }
       const answered = new Set<number>();
       for (const created of answer.created) answered.add(created.row);
-      successCount = answer.created.length;
+      successCount += answer.created.length;
       for (const duplicate of answer.duplicates) {
         answered.add(duplicate.row);
         duplicates.push({
@@ -167,7 +179,7 @@ export class ChunkImporter {
         errors.push({ row: error.row, message: recordsProblem(error.message), cells: cellsOf(error.row) });
       }
       // Every row is accounted for, whatever records answered.
-      for (const row of toCreate)
+      for (const row of batch)
         if (!answered.has(row.row))
           errors.push({
             row: row.row,

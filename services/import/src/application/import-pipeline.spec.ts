@@ -13,6 +13,7 @@ import { activeJobs, importChunks, importCollections, importJobs } from '../stor
 import { ImportJobRepository } from '../store/import-job-repository';
 import { MemoryFiles } from '../testing/memory-files';
 import { ChunkImporter } from './chunk-importer';
+import { RECORDS_BATCH_ROWS } from './contact-batch';
 import { chunkPayload } from './chunk-payload';
 import { CHUNK_MESSAGE, chunkQueue, SPLIT_MESSAGE, splitQueue, type ChunkPayload, type ReceivedChunkPayload } from './import-messages';
 import { JobSplitter } from './job-splitter';
@@ -28,6 +29,11 @@ class FakeRecords implements RecordsClient {
   readonly answers = new Map<string, unknown>();
   calls = 0;
   failNext = 0;
+  /** Every BatchCreateContacts call from this one on fails (1-based; a replay is a call too). */
+  failFromCall = Infinity;
+  /** These BatchCreateContacts calls fail (1-based). */
+  failOnCalls = new Set<number>();
+  readonly keys: string[] = [];
   /** Batches that are created but whose answer never arrives (a timeout after the commit). */
   loseNext = 0;
   /** The workspace's contact custom fields (ListCustomFields), and the rows of every batch sent. */
@@ -47,6 +53,8 @@ class FakeRecords implements RecordsClient {
     }
     if (method !== 'BatchCreateContacts') throw new Error(method);
     this.calls += 1;
+    this.keys.push(request.idempotencyKey);
+    if (this.calls >= this.failFromCall || this.failOnCalls.has(this.calls)) throw new DomainError('unavailable', 'records unavailable');
     if (this.failNext > 0) {
       this.failNext -= 1;
       throw new DomainError('unavailable', 'records unavailable');
@@ -288,6 +296,43 @@ describe('import pipeline', () => {
     const job = await settled(uid);
     expect(records.calls).toBeGreaterThan(2);
     expect(job).toMatchObject({ status: 'complete', successCount: 2, errorCount: 0 });
+  });
+
+  describe(`a chunk of more than ${RECORDS_BATCH_ROWS} rows (records takes it in batches, issue 36 item 8)`, () => {
+    const ROWS = 2 * RECORDS_BATCH_ROWS + 100;
+    const csv = ['Email,First Name', ...Array.from({ length: ROWS }, (_, i) => `p${i}@x.io,P${i}`)].join('\n');
+    beforeEach(() => {
+      splitter = new JobSplitter({ repo, files, bus, importer, records, logger, chunkRows: ROWS });
+    });
+
+    it('sends its rows as batches in order, each under its own key, and a redelivery replays the ones created', async () => {
+      await consumeAll();
+      // The second batch fails once; the redelivery replays the first and creates the others.
+      records.failOnCalls = new Set([2]);
+      const uid = await newJob(csv);
+      await bus.publish(newMessage(SPLIT_MESSAGE, { jobUid: uid, workspaceId: WS }, { correlationId: uid }));
+      const job = await settled(uid);
+      expect(records.keys).toEqual([`${uid}:0:0`, `${uid}:0:1`, `${uid}:0:0`, `${uid}:0:1`, `${uid}:0:2`]);
+      expect(job).toMatchObject({ status: 'complete', totalRows: ROWS, successCount: ROWS, errorCount: 0, duplicateCount: 0 });
+      expect(records.contacts.size).toBe(ROWS);
+      expect(records.sentRows.map((row) => row.row)).toEqual(Array.from({ length: ROWS }, (_, i) => i + 1));
+    });
+
+    it('on its last attempt counts the batches created and writes off only the rows of the batches never created', async () => {
+      await consumeAll();
+      records.failFromCall = 2;
+      const uid = await newJob(csv);
+      await bus.publish(newMessage(SPLIT_MESSAGE, { jobUid: uid, workspaceId: WS }, { correlationId: uid }));
+      const job = await settled(uid);
+      expect(job).toMatchObject({
+        status: 'complete',
+        totalRows: ROWS,
+        successCount: RECORDS_BATCH_ROWS,
+        errorCount: ROWS - RECORDS_BATCH_ROWS,
+      });
+      expect(records.contacts.size).toBe(RECORDS_BATCH_ROWS);
+      expect(job.errors![0]!.message).toMatch(/^Not imported: the contacts service could not be reached/);
+    });
   });
 
   it('fails a job whose file has no email column, with the reason', async () => {

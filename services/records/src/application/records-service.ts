@@ -13,6 +13,7 @@ import type { UserDirectory } from '../read-models/user-directory';
 import type { BatchResultDocument } from '../store/collections';
 import type { ListResult, RecordsRepository } from '../store/records-repository';
 import { AccountsService, type AccountFilters } from './accounts-service';
+import { BulkLane } from './bulk-lane';
 import { ContactBatches, type BatchCreateInput, type BatchCreateResult } from './contact-batches';
 import { ContactsService, type ContactFilters } from './contacts-service';
 import { LeadsService, type ConversionResult, type LeadFilters } from './leads-service';
@@ -59,6 +60,8 @@ export interface RecordsServiceDeps {
 export class RecordsService {
   private readonly contacts: ContactsService;
   private readonly batches: ContactBatches;
+  /** Batch creates and batch writes, one at a time after the interactive calls waiting (bulk-lane.ts). */
+  private readonly bulk = new BulkLane();
   private readonly leads: LeadsService;
   private readonly accounts: AccountsService;
   private readonly opportunities: OpportunitiesService;
@@ -146,7 +149,7 @@ export class RecordsService {
   }
   /** POST /api/{kind}/batch/: creates, updates or upserts of one kind, each as a single write would, in one commit. */
   batchWriteRecords(caller: Caller, input: BatchWriteInput): Promise<BatchWriteResult> {
-    return this.recordBatches.write(caller, input);
+    return this.bulk.run(() => this.recordBatches.write(caller, input));
   }
   listContacts(caller: Caller, filters: ContactFilters): Promise<ListResult<ContactView>> {
     return this.contacts.list(caller, filters);
@@ -154,8 +157,9 @@ export class RecordsService {
   listAccountContacts(caller: Caller, accountId: string, paging: Paging = {}): Promise<ListResult<ContactView>> {
     return this.contacts.listOfAccount(caller, accountId, paging);
   }
+  /** The import's batches: bulk work, so in the bulk lane behind interactive calls. */
   batchCreateContacts(caller: Caller, input: BatchCreateInput): Promise<BatchCreateResult> {
-    return this.batches.create(caller, input);
+    return this.bulk.run(() => this.batches.create(caller, input));
   }
   contactBatch(caller: Caller, idempotencyKey: string): Promise<BatchResultDocument['result']> {
     return this.batches.get(caller, idempotencyKey);

@@ -1,0 +1,68 @@
+import { BulkLane, TURNS_BETWEEN_BULK_CALLS } from './bulk-lane';
+
+/** Work that needs `turns` turns of the event loop, as a gRPC call does between its read and its answer. */
+function turnsOfWork(turns: number, log: string[], name: string): Promise<void> {
+  return new Promise((resolve) => {
+    const step = (left: number) =>
+      setImmediate(() => {
+        if (left > 1) return step(left - 1);
+        log.push(name);
+        resolve();
+      });
+    step(turns);
+  });
+}
+
+describe('BulkLane', () => {
+  it('runs one bulk call at a time, in the order they came', async () => {
+    const lane = new BulkLane();
+    const log: string[] = [];
+    let inside = 0;
+    const bulk = (name: string) =>
+      lane.run(async () => {
+        inside += 1;
+        expect(inside).toBe(1);
+        log.push(`${name} start`);
+        await new Promise((r) => setImmediate(r));
+        log.push(`${name} end`);
+        inside -= 1;
+        return name;
+      });
+    await expect(Promise.all([bulk('a'), bulk('b'), bulk('c')])).resolves.toEqual(['a', 'b', 'c']);
+    expect(log).toEqual(['a start', 'a end', 'b start', 'b end', 'c start', 'c end']);
+  });
+
+  it('lets a call that needs several turns, arriving during a bulk call, finish before the next bulk call starts', async () => {
+    const lane = new BulkLane();
+    const log: string[] = [];
+    const first = lane.run(async () => {
+      log.push('bulk 1');
+    });
+    const second = lane.run(async () => {
+      log.push('bulk 2');
+    });
+    // Arrives while bulk 1 waits for its turn: the lane hands on only after TURNS_BETWEEN_BULK_CALLS turns.
+    const interactive = turnsOfWork(TURNS_BETWEEN_BULK_CALLS - 1, log, 'interactive');
+    await Promise.all([first, second, interactive]);
+    expect(log).toEqual(['interactive', 'bulk 1', 'bulk 2']);
+
+    const log2: string[] = [];
+    const third = lane.run(async () => {
+      log2.push('bulk 3');
+      // An interactive call arrives during bulk 3; bulk 4 is already waiting.
+      void turnsOfWork(TURNS_BETWEEN_BULK_CALLS - 1, log2, 'interactive');
+    });
+    const fourth = lane.run(async () => {
+      log2.push('bulk 4');
+    });
+    await Promise.all([third, fourth]);
+    expect(log2).toEqual(['bulk 3', 'interactive', 'bulk 4']);
+  });
+
+  it('frees the lane when a bulk call fails', async () => {
+    const lane = new BulkLane();
+    await expect(lane.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    await expect(lane.run(async () => 'next')).resolves.toBe('next');
+    expect(lane.queued).toBe(0);
+  });
+});
