@@ -1,4 +1,4 @@
-import { activities, leads } from '../store/collections';
+import { activities, contacts, leads } from '../store/collections';
 import { callerIn, eventually, recordsHarness, type Harness } from '../testing/records-factory';
 
 const A = callerIn('ws_a');
@@ -54,6 +54,43 @@ describe('batch writes', () => {
     const answers = await Promise.all([write(), write(), write()]);
     expect(answers.flatMap((a) => a.results).filter((r) => r.status === 'created')).toHaveLength(emails.length);
     expect(await h.store.forWorkspace('ws_a').count(leads, [])).toBe(emails.length);
+  });
+
+  it('fails only the records whose unique custom value another record holds or an earlier record of the batch claims', async () => {
+    await h.service.customFieldDefinitions.create(A, { body: { kind: 'contact', key: 'code', label: 'Code', type: 'text', unique: true } });
+    const holder = await h.service.createContact(A, {
+      body: { firstName: 'Holder', lastName: 'H', email: 'holder@x.io', customFields: { code: 'C1' } },
+    });
+    let n = 0;
+    const contact = (code: string) => ({
+      id: '',
+      body: { firstName: 'Bo', lastName: 'B', email: `bo${(n += 1)}@x.io`, customFields: { code } },
+    });
+    const batch = (atomic: boolean) =>
+      h.service.batchWriteRecords(A, {
+        kind: 'contact',
+        operation: 'create',
+        matchOn: '',
+        atomic,
+        records: [contact('C1'), contact('C2'), contact('C2')],
+      });
+
+    const atomic = await batch(true);
+    expect(atomic.rolledBack).toBe(true);
+    expect(atomic.results.map((r) => r.status)).toEqual(['error', 'skipped', 'error']);
+
+    const answer = await batch(false);
+    expect(answer.rolledBack).toBe(false);
+    expect(answer.results.map((r) => [r.status, r.errors])).toEqual([
+      ['error', { 'customFields.code': ['Another record of this kind in the workspace has this value.'] }],
+      ['created', null],
+      ['error', { 'customFields.code': ['Another record of this batch has the same customFields.code; send it once.'] }],
+    ]);
+    const stored = await h.store.forWorkspace('ws_a').find(contacts, {});
+    expect(stored.map((c) => [c.id === holder.id, c.customFields?.code]).sort()).toEqual([
+      [false, 'C2'],
+      [true, 'C1'],
+    ]);
   });
 
   it('writes nothing of an atomic batch with an error', async () => {

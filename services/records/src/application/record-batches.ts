@@ -20,9 +20,10 @@ import { batchPlan, matchFieldName, type BatchPlan, type BatchRecordKind, type U
 import type { DomainEvent } from '../domain/events';
 import type { KnownReferences } from '../domain/field-rules';
 import { versionOf } from '../domain/record-version';
-import { isConflict, isDuplicate } from './record-writer';
+import { isConflict, isDuplicate, UNIQUE_VALUE_TAKEN } from './record-writer';
 import { changesAnything, RECORD_WRITES, stageCreate, stageUpdate, type KindWrites, type WritableDocuments } from './record-writes';
 import { referencesOfAll, type RecordsContext } from './records-context';
+import type { RecordChanges } from '../store/record-changes';
 import type { Caller, WriteInput } from './views';
 
 export interface BatchRecordInput extends WriteInput {
@@ -52,6 +53,15 @@ export interface BatchWriteResult {
 }
 
 type AnyDocument = WritableDocuments[BatchRecordKind];
+
+/** A record staged on its own changes, waiting for its unique custom values to be checked. */
+interface Staged {
+  index: number;
+  own: RecordChanges;
+  status: BatchResultStatus;
+  id: string;
+  events: DomainEvent[];
+}
 
 /** Matches of one batch against the workspace; each lost race adds one, so this is many racing batches on the same values. */
 const MAX_ATTEMPTS = 8;
@@ -103,6 +113,7 @@ export class RecordBatches {
     const changes = writer.changes();
     const events: DomainEvent[] = [];
     const claimedExternalIds = new Set<string>();
+    const staged: Staged[] = [];
     input.records.forEach((record, index) => {
       if (results[index]!.errors) return;
       const value = matchValues[index];
@@ -118,17 +129,45 @@ export class RecordBatches {
         const field = matchFieldName(plan.match!);
         return fail(index, { [field]: [`No ${input.kind} of the workspace has this ${field}.`] });
       }
+      // Each record on its own changes, kept below once its unique custom values are known to be free.
+      const own = writer.changes();
       try {
-        const staged = target
-          ? this.stageChange(caller, changes, input.kind, target, { ...record, references }, now)
-          : this.stageNew(caller, changes, input.kind, plan, { ...record, references }, now);
-        results[index] = { index, status: staged.status, id: staged.id, errors: null };
-        events.push(...staged.events);
+        const done = target
+          ? this.stageChange(caller, own, input.kind, target, { ...record, references }, now)
+          : this.stageNew(caller, own, input.kind, plan, { ...record, references }, now);
+        staged.push({ index, own, ...done });
       } catch (error) {
         if (!(error instanceof DomainError) || error.kind !== 'validation_failed' || !error.fields) throw error;
         fail(index, error.fields);
       }
     });
+
+    // A unique custom value another record holds (or an earlier record of the batch claims) fails
+    // only its record, as a taken externalId does: the commit would otherwise fail the whole batch.
+    const holders = await this.context.customFields.claimHolders(
+      caller.workspaceId,
+      staged.flatMap((s) => s.own.claimed.map((claim) => claim.id)),
+    );
+    const claimedValues = new Set<string>();
+    for (const { index, own, status, id, events: recordEvents } of staged) {
+      const clashes = own.claimed.filter((claim) => claimedValues.has(claim.id) || (holders.get(claim.id) ?? id) !== id);
+      if (clashes.length > 0) {
+        fail(
+          index,
+          Object.fromEntries(
+            clashes.map((claim) => {
+              const field = `${CUSTOM_FIELDS_PREFIX}${claim.key}`;
+              return [field, [claimedValues.has(claim.id) ? SAME_IN_BATCH(field) : UNIQUE_VALUE_TAKEN]];
+            }),
+          ),
+        );
+        continue;
+      }
+      for (const claim of own.claimed) claimedValues.add(claim.id);
+      changes.append(own);
+      results[index] = { index, status, id, errors: null };
+      events.push(...recordEvents);
+    }
 
     if (plan.atomic && results.some((r) => r.status === 'error')) return { results: skipWritten(results), rolledBack: true };
     if (changes.ops.length > 0) await writer.write(caller, changes.groupedByCollection(), events);

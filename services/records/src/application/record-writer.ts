@@ -25,6 +25,9 @@ export interface EventRelay {
   poke(workspaceId: string): void;
 }
 
+/** A unique custom value another record of the kind holds (a single write's 422, a batch record's error). */
+export const UNIQUE_VALUE_TAKEN = 'Another record of this kind in the workspace has this value.';
+
 export class RecordWriter {
   constructor(
     private readonly repo: RecordsRepository,
@@ -131,11 +134,7 @@ export class RecordWriter {
     );
     const taken = changes.claimed.filter((claim) => holders.has(claim.id));
     if (taken.length === 0) return error;
-    return DomainError.validation(
-      Object.fromEntries(
-        taken.map((claim) => [`${CUSTOM_FIELDS_PREFIX}${claim.key}`, ['Another record of this kind in the workspace has this value.']]),
-      ),
-    );
+    return DomainError.validation(Object.fromEntries(taken.map((claim) => [`${CUSTOM_FIELDS_PREFIX}${claim.key}`, [UNIQUE_VALUE_TAKEN]])));
   }
 
   /** A write under If-Match: a conflict in its commit means the version moved on since it was read. */

@@ -57,6 +57,14 @@ export class RecordChanges {
     return this;
   }
 
+  /** Another set's writes after these (a batch's records, each staged on its own and kept if its checks pass); before any event. */
+  append(other: RecordChanges): this {
+    if (other.hasEvents) throw new Error('append takes writes without events: events are added by the writer, last');
+    this.ops.push(...other.ops);
+    this.claimed.push(...other.claimed);
+    return this;
+  }
+
   insert<T extends RecordType>(type: T, document: RecordDocuments[T]): this {
     this.ops.push({ kind: 'insert', collection: RECORD_COLLECTIONS[type], document: { ...document } });
     return this;
