@@ -104,6 +104,13 @@ describe('custom fields in the CSV import', () => {
       'sync-di@example.com,Di,38,green,South',
       'sync-ed@example.com,Ed,abc,,',
     ].join('\n');
+    // A dry run answers what the real run will (the bad cell a row error), and creates nothing.
+    const dry = await importNow(csv, { field_mappings: '{"Area": "customFields.region"}' }, true);
+    expect(dry.status).toBe(200);
+    expect(dry.body).toMatchObject({ dryRun: true, created: [{ email: 'sync-di@example.com' }], duplicates: [] });
+    expect(dry.body.errors).toEqual([{ row: 2, message: expect.stringMatching(/customFields\.shoeSize/) }]);
+    expect((await t.api.get('/api/contacts/?search=sync-di%40example.com', { token: owner.access })).body.count).toBe(0);
+
     const response = await importNow(csv, { field_mappings: '{"Area": "customFields.region"}' });
     expect(response.status).toBe(200);
     expect(response.body.created).toHaveLength(1);

@@ -279,6 +279,8 @@ export interface BatchCreateContactsRequest {
   sourceUid: string;
   /** Optional: the import job's uid, stamped on the created contacts so that a later batch of the same job can tell that a duplicate is an earlier row of the same file (`same_import`). */
   importJobId: string;
+  /** What the batch would do, checked exactly as a real run (values, duplicates, suppression, unique values), without writing anything or storing an answer under the key: created rows have no contact_id. The synchronous import's dry run. */
+  dryRun: boolean;
 }
 
 export interface CreatedContactRow {

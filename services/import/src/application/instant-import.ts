@@ -1,12 +1,11 @@
 /**
  * The synchronous import (POST /api/contacts/import/): one small file read at once — CSV, vCard,
  * business-card photo or PDF — its rows checked by the asynchronous import's rules, and its
- * contacts created in one records batch, or, in a dry run, looked up and answered without creating.
+ * contacts created in one records batch, or, in a dry run, checked by records as that batch and not created.
  */
 import { randomUUID } from 'node:crypto';
 import type { CallerContext, importV1, recordsV1 } from '@crm/grpc';
 import { DomainError, isDomainError } from '@crm/observability';
-import { MAX_SEARCH_LENGTH, PAGING } from '@crm/vocabulary';
 import { mapsCustomFields, parseFieldMappings, resolveCustomTargets } from '../domain/column-plan';
 import { contactFileKind, INSTANT_IMPORT_LIMITS } from '../domain/contact-file-kind';
 import { sortRows, type SortedRows } from './contact-rows';
@@ -16,8 +15,6 @@ import { readContactCustomFields } from './custom-field-definitions';
 import type { RecordsClient } from './ports';
 
 const RECORDS_TIMEOUT_MS = 30_000;
-/** Dry-run email look-ups in flight at once. */
-const LOOKUPS_AT_ONCE = 8;
 
 export interface InstantImportRequest {
   filename: string;
@@ -65,8 +62,7 @@ export async function importContactsNow(
     errors: sorted.errors.map(({ row, message }) => ({ row, message })),
     duplicates: sorted.duplicates.map(({ row, email }) => ({ row, email, existingContactId: '' })),
   };
-  if (request.dryRun) await answerDryRun(deps.records, caller, request.sourceUid, sorted, answer);
-  else if (sorted.toCreate.length > 0) await createContacts(deps.records, caller, request.sourceUid, sorted, answer);
+  if (sorted.toCreate.length > 0) await createContacts(deps.records, caller, request.sourceUid, sorted, answer, request.dryRun);
   else if (request.sourceUid) await checkSource(deps.records, caller, request.sourceUid);
   answer.errors.sort((a, b) => a.row - b.row);
   answer.duplicates.sort((a, b) => a.row - b.row);
@@ -109,7 +105,9 @@ async function createContacts(
   sourceUid: string | null,
   sorted: SortedRows,
   answer: Answer,
+  dryRun: boolean,
 ): Promise<void> {
+  // A dry run is the same call, which records checks exactly as a real one and does not write.
   // Records answers by row number, and every contact of an image or a PDF is on row 1: the batch
   // numbers its rows 1..n and the answer is mapped back to the file's rows.
   const sent = sorted.toCreate.map((row, index) => ({ ...row, row: index + 1 }));
@@ -118,7 +116,7 @@ async function createContacts(
   try {
     result = await records.call(
       'BatchCreateContacts',
-      { idempotencyKey: `instant:${randomUUID()}`, rows: sent, sourceUid: sourceUid ?? '' },
+      { idempotencyKey: `instant:${randomUUID()}`, rows: sent, sourceUid: sourceUid ?? '', dryRun },
       caller,
       { timeoutMs: RECORDS_TIMEOUT_MS },
     );
@@ -135,34 +133,4 @@ async function createContacts(
     });
   }
   for (const error of result.errors) answer.errors.push({ row: fileRow(error.row), message: recordsProblem(error.message) });
-}
-
-/** What a batch create would do: rows whose email a contact of the workspace has are duplicates. */
-async function answerDryRun(
-  records: RecordsClient,
-  caller: Partial<CallerContext>,
-  sourceUid: string | null,
-  sorted: SortedRows,
-  answer: Answer,
-): Promise<void> {
-  if (sourceUid) await checkSource(records, caller, sourceUid);
-  const pending = [...sorted.toCreate];
-  const existing = new Map<string, string>();
-  const lookUp = async () => {
-    for (let row = pending.shift(); row; row = pending.shift()) {
-      // Records takes searches of at most MAX_SEARCH_LENGTH characters; an email may be longer.
-      const search = row.email.slice(0, MAX_SEARCH_LENGTH);
-      const { contacts } = await records.call('ListContacts', { search, limit: PAGING.maxLimit }, caller, {
-        timeoutMs: RECORDS_TIMEOUT_MS,
-      });
-      const match = contacts.find((contact) => emailKey(contact.email ?? '') === emailKey(row.email));
-      if (match) existing.set(row.email, match.id);
-    }
-  };
-  await Promise.all(Array.from({ length: LOOKUPS_AT_ONCE }, lookUp));
-  for (const row of sorted.toCreate) {
-    const existingContactId = existing.get(row.email);
-    if (existingContactId) answer.duplicates.push({ row: row.row, email: row.email, existingContactId });
-    else answer.created.push({ ...row, contactId: '' });
-  }
 }

@@ -34,6 +34,8 @@ export interface BatchCreateInput {
   rows: ContactRowInput[];
   sourceUid?: string;
   importJobId?: string;
+  /** Checked as a real run, nothing written or stored: created rows have no contact id. */
+  dryRun?: boolean;
 }
 
 export type BatchCreateResult = BatchResultDocument['result'] & { replayed: boolean };
@@ -55,6 +57,10 @@ export class ContactBatches {
     if (!input.idempotencyKey) throw DomainError.invalid('idempotency_key is required.');
     const batchId = batchIdOf(caller.workspaceId, input.idempotencyKey);
     let sourceName: string | null = null;
+    if (input.dryRun) {
+      if (input.sourceUid) sourceName = (await found(repo.source(caller.workspaceId, input.sourceUid))).name;
+      return this.createOnce(caller, input, batchId, sourceName);
+    }
     for (let attempt = 1; ; attempt++) {
       const stored = await repo.batchResult(caller.workspaceId, batchId);
       if (stored) return { ...stored.result, replayed: true };
@@ -114,6 +120,7 @@ export class ContactBatches {
         createdContacts.push(contact);
       }
     }
+    if (input.dryRun) return { ...result, created: result.created.map(({ row }) => ({ row, contactId: '' })), replayed: false };
     // Each contact keeps its own `created` activity (the audit log outlives the contact and is
     // listed and swept by its own rows); written after the contacts, the inserts of each
     // collection are consecutive and go to the store as multi-row statements.

@@ -355,6 +355,27 @@ describe('records service', () => {
       expect(next.duplicates).toEqual([{ row: 5, email: 'one@x.io', existingContactId: first.created[0]!.contactId, sameImport: true }]);
     });
 
+    it('answers a dry run as the batch would be, without writing it or keeping the answer under its key', async () => {
+      const existing = await contact(A, { email: 'Dup@Example.com' });
+      const rows = [
+        { row: 1, body: { firstName: 'One', email: 'one@x.io' } },
+        { row: 2, body: { firstName: 'Two', email: 'dup@example.com' } },
+        { row: 3, body: { firstName: 'Three', email: 'nope' } },
+      ];
+      const dry = await h.service.batchCreateContacts(A, { idempotencyKey: 'dry', rows, dryRun: true });
+      expect(dry).toEqual({
+        created: [{ row: 1, contactId: '' }],
+        duplicates: [{ row: 2, email: 'dup@example.com', existingContactId: existing.id, sameImport: false }],
+        errors: [{ row: 3, message: 'email: Enter a valid email address.' }],
+        replayed: false,
+      });
+      expect((await h.service.listContacts(A, {})).total).toBe(1);
+      await expect(h.service.contactBatch(A, 'dry')).rejects.toMatchObject({ kind: 'not_found' });
+      const real = await h.service.batchCreateContacts(A, { idempotencyKey: 'dry', rows });
+      expect(real.replayed).toBe(false);
+      expect(real.created).toEqual([{ row: 1, contactId: expect.stringMatching(/^cnt_/) }]);
+    });
+
     it('answers what a batch created by its key, in its workspace only, and not_found for a key never committed', async () => {
       const rows = [{ row: 7, body: { firstName: 'Seven', email: 'seven@x.io' } }];
       const created = await h.service.batchCreateContacts(A, { idempotencyKey: 'job-9:0', rows });

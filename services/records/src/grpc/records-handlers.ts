@@ -136,6 +136,7 @@ export function recordsHandlers(service: RecordsService, feed: ChangeFeed): Serv
         idempotencyKey: r.idempotencyKey,
         sourceUid: nonEmpty(r.sourceUid),
         importJobId: nonEmpty(r.importJobId),
+        dryRun: r.dryRun,
         rows: r.rows.map((row) => {
           const body: Record<string, unknown> = {};
           for (const field of ['firstName', 'lastName', 'email', 'phone', 'title', 'stage', 'notes', 'externalId'] as const)
