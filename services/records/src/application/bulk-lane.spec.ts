@@ -59,6 +59,22 @@ describe('BulkLane', () => {
     expect(log2).toEqual(['bulk 3', 'interactive', 'bulk 4']);
   });
 
+  it('runs up to its width at once', async () => {
+    const lane = new BulkLane(2);
+    let inside = 0;
+    let most = 0;
+    const bulk = () =>
+      lane.run(async () => {
+        inside += 1;
+        most = Math.max(most, inside);
+        await new Promise((r) => setTimeout(r, 5));
+        inside -= 1;
+      });
+    await Promise.all([bulk(), bulk(), bulk(), bulk(), bulk()]);
+    expect(most).toBe(2);
+    expect(lane.queued).toBe(0);
+  });
+
   it('frees the lane when a bulk call fails', async () => {
     const lane = new BulkLane();
     await expect(lane.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');

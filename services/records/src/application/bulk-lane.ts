@@ -1,6 +1,7 @@
 /**
- * Bulk work's own lane (issue 36 item 8): one bulk call at a time, each started only after the
- * event loop has turned a few times, so interactive calls that arrived meanwhile run first.
+ * Bulk work's own lane (issue 36 item 8): a few bulk calls at a time (one on SQLite), each started
+ * only after the event loop has turned a few times, so interactive calls that arrived meanwhile run
+ * first.
  *
  * The SQLite store answers synchronously: a bulk call (an import's batch of contacts) runs from its
  * first read to its commit without letting the event loop poll, and calls whose data arrived in the
@@ -12,10 +13,13 @@
 export const TURNS_BETWEEN_BULK_CALLS = 4;
 
 export class BulkLane {
-  private running = false;
+  private running = 0;
   private readonly waiting: (() => void)[] = [];
 
-  /** Runs `work` when the lane is free, after TURNS_BETWEEN_BULK_CALLS turns of the event loop. */
+  /** `width`: bulk calls at once (1 where the store answers synchronously; more where a call waits on the network). */
+  constructor(private readonly width = 1) {}
+
+  /** Runs `work` when the lane has room, after TURNS_BETWEEN_BULK_CALLS turns of the event loop. */
   async run<T>(work: () => Promise<T>): Promise<T> {
     await this.enter();
     try {
@@ -31,15 +35,16 @@ export class BulkLane {
   }
 
   private enter(): Promise<void> {
-    if (this.running) return new Promise((resolve) => this.waiting.push(resolve));
-    this.running = true;
+    if (this.running >= this.width) return new Promise((resolve) => this.waiting.push(resolve));
+    this.running += 1;
     return new Promise((resolve) => afterTurns(TURNS_BETWEEN_BULK_CALLS, resolve));
   }
 
+  /** The place goes to the next call waiting, which keeps it (the count stays), or is given back. */
   private leave(): void {
     const next = this.waiting.shift();
     if (next) afterTurns(TURNS_BETWEEN_BULK_CALLS, next);
-    else this.running = false;
+    else this.running -= 1;
   }
 }
 

@@ -55,13 +55,15 @@ export interface RecordsServiceDeps {
   ids?: IdGenerator;
   /** PRIVACY_HASH_KEY: the suppression list's hashing key; unset, one kept in the store (application/suppression-list.ts). */
   privacyHashKey?: string;
+  /** Bulk calls at once (bulk-lane.ts); 1 unless set. */
+  bulkCallsAtOnce?: number;
 }
 
 export class RecordsService {
   private readonly contacts: ContactsService;
   private readonly batches: ContactBatches;
   /** Batch creates and batch writes, one at a time after the interactive calls waiting (bulk-lane.ts). */
-  private readonly bulk = new BulkLane();
+  private readonly bulk: BulkLane;
   private readonly leads: LeadsService;
   private readonly accounts: AccountsService;
   private readonly opportunities: OpportunitiesService;
@@ -77,6 +79,7 @@ export class RecordsService {
   readonly auditLog: AuditLog;
 
   constructor(deps: RecordsServiceDeps) {
+    this.bulk = new BulkLane(deps.bulkCallsAtOnce);
     const clock = deps.clock ?? systemClock;
     const ids = deps.ids ?? defaultIds;
     const suppressions = new SuppressionList(new SuppressionRepository(deps.repository.store), deps.privacyHashKey);
