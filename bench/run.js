@@ -31,7 +31,7 @@ if (values.help) {
       'Usage: npm run bench [-- --only <suite>] [--seconds N] [--cpu-prof DIR] [--target cluster|npm-start|containers]',
       `  Suites: ${suites.join(', ')}`,
       '  --target npm-start  runs scripts/start.js (one process, fresh CRM_DATA_DIR) instead of the local cluster;',
-      '                      only the suites that support it (import, memory) run',
+      '                      only the suites that support it (import, bulk-isolation, memory) run',
       '  --target containers  the system from its images, one replica of each kind, as test:containers runs it',
       '                      (root, podman, images built by npm run test:containers); only the memory suite runs',
       '  --cpu-prof DIR  every cluster process writes a V8 CPU profile (.cpuprofile) to DIR when it stops',
