@@ -6,6 +6,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import Ajv from 'ajv';
 import * as yaml from 'js-yaml';
+import * as promClient from 'prom-client';
 
 const root = join(__dirname, '..', '..');
 const chartDir = join(root, 'charts', 'crm');
@@ -333,6 +334,10 @@ describe('the chart', () => {
           .flatMap((path) => [...read(path).matchAll(/\b(?:counter|gauge|histogram)\(\s*'([a-z_]+)'/g)].map((m) => m[1])),
       ),
     );
+    // And prom-client's default metrics, which every process's metrics server collects (startMetricsServer).
+    const defaults = new promClient.Registry();
+    promClient.collectDefaultMetrics({ register: defaults });
+    for (const metric of defaults.getMetricsAsArray()) exported.add(metric.name);
     const dashboard = JSON.parse(read(join(chartDir, 'dashboards', 'crm.json'))) as { panels: { targets: { expr: string }[] }[] };
     const rules = read(join(templatesDir, 'monitoring.yaml'));
     const expressions = [
@@ -346,6 +351,7 @@ describe('the chart', () => {
       [
         'CrmAutomationLate',
         'CrmDeadLetters',
+        'CrmEventLoopHeld',
         'CrmHttp5xxRate',
         'CrmImportLag',
         'CrmMessagesDeadLettered',

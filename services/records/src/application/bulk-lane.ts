@@ -10,7 +10,11 @@
  * (headers, message and reply are separate reads and writes), so the lane is handed on after
  * several turns, not one: with nothing else to do those turns cost microseconds.
  */
+import { gauge } from '@crm/telemetry';
+
 export const TURNS_BETWEEN_BULK_CALLS = 4;
+
+const waitingCalls = gauge('records_bulk_calls_waiting', 'Bulk calls (batch creates and batch writes) waiting for the bulk lane.', []);
 
 export class BulkLane {
   private running = 0;
@@ -35,7 +39,10 @@ export class BulkLane {
   }
 
   private enter(): Promise<void> {
-    if (this.running >= this.width) return new Promise((resolve) => this.waiting.push(resolve));
+    if (this.running >= this.width) {
+      waitingCalls.inc();
+      return new Promise((resolve) => this.waiting.push(resolve));
+    }
     this.running += 1;
     return new Promise((resolve) => afterTurns(TURNS_BETWEEN_BULK_CALLS, resolve));
   }
@@ -43,6 +50,7 @@ export class BulkLane {
   /** The place goes to the next call waiting, which keeps it (the count stays), or is given back. */
   private leave(): void {
     const next = this.waiting.shift();
+    if (next) waitingCalls.dec();
     if (next) afterTurns(TURNS_BETWEEN_BULK_CALLS, next);
     else this.running -= 1;
   }
