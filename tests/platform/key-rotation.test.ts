@@ -31,7 +31,7 @@ beforeAll(async () => {
   g1 = t.api;
   g2 = new ApiClient(`https://localhost:${gatewayPort}`, t.cluster.ca);
   await waitUntil('the gateway of auth-2', async () => (await g2.get('/readyz')).status === 200, 60_000);
-}, 120_000);
+}, 480_000); // a start that waits out a silent broker (tests/support/cluster.ts) takes up to ~6 minutes
 
 afterAll(async () => {
   await g2?.close();

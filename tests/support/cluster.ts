@@ -61,6 +61,9 @@ export async function startTestCluster(options: Record<string, unknown> = {}): P
  * Starts the cluster; when a process never reports ready (seen twice in CI: records' health never
  * SERVING within 90 s, its log empty, with nothing wrong in a run of the same suites alone), the
  * partial cluster is stopped (the starter does) and started once more, saying so in the output.
+ * Before the second start it waits for the shared RabbitMQ to answer again: in CI the broker has
+ * been seen to write nothing for 200 s (its own log silent, then a backlog of quorum-queue
+ * deletions), and a start during that time fails the same way.
  */
 async function startOnceMore(options: Record<string, unknown>): Promise<LocalCluster> {
   try {
@@ -68,8 +71,37 @@ async function startOnceMore(options: Record<string, unknown>): Promise<LocalClu
   } catch (error) {
     if (!/^Timed out waiting for/.test(error instanceof Error ? error.message : '')) throw error;
     console.warn(`cluster start failed, starting once more: ${(error as Error).message.slice(0, 2000)}`);
+    if (process.env.CRM_TEST_CLUSTER !== 'containers') await brokerAnswers((options.amqpUrl as string | undefined) ?? process.env.AMQP_URL);
     return clusterStarter()(options);
   }
+}
+
+/** Resolves once the broker completes a connection and a channel operation (at most 4 minutes, then it says so and goes on). */
+async function brokerAnswers(url = 'amqp://guest:guest@127.0.0.1:5672'): Promise<void> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const amqp = require('amqplib') as { connect(url: string, options: { timeout: number }): Promise<any> };
+  const started = Date.now();
+  for (let attempt = 1; Date.now() - started < 240_000; attempt++) {
+    const answered = await Promise.race([
+      (async () => {
+        const connection = await amqp.connect(url, { timeout: 10_000 });
+        try {
+          const channel = await connection.createChannel();
+          await channel.checkExchange('amq.direct');
+        } finally {
+          await connection.close().catch(() => undefined);
+        }
+        return true;
+      })().catch(() => false),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 15_000)),
+    ]);
+    if (answered) {
+      if (attempt > 1) console.warn(`RabbitMQ answers again after ${Math.round((Date.now() - started) / 1000)} s`);
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 5_000));
+  }
+  console.warn('RabbitMQ still does not answer after 4 minutes; starting the cluster anyway');
 }
 
 export interface SignedUp {
