@@ -196,6 +196,29 @@ describe('values on records', () => {
     expect(patched.body.customFields).toEqual({ ...record.customFields, score: 8, tier: null });
   });
 
+  it('carries a lead’s values to the contact, account and opportunity its conversion makes; a clash on a unique field refuses it', async () => {
+    const values = { code: `L-${unique()}`, score: 3, tier: 'silver', regions: ['amer'] };
+    const lead = await createLead(w, { customFields: values });
+    const converted = await w.api.post(`/api/leads/${lead.id}/convert/`, { createAccount: true, createOpportunity: true });
+    expect(converted.status).toBe(200);
+    for (const [part, path] of [
+      ['contact', 'contacts'],
+      ['account', 'accounts'],
+      ['opportunity', 'opportunities'],
+    ]) {
+      const made = await w.api.get(`/api/${path}/${converted.body[part!].id}/`);
+      expect(made.body.customFields).toMatchObject(values);
+    }
+    // The lead's code is free among leads, but a contact holds it already.
+    const taken = `T-${unique()}`;
+    await createContact(w, { customFields: { code: taken } });
+    const twin = await createLead(w, { customFields: { code: taken } });
+    const refused = await w.api.post(`/api/leads/${twin.id}/convert/`, {});
+    expect(refused.status).toBe(422);
+    expect(Object.keys(refused.body)).toEqual(['customFields.code']);
+    expect((await w.api.get(`/api/leads/${twin.id}/`)).body.status).toBe('new');
+  });
+
   it('refuses unknown keys, wrong types, values outside the options, with 422 keyed customFields.<key>, and writes nothing', async () => {
     const response = await w.api.post('/api/contacts/', {
       firstName: 'Bad',
@@ -402,9 +425,19 @@ describe('querying custom fields', () => {
   it('deletes a field with its values: answers lose the key, and a new field of that key starts empty', async () => {
     const list = await w.api.get('/api/settings/custom-fields/?kind=contact');
     const nickname = list.body.results.find((f: any) => f.key === 'nickname');
-    expect((await w.api.delete(`/api/settings/custom-fields/${nickname.id}/`)).status).toBe(204);
+    const deleted = await w.api.delete(`/api/settings/custom-fields/${nickname.id}/`);
+    expect(deleted.status).toBe(204);
     const read = await w.api.get(`/api/contacts/${ids.a}/`);
     expect(read.body.customFields).not.toHaveProperty('nickname');
+    // Each record that held a value has an audit entry of its removal, found by the delete's request id.
+    const audit = await w.api.get(`/api/audit-log/?requestId=${encodeURIComponent(deleted.headers['x-request-id']!)}`);
+    expect(audit.status).toBe(200);
+    expect(audit.body.results.map((e: any) => [e.action, e.recordKind, e.recordId, e.changes]).sort()).toEqual(
+      [
+        ['updated', 'contact', ids.a, { 'customFields.nickname': { from: 'Zed the Great', to: null } }],
+        ['updated', 'contact', ids.c, { 'customFields.nickname': { from: 'Cee', to: null } }],
+      ].sort(),
+    );
     const sent = await w.api.patch(`/api/contacts/${ids.a}/`, { customFields: { nickname: 'back' } });
     expect(sent.status).toBe(422);
     await define(w, { kind: 'contact', key: 'nickname', type: 'text' });

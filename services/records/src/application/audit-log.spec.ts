@@ -67,6 +67,25 @@ describe('audit log', () => {
     expect((await h.service.listAuditEntries(callerIn('ws_b', { id: 'usr_bob', type: 'user' }), {}, {})).items).toEqual([]);
   });
 
+  it("writes an entry for each record whose value a field's deletion removes, by the admin who deleted it", async () => {
+    const field = await h.service.customFieldDefinitions.create(A, { body: { kind: 'contact', key: 'tier', label: 'Tier', type: 'text' } });
+    const holders = [];
+    for (let i = 0; i < 3; i++)
+      holders.push(
+        await create(A).then((c) => h.service.updateContact(A, c.id, { body: { email: `a${i}@x.io`, customFields: { tier: `t${i}` } } })),
+      );
+    const without = await h.service.createContact(A, { body: { firstName: 'No', email: 'none@x.io' } });
+    await h.service.customFieldDefinitions.delete(as(A, 'req-drop'), field.id);
+
+    const dropped = await h.service.listAuditEntries(A, { requestId: 'req-drop' }, {});
+    expect(dropped.items.map((e) => [e.action, e.recordId, e.changes]).sort()).toEqual(
+      holders.map((c, i) => ['updated', c.id, { 'customFields.tier': { from: `t${i}`, to: null } }]).sort(),
+    );
+    expect(dropped.items[0]!.actor).toEqual({ type: 'user', id: 'usr_ada', name: 'Ada Lovelace' });
+    expect((await h.service.recordHistory(A, 'contact', without.id, {})).items.map((e) => e.action)).toEqual(['created']);
+    expect((await h.service.getContact(A, holders[0]!.id)).customFields).toEqual({});
+  });
+
   it('writes nothing for a change that does not commit', async () => {
     const contact = await create(as(A, 'req-create'));
     expect(await kindOf(h.service.updateContact(as(A, 'req-stale'), contact.id, { body: { title: 'x' }, expectedVersion: 7 }))).toBe(

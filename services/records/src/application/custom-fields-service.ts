@@ -53,9 +53,21 @@ export class CustomFieldsService {
     return next;
   }
 
+  /**
+   * The definition goes with every record's value of it, in one commit that also writes an audit
+   * entry (`updated`, the value to null) for each record that held one.
+   */
   async delete(caller: Caller, id: string): Promise<void> {
-    const { customFields } = this.context;
+    const { customFields, writer } = this.context;
     const current = await found(customFields.get(caller.workspaceId, id));
-    await customFields.delete(caller.workspaceId, current);
+    const held = await customFields.valuesHeld(caller.workspaceId, current);
+    const changes = writer.changes().removeCustomField(current);
+    const now = nowOf(this.context);
+    for (const { recordId, value } of held) {
+      const before = { customFields: { [current.key]: value } };
+      writer.audit(changes, caller, 'updated', current.kind, { id: recordId, before, after: { customFields: {} } }, now);
+    }
+    await writer.write(caller, changes, []);
+    await customFields.dropIndex(caller.workspaceId, current);
   }
 }

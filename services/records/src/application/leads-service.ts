@@ -1,9 +1,10 @@
 /** Leads: create, read, update, delete, list, and conversion into a contact (with an account and an opportunity). */
 import { DomainError } from '@crm/observability';
+import type { CustomFieldKind } from '@crm/vocabulary';
 import { timestamp } from '../domain/clock';
 import { contactCreated, leadEvents, opportunityEvents, recordDeleted, recordUpdated, type DomainEvent } from '../domain/events';
 import { ID_PREFIX } from '../domain/ids';
-import { ALREADY_CONVERTED, planConversion } from '../domain/lead-conversion';
+import { ALREADY_CONVERTED, planConversion, type ConversionFields } from '../domain/lead-conversion';
 import { LEAD_FIELDS } from '../domain/lead-rules';
 import * as lists from '../domain/list-rules';
 import type { LeadDocument } from '../domain/model';
@@ -116,22 +117,26 @@ export class LeadsService {
     const { repo, writer, views, ids } = this.context;
     const ws = caller.workspaceId;
     const lead = await found(repo.record(ws, 'lead', leadId));
+    const fields = await conversionFields(this.context, ws);
     const nowDate = this.context.clock();
-    const plan = planConversion(lead, input.body, ids, nowDate, input.earlierErrors);
+    const plan = planConversion(lead, input.body, fields, ids, nowDate, input.earlierErrors);
     const now = timestamp(nowDate);
     const changes = writer.changes().update('lead', lead.id, plan.leadChange, { notConverted: true });
     const convertedLead: LeadDocument = { ...lead, ...plan.leadChange };
     writer.activity(changes, caller, 'converted', 'lead', lead.id, now);
     writer.audit(changes, caller, 'converted', 'lead', { id: lead.id, before: lead, after: convertedLead }, now);
     writer.activity(changes.insert('contact', plan.contact), caller, 'created', 'contact', plan.contact.id, now);
+    changes.claims('contact', plan.contact.id, plan.contact.uniqueClaims ?? [], [], ws);
     writer.audit(changes, caller, 'created', 'contact', { id: plan.contact.id, before: null, after: plan.contact }, now);
     const events: DomainEvent[] = [...leadEvents(lead, convertedLead), recordUpdated('lead', convertedLead), contactCreated(plan.contact)];
     if (plan.account) {
       writer.activity(changes.insert('account', plan.account), caller, 'created', 'account', plan.account.id, now);
+      changes.claims('account', plan.account.id, plan.account.uniqueClaims ?? [], [], ws);
       writer.audit(changes, caller, 'created', 'account', { id: plan.account.id, before: null, after: plan.account }, now);
     }
     if (plan.opportunity) {
       writer.activity(changes.insert('opportunity', plan.opportunity), caller, 'created', 'opportunity', plan.opportunity.id, now);
+      changes.claims('opportunity', plan.opportunity.id, plan.opportunity.uniqueClaims ?? [], [], ws);
       writer.audit(changes, caller, 'created', 'opportunity', { id: plan.opportunity.id, before: null, after: plan.opportunity }, now);
       events.push(...opportunityEvents(null, plan.opportunity));
     }
@@ -141,10 +146,10 @@ export class LeadsService {
       if (isConflict(error)) throw DomainError.invalid(ALREADY_CONVERTED);
       throw error;
     }
-    const [leadView] = await views.leads(ws, [convertedLead], true);
-    const [contactView] = await views.contacts(ws, [plan.contact], true);
-    const accountView = plan.account ? (await views.accounts(ws, [plan.account], true))[0]! : null;
-    const opportunityView = plan.opportunity ? (await views.opportunities(ws, [plan.opportunity], true))[0]! : null;
+    const [leadView] = await views.leads(ws, [convertedLead], true, fields.lead);
+    const [contactView] = await views.contacts(ws, [plan.contact], true, fields.contact);
+    const accountView = plan.account ? (await views.accounts(ws, [plan.account], true, fields.account))[0]! : null;
+    const opportunityView = plan.opportunity ? (await views.opportunities(ws, [plan.opportunity], true, fields.opportunity))[0]! : null;
     return { lead: leadView!, contact: contactView!, account: accountView, opportunity: opportunityView };
   }
 }
@@ -159,4 +164,11 @@ export function leadListFilter(filters: LeadFilters): LeadFilter {
     createdFrom: lists.timestampFilter('createdAfter', filters.createdAfter),
     createdTo: lists.timestampFilter('createdBefore', filters.createdBefore),
   };
+}
+
+/** Every kind's custom field definitions: a conversion reads the lead's and writes the others'. */
+async function conversionFields(context: RecordsContext, workspaceId: string): Promise<ConversionFields> {
+  const all = await context.customFields.definitions(workspaceId);
+  const of = (kind: CustomFieldKind) => all.filter((definition) => definition.kind === kind);
+  return { contact: of('contact'), lead: of('lead'), account: of('account'), opportunity: of('opportunity') };
 }

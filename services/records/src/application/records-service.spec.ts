@@ -196,6 +196,45 @@ describe('records service', () => {
       expect((await h.service.listActivities(A, lead.id)).items.map((a) => a.action)).toEqual(['created']);
     });
 
+    it("carries the lead's custom values to the new records' fields of the same key and type, unique values claimed", async () => {
+      const define = (kind: string, key: string, type: string, extra: Record<string, unknown> = {}) =>
+        h.service.customFieldDefinitions.create(A, { body: { kind, key, label: key, type, ...extra } });
+      await define('lead', 'code', 'text');
+      await define('lead', 'seats', 'integer');
+      await define('contact', 'code', 'text', { unique: true });
+      await define('account', 'seats', 'integer');
+      const lead = await h.service.createLead(A, {
+        body: { firstName: 'Lin', email: 'lin@x.io', company: 'Hoco', customFields: { code: 'Q-7', seats: 12 } },
+      });
+      const result = await h.service.convertLead(A, lead.id, { body: { createAccount: true } });
+      expect(result.contact.customFields).toEqual({ code: 'Q-7' });
+      expect(result.account?.customFields).toEqual({ seats: 12 });
+      expect((await h.service.listContacts(A, { search: 'q-7' })).items.map((c) => c.id)).toEqual([result.contact.id]);
+      const history = await h.service.recordHistory(A, 'contact', result.contact.id, {});
+      expect(history.items[0]!.changes['customFields.code']).toEqual({ from: null, to: 'Q-7' });
+
+      // A second lead with the same code: the contact's unique field refuses it, and nothing is written.
+      const twin = await h.service.createLead(A, {
+        body: { firstName: 'Kim', email: 'kim@x.io', company: 'Kico', customFields: { code: 'Q-7' } },
+      });
+      expect(await fieldsOf(h.service.convertLead(A, twin.id, { body: { createAccount: true } }))).toEqual({
+        'customFields.code': ['Another record of this kind in the workspace has this value.'],
+      });
+      expect((await h.service.getLead(A, twin.id)).status).toBe('new');
+      expect((await h.service.listAccounts(A, {})).total).toBe(1);
+    });
+
+    it('refuses a conversion that would leave a required field of the new contact empty', async () => {
+      await h.service.customFieldDefinitions.create(A, {
+        body: { kind: 'contact', key: 'region', label: 'Region', type: 'text', required: true },
+      });
+      const lead = await newLead();
+      expect(Object.keys(await fieldsOf(h.service.convertLead(A, lead.id, { body: {} })))).toEqual(['customFields.region']);
+      await h.service.customFieldDefinitions.create(A, { body: { kind: 'lead', key: 'region', label: 'Region', type: 'text' } });
+      await h.service.updateLead(A, lead.id, { body: { customFields: { region: 'EMEA' } } });
+      expect((await h.service.convertLead(A, lead.id, { body: {} })).contact.customFields).toEqual({ region: 'EMEA' });
+    });
+
     it('refuses status converted on PATCH', async () => {
       const lead = await newLead();
       expect(Object.keys(await fieldsOf(h.service.updateLead(A, lead.id, { body: { status: 'converted' } })))).toEqual(['status']);

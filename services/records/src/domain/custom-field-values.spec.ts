@@ -2,22 +2,11 @@ import { FieldErrorList } from '@crm/observability';
 import type { CustomFieldDefinition } from '@crm/vocabulary';
 import { answerValues, checkCustomFields, searchableValues, uniqueClaims, withPatch } from './custom-field-values';
 import { changedCustomField, newCustomField } from './custom-field-rules';
+import { customField } from '../testing/custom-field-definition';
 
 const now = '2026-11-28T00:00:00Z';
-const field = (key: string, type: CustomFieldDefinition['type'], extra: Partial<CustomFieldDefinition> = {}): CustomFieldDefinition => ({
-  id: `fld_${key}`,
-  kind: 'contact',
-  key,
-  label: key,
-  type,
-  options: [],
-  required: false,
-  unique: false,
-  description: '',
-  createdAt: now,
-  updatedAt: now,
-  ...extra,
-});
+const field = (key: string, type: CustomFieldDefinition['type'], extra: Partial<CustomFieldDefinition> = {}) =>
+  customField('contact', key, type, extra);
 const defs = [
   field('code', 'text', { unique: true }),
   field('seats', 'integer'),

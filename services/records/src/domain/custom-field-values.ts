@@ -247,3 +247,33 @@ export function uniqueClaims(
     return [{ id, key: definition.key }];
   });
 }
+
+/**
+ * The values a record made from another (a lead's conversion) takes: for each of the target kind's
+ * fields, the source's value of the field with the same key and type. A value the target's field
+ * cannot hold (an option it lacks, a text too long) and a required field left without a value are
+ * refused, keyed `customFields.<key>` and naming the target kind, so nothing is dropped in silence.
+ */
+export function carriedValues(
+  source: { values: CustomFieldValues | undefined; definitions: readonly CustomFieldDefinition[] },
+  target: { kind: string; definitions: readonly CustomFieldDefinition[] },
+  errors: FieldErrorList,
+): CustomFieldValues {
+  const sourceType = new Map(source.definitions.map((definition) => [definition.key, definition.type]));
+  const values: CustomFieldValues = {};
+  for (const definition of target.definitions) {
+    const raw = sourceType.get(definition.key) === definition.type ? source.values?.[definition.key] : undefined;
+    const checked = checkValue(raw, definition);
+    if (typeof checked === 'object' && checked !== null && 'problem' in checked) {
+      errors.add(errorKey(definition.key), `The new ${target.kind}'s field cannot hold the lead's value: ${checked.problem}`);
+    } else if (checked !== null) {
+      values[definition.key] = checked;
+    } else if (definition.required) {
+      errors.add(
+        errorKey(definition.key),
+        `The new ${target.kind} requires this field: give the lead a value in a ${definition.type} field of the same key, or make the ${target.kind}'s field optional.`,
+      );
+    }
+  }
+  return values;
+}

@@ -2,17 +2,22 @@
  * Lead conversion as the contract decides it: every option is optional; accountName defaults to
  * the lead's company, opportunityName to "<account name> opportunity", opportunityStage to
  * prospecting; an opportunity needs an account to attach to. The new contact copies the lead's
- * name, email, phone, owner and notes. This module only plans the records; the service writes
- * them (with the lead's conditional update) in one commit.
+ * name, email, phone, owner and notes. Each new record takes the lead's custom values of the fields
+ * its kind defines with the same key and type (as Salesforce maps lead fields), and its kind's
+ * checks hold for them: a value its field cannot hold, or a required field left empty, refuses the
+ * conversion. This module only plans the records; the service writes them (with the lead's
+ * conditional update) in one commit.
  */
 import { DomainError, type FieldErrors } from '@crm/observability';
+import type { CustomFieldDefinition, CustomFieldKind } from '@crm/vocabulary';
 import { accountDocument } from './account-rules';
 import { timestamp } from './clock';
 import { FieldErrorList, LIMITS, MESSAGES, type Body } from './field-rules';
 import { ID_PREFIX, type IdGenerator } from './ids';
 import { OPPORTUNITY_STAGES, type AccountDocument, type ContactDocument, type LeadDocument, type OpportunityDocument } from './model';
+import { carriedValues, searchableValues, uniqueClaims, type CustomFieldValues } from './custom-field-values';
 import { opportunityDocument } from './opportunity-rules';
-import { contactSearchText } from './search-text';
+import { accountSearchText, contactSearchText, opportunitySearchText } from './search-text';
 
 export const ALREADY_CONVERTED = 'Lead is already converted.';
 
@@ -32,7 +37,17 @@ export interface ConversionPlan {
   opportunity: OpportunityDocument | null;
 }
 
-export function planConversion(lead: LeadDocument, body: Body, ids: IdGenerator, now: Date, earlierErrors?: FieldErrors): ConversionPlan {
+/** Each kind's custom field definitions in the lead's workspace. */
+export type ConversionFields = Record<CustomFieldKind, readonly CustomFieldDefinition[]>;
+
+export function planConversion(
+  lead: LeadDocument,
+  body: Body,
+  fields: ConversionFields,
+  ids: IdGenerator,
+  now: Date,
+  earlierErrors?: FieldErrors,
+): ConversionPlan {
   if (lead.status === 'converted') throw DomainError.invalid(ALREADY_CONVERTED);
   const errors = new FieldErrorList();
   errors.merge(earlierErrors);
@@ -86,6 +101,11 @@ export function planConversion(lead: LeadDocument, body: Body, ids: IdGenerator,
   if (createOpportunity && !createAccount) {
     errors.add('createOpportunity', 'An opportunity needs an account: set createAccount to true.');
   }
+  const carry = (kind: 'contact' | 'account' | 'opportunity'): CustomFieldValues =>
+    carriedValues({ values: lead.customFields, definitions: fields.lead }, { kind, definitions: fields[kind] }, errors);
+  const contactValues = carry('contact');
+  const accountValues = createAccount ? carry('account') : {};
+  const opportunityValues = createAccount && createOpportunity ? carry('opportunity') : {};
   errors.throwIfAny();
 
   const at = timestamp(now);
@@ -97,7 +117,7 @@ export function planConversion(lead: LeadDocument, body: Body, ids: IdGenerator,
     fullName: lead.fullName,
     email: lead.email,
     emailKey: lead.email.toLowerCase(),
-    searchText: contactSearchText(lead),
+    searchText: contactSearchText(lead, searchableValues(contactValues, fields.contact)),
     phone: lead.phone,
     title: '',
     stage: 'new',
@@ -109,6 +129,8 @@ export function planConversion(lead: LeadDocument, body: Body, ids: IdGenerator,
     notes: lead.notes,
     source: lead.source || null,
     importJobId: null,
+    customFields: contactValues,
+    uniqueClaims: uniqueClaims(lead.workspaceId, 'contact', contactValues, fields.contact),
     createdAt: at,
     updatedAt: at,
   };
@@ -116,6 +138,9 @@ export function planConversion(lead: LeadDocument, body: Body, ids: IdGenerator,
   let opportunity: OpportunityDocument | null = null;
   if (createAccount && accountName) {
     account = accountDocument({ name: accountName, assignedTo: lead.assignedTo }, ids(ID_PREFIX.account), lead.workspaceId, at);
+    account.customFields = accountValues;
+    account.uniqueClaims = uniqueClaims(lead.workspaceId, 'account', accountValues, fields.account);
+    account.searchText = accountSearchText(account, searchableValues(accountValues, fields.account));
     contact.accountId = account.id;
   }
   if (createOpportunity && account) {
@@ -134,6 +159,9 @@ export function planConversion(lead: LeadDocument, body: Body, ids: IdGenerator,
       lead.workspaceId,
       now,
     );
+    opportunity.customFields = opportunityValues;
+    opportunity.uniqueClaims = uniqueClaims(lead.workspaceId, 'opportunity', opportunityValues, fields.opportunity);
+    opportunity.searchText = opportunitySearchText(opportunity, searchableValues(opportunityValues, fields.opportunity));
   }
   return {
     leadChange: { status: 'converted', convertedAt: at, convertedContactId: contact.id, updatedAt: at },

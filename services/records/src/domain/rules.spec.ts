@@ -1,7 +1,8 @@
 import { DomainError } from '@crm/observability';
 import { accountChanges, newAccount } from './account-rules';
 import type { KnownReferences } from './field-rules';
-import { ALREADY_CONVERTED, planConversion } from './lead-conversion';
+import { customField } from '../testing/custom-field-definition';
+import { ALREADY_CONVERTED, planConversion, type ConversionFields } from './lead-conversion';
 import { leadChanges, newLead } from './lead-rules';
 import { newOpportunity, opportunityChanges } from './opportunity-rules';
 
@@ -159,8 +160,11 @@ describe('lead conversion plan', () => {
     NOW,
   );
 
+  const NO_FIELDS: ConversionFields = { contact: [], lead: [], account: [], opportunity: [] };
+  const field = customField;
+
   it('makes only a contact by default, copying name, email, phone, owner and notes', () => {
-    const plan = planConversion(lead, {}, ids, NOW_DATE);
+    const plan = planConversion(lead, {}, NO_FIELDS, ids, NOW_DATE);
     expect(plan.contact).toMatchObject({
       firstName: 'Lin',
       lastName: 'Ho',
@@ -175,7 +179,7 @@ describe('lead conversion plan', () => {
   });
 
   it('names the account after the company and the opportunity after the account', () => {
-    const plan = planConversion(lead, { createAccount: true, createOpportunity: true, opportunityValue: 500 }, ids, NOW_DATE);
+    const plan = planConversion(lead, { createAccount: true, createOpportunity: true, opportunityValue: 500 }, NO_FIELDS, ids, NOW_DATE);
     expect(plan.account?.name).toBe('Hoco');
     expect(plan.contact.accountId).toBe(plan.account?.id);
     expect(plan.opportunity).toMatchObject({
@@ -188,22 +192,68 @@ describe('lead conversion plan', () => {
   });
 
   it('refuses an opportunity without an account', () => {
-    expect(errorsOf(() => planConversion(lead, { createOpportunity: true }, ids, NOW_DATE)).createOpportunity).toHaveLength(1);
+    expect(errorsOf(() => planConversion(lead, { createOpportunity: true }, NO_FIELDS, ids, NOW_DATE)).createOpportunity).toHaveLength(1);
   });
 
   it('needs an account name when the lead has no company', () => {
     const noCompany = { ...lead, company: '' };
-    expect(errorsOf(() => planConversion(noCompany, { createAccount: true }, ids, NOW_DATE)).accountName).toHaveLength(1);
+    expect(errorsOf(() => planConversion(noCompany, { createAccount: true }, NO_FIELDS, ids, NOW_DATE)).accountName).toHaveLength(1);
   });
 
   it('refuses a converted lead with 400', () => {
-    expect(() => planConversion({ ...lead, status: 'converted' }, {}, ids, NOW_DATE)).toThrow(ALREADY_CONVERTED);
+    expect(() => planConversion({ ...lead, status: 'converted' }, {}, NO_FIELDS, ids, NOW_DATE)).toThrow(ALREADY_CONVERTED);
   });
 
   it('checks the options together', () => {
     const fields = errorsOf(() =>
-      planConversion(lead, { createAccount: 'yes', opportunityStage: 'won', opportunityValue: -1, bogus: 1 }, ids, NOW_DATE),
+      planConversion(lead, { createAccount: 'yes', opportunityStage: 'won', opportunityValue: -1, bogus: 1 }, NO_FIELDS, ids, NOW_DATE),
     );
     expect(Object.keys(fields).sort()).toEqual(['bogus', 'createAccount', 'opportunityStage', 'opportunityValue']);
+  });
+
+  describe('custom values', () => {
+    const fields: ConversionFields = {
+      lead: [
+        field('lead', 'tier', 'select', { options: ['gold', 'silver'] }),
+        field('lead', 'seats', 'integer'),
+        field('lead', 'code', 'text'),
+      ],
+      contact: [
+        field('contact', 'tier', 'select', { options: ['gold', 'silver'] }),
+        field('contact', 'seats', 'text'),
+        field('contact', 'code', 'text', { unique: true }),
+      ],
+      account: [field('account', 'seats', 'integer')],
+      opportunity: [field('opportunity', 'code', 'text')],
+    };
+    const withValues = { ...lead, customFields: { tier: 'gold', seats: 12, code: 'Q-7' } };
+
+    it('carries each value to the fields of the same key and type, and claims unique ones', () => {
+      const plan = planConversion(withValues, { createAccount: true, createOpportunity: true }, fields, ids, NOW_DATE);
+      // seats is text on contacts: a different type, so not carried there.
+      expect(plan.contact.customFields).toEqual({ tier: 'gold', code: 'Q-7' });
+      expect(plan.contact.uniqueClaims?.map((claim) => claim.key)).toEqual(['code']);
+      expect(plan.contact.searchText).toContain('q-7');
+      expect(plan.account?.customFields).toEqual({ seats: 12 });
+      expect(plan.opportunity?.customFields).toEqual({ code: 'Q-7' });
+      expect(plan.opportunity?.searchText).toContain('q-7');
+    });
+
+    it('carries nothing to records it does not make', () => {
+      const plan = planConversion(withValues, {}, fields, ids, NOW_DATE);
+      expect(plan.account).toBeNull();
+      expect(plan.contact.customFields).toEqual({ tier: 'gold', code: 'Q-7' });
+    });
+
+    it("refuses a value the new record's field cannot hold, and a required field left empty", () => {
+      const narrow: ConversionFields = {
+        ...fields,
+        contact: [field('contact', 'tier', 'select', { options: ['gold'] }), field('contact', 'region', 'text', { required: true })],
+      };
+      const errors = errorsOf(() => planConversion({ ...withValues, customFields: { tier: 'silver' } }, {}, narrow, ids, NOW_DATE));
+      expect(Object.keys(errors).sort()).toEqual(['customFields.region', 'customFields.tier']);
+      expect(errors['customFields.tier']![0]).toContain('contact');
+      expect(errors['customFields.region']![0]).toContain('requires');
+    });
   });
 });

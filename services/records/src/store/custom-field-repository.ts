@@ -5,6 +5,8 @@ import type { Page } from '../domain/list-rules';
 import { RECORD_COLLECTIONS } from './collections';
 import { customFieldClaims, customFieldDefinitions, type CustomFieldDocument } from './custom-field-collections';
 
+const PAGE = 1_000;
+
 export class CustomFieldRepository {
   constructor(private readonly store: DocumentStore) {}
 
@@ -50,23 +52,31 @@ export class CustomFieldRepository {
     await this.in(workspaceId).update(customFieldDefinitions, id, { set: fields });
   }
 
-  /** The definition goes, and with it every record's value of it and the claims on its values, in one commit. */
-  async delete(workspaceId: string, definition: CustomFieldDefinition): Promise<void> {
+  /** Each record of the kind that holds a value of the field, with the value (the audit of its deletion). */
+  async valuesHeld(workspaceId: string, definition: CustomFieldDefinition): Promise<{ recordId: string; value: unknown }[]> {
     const path = valuePath(definition);
-    const records = recordsOf(definition);
-    await this.in(workspaceId).commit([
-      { kind: 'delete', collection: customFieldDefinitions, id: definition.id },
-      { kind: 'updateMany', collection: records, where: [{ field: path, op: 'exists', value: true }], change: { unset: [path] } },
-      {
-        kind: 'deleteMany',
-        collection: customFieldClaims,
-        where: [
-          { field: 'kind', op: 'eq', value: definition.kind },
-          { field: 'key', op: 'eq', value: definition.key },
-        ],
-      },
-    ]);
-    await this.store.dropFieldIndex(records, path, workspaceId);
+    const held: { recordId: string; value: unknown }[] = [];
+    let after = '';
+    for (;;) {
+      const where: Condition[] = [{ field: path, op: 'exists', value: true }];
+      if (after) where.push({ field: 'id', op: 'gt', value: after });
+      const page = await this.in(workspaceId).find(recordsOf(definition), {
+        where,
+        sort: [{ field: 'id', direction: 'asc' }],
+        limit: PAGE,
+      });
+      for (const record of page) {
+        const values = (record as { customFields?: Record<string, unknown> }).customFields;
+        held.push({ recordId: record.id, value: values?.[definition.key] ?? null });
+      }
+      if (page.length < PAGE) return held;
+      after = page[page.length - 1]!.id;
+    }
+  }
+
+  /** After the definition's deletion has committed (RecordChanges.removeCustomField): its index goes. */
+  async dropIndex(workspaceId: string, definition: CustomFieldDefinition): Promise<void> {
+    await this.store.dropFieldIndex(recordsOf(definition), valuePath(definition), workspaceId);
   }
 
   /**
