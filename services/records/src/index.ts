@@ -81,6 +81,7 @@ export async function startRecordsService(config: RecordsConfig, options: StartR
     // SQLite answers synchronously: a second bulk call at once would only queue behind the first.
     // On MongoDB a batch waits on the network, so a few overlap (not measured here: no MongoDB server).
     bulkCallsAtOnce: location.kind === 'sqlite' ? 1 : 4,
+    logger,
   });
   const retention = new RetentionSweeper(
     store,
@@ -107,6 +108,12 @@ export async function startRecordsService(config: RecordsConfig, options: StartR
     .indexEveryDefinition()
     .then((seen) => logger.debug({ seen }, 'custom field indexes checked'))
     .catch((err: unknown) => logger.warn({ err }, 'could not check the custom field indexes'));
+  service.customFieldDefinitions
+    .resumeDeletions()
+    .then((resumed) => resumed > 0 && logger.info({ resumed }, 'finished custom field deletions a stopped replica left under way'))
+    .catch((err: unknown) =>
+      logger.warn({ err }, 'could not finish the custom field deletions left under way; the next start tries again'),
+    );
   const [openStore, openBus, openRelay, openIntake] = [store, bus, relay, intakeConsumer!];
   return {
     port,

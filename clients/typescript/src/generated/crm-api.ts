@@ -373,7 +373,7 @@ export interface paths {
         put?: never;
         /**
          * Convert a lead into a contact, optionally with an account and an opportunity
-         * @description All fields optional. Atomic: the lead becomes `converted` (with convertedAt and convertedContactId) together with everything asked for, or nothing changes. The new contact copies name, email, phone, owner and notes. `account`/`opportunity` are null when not created. A lead already converted: 400 `{"detail": "Lead is already converted."}`.
+         * @description All fields optional. Atomic: the lead becomes `converted` (with convertedAt and convertedContactId) together with everything asked for, or nothing changes. The new contact copies name, email, phone, owner and notes. Each new record takes the lead’s custom values of the fields its kind defines with the same key and type; a value its field cannot hold, a clash on its unique field or a required field left empty is a 422 keyed `customFields.<key>`. `account`/`opportunity` are null when not created. A lead already converted: 400 `{"detail": "Lead is already converted."}`.
          */
         post: operations["convertLead"];
         delete?: never;

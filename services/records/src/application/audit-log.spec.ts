@@ -2,6 +2,7 @@ import { DomainError } from '@crm/observability';
 import { auditEntries } from '../store/audit-collections';
 import { contacts } from '../store/collections';
 import { callerIn, recordsHarness, type Harness } from '../testing/records-factory';
+import { VALUES_PER_COMMIT } from './custom-fields-service';
 import { PersonData } from './person-data';
 import type { Caller } from './views';
 
@@ -84,6 +85,47 @@ describe('audit log', () => {
     expect(dropped.items[0]!.actor).toEqual({ type: 'user', id: 'usr_ada', name: 'Ada Lovelace' });
     expect((await h.service.recordHistory(A, 'contact', without.id, {})).items.map((e) => e.action)).toEqual(['created']);
     expect((await h.service.getContact(A, holders[0]!.id)).customFields).toEqual({});
+  });
+
+  it('deletes a field many records hold a page of values per commit, the rest after the answer, each value audited once', async () => {
+    const field = await h.service.customFieldDefinitions.create(A, { body: { kind: 'contact', key: 'tier', label: 'Tier', type: 'text' } });
+    const held = VALUES_PER_COMMIT * 2 + 100;
+    const rows = Array.from({ length: held }, (_, i) => ({
+      row: i + 1,
+      body: { lastName: `L${i}`, email: `p${i}@x.io`, customFields: { tier: `t${i}` } },
+    }));
+    await h.service.batchCreateContacts(A, { idempotencyKey: 'rows', rows });
+    const dropped = () => h.store.forWorkspace('ws_a').count(auditEntries, [{ field: 'requestId', op: 'eq', value: 'req-drop' }]);
+
+    await h.service.customFieldDefinitions.delete(as(A, 'req-drop'), field.id);
+    // Answered after the first page: the field is gone for every reader while the rest of its values go.
+    expect(await dropped()).toBe(VALUES_PER_COMMIT);
+    expect(await kindOf(h.service.customFieldDefinitions.get(A, field.id))).toBe('not_found');
+    expect((await h.service.listContacts(A, { limit: 1 })).items[0]!.customFields).toEqual({});
+    expect(
+      await kindOf(h.service.customFieldDefinitions.create(A, { body: { kind: 'contact', key: 'tier', label: 'T', type: 'text' } })),
+    ).toBe('validation_failed');
+
+    await h.service.customFieldDefinitions.settled();
+    expect(await dropped()).toBe(held);
+    expect(await h.store.forWorkspace('ws_a').count(contacts, [{ field: 'customFields.tier', op: 'exists', value: true }])).toBe(0);
+    await h.service.customFieldDefinitions.create(A, { body: { kind: 'contact', key: 'tier', label: 'Tier', type: 'text' } });
+  });
+
+  it('finishes at start a deletion a stopped replica left under way, under the deleting caller and request', async () => {
+    const field = await h.service.customFieldDefinitions.create(A, { body: { kind: 'contact', key: 'tier', label: 'Tier', type: 'text' } });
+    const holder = await h.service.createContact(A, { body: { lastName: 'Held', email: 'held@x.io', customFields: { tier: 'gold' } } });
+    // What a replica stopped right after the answer leaves behind: the field hidden, its values still there.
+    await h.service.context.customFields.markDeleting('ws_a', field, { at: '2026-11-29T00:00:00Z', caller: as(KEY, 'req-gone') });
+    expect(await h.service.customFieldDefinitions.resumeDeletions()).toBe(1);
+    const history = await h.service.recordHistory(A, 'contact', holder.id, {});
+    expect(history.items[0]).toMatchObject({
+      action: 'updated',
+      requestId: 'req-gone',
+      actor: { type: 'apiKey', id: 'key_1' },
+      changes: { 'customFields.tier': { from: 'gold', to: null } },
+    });
+    expect(await h.service.customFieldDefinitions.resumeDeletions()).toBe(0);
   });
 
   it('writes nothing for a change that does not commit', async () => {

@@ -77,9 +77,11 @@ export class RecordWriter {
     recordKind: RecordType,
     record: { before: object | null; after: object | null; id: string; erased?: boolean },
     at: string,
+    /** An id the entry must have (a second commit writing it fails as a duplicate); a new one unless given. */
+    entryId?: string,
   ): RecordChanges {
     return changes.auditEntry({
-      id: this.ids(ID_PREFIX.auditEntry),
+      id: entryId ?? this.ids(ID_PREFIX.auditEntry),
       workspaceId: caller.workspaceId,
       occurredAt: at,
       action,

@@ -4,7 +4,7 @@
  * activity and its outbox events in one commit through the one writer (record-writer.ts).
  * No transport here (grpc/ translates) and no query syntax (store/ owns it).
  */
-import { DomainError } from '@crm/observability';
+import { createLogger, DomainError, type Logger } from '@crm/observability';
 import { systemClock, type Clock } from '../domain/clock';
 import { defaultIds, type IdGenerator } from '../domain/ids';
 import type { ActivityDocument, SourceDocument, TaskDocument } from '../domain/model';
@@ -57,6 +57,8 @@ export interface RecordsServiceDeps {
   privacyHashKey?: string;
   /** Bulk calls at once (bulk-lane.ts); 1 unless set. */
   bulkCallsAtOnce?: number;
+  /** Where work the service does in the background (a large custom field's deletion) logs its failures; silent unless set. */
+  logger?: Logger;
 }
 
 export class RecordsService {
@@ -106,7 +108,7 @@ export class RecordsService {
     this.aggregates = new RecordAggregates(context);
     this.recordBatches = new RecordBatches(context);
     this.auditLog = new AuditLog(context);
-    this.customFieldDefinitions = new CustomFieldsService(context);
+    this.customFieldDefinitions = new CustomFieldsService(context, this.bulk, deps.logger ?? createLogger('records', { level: 'silent' }));
     this.context = context;
   }
 

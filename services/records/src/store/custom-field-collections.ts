@@ -6,8 +6,16 @@
  */
 import { defineCollection, type StoredDocument } from '@crm/store';
 import type { CustomFieldDefinition } from '@crm/vocabulary';
+import type { Caller } from '../application/views';
 
-export type CustomFieldDocument = CustomFieldDefinition & { workspaceId: string };
+/** A deletion under way (custom-fields-service.ts): the definition is hidden while its values are cleared. */
+export interface FieldDeletion {
+  at: string;
+  /** Who deleted it, with the request's id: the audit entries of the values it clears name them. */
+  caller: Caller;
+}
+
+export type CustomFieldDocument = CustomFieldDefinition & { workspaceId: string; deleting?: FieldDeletion };
 
 export const customFieldDefinitions = defineCollection<CustomFieldDocument>({
   name: 'custom_fields',

@@ -3,9 +3,7 @@ import type { Condition, DocumentStore, ScopedStore, StoredDocument, CollectionD
 import { CUSTOM_FIELDS_PREFIX, type CustomFieldDefinition, type CustomFieldKind } from '@crm/vocabulary';
 import type { Page } from '../domain/list-rules';
 import { RECORD_COLLECTIONS } from './collections';
-import { customFieldClaims, customFieldDefinitions, type CustomFieldDocument } from './custom-field-collections';
-
-const PAGE = 1_000;
+import { customFieldClaims, customFieldDefinitions, type CustomFieldDocument, type FieldDeletion } from './custom-field-collections';
 
 export class CustomFieldRepository {
   constructor(private readonly store: DocumentStore) {}
@@ -16,8 +14,10 @@ export class CustomFieldRepository {
 
   /** The workspace's definitions of one kind (or of every kind), oldest first: the order answers list them in. */
   async definitions(workspaceId: string, kind?: CustomFieldKind): Promise<CustomFieldDefinition[]> {
-    const where: Condition[] = kind ? [{ field: 'kind', op: 'eq', value: kind }] : [];
-    const found = await this.in(workspaceId).find(customFieldDefinitions, { where, sort: [{ field: 'createdAt', direction: 'asc' }] });
+    const found = await this.in(workspaceId).find(customFieldDefinitions, {
+      where: liveDefinitions(kind),
+      sort: [{ field: 'createdAt', direction: 'asc' }],
+    });
     return found.map(definitionOf);
   }
 
@@ -26,9 +26,8 @@ export class CustomFieldRepository {
     kind: CustomFieldKind | undefined,
     page: Page,
   ): Promise<{ total: number; items: CustomFieldDefinition[] }> {
-    const where: Condition[] = kind ? [{ field: 'kind', op: 'eq', value: kind }] : [];
     const result = await this.in(workspaceId).findPage(customFieldDefinitions, {
-      where,
+      where: liveDefinitions(kind),
       sort: [{ field: 'createdAt', direction: 'asc' }],
       offset: page.offset,
       limit: page.limit,
@@ -38,7 +37,7 @@ export class CustomFieldRepository {
 
   async get(workspaceId: string, id: string): Promise<CustomFieldDefinition | null> {
     const found = await this.in(workspaceId).get(customFieldDefinitions, id);
-    return found ? definitionOf(found) : null;
+    return found && !found.deleting ? definitionOf(found) : null;
   }
 
   /** The definition, and the index its values are filtered and ordered by. */
@@ -52,31 +51,50 @@ export class CustomFieldRepository {
     await this.in(workspaceId).update(customFieldDefinitions, id, { set: fields });
   }
 
-  /** Each record of the kind that holds a value of the field, with the value (the audit of its deletion). */
-  async valuesHeld(workspaceId: string, definition: CustomFieldDefinition): Promise<{ recordId: string; value: unknown }[]> {
-    const path = valuePath(definition);
-    const held: { recordId: string; value: unknown }[] = [];
-    let after = '';
-    for (;;) {
-      const where: Condition[] = [{ field: path, op: 'exists', value: true }];
-      if (after) where.push({ field: 'id', op: 'gt', value: after });
-      const page = await this.in(workspaceId).find(recordsOf(definition), {
-        where,
-        sort: [{ field: 'id', direction: 'asc' }],
-        limit: PAGE,
-      });
-      for (const record of page) {
-        const values = (record as { customFields?: Record<string, unknown> }).customFields;
-        held.push({ recordId: record.id, value: values?.[definition.key] ?? null });
-      }
-      if (page.length < PAGE) return held;
-      after = page[page.length - 1]!.id;
-    }
+  /**
+   * Hides the definition from every reader (answers, filters, writes, the OpenAPI document) and
+   * frees its unique values; the records' values go after it (custom-fields-service.ts).
+   */
+  async markDeleting(workspaceId: string, definition: CustomFieldDefinition, deletion: FieldDeletion): Promise<void> {
+    await this.in(workspaceId).commit([
+      { kind: 'update', collection: customFieldDefinitions, id: definition.id, change: { set: { deleting: deletion } } },
+      {
+        kind: 'deleteMany',
+        collection: customFieldClaims,
+        where: [
+          { field: 'kind', op: 'eq', value: definition.kind },
+          { field: 'key', op: 'eq', value: definition.key },
+        ],
+      },
+    ]);
   }
 
-  /** After the definition's deletion has committed (RecordChanges.removeCustomField): its index goes. */
-  async dropIndex(workspaceId: string, definition: CustomFieldDefinition): Promise<void> {
+  /** Up to `limit` records of the kind that hold a value of the field, with the value. */
+  async valuesHeld(workspaceId: string, definition: CustomFieldDefinition, limit: number): Promise<{ recordId: string; value: unknown }[]> {
+    const page = await this.in(workspaceId).find(recordsOf(definition), {
+      where: [{ field: valuePath(definition), op: 'exists', value: true }],
+      sort: [{ field: 'id', direction: 'asc' }],
+      limit,
+    });
+    return page.map((record) => ({
+      recordId: record.id,
+      value: (record as { customFields?: Record<string, unknown> }).customFields?.[definition.key] ?? null,
+    }));
+  }
+
+  /** The definition itself and its index, once no record holds a value of it. */
+  async remove(workspaceId: string, definition: CustomFieldDefinition): Promise<void> {
+    await this.in(workspaceId).delete(customFieldDefinitions, definition.id);
     await this.store.dropFieldIndex(recordsOf(definition), valuePath(definition), workspaceId);
+  }
+
+  /** Deletions a replica left unfinished (it stopped while clearing values), in every workspace: up to 500, the rest at a later start. */
+  async deletionsUnderWay(): Promise<{ definition: CustomFieldDefinition; deletion: FieldDeletion }[]> {
+    const found = await this.store.findAcrossWorkspaces(customFieldDefinitions, {
+      where: [{ field: 'deleting', op: 'exists', value: true }],
+      limit: 500,
+    });
+    return found.map((document) => ({ definition: definitionOf(document), deletion: document.deleting! }));
   }
 
   /**
@@ -96,7 +114,8 @@ export class CustomFieldRepository {
       });
       for (const document of page) {
         const definition = definitionOf(document);
-        if (isIndexed(definition)) await this.store.indexField(recordsOf(definition), valuePath(definition), document.workspaceId);
+        if (isIndexed(definition) && !document.deleting)
+          await this.store.indexField(recordsOf(definition), valuePath(definition), document.workspaceId);
       }
       seen += page.length;
       if (page.length < 500) return seen;
@@ -139,7 +158,14 @@ function isIndexed(definition: CustomFieldDefinition): boolean {
   return definition.type !== 'multiselect';
 }
 
+/** Definitions of the kind (or of every kind) but those being deleted. */
+function liveDefinitions(kind?: CustomFieldKind): Condition[] {
+  const where: Condition[] = [{ field: 'deleting', op: 'exists', value: false }];
+  if (kind) where.push({ field: 'kind', op: 'eq', value: kind });
+  return where;
+}
+
 function definitionOf(document: CustomFieldDocument): CustomFieldDefinition {
-  const { workspaceId: _workspace, ...definition } = document as CustomFieldDocument & { version?: number };
+  const { workspaceId: _workspace, deleting: _deleting, ...definition } = document as CustomFieldDocument & { version?: number };
   return { ...definition, options: definition.options ?? [], description: definition.description ?? '' };
 }

@@ -7,8 +7,8 @@ import type { Condition, WriteOp } from '@crm/store';
 import type { AuditEntryDocument, FieldChanges } from '../domain/audit-entry';
 import type { ActivityDocument, RecordType } from '../domain/model';
 import { auditEntries } from './audit-collections';
-import { CUSTOM_FIELDS_PREFIX, type CustomFieldDefinition } from '@crm/vocabulary';
-import { customFieldClaims, customFieldDefinitions } from './custom-field-collections';
+import { CUSTOM_FIELDS_PREFIX } from '@crm/vocabulary';
+import { customFieldClaims } from './custom-field-collections';
 import type { UniqueClaim } from '../domain/custom-field-values';
 import {
   activities,
@@ -127,26 +127,14 @@ export class RecordChanges {
     return this;
   }
 
-  /** A custom field's definition goes, and with it every record's value of it and the claims on its values. */
-  removeCustomField(definition: CustomFieldDefinition): this {
-    const path = `${CUSTOM_FIELDS_PREFIX}${definition.key}`;
-    this.ops.push(
-      { kind: 'delete', collection: customFieldDefinitions, id: definition.id },
-      {
-        kind: 'updateMany',
-        collection: RECORD_COLLECTIONS[definition.kind],
-        where: [{ field: path, op: 'exists', value: true }],
-        change: { unset: [path] },
-      },
-      {
-        kind: 'deleteMany',
-        collection: customFieldClaims,
-        where: [
-          { field: 'kind', op: 'eq', value: definition.kind },
-          { field: 'key', op: 'eq', value: definition.key },
-        ],
-      },
-    );
+  /** Clears these records' values of a custom field being deleted. */
+  clearCustomValues(type: RecordType, recordIds: string[], key: string): this {
+    this.ops.push({
+      kind: 'updateMany',
+      collection: RECORD_COLLECTIONS[type],
+      where: [{ field: 'id', op: 'in', values: recordIds }],
+      change: { unset: [`${CUSTOM_FIELDS_PREFIX}${key}`] },
+    });
     return this;
   }
 
