@@ -82,8 +82,8 @@ export class ChunkImporter {
     const context = { workspaceId: payload.workspaceId, actorId: job.actorId, actorKind: job.actorKind, requestId: job.id };
     // Batches go in order, so an earlier attempt that created any created the first: count what
     // it created instead of writing its rows off.
-    const first = batchSlices(sortRows(chunkRows(payload)).toCreate).length > 0;
-    const stored = first ? await recallContactBatch(this.deps.records, batchKey(job.id, chunk.index, 0), context) : 'never created';
+    const createsAny = sortRows(chunkRows(payload)).toCreate.length > 0;
+    const stored = createsAny ? await recallContactBatch(this.deps.records, batchKey(job.id, chunk.index, 0), context) : 'never created';
     if (typeof stored === 'object') return this.handle(payload, LAST_ATTEMPT);
     this.deps.logger.error({ jobUid: job.id, chunk: chunk.index }, 'chunk given up; its rows are reported as errors');
     await this.deps.repo.applyChunkResult(payload.workspaceId, payload.jobUid, payload.index, failedRows(chunk.rows, reason));

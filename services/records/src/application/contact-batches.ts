@@ -56,23 +56,26 @@ export class ContactBatches {
     const { repo } = this.context;
     if (!input.idempotencyKey) throw DomainError.invalid('idempotency_key is required.');
     const batchId = batchIdOf(caller.workspaceId, input.idempotencyKey);
-    let sourceName: string | null = null;
-    if (input.dryRun) {
-      if (input.sourceUid) sourceName = (await found(repo.source(caller.workspaceId, input.sourceUid))).name;
-      return this.createOnce(caller, input, batchId, sourceName);
-    }
+    // Looked up once, and not for a replay (its source may have gone since).
+    let sourceName: Promise<string | null> | undefined;
+    const source = () => (sourceName ??= this.sourceNameOf(caller.workspaceId, input.sourceUid));
+    if (input.dryRun) return this.createOnce(caller, input, batchId, await source());
     for (let attempt = 1; ; attempt++) {
       const stored = await repo.batchResult(caller.workspaceId, batchId);
       if (stored) return { ...stored.result, replayed: true };
-      if (input.sourceUid && sourceName === null) sourceName = (await found(repo.source(caller.workspaceId, input.sourceUid))).name;
       try {
-        return await this.createOnce(caller, input, batchId, sourceName);
+        return await this.createOnce(caller, input, batchId, await source());
       } catch (error) {
         // A concurrent run of the same batch committed first (the loop answers what it stored), or
         // another batch took one of our emails first (the next check finds its contact).
         if (!isDuplicate(error) || attempt >= MAX_ATTEMPTS) throw error;
       }
     }
+  }
+
+  /** The import source's name the batch's contacts take (404 for an unknown one). */
+  private async sourceNameOf(workspaceId: string, sourceUid: string | undefined): Promise<string | null> {
+    return sourceUid ? (await found(this.context.repo.source(workspaceId, sourceUid))).name : null;
   }
 
   /** Checks the rows against the workspace's contacts and commits the new ones with the batch's answer. */
