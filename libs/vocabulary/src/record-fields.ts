@@ -28,6 +28,11 @@ export interface FilterFieldDescriptor {
   choices?: readonly string[];
   /** Whether `ordering` may name it (every scalar field; not lists). */
   sortable: boolean;
+  /**
+   * Every record holds a value (its id, the timestamps the service sets): an ordering by it needs
+   * no place for unset values, so the store's index on it serves the order and the cursor.
+   */
+  alwaysSet?: boolean;
   /** The stored document's path when it differs from the public name. */
   stored?: string;
   /**
@@ -103,7 +108,14 @@ const ACCOUNT_HOP = {
 /** How many accounts a related condition may match: its records are then found by `accountId in (...)`. */
 export const RELATED_ACCOUNTS_LIMIT = 1_000;
 
-const COMMON = { id: reference(), externalId: text(), assignedTo: owner(), createdAt: timestamp(), updatedAt: timestamp() };
+const alwaysSet = (descriptor: FilterFieldDescriptor): FilterFieldDescriptor => ({ ...descriptor, alwaysSet: true });
+const COMMON = {
+  id: alwaysSet(reference()),
+  externalId: text(),
+  assignedTo: owner(),
+  createdAt: alwaysSet(timestamp()),
+  updatedAt: alwaysSet(timestamp()),
+};
 const PERSON = { firstName: text(), lastName: text(), email: text(), phone: text(), notes: text() };
 
 /**

@@ -77,7 +77,11 @@ function leafCondition(leaf: FilterLeaf): Condition {
   }
 }
 
-/** Unset values sort last ascending and first descending, as the language promises. */
+/** Unset values sort last ascending and first descending, as the language promises (a field every record holds has none). */
 export function orderingToSort(ordering: OrderingKey[]): SortKey[] {
-  return ordering.map((key) => ({ field: key.descriptor.stored ?? key.field, direction: key.direction, unset: 'high' }));
+  return ordering.map((key) => ({
+    field: key.descriptor.stored ?? key.field,
+    direction: key.direction,
+    ...(key.descriptor.alwaysSet ? {} : { unset: 'high' as const }),
+  }));
 }
