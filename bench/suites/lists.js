@@ -116,32 +116,48 @@ module.exports = async function listsSuite({ cluster, api, seconds, log }) {
   if (first.count !== CONTACTS) throw new Error(`expected ${CONTACTS} contacts, the list counts ${first.count}`);
   // Common terms of this data: a free-mail domain (about 1 in 12 rows), a frequent first name, a
   // title word, a tag, a surname.
+  const get = (path) => ({ path });
   const targets = {
-    firstPage: '/api/contacts/',
-    searchGmail: '/api/contacts/?search=gmail',
-    searchJohn: '/api/contacts/?search=john',
-    searchManager: '/api/contacts/?search=manager',
-    searchVip: '/api/contacts/?search=vip',
-    searchSmith: '/api/contacts/?search=smith',
+    firstPage: get('/api/contacts/'),
+    searchGmail: get('/api/contacts/?search=gmail'),
+    searchJohn: get('/api/contacts/?search=john'),
+    searchManager: get('/api/contacts/?search=manager'),
+    searchVip: get('/api/contacts/?search=vip'),
+    searchSmith: get('/api/contacts/?search=smith'),
+    // The same first page in the filter language's default order, and asked for by name: the
+    // order exports walk (it was a sort of the whole workspace per page).
+    queryFirstPage: { path: '/api/contacts/query/', method: 'POST', body: JSON.stringify({ limit: 20 }) },
+    orderedByCreatedAt: get('/api/contacts/?ordering=-createdAt'),
   };
+  const send = (target, extra) =>
+    load({
+      url: `${gateway}${target.path}`,
+      method: target.method,
+      body: target.body,
+      headers: target.body ? { ...headers, 'content-type': 'application/json' } : headers,
+      connections: FEW_CONNECTIONS,
+      ...extra,
+    });
   const counts = {};
-  for (const [name, p] of Object.entries(targets)) counts[name] = (await api('GET', p, undefined, access)).count;
+  for (const [name, t] of Object.entries(targets))
+    counts[name] = (await api(t.method ?? 'GET', t.path, t.body && JSON.parse(t.body), access)).count;
   log('warming up');
-  for (const p of Object.values(targets)) await load({ url: `${gateway}${p}`, headers, seconds: 1, connections: FEW_CONNECTIONS });
+  for (const t of Object.values(targets)) await send(t, { seconds: 1 });
   log(`baseline: gateway GET /api/auth/me/, ${FEW_CONNECTIONS} connections, ${seconds} s`);
   const me = await load({ url: `${gateway}/api/auth/me/`, headers, seconds, connections: FEW_CONNECTIONS });
   const measured = {};
-  for (const [name, p] of Object.entries(targets)) {
-    log(`${name}: GET ${p}, ${FEW_CONNECTIONS} connections, ${seconds} s`);
-    measured[name] = await load({ url: `${gateway}${p}`, headers, seconds, connections: FEW_CONNECTIONS });
+  for (const [name, t] of Object.entries(targets)) {
+    log(`${name}: ${t.method ?? 'GET'} ${t.path}, ${FEW_CONNECTIONS} connections, ${seconds} s`);
+    measured[name] = await send(t, { seconds });
   }
-  const searches = Object.keys(targets).filter((name) => name !== 'firstPage');
+  const searches = Object.keys(targets).filter((name) => name.startsWith('search'));
   const worstSearchP99 = Math.max(...searches.map((name) => measured[name].p99));
   return {
     name: `lists: first page with its count and common-term searches, ${CONTACTS} realistic contacts, ${FEW_CONNECTIONS} connections`,
     // The headline: the page aim's 20 ms over its p99 (above 1 meets it).
     ratio: 20 / Math.max(measured.firstPage.p99, 0.001),
-    target: 'first page p99 under 20 ms (ratio above 1); searches p99 under 50 ms (searchAimRatio above 1)',
+    target:
+      'first page p99 under 20 ms (ratio above 1); searches p99 under 50 ms (searchAimRatio above 1); the same page by POST query and ?ordering=-createdAt (measured.queryFirstPage, measured.orderedByCreatedAt)',
     searchAimRatio: 50 / Math.max(worstSearchP99, 0.001),
     seedSeconds,
     counts,
