@@ -116,11 +116,15 @@ describe('audit log', () => {
     const field = await h.service.customFieldDefinitions.create(A, { body: { kind: 'contact', key: 'tier', label: 'Tier', type: 'text' } });
     const holder = await h.service.createContact(A, { body: { lastName: 'Held', email: 'held@x.io', customFields: { tier: 'gold' } } });
     // What a replica stopped right after the answer leaves behind: the field hidden, its values still there.
-    await h.service.context.customFields.markDeleting('ws_a', field, { at: '2026-11-29T00:00:00Z', caller: as(KEY, 'req-gone') });
+    await h.service.context.customFields.markDeleting('ws_a', field, {
+      at: '2026-11-29T00:00:00Z',
+      startedMs: Date.now(),
+      caller: as(KEY, 'req-gone'),
+    });
     expect(await h.service.customFieldDefinitions.resumeDeletions()).toBe(1);
     const history = await h.service.recordHistory(A, 'contact', holder.id, {});
-    expect(history.items[0]).toMatchObject({
-      action: 'updated',
+    expect(history.items.map((e) => e.action).sort()).toEqual(['created', 'updated']);
+    expect(history.items.find((e) => e.action === 'updated')).toMatchObject({
       requestId: 'req-gone',
       actor: { type: 'apiKey', id: 'key_1' },
       changes: { 'customFields.tier': { from: 'gold', to: null } },

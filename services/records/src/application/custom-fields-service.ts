@@ -1,11 +1,11 @@
 /** Custom field definitions (/api/settings/custom-fields/): list, read, create, change and delete. */
-import { createHash } from 'node:crypto';
 import { DomainError, type Logger } from '@crm/observability';
 import { StoreError } from '@crm/store';
 import { CUSTOM_FIELD_KINDS, type CustomFieldDefinition, type CustomFieldKind } from '@crm/vocabulary';
 import { changedCustomField, newCustomField, removedOptions } from '../domain/custom-field-rules';
-import { ID_PREFIX } from '../domain/ids';
+import { derivedId, ID_PREFIX } from '../domain/ids';
 import * as lists from '../domain/list-rules';
+import type { FieldDeletion } from '../store/custom-field-collections';
 import type { ListResult } from '../store/records-repository';
 import { BackgroundWork } from './background-work';
 import type { BulkLane } from './bulk-lane';
@@ -82,20 +82,21 @@ export class CustomFieldsService {
   async delete(caller: Caller, id: string): Promise<void> {
     const { customFields } = this.context;
     const current = await found(customFields.get(caller.workspaceId, id));
+    const deletion: FieldDeletion = { at: nowOf(this.context), startedMs: this.context.clock().getTime(), caller };
     try {
-      await customFields.markDeleting(caller.workspaceId, current, { at: nowOf(this.context), caller });
+      await customFields.markDeleting(caller.workspaceId, current, deletion);
     } catch (error) {
       if (isConflict(error)) throw DomainError.notFound();
       throw error;
     }
-    if (await this.clearSomeValues(caller, current)) this.underWay.track(this.clearValues(caller, current));
+    if (await this.clearSomeValues(current, deletion)) this.underWay.track(this.clearValues(current, deletion));
     else await customFields.remove(caller.workspaceId, current);
   }
 
   /** Finishes the deletions a stopped replica left under way; answers how many. */
   async resumeDeletions(): Promise<number> {
     const pending = await this.context.customFields.deletionsUnderWay();
-    for (const { definition, deletion } of pending) await this.clearValues(deletion.caller, definition);
+    for (const { definition, deletion } of pending) await this.clearValues(definition, deletion);
     return pending.length;
   }
 
@@ -104,13 +105,14 @@ export class CustomFieldsService {
     return this.underWay.settled();
   }
 
-  private async clearValues(caller: Caller, definition: CustomFieldDefinition): Promise<void> {
-    while (await this.clearSomeValues(caller, definition));
-    await this.context.customFields.remove(caller.workspaceId, definition);
+  private async clearValues(definition: CustomFieldDefinition, deletion: FieldDeletion): Promise<void> {
+    while (await this.clearSomeValues(definition, deletion));
+    await this.context.customFields.remove(deletion.caller.workspaceId, definition);
   }
 
   /** Clears up to VALUES_PER_COMMIT records' values in one commit, in the bulk lane; answers whether some may remain. */
-  private clearSomeValues(caller: Caller, definition: CustomFieldDefinition): Promise<boolean> {
+  private clearSomeValues(definition: CustomFieldDefinition, deletion: FieldDeletion): Promise<boolean> {
+    const { caller } = deletion;
     return this.lane.run(async () => {
       const { customFields, writer } = this.context;
       const held = await customFields.valuesHeld(caller.workspaceId, definition, VALUES_PER_COMMIT);
@@ -124,7 +126,7 @@ export class CustomFieldsService {
       for (const { recordId, value } of held) {
         const before = { customFields: { [definition.key]: value } };
         const entry = { id: recordId, before, after: { customFields: {} } };
-        writer.audit(changes, caller, 'updated', definition.kind, entry, now, clearedValueEntryId(definition, recordId));
+        writer.audit(changes, caller, 'updated', definition.kind, entry, now, clearedValueEntryId(definition, deletion, recordId));
       }
       try {
         await writer.write(caller, changes, []);
@@ -138,8 +140,10 @@ export class CustomFieldsService {
   }
 }
 
-/** One audit entry per record and deleted field, whichever replica clears the value: a second one is a duplicate (hex: within the ids' alphabet). */
-function clearedValueEntryId(definition: CustomFieldDefinition, recordId: string): string {
-  const digest = createHash('sha256').update(`${definition.id}:${recordId}`).digest('hex').slice(0, 24);
-  return `${ID_PREFIX.auditEntry}${digest}`;
+/**
+ * One audit entry per record and deleted field, whichever replica clears the value (a second one
+ * is a duplicate), sorting by the deletion's start among entries made in the same second.
+ */
+function clearedValueEntryId(definition: CustomFieldDefinition, deletion: FieldDeletion, recordId: string): string {
+  return derivedId(ID_PREFIX.auditEntry, deletion.startedMs, `${definition.id}:${recordId}`);
 }

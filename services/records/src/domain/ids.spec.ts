@@ -1,4 +1,4 @@
-import { newId } from './ids';
+import { derivedId, newId } from './ids';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 /** The digits' value, most significant first. */
@@ -28,5 +28,15 @@ describe('record ids', () => {
     for (let position = 0; position < 12; position++) {
       expect(new Set(random.map((digits) => digits[position])).size).toBe(32);
     }
+  });
+
+  it('derived from a time and a seed are the same wherever they are made, and sort by that time among the others', () => {
+    const at = Date.UTC(2026, 10, 29, 1, 0, 0, 500);
+    const id = derivedId('aud_', at, 'fld_1:cnt_1');
+    expect(derivedId('aud_', at, 'fld_1:cnt_1')).toBe(id);
+    expect(derivedId('aud_', at, 'fld_1:cnt_2')).not.toBe(id);
+    expect(id).toMatch(/^aud_[0-9a-hjkmnp-tv-z]{24}$/);
+    expect(newId('aud_', at - 1) < id).toBe(true);
+    expect(newId('aud_', at + 1) > id).toBe(true);
   });
 });

@@ -11,6 +11,8 @@ import type { Caller } from '../application/views';
 /** A deletion under way (custom-fields-service.ts): the definition is hidden while its values are cleared. */
 export interface FieldDeletion {
   at: string;
+  /** When it began, in ms: the time part of its audit entries' ids (custom-fields-service.ts). */
+  startedMs: number;
   /** Who deleted it, with the request's id: the audit entries of the values it clears name them. */
   caller: Caller;
 }
