@@ -43,8 +43,14 @@ export interface TestCluster {
   stop(): Promise<void>;
 }
 
+/**
+ * CRM_TEST_KEEP_DATA=1 keeps each cluster's data directory (its processes' logs under `logs/`)
+ * after the suite, for reading a failure afterwards; the path is printed at the stop.
+ */
+const keepData = process.env.CRM_TEST_KEEP_DATA === '1';
+
 export async function startTestCluster(options: Record<string, unknown> = {}): Promise<TestCluster> {
-  const cluster = await startOnceMore({ logLevel: 'warn', ...options });
+  const cluster = await startOnceMore({ logLevel: 'warn', ...(keepData && { keepData: true }), ...options });
   const gateways = cluster.gateways.map((g) => new ApiClient(g.url, cluster.ca));
   return {
     cluster,
@@ -53,6 +59,7 @@ export async function startTestCluster(options: Record<string, unknown> = {}): P
     async stop() {
       await Promise.all(gateways.map((g) => g.close()));
       await cluster.stop();
+      if (keepData) console.log(`CRM_TEST_KEEP_DATA: the cluster's data and logs are kept in ${cluster.dataDir}`);
     },
   };
 }

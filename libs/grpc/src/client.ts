@@ -124,7 +124,7 @@ export class GrpcClient<M extends MethodMap> {
             (error: grpc.ServiceError | null, response: unknown) => {
               if (!error) resolve(response as M[K]['response']);
               else if (attemptsLeft > 0 && wasRefused(error) && Date.now() < deadline) resolve(attempt(attemptsLeft - 1));
-              else reject(fromServiceError(error));
+              else reject(fromServiceError(error, `${method} ${this.address}`));
             },
           );
         } finally {
@@ -164,7 +164,7 @@ export class GrpcClient<M extends MethodMap> {
       ended = true;
     } catch (error) {
       ended = true;
-      throw 'code' in (error as object) ? fromServiceError(error as grpc.ServiceError) : error;
+      throw 'code' in (error as object) ? fromServiceError(error as grpc.ServiceError, `${method} ${this.address}`) : error;
     } finally {
       if (!ended) call.cancel();
     }

@@ -14,3 +14,19 @@ describe('field errors across gRPC', () => {
     expect(received.fields).toEqual(fields);
   });
 });
+
+describe('a failed call, as a log reads it', () => {
+  it('keeps grpc-js’s own words and the call, while the client-facing message stays generic', () => {
+    const received = fromServiceError(
+      { code: grpc.status.UNAVAILABLE, details: 'No connection established', metadata: new grpc.Metadata() } as grpc.ServiceError,
+      'GetContact dns:///crm-records-headless:50052',
+    );
+    expect(received.kind).toBe('unavailable');
+    expect(received.message).toBe('A backing service is unavailable; try again shortly.');
+    expect(received).toMatchObject({
+      grpcCode: grpc.status.UNAVAILABLE,
+      grpcDetails: 'No connection established',
+      call: 'GetContact dns:///crm-records-headless:50052',
+    });
+  });
+});

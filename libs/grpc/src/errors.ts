@@ -91,11 +91,10 @@ export function toServiceError(error: unknown): Partial<grpc.ServiceError> {
 }
 
 /** A failed call as a DomainError, keeping field errors; UNIMPLEMENTED and transport failures read as unavailable. */
-export function fromServiceError(error: grpc.ServiceError): DomainError {
+export function fromServiceError(error: grpc.ServiceError, call?: string): DomainError {
   if (error.metadata?.get(INTERNAL_REFUSAL_HEADER).length) {
     const refused = new DomainError('internal', `Internal call refused: ${error.details}`);
-    (refused as { grpcCode?: number }).grpcCode = error.code;
-    return refused;
+    return withCallFacts(refused, error, call);
   }
   const kind = kindForStatus(error.code);
   let fields: FieldErrors | undefined;
@@ -113,7 +112,15 @@ export function fromServiceError(error: grpc.ServiceError): DomainError {
       : kind === 'unavailable'
         ? 'A backing service is unavailable; try again shortly.'
         : error.details || 'Internal error.';
-  const domainError = new DomainError(kind, message, fields);
-  (domainError as { grpcCode?: number }).grpcCode = error.code;
+  return withCallFacts(new DomainError(kind, message, fields), error, call);
+}
+
+/**
+ * What a log needs to tell one failed call from another (the client sees none of it): the status,
+ * grpc-js's own words (`No connection established`, `Stream refused by server`, a deadline) and the
+ * method and address called.
+ */
+function withCallFacts(domainError: DomainError, error: grpc.ServiceError, call: string | undefined): DomainError {
+  Object.assign(domainError, { grpcCode: error.code, grpcDetails: error.details, ...(call !== undefined && { call }) });
   return domainError;
 }
