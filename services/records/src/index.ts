@@ -17,7 +17,6 @@ import { recordsCollections } from './store/collections';
 import { ChangeFeedRepository } from './store/change-feed-repository';
 import { RecordsRepository } from './store/records-repository';
 import { recordsRetentionRules } from './store/retention-rules';
-import { CustomFieldRepository } from './store/custom-field-repository';
 
 export * from './config';
 
@@ -104,15 +103,14 @@ export async function startRecordsService(config: RecordsConfig, options: StartR
   await server.serveWhileReady([storeReadiness(store)]);
   retention.start();
   // In the background: a start never waits on it, and a repeat finds nothing to do.
-  new CustomFieldRepository(store)
-    .indexEveryDefinition()
-    .then((seen) => logger.debug({ seen }, 'custom field indexes checked'))
-    .catch((err: unknown) => logger.warn({ err }, 'could not check the custom field indexes'));
   service.customFieldDefinitions
-    .resumeDeletions()
-    .then((resumed) => resumed > 0 && logger.info({ resumed }, 'finished custom field deletions a stopped replica left under way'))
+    .atStart()
+    .then(({ checked, resumed }) => {
+      logger.debug({ checked }, 'custom field indexes checked');
+      if (resumed > 0) logger.info({ resumed }, 'finished custom field deletions a stopped replica left under way');
+    })
     .catch((err: unknown) =>
-      logger.warn({ err }, 'could not finish the custom field deletions left under way; the next start tries again'),
+      logger.warn({ err }, 'could not check the custom field indexes or finish the deletions left under way; the next start tries again'),
     );
   const [openStore, openBus, openRelay, openIntake] = [store, bus, relay, intakeConsumer!];
   return {

@@ -121,7 +121,7 @@ describe('audit log', () => {
       startedMs: Date.now(),
       caller: as(KEY, 'req-gone'),
     });
-    expect(await h.service.customFieldDefinitions.resumeDeletions()).toBe(1);
+    expect((await h.service.customFieldDefinitions.atStart()).resumed).toBe(1);
     const history = await h.service.recordHistory(A, 'contact', holder.id, {});
     expect(history.items.map((e) => e.action).sort()).toEqual(['created', 'updated']);
     expect(history.items.find((e) => e.action === 'updated')).toMatchObject({
@@ -129,7 +129,7 @@ describe('audit log', () => {
       actor: { type: 'apiKey', id: 'key_1' },
       changes: { 'customFields.tier': { from: 'gold', to: null } },
     });
-    expect(await h.service.customFieldDefinitions.resumeDeletions()).toBe(0);
+    expect((await h.service.customFieldDefinitions.atStart()).resumed).toBe(0);
   });
 
   it('writes nothing for a change that does not commit', async () => {

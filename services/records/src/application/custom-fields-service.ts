@@ -77,7 +77,7 @@ export class CustomFieldsService {
    * entry (`updated`, the value to null, the deleting caller and request id); then the definition
    * itself. A field fewer records hold is gone before the answer; a larger one's values go after
    * it, so one deletion never holds the event loop for long (100,000 values in one commit held it
-   * for 13-18 s). A deletion a replica left unfinished is finished at the next start (`resumeDeletions`).
+   * for 13-18 s). A deletion a replica left unfinished is finished at the next start (`atStart`).
    */
   async delete(caller: Caller, id: string): Promise<void> {
     const { customFields } = this.context;
@@ -93,11 +93,14 @@ export class CustomFieldsService {
     else await customFields.remove(caller.workspaceId, current);
   }
 
-  /** Finishes the deletions a stopped replica left under way; answers how many. */
-  async resumeDeletions(): Promise<number> {
-    const pending = await this.context.customFields.deletionsUnderWay();
-    for (const { definition, deletion } of pending) await this.clearValues(definition, deletion);
-    return pending.length;
+  /**
+   * At a start: every field has its index, and the deletions a stopped replica left under way are
+   * finished; answers how many definitions it checked and how many deletions it finished.
+   */
+  async atStart(): Promise<{ checked: number; resumed: number }> {
+    const { checked, underWay } = await this.context.customFields.everyDefinitionAtStart();
+    for (const { definition, deletion } of underWay) await this.clearValues(definition, deletion);
+    return { checked, resumed: underWay.length };
   }
 
   /** Deletions still clearing values in the background have finished (tests; a stop does not wait). */

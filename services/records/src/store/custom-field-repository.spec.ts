@@ -25,7 +25,7 @@ function definition(kind: CustomFieldDefinition['kind'], n: number, type: Custom
   };
 }
 
-describe('CustomFieldRepository.indexEveryDefinition', () => {
+describe('CustomFieldRepository.everyDefinitionAtStart', () => {
   let dir: string;
   let file: string;
   let store: DocumentStore;
@@ -54,7 +54,7 @@ describe('CustomFieldRepository.indexEveryDefinition', () => {
       }
     }
     const repository = new CustomFieldRepository(store);
-    expect(await repository.indexEveryDefinition()).toBe(6 * 4 * 21);
+    expect((await repository.everyDefinitionAtStart()).checked).toBe(6 * 4 * 21);
     const slots = () => {
       const db = keepAlive(new Database(file, { readonly: true }));
       try {
@@ -64,7 +64,7 @@ describe('CustomFieldRepository.indexEveryDefinition', () => {
       }
     };
     expect(slots()).toBe(6 * 4 * 20); // a multiselect is matched by membership: no slot
-    await repository.indexEveryDefinition();
+    await repository.everyDefinitionAtStart();
     expect(slots()).toBe(6 * 4 * 20);
   });
 });

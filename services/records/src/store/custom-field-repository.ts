@@ -36,8 +36,8 @@ export class CustomFieldRepository {
   }
 
   async get(workspaceId: string, id: string): Promise<CustomFieldDefinition | null> {
-    const found = await this.in(workspaceId).get(customFieldDefinitions, id);
-    return found && !found.deleting ? definitionOf(found) : null;
+    const found = await this.in(workspaceId).findOne(customFieldDefinitions, [{ field: 'id', op: 'eq', value: id }, ...liveDefinitions()]);
+    return found ? definitionOf(found) : null;
   }
 
   /** The definition, and the index its values are filtered and ordered by. */
@@ -88,22 +88,15 @@ export class CustomFieldRepository {
     await this.store.dropFieldIndex(recordsOf(definition), valuePath(definition), workspaceId);
   }
 
-  /** Deletions a replica left unfinished (it stopped while clearing values), in every workspace: up to 500, the rest at a later start. */
-  async deletionsUnderWay(): Promise<{ definition: CustomFieldDefinition; deletion: FieldDeletion }[]> {
-    const found = await this.store.findAcrossWorkspaces(customFieldDefinitions, {
-      where: [{ field: 'deleting', op: 'exists', value: true }],
-      limit: 500,
-    });
-    return found.map((document) => ({ definition: definitionOf(document), deletion: document.deleting! }));
-  }
-
   /**
-   * Makes sure every workspace's definitions have their index (idempotent): fields defined before
-   * the store kept custom values in slots are read from the records until this has run. Returns
-   * how many definitions it looked at.
+   * One pass over every workspace's definitions at a start: each live one gets its index if it
+   * lacks it (idempotent; fields defined before the store kept custom values in slots are read
+   * from the records until this has run), and the deletions a stopped replica left under way are
+   * answered, to be finished.
    */
-  async indexEveryDefinition(): Promise<number> {
-    let seen = 0;
+  async everyDefinitionAtStart(): Promise<{ checked: number; underWay: DeletionUnderWay[] }> {
+    const underWay: DeletionUnderWay[] = [];
+    let checked = 0;
     let after = '';
     for (;;) {
       const where: Condition[] = after ? [{ field: 'id', op: 'gt', value: after }] : [];
@@ -114,11 +107,11 @@ export class CustomFieldRepository {
       });
       for (const document of page) {
         const definition = definitionOf(document);
-        if (isIndexed(definition) && !document.deleting)
-          await this.store.indexField(recordsOf(definition), valuePath(definition), document.workspaceId);
+        if (document.deleting) underWay.push({ definition, deletion: document.deleting });
+        else if (isIndexed(definition)) await this.store.indexField(recordsOf(definition), valuePath(definition), document.workspaceId);
       }
-      seen += page.length;
-      if (page.length < 500) return seen;
+      checked += page.length;
+      if (page.length < 500) return { checked, underWay };
       after = page[page.length - 1]!.id;
     }
   }
@@ -145,6 +138,11 @@ export class CustomFieldRepository {
   }
 }
 
+export interface DeletionUnderWay {
+  definition: CustomFieldDefinition;
+  deletion: FieldDeletion;
+}
+
 function valuePath(definition: CustomFieldDefinition): string {
   return `${CUSTOM_FIELDS_PREFIX}${definition.key}`;
 }
@@ -158,7 +156,7 @@ function isIndexed(definition: CustomFieldDefinition): boolean {
   return definition.type !== 'multiselect';
 }
 
-/** Definitions of the kind (or of every kind) but those being deleted. */
+/** Definitions of the kind (or of every kind) but those being deleted: the one rule every read of definitions keeps. */
 function liveDefinitions(kind?: CustomFieldKind): Condition[] {
   const where: Condition[] = [{ field: 'deleting', op: 'exists', value: false }];
   if (kind) where.push({ field: 'kind', op: 'eq', value: kind });
