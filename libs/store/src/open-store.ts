@@ -42,7 +42,7 @@ export async function openStoreWhenReachable(
 async function openAdapter({ location, collections }: OpenStoreOptions, attemptTimeoutMs?: number): Promise<StoreAdapter> {
   switch (location.kind) {
     case 'sqlite':
-      return SqliteStoreAdapter.open(location.file, collections);
+      return SqliteStoreAdapter.open(location.file, collections, location.readWorkers);
     case 'mongo': {
       // Loaded only when asked for: mongoose costs about a second of start-up on every embedded run.
       // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -63,12 +63,14 @@ export interface LocationSettings {
   mongoDatabase?: string | undefined;
   /** CRM_DATA_DIR; defaults to `./data`. Created when missing. */
   dataDir?: string | undefined;
+  /** SQLITE_READ_WORKERS: threads that run the SQLite file's reads (none: reads run on the event loop). */
+  sqliteReadWorkers?: number | undefined;
 }
 
-export function locationFromEnv({ service, mongoUrl, mongoDatabase, dataDir }: LocationSettings): StoreLocation {
+export function locationFromEnv({ service, mongoUrl, mongoDatabase, dataDir, sqliteReadWorkers }: LocationSettings): StoreLocation {
   if (!/^[a-z][a-z0-9_-]*$/.test(service)) throw new Error(`Invalid service name for a store: ${JSON.stringify(service)}`);
   if (mongoUrl) return { kind: 'mongo', url: mongoUrl, database: mongoDatabase || `crm_${service.replace(/-/g, '_')}` };
   const directory = resolve(dataDir || './data');
   mkdirSync(directory, { recursive: true });
-  return { kind: 'sqlite', file: join(directory, `${service}.db`) };
+  return { kind: 'sqlite', file: join(directory, `${service}.db`), ...(sqliteReadWorkers && { readWorkers: sqliteReadWorkers }) };
 }

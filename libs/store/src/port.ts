@@ -260,6 +260,12 @@ export interface DocumentStore {
   indexField<T extends StoredDocument>(collection: CollectionDefinition<T>, field: string, workspaceId: string): Promise<void>;
   /** What `indexField` made for the workspace's field, gone (nothing when there is none). */
   dropFieldIndex<T extends StoredDocument>(collection: CollectionDefinition<T>, field: string, workspaceId: string): Promise<void>;
+  /**
+   * Resolves once no read runs off the event loop (SQLite's read workers) or after `maxWaitMs`,
+   * whichever comes first; at once where reads do not leave the event loop. A long synchronous
+   * write waits for it, so that a read's answer does not wait behind the write to be sent.
+   */
+  readsSettled(maxWaitMs: number): Promise<void>;
   /** Whether the backing database answers; for readiness probes. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -280,8 +286,11 @@ export class StoreError extends Error {
 }
 
 export type StoreLocation =
-  /** One SQLite file (WAL mode), or ':memory:' for tests. */
-  | { kind: 'sqlite'; file: string }
+  /**
+   * One SQLite file (WAL mode), or ':memory:' for tests. With `readWorkers`, reads run on that many
+   * worker threads (sqlite/sqlite-read-pool.ts) instead of holding the event loop.
+   */
+  | { kind: 'sqlite'; file: string; readWorkers?: number }
   /** A MongoDB deployment (a replica set, for transactions) and this service's own database. */
   | { kind: 'mongo'; url: string; database: string };
 

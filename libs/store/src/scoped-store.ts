@@ -74,6 +74,7 @@ export function createDocumentStore(adapter: StoreAdapter): DocumentStore {
       assertDynamicField(collection, field);
       await adapter.dropFieldIndex?.(collection, field, workspaceId);
     },
+    readsSettled: async (maxWaitMs) => adapter.readsSettled?.(maxWaitMs),
     ping: () => adapter.ping(),
     close: () => adapter.close(),
   };

@@ -39,6 +39,8 @@ export interface StoreAdapter {
   /** See DocumentStore.indexField; an adapter whose declared indexes cover dynamic fields need not. */
   indexField?(collection: CollectionDefinition<any>, field: string, workspaceId: string): Promise<void>;
   dropFieldIndex?(collection: CollectionDefinition<any>, field: string, workspaceId: string): Promise<void>;
+  /** See DocumentStore.readsSettled; an adapter whose reads never leave the event loop need not. */
+  readsSettled?(maxWaitMs: number): Promise<void>;
   /** A read-only adapter seeing the store as of now until it is closed (see DocumentStore.openSnapshot). */
   snapshot?(): Promise<StoreAdapter>;
   close(): Promise<void>;

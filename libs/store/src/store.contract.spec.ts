@@ -87,6 +87,12 @@ const targets: Target[] = [
     name: 'SQLite file',
     open: () => openStore({ location: { kind: 'sqlite', file: join(tempDir, `contract-${(fileSequence += 1)}.db`) }, collections }),
   },
+  {
+    // Reads on worker threads with connections of their own, writes on this one (sqlite-read-pool.ts).
+    name: 'SQLite file, reads on worker threads',
+    open: () =>
+      openStore({ location: { kind: 'sqlite', file: join(tempDir, `contract-${(fileSequence += 1)}.db`), readWorkers: 2 }, collections }),
+  },
   { name: 'SQLite :memory:', open: () => openStore({ location: { kind: 'sqlite', file: ':memory:' }, collections }) },
   ...(mongoUrl
     ? [

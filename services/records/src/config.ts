@@ -7,6 +7,12 @@ export const recordsConfigSchema = z
     MONGO_URL: env.url(['mongodb', 'mongodb+srv']),
     MONGO_DATABASE: z.string().min(1).default('crm_records'),
     CRM_DATA_DIR: z.string().min(1).default('./data'),
+    /**
+     * Threads that run the SQLite file's reads, so that one workspace's heavy read does not hold
+     * the others' calls (one workspace uses all but one of them); 0 runs reads on the event loop.
+     * Not used with MongoDB.
+     */
+    SQLITE_READ_WORKERS: z.coerce.number().int().min(0).max(16).default(2),
     AMQP_URL: env.url(['amqp', 'amqps']),
     /** Where auth answers GetUsers (owners' names and workspace membership). */
     AUTH_GRPC_ADDR: env.grpcAddress('127.0.0.1:50051'),

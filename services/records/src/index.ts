@@ -48,7 +48,13 @@ export async function startRecordsService(config: RecordsConfig, options: StartR
   const tls = internalTlsFor(config, 'records', logger);
   const location =
     options.storeLocation ??
-    locationFromEnv({ service: 'records', mongoUrl: config.MONGO_URL, mongoDatabase: config.MONGO_DATABASE, dataDir: config.CRM_DATA_DIR });
+    locationFromEnv({
+      service: 'records',
+      mongoUrl: config.MONGO_URL,
+      mongoDatabase: config.MONGO_DATABASE,
+      dataDir: config.CRM_DATA_DIR,
+      sqliteReadWorkers: config.SQLITE_READ_WORKERS,
+    });
   const server = new GrpcServer({ logger, tls, maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS });
   const port = await server.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT), { healthAddress: healthListenAddress(config) });
   let store: DocumentStore | undefined;

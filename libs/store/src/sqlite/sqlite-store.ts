@@ -42,7 +42,8 @@ import {
 } from './sqlite-query';
 import { workspaceCountSql } from './sqlite-workspace-counts';
 import { WORKSPACE_TEXT_VERSION } from './sqlite-text-index';
-import { createCollectionSchema, duplicateFields, dynamicIndexName, SqliteCollection } from './sqlite-schema';
+import { createCollectionSchema, describeCollection, duplicateFields, dynamicIndexName, SqliteCollection } from './sqlite-schema';
+import { SqliteReadPool, type ReadMethod } from './sqlite-read-pool';
 import { quoteIdentifier } from './sqlite-columns';
 import {
   assignSlot,
@@ -120,6 +121,8 @@ export class SqliteStoreAdapter implements StoreAdapter {
   private closed = false;
   private checkpointer: WalCheckpointer | undefined;
   private readonly keptSearches = new KeptAnswers<SearchMatches>(KEPT_SEARCHES);
+  /** Where reads run when the store was opened with read workers (sqlite-read-pool.ts). */
+  private reads: SqliteReadPool | undefined;
 
   private constructor(
     private readonly db: Database.Database,
@@ -170,7 +173,44 @@ export class SqliteStoreAdapter implements StoreAdapter {
    * without waiting (its busy handler does not cover every step of opening a WAL database: 1 open
    * in 60 failed when six processes opened a new file at once). Opening is retried for that.
    */
-  static async open(file: string, collections: CollectionDefinition<any>[]): Promise<SqliteStoreAdapter> {
+  static async open(file: string, collections: CollectionDefinition<any>[], readWorkers = 0): Promise<SqliteStoreAdapter> {
+    const adapter = await SqliteStoreAdapter.openWriter(file, collections);
+    if (readWorkers > 0 && file !== ':memory:') {
+      try {
+        adapter.reads = await SqliteReadPool.start(file, collections, readWorkers);
+      } catch (error) {
+        await adapter.close();
+        throw error;
+      }
+    }
+    return adapter;
+  }
+
+  /**
+   * A read-only connection to a file whose schema a writer has put in place (a read worker's): it
+   * reads as the writer does and writes nothing.
+   */
+  static openReader(file: string, collections: CollectionDefinition<any>[]): SqliteStoreAdapter {
+    let db: Database.Database | undefined;
+    try {
+      db = keepAlive(new Database(file, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS }));
+      db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      db.exec(`PRAGMA cache_size = -${CACHE_SIZE_KIB}`);
+    } catch (error) {
+      db?.close();
+      throw mapError(error);
+    }
+    const reader = new SqliteStoreAdapter(db, file);
+    for (const definition of collections) reader.describe(definition);
+    return reader;
+  }
+
+  /** Lets a reader read a collection the writer has made since the reader opened. */
+  describe(definition: CollectionDefinition<any>): void {
+    if (!this.collections.has(definition.name)) this.collections.set(definition.name, describeCollection(definition));
+  }
+
+  private static async openWriter(file: string, collections: CollectionDefinition<any>[]): Promise<SqliteStoreAdapter> {
     const deadline = Date.now() + OPEN_RETRY_MS;
     for (let wait = 25; ; wait = Math.min(wait * 2, 500)) {
       try {
@@ -226,6 +266,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
   }
 
   async find(collection: CollectionDefinition<any>, query: Query): Promise<StoredRecord[]> {
+    if (this.reads) return this.onReader('find', collection, query.where, [query]);
     return this.guard(collection, (c) => {
       if (query.limit !== undefined && searchesText(query.where ?? [])) {
         return this.runInTransaction.deferred(() => this.findText(this.withSlots(c, query), query)) as StoredRecord[];
@@ -317,6 +358,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
 
   /** One statement: the total is folded from its groups, so they agree. */
   async aggregate(collection: CollectionDefinition<any>, query: AggregateQuery): Promise<AggregateResult> {
+    if (this.reads) return this.onReader('aggregate', collection, query.where, [query]);
     return this.guard(collection, (c) => {
       const read = [...query.groupBy.map((key) => key.field), ...query.metrics.map((metric) => metric.field)];
       const statement = aggregateToSql(query, this.withSlots(c, { where: query.where }, read).columns, collection);
@@ -328,6 +370,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
   }
 
   async count(collection: CollectionDefinition<any>, where: Condition[]): Promise<number> {
+    if (this.reads) return this.onReader('count', collection, where, [where]);
     return this.guard(collection, (unbound) => {
       const c = this.withSlots(unbound, { where });
       const search = workspaceTextSearch(where, c.columns);
@@ -342,6 +385,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
    * its matches once, and when they are few, their number is the total and the page is cut from them.
    */
   async findPage(collection: CollectionDefinition<any>, query: Query): Promise<Page<StoredRecord>> {
+    if (this.reads) return this.onReader('findPage', collection, query.where, [query]);
     return this.guard(
       collection,
       (unbound) =>
@@ -486,9 +530,8 @@ export class SqliteStoreAdapter implements StoreAdapter {
   private withSlots(c: SqliteCollection, query: { where?: Condition[]; sort?: SortKey[] }, read: string[] = []): SqliteCollection {
     if (!hasDynamicFields(c.definition)) return c;
     const where = query.where ?? [];
-    const workspace = where.find((w) => isFieldCondition(w) && w.field === 'workspaceId' && w.op === 'eq');
-    const workspaceId = workspace && 'value' in workspace ? workspace.value : undefined;
-    if (typeof workspaceId !== 'string') return c;
+    const workspaceId = workspaceOf(where);
+    if (workspaceId === undefined) return c;
     const fields = new Set(read);
     for (const key of query.sort ?? []) fields.add(key.field);
     namedFields(where, fields);
@@ -500,6 +543,21 @@ export class SqliteStoreAdapter implements StoreAdapter {
   }
 
   private readonly prepare = (sql: string): Database.Statement<any[]> => this.statement(sql);
+
+  async readsSettled(maxWaitMs: number): Promise<void> {
+    await this.reads?.settled(maxWaitMs);
+  }
+
+  /** A read on the pool's workers, once this connection has the collection's schema in place; fair by workspace. */
+  private onReader<T>(
+    method: ReadMethod,
+    collection: CollectionDefinition<any>,
+    where: Condition[] | undefined,
+    args: unknown[],
+  ): Promise<T> {
+    this.guard(collection, () => undefined);
+    return this.reads!.run<T>(workspaceOf(where ?? []) ?? '', method, collection, args);
+  }
 
   async ping(): Promise<boolean> {
     if (this.closed) return false;
@@ -513,6 +571,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.reads?.close();
     this.statements.clear();
     if (this.ending) return this.ending();
     await this.checkpointer?.stop();
@@ -614,6 +673,13 @@ export class SqliteStoreAdapter implements StoreAdapter {
       throw mapError(error, collection);
     }
   }
+}
+
+/** The one workspace a query's conditions name, if they name one. */
+function workspaceOf(where: Condition[]): string | undefined {
+  const workspace = where.find((w) => isFieldCondition(w) && w.field === 'workspaceId' && w.op === 'eq');
+  const workspaceId = workspace && 'value' in workspace ? workspace.value : undefined;
+  return typeof workspaceId === 'string' ? workspaceId : undefined;
 }
 
 function parse(json: string): StoredRecord {

@@ -1,4 +1,4 @@
-import { BulkLane, TURNS_BETWEEN_BULK_CALLS } from './bulk-lane';
+import { BulkLane, READS_SETTLE_MAX_MS, TURNS_BETWEEN_BULK_CALLS } from './bulk-lane';
 
 /** Work that needs `turns` turns of the event loop, as a gRPC call does between its read and its answer. */
 function turnsOfWork(turns: number, log: string[], name: string): Promise<void> {
@@ -14,6 +14,24 @@ function turnsOfWork(turns: number, log: string[], name: string): Promise<void> 
 }
 
 describe('BulkLane', () => {
+  it('starts a bulk call once the reads running off the event loop have come back, or after a short wait at most', async () => {
+    const log: string[] = [];
+    let readBack: () => void = () => undefined;
+    const read = new Promise<void>((resolve) => (readBack = resolve)).then(() => log.push('read answered'));
+    const waits: number[] = [];
+    const lane = new BulkLane(1, async (maxWaitMs) => {
+      waits.push(maxWaitMs);
+      await read;
+    });
+    const bulk = lane.run(async () => log.push('bulk'));
+    // Many turns pass while the read runs on its worker: the bulk call still waits for it.
+    await turnsOfWork(TURNS_BETWEEN_BULK_CALLS * 3, log, 'turns passed');
+    readBack();
+    await Promise.all([bulk, read]);
+    expect(log).toEqual(['turns passed', 'read answered', 'bulk']);
+    expect(waits).toEqual([READS_SETTLE_MAX_MS]);
+  });
+
   it('runs one bulk call at a time, in the order they came', async () => {
     const lane = new BulkLane();
     const log: string[] = [];

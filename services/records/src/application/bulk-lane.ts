@@ -8,11 +8,16 @@
  * same poll run back to back. Without the lane another workspace's list waited behind every batch
  * that had arrived with it. A gRPC call takes more than one turn to reach its handler and answer
  * (headers, message and reply are separate reads and writes), so the lane is handed on after
- * several turns, not one: with nothing else to do those turns cost microseconds.
+ * several turns, not one: with nothing else to do those turns cost microseconds. Where reads run
+ * on worker threads (SQLite's read workers), a read's answer comes back on a later turn, however
+ * many turns pass meanwhile: so a bulk call also waits, a short while at most, for the reads
+ * running to come back (`readsSettled`).
  */
 import { gauge } from '@crm/telemetry';
 
 export const TURNS_BETWEEN_BULK_CALLS = 4;
+/** At most this long a bulk call waits for the reads running off the event loop (a list's takes a few ms). */
+export const READS_SETTLE_MAX_MS = 25;
 
 const waitingCalls = gauge('records_bulk_calls_waiting', 'Bulk calls (batch creates and batch writes) waiting for the bulk lane.', []);
 
@@ -20,8 +25,14 @@ export class BulkLane {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
 
-  /** `width`: bulk calls at once (1 where the store answers synchronously; more where a call waits on the network). */
-  constructor(private readonly width = 1) {}
+  /**
+   * `width`: bulk calls at once (1 where the store answers synchronously; more where a call waits
+   * on the network). `readsSettled`: the store's (DocumentStore.readsSettled).
+   */
+  constructor(
+    private readonly width = 1,
+    private readonly readsSettled: (maxWaitMs: number) => Promise<void> = async () => undefined,
+  ) {}
 
   /** Runs `work` when the lane has room, after TURNS_BETWEEN_BULK_CALLS turns of the event loop. */
   async run<T>(work: () => Promise<T>): Promise<T> {
@@ -44,14 +55,23 @@ export class BulkLane {
       return new Promise((resolve) => this.waiting.push(resolve));
     }
     this.running += 1;
-    return new Promise((resolve) => afterTurns(TURNS_BETWEEN_BULK_CALLS, resolve));
+    return this.handOn();
+  }
+
+  /**
+   * The interactive calls that arrived go first, then the reads they started: the turns pass in
+   * microseconds, a read on a worker takes milliseconds.
+   */
+  private async handOn(): Promise<void> {
+    await new Promise<void>((resolve) => afterTurns(TURNS_BETWEEN_BULK_CALLS, resolve));
+    await this.readsSettled(READS_SETTLE_MAX_MS);
   }
 
   /** The place goes to the next call waiting, which keeps it (the count stays), or is given back. */
   private leave(): void {
     const next = this.waiting.shift();
     if (next) waitingCalls.dec();
-    if (next) afterTurns(TURNS_BETWEEN_BULK_CALLS, next);
+    if (next) void this.handOn().then(next);
     else this.running -= 1;
   }
 }

@@ -81,7 +81,7 @@ export class RecordsService {
   readonly auditLog: AuditLog;
 
   constructor(deps: RecordsServiceDeps) {
-    this.bulk = new BulkLane(deps.bulkCallsAtOnce);
+    this.bulk = new BulkLane(deps.bulkCallsAtOnce, (maxWaitMs) => deps.repository.store.readsSettled(maxWaitMs));
     const clock = deps.clock ?? systemClock;
     const ids = deps.ids ?? defaultIds;
     const suppressions = new SuppressionList(new SuppressionRepository(deps.repository.store), deps.privacyHashKey);
