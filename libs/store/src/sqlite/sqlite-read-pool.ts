@@ -14,6 +14,8 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CollectionDefinition, StoreError, StoreErrorCode } from '../port';
 
+const REPLACE_RETRY_MS = 1_000;
+
 export type ReadMethod = 'find' | 'count' | 'findPage' | 'aggregate';
 
 /** main → worker */
@@ -189,6 +191,13 @@ export class SqliteReadPool {
     return task;
   }
 
+  /** Starts a worker in place of one that stopped, trying again every second until one starts (reads wait meanwhile). */
+  private replaceWorker(): void {
+    this.startWorker().catch(() => {
+      if (!this.closing) setTimeout(() => !this.closing && this.replaceWorker(), REPLACE_RETRY_MS).unref();
+    });
+  }
+
   private startWorker(): Promise<void> {
     const worker: PoolWorker = {
       worker: new Worker(workerScript(), { workerData: { file: this.file, collections: [...this.definitions.values()] } }),
@@ -228,7 +237,7 @@ export class SqliteReadPool {
         if (this.closing) return;
         task?.reject(new StoreError('unavailable', `A read worker stopped (exit code ${code})`));
         // A worker that ran is replaced; one that never started has already failed the start.
-        if (started) this.startWorker().catch(() => undefined);
+        if (started) this.replaceWorker();
       });
     });
   }
