@@ -76,7 +76,9 @@ async function loadUntil(until: Promise<unknown>): Promise<number> {
   await Promise.all(
     Array.from({ length: 8 }, async (_, worker) => {
       while (!done) {
-        const response = await apis[worker % apis.length]!.call('GET', `/api/contacts/${contactId}/`);
+        const gateway = worker % apis.length;
+        const response = await apis[gateway]!.call('GET', `/api/contacts/${contactId}/`);
+        if (response.status !== 200) explainFailure(gateway, response);
         expect(response.status).toBe(200);
         sent += 1;
       }
@@ -86,6 +88,16 @@ async function loadUntil(until: Promise<unknown>): Promise<number> {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** What a failed request's gateway logged of it (the backing call, its status and grpc-js's words), for a run that cannot be repeated at will. */
+function explainFailure(gateway: number, response: { status: number; headers: Record<string, string>; body: unknown }): void {
+  const requestId = response.headers['x-request-id'];
+  const proc = cluster.processes.get(`gateway-${gateway + 1}`) as unknown as { tail(lines?: number): string } | undefined;
+  const logged = (proc?.tail(400) ?? '').split('\n').filter((line) => requestId && line.includes(requestId));
+  console.log(
+    `gateway-${gateway + 1} answered ${response.status} ${JSON.stringify(response.body)} to ${requestId}; it logged:\n${logged.join('\n')}`,
+  );
+}
 
 test('three records replicas each serve a fair share of the gateways’ calls', async () => {
   const replicas = recordsReplicas();

@@ -59,6 +59,19 @@ function wasRefused(error: grpc.ServiceError): boolean {
   return error.code === grpc.status.UNAVAILABLE && error.details === 'Stream refused by server';
 }
 
+/**
+ * A method its proto marks `option idempotency_level = NO_SIDE_EFFECTS` (a read) is sent again on
+ * any UNAVAILABLE, as gRPC's retry design allows for such methods: a connection or name resolution
+ * failing for a moment (a replica's connection ageing out as the caller re-resolves, a pod going)
+ * costs a read a few milliseconds instead of a 503. A write is sent again only when refused.
+ */
+const READ_RETRY_DELAY_MS = 50;
+
+function sideEffectFree(Client: grpc.ServiceClientConstructor): Set<string> {
+  const methods = Object.entries(Client.service as Record<string, { options?: { idempotency_level?: string } }>);
+  return new Set(methods.filter(([, method]) => method.options?.idempotency_level === 'NO_SIDE_EFFECTS').map(([name]) => name));
+}
+
 export interface CallOptions {
   /** Milliseconds before the call fails with DEADLINE_EXCEEDED (read as unavailable). Default 10 s. */
   timeoutMs?: number;
@@ -83,6 +96,8 @@ export function servingIdentity(fullName: string): string {
  */
 export class GrpcClient<M extends MethodMap> {
   private readonly client: grpc.Client;
+  /** The methods sent again on any UNAVAILABLE (sideEffectFree). */
+  private readonly reads: Set<string>;
 
   constructor(
     protoPath: string,
@@ -93,6 +108,7 @@ export class GrpcClient<M extends MethodMap> {
     balancing: LoadBalancing = loadBalancingFor(address),
   ) {
     const Client = loadService(protoPath, fullName);
+    this.reads = sideEffectFree(Client);
     const credentials = tls ? channelCredentials(tls) : grpc.credentials.createInsecure();
     this.client = new Client(address, credentials, clientChannelOptions(address, tls ? serverIdentity : null, balancing));
   }
@@ -109,6 +125,8 @@ export class GrpcClient<M extends MethodMap> {
     const deadline = Date.now() + (options.timeoutMs ?? 10_000);
     const fn = (this.client as unknown as Record<string, grpc.requestCallback<unknown> | undefined>)[method];
     if (typeof fn !== 'function') return Promise.reject(new Error(`No method ${method} on ${this.address}`));
+    const read = this.reads.has(method);
+    const again = (error: grpc.ServiceError) => wasRefused(error) || (read && error.code === grpc.status.UNAVAILABLE);
     const attempt = (attemptsLeft: number): Promise<M[K]['response']> =>
       new Promise((resolve, reject) => {
         // grpc-js captures a stack trace on every call to decorate its errors; fromServiceError makes
@@ -123,8 +141,10 @@ export class GrpcClient<M extends MethodMap> {
             { deadline },
             (error: grpc.ServiceError | null, response: unknown) => {
               if (!error) resolve(response as M[K]['response']);
-              else if (attemptsLeft > 0 && wasRefused(error) && Date.now() < deadline) resolve(attempt(attemptsLeft - 1));
-              else reject(fromServiceError(error, `${method} ${this.address}`));
+              else if (attemptsLeft > 0 && again(error) && Date.now() + READ_RETRY_DELAY_MS < deadline) {
+                const delay = wasRefused(error) ? 0 : READ_RETRY_DELAY_MS;
+                setTimeout(() => resolve(attempt(attemptsLeft - 1)), delay);
+              } else reject(fromServiceError(error, `${method} ${this.address}`));
             },
           );
         } finally {
