@@ -97,6 +97,17 @@ describe('paginated lists', () => {
     expect(descending.body.results[0].firstName).toBe('Person24');
   });
 
+  it("orders by any field the filter language sorts by, not only the store's plain orderings", async () => {
+    // id, phone and title are sortable fields of the filter language (record-fields.ts) but no plain ordering.
+    const byId = await w.api.get('/api/contacts/?ordering=id&limit=3');
+    expect(byId.status).toBe(200);
+    expect(byId.body.results.map((r: { id: string }) => r.id)).toEqual([...created.map((c) => c.id)].sort().slice(0, 3));
+    const byIdDescending = await w.api.get('/api/contacts/?ordering=-id&limit=1');
+    expect(byIdDescending.body.results[0].id).toBe([...created.map((c) => c.id)].sort().at(-1));
+    const byTitle = await w.api.get('/api/contacts/?ordering=-title,firstName&limit=2');
+    expect(byTitle.body.results.map((r: { firstName: string }) => r.firstName)).toEqual(['Person00', 'Person01']);
+  });
+
   it('answers a page past the end with an empty page and the count', async () => {
     const response = await w.api.get('/api/contacts/?page=9');
     expect(response.status).toBe(200);

@@ -7,6 +7,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { importV1 } from '@crm/grpc';
 import { DomainError, isDomainError } from '@crm/observability';
+import { CONTACT_FIELDS } from '@crm/vocabulary';
 import type { ImportClient } from '../clients/import-client';
 import type { RecordsClient } from '../clients/records-client';
 import { RECORDS_DEADLINE_MS } from '../clients/records-client';
@@ -39,7 +40,10 @@ function dryRunOf(req: Request): boolean {
 function wouldBe(contact: importV1.ImportedContact): Record<string, unknown> {
   // Left unset, as records leaves a null: id, accountId, assignedTo and the timestamps.
   const { contactId: _contactId, ...fields } = contact;
-  return render({ ...fields, stage: contact.stage || 'new' }, contactKind.listFields)!;
+  return render(
+    { ...fields, stage: contact.stage || CONTACT_FIELDS.stage.write.default, externalId: contact.externalId || null },
+    contactKind.listFields,
+  )!;
 }
 
 /** The created contacts as records has them, in row order. */

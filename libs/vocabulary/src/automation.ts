@@ -1,4 +1,5 @@
 /** Automation's kinds and limits: what a rule's trigger, conditions and steps may say. */
+import { CONTACT_FIELDS, LEAD_FIELDS, OPPORTUNITY_FIELDS, fieldNames, type BuiltInFields } from './fields';
 
 export const TRIGGER_KINDS = [
   'lead_created',
@@ -31,6 +32,21 @@ export const STEP_RESULT_STATUSES = ['completed', 'skipped', 'failed'] as const;
 
 /** The record types a rule enrolls. */
 export const ENROLLED_RECORD_TYPES = ['lead', 'contact', 'opportunity'] as const;
+export type EnrolledRecordType = (typeof ENROLLED_RECORD_TYPES)[number];
+
+/** `{{<kind>.<field>}}` for each field its kind marks `placeholder` (fields/). */
+const placeholdersOf = (kind: EnrolledRecordType, fields: BuiltInFields): readonly string[] =>
+  fieldNames(fields, (field) => field.placeholder === true).map((name) => `${kind}.${name}`);
+
+/** The merge placeholders of step text, per record type (written between braces: `{{lead.firstName}}`). */
+export const RECORD_PLACEHOLDERS: Record<EnrolledRecordType, readonly string[]> = {
+  lead: placeholdersOf('lead', LEAD_FIELDS),
+  contact: placeholdersOf('contact', CONTACT_FIELDS),
+  opportunity: placeholdersOf('opportunity', OPPORTUNITY_FIELDS),
+};
+
+/** Placeholders step text may hold whatever the record type. */
+export const SHARED_PLACEHOLDERS: readonly string[] = ['workspace.name', 'owner.firstName', 'owner.lastName', 'owner.email'];
 
 /** How a send_email step writes its email, and where a sent email stands. */
 export const EMAIL_MODES = ['template', 'ai_generated'] as const;

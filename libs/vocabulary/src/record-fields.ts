@@ -1,10 +1,12 @@
 /**
- * The records' fields as data: one descriptor per field a list can filter and order by, read by
- * the records service (the filter language's checks and its store conditions) and the gateway (the
- * OpenAPI document). A custom field will be one more descriptor (`customFields.<key>`), resolved
- * from the workspace's definitions instead of this table.
+ * The filter language's view of the records' fields: one descriptor per field a list can filter
+ * and order by, made from each kind's built-in fields (fields/) that say `filter`, read by the
+ * records service (the filter language's checks and its store conditions) and the gateway (the
+ * OpenAPI document). A custom field is one more descriptor (`customFields.<key>`), resolved from
+ * the workspace's definitions (custom-fields.ts).
  */
-import { ACCOUNT_STAGES, CONTACT_STAGES, LEAD_STATUSES, OPPORTUNITY_STAGES } from './records';
+import { ACCOUNT_FIELDS, CONTACT_FIELDS, LEAD_FIELDS, OPPORTUNITY_FIELDS, type BuiltInField, type BuiltInFields } from './fields';
+import { ACCOUNT_STAGES } from './records';
 
 export type FilterFieldType =
   /** Free text: substring `contains`. */
@@ -80,16 +82,44 @@ export const FILTER_LIMITS = {
   maxTextLength: 1_000,
 } as const;
 
-/** Free text that holds a few recurring values (a source, an industry): aggregates group by it. */
-const selectText = (): FilterFieldDescriptor => ({ type: 'text', sortable: true, selectLike: true });
-const text = (stored?: string): FilterFieldDescriptor => ({ type: 'text', sortable: true, ...(stored ? { stored } : {}) });
-const reference = (): FilterFieldDescriptor => ({ type: 'reference', sortable: true });
-/** The owner: aggregates group by it. */
-const owner = (): FilterFieldDescriptor => ({ type: 'reference', sortable: true, selectLike: true });
+const text = (): FilterFieldDescriptor => ({ type: 'text', sortable: true });
 const choice = (choices: readonly string[]): FilterFieldDescriptor => ({ type: 'choice', choices, sortable: true });
-const number = (): FilterFieldDescriptor => ({ type: 'number', sortable: true });
-const timestamp = (): FilterFieldDescriptor => ({ type: 'timestamp', sortable: true });
-const tags = (): FilterFieldDescriptor => ({ type: 'tags', sortable: false });
+
+const FILTER_TYPE: Record<BuiltInField['type'], FilterFieldType | undefined> = {
+  id: 'reference',
+  text: 'text',
+  email: 'text',
+  externalId: 'text',
+  choice: 'choice',
+  reference: 'reference',
+  number: 'number',
+  integer: 'number',
+  url: 'text',
+  date: 'date',
+  timestamp: 'timestamp',
+  boolean: 'boolean',
+  tags: 'tags',
+  references: undefined,
+  address: undefined,
+  customFields: undefined,
+};
+
+/** The filter descriptors of a kind's built-in fields that the filter language names. */
+export function filterFieldsOf(fields: BuiltInFields): Record<string, FilterFieldDescriptor> {
+  const out: Record<string, FilterFieldDescriptor> = {};
+  for (const [name, field] of Object.entries(fields)) {
+    const type = FILTER_TYPE[field.type];
+    if (!field.filter || !type) continue;
+    out[name] = {
+      type,
+      sortable: field.filter.sortable,
+      ...(field.choices ? { choices: field.choices } : {}),
+      ...(field.filter.alwaysSet ? { alwaysSet: true } : {}),
+      ...(field.filter.selectLike ? { selectLike: true } : {}),
+    };
+  }
+  return out;
+}
 
 /** A field of the linked account, one dotted hop away; lists cannot be ordered by it. */
 const accountField = (field: string, descriptor: FilterFieldDescriptor): FilterFieldDescriptor => ({
@@ -108,60 +138,15 @@ const ACCOUNT_HOP = {
 /** How many accounts a related condition may match: its records are then found by `accountId in (...)`. */
 export const RELATED_ACCOUNTS_LIMIT = 1_000;
 
-const alwaysSet = (descriptor: FilterFieldDescriptor): FilterFieldDescriptor => ({ ...descriptor, alwaysSet: true });
-const COMMON = {
-  id: alwaysSet(reference()),
-  externalId: text(),
-  assignedTo: owner(),
-  createdAt: alwaysSet(timestamp()),
-  updatedAt: alwaysSet(timestamp()),
-};
-const PERSON = { firstName: text(), lastName: text(), email: text(), phone: text(), notes: text() };
-
 /**
- * Every list item field of each kind (but the owner's name and the account's counts, filled in at
- * read time), plus notes or description, externalId and, where a record links to an account, the
- * account's name, industry and stage.
+ * The fields of each kind's filter language: its built-in fields that say `filter` (fields/) and,
+ * where a record links to an account, the account's name, industry and stage.
  */
 export const RECORD_FILTER_FIELDS: Record<FilterRecordKind, Record<string, FilterFieldDescriptor>> = {
-  contact: {
-    ...COMMON,
-    ...PERSON,
-    title: text(),
-    stage: choice(CONTACT_STAGES),
-    accountId: reference(),
-    tags: tags(),
-    ...ACCOUNT_HOP,
-  },
-  lead: {
-    ...COMMON,
-    ...PERSON,
-    company: text(),
-    status: choice(LEAD_STATUSES),
-    source: selectText(),
-    leadScore: number(),
-  },
-  account: {
-    ...COMMON,
-    name: text(),
-    website: text(),
-    industry: selectText(),
-    companySize: text(),
-    stage: choice(ACCOUNT_STAGES),
-    description: text(),
-  },
-  opportunity: {
-    ...COMMON,
-    name: text(),
-    accountId: reference(),
-    value: number(),
-    stage: choice(OPPORTUNITY_STAGES),
-    probability: number(),
-    closeDate: { type: 'date', sortable: true },
-    source: selectText(),
-    description: text(),
-    ...ACCOUNT_HOP,
-  },
+  contact: { ...filterFieldsOf(CONTACT_FIELDS), ...ACCOUNT_HOP },
+  lead: filterFieldsOf(LEAD_FIELDS),
+  account: filterFieldsOf(ACCOUNT_FIELDS),
+  opportunity: { ...filterFieldsOf(OPPORTUNITY_FIELDS), ...ACCOUNT_HOP },
 };
 
 /** Aggregates (`GET /api/{kind}/aggregate/`): what `groupBy` and `metrics` take. */

@@ -1,71 +1,20 @@
 /**
  * The fields of each kind's list item, in the order answers give them: what an export writes by
- * default. The gateway's field tables mark the same fields `listed` (a spec there checks that the
- * two agree), so the list and its export cannot drift.
+ * default. The gateway's list items read the same `listed` flags (fields/), so the list and its
+ * export cannot drift.
  */
+import { ACCOUNT_FIELDS, CONTACT_FIELDS, LEAD_FIELDS, OPPORTUNITY_FIELDS, fieldNames, type BuiltInFields } from './fields';
 import type { FilterRecordKind } from './record-fields';
 
+/** A kind's list item fields: its built-in fields that say `listed`, but its custom fields (an export's own columns). */
+const listed = (fields: BuiltInFields): readonly string[] =>
+  fieldNames(fields, (field) => field.listed === true && field.type !== 'customFields');
+
 export const RECORD_LIST_ITEM_FIELDS: Record<FilterRecordKind, readonly string[]> = {
-  contact: [
-    'id',
-    'externalId',
-    'firstName',
-    'lastName',
-    'email',
-    'phone',
-    'title',
-    'stage',
-    'accountId',
-    'accountName',
-    'assignedTo',
-    'tags',
-    'createdAt',
-    'updatedAt',
-  ],
-  lead: [
-    'id',
-    'externalId',
-    'firstName',
-    'lastName',
-    'email',
-    'phone',
-    'company',
-    'status',
-    'source',
-    'assignedTo',
-    'leadScore',
-    'createdAt',
-    'updatedAt',
-  ],
-  account: [
-    'id',
-    'externalId',
-    'name',
-    'website',
-    'industry',
-    'companySize',
-    'stage',
-    'assignedTo',
-    'contactCount',
-    'openOpportunityCount',
-    'createdAt',
-    'updatedAt',
-  ],
-  opportunity: [
-    'id',
-    'externalId',
-    'name',
-    'accountId',
-    'accountName',
-    'value',
-    'stage',
-    'probability',
-    'closeDate',
-    'assignedTo',
-    'source',
-    'createdAt',
-    'updatedAt',
-  ],
+  contact: listed(CONTACT_FIELDS),
+  lead: listed(LEAD_FIELDS),
+  account: listed(ACCOUNT_FIELDS),
+  opportunity: listed(OPPORTUNITY_FIELDS),
 };
 
 /** A name the service fills from a link, null when the link is unset: the name field → its id field. */

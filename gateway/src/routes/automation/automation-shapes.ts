@@ -12,6 +12,8 @@ import {
   EMAIL_STATUSES,
   ENROLLED_RECORD_TYPES,
   LOG_STATUSES,
+  RECORD_PLACEHOLDERS,
+  SHARED_PLACEHOLDERS,
   STEP_RESULT_STATUSES,
   STEP_TYPES,
   TEMPLATE_CATEGORIES,
@@ -69,8 +71,8 @@ const object = (required: string[], properties: Record<string, JsonSchema>, desc
   additionalProperties: false,
 });
 
-const PLACEHOLDERS =
-  "Text may carry placeholders of the trigger's record type: {{lead.firstName}}, {{lead.lastName}}, {{lead.email}}, {{lead.phone}}, {{lead.company}}, {{lead.status}}, {{lead.source}}, {{lead.leadScore}}; {{contact.firstName}}, {{contact.lastName}}, {{contact.email}}, {{contact.phone}}, {{contact.title}}, {{contact.stage}}; {{opportunity.name}}, {{opportunity.value}}, {{opportunity.stage}}, {{opportunity.probability}}, {{opportunity.closeDate}}, {{opportunity.accountName}}; and always {{workspace.name}}, {{owner.firstName}}, {{owner.lastName}}, {{owner.email}}.";
+const braced = (names: readonly string[]) => names.map((name) => `{{${name}}}`).join(', ');
+const PLACEHOLDERS = `Text may carry placeholders of the trigger's record type: ${ENROLLED_RECORD_TYPES.map((type) => braced(RECORD_PLACEHOLDERS[type])).join('; ')}; and always ${braced(SHARED_PLACEHOLDERS)}.`;
 
 /** Each step type's config, as the service accepts and stores it (services/automation/src/domain/steps/). */
 const STEP_CONFIGS: Record<StepType, JsonSchema> = {

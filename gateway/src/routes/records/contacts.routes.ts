@@ -1,63 +1,13 @@
-/** Contacts: `/api/contacts/` CRUD and list, described by one table of fields. */
-import { CONTACT_STAGES, FIELD_LIMITS } from '@crm/vocabulary';
+/** Contacts: `/api/contacts/` CRUD and list, from the contact's field descriptors (@crm/vocabulary CONTACT_FIELDS). */
+import { CONTACT_FIELDS } from '@crm/vocabulary';
+import { recordFieldsOf } from './built-in-record-fields';
 import { splitTags } from './list-query';
-import {
-  CREATED_RANGE,
-  fromTable,
-  PERSON_FIELDS,
-  TAGS_WRITE,
-  orderingParameter,
-  searchParameter,
-  type RecordFields,
-  EXTERNAL_ID_FIELD,
-  CUSTOM_FIELDS_FIELD,
-} from './record-fields';
+import { CREATED_RANGE, fromTable, orderingParameter, searchParameter } from './record-fields';
 import type { RecordKind } from './record-routes';
-import { t } from './record-shape';
-
-const CONTACT_FIELDS: RecordFields = {
-  id: { answer: t.id('cnt_'), listed: true },
-  externalId: EXTERNAL_ID_FIELD,
-  ...PERSON_FIELDS,
-  phone: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.shortText }, listed: true },
-  title: { answer: t.string('Job title.'), write: { type: 'string', maxLength: FIELD_LIMITS.shortText }, listed: true },
-  stage: {
-    answer: t.choice(CONTACT_STAGES),
-    write: { type: 'string', choices: CONTACT_STAGES, description: 'Default `new`.' },
-    listed: true,
-    filter: { description: 'A contact stage value.', schema: t.choice(CONTACT_STAGES) },
-  },
-  accountId: {
-    answer: t.nullableString('The linked account (`acc_...`), or null.'),
-    write: { type: 'string', nullable: true, description: 'An account of the workspace (422 otherwise); null unlinks.' },
-    listed: true,
-  },
-  accountName: { answer: t.nullableString("The linked account's name (read-only)."), listed: true },
-  assignedTo: {
-    answer: t.nullableString('The owning user (`usr_...`), or null.'),
-    write: { type: 'string', nullable: true, description: 'A user of the workspace; null unassigns.' },
-    listed: true,
-    filter: { description: 'Owner user id.' },
-  },
-  assignedToName: { answer: t.nullableString("The owner's name (read-only).") },
-  tags: {
-    answer: t.strings(),
-    write: TAGS_WRITE,
-    listed: true,
-    filter: { description: 'Comma-separated tag names; contacts carrying every one of them.' },
-  },
-  emailOptOut: { answer: t.boolean(), write: { type: 'boolean' } },
-  emailBounced: { answer: t.boolean(), write: { type: 'boolean' } },
-  notes: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.longText } },
-  source: { answer: t.nullableString("The source's name when the contact came from an import with a `source_uid` (read-only).") },
-  createdAt: { answer: t.timestamp(), listed: true },
-  updatedAt: { answer: t.timestamp(), listed: true },
-  customFields: CUSTOM_FIELDS_FIELD,
-};
 
 type ContactFilter = 'externalId' | 'stage' | 'assignedTo' | 'search' | 'createdAfter' | 'createdBefore' | 'tags' | 'ordering';
 
-const contactTable = fromTable<ContactFilter>(CONTACT_FIELDS, [
+const contactTable = fromTable<ContactFilter>(recordFieldsOf(CONTACT_FIELDS), [
   'externalId',
   'stage',
   'assignedTo',

@@ -1,65 +1,17 @@
 /** Leads: `/api/leads/` CRUD and list, and conversion into a contact (+ account, + opportunity). */
-import { FIELD_LIMITS, LEAD_STATUSES, OPPORTUNITY_STAGES } from '@crm/vocabulary';
+import { FIELD_LIMITS, LEAD_FIELDS, OPPORTUNITY_STAGES } from '@crm/vocabulary';
 import type { Router } from 'express';
 import { idParameter, operation, type OpenApiPaths } from '../../openapi/operation';
 import { pathId } from '../validate';
 import type { RecordKind, RecordsCall } from './record-routes';
-import {
-  CREATED_RANGE,
-  fromTable,
-  PERSON_FIELDS,
-  orderingParameter,
-  searchParameter,
-  type RecordFields,
-  EXTERNAL_ID_FIELD,
-  CUSTOM_FIELDS_FIELD,
-} from './record-fields';
+import { recordFieldsOf } from './built-in-record-fields';
+import { CREATED_RANGE, fromTable, orderingParameter, searchParameter } from './record-fields';
 import { nullable, objectSchema, render, t, type RecordMessage } from './record-shape';
 import { translateWrite, writeSchema, type WriteShape } from './write-body';
 
-const LEAD_FIELDS: RecordFields = {
-  id: { answer: t.id('ld_'), listed: true },
-  externalId: EXTERNAL_ID_FIELD,
-  ...PERSON_FIELDS,
-  phone: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.shortText }, listed: true },
-  company: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.name }, listed: true },
-  status: {
-    answer: t.choice(LEAD_STATUSES),
-    write: { type: 'string', choices: LEAD_STATUSES, description: 'Default `new`; `converted` only through conversion (422 here).' },
-    listed: true,
-    filter: { description: 'A lead status value.', schema: t.choice(LEAD_STATUSES) },
-  },
-  source: {
-    answer: t.string('Lead source (free text).'),
-    write: { type: 'string', maxLength: FIELD_LIMITS.shortText },
-    listed: true,
-    filter: { description: 'Exact lead source.' },
-  },
-  assignedTo: {
-    answer: t.nullableString('Owner user id, or null.'),
-    write: { type: 'string', nullable: true },
-    listed: true,
-    filter: { description: 'Owner user id.' },
-  },
-  assignedToName: { answer: t.nullableString("The owner's name (read-only).") },
-  leadScore: {
-    answer: t.integer('0..100.'),
-    write: { type: 'integer', minimum: 0, maximum: 100, description: 'Default 0.' },
-    listed: true,
-  },
-  emailOptOut: { answer: t.boolean(), write: { type: 'boolean' } },
-  emailBounced: { answer: t.boolean(), write: { type: 'boolean' } },
-  convertedAt: { answer: t.nullableTimestamp('Null until converted.') },
-  convertedContactId: { answer: t.nullableString('Null until converted.') },
-  notes: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.longText } },
-  createdAt: { answer: t.timestamp(), listed: true },
-  updatedAt: { answer: t.timestamp(), listed: true },
-  customFields: CUSTOM_FIELDS_FIELD,
-};
-
 type LeadFilter = 'externalId' | 'status' | 'source' | 'assignedTo' | 'search' | 'createdAfter' | 'createdBefore' | 'ordering';
 
-const leadTable = fromTable<LeadFilter>(LEAD_FIELDS, [
+const leadTable = fromTable<LeadFilter>(recordFieldsOf(LEAD_FIELDS), [
   'externalId',
   'status',
   'source',

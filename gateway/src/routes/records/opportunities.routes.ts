@@ -1,64 +1,9 @@
 /** Opportunities: `/api/opportunities/` CRUD and list. */
-import { FIELD_LIMITS, OPPORTUNITY_STAGES } from '@crm/vocabulary';
+import { OPPORTUNITY_FIELDS } from '@crm/vocabulary';
 import type { RecordKind } from './record-routes';
-import { fromTable, orderingParameter, searchParameter, type RecordFields, EXTERNAL_ID_FIELD, CUSTOM_FIELDS_FIELD } from './record-fields';
+import { recordFieldsOf } from './built-in-record-fields';
+import { fromTable, orderingParameter, searchParameter } from './record-fields';
 import { t } from './record-shape';
-
-const OPPORTUNITY_FIELDS: RecordFields = {
-  id: { answer: t.id('opp_'), listed: true },
-  externalId: EXTERNAL_ID_FIELD,
-  name: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.name }, required: true, listed: true },
-  accountId: {
-    answer: t.nullableString('The account (`acc_...`); null after the account was deleted.'),
-    write: {
-      type: 'string',
-      nullable: true,
-      description: 'Required on create: an account of the workspace (422 otherwise). Null unlinks on update.',
-    },
-    required: true,
-    listed: true,
-    filter: { description: 'The account id.' },
-  },
-  accountName: { answer: t.nullableString("The account's name (read-only)."), listed: true },
-  value: { answer: t.number('Deal value.'), write: { type: 'number', minimum: 0, description: 'Default 0.' }, listed: true },
-  stage: {
-    answer: t.choice(OPPORTUNITY_STAGES),
-    write: { type: 'string', choices: OPPORTUNITY_STAGES, description: 'Default `prospecting`.' },
-    listed: true,
-    filter: { description: 'A pipeline stage value.', schema: t.choice(OPPORTUNITY_STAGES) },
-  },
-  probability: {
-    answer: t.integer('Percentage 0..100; follows the stage unless given.'),
-    write: { type: 'integer', minimum: 0, maximum: 100, description: 'Default from the stage.' },
-    listed: true,
-  },
-  closeDate: {
-    answer: t.nullableDate('Expected close date `YYYY-MM-DD`, or null.'),
-    write: { type: 'string', format: 'date', nullable: true },
-    listed: true,
-  },
-  closedDate: {
-    answer: t.nullableDate('Set to today on entering closed_won/closed_lost unless given; null otherwise.'),
-    write: { type: 'string', format: 'date', nullable: true },
-  },
-  lossReason: { answer: t.nullableString(), write: { type: 'string', nullable: true, maxLength: FIELD_LIMITS.longText } },
-  assignedTo: {
-    answer: t.nullableString('Owner user id, or null.'),
-    write: { type: 'string', nullable: true },
-    listed: true,
-    filter: { description: 'Owner user id.' },
-  },
-  assignedToName: { answer: t.nullableString("The owner's name (read-only).") },
-  source: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.shortText }, listed: true },
-  contactIds: {
-    answer: t.strings('Contacts of the workspace (`cnt_...`).'),
-    write: { type: 'strings', description: 'Contacts of the workspace (422 for any other id).' },
-  },
-  description: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.longText } },
-  createdAt: { answer: t.timestamp(), listed: true },
-  updatedAt: { answer: t.timestamp(), listed: true },
-  customFields: CUSTOM_FIELDS_FIELD,
-};
 
 type OpportunityFilter =
   | 'externalId'
@@ -72,7 +17,7 @@ type OpportunityFilter =
   | 'search'
   | 'ordering';
 
-const opportunityTable = fromTable<OpportunityFilter>(OPPORTUNITY_FIELDS, [
+const opportunityTable = fromTable<OpportunityFilter>(recordFieldsOf(OPPORTUNITY_FIELDS), [
   'externalId',
   'stage',
   'accountId',

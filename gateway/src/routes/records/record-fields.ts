@@ -1,10 +1,11 @@
 /**
  * A record kind's fields in one table, one row per field with its flags: its answer schema, whether
  * and how a client writes it (no `write`: read-only, ignored when sent back), whether list items
- * carry it, whether the list filters on it. The kind's answers, write body, list filters and their
- * OpenAPI schemas all come from the rows, so adding a field is one row.
+ * carry it, whether the list filters on it. The rows are made from the kind's built-in field
+ * descriptors (built-in-record-fields.ts); the kind's answers, write body, list filters and their
+ * OpenAPI schemas all come from them.
  */
-import { FIELD_LIMITS, MAX_SEARCH_LENGTH, type FilterRecordKind } from '@crm/vocabulary';
+import { MAX_SEARCH_LENGTH, type FilterRecordKind } from '@crm/vocabulary';
 import type { JsonSchema } from '../../openapi/operation';
 import { orderingDescription } from './record-query.routes';
 import type { QueryParameter, RecordKind } from './record-routes';
@@ -27,57 +28,6 @@ export interface RecordField {
 }
 
 export type RecordFields = Record<string, RecordField>;
-
-/** The name and email rows people records (contacts, leads) share. */
-export const PERSON_FIELDS: RecordFields = {
-  firstName: {
-    answer: t.string(),
-    write: { type: 'string', maxLength: FIELD_LIMITS.name, description: 'At least one of firstName and lastName is required on create.' },
-    oneOfRequired: true,
-    listed: true,
-  },
-  lastName: { answer: t.string(), write: { type: 'string', maxLength: FIELD_LIMITS.name }, oneOfRequired: true, listed: true },
-  email: { answer: t.string(), write: { type: 'string', format: 'email', maxLength: FIELD_LIMITS.email }, required: true, listed: true },
-};
-
-/** `externalId`, a client's own id, on every record kind: written, listed and filtered alike. */
-export const EXTERNAL_ID_FIELD: RecordField = {
-  answer: t.nullableString("The client's own id (1 to 255 characters), unique per workspace and kind, or null."),
-  write: {
-    type: 'string',
-    nullable: true,
-    maxLength: FIELD_LIMITS.externalId,
-    description: 'Unique per workspace and kind (422 on `externalId` when another record of the kind has it); null clears.',
-  },
-  listed: true,
-  filter: { description: 'Records with exactly this externalId.' },
-};
-
-/**
- * `customFields`, the workspace's own fields of the kind (/api/settings/custom-fields/), on every
- * record kind: carried to and from the records service as JSON text, judged there against the
- * definitions. Answered in full records and list items alike.
- */
-export const CUSTOM_FIELDS_FIELD: RecordField = {
-  answer: t.openObject(
-    "The workspace's custom fields of this kind (/api/settings/custom-fields/), by key: one entry per defined field, null when unset; `{}` when the kind has none. Each value is typed by its definition: text, url, email, select, date (`YYYY-MM-DD`) and datetime as strings, number and integer as numbers, boolean as a boolean, multiselect as a list of strings.",
-  ),
-  write: {
-    type: 'json',
-    nullable: true,
-    description:
-      "Any subset of the kind's custom fields, by key; keys not sent keep their value (on update) and null clears one. An unknown key, a value of the wrong type, a select value not among the options, a missing required field on create or a clash on a unique field: 422 keyed `customFields.<key>`. Not an object: 422 on `customFields`. Null as a whole changes nothing.",
-  },
-  listed: true,
-};
-
-/** How a client writes tags, on every kind that has them. */
-export const TAGS_WRITE: WritableField = {
-  type: 'strings',
-  maxItems: FIELD_LIMITS.tagCount,
-  itemMaxLength: FIELD_LIMITS.tagLength,
-  description: 'Blank and repeated tags are dropped.',
-};
 
 type FromTable<F extends string> = Pick<RecordKind<F>, 'write' | 'responseFields' | 'fullFields' | 'listFields' | 'filters'>;
 

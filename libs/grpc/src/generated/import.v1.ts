@@ -174,6 +174,8 @@ export interface ImportedContact {
   stage: string;
   notes: string;
   tags: string[];
+  /** The client's own id; empty when the row has none. */
+  externalId: string;
 }
 
 export interface ImportContactsNowResponse {

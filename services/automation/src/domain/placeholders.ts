@@ -3,28 +3,13 @@
  * the workspace's name and the record owner's name; a rule may use only the set of its trigger's
  * record type, so every placeholder it holds has a value to fill (possibly empty) when it runs.
  */
+import { RECORD_PLACEHOLDERS, SHARED_PLACEHOLDERS } from '@crm/vocabulary';
 import type { RecordType } from './model';
-
-export const PLACEHOLDERS: Record<RecordType, string[]> = {
-  lead: ['lead.firstName', 'lead.lastName', 'lead.email', 'lead.phone', 'lead.company', 'lead.status', 'lead.source', 'lead.leadScore'],
-  contact: ['contact.firstName', 'contact.lastName', 'contact.email', 'contact.phone', 'contact.title', 'contact.stage'],
-  opportunity: [
-    'opportunity.name',
-    'opportunity.value',
-    'opportunity.stage',
-    'opportunity.probability',
-    'opportunity.closeDate',
-    'opportunity.accountName',
-  ],
-};
-
-/** Available whatever the record type. */
-export const SHARED_PLACEHOLDERS = ['workspace.name', 'owner.firstName', 'owner.lastName', 'owner.email'];
 
 const PATTERN = /\{\{\s*([^{}]*?)\s*\}\}/g;
 
 export function placeholdersFor(recordType: RecordType): string[] {
-  return [...PLACEHOLDERS[recordType], ...SHARED_PLACEHOLDERS];
+  return [...RECORD_PLACEHOLDERS[recordType], ...SHARED_PLACEHOLDERS];
 }
 
 /** Every placeholder named in `text`, as written between the braces (trimmed). */
@@ -56,7 +41,7 @@ export function mergePlaceholders(template: string, context: MergeContext): stri
   return template.replace(PATTERN, (whole, name: string) => {
     const [scope, field] = name.split('.', 2);
     if (!field) return whole;
-    if (scope === context.recordType && PLACEHOLDERS[context.recordType].includes(name)) return text(context.record[field]);
+    if (scope === context.recordType && RECORD_PLACEHOLDERS[context.recordType].includes(name)) return text(context.record[field]);
     if (scope === 'workspace' && field === 'name') return context.workspace.name;
     if (scope === 'owner' && SHARED_PLACEHOLDERS.includes(name)) return text(context.owner?.[field as 'firstName' | 'lastName' | 'email']);
     return whole;

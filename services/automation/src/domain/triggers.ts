@@ -2,7 +2,15 @@
  * What each trigger kind reacts to: the records event that raises it, the kind of record it
  * enrolls, and the fields of that record conditions may name (as the public API shows them).
  */
-import { CONTACT_STAGES, LEAD_STATUSES, OPPORTUNITY_STAGES } from '@crm/vocabulary';
+import {
+  CONTACT_FIELDS,
+  LEAD_FIELDS,
+  LEAD_STATUSES,
+  OPPORTUNITY_FIELDS,
+  OPPORTUNITY_STAGES,
+  type BuiltInField,
+  type BuiltInFields,
+} from '@crm/vocabulary';
 import type { RecordType, TriggerKind } from './model';
 
 export const TRIGGERS: Record<TriggerKind, { eventType: string; recordType: RecordType; description: string }> = {
@@ -44,60 +52,40 @@ export interface FieldSpec {
   values?: readonly string[];
 }
 
-const common: Record<string, FieldSpec> = {
-  id: { kind: 'string' },
-  assignedTo: { kind: 'string' },
-  createdAt: { kind: 'date' },
-  updatedAt: { kind: 'date' },
+const CONDITION_KIND: Record<BuiltInField['type'], FieldKind | undefined> = {
+  id: 'string',
+  text: 'string',
+  email: 'string',
+  externalId: 'string',
+  choice: 'string',
+  reference: 'string',
+  number: 'number',
+  integer: 'number',
+  url: 'string',
+  boolean: 'boolean',
+  date: 'date',
+  timestamp: 'date',
+  tags: 'list',
+  references: 'list',
+  address: undefined,
+  customFields: undefined,
 };
+
+/** The fields of a kind described as data (@crm/vocabulary) that conditions may name. */
+function conditionFieldsOf(fields: BuiltInFields): Record<string, FieldSpec> {
+  const specs: Record<string, FieldSpec> = {};
+  for (const [name, field] of Object.entries(fields)) {
+    const kind = CONDITION_KIND[field.type];
+    if (field.condition && kind) specs[name] = { kind, ...(field.choices ? { values: field.choices } : {}) };
+  }
+  return specs;
+}
 
 /** Fields conditions may name, per record type. */
 export const RECORD_FIELDS: Record<RecordType, Record<string, FieldSpec>> = {
-  lead: {
-    ...common,
-    firstName: { kind: 'string' },
-    lastName: { kind: 'string' },
-    email: { kind: 'string' },
-    phone: { kind: 'string' },
-    company: { kind: 'string' },
-    status: { kind: 'string', values: LEAD_STATUSES },
-    source: { kind: 'string' },
-    leadScore: { kind: 'number' },
-    emailOptOut: { kind: 'boolean' },
-    emailBounced: { kind: 'boolean' },
-    convertedAt: { kind: 'date' },
-    notes: { kind: 'string' },
-  },
-  contact: {
-    ...common,
-    firstName: { kind: 'string' },
-    lastName: { kind: 'string' },
-    email: { kind: 'string' },
-    phone: { kind: 'string' },
-    title: { kind: 'string' },
-    stage: { kind: 'string', values: CONTACT_STAGES },
-    accountId: { kind: 'string' },
-    tags: { kind: 'list' },
-    emailOptOut: { kind: 'boolean' },
-    emailBounced: { kind: 'boolean' },
-    source: { kind: 'string' },
-    notes: { kind: 'string' },
-  },
-  opportunity: {
-    ...common,
-    name: { kind: 'string' },
-    accountId: { kind: 'string' },
-    accountName: { kind: 'string' },
-    value: { kind: 'number' },
-    stage: { kind: 'string', values: OPPORTUNITY_STAGES },
-    probability: { kind: 'number' },
-    closeDate: { kind: 'date' },
-    closedDate: { kind: 'date' },
-    lossReason: { kind: 'string' },
-    source: { kind: 'string' },
-    contactIds: { kind: 'list' },
-    description: { kind: 'string' },
-  },
+  lead: conditionFieldsOf(LEAD_FIELDS),
+  contact: conditionFieldsOf(CONTACT_FIELDS),
+  opportunity: conditionFieldsOf(OPPORTUNITY_FIELDS),
 };
 
 /** Fields of the event itself that conditions may also name (e.g. the stage an opportunity left). */

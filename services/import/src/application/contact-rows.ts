@@ -4,7 +4,8 @@
  * with an earlier row's email is a duplicate, the rest become records' ContactRow messages.
  */
 import type { recordsV1 } from '@crm/grpc';
-import { normaliseStage, rowProblem, type ChunkRow, type ContactFields } from '../domain/contact-row';
+import { IMPORT_FIELDS, importedField } from '../domain/contact-fields';
+import { normaliseChoice, rowProblem, type ChunkRow, type ContactFields } from '../domain/contact-row';
 import type { ReportedDuplicate, ReportedError } from '../domain/import-report';
 
 export interface SortedRows {
@@ -35,18 +36,18 @@ export function sortRows(rows: ChunkRow[]): SortedRows {
   return sorted;
 }
 
+/** A row as records takes it: every imported field (blank as empty), choices as people's spellings normalised. */
 export function contactRow(row: number, fields: ContactFields): recordsV1.ContactRow {
+  const cells: Record<string, string | string[]> = {};
+  for (const field of IMPORT_FIELDS) {
+    const value = fields[field];
+    if (importedField(field).type === 'tags') cells[field] = (value as string[] | undefined) ?? [];
+    else if (importedField(field).choices) cells[field] = value ? normaliseChoice(value as string) : '';
+    else cells[field] = (value as string | undefined) ?? '';
+  }
   return {
+    ...(cells as unknown as Omit<recordsV1.ContactRow, 'row' | 'customFields'>),
     row,
-    firstName: fields.firstName ?? '',
-    lastName: fields.lastName ?? '',
-    email: fields.email ?? '',
-    phone: fields.phone ?? '',
-    title: fields.title ?? '',
-    stage: fields.stage ? normaliseStage(fields.stage) : '',
-    notes: fields.notes ?? '',
-    tags: fields.tags ?? [],
-    externalId: fields.externalId ?? '',
     customFields: fields.customFields && Object.keys(fields.customFields).length > 0 ? JSON.stringify(fields.customFields) : '',
   };
 }

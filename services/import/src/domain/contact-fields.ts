@@ -1,27 +1,26 @@
 /**
- * The contact fields an import can fill, and how a CSV header names them: the schema's own names
- * and the spellings people's files use (`First Name`, `first_name`, `E-mail`, `Email Address`, ...).
+ * The contact fields an import can fill, and how a CSV header names them: the fields whose
+ * descriptor (@crm/vocabulary CONTACT_FIELDS) has `import`, by their schema names and the
+ * spellings people's files use (`First Name`, `first_name`, `E-mail`, `Email Address`, ...).
  */
+import { CONTACT_FIELDS, fieldNames, type BuiltInField, type ImportedFieldName } from '@crm/vocabulary';
 
-export const IMPORT_FIELDS = ['firstName', 'lastName', 'email', 'phone', 'title', 'stage', 'notes', 'tags', 'externalId'] as const;
-export type ImportField = (typeof IMPORT_FIELDS)[number];
+export type ImportField = ImportedFieldName<typeof CONTACT_FIELDS>;
 
-/** Spellings after normalising (lower case, letters and digits only). */
-const SPELLINGS: Record<ImportField, string[]> = {
-  firstName: ['firstname', 'first', 'givenname', 'forename', 'fname', 'prenom', 'vorname'],
-  lastName: ['lastname', 'last', 'surname', 'familyname', 'lname', 'nom', 'nachname'],
-  email: ['email', 'emailaddress', 'mail', 'emailid', 'primaryemail', 'workemail', 'businessemail', 'courriel'],
-  phone: ['phone', 'phonenumber', 'telephone', 'tel', 'mobile', 'mobilephone', 'cell', 'cellphone', 'workphone', 'businessphone'],
-  title: ['title', 'jobtitle', 'position', 'role'],
-  stage: ['stage', 'contactstage', 'lifecyclestage', 'status'],
-  notes: ['notes', 'note', 'comments', 'comment', 'description'],
-  tags: ['tags', 'tag', 'labels', 'label'],
-  // `External ID`, `externalId`, `external_id`.
-  externalId: ['externalid'],
-};
+export const IMPORT_FIELDS = fieldNames(CONTACT_FIELDS, (field) => field.import !== undefined) as readonly ImportField[];
+
+/** An imported field's descriptor. */
+export function importedField(field: ImportField): BuiltInField & { import: { label: string; headers: readonly string[] } } {
+  return CONTACT_FIELDS[field];
+}
+
+/** The field's name as a person reading their spreadsheet would say it (`First name`). */
+export function importLabel(field: ImportField): string {
+  return importedField(field).import.label;
+}
 
 const BY_SPELLING = new Map<string, ImportField>();
-for (const field of IMPORT_FIELDS) for (const spelling of SPELLINGS[field]) BY_SPELLING.set(spelling, field);
+for (const field of IMPORT_FIELDS) for (const spelling of importedField(field).import.headers) BY_SPELLING.set(spelling, field);
 
 /** `First Name`, `first_name`, `FIRST-NAME`, ` firstName ` all become `firstname`. */
 export function normaliseHeader(header: string): string {

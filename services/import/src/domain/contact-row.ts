@@ -6,30 +6,22 @@
  * Cells are kept as plain text: a formula-like cell (`=HYPERLINK(...)`) is stored as typed, never
  * evaluated. Whatever exports contacts to a spreadsheet must escape such values (prefix `'`).
  */
-import { CONTACT_STAGES, FIELD_LIMITS, isEmail, characterCount } from '@crm/vocabulary';
+import { FIELD_LIMITS, isEmail, characterCount } from '@crm/vocabulary';
 import type { ColumnPlan } from './column-plan';
-import type { ImportField } from './contact-fields';
+import { IMPORT_FIELDS, importedField, importLabel, type ImportField } from './contact-fields';
 import { customKey, isCustomTarget } from './custom-fields';
 
 // The records service's stages, limits and email rule (libs/vocabulary), so both agree.
 const LIMITS = FIELD_LIMITS;
 
-export interface ContactFields {
-  firstName?: string;
-  lastName?: string;
-  email?: string;
-  phone?: string;
-  title?: string;
-  stage?: string;
-  notes?: string;
-  tags?: string[];
-  externalId?: string;
+/** A row's contact fields: text, tags as a list. */
+export type ContactFields = { [F in ImportField]?: F extends 'tags' ? string[] : string } & {
   /**
    * Custom field key → the cell's text (trimmed), blank cells left out. Records reads each by its
    * field's type and reports a bad one as a row error; the import does not check them.
    */
   customFields?: Record<string, string>;
-}
+};
 
 /** What the splitter puts in a chunk for one data row; `cells` as in the file, for the report. */
 export type ChunkRow =
@@ -59,8 +51,7 @@ export function rowFields(cells: string[], plan: Pick<ColumnPlan, 'fields'>): Co
     const value = raw.trim();
     if (value === '') continue;
     if (isCustomTarget(field)) (fields.customFields ??= {})[customKey(field)] = value;
-    else if (field === 'tags') fields.tags = splitTags(value);
-    else (fields as Record<Exclude<ImportField, 'tags'>, string>)[field] = value;
+    else (fields as Record<ImportField, string | string[]>)[field] = importedField(field).type === 'tags' ? splitTags(value) : value;
   }
   return fields;
 }
@@ -70,37 +61,20 @@ export function emailKey(email: string): string {
   return email.trim().toLowerCase();
 }
 
-const LABEL: Record<ImportField, string> = {
-  firstName: 'First name',
-  lastName: 'Last name',
-  email: 'Email',
-  phone: 'Phone',
-  title: 'Title',
-  stage: 'Stage',
-  notes: 'Notes',
-  tags: 'Tags',
-  externalId: 'External ID',
-};
-
 /** Every problem of a row, in one message; undefined when the row can go to records. */
 export function rowProblem(fields: ContactFields): string | undefined {
   const problems: string[] = [];
   if (!fields.email) problems.push('Email is missing.');
   else if (!isEmail(fields.email)) problems.push(`Email "${clip(fields.email)}" is not a valid email address.`);
   if (!fields.firstName && !fields.lastName) problems.push('A first name or a last name is required.');
-  for (const [field, max] of [
-    ['firstName', LIMITS.name],
-    ['lastName', LIMITS.name],
-    ['phone', LIMITS.shortText],
-    ['title', LIMITS.shortText],
-    ['notes', LIMITS.longText],
-    ['externalId', LIMITS.externalId],
-  ] as const) {
+  for (const field of IMPORT_FIELDS) {
+    const { type, maxLength, choices } = importedField(field);
     const value = fields[field];
-    if (value !== undefined && characterCount(value) > max) problems.push(`${LABEL[field]} is longer than ${max} characters.`);
-  }
-  if (fields.stage !== undefined && !(CONTACT_STAGES as readonly string[]).includes(normaliseStage(fields.stage))) {
-    problems.push(`Stage "${clip(fields.stage)}" is not one of ${CONTACT_STAGES.join(', ')}.`);
+    if (typeof value !== 'string') continue;
+    if (type !== 'email' && maxLength !== undefined && characterCount(value) > maxLength)
+      problems.push(`${importLabel(field)} is longer than ${maxLength} characters.`);
+    if (choices && !choices.includes(normaliseChoice(value)))
+      problems.push(`${importLabel(field)} "${clip(value)}" is not one of ${choices.join(', ')}.`);
   }
   if (fields.tags) {
     if (fields.tags.length > LIMITS.tagCount) problems.push(`More than ${LIMITS.tagCount} tags.`);
@@ -110,20 +84,20 @@ export function rowProblem(fields: ContactFields): string | undefined {
   return problems.length > 0 ? problems.join(' ') : undefined;
 }
 
-/** `Proposal Sent` → `proposal_sent`: stages as people type them. */
-export function normaliseStage(stage: string): string {
-  return stage
+/** `Proposal Sent` → `proposal_sent`: choice values (stages) as people type them. */
+export function normaliseChoice(value: string): string {
+  return value
     .trim()
     .toLowerCase()
     .replace(/[\s-]+/g, '_');
 }
 
+/** A field named at the start of one of the records service's problems. */
+const RECORDS_FIELD = new RegExp(`(^|; )(${IMPORT_FIELDS.join('|')}): `, 'g');
+
 /** The message the records service gave for a row, in the file's words (`email: ...` → `Email: ...`). */
 export function recordsProblem(message: string): string {
-  return message.replace(
-    /(^|; )(firstName|lastName|email|phone|title|stage|notes|tags|externalId): /g,
-    (_m, sep: string, field: ImportField) => `${sep}${LABEL[field]}: `,
-  );
+  return message.replace(RECORDS_FIELD, (_m, sep: string, field: ImportField) => `${sep}${importLabel(field)}: `);
 }
 
 function clip(value: string): string {

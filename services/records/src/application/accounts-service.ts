@@ -1,5 +1,5 @@
 /** Accounts: create, read, update, delete and list. */
-import { ACCOUNT_FIELDS } from '../domain/account-rules';
+import { ACCOUNT_RULES } from '../domain/account-rules';
 import { recordDeleted } from '../domain/events';
 import { ID_PREFIX } from '../domain/ids';
 import * as lists from '../domain/list-rules';
@@ -32,7 +32,7 @@ export class AccountsService {
 
   async create(caller: Caller, input: WriteInput): Promise<AccountView> {
     const { writer, ids } = this.context;
-    const references = await referencesOf(this.context, caller, input.body, ACCOUNT_FIELDS);
+    const references = await referencesOf(this.context, caller, input.body, ACCOUNT_RULES);
     const now = this.context.clock();
     const account = RECORD_WRITES.account.build({ ...input, references }, ids(ID_PREFIX.account), caller.workspaceId, now);
     const changes = writer.changes();
@@ -50,7 +50,7 @@ export class AccountsService {
     const { repo, writer } = this.context;
     const current = await found(repo.record(caller.workspaceId, 'account', id));
     requireVersion(current, input.expectedVersion);
-    const references = await referencesOf(this.context, caller, input.body, ACCOUNT_FIELDS);
+    const references = await referencesOf(this.context, caller, input.body, ACCOUNT_RULES);
     const now = this.context.clock();
     const fields = RECORD_WRITES.account.change(current, { ...input, references }, now);
     const changes = writer.changes();

@@ -1,5 +1,5 @@
 /** Contacts: create, read, update, delete and list, and an account's contacts. */
-import { CONTACT_FIELDS } from '../domain/contact-rules';
+import { CONTACT_RULES } from '../domain/contact-rules';
 import { recordDeleted } from '../domain/events';
 import { ID_PREFIX } from '../domain/ids';
 import * as lists from '../domain/list-rules';
@@ -34,7 +34,7 @@ export class ContactsService {
 
   async create(caller: Caller, input: WriteInput): Promise<ContactView> {
     const { writer, ids } = this.context;
-    const references = await referencesOf(this.context, caller, input.body, CONTACT_FIELDS);
+    const references = await referencesOf(this.context, caller, input.body, CONTACT_RULES);
     const now = this.context.clock();
     const contact = RECORD_WRITES.contact.build({ ...input, references }, ids(ID_PREFIX.contact), caller.workspaceId, now);
     const changes = writer.changes();
@@ -52,7 +52,7 @@ export class ContactsService {
     const { repo, writer } = this.context;
     const current = await found(repo.record(caller.workspaceId, 'contact', id));
     requireVersion(current, input.expectedVersion);
-    const references = await referencesOf(this.context, caller, input.body, CONTACT_FIELDS);
+    const references = await referencesOf(this.context, caller, input.body, CONTACT_RULES);
     const now = this.context.clock();
     const fields = RECORD_WRITES.contact.change(current, { ...input, references }, now);
     const changes = writer.changes();

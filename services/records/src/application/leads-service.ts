@@ -5,7 +5,7 @@ import { timestamp } from '../domain/clock';
 import { contactCreated, leadEvents, opportunityEvents, recordDeleted, recordUpdated, type DomainEvent } from '../domain/events';
 import { ID_PREFIX } from '../domain/ids';
 import { ALREADY_CONVERTED, planConversion, type ConversionFields } from '../domain/lead-conversion';
-import { LEAD_FIELDS } from '../domain/lead-rules';
+import { LEAD_RULES } from '../domain/lead-rules';
 import * as lists from '../domain/list-rules';
 import type { LeadDocument } from '../domain/model';
 import { requireVersion } from '../domain/record-version';
@@ -47,7 +47,7 @@ export class LeadsService {
 
   async create(caller: Caller, input: WriteInput): Promise<LeadView> {
     const { writer, ids } = this.context;
-    const references = await referencesOf(this.context, caller, input.body, LEAD_FIELDS);
+    const references = await referencesOf(this.context, caller, input.body, LEAD_RULES);
     const now = this.context.clock();
     const lead = RECORD_WRITES.lead.build({ ...input, references }, ids(ID_PREFIX.lead), caller.workspaceId, now);
     const changes = writer.changes();
@@ -63,7 +63,7 @@ export class LeadsService {
 
   async update(caller: Caller, id: string, input: WriteInput): Promise<LeadView> {
     const { repo, writer } = this.context;
-    const references = await referencesOf(this.context, caller, input.body, LEAD_FIELDS);
+    const references = await referencesOf(this.context, caller, input.body, LEAD_RULES);
     for (let attempt = 0; ; attempt++) {
       const current = await found(repo.record(caller.workspaceId, 'lead', id));
       requireVersion(current, input.expectedVersion);

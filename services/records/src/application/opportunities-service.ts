@@ -2,7 +2,7 @@
 import { recordDeleted } from '../domain/events';
 import { ID_PREFIX } from '../domain/ids';
 import * as lists from '../domain/list-rules';
-import { OPPORTUNITY_FIELDS } from '../domain/opportunity-rules';
+import { OPPORTUNITY_RULES } from '../domain/opportunity-rules';
 import { requireVersion } from '../domain/record-version';
 import type { OpportunityFilter } from '../store/record-filters';
 import type { ListResult } from '../store/records-repository';
@@ -37,7 +37,7 @@ export class OpportunitiesService {
 
   async create(caller: Caller, input: WriteInput): Promise<OpportunityView> {
     const { writer, ids } = this.context;
-    const references = await referencesOf(this.context, caller, input.body, OPPORTUNITY_FIELDS);
+    const references = await referencesOf(this.context, caller, input.body, OPPORTUNITY_RULES);
     const now = this.context.clock();
     const opportunity = RECORD_WRITES.opportunity.build({ ...input, references }, ids(ID_PREFIX.opportunity), caller.workspaceId, now);
     const changes = writer.changes();
@@ -53,7 +53,7 @@ export class OpportunitiesService {
 
   async update(caller: Caller, id: string, input: WriteInput): Promise<OpportunityView> {
     const { repo, writer } = this.context;
-    const references = await referencesOf(this.context, caller, input.body, OPPORTUNITY_FIELDS);
+    const references = await referencesOf(this.context, caller, input.body, OPPORTUNITY_RULES);
     for (let attempt = 0; ; attempt++) {
       const current = await found(repo.record(caller.workspaceId, 'opportunity', id));
       requireVersion(current, input.expectedVersion);

@@ -60,19 +60,25 @@ export async function listCriteria(
   /** The kind's fields when the caller has read them already. */
   known?: FieldResolver,
 ): Promise<ListCriteria> {
-  const needsResolver = Boolean(input.filter?.trim() || input.customFieldEquals?.trim() || isLanguageOrdering(input.ordering));
+  const needsResolver = Boolean(input.filter?.trim() || input.customFieldEquals?.trim() || isLanguageOrdering(kind, input.ordering));
   const fields = known ?? (needsResolver ? await fieldResolver(context, workspaceId, kind) : builtInFields(kind));
   const tree = parseFilterJson(input.filter, fields);
   const equals = customEqualsFilter(input.customFieldEquals, fields);
   const filter = tree && equals ? { and: [tree, equals] } : (tree ?? equals);
-  if (isLanguageOrdering(input.ordering)) {
+  if (isLanguageOrdering(kind, input.ordering)) {
     return { filter, ordering: lists.ordering(kind, undefined), orderingKeys: parseOrdering(input.ordering, fields) };
   }
   return { filter, ordering: lists.ordering(kind, input.ordering) };
 }
 
-function isLanguageOrdering(ordering: string | undefined): boolean {
-  return ordering !== undefined && (ordering.includes(',') || ordering.replace(/^-/, '').startsWith(CUSTOM_FIELDS_PREFIX));
+/**
+ * An ordering the filter language reads: several fields, a custom field, or any sortable built-in
+ * field beyond the kind's plain orderings (list-rules.ts, which the store's indexes serve alone).
+ */
+function isLanguageOrdering(kind: FilterRecordKind, ordering: string | undefined): boolean {
+  if (!ordering) return false;
+  const field = ordering.replace(/^-/, '');
+  return ordering.includes(',') || field.startsWith(CUSTOM_FIELDS_PREFIX) || !lists.isPlainOrdering(kind, field);
 }
 
 /**

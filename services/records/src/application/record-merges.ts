@@ -5,11 +5,11 @@
  * meanwhile fails the commit (409).
  */
 import { DomainError } from '@crm/observability';
-import { accountChanges, ACCOUNT_FIELDS } from '../domain/account-rules';
-import { contactChanges, CONTACT_FIELDS } from '../domain/contact-rules';
+import { accountChanges, ACCOUNT_RULES } from '../domain/account-rules';
+import { contactChanges, CONTACT_RULES } from '../domain/contact-rules';
 import { recordsMerged, recordUpdated } from '../domain/events';
 import type { FieldTable, KnownReferences } from '../domain/field-rules';
-import { leadChanges, LEAD_FIELDS } from '../domain/lead-rules';
+import { leadChanges, LEAD_RULES } from '../domain/lead-rules';
 import type { AccountDocument, ContactDocument, LeadDocument, OpportunityDocument } from '../domain/model';
 import { checkMergedFound, checkMergeList, mergedBody, type MergeableType, type MergeRequest } from '../domain/record-merge';
 import { versionOf } from '../domain/record-version';
@@ -28,9 +28,9 @@ const MERGEABLE: Record<
     changes(current: MergeableDocument, input: { body: Record<string, unknown>; references: KnownReferences }, now: string): object;
   }
 > = {
-  contact: { fields: CONTACT_FIELDS, changes: (c, input, now) => contactChanges(c as ContactDocument, input, now) },
-  lead: { fields: LEAD_FIELDS, changes: (c, input, now) => leadChanges(c as LeadDocument, input, now) },
-  account: { fields: ACCOUNT_FIELDS, changes: (c, input, now) => accountChanges(c as AccountDocument, input, now) },
+  contact: { fields: CONTACT_RULES, changes: (c, input, now) => contactChanges(c as ContactDocument, input, now) },
+  lead: { fields: LEAD_RULES, changes: (c, input, now) => leadChanges(c as LeadDocument, input, now) },
+  account: { fields: ACCOUNT_RULES, changes: (c, input, now) => accountChanges(c as AccountDocument, input, now) },
 };
 
 export class RecordMerges {

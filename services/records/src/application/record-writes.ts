@@ -6,8 +6,8 @@
  * single write gains (rules, audit, checks) a batch's records gain too.
  */
 import { timestamp } from '../domain/clock';
-import { accountChanges, newAccount, ACCOUNT_FIELDS } from '../domain/account-rules';
-import { contactChanges, newContact, CONTACT_FIELDS } from '../domain/contact-rules';
+import { accountChanges, newAccount, ACCOUNT_RULES } from '../domain/account-rules';
+import { contactChanges, newContact, CONTACT_RULES } from '../domain/contact-rules';
 import {
   accountCreated,
   contactCreated,
@@ -20,9 +20,9 @@ import {
 } from '../domain/events';
 import type { FieldTable, KnownReferences } from '../domain/field-rules';
 import { ID_PREFIX } from '../domain/ids';
-import { leadChanges, newLead, LEAD_FIELDS } from '../domain/lead-rules';
+import { leadChanges, newLead, LEAD_RULES } from '../domain/lead-rules';
 import type { AccountDocument, ContactDocument, LeadDocument, OpportunityDocument } from '../domain/model';
-import { newOpportunity, opportunityChanges, OPPORTUNITY_FIELDS } from '../domain/opportunity-rules';
+import { newOpportunity, opportunityChanges, OPPORTUNITY_RULES } from '../domain/opportunity-rules';
 import { versionOf } from '../domain/record-version';
 import type { RecordChanges, UpdateCondition } from '../store/record-changes';
 import type { RecordWriter } from './record-writer';
@@ -53,7 +53,7 @@ export interface KindWrites<D> {
 
 export const RECORD_WRITES: { [K in WritableKind]: KindWrites<WritableDocuments[K]> } = {
   contact: {
-    fields: CONTACT_FIELDS,
+    fields: CONTACT_RULES,
     idPrefix: ID_PREFIX.contact,
     build: (input, id, ws, now) => newContact(input, id, ws, timestamp(now)),
     change: (current, input, now) => contactChanges(current, input, timestamp(now)),
@@ -62,7 +62,7 @@ export const RECORD_WRITES: { [K in WritableKind]: KindWrites<WritableDocuments[
     condition: () => ({}),
   },
   lead: {
-    fields: LEAD_FIELDS,
+    fields: LEAD_RULES,
     idPrefix: ID_PREFIX.lead,
     build: (input, id, ws, now) => newLead(input, id, ws, timestamp(now)),
     change: (current, input, now) => leadChanges(current, input, timestamp(now)),
@@ -71,7 +71,7 @@ export const RECORD_WRITES: { [K in WritableKind]: KindWrites<WritableDocuments[
     condition: (current) => ({ statusIs: current.status }),
   },
   account: {
-    fields: ACCOUNT_FIELDS,
+    fields: ACCOUNT_RULES,
     idPrefix: ID_PREFIX.account,
     build: (input, id, ws, now) => newAccount(input, id, ws, timestamp(now)),
     change: (current, input, now) => accountChanges(current, input, timestamp(now)),
@@ -80,7 +80,7 @@ export const RECORD_WRITES: { [K in WritableKind]: KindWrites<WritableDocuments[
     condition: () => ({}),
   },
   opportunity: {
-    fields: OPPORTUNITY_FIELDS,
+    fields: OPPORTUNITY_RULES,
     idPrefix: ID_PREFIX.opportunity,
     build: (input, id, ws, now) => newOpportunity(input, id, ws, now),
     change: (current, input, now) => opportunityChanges(current, input, now),

@@ -9,12 +9,19 @@
  * conditional update) in one commit.
  */
 import { DomainError, type FieldErrors } from '@crm/observability';
-import type { CustomFieldDefinition, CustomFieldKind } from '@crm/vocabulary';
+import { CONTACT_FIELDS, createDefaults, type CustomFieldDefinition, type CustomFieldKind } from '@crm/vocabulary';
 import { accountDocument } from './account-rules';
 import { timestamp } from './clock';
 import { FieldErrorList, LIMITS, MESSAGES, type Body } from './field-rules';
 import { ID_PREFIX, type IdGenerator } from './ids';
-import { OPPORTUNITY_STAGES, type AccountDocument, type ContactDocument, type LeadDocument, type OpportunityDocument } from './model';
+import {
+  OPPORTUNITY_STAGES,
+  type AccountDocument,
+  type ContactDocument,
+  type ContactValues,
+  type LeadDocument,
+  type OpportunityDocument,
+} from './model';
 import { carriedValues, searchableValues, uniqueClaims, type CustomFieldValues } from './custom-field-values';
 import { opportunityDocument } from './opportunity-rules';
 import { accountSearchText, contactSearchText, opportunitySearchText } from './search-text';
@@ -110,6 +117,7 @@ export function planConversion(
 
   const at = timestamp(now);
   const contact: ContactDocument = {
+    ...(createDefaults(CONTACT_FIELDS) as unknown as ContactValues),
     id: ids(ID_PREFIX.contact),
     workspaceId: lead.workspaceId,
     firstName: lead.firstName,
@@ -119,11 +127,7 @@ export function planConversion(
     emailKey: lead.email.toLowerCase(),
     searchText: contactSearchText(lead, searchableValues(contactValues, fields.contact)),
     phone: lead.phone,
-    title: '',
-    stage: 'new',
-    accountId: null,
     assignedTo: lead.assignedTo,
-    tags: [],
     emailOptOut: lead.emailOptOut,
     emailBounced: lead.emailBounced,
     notes: lead.notes,

@@ -27,6 +27,11 @@ export function page(offset: number | undefined, limit: number | undefined): Pag
   return { offset: o, limit: l === 0 ? PAGING.defaultLimit : Math.min(l, PAGING.maxLimit) };
 }
 
+/** Whether the kind's list orders by the field through the store's own ordering (no filter language). */
+export function isPlainOrdering(kind: ListKind, field: string): boolean {
+  return (ORDERINGS[kind] as readonly string[]).includes(field);
+}
+
 export function ordering(kind: ListKind, value: string | undefined): Ordering {
   if (!value) return { field: 'createdAt', direction: 'desc' };
   const descending = value.startsWith('-');

@@ -17,7 +17,16 @@ export {
   type OpportunityStage,
   type TaskStatus,
 } from '@crm/vocabulary';
-import type { AccountStage, ContactStage, CustomFieldValues, LeadStatus, OpportunityStage, TaskStatus } from '@crm/vocabulary';
+import type {
+  ACCOUNT_FIELDS,
+  CONTACT_FIELDS,
+  CustomFieldValues,
+  LEAD_FIELDS,
+  OPPORTUNITY_FIELDS,
+  PostalAddress,
+  StoredBuiltInValues,
+  TaskStatus,
+} from '@crm/vocabulary';
 
 export type RecordType = 'contact' | 'lead' | 'account' | 'opportunity';
 export const RECORD_TYPES: RecordType[] = ['contact', 'lead', 'account', 'opportunity'];
@@ -47,26 +56,16 @@ interface RecordBase extends Base {
   uniqueClaims?: { id: string; key: string }[];
 }
 
-export interface ContactDocument extends RecordBase {
-  firstName: string;
-  lastName: string;
+/** A contact's values of its built-in fields (@crm/vocabulary CONTACT_FIELDS). */
+export type ContactValues = StoredBuiltInValues<typeof CONTACT_FIELDS>;
+
+export interface ContactDocument extends RecordBase, ContactValues {
   /** "first last", searched as one string so "Ada Love" finds Ada Lovelace. */
   fullName: string;
-  email: string;
   /** Lower-cased email, for duplicate detection. */
   emailKey: string;
   /** What `search` matches (see search-text.ts); internal. */
   searchText: string;
-  phone: string;
-  title: string;
-  stage: ContactStage;
-  accountId: string | null;
-  assignedTo: string | null;
-  tags: string[];
-  emailOptOut: boolean;
-  emailBounced: boolean;
-  notes: string;
-  source: string | null;
   importJobId: string | null;
   /**
    * The emailKey of a contact an import created, while it keeps that email: unique within the
@@ -77,12 +76,12 @@ export interface ContactDocument extends RecordBase {
   importEmailKey?: string | null;
 }
 
-export interface LeadDocument extends RecordBase {
-  firstName: string;
-  lastName: string;
+/** A lead's values of its built-in fields (@crm/vocabulary LEAD_FIELDS). */
+export type LeadValues = StoredBuiltInValues<typeof LEAD_FIELDS>;
+
+export interface LeadDocument extends RecordBase, LeadValues {
   fullName: string;
   searchText: string;
-  email: string;
   /** Lower-cased email, for matching a batch's records on email (absent on leads stored before it). */
   emailKey?: string;
   /**
@@ -90,56 +89,22 @@ export interface LeadDocument extends RecordBase {
    * the workspace, so two batches racing with one address create one lead (as importEmailKey does for contacts).
    */
   emailClaimKey?: string | null;
-  phone: string;
-  company: string;
-  status: LeadStatus;
-  source: string;
-  assignedTo: string | null;
-  leadScore: number;
-  emailOptOut: boolean;
-  emailBounced: boolean;
-  convertedAt: string | null;
-  convertedContactId: string | null;
-  notes: string;
 }
 
-export interface BillingAddress {
-  street: string;
-  city: string;
-  state: string;
-  postalCode: string;
-  country: string;
-}
+export type BillingAddress = PostalAddress;
 
-export interface AccountDocument extends RecordBase {
-  name: string;
+/** An account's values of its built-in fields (@crm/vocabulary ACCOUNT_FIELDS). */
+export type AccountValues = StoredBuiltInValues<typeof ACCOUNT_FIELDS>;
+
+export interface AccountDocument extends RecordBase, AccountValues {
   searchText: string;
-  website: string;
-  industry: string;
-  companySize: string;
-  annualRevenue: number | null;
-  stage: AccountStage;
-  phone: string;
-  billingAddress: BillingAddress | null;
-  assignedTo: string | null;
-  tags: string[];
-  description: string;
 }
 
-export interface OpportunityDocument extends RecordBase {
-  name: string;
+/** An opportunity's values of its built-in fields (@crm/vocabulary OPPORTUNITY_FIELDS). */
+export type OpportunityValues = StoredBuiltInValues<typeof OPPORTUNITY_FIELDS>;
+
+export interface OpportunityDocument extends RecordBase, OpportunityValues {
   searchText: string;
-  accountId: string | null;
-  value: number;
-  stage: OpportunityStage;
-  probability: number;
-  closeDate: string | null;
-  closedDate: string | null;
-  lossReason: string | null;
-  assignedTo: string | null;
-  source: string;
-  contactIds: string[];
-  description: string;
 }
 
 export interface TaskDocument {

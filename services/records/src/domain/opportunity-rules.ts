@@ -4,30 +4,16 @@
  */
 import type { FieldErrors } from '@crm/observability';
 import { dateOf } from './clock';
-import { checkFields, FieldErrorList, LIMITS, type Body, type FieldTable, type KnownReferences } from './field-rules';
-import { OPPORTUNITY_STAGES, type OpportunityDocument, type OpportunityStage } from './model';
-import { opportunitySearchText } from './search-text';
+import { OPPORTUNITY_FIELDS, OPPORTUNITY_STAGES } from '@crm/vocabulary';
+import { createdValues, fieldTableOf, readOnlyFieldsOf } from './built-in-rules';
+import { checkFields, FieldErrorList, type Body, type KnownReferences } from './field-rules';
+import type { OpportunityDocument, OpportunityStage, OpportunityValues } from './model';
+import { changesSearchText, opportunitySearchText } from './search-text';
 import { customValueChanges, newCustomFields, searchableValues } from './custom-field-values';
 
-export const OPPORTUNITY_FIELDS: FieldTable = {
-  externalId: { kind: 'externalId', nullable: true },
-  name: { kind: 'text', max: LIMITS.name, required: true },
-  // Required on create; null unlinks on update (as deleting the account does).
-  accountId: { kind: 'reference', target: 'account', nullable: true },
-  value: { kind: 'number', min: 0 },
-  stage: { kind: 'choice', values: OPPORTUNITY_STAGES },
-  probability: { kind: 'integer', min: 0, max: 100 },
-  closeDate: { kind: 'date', nullable: true },
-  closedDate: { kind: 'date', nullable: true },
-  lossReason: { kind: 'text', max: LIMITS.longText, nullable: true },
-  assignedTo: { kind: 'reference', target: 'user', nullable: true },
-  source: { kind: 'text', max: LIMITS.shortText },
-  contactIds: { kind: 'references', target: 'contact' },
-  description: { kind: 'text', max: LIMITS.longText },
-  customFields: { kind: 'customFields', recordKind: 'opportunity' },
-};
+export const OPPORTUNITY_RULES = fieldTableOf(OPPORTUNITY_FIELDS, 'opportunity');
 
-export const OPPORTUNITY_READ_ONLY = ['id', 'accountName', 'assignedToName', 'createdAt', 'updatedAt'];
+const READ_ONLY = readOnlyFieldsOf(OPPORTUNITY_FIELDS);
 
 export const STAGE_PROBABILITY: Record<OpportunityStage, number> = {
   prospecting: 10,
@@ -54,7 +40,7 @@ export interface OpportunityInput {
 export function newOpportunity(input: OpportunityInput, id: string, workspaceId: string, now: Date): OpportunityDocument {
   const errors = new FieldErrorList();
   errors.merge(input.earlierErrors);
-  const v = checkFields(input.body, OPPORTUNITY_FIELDS, OPPORTUNITY_READ_ONLY, input.references, errors, 'create');
+  const v = checkFields(input.body, OPPORTUNITY_RULES, READ_ONLY, input.references, errors, 'create');
   if (!errors.errors.accountId) {
     if (!('accountId' in input.body)) errors.add('accountId', 'This field is required.');
     else if (v.accountId === null) errors.add('accountId', 'This field may not be null.');
@@ -70,25 +56,17 @@ export function newOpportunity(input: OpportunityInput, id: string, workspaceId:
 
 /** An opportunity from already-checked values (also used by lead conversion). */
 export function opportunityDocument(v: Record<string, unknown>, id: string, workspaceId: string, now: Date): OpportunityDocument {
-  const stage = (v.stage as OpportunityStage | undefined) ?? 'prospecting';
+  const values = createdValues(OPPORTUNITY_FIELDS, v) as Omit<OpportunityValues, 'probability' | 'closedDate'>;
   const at = `${now.toISOString().slice(0, 19)}Z`;
   const opportunity: OpportunityDocument = {
+    ...values,
     id,
     workspaceId,
-    externalId: (v.externalId as string | null | undefined) ?? null,
     name: v.name as string,
     searchText: '',
     accountId: v.accountId as string,
-    value: (v.value as number | undefined) ?? 0,
-    stage,
-    probability: (v.probability as number | undefined) ?? STAGE_PROBABILITY[stage],
-    closeDate: (v.closeDate as string | null | undefined) ?? null,
-    closedDate: (v.closedDate as string | null | undefined) ?? (isClosed(stage) ? dateOf(now) : null),
-    lossReason: (v.lossReason as string | null | undefined) ?? null,
-    assignedTo: (v.assignedTo as string | null | undefined) ?? null,
-    source: (v.source as string | undefined) ?? '',
-    contactIds: (v.contactIds as string[] | undefined) ?? [],
-    description: (v.description as string | undefined) ?? '',
+    probability: (v.probability as number | undefined) ?? STAGE_PROBABILITY[values.stage],
+    closedDate: (v.closedDate as string | null | undefined) ?? (isClosed(values.stage) ? dateOf(now) : null),
     customFields: {},
     createdAt: at,
     updatedAt: at,
@@ -100,7 +78,7 @@ export function opportunityDocument(v: Record<string, unknown>, id: string, work
 export function opportunityChanges(current: OpportunityDocument, input: OpportunityInput, now: Date): Partial<OpportunityDocument> {
   const errors = new FieldErrorList();
   errors.merge(input.earlierErrors);
-  const v = checkFields(input.body, OPPORTUNITY_FIELDS, OPPORTUNITY_READ_ONLY, input.references, errors, 'update');
+  const v = checkFields(input.body, OPPORTUNITY_RULES, READ_ONLY, input.references, errors, 'update');
   errors.throwIfAny();
   const changes: Partial<OpportunityDocument> = {
     ...(v as Partial<OpportunityDocument>),
@@ -114,7 +92,7 @@ export function opportunityChanges(current: OpportunityDocument, input: Opportun
     // Reopening clears the close bookkeeping unless the client says otherwise.
     if (!isClosed(stage) && isClosed(current.stage) && !('closedDate' in v)) changes.closedDate = null;
   }
-  if ('name' in changes || 'customFields' in changes) {
+  if (changesSearchText(OPPORTUNITY_FIELDS, changes)) {
     const next = { ...current, ...changes };
     changes.searchText = opportunitySearchText(next, searchableValues(next.customFields, input.references.customFields));
   }

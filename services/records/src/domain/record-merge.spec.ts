@@ -1,5 +1,5 @@
 import { DomainError } from '@crm/observability';
-import { CONTACT_FIELDS } from './contact-rules';
+import { CONTACT_RULES } from './contact-rules';
 import { checkMergedFound, checkMergeList, mergedBody } from './record-merge';
 
 const contact = (id: string, fields: Record<string, unknown>) => ({
@@ -53,7 +53,7 @@ describe('the survivor’s merged values', () => {
   const two = contact('m2', { title: 'CTO', phone: '', notes: 'second', tags: ['c'], accountId: 'acc_1' });
 
   it('fills empty fields in order, joins notes, unites tags and keeps what the survivor has', () => {
-    expect(mergedBody(survivor, [one, two], CONTACT_FIELDS, {})).toEqual({
+    expect(mergedBody(survivor, [one, two], CONTACT_RULES, {})).toEqual({
       title: 'CTO',
       notes: 'first\n\nsecond',
       tags: ['a', 'b', 'c'],
@@ -62,7 +62,7 @@ describe('the survivor’s merged values', () => {
   });
 
   it('lets `fields` pick the winner, the survivor included, and leaves unchanged values out', () => {
-    expect(mergedBody(survivor, [one, two], CONTACT_FIELDS, { phone: 'm1', stage: 's', notes: 's', tags: 's' })).toEqual({
+    expect(mergedBody(survivor, [one, two], CONTACT_RULES, { phone: 'm1', stage: 's', notes: 's', tags: 's' })).toEqual({
       phone: '456',
       title: 'CTO',
       accountId: 'acc_1',
@@ -70,7 +70,7 @@ describe('the survivor’s merged values', () => {
   });
 
   it('refuses an unknown field or an id outside the merge, on `fields`', () => {
-    expect(fieldErrors(() => mergedBody(survivor, [one], CONTACT_FIELDS, { fullName: 'm1', title: 'm9' }))).toEqual({
+    expect(fieldErrors(() => mergedBody(survivor, [one], CONTACT_RULES, { fullName: 'm1', title: 'm9' }))).toEqual({
       fields: ['"fullName" is not a field that can be merged.', '"m9" is neither the survivor nor one of mergeIds.'],
     });
   });

@@ -6,6 +6,7 @@
  * `custom` parts are the record's text, url and email custom field values (custom-field-values.ts).
  */
 import { DomainError } from '@crm/observability';
+import { ACCOUNT_FIELDS, CONTACT_FIELDS, LEAD_FIELDS, OPPORTUNITY_FIELDS, type BuiltInFields } from '@crm/vocabulary';
 import type { AccountDocument, ContactDocument, LeadDocument, OpportunityDocument } from './model';
 
 /** U+001F (unit separator): never in a name, email, phone, company or website a client can search for. */
@@ -20,24 +21,45 @@ function join(parts: string[]): string {
     .join(SEARCH_SEPARATOR);
 }
 
-/** Contacts are found by name ("first last", so "Ada Love" finds Ada Lovelace), email or phone. */
+/**
+ * The searched values of a record: its name ("first last", so "Ada Love" finds Ada Lovelace) when
+ * its kind's names are searchable, then each other field its kind marks `searchable`.
+ */
+function searchedValues(fields: BuiltInFields, record: object): string[] {
+  const values = record as Record<string, unknown>;
+  const found: string[] = [];
+  if (fields.firstName?.searchable || fields.lastName?.searchable) found.push(String(values.fullName ?? ''));
+  for (const [name, field] of Object.entries(fields)) {
+    if (!field.searchable || name === 'firstName' || name === 'lastName') continue;
+    const value = values[name];
+    if (typeof value === 'string') found.push(value);
+  }
+  return found;
+}
+
+/** Whether a change makes a record's search text anew: its name, a searchable field or its custom values. */
+export function changesSearchText(fields: BuiltInFields, changes: object): boolean {
+  return 'fullName' in changes || 'customFields' in changes || Object.keys(changes).some((name) => fields[name]?.searchable === true);
+}
+
+/** Contacts are found by name, email or phone (CONTACT_FIELDS' searchable fields). */
 export function contactSearchText(c: Pick<ContactDocument, 'fullName' | 'email' | 'phone'>, custom: string[] = []): string {
-  return join([c.fullName, c.email, c.phone, ...custom]);
+  return join([...searchedValues(CONTACT_FIELDS, c), ...custom]);
 }
 
 /** Leads by name, email or company. */
 export function leadSearchText(l: Pick<LeadDocument, 'fullName' | 'email' | 'company'>, custom: string[] = []): string {
-  return join([l.fullName, l.email, l.company, ...custom]);
+  return join([...searchedValues(LEAD_FIELDS, l), ...custom]);
 }
 
 /** Accounts by company name or website. */
 export function accountSearchText(a: Pick<AccountDocument, 'name' | 'website'>, custom: string[] = []): string {
-  return join([a.name, a.website, ...custom]);
+  return join([...searchedValues(ACCOUNT_FIELDS, a), ...custom]);
 }
 
 /** Opportunities by name. */
 export function opportunitySearchText(o: Pick<OpportunityDocument, 'name'>, custom: string[] = []): string {
-  return join([o.name, ...custom]);
+  return join([...searchedValues(OPPORTUNITY_FIELDS, o), ...custom]);
 }
 
 /**

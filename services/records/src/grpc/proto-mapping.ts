@@ -5,7 +5,15 @@
 import type { AuditEntryView } from '../application/audit-log';
 import type { AuditFilters } from '../store/audit-repository';
 import { maskedFields, setFields, type recordsV1 } from '@crm/grpc';
-import { AGGREGATE_METRIC_OPS, type CustomFieldDefinition } from '@crm/vocabulary';
+import {
+  ACCOUNT_FIELDS,
+  AGGREGATE_METRIC_OPS,
+  CONTACT_FIELDS,
+  LEAD_FIELDS,
+  OPPORTUNITY_FIELDS,
+  type BuiltInFields,
+  type CustomFieldDefinition,
+} from '@crm/vocabulary';
 import type { AggregateMeasures, AggregateView } from '../application/record-aggregates';
 import type { ActivityDocument, SourceDocument, TaskDocument } from '../domain/model';
 import { versionOf } from '../domain/record-version';
@@ -79,107 +87,29 @@ function normalise(value: unknown): unknown {
   return value;
 }
 
+/** A record message of a kind described as data: each built-in field's value (null goes out unset). */
+function builtInMessage(fields: BuiltInFields, view: object): Message {
+  const values = view as Message;
+  const message: Message = {};
+  for (const [name, field] of Object.entries(fields))
+    message[name] = field.type === 'customFields' ? customFieldsText(view) : (values[name] ?? undefined);
+  return message;
+}
+
 export function contactMessage(view: ContactView): recordsV1.Contact {
-  return {
-    id: view.id,
-    externalId: view.externalId ?? undefined,
-    firstName: view.firstName,
-    lastName: view.lastName,
-    email: view.email,
-    phone: view.phone,
-    title: view.title,
-    stage: view.stage,
-    accountId: view.accountId ?? undefined,
-    accountName: view.accountName,
-    assignedTo: view.assignedTo ?? undefined,
-    assignedToName: view.assignedToName,
-    tags: view.tags,
-    emailOptOut: view.emailOptOut,
-    emailBounced: view.emailBounced,
-    notes: view.notes,
-    source: view.source ?? undefined,
-    createdAt: view.createdAt,
-    updatedAt: view.updatedAt,
-    customFields: customFieldsText(view),
-    version: versionOf(view),
-  };
+  return { ...(builtInMessage(CONTACT_FIELDS, view) as unknown as recordsV1.Contact), version: versionOf(view) };
 }
 
 export function leadMessage(view: LeadView): recordsV1.Lead {
-  return {
-    id: view.id,
-    externalId: view.externalId ?? undefined,
-    firstName: view.firstName,
-    lastName: view.lastName,
-    email: view.email,
-    phone: view.phone,
-    company: view.company,
-    status: view.status,
-    source: view.source,
-    assignedTo: view.assignedTo ?? undefined,
-    assignedToName: view.assignedToName,
-    leadScore: view.leadScore,
-    emailOptOut: view.emailOptOut,
-    emailBounced: view.emailBounced,
-    convertedAt: view.convertedAt ?? undefined,
-    convertedContactId: view.convertedContactId ?? undefined,
-    notes: view.notes,
-    createdAt: view.createdAt,
-    updatedAt: view.updatedAt,
-    customFields: customFieldsText(view),
-    version: versionOf(view),
-  };
+  return { ...(builtInMessage(LEAD_FIELDS, view) as unknown as recordsV1.Lead), version: versionOf(view) };
 }
 
 export function accountMessage(view: AccountView): recordsV1.Account {
-  return {
-    id: view.id,
-    externalId: view.externalId ?? undefined,
-    name: view.name,
-    website: view.website,
-    industry: view.industry,
-    companySize: view.companySize,
-    annualRevenue: view.annualRevenue ?? undefined,
-    stage: view.stage,
-    phone: view.phone,
-    billingAddress: view.billingAddress ? { ...view.billingAddress } : null,
-    assignedTo: view.assignedTo ?? undefined,
-    assignedToName: view.assignedToName,
-    tags: view.tags,
-    description: view.description,
-    contactCount: view.contactCount,
-    openOpportunityCount: view.openOpportunityCount,
-    openCaseCount: view.openCaseCount,
-    createdAt: view.createdAt,
-    updatedAt: view.updatedAt,
-    customFields: customFieldsText(view),
-    version: versionOf(view),
-  };
+  return { ...(builtInMessage(ACCOUNT_FIELDS, view) as unknown as recordsV1.Account), version: versionOf(view) };
 }
 
 export function opportunityMessage(view: OpportunityView): recordsV1.Opportunity {
-  return {
-    id: view.id,
-    externalId: view.externalId ?? undefined,
-    name: view.name,
-    accountId: view.accountId ?? undefined,
-    accountName: view.accountName,
-    value: view.value,
-    stage: view.stage,
-    probability: view.probability,
-    closeDate: view.closeDate ?? undefined,
-    closedDate: view.closedDate ?? undefined,
-    lossReason: view.lossReason ?? undefined,
-    assignedTo: view.assignedTo ?? undefined,
-    assignedToName: view.assignedToName,
-    source: view.source,
-    contactIds: view.contactIds,
-    description: view.description,
-    createdAt: view.createdAt,
-    updatedAt: view.updatedAt,
-    customFields: customFieldsText(view),
-    version: versionOf(view),
-  };
+  return { ...(builtInMessage(OPPORTUNITY_FIELDS, view) as unknown as recordsV1.Opportunity), version: versionOf(view) };
 }
 
 export function sourceMessage(source: SourceDocument): recordsV1.Source {

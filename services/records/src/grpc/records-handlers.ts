@@ -21,7 +21,11 @@ import {
   writeInput,
 } from './proto-mapping';
 import { batchWriteInput, batchWriteMessage } from './batch-mapping';
+import { CONTACT_FIELDS, fieldNames } from '@crm/vocabulary';
 import { recordStreamHandler } from './record-stream-handler';
+
+/** The contact fields a CSV row carries (ContactRow). */
+const IMPORTED_CONTACT_FIELDS = fieldNames(CONTACT_FIELDS, (field) => field.import !== undefined);
 
 type M = recordsV1.RecordsServiceMethods;
 /** One handler per rpc, typed from the generated method map (its string index signature left out). */
@@ -138,10 +142,10 @@ export function recordsHandlers(service: RecordsService, feed: ChangeFeed): Serv
         importJobId: nonEmpty(r.importJobId),
         dryRun: r.dryRun,
         rows: r.rows.map((row) => {
+          const cells = row as unknown as Record<string, string | string[]>;
           const body: Record<string, unknown> = {};
-          for (const field of ['firstName', 'lastName', 'email', 'phone', 'title', 'stage', 'notes', 'externalId'] as const)
-            if (row[field]) body[field] = row[field];
-          if (row.tags.length > 0) body.tags = row.tags;
+          // A row's imported fields, blank ones left out (the proto carries no presence).
+          for (const field of IMPORTED_CONTACT_FIELDS) if (cells[field]?.length) body[field] = cells[field];
           if (row.customFields) body.customFields = row.customFields;
           return { row: row.row, body };
         }),
