@@ -4,6 +4,7 @@
  * (record-fields.ts), so the filter language, `ordering`, aggregates, search and the OpenAPI
  * document read a custom field the way they read a built-in one, named `customFields.<key>`.
  */
+import { ACCOUNT_FIELDS, CONTACT_FIELDS, LEAD_FIELDS, OPPORTUNITY_FIELDS, type BuiltInFields } from './fields';
 import { RECORD_FILTER_FIELDS, type FilterFieldDescriptor, type FilterRecordKind } from './record-fields';
 
 export const CUSTOM_FIELD_KINDS = ['contact', 'lead', 'account', 'opportunity'] as const;
@@ -66,31 +67,24 @@ export interface CustomFieldDefinition {
 export type CustomFieldValue = string | number | boolean | string[];
 export type CustomFieldValues = Record<string, CustomFieldValue>;
 
-/** Whether `key` names a field of the kind already (a built-in's name, or `customFields` itself). */
-export function isBuiltInFieldName(kind: CustomFieldKind, key: string): boolean {
-  const table = RECORD_FILTER_FIELDS[kind as FilterRecordKind];
-  return key === 'customFields' || Object.prototype.hasOwnProperty.call(table, key) || BUILT_IN_WRITE_NAMES.has(key);
-}
+const BUILT_IN_FIELDS: Record<CustomFieldKind, BuiltInFields> = {
+  contact: CONTACT_FIELDS,
+  lead: LEAD_FIELDS,
+  account: ACCOUNT_FIELDS,
+  opportunity: OPPORTUNITY_FIELDS,
+};
 
-/** Record fields that are no filter field but are still the records' own names. */
-const BUILT_IN_WRITE_NAMES = new Set([
-  'accountName',
-  'assignedToName',
-  'billingAddress',
-  'contactIds',
-  'convertedAt',
-  'convertedContactId',
-  'closedDate',
-  'emailBounced',
-  'emailOptOut',
-  'fullName',
-  'lossReason',
-  'notes',
-  'searchText',
-  'source',
-  'version',
-  'workspaceId',
-]);
+/** The stored records' own bookkeeping names, on every kind. */
+const BOOKKEEPING_NAMES = new Set(['fullName', 'searchText', 'version', 'workspaceId']);
+
+/**
+ * Whether `key` names a field of the kind already: one of its built-in fields (fields/, `customFields`
+ * itself included), a filter field of the kind (`accountName`), or the records' bookkeeping.
+ */
+export function isBuiltInFieldName(kind: CustomFieldKind, key: string): boolean {
+  const has = (table: object) => Object.prototype.hasOwnProperty.call(table, key);
+  return has(BUILT_IN_FIELDS[kind]) || has(RECORD_FILTER_FIELDS[kind as FilterRecordKind]) || BOOKKEEPING_NAMES.has(key);
+}
 
 /** The filter language's view of a definition (`customFields.<key>`). */
 export function customFieldDescriptor(definition: Pick<CustomFieldDefinition, 'key' | 'type' | 'options'>): FilterFieldDescriptor {
