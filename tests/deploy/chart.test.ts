@@ -357,6 +357,7 @@ describe('the chart', () => {
         'CrmMessagesDeadLettered',
         'CrmOutboxUnroutable',
         'CrmRateLimitFallback',
+        'CrmStoreReadsQueued',
         'CrmWebhooksFailing',
       ].sort(),
     );

@@ -266,9 +266,18 @@ export interface DocumentStore {
    * write waits for it, so that a read's answer does not wait behind the write to be sent.
    */
   readsSettled(maxWaitMs: number): Promise<void>;
+  /** The reads running off the event loop and waiting for a worker now (all 0 where reads stay on it). */
+  readQueue(): ReadQueue;
   /** Whether the backing database answers; for readiness probes. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+export interface ReadQueue {
+  /** Threads that run reads (SQLite's read workers; 0 where reads stay on the event loop). */
+  workers: number;
+  running: number;
+  waiting: number;
 }
 
 export type StoreErrorCode = 'duplicate' | 'conflict' | 'invalid_query' | 'wrong_scope' | 'unavailable';

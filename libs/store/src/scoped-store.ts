@@ -75,6 +75,7 @@ export function createDocumentStore(adapter: StoreAdapter): DocumentStore {
       await adapter.dropFieldIndex?.(collection, field, workspaceId);
     },
     readsSettled: async (maxWaitMs) => adapter.readsSettled?.(maxWaitMs),
+    readQueue: () => adapter.readQueue?.() ?? { workers: 0, running: 0, waiting: 0 },
     ping: () => adapter.ping(),
     close: () => adapter.close(),
   };

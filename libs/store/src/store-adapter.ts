@@ -3,7 +3,7 @@
  * (scoped-store.ts) is the only caller; it validates every input and adds the workspace
  * conditions, so the tenancy rule is written once for every adapter.
  */
-import { AggregateQuery, AggregateResult, Change, CollectionDefinition, Condition, Page, Query } from './port';
+import { AggregateQuery, AggregateResult, Change, CollectionDefinition, Condition, Page, Query, ReadQueue } from './port';
 
 export type StoredRecord = { id: string } & Record<string, unknown>;
 
@@ -41,6 +41,8 @@ export interface StoreAdapter {
   dropFieldIndex?(collection: CollectionDefinition<any>, field: string, workspaceId: string): Promise<void>;
   /** See DocumentStore.readsSettled; an adapter whose reads never leave the event loop need not. */
   readsSettled?(maxWaitMs: number): Promise<void>;
+  /** See DocumentStore.readQueue; an adapter whose reads never leave the event loop need not. */
+  readQueue?(): ReadQueue;
   /** A read-only adapter seeing the store as of now until it is closed (see DocumentStore.openSnapshot). */
   snapshot?(): Promise<StoreAdapter>;
   close(): Promise<void>;

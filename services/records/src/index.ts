@@ -14,6 +14,7 @@ import { recordsPrivacyHandlers } from './grpc/privacy-handlers';
 import { recordsHandlers } from './grpc/records-handlers';
 import { AuthUserDirectory, type UserDirectory } from './read-models/user-directory';
 import { recordsCollections } from './store/collections';
+import { observeReadQueue } from './store/read-queue-metrics';
 import { ChangeFeedRepository } from './store/change-feed-repository';
 import { RecordsRepository } from './store/records-repository';
 import { recordsRetentionRules } from './store/retention-rules';
@@ -64,6 +65,7 @@ export async function startRecordsService(config: RecordsConfig, options: StartR
   let intakeConsumer: Consumer | undefined;
   try {
     store = await openStoreWhenReachable({ location, collections: recordsCollections }, logger);
+    observeReadQueue(store);
     bus = options.bus ?? (await openBusWhenReachable(busLocationFromEnv(config.AMQP_URL), logger));
     relay = new OutboxRelay(store, bus, logger, { sweepIntervalMs: options.outboxSweepMs });
     await relay.start();

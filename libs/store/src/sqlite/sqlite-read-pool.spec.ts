@@ -94,6 +94,15 @@ describe('SQLite reads on worker threads', () => {
     expect(await heavyCount(store)).toBe(0);
   });
 
+  it('count the reads running and waiting, for the metrics', async () => {
+    expect(store.readQueue()).toEqual({ workers: 2, running: 0, waiting: 0 });
+    const reads = Array.from({ length: 4 }, () => heavyCount(store));
+    // One workspace takes at most all workers but one: 1 runs, 3 wait.
+    expect(store.readQueue()).toEqual({ workers: 2, running: 1, waiting: 3 });
+    await Promise.all(reads);
+    expect(store.readQueue()).toEqual({ workers: 2, running: 0, waiting: 0 });
+  });
+
   it('say when none is running, so a long write can wait for their answers first', async () => {
     await store.readsSettled(1_000); // nothing running: at once
     let answered = false;

@@ -12,7 +12,7 @@
 import { Worker } from 'node:worker_threads';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { CollectionDefinition, StoreError, StoreErrorCode } from '../port';
+import { CollectionDefinition, ReadQueue, StoreError, StoreErrorCode } from '../port';
 
 const REPLACE_RETRY_MS = 1_000;
 
@@ -118,6 +118,13 @@ export class SqliteReadPool {
       else this.waiting.set(tenant, [task]);
       this.dispatch();
     });
+  }
+
+  /** The reads running and waiting now. */
+  queue(): ReadQueue {
+    let waiting = 0;
+    for (const tasks of this.waiting.values()) waiting += tasks.length;
+    return { workers: this.idle.length + this.busy.size, running: this.busy.size, waiting };
   }
 
   /** Resolves once no read runs or waits, or after `maxWaitMs`. */

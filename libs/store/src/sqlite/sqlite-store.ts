@@ -14,6 +14,7 @@ import {
   isFieldCondition,
   Page,
   Query,
+  ReadQueue,
   SortKey,
   StoreError,
 } from '../port';
@@ -546,6 +547,10 @@ export class SqliteStoreAdapter implements StoreAdapter {
 
   async readsSettled(maxWaitMs: number): Promise<void> {
     await this.reads?.settled(maxWaitMs);
+  }
+
+  readQueue(): ReadQueue {
+    return this.reads?.queue() ?? { workers: 0, running: 0, waiting: 0 };
   }
 
   /** A read on the pool's workers, once this connection has the collection's schema in place; fair by workspace. */
