@@ -10,7 +10,6 @@ import { SqliteStoreAdapter } from './sqlite-store';
 const port = parentPort!;
 const send = (reply: ReadReply) => port.postMessage(reply);
 const { file, collections } = workerData as { file: string; collections: CollectionDefinition<any>[] };
-const definitions = new Map(collections.map((definition) => [definition.name, definition]));
 
 let reader: SqliteStoreAdapter;
 try {
@@ -25,11 +24,10 @@ try {
 async function serve(request: ReadRequest): Promise<void> {
   if (request.type === 'define') {
     reader.describe(request.definition);
-    definitions.set(request.definition.name, request.definition);
     return;
   }
   try {
-    const definition = definitions.get(request.collection)!;
+    const definition = reader.definitionNamed(request.collection)!;
     const read = reader[request.method] as (definition: CollectionDefinition<any>, ...args: unknown[]) => Promise<unknown>;
     send({ type: 'done', id: request.id, result: await read.call(reader, definition, ...request.args) });
   } catch (error) {

@@ -61,12 +61,15 @@ export function createCollectionSchema(db: Database.Database, definition: Collec
   }).immediate();
   // Makes the planner read the statistics just written.
   db.exec('ANALYZE sqlite_schema');
-  return describeCollection(definition, columns);
+  return describeCollection(definition, columns, layouts);
 }
 
 /** What the adapter needs to know of a collection whose schema is in place (a reader's connection makes none). */
-export function describeCollection(definition: CollectionDefinition<any>, columns = new SqliteColumns(definition)): SqliteCollection {
-  const layouts = indexLayouts(definition);
+export function describeCollection(
+  definition: CollectionDefinition<any>,
+  columns = new SqliteColumns(definition),
+  layouts: readonly IndexLayout[] = indexLayouts(definition),
+): SqliteCollection {
   const uniqueFieldsByColumns = new Map<string, string[]>([[columnsKey(['id']), ['id']]]);
   const uniqueFieldsByIndexName = new Map<string, string[]>();
   for (const layout of layouts.filter((l) => l.unique)) {

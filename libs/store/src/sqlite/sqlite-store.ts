@@ -211,6 +211,11 @@ export class SqliteStoreAdapter implements StoreAdapter {
     if (!this.collections.has(definition.name)) this.collections.set(definition.name, describeCollection(definition));
   }
 
+  /** The definition of a collection this adapter knows, by name (a read worker's requests name it). */
+  definitionNamed(name: string): CollectionDefinition<any> | undefined {
+    return this.collections.get(name)?.definition;
+  }
+
   private static async openWriter(file: string, collections: CollectionDefinition<any>[]): Promise<SqliteStoreAdapter> {
     const deadline = Date.now() + OPEN_RETRY_MS;
     for (let wait = 25; ; wait = Math.min(wait * 2, 500)) {
