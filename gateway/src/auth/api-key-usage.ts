@@ -2,6 +2,7 @@
  * API key usage, counted in memory per key per UTC day and sent to auth in one batch every 10 s
  * and at shutdown, so a request never costs a database write.
  */
+import { apiTimestamp } from '@crm/vocabulary';
 import type { Logger } from '@crm/observability';
 import type { authV1 } from '@crm/grpc';
 import { GRPC_DEADLINE_MS, type AuthClient } from '../clients/auth-client';
@@ -26,7 +27,7 @@ export class ApiKeyUsageRecorder {
   }
 
   record(keyId: string): void {
-    const at = new Date(this.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const at = apiTimestamp(this.now());
     const day = at.slice(0, 10);
     const slot = `${keyId}|${day}`;
     const entry = this.pending.get(slot);

@@ -9,6 +9,7 @@ export * from './plans';
 export * from './limits';
 export * from './email';
 export * from './characters';
+export * from './timestamps';
 export * from './fields';
 export * from './record-fields';
 export * from './custom-fields';

@@ -10,7 +10,8 @@
 import type { CallerContext } from '@crm/grpc';
 import type { IdempotencyStore } from '../../idempotency/idempotency-store';
 import { PRIVACY_DEADLINE_MS, type PrivacyClients } from '../../clients/privacy-clients';
-import { apiTimestamp, type BundleSection } from './privacy-shapes';
+import { apiTimestamp } from '@crm/vocabulary';
+import type { BundleSection } from './privacy-shapes';
 
 const options = { timeoutMs: PRIVACY_DEADLINE_MS };
 

@@ -66,8 +66,3 @@ export const receiptSchema: JsonSchema = {
     },
   },
 };
-
-/** The API's timestamp shape: UTC, whole seconds. */
-export function apiTimestamp(at: Date): string {
-  return at.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}

@@ -1,4 +1,5 @@
 // Domain records → proto messages. Timestamps leave as `YYYY-MM-DDThh:mm:ssZ`, empty when unset.
+import { apiTimestamp } from '@crm/vocabulary';
 import type { authV1, CallContext } from '@crm/grpc';
 import { scopesOf } from '../domain/api-key-service';
 import type { Caller } from '../domain/caller';
@@ -13,7 +14,7 @@ export type HandlersOf<M> = {
 
 export function isoSeconds(value: string | undefined): string {
   if (!value) return '';
-  return new Date(value).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return apiTimestamp(value);
 }
 
 /** Proto3 scalars cannot be absent: 0 and '' mean "not given". */

@@ -5,6 +5,7 @@
  * their records lose their message too (they are not part of the bundle). Logs are walked a page
  * at a time; a delivery's payload is matched as text, so an attempt of any event type is found.
  */
+import { apiTimestamp } from '@crm/vocabulary';
 import type { EmailDocument } from '../domain/model';
 import type { WebhookDeliveryDocument } from '../domain/webhook-model';
 import type { PersonDataRepository } from '../store/person-data-repository';
@@ -33,7 +34,7 @@ export class PersonData {
 
   async erase(workspaceId: string, email: string, recordIds: string[]): Promise<{ emails: number; webhookDeliveries: number }> {
     const person = matchOf(email, recordIds);
-    const at = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const at = apiTimestamp();
     let emails = 0;
     let webhookDeliveries = 0;
     await this.repo.eachEmail(workspaceId, async (page) => {

@@ -1,6 +1,7 @@
 /** Timestamps as the API shows them: ISO 8601 UTC to the second. */
+import { apiTimestamp } from '@crm/vocabulary';
 export function timestamp(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return apiTimestamp(date);
 }
 
 /** `YYYY-MM-DD` of `date` plus `days`, in UTC. */

@@ -1,4 +1,5 @@
 /** Translation between the proto messages and the domain's documents; nothing else. */
+import { apiTimestamp } from '@crm/vocabulary';
 import { DomainError, type FieldErrors } from '@crm/observability';
 import type { automationV1 } from '@crm/grpc';
 import type { TemplateView } from '../application/automation-service';
@@ -112,7 +113,7 @@ export function logMessage(log: EnrollmentDocument): automationV1.ExecutionLog {
       detail: r.detail,
       finishedAt: r.finishedAt,
     })),
-    nextStepDueAt: log.status === 'in_progress' && log.dueAt !== null ? new Date(log.dueAt).toISOString().replace(/\.\d{3}Z$/, 'Z') : '',
+    nextStepDueAt: log.status === 'in_progress' && log.dueAt !== null ? apiTimestamp(log.dueAt) : '',
     exit: log.exit ? { condition: conditionMessage(log.exit.condition), metAt: log.exit.metAt } : null,
   };
 }

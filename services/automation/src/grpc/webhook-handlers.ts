@@ -1,4 +1,5 @@
 /** Translation only: proto ↔ the webhook service's calls. */
+import { apiTimestamp } from '@crm/vocabulary';
 import type { automationV1, CallContext, UnaryHandler } from '@crm/grpc';
 import type { Caller } from '../application/automation-service';
 import type { WebhookService, WebhookView } from '../application/webhook-service';
@@ -42,7 +43,7 @@ function deliveryMessage(delivery: WebhookDeliveryDocument): automationV1.Webhoo
     durationMs: delivery.durationMs,
     error: delivery.error ?? '',
     responseExcerpt: delivery.responseExcerpt ?? '',
-    createdAt: delivery.createdAt.replace(/\.\d{3}Z$/, 'Z'),
+    createdAt: apiTimestamp(delivery.createdAt),
   };
 }
 

@@ -2,6 +2,7 @@
  * Builds the engine against SQLite :memory:, the in-process bus and fakes of records, auth and the
  * email transport, for unit specs.
  */
+import { apiTimestamp } from '@crm/vocabulary';
 import { InProcessBus, newMessage, type BusMessage } from '@crm/bus';
 import { createLogger, DomainError } from '@crm/observability';
 import { openStore, type DocumentStore } from '@crm/store';
@@ -53,7 +54,7 @@ export class FakeRecords implements RecordsGateway {
       id: `tsk_${++this.taskSeq}`,
       name: task.name,
       dueDate: task.dueDate,
-      createdAt: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      createdAt: apiTimestamp(),
       assignedTo: task.assignedTo,
       relatedTo: task.relatedTo,
       workspaceId,

@@ -2,6 +2,7 @@
  * What a caller asks of exports (the server role): start one, read it, list them, download the
  * file. A new export's query is checked by records (the list's own refusals) before it is queued.
  */
+import { apiTimestamp } from '@crm/vocabulary';
 import { newMessage, type MessageBus } from '@crm/bus';
 import type { CallerContext } from '@crm/grpc';
 import { DomainError, type Logger } from '@crm/observability';
@@ -70,7 +71,7 @@ export class ExportRequests {
       rowsWritten: 0,
       run: 0,
       chunkCount: 0,
-      createdAt: (this.deps.now?.() ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      createdAt: apiTimestamp(this.deps.now?.()),
       startedAt: null,
       finishedAt: null,
       errorMessage: '',

@@ -3,6 +3,7 @@
  * (StreamRecords), writes it as lines into chunks of about `chunkBytes`, and keeps the job's
  * progress. Memory holds one batch of records and one chunk, whatever the file's size.
  */
+import { apiTimestamp } from '@crm/vocabulary';
 import type { Logger } from '@crm/observability';
 import { isDomainError } from '@crm/observability';
 import type { recordsV1 } from '@crm/grpc';
@@ -28,7 +29,7 @@ export class ExportRunner {
   constructor(private readonly deps: ExportRunnerDeps) {}
 
   private now(): string {
-    return (this.deps.now?.() ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    return apiTimestamp(this.deps.now?.());
   }
 
   async handle(payload: ExportPayload): Promise<void> {

@@ -3,6 +3,7 @@
  * from either of the first two; counters that only ever move by a whole chunk's result, and the
  * public view of it at any moment.
  */
+import { apiTimestamp } from '@crm/vocabulary';
 import type { FieldMappings } from './column-plan';
 import type { InlineReport, ReportedDuplicate, ReportedError, RowDuplicate, RowError } from './import-report';
 
@@ -157,5 +158,5 @@ export function viewOf(job: ImportJobDocument, report?: InlineReport): ImportJob
 
 /** Timestamps as the API writes them: `YYYY-MM-DDThh:mm:ssZ`. */
 export function timestamp(date: Date = new Date()): string {
-  return `${date.toISOString().slice(0, 19)}Z`;
+  return apiTimestamp(date);
 }

@@ -1,7 +1,8 @@
 /** Time in the shapes the API uses: `YYYY-MM-DDThh:mm:ssZ` timestamps and `YYYY-MM-DD` dates. */
+import { apiTimestamp } from '@crm/vocabulary';
 
 export function timestamp(at: Date): string {
-  return `${at.toISOString().slice(0, 19)}Z`;
+  return apiTimestamp(at);
 }
 
 export function dateOf(at: Date): string {

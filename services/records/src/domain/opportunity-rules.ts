@@ -3,7 +3,7 @@
  * and entering closed_won/closed_lost sets closedDate to today unless given.
  */
 import type { FieldErrors } from '@crm/observability';
-import { dateOf } from './clock';
+import { dateOf, timestamp } from './clock';
 import { OPPORTUNITY_FIELDS, OPPORTUNITY_STAGES } from '@crm/vocabulary';
 import { createdValues, fieldTableOf, readOnlyFieldsOf } from './built-in-rules';
 import { checkFields, FieldErrorList, type Body, type KnownReferences } from './field-rules';
@@ -57,7 +57,7 @@ export function newOpportunity(input: OpportunityInput, id: string, workspaceId:
 /** An opportunity from already-checked values (also used by lead conversion). */
 export function opportunityDocument(v: Record<string, unknown>, id: string, workspaceId: string, now: Date): OpportunityDocument {
   const values = createdValues(OPPORTUNITY_FIELDS, v) as Omit<OpportunityValues, 'probability' | 'closedDate'>;
-  const at = `${now.toISOString().slice(0, 19)}Z`;
+  const at = timestamp(now);
   const opportunity: OpportunityDocument = {
     ...values,
     id,
@@ -83,7 +83,7 @@ export function opportunityChanges(current: OpportunityDocument, input: Opportun
   const changes: Partial<OpportunityDocument> = {
     ...(v as Partial<OpportunityDocument>),
     ...customValueChanges(current, v, 'opportunity', input.references.customFields),
-    updatedAt: `${now.toISOString().slice(0, 19)}Z`,
+    updatedAt: timestamp(now),
   };
   const stage = v.stage as OpportunityStage | undefined;
   if (stage !== undefined && stage !== current.stage) {
