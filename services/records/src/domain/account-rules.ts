@@ -1,9 +1,9 @@
 /** What an account accepts on create and update. */
 import type { FieldErrors } from '@crm/observability';
 import { ACCOUNT_FIELDS } from '@crm/vocabulary';
-import { createdValues, fieldTableOf, readOnlyFieldsOf } from './built-in-rules';
+import { fieldTableOf, readOnlyFieldsOf, withCreatedValues } from './built-in-rules';
 import { checkFields, FieldErrorList, type Body, type KnownReferences } from './field-rules';
-import type { AccountDocument, AccountValues } from './model';
+import type { AccountDocument } from './model';
 import { accountSearchText, changesSearchText } from './search-text';
 import { customValueChanges, newCustomFields, searchableValues } from './custom-field-values';
 
@@ -32,16 +32,11 @@ export function newAccount(input: AccountInput, id: string, workspaceId: string,
 
 /** An account from already-checked values (also used by lead conversion). */
 export function accountDocument(v: Record<string, unknown>, id: string, workspaceId: string, now: string): AccountDocument {
-  const account: AccountDocument = {
-    ...(createdValues(ACCOUNT_FIELDS, v) as AccountValues),
-    id,
-    workspaceId,
-    name: v.name as string,
-    searchText: '',
-    customFields: {},
-    createdAt: now,
-    updatedAt: now,
-  };
+  const account = withCreatedValues<AccountDocument>(
+    { id, workspaceId, name: v.name as string, searchText: '', customFields: {}, createdAt: now, updatedAt: now },
+    ACCOUNT_FIELDS,
+    v,
+  );
   account.searchText = accountSearchText(account);
   return account;
 }

@@ -1,7 +1,7 @@
 /** What a contact accepts on create and update, and how a valid body becomes a stored contact. */
 import { CONTACT_FIELDS } from '@crm/vocabulary';
-import type { ContactDocument, ContactValues } from './model';
-import { createdValues, fieldTableOf, readOnlyFieldsOf } from './built-in-rules';
+import type { ContactDocument } from './model';
+import { fieldTableOf, readOnlyFieldsOf, withCreatedValues } from './built-in-rules';
 import { checkFields, FieldErrorList, fullName, MESSAGES, type Body, type KnownReferences } from './field-rules';
 import type { FieldErrors } from '@crm/observability';
 import { changesSearchText, contactSearchText } from './search-text';
@@ -29,22 +29,25 @@ export function newContact(input: ContactInput, id: string, workspaceId: string,
   }
   errors.throwIfAny();
   const email = v.email as string;
-  const contact: ContactDocument = {
-    ...(createdValues(CONTACT_FIELDS, v) as ContactValues),
-    id,
-    workspaceId,
-    firstName,
-    lastName,
-    fullName: fullName(firstName, lastName),
-    email,
-    emailKey: email.toLowerCase(),
-    searchText: '',
-    ...newCustomFields(v, workspaceId, 'contact', input.references.customFields),
-    source: null,
-    importJobId: null,
-    createdAt: now,
-    updatedAt: now,
-  };
+  const contact = withCreatedValues<ContactDocument>(
+    {
+      id,
+      workspaceId,
+      firstName,
+      lastName,
+      fullName: fullName(firstName, lastName),
+      email,
+      emailKey: email.toLowerCase(),
+      searchText: '',
+      ...newCustomFields(v, workspaceId, 'contact', input.references.customFields),
+      source: null,
+      importJobId: null,
+      createdAt: now,
+      updatedAt: now,
+    },
+    CONTACT_FIELDS,
+    v,
+  );
   contact.searchText = contactSearchText(contact, searchableValues(contact.customFields, input.references.customFields));
   return contact;
 }

@@ -9,19 +9,13 @@
  * conditional update) in one commit.
  */
 import { DomainError, type FieldErrors } from '@crm/observability';
-import { CONTACT_FIELDS, createDefaults, type CustomFieldDefinition, type CustomFieldKind } from '@crm/vocabulary';
+import { CONTACT_FIELDS, type CustomFieldDefinition, type CustomFieldKind } from '@crm/vocabulary';
 import { accountDocument } from './account-rules';
+import { withCreatedValues } from './built-in-rules';
 import { timestamp } from './clock';
 import { FieldErrorList, LIMITS, MESSAGES, type Body } from './field-rules';
 import { ID_PREFIX, type IdGenerator } from './ids';
-import {
-  OPPORTUNITY_STAGES,
-  type AccountDocument,
-  type ContactDocument,
-  type ContactValues,
-  type LeadDocument,
-  type OpportunityDocument,
-} from './model';
+import { OPPORTUNITY_STAGES, type AccountDocument, type ContactDocument, type LeadDocument, type OpportunityDocument } from './model';
 import { carriedValues, searchableValues, uniqueClaims, type CustomFieldValues } from './custom-field-values';
 import { opportunityDocument } from './opportunity-rules';
 import { accountSearchText, contactSearchText, opportunitySearchText } from './search-text';
@@ -116,28 +110,31 @@ export function planConversion(
   errors.throwIfAny();
 
   const at = timestamp(now);
-  const contact: ContactDocument = {
-    ...(createDefaults(CONTACT_FIELDS) as unknown as ContactValues),
-    id: ids(ID_PREFIX.contact),
-    workspaceId: lead.workspaceId,
-    firstName: lead.firstName,
-    lastName: lead.lastName,
-    fullName: lead.fullName,
-    email: lead.email,
-    emailKey: lead.email.toLowerCase(),
-    searchText: contactSearchText(lead, searchableValues(contactValues, fields.contact)),
-    phone: lead.phone,
-    assignedTo: lead.assignedTo,
-    emailOptOut: lead.emailOptOut,
-    emailBounced: lead.emailBounced,
-    notes: lead.notes,
-    source: lead.source || null,
-    importJobId: null,
-    customFields: contactValues,
-    uniqueClaims: uniqueClaims(lead.workspaceId, 'contact', contactValues, fields.contact),
-    createdAt: at,
-    updatedAt: at,
-  };
+  const contact = withCreatedValues<ContactDocument>(
+    {
+      id: ids(ID_PREFIX.contact),
+      workspaceId: lead.workspaceId,
+      firstName: lead.firstName,
+      lastName: lead.lastName,
+      fullName: lead.fullName,
+      email: lead.email,
+      emailKey: lead.email.toLowerCase(),
+      searchText: contactSearchText(lead, searchableValues(contactValues, fields.contact)),
+      phone: lead.phone,
+      assignedTo: lead.assignedTo,
+      emailOptOut: lead.emailOptOut,
+      emailBounced: lead.emailBounced,
+      notes: lead.notes,
+      source: lead.source || null,
+      importJobId: null,
+      customFields: contactValues,
+      uniqueClaims: uniqueClaims(lead.workspaceId, 'contact', contactValues, fields.contact),
+      createdAt: at,
+      updatedAt: at,
+    },
+    CONTACT_FIELDS,
+    {},
+  );
   let account: AccountDocument | null = null;
   let opportunity: OpportunityDocument | null = null;
   if (createAccount && accountName) {

@@ -1,9 +1,9 @@
 /** What a lead accepts on create and update. Only conversion makes a lead `converted`. */
 import type { FieldErrors } from '@crm/observability';
 import { LEAD_FIELDS } from '@crm/vocabulary';
-import { createdValues, fieldTableOf, readOnlyFieldsOf } from './built-in-rules';
+import { fieldTableOf, readOnlyFieldsOf, withCreatedValues } from './built-in-rules';
 import { checkFields, FieldErrorList, fullName, MESSAGES, type Body, type KnownReferences } from './field-rules';
-import type { LeadDocument, LeadStatus, LeadValues } from './model';
+import type { LeadDocument, LeadStatus } from './model';
 import { changesSearchText, leadSearchText } from './search-text';
 import { customValueChanges, newCustomFields, searchableValues } from './custom-field-values';
 
@@ -37,22 +37,25 @@ export function newLead(input: LeadInput, id: string, workspaceId: string, now: 
     errors.add('firstName', 'At least one of firstName and lastName is required.');
   }
   errors.throwIfAny();
-  const lead: LeadDocument = {
-    ...(createdValues(LEAD_FIELDS, v) as LeadValues),
-    id,
-    workspaceId,
-    firstName,
-    lastName,
-    fullName: fullName(firstName, lastName),
-    searchText: '',
-    email: v.email as string,
-    emailKey: (v.email as string).toLowerCase(),
-    convertedAt: null,
-    convertedContactId: null,
-    ...newCustomFields(v, workspaceId, 'lead', input.references.customFields),
-    createdAt: now,
-    updatedAt: now,
-  };
+  const lead = withCreatedValues<LeadDocument>(
+    {
+      id,
+      workspaceId,
+      firstName,
+      lastName,
+      fullName: fullName(firstName, lastName),
+      searchText: '',
+      email: v.email as string,
+      emailKey: (v.email as string).toLowerCase(),
+      convertedAt: null,
+      convertedContactId: null,
+      ...newCustomFields(v, workspaceId, 'lead', input.references.customFields),
+      createdAt: now,
+      updatedAt: now,
+    },
+    LEAD_FIELDS,
+    v,
+  );
   lead.searchText = leadSearchText(lead, searchableValues(lead.customFields, input.references.customFields));
   return lead;
 }

@@ -5,9 +5,9 @@
 import type { FieldErrors } from '@crm/observability';
 import { dateOf, timestamp } from './clock';
 import { OPPORTUNITY_FIELDS, OPPORTUNITY_STAGES } from '@crm/vocabulary';
-import { createdValues, fieldTableOf, readOnlyFieldsOf } from './built-in-rules';
+import { fieldTableOf, readOnlyFieldsOf, withCreatedValues } from './built-in-rules';
 import { checkFields, FieldErrorList, type Body, type KnownReferences } from './field-rules';
-import type { OpportunityDocument, OpportunityStage, OpportunityValues } from './model';
+import type { OpportunityDocument, OpportunityStage } from './model';
 import { changesSearchText, opportunitySearchText } from './search-text';
 import { customValueChanges, newCustomFields, searchableValues } from './custom-field-values';
 
@@ -56,21 +56,24 @@ export function newOpportunity(input: OpportunityInput, id: string, workspaceId:
 
 /** An opportunity from already-checked values (also used by lead conversion). */
 export function opportunityDocument(v: Record<string, unknown>, id: string, workspaceId: string, now: Date): OpportunityDocument {
-  const values = createdValues(OPPORTUNITY_FIELDS, v) as Omit<OpportunityValues, 'probability' | 'closedDate'>;
   const at = timestamp(now);
-  const opportunity: OpportunityDocument = {
-    ...values,
-    id,
-    workspaceId,
-    name: v.name as string,
-    searchText: '',
-    accountId: v.accountId as string,
-    probability: (v.probability as number | undefined) ?? STAGE_PROBABILITY[values.stage],
-    closedDate: (v.closedDate as string | null | undefined) ?? (isClosed(values.stage) ? dateOf(now) : null),
-    customFields: {},
-    createdAt: at,
-    updatedAt: at,
-  };
+  const opportunity = withCreatedValues<OpportunityDocument>(
+    {
+      id,
+      workspaceId,
+      name: v.name as string,
+      searchText: '',
+      accountId: v.accountId as string,
+      customFields: {},
+      createdAt: at,
+      updatedAt: at,
+    },
+    OPPORTUNITY_FIELDS,
+    v,
+  );
+  // No defaults of their own: the stage's probability, and today when the stage is closed.
+  opportunity.probability = (v.probability as number | undefined) ?? STAGE_PROBABILITY[opportunity.stage];
+  opportunity.closedDate = (v.closedDate as string | null | undefined) ?? (isClosed(opportunity.stage) ? dateOf(now) : null);
   opportunity.searchText = opportunitySearchText(opportunity);
   return opportunity;
 }

@@ -21,16 +21,30 @@ function join(parts: string[]): string {
     .join(SEARCH_SEPARATOR);
 }
 
+/** The searchable fields other than the names, and whether the names are searchable, per descriptor list (read once). */
+const searchedByList = new WeakMap<BuiltInFields, { names: boolean; others: string[] }>();
+
+function searchedFields(fields: BuiltInFields): { names: boolean; others: string[] } {
+  let searched = searchedByList.get(fields);
+  if (!searched) {
+    const others = Object.entries(fields)
+      .filter(([name, field]) => field.searchable && name !== 'firstName' && name !== 'lastName')
+      .map(([name]) => name);
+    searched = { names: Boolean(fields.firstName?.searchable || fields.lastName?.searchable), others };
+    searchedByList.set(fields, searched);
+  }
+  return searched;
+}
+
 /**
  * The searched values of a record: its name ("first last", so "Ada Love" finds Ada Lovelace) when
  * its kind's names are searchable, then each other field its kind marks `searchable`.
  */
 function searchedValues(fields: BuiltInFields, record: object): string[] {
   const values = record as Record<string, unknown>;
-  const found: string[] = [];
-  if (fields.firstName?.searchable || fields.lastName?.searchable) found.push(String(values.fullName ?? ''));
-  for (const [name, field] of Object.entries(fields)) {
-    if (!field.searchable || name === 'firstName' || name === 'lastName') continue;
+  const { names, others } = searchedFields(fields);
+  const found: string[] = names ? [String(values.fullName ?? '')] : [];
+  for (const name of others) {
     const value = values[name];
     if (typeof value === 'string') found.push(value);
   }
@@ -39,7 +53,7 @@ function searchedValues(fields: BuiltInFields, record: object): string[] {
 
 /** Whether a change makes a record's search text anew: its name, a searchable field or its custom values. */
 export function changesSearchText(fields: BuiltInFields, changes: object): boolean {
-  return 'fullName' in changes || 'customFields' in changes || Object.keys(changes).some((name) => fields[name]?.searchable === true);
+  return 'fullName' in changes || 'customFields' in changes || searchedFields(fields).others.some((name) => name in changes);
 }
 
 /** Contacts are found by name, email or phone (CONTACT_FIELDS' searchable fields). */
