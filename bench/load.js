@@ -31,4 +31,21 @@ async function timeSequential(iterations, fn) {
   return { p50: samples[Math.floor(samples.length * 0.5)], p99: samples[Math.floor(samples.length * 0.99)] };
 }
 
-module.exports = { load, timeSequential };
+/**
+ * Median, 99th percentile and worst of `iterations` reads, each timed right after an untimed
+ * write (`write(i)`) has landed: what a read costs when nothing it could reuse is left.
+ */
+async function timeAfterWrites(iterations, write, read) {
+  const samples = [];
+  for (let i = 0; i < iterations; i += 1) {
+    await write(i);
+    const start = process.hrtime.bigint();
+    await read();
+    samples.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  samples.sort((a, b) => a - b);
+  const at = (share) => samples[Math.min(samples.length - 1, Math.floor(samples.length * share))];
+  return { p50: at(0.5), p99: at(0.99), max: samples[samples.length - 1], samples: iterations };
+}
+
+module.exports = { load, timeAfterWrites, timeSequential };

@@ -6,13 +6,14 @@
 'use strict';
 const path = require('node:path');
 const fs = require('node:fs');
-const { load } = require('../load');
+const { load, timeAfterWrites } = require('../load');
 const { signUpUnlimited } = require('../support');
 
 const ROOT = path.resolve(__dirname, '../..');
 const OPPORTUNITIES = 100_000;
 const BATCH = 5000;
 const FEW_CONNECTIONS = 4;
+const AFTER_WRITES = 30;
 
 async function seed(cluster, user, log) {
   const file = path.join(cluster.dataDir, 'records', 'records.db');
@@ -79,11 +80,24 @@ module.exports = async function aggregatesSuite({ cluster, api, seconds, log }) 
   const me = await load({ url: `${gateway}/api/auth/me/`, headers, seconds, connections: FEW_CONNECTIONS });
   log(`aggregate: GET ${url.replace(gateway, '')}, ${FEW_CONNECTIONS} connections, ${seconds} s`);
   const measured = await load({ url, headers, seconds, connections: FEW_CONNECTIONS });
+  // The same aggregate right after a write in its workspace, one at a time: an aggregate is kept
+  // only while the workspace's opportunities stand, so this is its cost computed anew.
+  log(`aggregate after a write: ${AFTER_WRITES} times an opportunity created, then the aggregate alone`);
+  const account = await api('POST', '/api/accounts/', { name: 'After write account' }, access);
+  const afterWrite = await timeAfterWrites(
+    AFTER_WRITES,
+    (i) =>
+      api('POST', '/api/opportunities/', { name: `After write ${i}`, accountId: account.id, value: 100, stage: 'prospecting' }, access),
+    () => api('GET', `/api/opportunities/aggregate/?${query}`, undefined, access),
+  );
   return {
     name: `aggregates: ${OPPORTUNITIES} opportunities by stage and close month, sum and avg of value`,
     // The headline: the aim's 100 ms over the measured p99 (above 1 meets it).
     ratio: 100 / Math.max(measured.p99, 0.001),
     target: 'p99 under 100 ms (ratio above 1)',
+    // The aggregate computed anew after each write, one at a time (the aim's 100 ms over its p99).
+    afterWriteAimRatio: 100 / Math.max(afterWrite.p99, 0.001),
+    afterWrite,
     seedSeconds: seedMs / 1000,
     groups: answer.groups.length,
     baselines: { gatewayMeAtFourConnections: me },

@@ -10,11 +10,25 @@ export class KeptAnswers<T> {
   constructor(private readonly capacity: number) {}
 
   get(key: string, version: number, answer: () => T): T {
+    const kept = this.peek(key, version);
+    if (kept !== undefined) return kept;
+    const fresh = answer();
+    this.put(key, version, fresh);
+    return fresh;
+  }
+
+  /** The answer kept under `key` at this version, if there is one. */
+  peek(key: string, version: number): T | undefined {
     const kept = this.answers.get(key);
+    if (kept?.version !== version) return undefined;
     this.answers.delete(key);
-    const fresh = kept?.version === version ? kept : { version, answer: answer() };
+    this.answers.set(key, kept);
+    return kept.answer;
+  }
+
+  put(key: string, version: number, answer: T): void {
+    this.answers.delete(key);
     if (this.answers.size >= this.capacity) this.answers.delete(this.answers.keys().next().value as string);
-    this.answers.set(key, fresh);
-    return fresh.answer;
+    this.answers.set(key, { version, answer });
   }
 }

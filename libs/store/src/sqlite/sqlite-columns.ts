@@ -32,6 +32,11 @@ export function sideTableName(collection: string): string {
   return `${collection}__dynamic`;
 }
 
+/** The index (ws, sN) of a slot of the side table. */
+export function slotIndexName(collection: string, slot: number): string {
+  return `${sideTableName(collection)}__s${slot}`;
+}
+
 export function slotColumn(slot: number): string {
   return quoteIdentifier(`s${slot}`);
 }
@@ -97,6 +102,12 @@ export class SqliteColumns {
   /** The field's trigram text index (sqlite-text-index.ts), quoted, when it has one. */
   textIndex(field: string): string | undefined {
     return this.textIndexes.get(field);
+  }
+
+  /** The index of the field's slot (quoted), when the field is read from one. */
+  slotIndex(field: string): string | undefined {
+    const slot = this.slots.get(field);
+    return slot === undefined ? undefined : quoteIdentifier(slotIndexName(this.collection, slot));
   }
 
   /** The side table's document rowid, in a query of these columns. */

@@ -18,7 +18,7 @@
 import type Database from 'better-sqlite3';
 import { CollectionDefinition, Condition } from '../port';
 import type { StoredRecord } from '../store-adapter';
-import { jsonPath, quoteIdentifier, sideTableName, slotColumn, SqliteColumns } from './sqlite-columns';
+import { jsonPath, quoteIdentifier, sideTableName, slotColumn, slotIndexName, SqliteColumns } from './sqlite-columns';
 import type { SqlValue } from './sqlite-query';
 
 export const DYNAMIC_SLOTS = 100;
@@ -128,7 +128,7 @@ export function assignSlot(
   const side = quoteIdentifier(sideTableName(name));
   const column = slotColumn(slot);
   prepare(`INSERT INTO ${SLOTS_TABLE} (collection, workspace_id, field, slot) VALUES (?, ?, ?, ?)`).run(name, workspaceId, field, slot);
-  const index = `${sideTableName(name)}__s${slot}`;
+  const index = slotIndexName(name, slot);
   db.exec(`CREATE INDEX IF NOT EXISTS ${quoteIdentifier(index)} ON ${side} (ws, ${column})`);
   // What the planner is told of it, as of the collection's own indexes (sqlite-schema.ts): a
   // workspace holds many documents, one value of a slot few.

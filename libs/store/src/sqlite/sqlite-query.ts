@@ -249,6 +249,62 @@ export function countedSideSelectToSql(query: Query, columns: SqliteColumns): Sq
   return side ? sideSelectToSql(query, side, columns, 'doc', true) : undefined;
 }
 
+/**
+ * A page of a side-table query ordered first by a slot, walking that slot's index: at most
+ * `budget` of the workspace's side rows holding a value are read in the page's order, and those
+ * meeting the conditions kept. Unset values sorted high come first in a descending order: those
+ * meeting the conditions are all read first (their number is what it costs). A short page means
+ * either the end of the matches or a budget spent before the page filled. Undefined when the side
+ * table does not answer the query or its first key has no slot index.
+ */
+export function sideWalkToSql(query: Query, columns: SqliteColumns, budget: number): SqlFragment | undefined {
+  const where = query.where ?? [];
+  const sort = query.sort ?? [];
+  const side = columns.sideOnly(where, sort);
+  const first = sort[0];
+  const index = first ? side?.slotIndex(first.field) : undefined;
+  const scope = where.find((c) => isFieldCondition(c) && c.field === 'workspaceId' && c.op === 'eq');
+  if (!side || !first || !index || !scope || !isFieldCondition(scope) || scope.op !== 'eq' || typeof scope.value !== 'string') {
+    return undefined;
+  }
+  const hit = whereToSql(where, side);
+  const keys = orderKeys(sort, side);
+  const value = side.expression(first.field);
+  const workspace = `${side.expression('workspaceId')} = ?`;
+  const picked = `${columns.sideRow} AS row, ${keys.map((key, i) => `${key.expression} AS k${i}`).join(', ')}`;
+  const byKeys = (from: number) =>
+    keys
+      .slice(from)
+      .map((key) => `${key.expression} ${key.direction}`)
+      .join(', ');
+  // Unset sorted high is two keys (its test, then the value): the walk orders set values by the slot itself, as its index does.
+  const unsetHigh = first.unset === 'high';
+  const direction = keys[0]!.direction;
+  const walkOrder = unsetHigh ? [`${value} ${direction}`, byKeys(2)].filter(Boolean).join(', ') : byKeys(0);
+  const setValues = unsetHigh ? ` AND ${value} IS NOT NULL AND ${value} <> ''` : '';
+  let inner =
+    `SELECT ${picked}, (${hit.sql}) AS hit FROM ${side.source} INDEXED BY ${index}` +
+    ` WHERE ${workspace}${setValues} ORDER BY ${walkOrder} LIMIT ?`;
+  let params: SqlValue[] = [...hit.params, scope.value, budget];
+  if (unsetHigh && direction === 'DESC') {
+    // Null and '' read as two ranges of the slot's index (their OR would have the planner scan).
+    const unsetAs = (test: string) =>
+      `SELECT ${picked}, 1 AS hit FROM ${side.source} INDEXED BY ${index} WHERE ${workspace} AND ${test} AND (${hit.sql})`;
+    const unsetOrder = keys.map((key, i) => `k${i} ${key.direction}`).join(', ');
+    const unset = `SELECT * FROM (${unsetAs(`${value} IS NULL`)} UNION ALL ${unsetAs(`${value} = ''`)}) ORDER BY ${unsetOrder} LIMIT ?`;
+    inner = `SELECT * FROM (${unset}) UNION ALL SELECT * FROM (${inner})`;
+    const unsetParams = [scope.value, ...hit.params];
+    params = [...unsetParams, ...unsetParams, (query.offset ?? 0) + (query.limit ?? budget), ...params];
+  }
+  // The outer ORDER BYs restate the walk's order, which a subquery's rows need not keep.
+  const order = keys.map((key, i) => `page.k${i} ${key.direction}`).join(', ');
+  const page = `SELECT * FROM (${inner}) AS page WHERE hit ORDER BY ${order} LIMIT ? OFFSET ?`;
+  return {
+    sql: `SELECT doc FROM ${columns.table} JOIN (${page}) AS page ON ${columns.table}.rowid = page.row ORDER BY ${order}`,
+    params: [...params, query.limit ?? -1, query.offset ?? 0],
+  };
+}
+
 /** Whether a query searches text anywhere in its conditions (see SqliteStoreAdapter.find). */
 export function searchesText(where: Condition[]): boolean {
   return where.some((c) => ('or' in c ? c.or.some(searchesText) : 'not' in c ? searchesText(c.not) : c.op === 'contains_text'));

@@ -4,10 +4,14 @@
  * entries for a large workspace: most of what an unfiltered list page cost). Triggers keep it
  * right for every write path and every process sharing the file; a file opened for the first
  * time since the counts came in gets them counted at open.
+ *
+ * Beside each count, the version of the workspace's documents of the collection: every insert,
+ * update and delete moves it, so an answer read at one version (a filtered count, an aggregate:
+ * kept-answers.ts) stands for as long as the version does.
  */
 import type Database from 'better-sqlite3';
 import { CollectionDefinition, Condition, isFieldCondition } from '../port';
-import { SqliteColumns } from './sqlite-columns';
+import { quoteIdentifier, SqliteColumns } from './sqlite-columns';
 
 const COUNTS_TABLE = 'store_workspace_counts';
 
@@ -21,26 +25,37 @@ export function createWorkspaceCounts(
   if (definition.scope !== 'workspace') return;
   db.exec(
     `CREATE TABLE IF NOT EXISTS ${COUNTS_TABLE} (collection TEXT NOT NULL, workspace_id TEXT NOT NULL, n INTEGER NOT NULL,` +
-      ' PRIMARY KEY (collection, workspace_id)) WITHOUT ROWID',
+      ' version INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (collection, workspace_id)) WITHOUT ROWID',
   );
-  const trigger = (event: string) => `"${definition.name}__count__${event}"`;
-  const exists = prepare(`SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = ?`)
+  const held = prepare(`SELECT name FROM pragma_table_info('${COUNTS_TABLE}')`).pluck(true).all() as string[];
+  if (!held.includes('version')) db.exec(`ALTER TABLE ${COUNTS_TABLE} ADD COLUMN version INTEGER NOT NULL DEFAULT 0`);
+  const trigger = (event: string) => `${definition.name}__count__${event}`;
+  const names = ['insert', 'delete', 'update', 'changed'].map(trigger);
+  const triggers = prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?, ?, ?)`)
     .pluck(true)
-    .get(`${definition.name}__count__insert`);
-  if (exists) return;
+    .all(...names) as string[];
+  if (triggers.includes(trigger('changed'))) return;
+  // Counted before versions: the triggers are made again, and the versions start from the clock,
+  // past any an earlier answer could have been kept at.
+  for (const name of triggers) db.exec(`DROP TRIGGER ${quoteIdentifier(name)}`);
   // The name passed assertCollectionName (SqliteColumns), so it may be spliced as a literal.
   const name = `'${definition.name}'`;
   const table = columns.table;
-  const add = `INSERT INTO ${COUNTS_TABLE} (collection, workspace_id, n) SELECT ${name}, new.workspace_id, 1 WHERE new.workspace_id IS NOT NULL ON CONFLICT DO UPDATE SET n = n + 1;`;
-  const remove = `UPDATE ${COUNTS_TABLE} SET n = n - 1 WHERE collection = ${name} AND workspace_id = old.workspace_id;`;
-  db.exec(`CREATE TRIGGER ${trigger('insert')} AFTER INSERT ON ${table} BEGIN ${add} END`);
-  db.exec(`CREATE TRIGGER ${trigger('delete')} AFTER DELETE ON ${table} BEGIN ${remove} END`);
+  const add = `INSERT INTO ${COUNTS_TABLE} (collection, workspace_id, n, version) SELECT ${name}, new.workspace_id, 1, 1 WHERE new.workspace_id IS NOT NULL ON CONFLICT DO UPDATE SET n = n + 1, version = version + 1;`;
+  const remove = `UPDATE ${COUNTS_TABLE} SET n = n - 1, version = version + 1 WHERE collection = ${name} AND workspace_id = old.workspace_id;`;
+  const changed = `UPDATE ${COUNTS_TABLE} SET version = version + 1 WHERE collection = ${name} AND workspace_id = new.workspace_id;`;
+  db.exec(`CREATE TRIGGER ${quoteIdentifier(trigger('insert'))} AFTER INSERT ON ${table} BEGIN ${add} END`);
+  db.exec(`CREATE TRIGGER ${quoteIdentifier(trigger('delete'))} AFTER DELETE ON ${table} BEGIN ${remove} END`);
   db.exec(
-    `CREATE TRIGGER ${trigger('update')} AFTER UPDATE OF workspace_id ON ${table} WHEN old.workspace_id IS NOT new.workspace_id BEGIN ${remove} ${add} END`,
+    `CREATE TRIGGER ${quoteIdentifier(trigger('update'))} AFTER UPDATE OF workspace_id ON ${table} WHEN old.workspace_id IS NOT new.workspace_id BEGIN ${remove} ${add} END`,
+  );
+  db.exec(
+    `CREATE TRIGGER ${quoteIdentifier(trigger('changed'))} AFTER UPDATE ON ${table} WHEN old.workspace_id IS new.workspace_id BEGIN ${changed} END`,
   );
   prepare(`DELETE FROM ${COUNTS_TABLE} WHERE collection = ?`).run(definition.name);
   db.exec(
-    `INSERT INTO ${COUNTS_TABLE} (collection, workspace_id, n) SELECT ${name}, workspace_id, count(*) FROM ${table} WHERE workspace_id IS NOT NULL GROUP BY workspace_id`,
+    `INSERT INTO ${COUNTS_TABLE} (collection, workspace_id, n, version) SELECT ${name}, workspace_id, count(*), CAST(unixepoch('subsec') * 1000 AS INTEGER)` +
+      ` FROM ${table} WHERE workspace_id IS NOT NULL GROUP BY workspace_id`,
   );
 }
 
@@ -53,5 +68,19 @@ export function workspaceCountSql(where: Condition[], columns: SqliteColumns): {
   return {
     sql: `SELECT coalesce((SELECT n FROM ${COUNTS_TABLE} WHERE collection = ? AND workspace_id = ?), 0)`,
     params: [columns.collection, only.value],
+  };
+}
+
+/**
+ * The version of the workspace's documents of the collection (0 before its first), when `where`
+ * names one workspace: the key under which an answer over exactly these documents may be kept.
+ */
+export function workspaceVersionSql(where: Condition[], columns: SqliteColumns): { sql: string; params: string[] } | undefined {
+  const scope = where.find((c) => isFieldCondition(c) && c.field === 'workspaceId' && c.op === 'eq');
+  if (!scope || !isFieldCondition(scope) || scope.op !== 'eq' || typeof scope.value !== 'string') return undefined;
+  if (columns.expression('workspaceId') !== 'workspace_id') return undefined;
+  return {
+    sql: `SELECT coalesce((SELECT version FROM ${COUNTS_TABLE} WHERE collection = ? AND workspace_id = ?), 0)`,
+    params: [columns.collection, scope.value],
   };
 }
