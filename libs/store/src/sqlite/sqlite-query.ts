@@ -255,9 +255,9 @@ export function countedSideSelectToSql(query: Query, columns: SqliteColumns): Sq
  * meeting the conditions kept. Unset values sorted high come first in a descending order: those
  * meeting the conditions are all read first (their number is what it costs). A short page means
  * either the end of the matches or a budget spent before the page filled. Undefined when the side
- * table does not answer the query or its first key has no slot index.
+ * table does not answer the query or its first key has no slot index; else the walk for a budget.
  */
-export function sideWalkToSql(query: Query, columns: SqliteColumns, budget: number): SqlFragment | undefined {
+export function sideWalkToSql(query: Query, columns: SqliteColumns): ((budget: number) => SqlFragment) | undefined {
   const where = query.where ?? [];
   const sort = query.sort ?? [];
   const side = columns.sideOnly(where, sort);
@@ -267,6 +267,7 @@ export function sideWalkToSql(query: Query, columns: SqliteColumns, budget: numb
   if (!side || !first || !index || !scope || !isFieldCondition(scope) || scope.op !== 'eq' || typeof scope.value !== 'string') {
     return undefined;
   }
+  const workspaceId: string = scope.value;
   const hit = whereToSql(where, side);
   const keys = orderKeys(sort, side);
   const value = side.expression(first.field);
@@ -282,27 +283,29 @@ export function sideWalkToSql(query: Query, columns: SqliteColumns, budget: numb
   const direction = keys[0]!.direction;
   const walkOrder = unsetHigh ? [`${value} ${direction}`, byKeys(2)].filter(Boolean).join(', ') : byKeys(0);
   const setValues = unsetHigh ? ` AND ${value} IS NOT NULL AND ${value} <> ''` : '';
-  let inner =
+  const walk =
     `SELECT ${picked}, (${hit.sql}) AS hit FROM ${side.source} INDEXED BY ${index}` +
     ` WHERE ${workspace}${setValues} ORDER BY ${walkOrder} LIMIT ?`;
-  let params: SqlValue[] = [...hit.params, scope.value, budget];
-  if (unsetHigh && direction === 'DESC') {
-    // Null and '' read as two ranges of the slot's index (their OR would have the planner scan).
-    const unsetAs = (test: string) =>
-      `SELECT ${picked}, 1 AS hit FROM ${side.source} INDEXED BY ${index} WHERE ${workspace} AND ${test} AND (${hit.sql})`;
-    const unsetOrder = keys.map((key, i) => `k${i} ${key.direction}`).join(', ');
-    const unset = `SELECT * FROM (${unsetAs(`${value} IS NULL`)} UNION ALL ${unsetAs(`${value} = ''`)}) ORDER BY ${unsetOrder} LIMIT ?`;
-    inner = `SELECT * FROM (${unset}) UNION ALL SELECT * FROM (${inner})`;
-    const unsetParams = [scope.value, ...hit.params];
-    params = [...unsetParams, ...unsetParams, (query.offset ?? 0) + (query.limit ?? budget), ...params];
-  }
+  const limit = query.limit ?? -1;
+  const offset = query.offset ?? 0;
   // The outer ORDER BYs restate the walk's order, which a subquery's rows need not keep.
   const order = keys.map((key, i) => `page.k${i} ${key.direction}`).join(', ');
-  const page = `SELECT * FROM (${inner}) AS page WHERE hit ORDER BY ${order} LIMIT ? OFFSET ?`;
-  return {
-    sql: `SELECT doc FROM ${columns.table} JOIN (${page}) AS page ON ${columns.table}.rowid = page.row ORDER BY ${order}`,
-    params: [...params, query.limit ?? -1, query.offset ?? 0],
-  };
+  const select = (inner: string) =>
+    `SELECT doc FROM ${columns.table} JOIN (SELECT * FROM (${inner}) AS page WHERE hit ORDER BY ${order} LIMIT ? OFFSET ?) AS page` +
+    ` ON ${columns.table}.rowid = page.row ORDER BY ${order}`;
+  if (!(unsetHigh && direction === 'DESC')) {
+    return (budget) => ({ sql: select(walk), params: [...hit.params, workspaceId, budget, limit, offset] });
+  }
+  // Null and '' read as two ranges of the slot's index (their OR would have the planner scan).
+  const unsetAs = (test: string) =>
+    `SELECT ${picked}, 1 AS hit FROM ${side.source} INDEXED BY ${index} WHERE ${workspace} AND ${test} AND (${hit.sql})`;
+  const unsetOrder = keys.map((key, i) => `k${i} ${key.direction}`).join(', ');
+  const unset = `SELECT * FROM (${unsetAs(`${value} IS NULL`)} UNION ALL ${unsetAs(`${value} = ''`)}) ORDER BY ${unsetOrder} LIMIT ?`;
+  const unsetParams = [workspaceId, ...hit.params];
+  return (budget) => ({
+    sql: select(`SELECT * FROM (${unset}) UNION ALL SELECT * FROM (${walk})`),
+    params: [...unsetParams, ...unsetParams, offset + (limit < 0 ? budget : limit), ...hit.params, workspaceId, budget, limit, offset],
+  });
 }
 
 /** Whether a query searches text anywhere in its conditions (see SqliteStoreAdapter.find). */

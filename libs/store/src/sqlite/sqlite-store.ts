@@ -374,14 +374,16 @@ export class SqliteStoreAdapter implements StoreAdapter {
     const offset = query.offset ?? 0;
     const expected = Math.min(query.limit ?? Infinity, Math.max(0, total - offset));
     if (expected === 0) return [];
-    const workspaceId = workspaceOf(query.where ?? []);
+    const walk = Number.isFinite(expected) ? sideWalkToSql(query, c.columns) : undefined;
+    const workspaceId = walk && workspaceOf(query.where ?? []);
     const workspace = workspaceId && workspaceCountSql([{ field: 'workspaceId', op: 'eq', value: workspaceId }], c.columns);
-    const documents = workspace ? (this.firstColumn<number>(workspace)[0] ?? 0) : 0;
-    const budget = Math.max(SIDE_WALK_MIN, Math.ceil((SIDE_WALK_MARGIN * (offset + expected) * documents) / total));
-    const walk = budget <= documents * SIDE_WALK_MAX_SHARE ? sideWalkToSql(query, c.columns, budget) : undefined;
-    if (walk) {
-      const items = this.documents(walk);
-      if (items.length >= expected) return items;
+    if (walk && workspace) {
+      const documents = this.firstColumn<number>(workspace)[0] ?? 0;
+      const budget = Math.max(SIDE_WALK_MIN, Math.ceil((SIDE_WALK_MARGIN * (offset + expected) * documents) / total));
+      if (budget <= documents * SIDE_WALK_MAX_SHARE) {
+        const items = this.documents(walk(budget));
+        if (items.length >= expected) return items;
+      }
     }
     return this.documents(selectToSql(query, c.columns));
   }
@@ -433,9 +435,14 @@ export class SqliteStoreAdapter implements StoreAdapter {
     return version ? (this.firstColumn<number>(version)[0] ?? 0) : undefined;
   }
 
+  /** dataVersion, for a count worth keeping: a whole workspace's is one lookup already. */
+  private countVersion(c: SqliteCollection, where: Condition[]): number | undefined {
+    return workspaceCountSql(where, c.columns) ? undefined : this.dataVersion(c, where);
+  }
+
   /** The number of documents meeting `where` (not a text search), kept while their workspace's version stands. */
   private keptCount(c: SqliteCollection, where: Condition[]): number {
-    const version = this.dataVersion(c, where);
+    const version = this.countVersion(c, where);
     const count = () => this.firstColumn<number>(countToSql(where, c.columns))[0] ?? 0;
     return version === undefined ? count() : this.keptCounts.get(`${c.definition.name}\0${JSON.stringify(where)}`, version, count);
   }
@@ -478,7 +485,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
             const items = query.limit === 0 ? [] : this.documents(page(query, JSON.stringify(rowids), c.columns));
             return { total: rowids.length, items };
           }
-          const version = this.dataVersion(c, where);
+          const version = this.countVersion(c, where);
           const key = `${c.definition.name}\0${JSON.stringify(where)}`;
           const known = version === undefined ? undefined : this.keptCounts.peek(key, version);
           if (known !== undefined) return { total: known, items: this.knownPage(c, query, known) };
