@@ -6,7 +6,7 @@ import { workspacePage, type Page, type Paging } from './paging';
 import { galleryPage } from './template-gallery-page';
 import { DomainError } from '@crm/observability';
 import type { Condition as StoreCondition, DocumentStore } from '@crm/store';
-import { planQuotas } from '@crm/vocabulary';
+import { planQuotas, apiTimestamp } from '@crm/vocabulary';
 import { BUILT_IN_TEMPLATES, findBuiltInTemplate, GALLERY_CREATED_AT } from '../domain/gallery';
 import { ID_PREFIX, newId } from '../domain/ids';
 import {
@@ -23,7 +23,6 @@ import {
 } from '../domain/model';
 import type { WorkspaceDirectory } from '../clients/workspace-directory';
 import { readinessProblems, validateRuleDefinition, validateTemplateFields, type RuleInput } from '../domain/rule-validation';
-import { timestamp } from '../domain/time';
 import { customTemplates, emails, engineWorkspaces, enrollments, galleryInstalls, notifications, rules } from '../store/collections';
 
 export interface Caller {
@@ -71,7 +70,7 @@ export class AutomationService {
   }
 
   private now(): string {
-    return timestamp(this.clock());
+    return apiTimestamp(this.clock());
   }
 
   // ------------------------------------------------------------------ rules
@@ -192,7 +191,7 @@ export class AutomationService {
     if (filter.after) {
       const after = new Date(filter.after);
       if (Number.isNaN(after.getTime())) throw DomainError.invalid('after must be an ISO 8601 date or timestamp.');
-      where.push({ field: 'startedAt', op: 'gt', value: timestamp(after) });
+      where.push({ field: 'startedAt', op: 'gt', value: apiTimestamp(after) });
     }
     return workspacePage(this.store, caller.workspaceId, enrollments, { where, sort: { field: 'startedAt', direction: 'desc' } }, filter);
   }

@@ -3,13 +3,12 @@
  * test event; the delivery log and redelivery. Secrets leave this service only in create's and
  * rotate's answers. Who may call what (admins manage, members read) is the gateway's check.
  */
-import { characterCount, planQuotas } from '@crm/vocabulary';
+import { characterCount, planQuotas, apiTimestamp } from '@crm/vocabulary';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { BusMessage, MessageBus } from '@crm/bus';
 import { DomainError } from '@crm/observability';
 import type { DocumentStore } from '@crm/store';
 import { derivedId, ID_PREFIX, newId } from '../domain/ids';
-import { timestamp } from '../domain/time';
 import {
   WEBHOOK_EVENT_TYPES,
   type WebhookDeliveryDocument,
@@ -87,7 +86,7 @@ export class WebhookService {
     const { webhookSubscriptions: allowed } = planQuotas(caller.plan);
     if ((await this.store.forWorkspace(caller.workspaceId).count(webhookSubscriptions, [])) >= allowed)
       throw DomainError.validation({ url: [`This workspace's plan allows ${allowed} webhook subscriptions; delete one first.`] });
-    const now = timestamp(new Date());
+    const now = apiTimestamp(new Date());
     const subscription: WebhookSubscriptionDocument = {
       id: newId(ID_PREFIX.webhook),
       workspaceId: caller.workspaceId,
@@ -126,7 +125,7 @@ export class WebhookService {
   async update(caller: Caller, id: string, input: WebhookInput): Promise<WebhookView> {
     await this.subscription(caller, id);
     const { url, events } = this.validate(input, false);
-    const set: Partial<WebhookSubscriptionDocument> = { updatedAt: timestamp(new Date()) };
+    const set: Partial<WebhookSubscriptionDocument> = { updatedAt: apiTimestamp(new Date()) };
     if (url !== undefined) set.url = url;
     if (events !== undefined) set.events = events;
     if (input.isActive !== undefined) set.isActive = input.isActive;
@@ -153,7 +152,7 @@ export class WebhookService {
       .update(
         webhookSubscriptions,
         id,
-        { set: { secrets: [{ value: secret, expiresAt: null }, ...kept], updatedAt: timestamp(new Date(now)) } },
+        { set: { secrets: [{ value: secret, expiresAt: null }, ...kept], updatedAt: apiTimestamp(new Date(now)) } },
         { where: [{ field: 'updatedAt', op: 'eq', value: current.updatedAt }] },
       );
     if (!updated) throw DomainError.conflict('The subscription changed meanwhile; rotate again.');

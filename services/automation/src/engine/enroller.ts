@@ -5,6 +5,7 @@
  * (event, rule), so a redelivered event enrolls nobody twice, and a sparse unique key on
  * (rule, record) while in progress keeps a record in a rule at most once at a time.
  */
+import { apiTimestamp } from '@crm/vocabulary';
 import { newMessage, type BusMessage } from '@crm/bus';
 import type { Logger } from '@crm/observability';
 import { StoreError, type DocumentStore } from '@crm/store';
@@ -13,7 +14,6 @@ import { derivedId, ID_PREFIX } from '../domain/ids';
 import { automationCorrelationId, causeOf, loopRefusal } from '../domain/loop-guard';
 import type { EnrollmentDocument, RuleDocument, TriggerKind } from '../domain/model';
 import { dueAtOnReaching } from '../domain/schedule';
-import { timestamp } from '../domain/time';
 import { CONTACTS_CREATED_BATCH, EVENT_FIELDS, messageWorkspaceId, TRIGGERS, triggersForEvent } from '../domain/triggers';
 import { enrollments, rules } from '../store/collections';
 import type { StepDispatcher } from './step-dispatcher';
@@ -119,7 +119,7 @@ export class Enroller {
       totalSteps: rule.steps.length,
       stepResults: [],
       reason: null,
-      startedAt: timestamp(new Date(now)),
+      startedAt: apiTimestamp(new Date(now)),
       completedAt: null,
       correlationId,
     };

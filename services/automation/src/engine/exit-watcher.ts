@@ -8,13 +8,13 @@
  * checked against the record as it is after its insert: a change handled by another worker just
  * before that insert (which found no run to end) cannot leave the run waiting.
  */
+import { apiTimestamp } from '@crm/vocabulary';
 import type { BusMessage } from '@crm/bus';
 import type { Logger } from '@crm/observability';
 import type { DocumentStore } from '@crm/store';
 import { counter } from '@crm/telemetry';
 import type { RecordsGateway } from '../clients/records-gateway';
 import { exitMet } from '../domain/exit';
-import { timestamp } from '../domain/time';
 import { enrollments } from '../store/collections';
 import { endOnExit } from './run-exit';
 
@@ -49,7 +49,7 @@ export class ExitWatcher {
     if (watched.length === 0) return;
     const record = await this.records.getRecord(workspaceId, watched[0]!.enrolledRecordType, recordId, message.correlationId);
     if (!record) return; // deleted: the run's next step ends it (a step reads the record first)
-    const metAt = timestamp(new Date());
+    const metAt = apiTimestamp(new Date());
     for (const run of watched) {
       const exit = exitMet(run.exitConditions, record, metAt);
       if (!exit) continue;

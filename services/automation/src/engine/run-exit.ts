@@ -8,10 +8,10 @@
  *   end of that step applies it: the run ends cancelled, with that step's result.
  * Every write here is conditional, so two workers, or a redelivered event, end a run once.
  */
+import { apiTimestamp } from '@crm/vocabulary';
 import type { Condition, ScopedStore } from '@crm/store';
 import { exitReason } from '../domain/exit';
 import type { LogStatus, RunExit } from '../domain/model';
-import { timestamp } from '../domain/time';
 import { enrollments } from '../store/collections';
 
 const IN_PROGRESS: Condition = { field: 'status', op: 'eq', value: 'in_progress' };
@@ -33,7 +33,7 @@ export function endedFields(status: Exclude<LogStatus, 'in_progress'>, reason: s
     claimUntil: null,
     claimToken: null,
     actingToken: null,
-    completedAt: timestamp(now),
+    completedAt: apiTimestamp(now),
   };
 }
 

@@ -7,6 +7,7 @@
  *   same step made before creating one (only when this is such a re-run);
  * - assign_user keeps its round-robin choice on the enrollment, so a re-run assigns the same user.
  */
+import { apiTimestamp } from '@crm/vocabulary';
 import { isDomainError, type Logger } from '@crm/observability';
 import { StoreError, type DocumentStore } from '@crm/store';
 import type { RecordsGateway } from '../clients/records-gateway';
@@ -17,7 +18,7 @@ import { findEmailTemplate } from '../domain/email-templates';
 import { derivedId, ID_PREFIX } from '../domain/ids';
 import type { EmailDocument, EnrollmentDocument, NotificationDocument, Step } from '../domain/model';
 import { mergePlaceholders, type MergeContext } from '../domain/placeholders';
-import { dateAfterDays, timestamp } from '../domain/time';
+import { dateAfterDays } from '../domain/time';
 import { emails, enrollments, notifications, rules } from '../store/collections';
 import { EmailDelivery } from './email-delivery';
 import { EmailQuota } from './email-quota';
@@ -124,7 +125,7 @@ export class StepActions {
         ruleId: run.enrollment.ruleId,
         executionLogId: run.enrollment.id,
         error: null,
-        createdAt: timestamp(run.now),
+        createdAt: apiTimestamp(run.now),
       };
       try {
         email = await scoped.insert(emails, document);
@@ -164,7 +165,7 @@ export class StepActions {
     const dueDate = dateAfterDays(run.now, step.config.dueDays);
     const assignedTo = step.config.assignTo === 'assigned_user' ? this.ownerOf(run.record) : step.config.assignTo;
     if (run.rerun && enrollment.lastClaim) {
-      const since = timestamp(new Date(enrollment.lastClaim.at - 1000));
+      const since = apiTimestamp(new Date(enrollment.lastClaim.at - 1000));
       const earlier = (
         await this.deps.records.listTasks(enrollment.workspaceId, enrollment.enrolledRecordId, enrollment.correlationId)
       ).find((task) => task.name === name && task.createdAt >= since);
@@ -235,7 +236,7 @@ export class StepActions {
     if (recipients.size === 0) return { status: 'skipped', detail: 'No recipient: the record has no owner.' };
     const message = mergePlaceholders(step.config.message, await this.mergeContext(run));
     const scoped = this.deps.store.forWorkspace(enrollment.workspaceId);
-    const createdAt = timestamp(run.now);
+    const createdAt = apiTimestamp(run.now);
     const ids: string[] = [];
     for (const recipient of recipients) {
       const notification: NotificationDocument = {

@@ -15,6 +15,7 @@
  * A step that cannot succeed ends the enrollment failed with its reason; a dependency that is
  * down (records, auth) is retried with backoff a few times before that.
  */
+import { apiTimestamp } from '@crm/vocabulary';
 import { randomUUID } from 'node:crypto';
 import { newMessage, type BusMessage } from '@crm/bus';
 import { isDomainError, type Logger } from '@crm/observability';
@@ -23,7 +24,6 @@ import type { RecordsGateway } from '../clients/records-gateway';
 import { exitMet, exitReason } from '../domain/exit';
 import type { EnrollmentDocument, LogStatus, RunExit, StepResult } from '../domain/model';
 import { dueAtOnReaching, retryDelayMs } from '../domain/schedule';
-import { timestamp } from '../domain/time';
 import { enrollments } from '../store/collections';
 import { STEP_DUE_TYPE, type StepDuePayload } from './messages';
 import type { RunEvents } from './run-events';
@@ -150,7 +150,7 @@ export class StepRunner {
         await this.finish(claimed, token, 'cancelled', `The enrolled ${current.enrolledRecordType} was deleted.`);
         return null;
       }
-      const exit = exitMet(current.exitConditions, record, timestamp(new Date()));
+      const exit = exitMet(current.exitConditions, record, apiTimestamp(new Date()));
       if (exit) {
         await this.finish(claimed, token, 'cancelled', exitReason(exit), undefined, exit);
         return null;
@@ -167,7 +167,7 @@ export class StepRunner {
         type: step.type,
         status: outcome.status,
         detail: outcome.detail,
-        finishedAt: timestamp(new Date()),
+        finishedAt: apiTimestamp(new Date()),
         lateMs,
       });
     } catch (error) {
@@ -178,7 +178,7 @@ export class StepRunner {
           type: step.type,
           status: 'failed',
           detail: error.message,
-          finishedAt: timestamp(new Date()),
+          finishedAt: apiTimestamp(new Date()),
         });
         return null;
       }

@@ -8,11 +8,11 @@
  * loses (its delay queues are classic queues, gone with a broker node) is scheduled again from the
  * store by the sweep (webhook-retry-recovery.ts).
  */
+import { apiTimestamp } from '@crm/vocabulary';
 import type { BusMessage, MessageBus } from '@crm/bus';
 import type { Logger } from '@crm/observability';
 import { StoreError, type DocumentStore } from '@crm/store';
 import { derivedId, ID_PREFIX } from '../domain/ids';
-import { timestamp } from '../domain/time';
 import type { WebhookDeliveryDocument, WebhookSubscriptionDocument } from '../domain/webhook-model';
 import { nextRetryDelayMs, type WebhookRetrySchedule } from '../domain/webhook-retry';
 import { signatureHeader } from '../domain/webhook-signature';
@@ -141,7 +141,7 @@ export class WebhookSender {
       );
     }
     if (givenUp || (delivered && subscription.failingReason)) {
-      await scoped.update(webhookSubscriptions, subscription.id, { set: { failingReason: givenUp, updatedAt: timestamp(new Date()) } });
+      await scoped.update(webhookSubscriptions, subscription.id, { set: { failingReason: givenUp, updatedAt: apiTimestamp(new Date()) } });
     }
   }
 
@@ -161,7 +161,7 @@ export class WebhookSender {
 
   private async register(workspaceId: string): Promise<void> {
     if (this.registered.has(workspaceId)) return;
-    await this.store.global().upsert(engineWorkspaces, { id: workspaceId, registeredAt: timestamp(new Date()) }, {});
+    await this.store.global().upsert(engineWorkspaces, { id: workspaceId, registeredAt: apiTimestamp(new Date()) }, {});
     this.registered.add(workspaceId);
   }
 

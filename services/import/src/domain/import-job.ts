@@ -97,7 +97,7 @@ export function queuedJob(fields: NewJobFields, workspaceId: string, now: Date =
     errors: null,
     duplicates: null,
     lastProgressMs: now.getTime(),
-    createdAt: timestamp(now),
+    createdAt: apiTimestamp(now),
     startedAt: null,
     finishedAt: null,
   };
@@ -154,9 +154,4 @@ export function viewOf(job: ImportJobDocument, report?: InlineReport): ImportJob
     startedAt: job.startedAt,
     finishedAt: job.finishedAt,
   };
-}
-
-/** Timestamps as the API writes them: `YYYY-MM-DDThh:mm:ssZ`. */
-export function timestamp(date: Date = new Date()): string {
-  return apiTimestamp(date);
 }

@@ -6,7 +6,8 @@
  * twice is impossible; ending a job is a conditional move that only one caller wins.
  */
 import { StoreError, type DocumentStore, type ScopedStore } from '@crm/store';
-import { isFinished, isTerminal, timestamp, type ChunkResult, type ImportJobDocument } from '../domain/import-job';
+import { apiTimestamp } from '@crm/vocabulary';
+import { isFinished, isTerminal, type ChunkResult, type ImportJobDocument } from '../domain/import-job';
 import { activeJobs, importChunks, importJobs, importReportRows, type ImportChunkDocument } from './collections';
 import { ImportReportRepository } from './import-report-repository';
 
@@ -60,7 +61,7 @@ export class ImportJobRepository {
     const updated = await this.ws(workspaceId).update(
       importJobs,
       jobUid,
-      { set: { status: 'processing', startedAt: timestamp(new Date(now)), lastProgressMs: now } },
+      { set: { status: 'processing', startedAt: apiTimestamp(new Date(now)), lastProgressMs: now } },
       { where: [{ field: 'status', op: 'eq', value: 'queued' }] },
     );
     return updated !== null;
@@ -216,7 +217,7 @@ export class ImportJobRepository {
     const completed = await this.ws(workspaceId).update(
       importJobs,
       jobUid,
-      { set: { status: 'complete', finishedAt: timestamp(new Date(now)), errors, duplicates, lastProgressMs: now } },
+      { set: { status: 'complete', finishedAt: apiTimestamp(new Date(now)), errors, duplicates, lastProgressMs: now } },
       { where: [{ field: 'status', op: 'eq', value: 'processing' }] },
     );
     // Its sweeper marker stays until the end has been announced (ChunkImporter.finishIfDone).
@@ -230,7 +231,7 @@ export class ImportJobRepository {
     const failed = await this.ws(workspaceId).update(
       importJobs,
       jobUid,
-      { set: { status: 'failed', errorMessage, errors, duplicates, finishedAt: timestamp(new Date(now)), lastProgressMs: now } },
+      { set: { status: 'failed', errorMessage, errors, duplicates, finishedAt: apiTimestamp(new Date(now)), lastProgressMs: now } },
       { where: [{ field: 'status', op: 'in', values: ['queued', 'processing'] }] },
     );
     return failed;
@@ -246,7 +247,7 @@ export class ImportJobRepository {
     const cancelled = await this.ws(workspaceId).update(
       importJobs,
       jobUid,
-      { set: { status: 'cancelled', finishedAt: timestamp(new Date(now)), lastProgressMs: now } },
+      { set: { status: 'cancelled', finishedAt: apiTimestamp(new Date(now)), lastProgressMs: now } },
       { where: [{ field: 'status', op: 'in', values: ['queued', 'processing'] }] },
     );
     if (cancelled) await this.dropUnclaimedChunks(workspaceId, jobUid);

@@ -1,7 +1,7 @@
 /** Leads: create, read, update, delete, list, and conversion into a contact (with an account and an opportunity). */
+import { apiTimestamp } from '@crm/vocabulary';
 import { DomainError } from '@crm/observability';
 import type { CustomFieldKind } from '@crm/vocabulary';
-import { timestamp } from '../domain/clock';
 import { contactCreated, leadEvents, opportunityEvents, recordDeleted, recordUpdated, type DomainEvent } from '../domain/events';
 import { ID_PREFIX } from '../domain/ids';
 import { ALREADY_CONVERTED, planConversion, type ConversionFields } from '../domain/lead-conversion';
@@ -120,7 +120,7 @@ export class LeadsService {
     const fields = await conversionFields(this.context, ws);
     const nowDate = this.context.clock();
     const plan = planConversion(lead, input.body, fields, ids, nowDate, input.earlierErrors);
-    const now = timestamp(nowDate);
+    const now = apiTimestamp(nowDate);
     const changes = writer.changes().update('lead', lead.id, plan.leadChange, { notConverted: true });
     const convertedLead: LeadDocument = { ...lead, ...plan.leadChange };
     writer.activity(changes, caller, 'converted', 'lead', lead.id, now);

@@ -5,7 +5,7 @@
 import { DomainError } from '@crm/observability';
 import { StoreError } from '@crm/store';
 import { captureTraceContext } from '@crm/telemetry';
-import { timestamp, type Clock } from '../domain/clock';
+import { type Clock } from '../domain/clock';
 import { erasedChanges, fieldChanges, type AuditAction, type AuditActorType } from '../domain/audit-entry';
 import type { DomainEvent } from '../domain/events';
 import { ID_PREFIX, type IdGenerator } from '../domain/ids';
@@ -15,7 +15,7 @@ import type { OutboxDocument } from '../store/collections';
 import { RecordChanges } from '../store/record-changes';
 import type { RecordsRepository } from '../store/records-repository';
 import type { CustomFieldRepository } from '../store/custom-field-repository';
-import { CUSTOM_FIELDS_PREFIX } from '@crm/vocabulary';
+import { CUSTOM_FIELDS_PREFIX, apiTimestamp } from '@crm/vocabulary';
 import type { SuppressionList } from './suppression-list';
 import type { Caller } from './views';
 
@@ -97,7 +97,7 @@ export class RecordWriter {
   async write(caller: Caller, changes: RecordChanges, events: DomainEvent[]): Promise<void> {
     // Every path that writes a contact's or lead's email (create, update, merge, conversion, batches) comes through here.
     await this.suppressions.refuse(caller.workspaceId, changes.writtenEmails());
-    const now = timestamp(this.clock());
+    const now = apiTimestamp(this.clock());
     const traceHeaders = captureTraceContext();
     for (const event of events) {
       const document: OutboxDocument = {

@@ -5,7 +5,7 @@
  * `stageUpdate` add the write, its activity, its audit entry and its events to a commit, so whatever a
  * single write gains (rules, audit, checks) a batch's records gain too.
  */
-import { timestamp } from '../domain/clock';
+import { apiTimestamp } from '@crm/vocabulary';
 import { accountChanges, newAccount, ACCOUNT_RULES } from '../domain/account-rules';
 import { contactChanges, newContact, CONTACT_RULES } from '../domain/contact-rules';
 import {
@@ -55,8 +55,8 @@ export const RECORD_WRITES: { [K in WritableKind]: KindWrites<WritableDocuments[
   contact: {
     fields: CONTACT_RULES,
     idPrefix: ID_PREFIX.contact,
-    build: (input, id, ws, now) => newContact(input, id, ws, timestamp(now)),
-    change: (current, input, now) => contactChanges(current, input, timestamp(now)),
+    build: (input, id, ws, now) => newContact(input, id, ws, apiTimestamp(now)),
+    change: (current, input, now) => contactChanges(current, input, apiTimestamp(now)),
     created: (record) => [contactCreated(record)],
     updated: (_before, after) => [recordUpdated('contact', after)],
     condition: () => ({}),
@@ -64,8 +64,8 @@ export const RECORD_WRITES: { [K in WritableKind]: KindWrites<WritableDocuments[
   lead: {
     fields: LEAD_RULES,
     idPrefix: ID_PREFIX.lead,
-    build: (input, id, ws, now) => newLead(input, id, ws, timestamp(now)),
-    change: (current, input, now) => leadChanges(current, input, timestamp(now)),
+    build: (input, id, ws, now) => newLead(input, id, ws, apiTimestamp(now)),
+    change: (current, input, now) => leadChanges(current, input, apiTimestamp(now)),
     created: (record) => [leadCreated(record)],
     updated: (before, after) => [...leadEvents(before, after), recordUpdated('lead', after)],
     condition: (current) => ({ statusIs: current.status }),
@@ -73,8 +73,8 @@ export const RECORD_WRITES: { [K in WritableKind]: KindWrites<WritableDocuments[
   account: {
     fields: ACCOUNT_RULES,
     idPrefix: ID_PREFIX.account,
-    build: (input, id, ws, now) => newAccount(input, id, ws, timestamp(now)),
-    change: (current, input, now) => accountChanges(current, input, timestamp(now)),
+    build: (input, id, ws, now) => newAccount(input, id, ws, apiTimestamp(now)),
+    change: (current, input, now) => accountChanges(current, input, apiTimestamp(now)),
     created: (record) => [accountCreated(record)],
     updated: (_before, after) => [recordUpdated('account', after)],
     condition: () => ({}),
@@ -101,8 +101,8 @@ export function stageCreate<K extends WritableKind>(
 ): DomainEvent[] {
   changes.insert(kind, record);
   changes.claims(kind, record.id, record.uniqueClaims ?? [], [], record.workspaceId);
-  writer.activity(changes, caller, 'created', kind, record.id, timestamp(now));
-  writer.audit(changes, caller, 'created', kind, { id: record.id, before: null, after: record }, timestamp(now));
+  writer.activity(changes, caller, 'created', kind, record.id, apiTimestamp(now));
+  writer.audit(changes, caller, 'created', kind, { id: record.id, before: null, after: record }, apiTimestamp(now));
   return RECORD_WRITES[kind].created(record);
 }
 
@@ -129,8 +129,8 @@ export function stageUpdate<K extends WritableKind>(
   const after = { ...current, ...fields, version: versionOf(current) + 1 } as WritableDocuments[K];
   changes.update(kind, current.id, fields, { ...writes.condition(current), expectedVersion });
   if ('uniqueClaims' in fields) changes.claims(kind, current.id, after.uniqueClaims ?? [], current.uniqueClaims ?? [], current.workspaceId);
-  writer.activity(changes, caller, 'updated', kind, current.id, timestamp(now));
-  writer.audit(changes, caller, 'updated', kind, { id: current.id, before: current, after }, timestamp(now));
+  writer.activity(changes, caller, 'updated', kind, current.id, apiTimestamp(now));
+  writer.audit(changes, caller, 'updated', kind, { id: current.id, before: current, after }, apiTimestamp(now));
   return { after, events: writes.updated(current, after) };
 }
 

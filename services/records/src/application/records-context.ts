@@ -1,6 +1,7 @@
 /** What every resource of the records service shares: its repository, writer, views and clock, and the lookups they all make. */
+import { apiTimestamp } from '@crm/vocabulary';
 import { DomainError } from '@crm/observability';
-import { timestamp, type Clock } from '../domain/clock';
+import { type Clock } from '../domain/clock';
 import { referencedIds, type FieldTable, type KnownReferences } from '../domain/field-rules';
 import type { IdGenerator } from '../domain/ids';
 import * as lists from '../domain/list-rules';
@@ -27,7 +28,7 @@ export interface RecordsContext {
 }
 
 export function nowOf(context: RecordsContext): string {
-  return timestamp(context.clock());
+  return apiTimestamp(context.clock());
 }
 
 export async function found<T>(lookup: Promise<T | null>): Promise<T> {

@@ -1,5 +1,6 @@
 import { CONTACT_FIELDS, OPPORTUNITY_FIELDS } from '@crm/vocabulary';
-import { fieldIdentifier, fieldTableOf, readOnlyFieldsOf, withCreatedValues } from './built-in-rules';
+import { fieldTableOf, readOnlyFieldsOf, withCreatedValues } from './built-in-rules';
+import { fieldIdentifier } from './field-list-code';
 
 describe("a kind's rules read from its field descriptors", () => {
   it('complete a created record: checked values, else defaults, never over what the caller set', () => {

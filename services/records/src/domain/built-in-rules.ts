@@ -1,10 +1,11 @@
 /**
  * A kind's field rules read from its built-in field descriptors (@crm/vocabulary): what each
- * writable field accepts, which fields a client may send back but not change, and what a created
- * record left out is the descriptors' `write.default` (createDefaults).
+ * writable field accepts, which fields a client may send back but not change, and the values a
+ * created record takes for the fields its body left out (each descriptor's `write.default`).
  */
 import { createDefaults, fieldNames, type BuiltInField, type BuiltInFields, type CustomFieldKind } from '@crm/vocabulary';
 import type { FieldRule, FieldTable } from './field-rules';
+import { fieldIdentifier, perFieldList } from './field-list-code';
 
 function ruleOf(name: string, field: BuiltInField, recordKind: CustomFieldKind): FieldRule {
   const nullable = field.nullable === true ? { nullable: true } : {};
@@ -61,34 +62,17 @@ export function readOnlyFieldsOf(fields: BuiltInFields): string[] {
   return fieldNames(fields, (field) => !field.write);
 }
 
-/** A descriptor list's field name, checked before it is written into generated code (the names are our own, never input). */
-export function fieldIdentifier(name: string): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`${JSON.stringify(name)} is no field name.`);
-  return name;
-}
-
 type Completer = (target: Record<string, unknown>, checked: Record<string, unknown>) => void;
 
-/** The completer of each descriptor list (made once; built-in lists never change). */
-const completers = new WeakMap<BuiltInFields, Completer>();
-
-/**
- * A function that gives each writable field a target does not set yet its checked value, else its
- * default, with one plain assignment per field: what a hand-written builder does. A loop of keyed
- * assignments costs about ten times as much, and every created and imported record pays it.
- */
-function completerOf(fields: BuiltInFields): Completer {
-  let complete = completers.get(fields);
-  if (!complete) {
-    const lines = Object.entries(createDefaults(fields)).map(([name, fallback]) => {
+/** Gives each writable field a target does not set yet its checked value, else its default. */
+const completerOf = perFieldList<Completer>(['target', 'checked'], (fields) =>
+  Object.entries(createDefaults(fields))
+    .map(([name, fallback]) => {
       const field = fieldIdentifier(name);
       return `if (!('${field}' in target)) target.${field} = checked.${field} ?? ${JSON.stringify(fallback)};`;
-    });
-    complete = new Function('target', 'checked', lines.join('\n')) as Completer;
-    completers.set(fields, complete);
-  }
-  return complete;
-}
+    })
+    .join('\n'),
+);
 
 /**
  * Completes a created record: each writable field `record` does not set yet takes its checked

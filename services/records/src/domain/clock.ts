@@ -1,10 +1,6 @@
 /** Time in the shapes the API uses: `YYYY-MM-DDThh:mm:ssZ` timestamps and `YYYY-MM-DD` dates. */
 import { apiTimestamp } from '@crm/vocabulary';
 
-export function timestamp(at: Date): string {
-  return apiTimestamp(at);
-}
-
 export function dateOf(at: Date): string {
   return at.toISOString().slice(0, 10);
 }
@@ -29,7 +25,7 @@ export function parseIsoTimestamp(value: string): string | null {
   // Without an offset the time is read as UTC, the API's only zone.
   const withZone = /(Z|[+-]\d{2}:?\d{2})$/.test(value) ? value : `${value}Z`;
   const ms = Date.parse(withZone);
-  return Number.isNaN(ms) ? null : timestamp(new Date(ms));
+  return Number.isNaN(ms) ? null : apiTimestamp(new Date(ms));
 }
 
 /** An ISO 8601 date, or the date part of a timestamp; null when it is neither. */

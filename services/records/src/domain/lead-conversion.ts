@@ -9,10 +9,9 @@
  * conditional update) in one commit.
  */
 import { DomainError, type FieldErrors } from '@crm/observability';
-import { CONTACT_FIELDS, type CustomFieldDefinition, type CustomFieldKind } from '@crm/vocabulary';
+import { CONTACT_FIELDS, type CustomFieldDefinition, type CustomFieldKind, apiTimestamp } from '@crm/vocabulary';
 import { accountDocument } from './account-rules';
 import { withCreatedValues } from './built-in-rules';
-import { timestamp } from './clock';
 import { FieldErrorList, LIMITS, MESSAGES, type Body } from './field-rules';
 import { ID_PREFIX, type IdGenerator } from './ids';
 import { OPPORTUNITY_STAGES, type AccountDocument, type ContactDocument, type LeadDocument, type OpportunityDocument } from './model';
@@ -109,7 +108,7 @@ export function planConversion(
   const opportunityValues = createAccount && createOpportunity ? carry('opportunity') : {};
   errors.throwIfAny();
 
-  const at = timestamp(now);
+  const at = apiTimestamp(now);
   const contact = withCreatedValues<ContactDocument>(
     {
       id: ids(ID_PREFIX.contact),

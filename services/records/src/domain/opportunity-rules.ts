@@ -3,8 +3,8 @@
  * and entering closed_won/closed_lost sets closedDate to today unless given.
  */
 import type { FieldErrors } from '@crm/observability';
-import { dateOf, timestamp } from './clock';
-import { OPPORTUNITY_FIELDS, OPPORTUNITY_STAGES } from '@crm/vocabulary';
+import { dateOf } from './clock';
+import { OPPORTUNITY_FIELDS, OPPORTUNITY_STAGES, apiTimestamp } from '@crm/vocabulary';
 import { fieldTableOf, readOnlyFieldsOf, withCreatedValues } from './built-in-rules';
 import { checkFields, FieldErrorList, type Body, type KnownReferences } from './field-rules';
 import type { OpportunityDocument, OpportunityStage } from './model';
@@ -56,7 +56,7 @@ export function newOpportunity(input: OpportunityInput, id: string, workspaceId:
 
 /** An opportunity from already-checked values (also used by lead conversion). */
 export function opportunityDocument(v: Record<string, unknown>, id: string, workspaceId: string, now: Date): OpportunityDocument {
-  const at = timestamp(now);
+  const at = apiTimestamp(now);
   const opportunity = withCreatedValues<OpportunityDocument>(
     {
       id,
@@ -86,7 +86,7 @@ export function opportunityChanges(current: OpportunityDocument, input: Opportun
   const changes: Partial<OpportunityDocument> = {
     ...(v as Partial<OpportunityDocument>),
     ...customValueChanges(current, v, 'opportunity', input.references.customFields),
-    updatedAt: timestamp(now),
+    updatedAt: apiTimestamp(now),
   };
   const stage = v.stage as OpportunityStage | undefined;
   if (stage !== undefined && stage !== current.stage) {

@@ -5,9 +5,9 @@
  * feed), behind the records events already committed: an import's job end comes after the
  * contacts its chunks created. A redelivered message hits its intake entry and is dropped.
  */
+import { apiTimestamp } from '@crm/vocabulary';
 import type { BusMessage, QueueDefinition } from '@crm/bus';
 import { StoreError, type DocumentStore } from '@crm/store';
-import { timestamp } from '../domain/clock';
 import { ID_PREFIX, newId } from '../domain/ids';
 import { feedIntake } from '../store/change-feed-collections';
 import { outbox, pendingEventsMark, type OutboxDocument } from '../store/collections';
@@ -39,7 +39,7 @@ export class FeedIntake {
       occurredAt: message.occurredAt,
       payload: (message.payload ?? {}) as Record<string, unknown>,
       status: 'pending',
-      createdAt: timestamp(now),
+      createdAt: apiTimestamp(now),
       publishedAt: null,
       external: { messageId: message.id },
     };

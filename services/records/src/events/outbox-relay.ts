@@ -23,13 +23,13 @@
  * wait that grows while they stay unroutable (and at once when a batch of the workspace was taken
  * whole, the sign that the queues are back), so they are delivered once a queue is bound.
  */
+import { apiTimestamp } from '@crm/vocabulary';
 import { UnroutableMessageError, type MessageBus } from '@crm/bus';
 import type { Logger } from '@crm/observability';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { DocumentStore, WriteOp } from '@crm/store';
 import { counter, withTraceContext } from '@crm/telemetry';
-import { timestamp } from '../domain/clock';
 import { outbox, outboxWorkspaces, type OutboxDocument } from '../store/collections';
 import { numberForFeed } from './feed-numbering';
 import { RelayLease } from './relay-lease';
@@ -91,7 +91,7 @@ export class OutboxRelay {
    */
   async register(workspaceId: string): Promise<void> {
     if (this.registered.has(workspaceId)) return;
-    await this.store.global().upsert(outboxWorkspaces, { id: workspaceId, registeredAt: timestamp(new Date()) }, {});
+    await this.store.global().upsert(outboxWorkspaces, { id: workspaceId, registeredAt: apiTimestamp(new Date()) }, {});
     this.registered.add(workspaceId);
   }
 

@@ -8,8 +8,8 @@
  * that is alive and let a second replica publish the same workspace. Expiry times come from each
  * replica's clock, so replicas need clocks that agree to well under `leaseMs`.
  */
+import { apiTimestamp } from '@crm/vocabulary';
 import type { Condition, DocumentStore, WriteOp } from '@crm/store';
-import { timestamp } from '../domain/clock';
 import { outboxWorkspaces } from '../store/collections';
 
 /** The change feed's counter moved from `from` to `to` by the unit that renews the lease. */
@@ -40,7 +40,7 @@ export class RelayLease {
     const current = await global.get(outboxWorkspaces, workspaceId);
     if (current) return { held: false, expiresAt: current.leaseExpiresAt ?? 0 };
     // Registered before this relay kept leases on the document: register it and take the lease at once.
-    await global.upsert(outboxWorkspaces, { id: workspaceId, registeredAt: timestamp(new Date()) }, {});
+    await global.upsert(outboxWorkspaces, { id: workspaceId, registeredAt: apiTimestamp(new Date()) }, {});
     return this.acquire(workspaceId);
   }
 

@@ -17,7 +17,7 @@ import {
 import type { AggregateMeasures, AggregateView } from '../application/record-aggregates';
 import type { ActivityDocument, SourceDocument, TaskDocument } from '../domain/model';
 import { versionOf } from '../domain/record-version';
-import { fieldIdentifier } from '../domain/built-in-rules';
+import { fieldIdentifier, perFieldList } from '../domain/field-list-code';
 import type { AccountView, ContactView, LeadView, OpportunityView, WriteInput } from '../application/views';
 
 type Message = Record<string, unknown>;
@@ -90,25 +90,20 @@ function normalise(value: unknown): unknown {
 
 type MessageBuilder = (values: Message, version: number, customFields: (view: object) => string) => Message;
 
-/** The message builder of each descriptor list (made once; built-in lists never change). */
-const builders = new WeakMap<BuiltInFields, MessageBuilder>();
-
 /**
  * A record message of a kind described as data: its version and each built-in field's value (null
- * goes out unset), built by one object literal as a hand-written mapping would be. A loop of keyed
- * assignments costs about ten times as much, and every record of every answer pays it.
+ * goes out unset), built by one object literal.
  */
+const messageBuilderOf = perFieldList<MessageBuilder>(['values', 'version', 'customFields'], (fields) => {
+  const entries = Object.entries(fields).map(([name, field]) => {
+    const key = fieldIdentifier(name);
+    return field.type === 'customFields' ? `${key}: customFields(values)` : `${key}: values.${key} ?? undefined`;
+  });
+  return `return { version, ${entries.join(', ')} };`;
+});
+
 function builtInMessage(fields: BuiltInFields, view: object, version: number): Message {
-  let build = builders.get(fields);
-  if (!build) {
-    const entries = Object.entries(fields).map(([name, field]) => {
-      const key = fieldIdentifier(name);
-      return field.type === 'customFields' ? `${key}: customFields(values)` : `${key}: values.${key} ?? undefined`;
-    });
-    build = new Function('values', 'version', 'customFields', `return { version, ${entries.join(', ')} };`) as MessageBuilder;
-    builders.set(fields, build);
-  }
-  return build(view as Message, version, customFieldsText);
+  return messageBuilderOf(fields)(view as Message, version, customFieldsText);
 }
 
 export function contactMessage(view: ContactView): recordsV1.Contact {
