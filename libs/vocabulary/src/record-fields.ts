@@ -5,7 +5,15 @@
  * OpenAPI document). A custom field is one more descriptor (`customFields.<key>`), resolved from
  * the workspace's definitions (custom-fields.ts).
  */
-import { ACCOUNT_FIELDS, CONTACT_FIELDS, LEAD_FIELDS, OPPORTUNITY_FIELDS, type BuiltInField, type BuiltInFields } from './fields';
+import {
+  ACCOUNT_FIELDS,
+  CONTACT_FIELDS,
+  fieldNames,
+  LEAD_FIELDS,
+  OPPORTUNITY_FIELDS,
+  type BuiltInField,
+  type BuiltInFields,
+} from './fields';
 import { ACCOUNT_STAGES } from './records';
 
 export type FilterFieldType =
@@ -147,6 +155,14 @@ export const RECORD_FILTER_FIELDS: Record<FilterRecordKind, Record<string, Filte
   lead: filterFieldsOf(LEAD_FIELDS),
   account: filterFieldsOf(ACCOUNT_FIELDS),
   opportunity: { ...filterFieldsOf(OPPORTUNITY_FIELDS), ...ACCOUNT_HOP },
+};
+
+/** The fields a kind's GET list orders by alone through the store's plain ordering (`filter.plainOrdering`). */
+export const PLAIN_ORDERINGS: Record<FilterRecordKind, readonly string[]> = {
+  contact: fieldNames(CONTACT_FIELDS, (field) => field.filter?.plainOrdering === true),
+  lead: fieldNames(LEAD_FIELDS, (field) => field.filter?.plainOrdering === true),
+  account: fieldNames(ACCOUNT_FIELDS, (field) => field.filter?.plainOrdering === true),
+  opportunity: fieldNames(OPPORTUNITY_FIELDS, (field) => field.filter?.plainOrdering === true),
 };
 
 /** Aggregates (`GET /api/{kind}/aggregate/`): what `groupBy` and `metrics` take. */

@@ -19,11 +19,3 @@ export type LeadStatus = (typeof LEAD_STATUSES)[number];
 export type AccountStage = (typeof ACCOUNT_STAGES)[number];
 export type OpportunityStage = (typeof OPPORTUNITY_STAGES)[number];
 export type TaskStatus = (typeof TASK_STATUSES)[number];
-
-/** The fields each record kind's list can be ordered by (`-` prefix for descending); the first is the default's. */
-export const ORDERINGS = {
-  contact: ['createdAt', 'updatedAt', 'firstName', 'lastName', 'email', 'stage'],
-  lead: ['createdAt', 'updatedAt', 'firstName', 'lastName', 'email', 'company', 'status', 'leadScore'],
-  account: ['createdAt', 'updatedAt', 'name', 'stage', 'industry'],
-  opportunity: ['createdAt', 'updatedAt', 'name', 'value', 'stage', 'probability', 'closeDate'],
-} as const;

@@ -24,7 +24,7 @@ export const ACCOUNT_FIELDS = {
     maxLength: FIELD_LIMITS.name,
     write: { required: true },
     listed: true,
-    filter: { sortable: true },
+    filter: { sortable: true, plainOrdering: true },
     searchable: true,
   },
   website: {
@@ -41,7 +41,7 @@ export const ACCOUNT_FIELDS = {
     maxLength: FIELD_LIMITS.shortText,
     write: { default: '' },
     listed: true,
-    filter: { sortable: true, selectLike: true, parameter: 'Exact industry.' },
+    filter: { sortable: true, plainOrdering: true, selectLike: true, parameter: 'Exact industry.' },
   },
   companySize: {
     type: 'text',
@@ -63,7 +63,7 @@ export const ACCOUNT_FIELDS = {
     choices: ACCOUNT_STAGES,
     write: { default: 'prospect', description: 'Default `prospect`.' },
     listed: true,
-    filter: { sortable: true, parameter: 'An account stage value.' },
+    filter: { sortable: true, plainOrdering: true, parameter: 'An account stage value.' },
   },
   phone: { type: 'text', maxLength: FIELD_LIMITS.shortText, write: { default: '' } },
   billingAddress: {

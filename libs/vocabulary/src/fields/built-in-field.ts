@@ -81,6 +81,12 @@ export interface BuiltInField {
     alwaysSet?: boolean;
     /** Also a GET list parameter of the same name, with this description. */
     parameter?: string;
+    /**
+     * A GET list's `ordering` by it alone is the store's plain ordering, as before the filter
+     * language: unset and '' values sort low, and its cursors stay valid. Any other sortable field
+     * (and several) is the filter language's ordering, unset values last.
+     */
+    plainOrdering?: true;
   };
   /** A list's `search` matches it (people's names as one "first last" string). */
   searchable?: boolean;
@@ -197,7 +203,7 @@ export const ASSIGNED_TO_NAME = {
 export const CREATED_AT = {
   type: 'timestamp',
   listed: true,
-  filter: { sortable: true, alwaysSet: true },
+  filter: { sortable: true, alwaysSet: true, plainOrdering: true },
   condition: true,
 } as const satisfies BuiltInField;
 export const UPDATED_AT: BuiltInField = CREATED_AT;
@@ -221,7 +227,7 @@ export const PERSON = {
     maxLength: FIELD_LIMITS.name,
     write: { default: '', oneOfRequired: true, description: 'At least one of firstName and lastName is required on create.' },
     listed: true,
-    filter: { sortable: true },
+    filter: { sortable: true, plainOrdering: true },
     searchable: true,
     condition: true,
     placeholder: true,
@@ -231,7 +237,7 @@ export const PERSON = {
     maxLength: FIELD_LIMITS.name,
     write: { default: '', oneOfRequired: true },
     listed: true,
-    filter: { sortable: true },
+    filter: { sortable: true, plainOrdering: true },
     searchable: true,
     condition: true,
     placeholder: true,
@@ -241,7 +247,7 @@ export const PERSON = {
     maxLength: FIELD_LIMITS.email,
     write: { required: true },
     listed: true,
-    filter: { sortable: true },
+    filter: { sortable: true, plainOrdering: true },
     searchable: true,
     condition: true,
     placeholder: true,

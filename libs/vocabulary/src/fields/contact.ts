@@ -64,7 +64,7 @@ export const CONTACT_FIELDS = {
     choices: CONTACT_STAGES,
     write: { default: 'new', description: 'Default `new`.' },
     listed: true,
-    filter: { sortable: true, parameter: 'A contact stage value.' },
+    filter: { sortable: true, plainOrdering: true, parameter: 'A contact stage value.' },
     import: { label: 'Stage', headers: ['stage', 'contactstage', 'lifecyclestage', 'status'] },
     condition: true,
     placeholder: true,

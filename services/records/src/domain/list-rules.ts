@@ -3,11 +3,11 @@
  * (invalid_argument), never an empty page. The store turns the criteria into its query model.
  */
 import { DomainError } from '@crm/observability';
-import { MAX_SEARCH_LENGTH, ORDERINGS, PAGING } from '@crm/vocabulary';
+import { MAX_SEARCH_LENGTH, PAGING, PLAIN_ORDERINGS, type FilterRecordKind } from '@crm/vocabulary';
 import { parseIsoDate, parseIsoTimestamp } from './clock';
 import { ACCOUNT_STAGES, CONTACT_STAGES, LEAD_STATUSES, OPPORTUNITY_STAGES } from './model';
 
-export type ListKind = keyof typeof ORDERINGS;
+export type ListKind = FilterRecordKind;
 
 export interface Page {
   offset: number;
@@ -29,15 +29,15 @@ export function page(offset: number | undefined, limit: number | undefined): Pag
 
 /** Whether the kind's list orders by the field through the store's own ordering (no filter language). */
 export function isPlainOrdering(kind: ListKind, field: string): boolean {
-  return (ORDERINGS[kind] as readonly string[]).includes(field);
+  return PLAIN_ORDERINGS[kind].includes(field);
 }
 
 export function ordering(kind: ListKind, value: string | undefined): Ordering {
   if (!value) return { field: 'createdAt', direction: 'desc' };
   const descending = value.startsWith('-');
   const field = descending ? value.slice(1) : value;
-  if (!(ORDERINGS[kind] as readonly string[]).includes(field)) {
-    throw DomainError.invalid(`ordering must be one of ${ORDERINGS[kind].join(', ')} (prefix - for descending).`);
+  if (!PLAIN_ORDERINGS[kind].includes(field)) {
+    throw DomainError.invalid(`ordering must be one of ${PLAIN_ORDERINGS[kind].join(', ')} (prefix - for descending).`);
   }
   return { field, direction: descending ? 'desc' : 'asc' };
 }
