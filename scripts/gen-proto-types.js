@@ -103,7 +103,6 @@ function render(pkgName, namespace) {
     } else if (nested instanceof protobuf.Service) {
       lines.push(`/** Request and response types of ${pkgName}.${nested.name}, for GrpcClient and handlers. */`);
       lines.push(`export interface ${nested.name}Methods {`);
-      lines.push('  [method: string]: { request: object; response: object };');
       for (const method of nested.methodsArray) {
         lines.push(`  ${method.name}: { request: ${method.resolvedRequestType.name}; response: ${method.resolvedResponseType.name} };`);
       }

@@ -41,7 +41,12 @@ function addressOf(name: string): string {
   return `127.0.0.1:${proc.env.GRPC_PORT}`;
 }
 
-function client<M extends MethodMap>(proto: string, service: string, name: string, tls: InternalTls | null): GrpcClient<M> {
+function client<M extends MethodMap<M> = Record<string, { request: object; response: object }>>(
+  proto: string,
+  service: string,
+  name: string,
+  tls: InternalTls | null,
+): GrpcClient<M> {
   const made = new GrpcClient<M>(proto, service, addressOf(name), tls);
   clients.push(made);
   return made;

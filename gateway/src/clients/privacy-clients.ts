@@ -5,7 +5,7 @@
  */
 import { GrpcClient, privacyV1, type CallOptions, type CallerContext, type InternalTls, type MethodMap } from '@crm/grpc';
 
-export interface PrivacyClient<M extends MethodMap> {
+export interface PrivacyClient<M extends MethodMap<M>> {
   call<K extends keyof M & string>(
     method: K,
     request: Partial<M[K]['request']>,
@@ -32,7 +32,7 @@ export const PRIVACY_DEADLINE_MS = 120_000;
  * The privacy package is served by three processes, so the certificate each must show is named
  * here (`identity`), not read off the package name as for the other services.
  */
-function lazy<M extends MethodMap>(serviceName: string, identity: string, address: string, tls: InternalTls | null): PrivacyClient<M> {
+function lazy<M extends MethodMap<M>>(serviceName: string, identity: string, address: string, tls: InternalTls | null): PrivacyClient<M> {
   let client: GrpcClient<M> | undefined;
   return {
     call: (method, request, context, options) =>

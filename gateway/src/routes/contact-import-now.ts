@@ -17,7 +17,7 @@ import { callerContext, callerOf } from '../request-context';
 import { readFileForm } from './import-file-form';
 import { DUPLICATE_ITEM, ROW_ERROR_ITEM } from './import-row-schemas';
 import { contactKind } from './records/contacts.routes';
-import { objectSchema, render, type RecordMessage } from './records/record-shape';
+import { objectSchema, render } from './records/record-shape';
 import { nullIfEmpty } from './validate';
 
 export const CONTACT_IMPORT_NOW_PATH = '/api/contacts/import';
@@ -55,7 +55,7 @@ async function createdItems(records: RecordsClient, res: Response, created: impo
       const { contact } = await records.call('GetContact', { id: created[index]!.contactId }, callerContext(res), {
         timeoutMs: RECORDS_DEADLINE_MS,
       });
-      items[index] = render(contact as unknown as RecordMessage, contactKind.listFields);
+      items[index] = render(contact, contactKind.listFields);
     }
   };
   await Promise.all(Array.from({ length: CONTACT_READS_AT_ONCE }, read));

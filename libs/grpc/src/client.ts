@@ -79,8 +79,11 @@ export interface CallOptions {
   metadata?: Record<string, string>;
 }
 
-/** Method name → [request, response] types; the generated `*Methods` interfaces have this shape. */
-export type MethodMap = Record<string, { request: object; response: object }>;
+/**
+ * Method name → [request, response] types; the generated `*Methods` interfaces have this shape. No
+ * index signature: a method the service does not have is a compile error at the call.
+ */
+export type MethodMap<M = any> = { [K in keyof M]: { request: object; response: object } };
 
 /** The internal identity that serves a proto service: its package's first word (`auth.v1.AuthService` → `auth`). */
 export function servingIdentity(fullName: string): string {
@@ -94,7 +97,7 @@ export function servingIdentity(fullName: string): string {
  * the service's own, see servingIdentity); null speaks plaintext (unit specs, INTERNAL_TLS=off).
  * `balancing` defaults to what the address asks for (loadBalancingFor).
  */
-export class GrpcClient<M extends MethodMap> {
+export class GrpcClient<M extends MethodMap<M>> {
   private readonly client: grpc.Client;
   /** The methods sent again on any UNAVAILABLE (sideEffectFree). */
   private readonly reads: Set<string>;

@@ -2,7 +2,6 @@ import { GrpcClient } from './client';
 import type { InternalTls } from './internal-tls';
 
 interface HealthMethods {
-  [method: string]: { request: object; response: object };
   Check: { request: { service: string }; response: { status: string } };
 }
 

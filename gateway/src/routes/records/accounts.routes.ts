@@ -8,7 +8,7 @@ import { countedList, readListQuery } from './list-query';
 import { listParameters, type RecordKind, type RecordsCall } from './record-routes';
 import { recordFieldsOf } from './built-in-record-fields';
 import { fromTable, orderingParameter, searchParameter } from './record-fields';
-import { countedListSchema, objectSchema, render, type RecordMessage } from './record-shape';
+import { countedListSchema, objectSchema, render } from './record-shape';
 
 type AccountFilter = 'externalId' | 'stage' | 'industry' | 'assignedTo' | 'search' | 'ordering';
 
@@ -36,7 +36,7 @@ export const accountKind: RecordKind<AccountFilter> = {
   updateDescription: 'Any subset of the writable fields. Read-only fields (counts, names, timestamps) are ignored.',
   listDescription: 'Paginated account list items, newest first.',
   deleteDescription: 'Its contacts and opportunities stay and lose their account link (accountId null).',
-  mergeable: true,
+  merge: 'MergeAccount',
 };
 
 const ACCOUNT_CONTACT_FIELDS = ['id', 'firstName', 'lastName', 'email', 'title', 'stage'] as const;
@@ -47,7 +47,7 @@ export function accountContactsRoute(router: Router, call: RecordsCall): OpenApi
     const accountId = pathId(req.params.id);
     const list = readListQuery(req, [], { cursor: true });
     const answer = await call('ListAccountContacts', { accountId, offset: list.offset, limit: list.limit, cursor: list.cursor ?? '' }, res);
-    const results = (answer.contacts as RecordMessage[]).map((contact) => render(contact, ACCOUNT_CONTACT_FIELDS));
+    const results = answer.contacts.map((contact) => render(contact, ACCOUNT_CONTACT_FIELDS));
     res.json(countedList(list, answer.total as number, results, answer.nextCursor as string));
   });
   return {

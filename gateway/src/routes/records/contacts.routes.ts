@@ -47,5 +47,5 @@ export const contactKind: RecordKind<ContactFilter> = {
     'Any subset of the writable fields; null clears a nullable field (`accountId` unlinks). Read-only fields (id, names, timestamps) are ignored, so a client may send back what it read.',
   listDescription: 'Paginated contact list items, newest first.',
   deleteDescription: 'Removes the contact with its notes and tasks; its activities stay in the audit log.',
-  mergeable: true,
+  merge: 'MergeContact',
 };

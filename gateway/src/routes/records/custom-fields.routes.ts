@@ -89,11 +89,7 @@ export function customFieldJson(field: recordsV1.CustomField | null | undefined)
 export async function allCustomFields(call: RecordsCall, res: Response): Promise<CustomFieldDefinition[]> {
   const found: CustomFieldDefinition[] = [];
   for (let offset = 0; ; offset += PAGING.maxLimit) {
-    const page = (await call(
-      'ListCustomFields',
-      { kind: '', offset, limit: PAGING.maxLimit },
-      res,
-    )) as unknown as recordsV1.ListCustomFieldsResponse;
+    const page = await call('ListCustomFields', { kind: '', offset, limit: PAGING.maxLimit }, res);
     found.push(...page.fields.map((field) => customFieldJson(field) as unknown as CustomFieldDefinition));
     if (page.fields.length === 0 || found.length >= page.total) return found;
   }
@@ -105,38 +101,26 @@ export function customFieldRoutes(router: Router, call: RecordsCall, config: Gat
   router.get(CUSTOM_FIELDS_PATH, async (req, res) => {
     const query = readListQuery(req, ['kind'] as const, { cursor: true });
     const offset = listOffset(query);
-    const answer = (await call(
-      'ListCustomFields',
-      { kind: query.filters.kind ?? '', offset, limit: query.limit },
-      res,
-    )) as unknown as recordsV1.ListCustomFieldsResponse;
+    const answer = await call('ListCustomFields', { kind: query.filters.kind ?? '', offset, limit: query.limit }, res);
     const next = nextOffsetCursor(offset, query.limit, answer.total);
     res.json(paginated(req, config, { ...query, offset }, answer.total, answer.fields.map(customFieldJson), next));
   });
 
   router.post(CUSTOM_FIELDS_PATH, async (req, res) => {
-    const write = translateWrite(body(req), customFieldShape);
-    const answer = (await call(
-      'CreateCustomField',
-      { field: write.message, fieldMask: write.mask, invalidFields: write.invalid },
-      res,
-    )) as unknown as recordsV1.CustomFieldResponse;
+    const write = translateWrite<recordsV1.CustomField>(body(req), customFieldShape);
+    const answer = await call('CreateCustomField', { field: write.message, fieldMask: write.mask, invalidFields: write.invalid }, res);
     res.status(201).json(customFieldJson(answer.field));
   });
 
   router.get(`${CUSTOM_FIELDS_PATH}/:id`, async (req, res) => {
-    const answer = (await call('GetCustomField', { id: pathId(req.params.id) }, res)) as unknown as recordsV1.CustomFieldResponse;
+    const answer = await call('GetCustomField', { id: pathId(req.params.id) }, res);
     res.json(customFieldJson(answer.field));
   });
 
   router.patch(`${CUSTOM_FIELDS_PATH}/:id`, async (req, res) => {
     const id = pathId(req.params.id);
-    const write = translateWrite(body(req), customFieldShape);
-    const answer = (await call(
-      'UpdateCustomField',
-      { id, field: write.message, updateMask: write.mask, invalidFields: write.invalid },
-      res,
-    )) as unknown as recordsV1.CustomFieldResponse;
+    const write = translateWrite<recordsV1.CustomField>(body(req), customFieldShape);
+    const answer = await call('UpdateCustomField', { id, field: write.message, updateMask: write.mask, invalidFields: write.invalid }, res);
     res.json(customFieldJson(answer.field));
   });
 

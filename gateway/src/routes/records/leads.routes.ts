@@ -6,7 +6,7 @@ import { pathId } from '../validate';
 import type { RecordKind, RecordsCall } from './record-routes';
 import { recordFieldsOf } from './built-in-record-fields';
 import { CREATED_RANGE, fromTable, orderingParameter, searchParameter } from './record-fields';
-import { nullable, objectSchema, render, t, type RecordMessage } from './record-shape';
+import { nullable, objectSchema, render, t } from './record-shape';
 import { translateWrite, writeSchema, type WriteShape } from './write-body';
 
 type LeadFilter = 'externalId' | 'status' | 'source' | 'assignedTo' | 'search' | 'createdAfter' | 'createdBefore' | 'ordering';
@@ -40,7 +40,7 @@ export const leadKind: RecordKind<LeadFilter> = {
     'Any subset of the writable fields (status, leadScore, ...). `status: converted` is refused (422): use convert. Read-only fields are ignored.',
   listDescription: 'Paginated lead list items, newest first.',
   deleteDescription: 'Removes the lead with its notes and tasks; its activities stay in the audit log.',
-  mergeable: true,
+  merge: 'MergeLead',
 };
 
 const conversionShape: WriteShape = {
@@ -81,10 +81,10 @@ export function conversionRoute(router: Router, call: RecordsCall): OpenApiPaths
     const write = translateWrite((req.body ?? {}) as Record<string, unknown>, conversionShape, 'absent');
     const answer = await call('ConvertLead', { leadId, ...write.message, invalidFields: write.invalid }, res);
     res.json({
-      lead: render(answer.lead as RecordMessage, ['id', 'status', 'convertedAt']),
-      contact: render(answer.contact as RecordMessage, ['id', 'firstName', 'lastName']),
-      account: render(answer.account as RecordMessage | null, ['id', 'name']),
-      opportunity: render(answer.opportunity as RecordMessage | null, ['id', 'name', 'value']),
+      lead: render(answer.lead, ['id', 'status', 'convertedAt']),
+      contact: render(answer.contact, ['id', 'firstName', 'lastName']),
+      account: render(answer.account, ['id', 'name']),
+      opportunity: render(answer.opportunity, ['id', 'name', 'value']),
     });
   });
   return {

@@ -105,7 +105,7 @@ export function aggregateRoute(kind: RecordKind<string>, router: Router, call: R
     const query = plainQuery(req);
     const filters: Record<string, string> = {};
     for (const { name } of listFilters) if (query[name]) filters[name] = query[name];
-    const answer = (await call(
+    const answer = await call(
       'AggregateRecords',
       {
         recordType: type,
@@ -118,7 +118,7 @@ export function aggregateRoute(kind: RecordKind<string>, router: Router, call: R
         },
       },
       res,
-    )) as unknown as recordsV1.AggregateRecordsResponse;
+    );
     res.json({
       groups: answer.groups.map((group) => ({
         key: Object.fromEntries(group.key.map((key) => [key.name, keyValue(key)])),

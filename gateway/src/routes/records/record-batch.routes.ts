@@ -79,7 +79,7 @@ function answerOf(response: recordsV1.BatchWriteRecordsResponse) {
 export function batchRoute(kind: RecordKind<string>, router: Router, call: RecordsCall): OpenApiPaths {
   router.post(`${kind.path}/batch`, async (req, res) => {
     const body = readBody((req.body ?? {}) as Record<string, unknown>);
-    const response = (await call(
+    const response = await call(
       'BatchWriteRecords',
       {
         recordType: kind.singular,
@@ -90,7 +90,7 @@ export function batchRoute(kind: RecordKind<string>, router: Router, call: Recor
       },
       res,
       BATCH_DEADLINE_MS,
-    )) as unknown as recordsV1.BatchWriteRecordsResponse;
+    );
     res.status(response.rolledBack ? 422 : 200).json(answerOf(response));
   });
   return { [`${kind.path}/batch/`]: { post: batchOperation(kind) } };

@@ -11,7 +11,7 @@ import { bodySchema, operation, type OpenApiPaths } from '../../openapi/operatio
 import { parseBody } from '../validate';
 import { paginated, readListQuery } from './list-query';
 import { listParameters, type RecordsCall } from './record-routes';
-import { objectSchema, pageSchema, render, t, type RecordMessage, type ResponseFields } from './record-shape';
+import { objectSchema, pageSchema, render, t, type ResponseFields } from './record-shape';
 
 // Length and blankness are the service's rules; the gateway checks shape and unknown fields.
 export const createSourceBody = z.strictObject({ name: z.string() });
@@ -48,7 +48,7 @@ export function recordLogRoutes(call: RecordsCall, config: GatewayConfig): { rou
   router.post('/api/crm/sources', async (req, res) => {
     const input = parseBody(createSourceBody, req.body);
     const answer = await call('CreateSource', { name: input.name }, res);
-    res.status(201).json(render(answer.source as RecordMessage, SOURCE));
+    res.status(201).json(render(answer.source, SOURCE));
   });
 
   router.get('/api/crm/sources', async (req, res) => {
@@ -60,7 +60,7 @@ export function recordLogRoutes(call: RecordsCall, config: GatewayConfig): { rou
         config,
         list,
         answer.total as number,
-        (answer.sources as RecordMessage[]).map((s) => render(s, SOURCE)),
+        answer.sources.map((s) => render(s, SOURCE)),
         answer.nextCursor as string,
       ),
     );
@@ -79,7 +79,7 @@ export function recordLogRoutes(call: RecordsCall, config: GatewayConfig): { rou
         config,
         list,
         answer.total as number,
-        (answer.tasks as RecordMessage[]).map((task) => render(task, TASK)),
+        answer.tasks.map((task) => render(task, TASK)),
         answer.nextCursor as string,
       ),
     );
@@ -98,7 +98,7 @@ export function recordLogRoutes(call: RecordsCall, config: GatewayConfig): { rou
         config,
         list,
         answer.total as number,
-        (answer.activities as RecordMessage[]).map((a) => render(a, ACTIVITY)),
+        answer.activities.map((a) => render(a, ACTIVITY)),
         answer.nextCursor as string,
       ),
     );

@@ -7,7 +7,7 @@ import type { Router } from 'express';
 import { z } from 'zod';
 import { idParameter, operation, type JsonSchema, type OpenApiPaths } from '../../openapi/operation';
 import { parseBody, pathId } from '../validate';
-import type { RecordKind, RecordsCall } from './record-routes';
+import type { KindCall, RecordKind, RecordsMethod } from './record-routes';
 import { etagOf, withEtag } from './record-etag';
 
 const MERGE_LIMIT = 10;
@@ -40,15 +40,16 @@ const requestSchema: JsonSchema = {
 
 export function mergeRoute(
   kind: RecordKind<string>,
+  rpc: Extract<RecordsMethod, `Merge${string}`>,
   router: Router,
-  call: RecordsCall,
+  call: KindCall,
   render: (message: unknown) => unknown,
   fullSchema: JsonSchema,
 ): OpenApiPaths {
   router.post(`${kind.path}/:id/merge`, async (req, res) => {
     const id = pathId(req.params.id);
     const body = parseBody(mergeBody, req.body ?? {});
-    const answer = await call(`Merge${kind.name}`, { id, mergeIds: body.mergeIds, fields: body.fields ?? {} }, res);
+    const answer = await call(rpc, { id, mergeIds: body.mergeIds, fields: body.fields ?? {} }, res);
     res.set('ETag', etagOf(answer[kind.singular] as { version?: number })).json(render(answer[kind.singular]));
   });
   return {

@@ -5,7 +5,7 @@
  */
 import { CUSTOM_FIELDS_PREFIX, PAGING, type FilterRecordKind } from '@crm/vocabulary';
 import { Router, type Request, type Response } from 'express';
-import type { CallerContext } from '@crm/grpc';
+import type { recordsV1 } from '@crm/grpc';
 import { RECORDS_DEADLINE_MS, type RecordsClient } from '../../clients/records-client';
 import type { GatewayConfig } from '../../config';
 import { idParameter, operation, type JsonSchema, type OpenApiPaths } from '../../openapi/operation';
@@ -19,7 +19,7 @@ import {
   readListQuery,
   type ListQuery,
 } from './list-query';
-import { objectSchema, pageSchema, render, type RecordMessage, type ResponseFields } from './record-shape';
+import { objectSchema, pageSchema, render, type ResponseFields } from './record-shape';
 import {
   answeredNotModified,
   etagOf,
@@ -35,18 +35,36 @@ import { mergeRoute } from './record-merge.routes';
 import { filterDescription, queryRoute } from './record-query.routes';
 import { translateWrite, writeSchema, type WriteShape } from './write-body';
 
-/** A records rpc called by name; the kinds' tables pick the names, this file stays generic. */
-export type RecordsCall = (method: string, request: object, res: Response, timeoutMs?: number) => Promise<Record<string, unknown>>;
+type RecordsMethods = recordsV1.RecordsServiceMethods;
+export type RecordsMethod = keyof RecordsMethods & string;
+
+/** A records rpc, its request and answer typed by its name. */
+export type RecordsCall = <K extends RecordsMethod>(
+  method: K,
+  request: Partial<RecordsMethods[K]['request']>,
+  res: Response,
+  timeoutMs?: number,
+) => Promise<RecordsMethods[K]['response']>;
 
 export function recordsCall(records: RecordsClient): RecordsCall {
-  const call = records.call as unknown as (
-    method: string,
-    request: object,
-    context: Partial<CallerContext>,
-    options: { timeoutMs: number },
-  ) => Promise<Record<string, unknown>>;
-  return (method, request, res, timeoutMs = RECORDS_DEADLINE_MS) => call.call(records, method, request, callerContext(res), { timeoutMs });
+  return (method, request, res, timeoutMs = RECORDS_DEADLINE_MS) => records.call(method, request, callerContext(res), { timeoutMs });
 }
+
+/**
+ * A records rpc a kind's table names (`Create${kind.name}`), its messages read as plain objects:
+ * the routes every kind shares stay one generic file. The name is still checked: each kind's
+ * name is one of KindName, so `Create${kind.name}` is a union of the service's rpc names.
+ */
+export type KindCall = (method: RecordsMethod, request: object, res: Response, timeoutMs?: number) => Promise<Record<string, unknown>>;
+
+export function kindCall(call: RecordsCall): KindCall {
+  return (method, request, res, timeoutMs) => call(method, request, res, timeoutMs) as Promise<Record<string, unknown>>;
+}
+
+/** A record kind's rpc name part (`Contact`: CreateContact, GetContact, ...). */
+export type KindName = 'Contact' | 'Lead' | 'Account' | 'Opportunity';
+/** Its plural (`Contacts`: ListContacts). */
+export type KindPluralName = 'Contacts' | 'Leads' | 'Accounts' | 'Opportunities';
 
 export interface QueryParameter<F extends string = string> {
   name: F;
@@ -56,13 +74,13 @@ export interface QueryParameter<F extends string = string> {
 
 export interface RecordKind<F extends string> {
   /** `contact`: the message key in requests and responses. */
-  singular: string;
+  singular: Lowercase<KindName>;
   /** `contacts`: the list response's key. */
-  plural: string;
+  plural: Lowercase<KindPluralName>;
   /** `Contact`: rpc names are `Create${Name}` and so on; also the OpenAPI operation ids. */
-  name: string;
+  name: KindName;
   /** `Contacts`, `Opportunities`: the list rpc is `List${PluralName}`. */
-  pluralName: string;
+  pluralName: KindPluralName;
   /** `a contact`, `an account`: for summaries. */
   aName: string;
   path: string;
@@ -80,7 +98,8 @@ export interface RecordKind<F extends string> {
   listDescription: string;
   deleteDescription: string;
   /** Duplicates of this kind can be merged (POST {path}/{id}/merge/). */
-  mergeable?: boolean;
+  /** The kind's merge rpc, when its records merge. */
+  merge?: Extract<RecordsMethod, `Merge${string}`>;
 }
 
 export interface KindRoutes {
@@ -143,14 +162,15 @@ function filterParameter(kind: FilterRecordKind): Record<string, unknown> {
 }
 
 export function recordRoutes<F extends string>(kind: RecordKind<F>, call: RecordsCall, config: GatewayConfig): KindRoutes {
+  const byName = kindCall(call);
   const router = Router();
-  const full = (message: unknown) => render(message as RecordMessage, kind.fullFields);
-  const item = (message: unknown) => render(message as RecordMessage, kind.listFields);
+  const full = (message: unknown) => render(message as object | null, kind.fullFields);
+  const item = (message: unknown) => render(message as object | null, kind.listFields);
   const body = (req: Request) => (req.body ?? {}) as Record<string, unknown>;
 
   router.post(kind.path, async (req, res) => {
     const write = translateWrite(body(req), kind.write);
-    const answer = await call(
+    const answer = await byName(
       `Create${kind.name}`,
       { [kind.singular]: write.message, fieldMask: write.mask, invalidFields: write.invalid },
       res,
@@ -167,7 +187,7 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
       prefixes: [CUSTOM_FIELDS_PREFIX],
     });
     const { filter, ...filters } = list.filters;
-    const answer = await call(
+    const answer = await byName(
       `List${kind.pluralName}`,
       {
         ...kind.listRequest(filters as Partial<Record<F, string>>),
@@ -187,7 +207,7 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
   const aggregatePaths = aggregateRoute(kind as RecordKind<string>, router, call);
 
   router.get(`${kind.path}/:id`, async (req, res) => {
-    const answer = await call(`Get${kind.name}`, { id: pathId(req.params.id) }, res);
+    const answer = await byName(`Get${kind.name}`, { id: pathId(req.params.id) }, res);
     if (answeredNotModified(req, res, answer[kind.singular] as { version?: number })) return;
     res.json(full(answer[kind.singular]));
   });
@@ -196,7 +216,7 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
     const id = pathId(req.params.id);
     const version = expectedVersion(req);
     const write = translateWrite(body(req), kind.write);
-    const answer = await call(
+    const answer = await byName(
       `Update${kind.name}`,
       {
         id,
@@ -213,7 +233,7 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
   router.delete(`${kind.path}/:id`, async (req, res) => {
     const id = pathId(req.params.id);
     const version = expectedVersion(req);
-    await call(`Delete${kind.name}`, { id, ...(version === undefined ? {} : { expectedVersion: version }) }, res);
+    await byName(`Delete${kind.name}`, { id, ...(version === undefined ? {} : { expectedVersion: version }) }, res);
     res.status(204).end();
   });
 
@@ -308,6 +328,6 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
   Object.assign(paths, aggregatePaths);
   Object.assign(paths, batchRoute(kind as RecordKind<string>, router, call));
   Object.assign(paths, queryRoute(kind as RecordKind<string>, router, call, item, itemSchema));
-  if (kind.mergeable) Object.assign(paths, mergeRoute(kind as RecordKind<string>, router, call, full, fullSchema));
+  if (kind.merge) Object.assign(paths, mergeRoute(kind as RecordKind<string>, kind.merge, router, byName, full, fullSchema));
   return { router, paths, fullSchema };
 }

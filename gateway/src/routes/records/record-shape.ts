@@ -24,8 +24,10 @@ function jsonObject(text: unknown): Record<string, unknown> {
   }
 }
 
-export function render(message: RecordMessage | null | undefined, fields: readonly string[]): Record<string, unknown> | null {
-  if (!message) return null;
+/** A record message (any of the service's record types, read by the field table) as its public JSON. */
+export function render(record: object | null | undefined, fields: readonly string[]): Record<string, unknown> | null {
+  if (!record) return null;
+  const message = record as RecordMessage;
   const out: Record<string, unknown> = {};
   for (const field of fields) {
     const idField = NAME_OF[field];

@@ -41,8 +41,9 @@ export interface WriteShape {
   oneOfRequired?: readonly string[];
 }
 
-export interface TranslatedWrite {
-  message: Record<string, unknown>;
+/** `T`: the message type the shape's fields make (a plain object where the caller is generic over kinds). */
+export interface TranslatedWrite<T extends object = Record<string, unknown>> {
+  message: T;
   /** The fields sent with a value, and (`nullMeans: 'clear'`) those sent as null, left unset in `message`. */
   mask: recordsV1.FieldMask;
   invalid: recordsV1.FieldError[];
@@ -107,7 +108,11 @@ function translate(type: FieldType, value: unknown): { value: unknown } | { prob
  * field may be null), `absent`
  * for option bodies such as conversion (null is the same as leaving the field out).
  */
-export function translateWrite(body: Record<string, unknown>, shape: WriteShape, nullMeans: 'clear' | 'absent' = 'clear'): TranslatedWrite {
+export function translateWrite<T extends object = Record<string, unknown>>(
+  body: Record<string, unknown>,
+  shape: WriteShape,
+  nullMeans: 'clear' | 'absent' = 'clear',
+): TranslatedWrite<T> {
   const message: Record<string, unknown> = {};
   const sent: string[] = [];
   const invalid: recordsV1.FieldError[] = [];
@@ -130,7 +135,8 @@ export function translateWrite(body: Record<string, unknown>, shape: WriteShape,
     message[key] = translated.value;
     sent.push(key);
   }
-  return { message, mask: fieldMask(sent), invalid };
+  // The shape's fields are the message's (its table is written from the proto message).
+  return { message: message as T, mask: fieldMask(sent), invalid };
 }
 
 /** Whether the records service accepts null for the field: its flag, or null read as empty (field-rules.ts). */

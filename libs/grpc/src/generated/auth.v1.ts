@@ -3,7 +3,6 @@
 
 /** Request and response types of auth.v1.AuthService, for GrpcClient and handlers. */
 export interface AuthServiceMethods {
-  [method: string]: { request: object; response: object };
   SignUp: { request: SignUpRequest; response: SessionResponse };
   LogIn: { request: LogInRequest; response: SessionResponse };
   RefreshToken: { request: RefreshTokenRequest; response: RefreshTokenResponse };
@@ -29,7 +28,6 @@ export const AuthServiceName = 'auth.v1.AuthService';
 
 /** Request and response types of auth.v1.AuthOperatorService, for GrpcClient and handlers. */
 export interface AuthOperatorServiceMethods {
-  [method: string]: { request: object; response: object };
   CreateWorkspace: { request: CreateWorkspaceRequest; response: CreateWorkspaceResponse };
   ChangePlan: { request: ChangePlanRequest; response: Workspace };
   CreateWorkspaceApiKey: { request: CreateWorkspaceApiKeyRequest; response: CreateApiKeyResponse };

@@ -3,7 +3,6 @@
 
 /** Request and response types of automation.v1.AutomationService, for GrpcClient and handlers. */
 export interface AutomationServiceMethods {
-  [method: string]: { request: object; response: object };
   ListRules: { request: ListRulesRequest; response: ListRulesResponse };
   CreateRule: { request: CreateRuleRequest; response: CreateRuleResponse };
   GetRule: { request: GetRuleRequest; response: GetRuleResponse };

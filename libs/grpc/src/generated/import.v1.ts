@@ -3,7 +3,6 @@
 
 /** Request and response types of import.v1.ImportService, for GrpcClient and handlers. */
 export interface ImportServiceMethods {
-  [method: string]: { request: object; response: object };
   GetImportJob: { request: GetImportJobRequest; response: GetImportJobResponse };
   ListImportJobs: { request: ListImportJobsRequest; response: ListImportJobsResponse };
   CancelImportJob: { request: CancelImportJobRequest; response: CancelImportJobResponse };

@@ -3,7 +3,6 @@
 
 /** Request and response types of privacy.v1.RecordsPrivacyService, for GrpcClient and handlers. */
 export interface RecordsPrivacyServiceMethods {
-  [method: string]: { request: object; response: object };
   ExportPersonRecords: { request: PersonRequest; response: ExportPersonRecordsResponse };
   ErasePersonRecords: { request: PersonRequest; response: ErasePersonRecordsResponse };
   AnnouncePersonErased: { request: AnnouncePersonErasedRequest; response: AnnouncePersonErasedResponse };
@@ -14,7 +13,6 @@ export const RecordsPrivacyServiceName = 'privacy.v1.RecordsPrivacyService';
 
 /** Request and response types of privacy.v1.ImportPrivacyService, for GrpcClient and handlers. */
 export interface ImportPrivacyServiceMethods {
-  [method: string]: { request: object; response: object };
   ExportPersonRows: { request: PersonRequest; response: ExportPersonRowsResponse };
   ErasePersonRows: { request: PersonRequest; response: ErasePersonRowsResponse };
 }
@@ -23,7 +21,6 @@ export const ImportPrivacyServiceName = 'privacy.v1.ImportPrivacyService';
 
 /** Request and response types of privacy.v1.AutomationPrivacyService, for GrpcClient and handlers. */
 export interface AutomationPrivacyServiceMethods {
-  [method: string]: { request: object; response: object };
   ExportPersonData: { request: PersonDataRequest; response: ExportPersonDataResponse };
   ErasePersonData: { request: PersonDataRequest; response: ErasePersonDataResponse };
 }

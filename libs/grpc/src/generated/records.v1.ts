@@ -7,7 +7,6 @@ export interface FieldMask {
 
 /** Request and response types of records.v1.RecordsService, for GrpcClient and handlers. */
 export interface RecordsServiceMethods {
-  [method: string]: { request: object; response: object };
   CreateContact: { request: CreateContactRequest; response: CreateContactResponse };
   GetContact: { request: GetContactRequest; response: GetContactResponse };
   UpdateContact: { request: UpdateContactRequest; response: UpdateContactResponse };
