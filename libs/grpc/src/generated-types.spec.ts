@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import type { recordsV1 } from './index';
 
 const script = join(__dirname, '../../../scripts/gen-proto-types.js');
 
@@ -7,5 +8,14 @@ describe('generated proto types', () => {
   it('match the .proto files (run npm run gen:proto after editing proto/)', () => {
     const output = execFileSync(process.execPath, [script, '--check'], { encoding: 'utf8' });
     expect(output).toContain('proto types up to date');
+  });
+});
+
+describe('generated service method maps', () => {
+  it('name only the service rpcs, so a call by another name does not compile', () => {
+    const methods: (keyof recordsV1.RecordsServiceMethods)[] = ['CreateContact', 'ListCustomFields'];
+    // @ts-expect-error CreateContacts is no rpc of the records service (the map has no index signature)
+    const misspelt: keyof recordsV1.RecordsServiceMethods = 'CreateContacts';
+    expect([...methods, misspelt]).toHaveLength(3);
   });
 });
