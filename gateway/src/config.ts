@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { env, internalTlsSettings, requireInternalTlsDir, z } from '@crm/config';
+import { env, internalTlsSettings, requireInternalTlsDir, z, localGrpcAddress, TOPOLOGY } from '@crm/config';
 
 /** One address or CIDR range: `10.0.0.0/8`, `192.168.1.7`, `fd00::/8`. */
 function isAddressRange(entry: string): boolean {
@@ -31,7 +31,7 @@ const byteSize = z
 export const gatewayConfigSchema = z
   .object({
     CRM_HOST: z.string().default('0.0.0.0'),
-    CRM_PORT: env.port(8443),
+    CRM_PORT: env.port(TOPOLOGY.gateway.ports.api),
     CRM_DATA_DIR: z.string().default('./data'),
     TLS_CERT_FILE: z.string().optional(),
     TLS_KEY_FILE: z.string().optional(),
@@ -42,10 +42,10 @@ export const gatewayConfigSchema = z
      * limits and logs. Empty (the default): the socket's peer is the client, whatever it sends.
      */
     TRUSTED_PROXIES: addressRanges,
-    AUTH_GRPC_ADDR: env.grpcAddress('127.0.0.1:50051'),
-    RECORDS_GRPC_ADDR: env.grpcAddress('127.0.0.1:50052'),
-    IMPORT_GRPC_ADDR: env.grpcAddress('127.0.0.1:50053'),
-    AUTOMATION_GRPC_ADDR: env.grpcAddress('127.0.0.1:50054'),
+    AUTH_GRPC_ADDR: env.grpcAddress(localGrpcAddress('auth')),
+    RECORDS_GRPC_ADDR: env.grpcAddress(localGrpcAddress('records')),
+    IMPORT_GRPC_ADDR: env.grpcAddress(localGrpcAddress('import')),
+    AUTOMATION_GRPC_ADDR: env.grpcAddress(localGrpcAddress('automation')),
     REDIS_URL: env.url(['redis', 'rediss']),
     SIGNUP_ENABLED: env.bool(true),
     /** Where CSV uploads are streamed (the import service's upload endpoint), and the secret sent with them. */
@@ -53,7 +53,7 @@ export const gatewayConfigSchema = z
       .union([z.url({ protocol: /^https?$/ }), z.string().regex(/^unix:\/\S+$/)], {
         error: 'must be an http(s) URL or unix:/path/to/socket',
       })
-      .default('https://127.0.0.1:8081'),
+      .default(`https://127.0.0.1:${TOPOLOGY.import.ports.upload}`),
     IMPORT_UPLOAD_SECRET: z.string().min(16).optional(),
     /** Prefix of rate-limit keys and the invalidation channel in Redis (lets several deployments share one Redis). */
     RATE_LIMIT_KEY_PREFIX: z

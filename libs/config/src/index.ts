@@ -1,2 +1,3 @@
 export * from './load-config';
 export * from './internal-tls-settings';
+export * from './topology-defaults';

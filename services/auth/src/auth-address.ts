@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { localGrpcAddress } from '@crm/config';
 import { join } from 'node:path';
 
 /**
@@ -6,7 +7,7 @@ import { join } from 'node:path';
  * address here so the operator CLI finds the running system from its data folder alone.
  */
 export const AUTH_ADDRESS_FILE = 'auth-address';
-export const DEFAULT_AUTH_ADDRESS = '127.0.0.1:50051';
+export const DEFAULT_AUTH_ADDRESS = localGrpcAddress('auth');
 
 export function authAddressPath(dataDir: string): string {
   return join(dataDir, AUTH_ADDRESS_FILE);

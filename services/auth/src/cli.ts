@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { authV1, GrpcClient, internalTlsRoot, loadInternalTlsAs, OPERATOR_TOKEN_HEADER, type InternalTls } from '@crm/grpc';
 import { isDomainError } from '@crm/observability';
-import { resolveAuthAddress } from './auth-address';
+import { DEFAULT_AUTH_ADDRESS, resolveAuthAddress } from './auth-address';
 import { operatorTokenPath } from './operator-token';
 
 export const EXIT = { ok: 0, failure: 1, usage: 64, invalid: 65, unavailable: 69, denied: 77, config: 78 } as const;
@@ -182,7 +182,7 @@ function mainHelp(): string {
     '',
     'Environment:',
     '  AUTH_GRPC_ADDR      where the auth service listens (default: the address npm start wrote to',
-    '                      <CRM_DATA_DIR>/auth-address, else 127.0.0.1:50051)',
+    `                      <CRM_DATA_DIR>/auth-address, else ${DEFAULT_AUTH_ADDRESS})`,
     '  CRM_OPERATOR_TOKEN  the operator token (default: read from <CRM_DATA_DIR>/operator-token)',
     '  CRM_DATA_DIR        data folder of the running system (default ./data)',
   ].join('\n');

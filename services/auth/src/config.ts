@@ -1,5 +1,14 @@
 import { createPrivateKey } from 'node:crypto';
-import { env, grpcHealthSettings, internalTlsSettings, requireInternalTlsDir, retentionSweepSettings, z } from '@crm/config';
+import {
+  env,
+  grpcHealthSettings,
+  internalTlsSettings,
+  requireInternalTlsDir,
+  retentionSweepSettings,
+  z,
+  grpcPort,
+  TOPOLOGY,
+} from '@crm/config';
 
 /** PEMs in environment variables often arrive with literal `\n`; accept both forms. */
 function pem(value: string): string {
@@ -9,9 +18,9 @@ function pem(value: string): string {
 export const authConfigSchema = z
   .object({
     GRPC_HOST: z.string().default('0.0.0.0'),
-    GRPC_PORT: env.port(50051),
+    GRPC_PORT: env.port(grpcPort('auth')),
     MONGO_URL: env.url(['mongodb', 'mongodb+srv']),
-    MONGO_DATABASE: z.string().min(1).default('crm_auth'),
+    MONGO_DATABASE: z.string().min(1).default(TOPOLOGY.auth.database),
     CRM_DATA_DIR: z.string().min(1).default('./data'),
     /** When absent, generated once and kept in `<CRM_DATA_DIR>/operator-token` (mode 0600). */
     AUTH_OPERATOR_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),

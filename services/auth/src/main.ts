@@ -1,5 +1,5 @@
 // The auth service process: read the environment, serve, stop cleanly on SIGTERM/SIGINT.
-import { loadConfigOrExit, redactConfig } from '@crm/config';
+import { loadConfigOrExit, redactConfig, grpcPort, TOPOLOGY } from '@crm/config';
 import { createLogger, stopOnSignals } from '@crm/observability';
 import { startProcessMetrics } from '@crm/telemetry';
 import { authConfigSchema } from './config';
@@ -12,7 +12,7 @@ async function main(): Promise<void> {
       [
         'Usage: node services/auth/dist/main.js',
         '  Starts the auth gRPC service (workspaces, users, tokens, API keys, plans). Configuration comes',
-        '  from the environment: GRPC_HOST, GRPC_PORT (50051), MONGO_URL, MONGO_DATABASE (crm_auth),',
+        `  from the environment: GRPC_HOST, GRPC_PORT (${grpcPort('auth')}), MONGO_URL, MONGO_DATABASE (${TOPOLOGY.auth.database}),`,
         '  CRM_DATA_DIR (./data), AUTH_OPERATOR_TOKEN, AUTH_JWT_PRIVATE_KEY, METRICS_PORT (9464), LOG_LEVEL,',
         '  INTERNAL_TLS_DIR (its internal certificate: ca.crt, tls.crt, tls.key; INTERNAL_TLS=off runs plaintext), GRPC_HEALTH_PORT.',
         '  The operator CLI is node services/auth/dist/cli.js --help.',

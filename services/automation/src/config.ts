@@ -1,17 +1,27 @@
-import { env, grpcHealthSettings, retentionSweepSettings, internalTlsSettings, requireInternalTlsDir, z } from '@crm/config';
+import {
+  env,
+  grpcHealthSettings,
+  retentionSweepSettings,
+  internalTlsSettings,
+  requireInternalTlsDir,
+  z,
+  grpcPort,
+  localGrpcAddress,
+  TOPOLOGY,
+} from '@crm/config';
 
 export const automationConfigSchema = z
   .object({
     GRPC_HOST: z.string().default('0.0.0.0'),
     /** The server's gRPC port; workers serve gRPC health here (0 picks a free port). */
-    GRPC_PORT: env.port(50054),
+    GRPC_PORT: env.port(grpcPort('automation')),
     MONGO_URL: env.url(['mongodb', 'mongodb+srv']),
-    MONGO_DATABASE: z.string().min(1).default('crm_automation'),
+    MONGO_DATABASE: z.string().min(1).default(TOPOLOGY.automation.database),
     CRM_DATA_DIR: z.string().min(1).default('./data'),
     /** RabbitMQ; the in-process bus when unset (CRM_BUS_EXCHANGE and CRM_QUEUE_PREFIX are read by the bus). */
     AMQP_URL: env.url(['amqp', 'amqps']),
-    RECORDS_GRPC_ADDR: env.grpcAddress('127.0.0.1:50052'),
-    AUTH_GRPC_ADDR: env.grpcAddress('127.0.0.1:50051'),
+    RECORDS_GRPC_ADDR: env.grpcAddress(localGrpcAddress('records')),
+    AUTH_GRPC_ADDR: env.grpcAddress(localGrpcAddress('auth')),
     /** Multiplies every wait step's delay (0.001 turns a day into 86.4 s); for local runs and tests. */
     CRM_WAIT_TIME_SCALE: z.coerce.number().positive().max(1000).default(1),
     /** How often a worker looks for overdue steps to re-publish. */

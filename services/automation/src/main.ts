@@ -1,4 +1,4 @@
-import { loadConfigOrExit, redactConfig } from '@crm/config';
+import { loadConfigOrExit, redactConfig, grpcPort, TOPOLOGY } from '@crm/config';
 import { createLogger, stopOnSignals } from '@crm/observability';
 import { startProcessMetrics } from '@crm/telemetry';
 import { automationConfigSchema, startAutomationService, startAutomationWorker } from './index';
@@ -7,7 +7,7 @@ const HELP = [
   'Usage: node services/automation/dist/main.js [--role=server|worker]',
   '  server (default): the automation gRPC service (rules, logs, templates, emails, notifications, webhooks).',
   '  worker: consumes records events, step messages and webhook deliveries, sweeps overdue steps, serves gRPC health.',
-  '  Environment: GRPC_HOST, GRPC_PORT (50054), MONGO_URL, MONGO_DATABASE (crm_automation), CRM_DATA_DIR (./data),',
+  `  Environment: GRPC_HOST, GRPC_PORT (${grpcPort('automation')}), MONGO_URL, MONGO_DATABASE (${TOPOLOGY.automation.database}), CRM_DATA_DIR (./data),`,
   '  AMQP_URL, RECORDS_GRPC_ADDR, AUTH_GRPC_ADDR, CRM_WAIT_TIME_SCALE (1), SWEEP_INTERVAL_MS (5000),',
   '  SWEEP_GRACE_MS (2000), SMTP_URL, EMAIL_FROM, AI_PROVIDER_URL, AI_MODEL, AI_API_KEY, LOG_LEVEL (info),',
   '  WEBHOOK_ALLOW_PRIVATE_TARGETS (false), WEBHOOK_TIMEOUT_MS (10000), WEBHOOK_RESPONSE_MAX_BYTES (1024),',

@@ -1,4 +1,14 @@
-import { env, grpcHealthSettings, internalTlsSettings, requireInternalTlsDir, retentionSweepSettings, z } from '@crm/config';
+import {
+  env,
+  grpcHealthSettings,
+  internalTlsSettings,
+  requireInternalTlsDir,
+  retentionSweepSettings,
+  z,
+  grpcPort,
+  localGrpcAddress,
+  TOPOLOGY,
+} from '@crm/config';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
@@ -10,21 +20,21 @@ export const importConfigSchema = z
   .object({
     GRPC_HOST: z.string().default('0.0.0.0'),
     /** gRPC (job reads) in the server role; gRPC health only in the worker role (0 picks a free port). */
-    GRPC_PORT: env.port(50053),
+    GRPC_PORT: env.port(grpcPort('import')),
     /** The upload HTTP endpoint the gateway streams multipart bodies to (server role). */
     UPLOAD_HOST: z.string().default('127.0.0.1'),
-    UPLOAD_PORT: env.port(8081),
+    UPLOAD_PORT: env.port(TOPOLOGY.import.ports.upload),
     /**
      * Shared secret the gateway sends in `x-crm-upload-secret`. Required unless the upload endpoint
      * listens on loopback only: the endpoint trusts the caller headers the gateway sets.
      */
     UPLOAD_SECRET: z.string().min(16).optional(),
     MONGO_URL: env.url(['mongodb', 'mongodb+srv']),
-    MONGO_DATABASE: z.string().min(1).default('crm_import'),
+    MONGO_DATABASE: z.string().min(1).default(TOPOLOGY.import.database),
     /** The embedded store and the uploaded files (until their job ends). */
     CRM_DATA_DIR: z.string().min(1).default('./data'),
     AMQP_URL: env.url(['amqp', 'amqps']),
-    RECORDS_GRPC_ADDR: env.grpcAddress('127.0.0.1:50052'),
+    RECORDS_GRPC_ADDR: env.grpcAddress(localGrpcAddress('records')),
     /** Rows per chunk message (records gets them in batches of RECORDS_BATCH_ROWS, contact-batch.ts). */
     CHUNK_ROWS: z.coerce.number().int().min(1).max(5000).default(500),
     /** Chunks a worker handles at once. */

@@ -1,12 +1,12 @@
-import { loadConfigOrExit, redactConfig } from '@crm/config';
+import { loadConfigOrExit, redactConfig, grpcPort, TOPOLOGY } from '@crm/config';
 import { createLogger, stopOnSignals } from '@crm/observability';
 import { startProcessMetrics } from '@crm/telemetry';
 import { importConfigSchema, startImportService, startImportWorker } from './index';
 
 const HELP = `Usage: node services/import/dist/main.js [--role=server|worker]
 
-  --role=server  (default) gRPC job reads on GRPC_PORT (50053), the upload HTTP endpoint on
-                 UPLOAD_HOST:UPLOAD_PORT (127.0.0.1:8081) that the gateway streams uploads to, and
+  --role=server  (default) gRPC job reads on GRPC_PORT (${grpcPort('import')}), the upload HTTP endpoint on
+                 UPLOAD_HOST:UPLOAD_PORT (127.0.0.1:${TOPOLOGY.import.ports.upload}) that the gateway streams uploads to, and
                  the sweeper that re-publishes stalled work. Without AMQP_URL it also runs the worker.
   --role=worker  Splits uploaded files and imports their chunks from RabbitMQ; serves gRPC health
                  on GRPC_PORT for the probes.

@@ -1,11 +1,21 @@
-import { env, grpcHealthSettings, internalTlsSettings, requireInternalTlsDir, retentionSweepSettings, z } from '@crm/config';
+import {
+  env,
+  grpcHealthSettings,
+  internalTlsSettings,
+  requireInternalTlsDir,
+  retentionSweepSettings,
+  z,
+  grpcPort,
+  localGrpcAddress,
+  TOPOLOGY,
+} from '@crm/config';
 
 export const recordsConfigSchema = z
   .object({
     GRPC_HOST: z.string().default('0.0.0.0'),
-    GRPC_PORT: env.port(50052),
+    GRPC_PORT: env.port(grpcPort('records')),
     MONGO_URL: env.url(['mongodb', 'mongodb+srv']),
-    MONGO_DATABASE: z.string().min(1).default('crm_records'),
+    MONGO_DATABASE: z.string().min(1).default(TOPOLOGY.records.database),
     CRM_DATA_DIR: z.string().min(1).default('./data'),
     /**
      * Threads that run the SQLite file's reads, so that one workspace's heavy read does not hold
@@ -15,7 +25,7 @@ export const recordsConfigSchema = z
     SQLITE_READ_WORKERS: z.coerce.number().int().min(0).max(16).default(2),
     AMQP_URL: env.url(['amqp', 'amqps']),
     /** Where auth answers GetUsers (owners' names and workspace membership). */
-    AUTH_GRPC_ADDR: env.grpcAddress('127.0.0.1:50051'),
+    AUTH_GRPC_ADDR: env.grpcAddress(localGrpcAddress('auth')),
     /** Days the answer of a processed import chunk (BatchCreateContacts by idempotency key) is kept. */
     BATCH_RESULT_RETENTION_DAYS: env.days(7),
     /** Days audit log entries are kept (contract decisions: 365). */

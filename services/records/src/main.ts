@@ -1,4 +1,4 @@
-import { loadConfigOrExit, redactConfig } from '@crm/config';
+import { loadConfigOrExit, redactConfig, grpcPort, localGrpcAddress, TOPOLOGY } from '@crm/config';
 import { createLogger, stopOnSignals } from '@crm/observability';
 import { startProcessMetrics } from '@crm/telemetry';
 import { recordsConfigSchema, startRecordsService } from './index';
@@ -10,8 +10,8 @@ async function main(): Promise<void> {
         'Usage: node services/records/dist/main.js [--role=server]',
         '  Starts the records gRPC service (contacts, leads, accounts, opportunities, tasks, activities)',
         '  and its outbox relay. Configuration comes from the environment:',
-        '  GRPC_HOST, GRPC_PORT (50052), MONGO_URL, MONGO_DATABASE (crm_records), CRM_DATA_DIR (./data), SQLITE_READ_WORKERS (2),',
-        '  AMQP_URL (in-process bus when unset), AUTH_GRPC_ADDR (127.0.0.1:50051), METRICS_PORT (9464), LOG_LEVEL (info),',
+        `  GRPC_HOST, GRPC_PORT (${grpcPort('records')}), MONGO_URL, MONGO_DATABASE (${TOPOLOGY.records.database}), CRM_DATA_DIR (./data), SQLITE_READ_WORKERS (2),`,
+        `  AMQP_URL (in-process bus when unset), AUTH_GRPC_ADDR (${localGrpcAddress('auth')}), METRICS_PORT (9464), LOG_LEVEL (info),`,
         '  INTERNAL_TLS_DIR (its internal certificate: ca.crt, tls.crt, tls.key; INTERNAL_TLS=off runs plaintext), GRPC_HEALTH_PORT.',
         '  See docs/development.md.',
         '',
