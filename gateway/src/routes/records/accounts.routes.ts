@@ -5,7 +5,9 @@ import { idParameter, operation, type OpenApiPaths } from '../../openapi/operati
 import { pathId } from '../validate';
 import { contactFields } from './contacts.routes';
 import { countedList, readListQuery } from './list-query';
-import { listParameters, type RecordKind, type RecordsCall } from './record-routes';
+import { listParameters } from './record-routes';
+import { type RecordsCall } from './records-call';
+import { type RecordKind } from './record-kind';
 import { recordFieldsOf } from './built-in-record-fields';
 import { fromTable, orderingParameter, searchParameter } from './record-fields';
 import { countedListSchema, objectSchema, render } from './record-shape';

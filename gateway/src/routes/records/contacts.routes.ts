@@ -3,7 +3,7 @@ import { CONTACT_FIELDS } from '@crm/vocabulary';
 import { recordFieldsOf } from './built-in-record-fields';
 import { splitTags } from './list-query';
 import { CREATED_RANGE, fromTable, orderingParameter, searchParameter } from './record-fields';
-import type { RecordKind } from './record-routes';
+import type { RecordKind } from './record-kind';
 
 type ContactFilter = 'externalId' | 'stage' | 'assignedTo' | 'search' | 'createdAfter' | 'createdBefore' | 'tags' | 'ordering';
 

@@ -22,7 +22,8 @@ import type { GatewayConfig } from '../../config';
 import { idParameter, operation, type JsonSchema, type OpenApiPaths } from '../../openapi/operation';
 import { pathId } from '../validate';
 import { listOffset, nextOffsetCursor, paginated, readListQuery } from './list-query';
-import { listParameters, type RecordsCall } from './record-routes';
+import { listParameters } from './record-routes';
+import { type RecordsCall } from './records-call';
 import { objectSchema, pageSchema, t, type ResponseFields } from './record-shape';
 import { translateWrite, writeSchema, type WriteShape } from './write-body';
 

@@ -15,7 +15,9 @@ import { conversionRoute, leadKind } from './leads.routes';
 import { opportunityKind } from './opportunities.routes';
 import { auditRoutes } from './record-audit.routes';
 import { recordLogRoutes } from './record-logs.routes';
-import { recordRoutes, recordsCall, type RecordKind } from './record-routes';
+import { recordRoutes } from './record-routes';
+import { recordsCall } from './records-call';
+import { type RecordKind } from './record-kind';
 
 /** `records`: a client to use instead of one opened (on first use) at RECORDS_GRPC_ADDR; for tests. */
 export function recordsRoutes(

@@ -1,6 +1,6 @@
 /** Opportunities: `/api/opportunities/` CRUD and list. */
 import { OPPORTUNITY_FIELDS } from '@crm/vocabulary';
-import type { RecordKind } from './record-routes';
+import type { RecordKind } from './record-kind';
 import { recordFieldsOf } from './built-in-record-fields';
 import { fromTable, orderingParameter, searchParameter } from './record-fields';
 import { t } from './record-shape';

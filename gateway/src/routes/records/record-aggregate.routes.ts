@@ -21,7 +21,8 @@ import type { Request, Router } from 'express';
 import { operation, type JsonSchema, type OpenApiPaths } from '../../openapi/operation';
 import { CUSTOM_FIELD_FILTERS_DESCRIPTION, customFieldEquals, customFieldFiltersParameter, prefixedParameters } from './list-query';
 import { filterDescription } from './record-query.routes';
-import type { RecordKind, RecordsCall } from './record-routes';
+import type { RecordsCall } from './records-call';
+import type { RecordKind } from './record-kind';
 
 type KeyValue = string | number | boolean | null;
 

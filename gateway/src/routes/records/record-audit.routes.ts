@@ -12,7 +12,9 @@ import { idParameter, operation, type JsonSchema, type OpenApiPaths } from '../.
 import { callerContext } from '../../request-context';
 import { pathId } from '../validate';
 import { paginated, readListQuery, type ListQuery } from './list-query';
-import { listParameters, type RecordKind, type RecordsCall } from './record-routes';
+import { listParameters } from './record-routes';
+import { type RecordsCall } from './records-call';
+import { type RecordKind } from './record-kind';
 import { objectSchema, pageSchema, t, type ResponseFields } from './record-shape';
 
 const ACTIONS = ['created', 'updated', 'deleted', 'merged', 'converted', 'imported', 'erased'] as const;

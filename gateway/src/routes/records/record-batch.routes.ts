@@ -11,7 +11,8 @@ import { BATCH_LIMITS, BATCH_MATCH_FIELDS, BATCH_OPERATIONS, BATCH_RESULT_STATUS
 import type { Router } from 'express';
 import { OWN_422_RESPONSES } from '../../openapi/idempotency-key';
 import { operation, RATE_LIMIT_HEADERS, ref, type JsonSchema, type OpenApiPaths } from '../../openapi/operation';
-import type { RecordKind, RecordsCall } from './record-routes';
+import type { RecordsCall } from './records-call';
+import type { RecordKind } from './record-kind';
 import { translateWrite } from './write-body';
 
 /** A batch of 1,000 records is one call: far longer than one record's deadline, and a lost race re-reads it. */

@@ -8,7 +8,7 @@
 import { MAX_SEARCH_LENGTH, type FilterRecordKind } from '@crm/vocabulary';
 import type { JsonSchema } from '../../openapi/operation';
 import { orderingDescription } from './record-query.routes';
-import type { QueryParameter, RecordKind } from './record-routes';
+import type { QueryParameter, RecordKind } from './record-kind';
 import { t, type ResponseFields } from './record-shape';
 import type { WritableField } from './write-body';
 

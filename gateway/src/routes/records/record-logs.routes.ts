@@ -10,7 +10,8 @@ import type { GatewayConfig } from '../../config';
 import { bodySchema, operation, type OpenApiPaths } from '../../openapi/operation';
 import { parseBody } from '../validate';
 import { paginated, readListQuery } from './list-query';
-import { listParameters, type RecordsCall } from './record-routes';
+import { listParameters } from './record-routes';
+import { type RecordsCall } from './records-call';
 import { objectSchema, pageSchema, render, t, type ResponseFields } from './record-shape';
 
 // Length and blankness are the service's rules; the gateway checks shape and unknown fields.

@@ -7,7 +7,8 @@ import type { Router } from 'express';
 import { z } from 'zod';
 import { idParameter, operation, type JsonSchema, type OpenApiPaths } from '../../openapi/operation';
 import { parseBody, pathId } from '../validate';
-import type { KindCall, RecordKind, RecordsMethod } from './record-routes';
+import type { KindCall, RecordsMethod } from './records-call';
+import type { RecordKind } from './record-kind';
 import { etagOf, withEtag } from './record-etag';
 
 const MERGE_LIMIT = 10;

@@ -18,7 +18,8 @@ import type { Router } from 'express';
 import { z } from 'zod';
 import { operation, type JsonSchema, type OpenApiPaths } from '../../openapi/operation';
 import { parseBody } from '../validate';
-import type { RecordKind, RecordsCall } from './record-routes';
+import type { RecordsCall } from './records-call';
+import type { RecordKind } from './record-kind';
 
 const CURSOR = /^[A-Za-z0-9_.-]{1,2000}$/;
 

@@ -4,12 +4,9 @@
  * account's contacts) add their routes to the same router.
  */
 import { CUSTOM_FIELDS_PREFIX, PAGING, type FilterRecordKind } from '@crm/vocabulary';
-import { Router, type Request, type Response } from 'express';
-import type { recordsV1 } from '@crm/grpc';
-import { RECORDS_DEADLINE_MS, type RecordsClient } from '../../clients/records-client';
+import { Router, type Request } from 'express';
 import type { GatewayConfig } from '../../config';
 import { idParameter, operation, type JsonSchema, type OpenApiPaths } from '../../openapi/operation';
-import { callerContext } from '../../request-context';
 import { pathId } from '../validate';
 import {
   CUSTOM_FIELD_FILTERS_DESCRIPTION,
@@ -19,7 +16,8 @@ import {
   readListQuery,
   type ListQuery,
 } from './list-query';
-import { objectSchema, pageSchema, render, type ResponseFields } from './record-shape';
+import type { QueryParameter, RecordKind } from './record-kind';
+import { objectSchema, pageSchema, render } from './record-shape';
 import {
   answeredNotModified,
   etagOf,
@@ -33,74 +31,8 @@ import { aggregateRoute } from './record-aggregate.routes';
 import { batchRoute } from './record-batch.routes';
 import { mergeRoute } from './record-merge.routes';
 import { filterDescription, queryRoute } from './record-query.routes';
-import { translateWrite, writeSchema, type WriteShape } from './write-body';
-
-type RecordsMethods = recordsV1.RecordsServiceMethods;
-export type RecordsMethod = keyof RecordsMethods & string;
-
-/** A records rpc, its request and answer typed by its name. */
-export type RecordsCall = <K extends RecordsMethod>(
-  method: K,
-  request: Partial<RecordsMethods[K]['request']>,
-  res: Response,
-  timeoutMs?: number,
-) => Promise<RecordsMethods[K]['response']>;
-
-export function recordsCall(records: RecordsClient): RecordsCall {
-  return (method, request, res, timeoutMs = RECORDS_DEADLINE_MS) => records.call(method, request, callerContext(res), { timeoutMs });
-}
-
-/**
- * A records rpc a kind's table names (`Create${kind.name}`), its messages read as plain objects:
- * the routes every kind shares stay one generic file. The name is still checked: each kind's
- * name is one of KindName, so `Create${kind.name}` is a union of the service's rpc names.
- */
-export type KindCall = (method: RecordsMethod, request: object, res: Response, timeoutMs?: number) => Promise<Record<string, unknown>>;
-
-export function kindCall(call: RecordsCall): KindCall {
-  return (method, request, res, timeoutMs) => call(method, request, res, timeoutMs) as Promise<Record<string, unknown>>;
-}
-
-/** A record kind's rpc name part (`Contact`: CreateContact, GetContact, ...). */
-export type KindName = 'Contact' | 'Lead' | 'Account' | 'Opportunity';
-/** Its plural (`Contacts`: ListContacts). */
-export type KindPluralName = 'Contacts' | 'Leads' | 'Accounts' | 'Opportunities';
-
-export interface QueryParameter<F extends string = string> {
-  name: F;
-  description: string;
-  schema: JsonSchema;
-}
-
-export interface RecordKind<F extends string> {
-  /** `contact`: the message key in requests and responses. */
-  singular: Lowercase<KindName>;
-  /** `contacts`: the list response's key. */
-  plural: Lowercase<KindPluralName>;
-  /** `Contact`: rpc names are `Create${Name}` and so on; also the OpenAPI operation ids. */
-  name: KindName;
-  /** `Contacts`, `Opportunities`: the list rpc is `List${PluralName}`. */
-  pluralName: KindPluralName;
-  /** `a contact`, `an account`: for summaries. */
-  aName: string;
-  path: string;
-  tag: string;
-  idPrefix: string;
-  write: WriteShape;
-  responseFields: ResponseFields;
-  fullFields: readonly string[];
-  listFields: readonly string[];
-  filters: readonly QueryParameter<F>[];
-  /** The list request from the filters read off the query string. */
-  listRequest(filters: Partial<Record<F, string>>): Record<string, unknown>;
-  createDescription: string;
-  updateDescription: string;
-  listDescription: string;
-  deleteDescription: string;
-  /** Duplicates of this kind can be merged (POST {path}/{id}/merge/). */
-  /** The kind's merge rpc, when its records merge. */
-  merge?: Extract<RecordsMethod, `Merge${string}`>;
-}
+import { kindCall, type RecordsCall } from './records-call';
+import { translateWrite, writeSchema } from './write-body';
 
 export interface KindRoutes {
   router: Router;
