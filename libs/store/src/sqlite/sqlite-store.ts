@@ -440,11 +440,18 @@ export class SqliteStoreAdapter implements StoreAdapter {
     return workspaceCountSql(where, c.columns) ? undefined : this.dataVersion(c, where);
   }
 
-  /** The number of documents meeting `where` (not a text search), kept while their workspace's version stands. */
-  private keptCount(c: SqliteCollection, where: Condition[]): number {
-    const version = this.countVersion(c, where);
+  /** The key of a kept count: the collection and the conditions (never their SQL, which names slots). */
+  private countKey(c: SqliteCollection, where: Condition[]): string {
+    return `${c.definition.name}\0${JSON.stringify(where)}`;
+  }
+
+  /**
+   * The number of documents meeting `where` (not a text search), kept while their workspace's
+   * version stands; `version` when the caller has read it in this transaction already.
+   */
+  private keptCount(c: SqliteCollection, where: Condition[], version = this.countVersion(c, where)): number {
     const count = () => this.firstColumn<number>(countToSql(where, c.columns))[0] ?? 0;
-    return version === undefined ? count() : this.keptCounts.get(`${c.definition.name}\0${JSON.stringify(where)}`, version, count);
+    return version === undefined ? count() : this.keptCounts.get(this.countKey(c, where), version, count);
   }
 
   async count(collection: CollectionDefinition<any>, where: Condition[]): Promise<number> {
@@ -486,7 +493,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
             return { total: rowids.length, items };
           }
           const version = this.countVersion(c, where);
-          const key = `${c.definition.name}\0${JSON.stringify(where)}`;
+          const key = this.countKey(c, where);
           const known = version === undefined ? undefined : this.keptCounts.peek(key, version);
           if (known !== undefined) return { total: known, items: this.knownPage(c, query, known) };
           const counted = query.limit !== 0 ? countedSideSelectToSql(query, c.columns) : undefined;
@@ -500,7 +507,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
               return { total: rows[0]![1], items: rows.map(([doc]) => parse(doc)) };
             }
           }
-          const total = this.keptCount(c, where);
+          const total = this.keptCount(c, where, version);
           return { total, items: this.documents(selectToSql(query, c.columns)) };
         }) as Page<StoredRecord>,
     );
