@@ -100,23 +100,29 @@ function sortValue(key: SortKey, value: unknown): Scalar {
 }
 
 /**
- * What sorts after `position` under several keys (ties by id in the last key's direction): for
- * each key, the items equal on the keys before it and beyond it on this one, or equal on every key
- * with a later id.
+ * What sorts after `position` under several keys (ties by id in the last key's direction), as
+ * disjoint groups of conditions in the sort's order: first the items equal on every key with a
+ * later id, then, from the last key to the first, the items equal on the keys before it and beyond
+ * it on this one. Each group is one index range; listPage walks them one after another because
+ * SQLite cannot walk an index in order through their OR, and scans every earlier row instead.
  */
-export function afterKeys(sort: SortKey[], position: KeysPosition): Condition {
+export function afterKeysInOrder(sort: SortKey[], position: KeysPosition): Condition[][] {
   const equal = (key: SortKey, i: number): Condition => {
     const value = position.values[i] ?? null;
     return value === null && key.unset === 'high' ? { field: key.field, op: 'empty', value: true } : { field: key.field, op: 'eq', value };
   };
-  const groups: Condition[][] = [];
-  sort.forEach((key, i) => {
-    const before = sort.slice(0, i).map(equal);
-    for (const group of beyond(key, position.values[i] ?? null)) groups.push([...before, ...group]);
-  });
   const last = sort[sort.length - 1];
-  groups.push([...sort.map(equal), { field: 'id', op: last?.direction === 'desc' ? 'lt' : 'gt', value: position.id }]);
-  return { or: groups };
+  const groups: Condition[][] = [[...sort.map(equal), { field: 'id', op: last?.direction === 'desc' ? 'lt' : 'gt', value: position.id }]];
+  for (let i = sort.length - 1; i >= 0; i--) {
+    const before = sort.slice(0, i).map(equal);
+    for (const group of beyond(sort[i] as SortKey, position.values[i] ?? null)) groups.push([...before, ...group]);
+  }
+  return groups;
+}
+
+/** What sorts after `position` under several keys, as one condition. */
+export function afterKeys(sort: SortKey[], position: KeysPosition): Condition {
+  return { or: afterKeysInOrder(sort, position) };
 }
 
 export interface ListQuery {
@@ -185,11 +191,15 @@ export async function listPage<T extends StoredDocument>(
     return { ...page, nextCursor: more ? cursorAfter(page.items) : null };
   }
   const position = keysPosition(scope, query.cursor, sort.length);
-  const walk = { where: [...where, afterKeys(sort, position)], sort, limit: limit + 1 };
-  const [found, total] = await Promise.all([
-    store.find(collection, walk),
-    query.countCursorPages ? store.count(collection, where) : Promise.resolve(null),
-  ]);
+  const walk = async () => {
+    const found: T[] = [];
+    for (const group of afterKeysInOrder(sort, position)) {
+      found.push(...(await store.find(collection, { where: [...where, ...group], sort, limit: limit + 1 - found.length })));
+      if (found.length > limit) break;
+    }
+    return found;
+  };
+  const [found, total] = await Promise.all([walk(), query.countCursorPages ? store.count(collection, where) : Promise.resolve(null)]);
   const items = found.slice(0, limit);
   return { total, items, nextCursor: found.length > limit ? cursorAfter(items) : null };
 }

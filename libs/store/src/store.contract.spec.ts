@@ -15,6 +15,7 @@ import {
   decodeCursor,
   encodeCursor,
   defineCollection,
+  listPage,
   DocumentStore,
   openStore,
   ScopedStore,
@@ -557,6 +558,42 @@ describe.each(targets)('document store on $name', (target) => {
       }
       expect(walked).toEqual(wanted);
     });
+
+    it.each([
+      ['asc', 'desc'],
+      ['desc', 'desc'],
+      ['desc', 'asc'],
+    ] as const)(
+      'pages by listPage cursors in the sort order, each read one range of conditions (no or), stage %s and createdAt %s',
+      async (first, second) => {
+        // Ties on both keys (five documents a timestamp), and unset stages, which sort after every stage ascending.
+        for (const [i, c] of all.entries()) if (i % 4 === 0) await ws.update(contacts, c.id, { unset: ['stage'] });
+        const sort = [
+          { field: 'stage', direction: first, unset: 'high' as const },
+          { field: 'createdAt', direction: second },
+        ];
+        const wanted = (await ws.find(contacts, { sort })).map((c) => c.id);
+        const reads: Condition[][] = [];
+        const watched: ScopedStore = Object.create(ws, {
+          find: {
+            value: (collection: typeof contacts, query: { where?: Condition[] }) => (
+              reads.push(query.where ?? []),
+              ws.find(collection, query)
+            ),
+          },
+        });
+        const walked: string[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await listPage(watched, contacts, { sort, offset: 0, limit: 3, cursor, owner: 'w' });
+          walked.push(...page.items.map((c) => c.id));
+          cursor = page.nextCursor ?? undefined;
+        } while (cursor);
+        expect(walked).toEqual(wanted);
+        expect(reads.length).toBeGreaterThan(wanted.length / 3);
+        expect(reads.flat().filter((condition) => 'or' in condition)).toEqual([]);
+      },
+    );
 
     it('keeps documents without the field under not, and tells empty values', async () => {
       await ws.update(contacts, all[0]!.id, { unset: ['score'] });
