@@ -25,6 +25,9 @@ export function loadBalancingFor(address: string): LoadBalancing {
  */
 export const DNS_MIN_RESOLUTION_INTERVAL_MS = 5_000;
 
+/** What a call's stream (and a connection) may hold unread from the server. */
+export const FLOW_CONTROL_WINDOW_BYTES = 4 * 1024 * 1024;
+
 /** The channel options of a client of `address`; `serverIdentity` is the name its certificate must carry (null: plaintext). */
 export function clientChannelOptions(
   address: string,
@@ -44,6 +47,10 @@ export function clientChannelOptions(
     'grpc.max_reconnect_backoff_ms': 2000,
     // Channelz keeps per-call statistics nobody here reads; off, it costs nothing per call.
     'grpc.enable_channelz': 0,
+    // HTTP/2's default window (64 KiB) is smaller than one message of a record stream, so the
+    // sender waited for each message to be read before it could encode the next; this much lets it
+    // run a few messages ahead, and bounds what a stream can hold unread.
+    'grpc-node.flow_control_window': FLOW_CONTROL_WINDOW_BYTES,
   };
 }
 
