@@ -66,25 +66,28 @@ RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 VOLUME /app/data
 # No HEALTHCHECK: Kubernetes probes the processes (GET /readyz; the gRPC health checking protocol).
+# Every service starts Node this one way (docs/containers.md says why these heap options): each
+# target's CMD names only its program, and the chart's workers add only their role (args).
+ENTRYPOINT ["node", "--max-semi-space-size=16", "--heap-growing-percent=50", "--require", "./libs/telemetry/dist/register.js"]
 
 FROM runtime AS gateway
 EXPOSE 8443 9464
-CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=50", "--require", "./libs/telemetry/dist/register.js", "gateway/dist/main.js"]
+CMD ["gateway/dist/main.js"]
 
 FROM runtime AS auth
 EXPOSE 50051 9464
-CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=50", "--require", "./libs/telemetry/dist/register.js", "services/auth/dist/main.js"]
+CMD ["services/auth/dist/main.js"]
 
 FROM runtime AS records
 EXPOSE 50052 9464
-CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=50", "--require", "./libs/telemetry/dist/register.js", "services/records/dist/main.js"]
+CMD ["services/records/dist/main.js"]
 
 # The import server by default; the workers run the same image with `--role=worker`.
 FROM runtime AS import
 EXPOSE 50053 8081 9464
-CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=50", "--require", "./libs/telemetry/dist/register.js", "services/import/dist/main.js"]
+CMD ["services/import/dist/main.js"]
 
 # The automation server by default; the workers run the same image with `--role=worker`.
 FROM runtime AS automation
 EXPOSE 50054 9464
-CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=50", "--require", "./libs/telemetry/dist/register.js", "services/automation/dist/main.js"]
+CMD ["services/automation/dist/main.js"]

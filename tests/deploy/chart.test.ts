@@ -154,13 +154,18 @@ function stages(): Map<string, { from: string; lines: string[] }> {
   return found;
 }
 
-/** A stage's CMD as a list (exec form only; a shell-form CMD is a failure here). */
-function cmdOf(target: string): string[] {
+/** A stage's own CMD or ENTRYPOINT as a list (exec form only; a shell form is a failure here); undefined when it sets none. */
+function instructionOf(target: string, instruction: 'CMD' | 'ENTRYPOINT'): string[] | undefined {
   const stage = stages().get(target);
   if (!stage) throw new Error(`the Dockerfile has no stage ${target}`);
-  const lines = stage.lines.filter((line) => /^CMD\s/.test(line));
-  if (lines.length === 0) throw new Error(`stage ${target} has no CMD`);
-  return JSON.parse(lines[lines.length - 1].replace(/^CMD\s+/, '')) as string[];
+  const lines = stage.lines.filter((line) => new RegExp(`^${instruction}\\s`).test(line));
+  return lines.length === 0 ? undefined : (JSON.parse(lines[lines.length - 1].replace(/^\w+\s+/, '')) as string[]);
+}
+
+function cmdOf(target: string): string[] {
+  const cmd = instructionOf(target, 'CMD');
+  if (!cmd) throw new Error(`stage ${target} has no CMD`);
+  return cmd;
 }
 
 /** The libs a package's tsconfig references, transitively, by folder name. */
@@ -410,8 +415,8 @@ describe('skaffold.yaml and the Dockerfiles', () => {
 
   const targets = [...new Set(Object.values(topology()).map((spec) => spec.target))];
   // Node 24's default heap sizing let a service's heap reserve several times its live data (bench
-  // memory --target containers); every image starts Node with these options (docs/containers.md says
-  // why npm start's growing factor is larger).
+  // memory --target containers); every image starts Node with these options, written once as the
+  // runtime stage's ENTRYPOINT (docs/containers.md says why npm start's growing factor is larger).
   const NODE_PREFIX = ['node', '--max-semi-space-size=16', '--heap-growing-percent=50', '--require', './libs/telemetry/dist/register.js'];
   /** The server (not worker) component each target's image runs by default. */
   const serverOf = (target: string): Spec => Object.values(topology()).find((spec) => spec.target === target && !spec.role) as Spec;
@@ -435,21 +440,24 @@ describe('skaffold.yaml and the Dockerfiles', () => {
   test.each(targets.map((target) => [target]))(
     'target %s: its CMD runs the program of its server component, whose source exists',
     (target) => {
-      const cmd = cmdOf(target);
-      expect(cmd.slice(0, NODE_PREFIX.length)).toEqual(NODE_PREFIX);
-      const entry = cmd[NODE_PREFIX.length]!;
+      // The runtime's ENTRYPOINT starts Node; the target names only its program.
+      expect(instructionOf('runtime', 'ENTRYPOINT')).toEqual(NODE_PREFIX);
+      expect(instructionOf(target, 'ENTRYPOINT')).toBeUndefined();
+      const [entry, ...rest] = cmdOf(target);
+      expect(rest).toEqual([]);
       expect(entry).toBe(serverOf(target).entry);
       const sources = [sourceOf('libs/telemetry/dist/register.js'), sourceOf(entry)];
       expect(sources.filter((source) => !existsSync(join(root, source))).map((source) => `missing source ${source}`)).toEqual([]);
     },
   );
 
-  test("the workers, which replace the image's CMD to add their role, start Node as the CMDs do; the container runner runs the chart's", () => {
-    const chartArgs = /args: (\[.*"--role=\{\{ \$spec\.role \}\}"\])/.exec(read(join(templatesDir, 'deployments.yaml')))?.[1];
-    expect(chartArgs).toBeDefined();
-    const chartPrefix = [...chartArgs!.matchAll(/"([^"{]+)"/g)].map((m) => m[1]);
-    expect(chartPrefix.slice(0, NODE_PREFIX.length)).toEqual(NODE_PREFIX);
-    // The runner takes command and args from `helm template` (scripts/rendered-pods.js), never its own copy.
+  test("the workers, which replace the image's CMD to add their role, keep its ENTRYPOINT; the container runner runs the chart's", () => {
+    const chart = read(join(templatesDir, 'deployments.yaml'));
+    // `args` alone replaces the CMD and keeps the ENTRYPOINT (Kubernetes and podman alike); a `command` would drop the Node options.
+    expect(/^\s*args: \[\{\{ \$spec\.entry \| quote \}\}, "--role=\{\{ \$spec\.role \}\}"\]$/m.test(chart)).toBe(true);
+    expect(chart).not.toMatch(/^\s*command:/m);
+    expect(chart).not.toContain('--max-semi-space-size');
+    // The runner takes args from `helm template` (scripts/rendered-pods.js), never its own copy.
     const runner = read(join(root, 'scripts/container-cluster.js'));
     expect(runner).toContain('args: pod.command');
     expect(runner).not.toContain('--max-semi-space-size');
