@@ -1,4 +1,4 @@
-import { loadConfigOrExit, redactConfig, grpcPort, TOPOLOGY } from '@crm/config';
+import { loadConfigOrExit, roleOrExit, redactConfig, grpcPort, TOPOLOGY } from '@crm/config';
 import { createLogger, stopOnSignals } from '@crm/observability';
 import { startProcessMetrics } from '@crm/telemetry';
 import { automationConfigSchema, startAutomationService, startAutomationWorker } from './index';
@@ -16,22 +16,12 @@ const HELP = [
   '',
 ].join('\n');
 
-function roleOf(argv: string[]): 'server' | 'worker' {
-  const flag = argv.find((arg) => arg.startsWith('--role='));
-  const role = flag ? flag.slice('--role='.length) : 'server';
-  if (role !== 'server' && role !== 'worker') {
-    process.stderr.write(`Unknown role ${JSON.stringify(role)}: use --role=server or --role=worker.\n`);
-    process.exit(64);
-  }
-  return role;
-}
-
 async function main(): Promise<void> {
   if (process.argv.includes('--help')) {
     process.stdout.write(HELP);
     return;
   }
-  const role = roleOf(process.argv);
+  const role = roleOrExit(['server', 'worker']);
   const config = loadConfigOrExit(automationConfigSchema);
   const logger = createLogger(role === 'worker' ? 'automation-worker' : 'automation', { level: config.LOG_LEVEL });
   const running = role === 'worker' ? await startAutomationWorker(config, { logger }) : await startAutomationService(config, { logger });

@@ -1,4 +1,4 @@
-import { loadConfigOrExit, redactConfig, grpcPort, TOPOLOGY } from '@crm/config';
+import { loadConfigOrExit, roleOrExit, redactConfig, grpcPort, TOPOLOGY } from '@crm/config';
 import { createLogger, stopOnSignals } from '@crm/observability';
 import { startProcessMetrics } from '@crm/telemetry';
 import { importConfigSchema, startImportService, startImportWorker } from './index';
@@ -18,22 +18,12 @@ READERS_PER_WORKSPACE, READER_HEAP_MB, READER_TIMEOUT_MS, PDF_INFLATED_MAX_MB, L
 INTERNAL_TLS_DIR (its internal certificate: ca.crt, tls.crt, tls.key; INTERNAL_TLS=off runs plaintext), GRPC_HEALTH_PORT.
 `;
 
-function roleOf(argv: string[]): 'server' | 'worker' {
-  const flag = argv.find((arg) => arg.startsWith('--role='));
-  const role = flag ? flag.slice('--role='.length) : 'server';
-  if (role !== 'server' && role !== 'worker') {
-    process.stderr.write(`Unknown role ${JSON.stringify(role)}: use --role=server or --role=worker.\n`);
-    process.exit(64);
-  }
-  return role;
-}
-
 async function main(): Promise<void> {
   if (process.argv.includes('--help')) {
     process.stdout.write(HELP);
     return;
   }
-  const role = roleOf(process.argv);
+  const role = roleOrExit(['server', 'worker']);
   const config = loadConfigOrExit(importConfigSchema);
   const logger = createLogger(role === 'worker' ? 'import-worker' : 'import', { level: config.LOG_LEVEL });
   const service = role === 'worker' ? await startImportWorker(config, { logger }) : await startImportService(config, { logger });
