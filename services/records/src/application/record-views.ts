@@ -15,17 +15,22 @@ export class RecordViews {
     private readonly customFields: CustomFieldRepository,
   ) {}
 
-  /** Each record's custom values as answers carry them: one entry per field the kind defines now (`known`: the definitions the caller already read). */
-  private async withCustomFields<T extends { customFields?: CustomFieldValues }>(
+  /**
+   * Each record's custom values as answers carry them: one entry per field the kind defines now
+   * (`known`: the definitions the caller already read; none are read for no records).
+   */
+  private async customValues(
     workspaceId: string,
     kind: RecordType,
-    items: T[],
+    items: readonly unknown[],
     known?: readonly CustomFieldDefinition[],
-  ): Promise<T[]> {
-    if (items.length === 0) return items;
-    const definitions = known ?? (await this.customFields.definitions(workspaceId, kind));
-    return items.map((item) => ({ ...item, customFields: answerValues(item.customFields, definitions) as CustomFieldValues }));
+  ): Promise<(values: CustomFieldValues | undefined) => CustomFieldValues> {
+    const definitions = known ?? (items.length === 0 ? [] : await this.customFields.definitions(workspaceId, kind));
+    return (values) => answerValues(values, definitions) as CustomFieldValues;
   }
+
+  // Views copy a document with Object.assign, once: a spread of a parsed document cost about 4 µs
+  // a record (twice that with the custom values spread first), a fifth of an export's time in records.
 
   async contacts(
     workspaceId: string,
@@ -33,23 +38,25 @@ export class RecordViews {
     withOwner: boolean,
     definitions?: readonly CustomFieldDefinition[],
   ): Promise<ContactView[]> {
-    const items = await this.withCustomFields(workspaceId, 'contact', documents, definitions);
-    const [names, owners] = await Promise.all([
+    const [custom, names, owners] = await Promise.all([
+      this.customValues(workspaceId, 'contact', documents, definitions),
       this.accountNames(
         workspaceId,
-        items.map((c) => c.accountId),
+        documents.map((c) => c.accountId),
       ),
       this.userNames(
         workspaceId,
-        items.map((c) => c.assignedTo),
+        documents.map((c) => c.assignedTo),
         withOwner,
       ),
     ]);
-    return items.map((c) => ({
-      ...c,
-      accountName: (c.accountId && names.get(c.accountId)) || '',
-      assignedToName: (c.assignedTo && owners.get(c.assignedTo)) || '',
-    }));
+    return documents.map((c) =>
+      Object.assign({}, c, {
+        customFields: custom(c.customFields),
+        accountName: (c.accountId && names.get(c.accountId)) || '',
+        assignedToName: (c.assignedTo && owners.get(c.assignedTo)) || '',
+      }),
+    );
   }
 
   async leads(
@@ -58,13 +65,17 @@ export class RecordViews {
     withOwner: boolean,
     definitions?: readonly CustomFieldDefinition[],
   ): Promise<LeadView[]> {
-    const items = await this.withCustomFields(workspaceId, 'lead', documents, definitions);
-    const owners = await this.userNames(
-      workspaceId,
-      items.map((l) => l.assignedTo),
-      withOwner,
+    const [custom, owners] = await Promise.all([
+      this.customValues(workspaceId, 'lead', documents, definitions),
+      this.userNames(
+        workspaceId,
+        documents.map((l) => l.assignedTo),
+        withOwner,
+      ),
+    ]);
+    return documents.map((l) =>
+      Object.assign({}, l, { customFields: custom(l.customFields), assignedToName: (l.assignedTo && owners.get(l.assignedTo)) || '' }),
     );
-    return items.map((l) => ({ ...l, assignedToName: (l.assignedTo && owners.get(l.assignedTo)) || '' }));
   }
 
   async accounts(
@@ -73,26 +84,28 @@ export class RecordViews {
     withOwner: boolean,
     definitions?: readonly CustomFieldDefinition[],
   ): Promise<AccountView[]> {
-    const items = await this.withCustomFields(workspaceId, 'account', documents, definitions);
-    const owners = await this.userNames(
-      workspaceId,
-      items.map((a) => a.assignedTo),
-      withOwner,
-    );
+    const [custom, owners] = await Promise.all([
+      this.customValues(workspaceId, 'account', documents, definitions),
+      this.userNames(
+        workspaceId,
+        documents.map((a) => a.assignedTo),
+        withOwner,
+      ),
+    ]);
     return Promise.all(
-      items.map(async (a) => {
+      documents.map(async (a) => {
         const [contactCount, openOpportunityCount] = await Promise.all([
           this.repo.contactCount(workspaceId, a.id),
           this.repo.openOpportunityCount(workspaceId, a.id),
         ]);
-        return {
-          ...a,
+        return Object.assign({}, a, {
+          customFields: custom(a.customFields),
           assignedToName: (a.assignedTo && owners.get(a.assignedTo)) || '',
           contactCount,
           openOpportunityCount,
           // Cases are not a record of this service yet, so no account has open cases.
           openCaseCount: 0,
-        };
+        });
       }),
     );
   }
@@ -103,23 +116,25 @@ export class RecordViews {
     withOwner: boolean,
     definitions?: readonly CustomFieldDefinition[],
   ): Promise<OpportunityView[]> {
-    const items = await this.withCustomFields(workspaceId, 'opportunity', documents, definitions);
-    const [names, owners] = await Promise.all([
+    const [custom, names, owners] = await Promise.all([
+      this.customValues(workspaceId, 'opportunity', documents, definitions),
       this.accountNames(
         workspaceId,
-        items.map((o) => o.accountId),
+        documents.map((o) => o.accountId),
       ),
       this.userNames(
         workspaceId,
-        items.map((o) => o.assignedTo),
+        documents.map((o) => o.assignedTo),
         withOwner,
       ),
     ]);
-    return items.map((o) => ({
-      ...o,
-      accountName: (o.accountId && names.get(o.accountId)) || '',
-      assignedToName: (o.assignedTo && owners.get(o.assignedTo)) || '',
-    }));
+    return documents.map((o) =>
+      Object.assign({}, o, {
+        customFields: custom(o.customFields),
+        accountName: (o.accountId && names.get(o.accountId)) || '',
+        assignedToName: (o.assignedTo && owners.get(o.assignedTo)) || '',
+      }),
+    );
   }
 
   private async userNames(workspaceId: string, ids: (string | null)[], wanted: boolean): Promise<Map<string, string>> {
