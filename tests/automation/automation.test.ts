@@ -5,7 +5,7 @@
  * restart with waits pending.
  */
 import type { ApiClient } from '../support/api-client';
-import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
 import { liftRateLimit } from '../support/operator-cli';
 import { eventually } from '../support/eventually';
 
@@ -25,7 +25,7 @@ beforeAll(async () => {
   // The suite polls execution logs; a starter plan's 100 requests a minute would get in the way.
   await liftRateLimit(cluster.cluster, owner.user.workspaceId);
   api = cluster.api.withToken(owner.access);
-});
+}, 60_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await cluster?.stop();

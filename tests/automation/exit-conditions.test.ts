@@ -4,7 +4,7 @@
  * test; the changes go through the HTTPS API and the execution log is polled there too.
  */
 import type { ApiClient } from '../support/api-client';
-import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
 import { liftRateLimit } from '../support/operator-cli';
 
 jest.setTimeout(180_000);
@@ -21,7 +21,7 @@ beforeAll(async () => {
   owner = await signUp(cluster.api);
   await liftRateLimit(cluster.cluster, owner.user.workspaceId);
   api = cluster.api.withToken(owner.access);
-});
+}, 60_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await cluster?.stop();

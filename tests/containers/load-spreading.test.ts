@@ -12,7 +12,7 @@
  * Runs only against containers (npm run test:containers), in the jest project `containers`.
  */
 import { ApiClient } from '../support/api-client';
-import { signUp, startTestCluster, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type TestCluster } from '../support/cluster';
 import { liftRateLimit } from '../support/operator-cli';
 
 jest.setTimeout(600_000);
@@ -51,7 +51,7 @@ beforeAll(async () => {
   });
   expect(created.status).toBe(201);
   contactId = created.body.id;
-}, 300_000);
+}, 300_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await t?.stop();

@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ApiClient } from '../support/api-client';
-import { signUp, startTestCluster, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type TestCluster } from '../support/cluster';
 import { liftRateLimit } from '../support/operator-cli';
 import { expectEveryRowOnce, peopleCsv, RecordsReader, uploadCsv } from '../import/import-support';
 import { TrafficProbe } from './traffic-probe';
@@ -37,7 +37,7 @@ beforeAll(async () => {
   const cluster = t.cluster as typeof t.cluster & { serviceUrl: string };
   service = new ApiClient(cluster.serviceUrl, cluster.ca);
   records = new RecordsReader(t.cluster);
-}, 300_000);
+}, 300_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   records?.close();

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { checkHealth } from '@crm/grpc';
 import { WEBHOOK_EVENT_TYPES } from '@crm/vocabulary';
 import { ApiClient, type ApiResponse } from '../support/api-client';
-import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
 import { healthOf } from '../support/internal-tls';
 import { liftRateLimit } from '../support/operator-cli';
 import { freePort, SiblingProcess, waitUntil } from '../support/sibling-process';
@@ -59,7 +59,7 @@ beforeAll(async () => {
   await waitUntil('the second gateway', async () => (await api2.get('/readyz')).status === 200, 60_000);
   owner = await signUp(t.api);
   await liftRateLimit(t.cluster, owner.user.workspaceId);
-}, 480_000);
+}, 480_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await api2?.close();

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { keepAlive } from '@crm/store';
 import { RECORD_LIST_ITEM_FIELDS } from '@crm/vocabulary';
-import { startTestCluster, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, startTestCluster, type TestCluster } from '../support/cluster';
 import { createContact, unique, workspace as newWorkspace, type Workspace } from '../records/records-fixtures';
 import { downloaded, ended, importContacts, listed, parseCsv, startExport } from './export-support';
 
@@ -36,7 +36,7 @@ beforeAll(async () => {
     env: { EXPORT_BATCH_ROWS: '5', RETENTION_SWEEP_MS: '300' },
   });
   [mine, theirs] = await Promise.all([workspace(t), workspace(t)]);
-}, 200_000);
+}, 200_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await t?.stop();

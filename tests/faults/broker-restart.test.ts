@@ -5,7 +5,7 @@
  * created + rows reported = rows in the file and no contact twice; every pending step runs once.
  */
 import { randomBytes } from 'node:crypto';
-import { signUp, startTestCluster, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type TestCluster } from '../support/cluster';
 import { liftRateLimit } from '../support/operator-cli';
 import { PrivateRabbitMq, privateRabbitMqUnavailable } from '../support/private-rabbitmq';
 import { expectEveryRowOnce, peopleCsv, RecordsReader, uploadCsv } from '../import/import-support';
@@ -37,7 +37,7 @@ describeWithBroker('RabbitMQ restarted under the cluster', () => {
       },
     });
     records = new RecordsReader(t.cluster);
-  }, 120_000);
+  }, 120_000 + CLUSTER_RETRY_MS);
 
   afterAll(async () => {
     records?.close();

@@ -10,7 +10,7 @@ import { get } from 'node:http';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
-import { signUp, startTestCluster, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type TestCluster } from '../support/cluster';
 import { listeningSockets } from '../support/listening-sockets';
 import { expectEveryRowOnce, peopleCsv, RecordsReader, uploadCsv } from '../import/import-support';
 
@@ -27,7 +27,7 @@ beforeAll(async () => {
   // A short budget so the dead letter comes within the test; a long stall time so the sweeper does not re-drive the job first.
   t = await startTestCluster({ gateways: 1, workers: 1, env: { CHUNK_RETRY_BUDGET_MS: '20000', IMPORT_STALL_MS: '600000' } });
   records = new RecordsReader(t.cluster);
-}, 120_000);
+}, 120_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   records?.close();

@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
 import { liftRateLimit, operatorCli } from '../support/operator-cli';
 import { PrivateRedis } from '../support/private-redis';
 
@@ -15,7 +15,7 @@ beforeAll(async () => {
   t = await startTestCluster({ gateways: 2, withWorkers: false, redisUrl: redis.url });
   owner = await signUp(t.api);
   await liftRateLimit(t.cluster, owner.user.workspaceId);
-}, 90_000);
+}, 90_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await t?.stop();

@@ -8,7 +8,7 @@
 import { connect } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { checkHealth } from '@crm/grpc';
-import { signUp, startTestCluster, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type TestCluster } from '../support/cluster';
 import { PrivateRabbitMq, privateRabbitMqUnavailable } from '../support/private-rabbitmq';
 import { healthOf } from '../support/internal-tls';
 import { freePort, SiblingProcess, waitUntil } from '../support/sibling-process';
@@ -51,7 +51,7 @@ describeWithBroker('readiness when the broker goes away and comes back', () => {
         60_000,
       );
     }
-  }, 180_000);
+  }, 180_000 + CLUSTER_RETRY_MS);
 
   afterAll(async () => {
     for (const worker of workers) await worker.process.stop();

@@ -7,7 +7,7 @@
  */
 jest.setTimeout(180_000);
 
-import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
 import { multipartBody } from '../support/multipart';
 import { csvFile, upload, uploadCsv, waitForJob } from './import-support';
 
@@ -29,7 +29,7 @@ beforeAll(async () => {
   await define({ key: 'region', label: 'Sales region', type: 'select', options: ['North', 'South'] });
   // Labelled like a built-in header: the built-in Email column must keep it.
   await define({ key: 'otherEmail', label: 'Email', type: 'text' });
-}, 120_000);
+}, 120_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await t?.stop();

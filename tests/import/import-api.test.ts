@@ -1,7 +1,7 @@
 jest.setTimeout(180_000);
 
 import { randomBytes } from 'node:crypto';
-import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
 import { csvFile, emailsAreUnique, peopleCsv, RecordsReader, START, upload, uploadCsv, waitForJob } from './import-support';
 
 let t: TestCluster;
@@ -12,7 +12,7 @@ beforeAll(async () => {
   t = await startTestCluster({ gateways: 1, workers: 2 });
   owner = await signUp(t.api);
   records = new RecordsReader(t.cluster);
-}, 90_000);
+}, 90_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   // generous: stopping waits for every process

@@ -4,7 +4,7 @@
  */
 jest.setTimeout(120_000);
 
-import { signUp, startTestCluster, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type TestCluster } from '../support/cluster';
 import { multipartBody } from '../support/multipart';
 
 const PATH = '/api/contacts/import/';
@@ -13,7 +13,7 @@ let t: TestCluster;
 
 beforeAll(async () => {
   t = await startTestCluster({ gateways: 1, workers: 1 });
-}, 90_000);
+}, 90_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await t?.stop();

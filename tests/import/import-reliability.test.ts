@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { busLocationFromEnv, newMessage, openBus } from '@crm/bus';
 import { createLogger } from '@crm/observability';
 import { purgeQueue } from '../support/broker';
-import { signUp, startTestCluster, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type TestCluster } from '../support/cluster';
 import { expectEveryRowOnce, peopleCsv, RecordsReader, uploadCsv } from './import-support';
 
 jest.setTimeout(240_000);
@@ -19,7 +19,7 @@ beforeAll(async () => {
   // A short stall time so the sweeper's recovery shows within the test.
   t = await startTestCluster({ gateways: 1, workers: 2, env: { IMPORT_STALL_MS: '3000', IMPORT_SWEEP_MS: '500', CHUNK_ROWS: '200' } });
   records = new RecordsReader(t.cluster);
-}, 90_000);
+}, 90_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   records?.close();

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { busLocationFromEnv, newMessage, openBus } from '@crm/bus';
 import { createLogger } from '@crm/observability';
 import { queueDepth } from '../support/broker';
-import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
 import { liftRateLimit } from '../support/operator-cli';
 import { peopleCsv, RecordsReader, uploadCsv, waitForJob } from './import-support';
 
@@ -19,7 +19,7 @@ let records: RecordsReader;
 beforeAll(async () => {
   t = await startTestCluster({ gateways: 1, workers: 2 });
   records = new RecordsReader(t.cluster);
-}, 90_000);
+}, 90_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   records?.close();

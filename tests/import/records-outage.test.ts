@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { liftRateLimit } from '../support/operator-cli';
-import { signUp, startTestCluster, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type TestCluster } from '../support/cluster';
 import { expectEveryRowOnce, peopleCsv, RecordsReader, uploadCsv } from './import-support';
 
 jest.setTimeout(600_000);
@@ -21,7 +21,7 @@ let records: RecordsReader;
 beforeAll(async () => {
   t = await startTestCluster({ gateways: 1, workers: 2 });
   records = new RecordsReader(t.cluster);
-}, 120_000);
+}, 120_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   records?.close();

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { createDeflate, deflateSync } from 'node:zlib';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
 import { multipartBody, type FormPart } from '../support/multipart';
 import { RecordsReader } from './import-support';
 
@@ -17,7 +17,7 @@ let records: RecordsReader;
 beforeAll(async () => {
   t = await startTestCluster({ gateways: 1, workers: 1 });
   records = new RecordsReader(t.cluster);
-}, 90_000);
+}, 90_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   records?.close();

@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from 'undici';
-import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
 import { waitForJob } from './import-support';
 import { curl, curlUpload, fetchUpload } from './upload-clients';
 
@@ -27,7 +27,7 @@ beforeAll(async () => {
   caFile = join(work, 'ca.pem');
   writeFileSync(caFile, t.cluster.ca);
   fetchAgent = new Agent({ connect: { ca: t.cluster.ca } });
-}, 90_000);
+}, 90_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await fetchAgent?.close();

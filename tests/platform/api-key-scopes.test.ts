@@ -3,7 +3,7 @@
  * each needs come from the served OpenAPI document's `x-scope` (the gateway's route → scope table),
  * so every route is walked with keys of several scopes; an expired key is refused everywhere.
  */
-import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
 import { liftRateLimit } from '../support/operator-cli';
 
 let t: TestCluster;
@@ -13,7 +13,7 @@ beforeAll(async () => {
   t = await startTestCluster({ gateways: 2, withWorkers: false });
   owner = await signUp(t.api);
   await liftRateLimit(t.cluster, owner.user.workspaceId);
-}, 90_000);
+}, 90_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await t?.stop();

@@ -1,4 +1,4 @@
-import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
 
 let t: TestCluster;
 let owner: SignedUp;
@@ -6,7 +6,7 @@ let owner: SignedUp;
 beforeAll(async () => {
   t = await startTestCluster({ gateways: 2, withWorkers: false, env: { API_KEY_USAGE_FLUSH_MS: '1000' } });
   owner = await signUp(t.api);
-}, 90_000);
+}, 90_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await t?.stop();

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
 import { chromiumMissing, launchChromium } from '../support/chromium';
 
 const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts');
@@ -41,7 +41,7 @@ describeInBrowser('the API reference in a browser', () => {
     });
     page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} (${request.failure()?.errorText})`));
     fs.mkdirSync(ARTIFACTS, { recursive: true });
-  }, 120_000);
+  }, 120_000 + CLUSTER_RETRY_MS);
 
   afterAll(async () => {
     await browser?.close();

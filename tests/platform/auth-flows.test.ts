@@ -1,10 +1,10 @@
-import { signUp, startTestCluster, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type TestCluster } from '../support/cluster';
 
 let t: TestCluster;
 
 beforeAll(async () => {
   t = await startTestCluster({ gateways: 1, withWorkers: false });
-}, 90_000);
+}, 90_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await t?.stop();

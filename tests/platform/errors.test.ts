@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
 
 let t: TestCluster;
 let owner: SignedUp;
@@ -9,7 +9,7 @@ beforeAll(async () => {
   owner = await signUp(t.api);
   // Longer than the cluster's own wait for each process (90 s), twice (support/cluster.ts starts
   // once more when a process never reports ready), so a slow start fails with that process's log.
-}, 240_000);
+}, 240_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await t?.stop();

@@ -19,7 +19,7 @@ import {
   type InternalTls,
   type MethodMap,
 } from '@crm/grpc';
-import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
 import { internalTlsOf } from '../support/internal-tls';
 
 let t: TestCluster;
@@ -62,7 +62,7 @@ beforeAll(async () => {
   strangerRoot = mkdtempSync(join(tmpdir(), 'crm-stranger-ca-'));
   const folders = await ensureInternalCertificates(strangerRoot, ['gateway']);
   stranger = loadInternalTls(folders.gateway!);
-}, 120_000);
+}, 120_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   for (const c of clients) c.close();

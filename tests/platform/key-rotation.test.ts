@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { checkHealth } from '@crm/grpc';
 import { ApiClient } from '../support/api-client';
-import { signUp, startTestCluster, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type TestCluster } from '../support/cluster';
 import { liftRateLimit, operatorCli } from '../support/operator-cli';
 import { healthOf } from '../support/internal-tls';
 import { freePort, SiblingProcess, waitUntil } from '../support/sibling-process';
@@ -31,7 +31,7 @@ beforeAll(async () => {
   g1 = t.api;
   g2 = new ApiClient(`https://localhost:${gatewayPort}`, t.cluster.ca);
   await waitUntil('the gateway of auth-2', async () => (await g2.get('/readyz')).status === 200, 60_000);
-}, 480_000); // a start that waits out a silent broker (tests/support/cluster.ts) takes up to ~6 minutes
+}, 480_000 + CLUSTER_RETRY_MS); // a start that waits out a silent broker (tests/support/cluster.ts) takes up to ~6 minutes
 
 afterAll(async () => {
   await g2?.close();

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ApiClient } from '../support/api-client';
-import { signUp, startTestCluster, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type TestCluster } from '../support/cluster';
 
 /** The spec's "count and results only" lists. */
 const COUNT_AND_RESULTS = new Set([
@@ -28,7 +28,7 @@ let api: ApiClient;
 beforeAll(async () => {
   t = await startTestCluster({ gateways: 1, withWorkers: false });
   api = t.api.withToken((await signUp(t.api)).access);
-}, 90_000);
+}, 90_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await t?.stop();

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ApiClient } from '../support/api-client';
-import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
 import { liftRateLimit } from '../support/operator-cli';
 import { waitUntil } from '../support/sibling-process';
 
@@ -47,7 +47,7 @@ beforeAll(async () => {
   const created = await g1.post('/api/settings/api-keys/', { name: 'roles walk' }, { token: owner.access });
   expect(created.status).toBe(201);
   apiKey = created.body.key;
-}, 120_000);
+}, 120_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await t?.stop();

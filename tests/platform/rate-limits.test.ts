@@ -1,5 +1,5 @@
 import { ApiClient } from '../support/api-client';
-import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
 import { startForwardingProxy, type ForwardingProxy } from '../support/forwarding-proxy';
 import { liftRateLimit, operatorCli } from '../support/operator-cli';
 
@@ -12,7 +12,7 @@ let nextAddress = 10;
 beforeAll(async () => {
   t = await startTestCluster({ gateways: 2, withWorkers: false, env: { TRUSTED_PROXIES: '127.0.0.1/32' } });
   proxy = await startForwardingProxy(t.cluster.gateways[0]!.url, t.cluster.ca);
-}, 90_000);
+}, 90_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));

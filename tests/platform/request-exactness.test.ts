@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ApiClient } from '../support/api-client';
-import { signUp, startTestCluster, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type TestCluster } from '../support/cluster';
 import { OpenApiConformance } from '../support/openapi-conformance';
 
 let t: TestCluster;
@@ -18,7 +18,7 @@ beforeAll(async () => {
   t = await startTestCluster({ gateways: 1, withWorkers: false });
   api = t.api.withToken((await signUp(t.api)).access);
   document = new OpenApiConformance((await api.get('/api/openapi.json')).body);
-}, 90_000);
+}, 90_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await t?.stop();

@@ -4,7 +4,7 @@
  * client address, so the suite makes few of them.
  */
 import type { ApiClient } from '../support/api-client';
-import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
 import { waitUntil } from '../support/sibling-process';
 
 let t: TestCluster;
@@ -14,7 +14,7 @@ let g2: ApiClient;
 beforeAll(async () => {
   t = await startTestCluster({ gateways: 2, withWorkers: false });
   [g1, g2] = t.gateways as [ApiClient, ApiClient];
-}, 90_000);
+}, 90_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await t?.stop();

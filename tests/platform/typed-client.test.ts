@@ -8,14 +8,14 @@
 import { randomBytes } from 'node:crypto';
 import createClient from 'openapi-fetch';
 import type { ApiClient } from '../support/api-client';
-import { startTestCluster, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, startTestCluster, type TestCluster } from '../support/cluster';
 import type { paths } from '../../clients/typescript/src/generated/crm-api';
 
 let t: TestCluster;
 
 beforeAll(async () => {
   t = await startTestCluster({ gateways: 1, withWorkers: false });
-}, 90_000);
+}, 90_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await t?.stop();

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { checkHealth } from '@crm/grpc';
 import { ApiClient } from '../support/api-client';
-import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
 import { healthOf } from '../support/internal-tls';
 import { liftRateLimit } from '../support/operator-cli';
 import { freePort, SiblingProcess, waitUntil } from '../support/sibling-process';
@@ -48,7 +48,7 @@ beforeAll(async () => {
   const second = new ApiClient(`https://localhost:${gatewayPort}`, t.cluster.ca);
   await waitUntil('the second gateway', async () => (await second.get('/readyz')).status === 200, 60_000);
   api2 = second.withToken(owner.access);
-}, 240_000);
+}, 240_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await gateway2?.stop();

@@ -11,7 +11,7 @@ import { checkHealth } from '@crm/grpc';
 import { ApiClient } from '../support/api-client';
 import { healthOf } from '../support/internal-tls';
 import { multipartBody } from '../support/multipart';
-import { startTestCluster, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, startTestCluster, type TestCluster } from '../support/cluster';
 import { freePort, SiblingProcess, waitUntil } from '../support/sibling-process';
 import { createContact, createLead, memberOf, unique, workspace, type Workspace } from './records-fixtures';
 
@@ -28,7 +28,7 @@ beforeAll(async () => {
   const created = await owner.api.post('/api/settings/api-keys/', { name: 'audit key' });
   expect(created.status).toBe(201);
   key = { id: created.body.id, key: created.body.key, name: 'audit key' };
-}, 240_000);
+}, 240_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await t?.stop();

@@ -4,7 +4,7 @@
  * unique, types), filters, `?customFields.<key>=`, ordering and search on custom fields, deletion,
  * options in use, the 100-field limit, admins only, and tenancy.
  */
-import type { TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, type TestCluster } from '../support/cluster';
 import {
   allPages,
   memberOf,
@@ -25,7 +25,7 @@ let theirs: Workspace;
 beforeAll(async () => {
   t = await startRecordsCluster();
   [mine, theirs] = await Promise.all([workspace(t), workspace(t)]);
-}, 120_000);
+}, 120_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await t?.stop();

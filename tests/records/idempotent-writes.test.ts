@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { csvFile, upload } from '../import/import-support';
 import type { ApiClient } from '../support/api-client';
-import { signUp, startTestCluster, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type TestCluster } from '../support/cluster';
 import { liftRateLimit } from '../support/operator-cli';
 import type { Workspace } from './records-fixtures';
 
@@ -27,7 +27,7 @@ beforeAll(async () => {
   t = await startTestCluster({ gateways: 2, withWorkers: false });
   [mine, theirs] = await Promise.all([workspace(), workspace()]);
   replicas = t.gateways.map((g) => g.withToken(mine.access));
-}, 120_000);
+}, 120_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await t?.stop();

@@ -13,7 +13,7 @@ import { checkHealth } from '@crm/grpc';
 import { createLogger } from '@crm/observability';
 import { keepAlive } from '@crm/store';
 import { ApiClient } from '../support/api-client';
-import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
 import { liftRateLimit } from '../support/operator-cli';
 import { healthOf } from '../support/internal-tls';
 import { freePort, SiblingProcess, waitUntil } from '../support/sibling-process';
@@ -75,7 +75,7 @@ beforeAll(async () => {
     const payload = message.payload as { recordId: string; record: { firstName: string } };
     deliveries.push({ id: message.id, recordId: payload.recordId, firstName: payload.record.firstName, at: Date.now() });
   });
-}, 180_000);
+}, 180_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await consumer?.stop();

@@ -4,7 +4,7 @@
  * two keys, date buckets (days, weeks starting on Monday, months, quarters, years), the list's
  * filters and `filter`, unset keys, tenancy, and each refusal the contract names.
  */
-import type { TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, type TestCluster } from '../support/cluster';
 import {
   createAccount,
   createContact,
@@ -48,7 +48,7 @@ beforeAll(async () => {
   await createContact(mine, { stage: 'new' });
   const theirAccount = await createAccount(theirs, { name: 'Theirs', industry: 'Tools' });
   await createOpportunity(theirs, theirAccount.id, { value: 1_000_000, stage: 'prospecting', closeDate: '2026-11-23' });
-}, 120_000);
+}, 120_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await t?.stop();

@@ -6,7 +6,7 @@
  * record and none for an unchanged one, racing batches on the same emails (one record each),
  * an Idempotency-Key replay, and the batch counted once against the rate limit.
  */
-import { signUp, startTestCluster, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type TestCluster } from '../support/cluster';
 import { liftRateLimit } from '../support/operator-cli';
 import { WebhookReceiver, type ReceivedHook } from '../webhooks/webhook-receiver';
 import { unique, type Workspace } from './records-fixtures';
@@ -26,7 +26,7 @@ beforeAll(async () => {
   w = { ...owner, api: t.api.withToken(owner.access) };
   const other = await signUp(t.api);
   limited = { ...other, api: t.api.withToken(other.access) };
-}, 300_000);
+}, 300_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await t?.stop();

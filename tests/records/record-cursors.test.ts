@@ -13,7 +13,7 @@ import {
   workspace,
   type Workspace,
 } from './records-fixtures';
-import type { TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, type TestCluster } from '../support/cluster';
 
 let t: TestCluster;
 let mine: Workspace;
@@ -21,7 +21,7 @@ let mine: Workspace;
 beforeAll(async () => {
   t = await startRecordsCluster();
   mine = await workspace(t);
-}, 90_000);
+}, 90_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await t?.stop();

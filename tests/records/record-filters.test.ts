@@ -4,7 +4,7 @@
  * the contract names (400 {"filter"} / {"ordering"} naming the path); tenancy; and externalId
  * (listed, filtered, unique per workspace and kind, not copied by conversion).
  */
-import type { TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, type TestCluster } from '../support/cluster';
 import {
   createAccount,
   createContact,
@@ -42,7 +42,7 @@ beforeAll(async () => {
   await createOpportunity(mine, acme.id, { name: 'Big deal', value: 5000 });
   await createOpportunity(mine, acme.id, { name: 'Small deal', value: 50 });
   await createContact(theirs, { firstName: 'Ada', lastName: 'Elsewhere', stage: 'customer', externalId: `c-1-${tag}` });
-}, 120_000);
+}, 120_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await t?.stop();

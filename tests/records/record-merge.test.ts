@@ -15,7 +15,7 @@ import {
   workspace,
   type Workspace,
 } from './records-fixtures';
-import type { TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, type TestCluster } from '../support/cluster';
 
 let t: TestCluster;
 let mine: Workspace;
@@ -24,7 +24,7 @@ let theirs: Workspace;
 beforeAll(async () => {
   t = await startRecordsCluster();
   [mine, theirs] = await Promise.all([workspace(t), workspace(t)]);
-}, 90_000);
+}, 90_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await t?.stop();

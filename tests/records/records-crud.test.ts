@@ -1,4 +1,4 @@
-import type { TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, type TestCluster } from '../support/cluster';
 import {
   DATE,
   TIMESTAMP,
@@ -18,7 +18,7 @@ let w: Workspace;
 beforeAll(async () => {
   t = await startRecordsCluster();
   w = await workspace(t);
-}, 90_000);
+}, 90_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await t?.stop();

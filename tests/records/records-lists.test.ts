@@ -1,4 +1,4 @@
-import type { TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, type TestCluster } from '../support/cluster';
 import {
   allPages,
   createContact,
@@ -23,7 +23,7 @@ beforeAll(async () => {
     const contact = await createContact(w, { firstName: `Person${String(i).padStart(2, '0')}`, stage, tags });
     created.push({ id: contact.id, stage, tags });
   }
-}, 120_000);
+}, 120_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await t?.stop();

@@ -1,4 +1,4 @@
-import type { TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, type TestCluster } from '../support/cluster';
 import {
   TIMESTAMP,
   createAccount,
@@ -18,7 +18,7 @@ let theirs: Workspace;
 beforeAll(async () => {
   t = await startRecordsCluster();
   [mine, theirs] = await Promise.all([workspace(t), workspace(t)]);
-}, 90_000);
+}, 90_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await t?.stop();

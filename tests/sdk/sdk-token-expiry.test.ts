@@ -7,7 +7,7 @@
  */
 import { Agent } from 'undici';
 import { CrmClient, type FetchLike, type Tokens } from '../../clients/typescript/src';
-import { signUp, startTestCluster, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type TestCluster } from '../support/cluster';
 
 let t: TestCluster;
 let dispatcher: Agent;
@@ -17,7 +17,7 @@ beforeAll(async () => {
   t = await startTestCluster({ gateways: 1, withWorkers: false, env: { ACCESS_TOKEN_TTL_SECONDS: '1' } });
   dispatcher = new Agent({ connect: { ca: t.cluster.ca } });
   fetchWithCa = (request) => fetch(request, { dispatcher } as unknown as RequestInit);
-}, 90_000);
+}, 90_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await dispatcher?.close();

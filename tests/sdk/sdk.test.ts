@@ -20,7 +20,7 @@ import {
   type FetchLike,
   type Tokens,
 } from '../../clients/typescript/src';
-import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
 import { liftRateLimit } from '../support/operator-cli';
 import { WebhookReceiver } from '../webhooks/webhook-receiver';
 
@@ -60,7 +60,7 @@ beforeAll(async () => {
   owner = await signUp(t.api);
   await liftRateLimit(t.cluster, owner.user.workspaceId);
   crm = await CrmClient.login({ baseUrl: t.api.baseUrl, fetch: fetchWithCa, email: owner.user.email, password: owner.password });
-}, 120_000);
+}, 120_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   jest.restoreAllMocks();

@@ -83,12 +83,23 @@ async function startOnceMore(options: Record<string, unknown>): Promise<LocalClu
   }
 }
 
-/** Resolves once the broker completes a connection and a channel operation (at most 4 minutes, then it says so and goes on). */
+/** How long the start waits for the shared RabbitMQ to answer again before its second try. */
+const BROKER_WAIT_MS = 240_000;
+/** How long the starter waits for one process to report ready (scripts/cluster-support.js waitFor). */
+const PROCESS_READY_MS = 90_000;
+/**
+ * What a start that fails once may add to a suite's set-up: the wait for the broker and the second
+ * start. Every hook that starts a cluster adds it to its own budget, or a broker silent for 90 s
+ * (seen in CI) fails the hook before the second start has run.
+ */
+export const CLUSTER_RETRY_MS = BROKER_WAIT_MS + PROCESS_READY_MS;
+
+/** Resolves once the broker completes a connection and a channel operation (at most BROKER_WAIT_MS, then it says so and goes on). */
 async function brokerAnswers(url = 'amqp://guest:guest@127.0.0.1:5672'): Promise<void> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const amqp = require('amqplib') as { connect(url: string, options: { timeout: number }): Promise<any> };
   const started = Date.now();
-  for (let attempt = 1; Date.now() - started < 240_000; attempt++) {
+  for (let attempt = 1; Date.now() - started < BROKER_WAIT_MS; attempt++) {
     const answered = await Promise.race([
       (async () => {
         const connection = await amqp.connect(url, { timeout: 10_000 });
@@ -108,7 +119,7 @@ async function brokerAnswers(url = 'amqp://guest:guest@127.0.0.1:5672'): Promise
     }
     await new Promise((r) => setTimeout(r, 5_000));
   }
-  console.warn('RabbitMQ still does not answer after 4 minutes; starting the cluster anyway');
+  console.warn(`RabbitMQ still does not answer after ${BROKER_WAIT_MS / 1000} s; starting the cluster anyway`);
 }
 
 export interface SignedUp {

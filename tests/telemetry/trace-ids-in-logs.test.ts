@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { signUp, startTestCluster, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type TestCluster } from '../support/cluster';
 import { liftRateLimit } from '../support/operator-cli';
 
 // With no OTLP endpoint nothing is exported, yet trace ids are still made and carried: a client's
@@ -10,7 +10,7 @@ let t: TestCluster;
 
 beforeAll(async () => {
   t = await startTestCluster({ gateways: 1, workers: 1, logLevel: 'info' });
-}, 120_000);
+}, 120_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await t?.stop();

@@ -1,4 +1,4 @@
-import { signUp, startTestCluster, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type TestCluster } from '../support/cluster';
 import { OtlpCollector } from '../support/otlp-collector';
 
 // One trace from the gateway, through gRPC into records, and on through RabbitMQ (records' outbox
@@ -10,7 +10,7 @@ let t: TestCluster;
 beforeAll(async () => {
   collector = await OtlpCollector.start();
   t = await startTestCluster({ gateways: 1, workers: 1, env: collector.env });
-}, 120_000);
+}, 120_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await t?.stop();

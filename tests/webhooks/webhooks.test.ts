@@ -6,7 +6,7 @@
  * without WEBHOOK_ALLOW_PRIVATE_TARGETS, refuses every unsafe target at save time.
  */
 import type { ApiClient } from '../support/api-client';
-import { signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
+import { CLUSTER_RETRY_MS, signUp, startTestCluster, type SignedUp, type TestCluster } from '../support/cluster';
 import { peopleCsv, uploadCsv } from '../import/import-support';
 import { liftRateLimit } from '../support/operator-cli';
 import { signedWith, WebhookReceiver, type ReceivedHook } from './webhook-receiver';
@@ -39,7 +39,7 @@ beforeAll(async () => {
   owner = await signUp(open.api);
   await liftRateLimit(open.cluster, owner.user.workspaceId);
   api = open.api.withToken(owner.access);
-});
+}, 60_000 + CLUSTER_RETRY_MS);
 
 afterAll(async () => {
   await Promise.all([open?.stop(), strict?.stop()]);
