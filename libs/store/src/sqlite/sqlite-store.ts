@@ -110,6 +110,15 @@ const SIDE_WALK_MARGIN = 4;
 const SIDE_WALK_MIN = 100;
 const SIDE_WALK_MAX_SHARE = 1 / 4;
 /**
+ * With its count not yet known, a page ordered by a slot first walks the slot's index over this
+ * many times the entries it needs (at least SIDE_WALK_MIN): when that fills the page (a tenth or
+ * more of the documents match), the matches are counted alone, a scan that keeps no rows (22 ms for
+ * 28,000 of 100,000 contacts), instead of the one pass that keeps every match to order them (39 ms).
+ * A walk that falls short costs about 2 µs an entry, and the one pass follows; with fewer matches
+ * that pass keeps fewer rows and costs about what a count does.
+ */
+const SIDE_TRIAL_WALK_FACTOR = 10;
+/**
  * Each connection's page cache. Pages beyond it come from the operating system's file cache,
  * which is not this process's memory. No memory mapping: every mapped page a read touches counts
  * in the process's RSS (a 100,000-contact records file put 250 MB there), and with the trigram
@@ -388,6 +397,15 @@ export class SqliteStoreAdapter implements StoreAdapter {
     return this.documents(selectToSql(query, c.columns));
   }
 
+  /** A page ordered by a slot, when a short walk of its index fills it (see SIDE_TRIAL_WALK_FACTOR). */
+  private trialWalk(c: SqliteCollection, query: Query): StoredRecord[] | undefined {
+    const wanted = (query.offset ?? 0) + (query.limit ?? Infinity);
+    const walk = Number.isFinite(wanted) ? sideWalkToSql(query, c.columns) : undefined;
+    if (!walk) return undefined;
+    const items = this.documents(walk(Math.max(SIDE_WALK_MIN, SIDE_TRIAL_WALK_FACTOR * wanted)));
+    return items.length >= (query.limit ?? Infinity) ? items : undefined;
+  }
+
   /** The rowids matching a text search when there are at most `limit` of them; undefined when more. */
   private textMatches(c: SqliteCollection, where: Condition[], limit: number): number[] | undefined {
     const rowids = this.firstColumn<number>(matchingRowidsToSql(where, c.columns, limit + 1));
@@ -497,6 +515,8 @@ export class SqliteStoreAdapter implements StoreAdapter {
           const known = version === undefined ? undefined : this.keptCounts.peek(key, version);
           if (known !== undefined) return { total: known, items: this.knownPage(c, query, known) };
           const counted = query.limit !== 0 ? countedSideSelectToSql(query, c.columns) : undefined;
+          const walked = counted && this.trialWalk(c, query);
+          if (walked) return { total: this.keptCount(c, where, version), items: walked };
           if (counted) {
             // One pass over the side rows orders the page and counts the matches.
             const rows = this.statement(counted.sql)
