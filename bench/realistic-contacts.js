@@ -101,4 +101,4 @@ async function insertContacts(cluster, workspaceId, documents, suite) {
   }
 }
 
-module.exports = { contactsCsv, contactDocuments, insertContacts, recordsFile };
+module.exports = { contactsCsv, csvFields, contactDocuments, insertContacts, recordsFile };

@@ -43,12 +43,22 @@ async function timePatches(service, ids, round) {
   return Number(process.hrtime.bigint() - started) / 1e6;
 }
 
-async function timeImport(service, round, tag) {
+/** The import's rows: the shared generator's (bench/make-contacts.mjs), as the CSV import maps them. */
+function realisticBodies(count) {
+  const { contactsCsv, csvFields } = require('../realistic-contacts');
+  const lines = contactsCsv(count).split('\n').slice(1).filter(Boolean).slice(0, count);
+  return lines.map((line) => {
+    const [firstName, lastName, email, phone, title, tags] = csvFields(line);
+    return { firstName, lastName, email, phone, title, tags: tags ? tags.split(';').map((t) => t.trim()).filter(Boolean) : [] };
+  });
+}
+
+async function timeImport(service, bodies, round, tag) {
   const started = process.hrtime.bigint();
   for (let b = 0; b < IMPORT_ROWS_PER_ROUND / IMPORT_BATCH; b += 1) {
     const rows = Array.from({ length: IMPORT_BATCH }, (_, i) => {
-      const n = b * IMPORT_BATCH + i;
-      return { row: i + 1, body: { firstName: `First${n}`, lastName: `Last${n}`, email: `${tag}-${round}-${n}@example.com` } };
+      const n = round * IMPORT_ROWS_PER_ROUND + b * IMPORT_BATCH + i;
+      return { row: i + 1, body: bodies[n] };
     });
     await service.batchCreateContacts(caller(`import-${tag}-${round}-${b}`), { idempotencyKey: `${tag}-${round}-${b}`, rows });
   }
@@ -58,6 +68,7 @@ async function timeImport(service, round, tag) {
 module.exports = async function auditSuite({ log }) {
   const { RecordWriter } = dist('application/record-writer');
   const audit = RecordWriter.prototype.audit;
+  const bodies = realisticBodies(ROUNDS * IMPORT_ROWS_PER_ROUND);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-audit-'));
   const audited = await harness(dir, 'audited');
   const unaudited = await harness(dir, 'unaudited');
@@ -82,7 +93,7 @@ module.exports = async function auditSuite({ log }) {
         setAudit(name === 'audited');
         const h = name === 'audited' ? audited : unaudited;
         totals.patch[name] += await timePatches(h.service, ids[name], round);
-        totals.import[name] += await timeImport(h.service, round, name);
+        totals.import[name] += await timeImport(h.service, bodies, round, name);
       }
       log(`round ${round + 1}/${ROUNDS} done`);
     }
