@@ -102,7 +102,9 @@ function makeCertificate(dir) {
 
 // A process that has not answered in 90 s is stuck; on a busy 2-core machine a healthy auth can
 // take 30 s to answer its first health check while seven other processes start beside it.
-async function waitFor(description, check, proc, timeoutMs = 90_000) {
+const PROCESS_READY_MS = 90_000;
+
+async function waitFor(description, check, proc, timeoutMs = PROCESS_READY_MS) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await check().catch(() => false)) return;
@@ -172,6 +174,7 @@ module.exports = {
   makeCertificate,
   makeInternalCertificates,
   readTopology,
+  PROCESS_READY_MS,
   waitFor,
   httpsReady,
   runEnv,

@@ -85,8 +85,9 @@ async function startOnceMore(options: Record<string, unknown>): Promise<LocalClu
 
 /** How long the start waits for the shared RabbitMQ to answer again before its second try. */
 const BROKER_WAIT_MS = 240_000;
-/** How long the starter waits for one process to report ready (scripts/cluster-support.js waitFor). */
-const PROCESS_READY_MS = 90_000;
+/** How long the starter waits for one process to report ready. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { PROCESS_READY_MS } = require('../../scripts/cluster-support.js') as { PROCESS_READY_MS: number };
 /**
  * What a start that fails once may add to a suite's set-up: the wait for the broker and the second
  * start. Every hook that starts a cluster adds it to its own budget, or a broker silent for 90 s

@@ -26,7 +26,7 @@ export function loadBalancingFor(address: string): LoadBalancing {
 export const DNS_MIN_RESOLUTION_INTERVAL_MS = 5_000;
 
 /** What a call's stream (and a connection) may hold unread from the server. */
-export const FLOW_CONTROL_WINDOW_BYTES = 4 * 1024 * 1024;
+const FLOW_CONTROL_WINDOW_BYTES = 4 * 1024 * 1024;
 
 /** The channel options of a client of `address`; `serverIdentity` is the name its certificate must carry (null: plaintext). */
 export function clientChannelOptions(

@@ -22,10 +22,10 @@ export class RecordViews {
   private async customValues(
     workspaceId: string,
     kind: RecordType,
-    items: readonly unknown[],
+    anyRecords: boolean,
     known?: readonly CustomFieldDefinition[],
   ): Promise<(values: CustomFieldValues | undefined) => CustomFieldValues> {
-    const definitions = known ?? (items.length === 0 ? [] : await this.customFields.definitions(workspaceId, kind));
+    const definitions = known ?? (anyRecords ? await this.customFields.definitions(workspaceId, kind) : []);
     return (values) => answerValues(values, definitions) as CustomFieldValues;
   }
 
@@ -39,7 +39,7 @@ export class RecordViews {
     definitions?: readonly CustomFieldDefinition[],
   ): Promise<ContactView[]> {
     const [custom, names, owners] = await Promise.all([
-      this.customValues(workspaceId, 'contact', documents, definitions),
+      this.customValues(workspaceId, 'contact', documents.length > 0, definitions),
       this.accountNames(
         workspaceId,
         documents.map((c) => c.accountId),
@@ -66,7 +66,7 @@ export class RecordViews {
     definitions?: readonly CustomFieldDefinition[],
   ): Promise<LeadView[]> {
     const [custom, owners] = await Promise.all([
-      this.customValues(workspaceId, 'lead', documents, definitions),
+      this.customValues(workspaceId, 'lead', documents.length > 0, definitions),
       this.userNames(
         workspaceId,
         documents.map((l) => l.assignedTo),
@@ -85,7 +85,7 @@ export class RecordViews {
     definitions?: readonly CustomFieldDefinition[],
   ): Promise<AccountView[]> {
     const [custom, owners] = await Promise.all([
-      this.customValues(workspaceId, 'account', documents, definitions),
+      this.customValues(workspaceId, 'account', documents.length > 0, definitions),
       this.userNames(
         workspaceId,
         documents.map((a) => a.assignedTo),
@@ -117,7 +117,7 @@ export class RecordViews {
     definitions?: readonly CustomFieldDefinition[],
   ): Promise<OpportunityView[]> {
     const [custom, names, owners] = await Promise.all([
-      this.customValues(workspaceId, 'opportunity', documents, definitions),
+      this.customValues(workspaceId, 'opportunity', documents.length > 0, definitions),
       this.accountNames(
         workspaceId,
         documents.map((o) => o.accountId),
