@@ -21,6 +21,11 @@ export class SuppressionRepository {
     return Buffer.from((await global.get(privacyKeys, KEY_ID))!.key, 'base64');
   }
 
+  /** Whether the workspace's list holds anything (one index read). */
+  async anyListed(workspaceId: string): Promise<boolean> {
+    return (await this.store.forWorkspace(workspaceId).find(suppressions, { limit: 1 })).length > 0;
+  }
+
   /** Which of these hashes are on the workspace's list. */
   async listed(workspaceId: string, hashes: string[]): Promise<Set<string>> {
     if (hashes.length === 0) return new Set();
