@@ -49,7 +49,19 @@ function realisticBodies(count) {
   const lines = contactsCsv(count).split('\n').slice(1).filter(Boolean).slice(0, count);
   return lines.map((line) => {
     const [firstName, lastName, email, phone, title, tags] = csvFields(line);
-    return { firstName, lastName, email, phone, title, tags: tags ? tags.split(';').map((t) => t.trim()).filter(Boolean) : [] };
+    return {
+      firstName,
+      lastName,
+      email,
+      phone,
+      title,
+      tags: tags
+        ? tags
+            .split(';')
+            .map((t) => t.trim())
+            .filter(Boolean)
+        : [],
+    };
   });
 }
 
