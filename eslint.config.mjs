@@ -1,4 +1,37 @@
+import { readFileSync } from 'node:fs';
 import tseslint from 'typescript-eslint';
+
+/**
+ * The folders of every service's src/ and what each may import of its own service
+ * (services/folders.json, described in docs/development.md, "Service folders"). The entry files at
+ * the root (main, index, config, cli) and `testing/` wire everything; specs may import what they
+ * test with. `types`: folders a file may import types from but no code (a gRPC handler names the
+ * repository it is handed).
+ */
+const SERVICE_FOLDERS = JSON.parse(readFileSync(new URL('./services/folders.json', import.meta.url), 'utf8'));
+const LAYERED = Object.keys(SERVICE_FOLDERS);
+
+/** A relative import that climbs out of the file's folder into `folder` (at any depth). */
+const into = (folders) => `^(\\.\\./)+(${folders.join('|')})(/|$)`;
+
+const serviceFolderRules = Object.entries(SERVICE_FOLDERS)
+  .filter(([, { may }]) => !may.includes('*'))
+  .map(([folder, { may, types = [] }]) => {
+    const barred = LAYERED.filter((other) => other !== folder && !may.includes(other) && !types.includes(other));
+    const patterns = [
+      {
+        regex: into(barred),
+        message: `services' ${folder}/ may import only ${[folder, ...may].join(', ')}${types.length ? ` (and types from ${types.join(', ')})` : ''}: docs/development.md, "Service folders".`,
+      },
+    ];
+    if (types.length)
+      patterns.push({ regex: into(types), allowTypeImports: true, message: `${folder}/ may import only types from ${types.join(', ')}.` });
+    return {
+      files: [`services/*/src/${folder}/**/*.ts`],
+      ignores: ['**/*.spec.ts'],
+      rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns }] },
+    };
+  });
 
 export default tseslint.config(
   {
@@ -42,6 +75,7 @@ export default tseslint.config(
       ],
     },
   },
+  ...serviceFolderRules,
   {
     files: ['**/*.js', '**/*.cjs'],
     languageOptions: {

@@ -22,7 +22,7 @@ async function harness(dir, name) {
   const { RecordsService } = dist('application/records-service');
   const { RecordsRepository } = dist('store/records-repository');
   const { recordsCollections } = dist('store/collections');
-  const { StaticUserDirectory } = dist('read-models/user-directory');
+  const { StaticUserDirectory } = dist('adapters/user-directory');
   const store = await openStore({ location: { kind: 'sqlite', file: path.join(dir, `${name}.db`) }, collections: recordsCollections });
   const service = new RecordsService({
     repository: new RecordsRepository(store),

@@ -726,7 +726,7 @@ const readElsewhere: Record<string, { file: string; names: string[] }[]> = {
   // The operator CLI, run in the auth pod with kubectl exec (NOTES.txt).
   auth: [
     { file: 'services/auth/src/cli.ts', names: ['CRM_OPERATOR_TOKEN', 'CRM_OPERATOR_TLS_DIR'] },
-    { file: 'services/auth/src/auth-address.ts', names: ['AUTH_GRPC_ADDR'] },
+    { file: 'services/auth/src/adapters/auth-address.ts', names: ['AUTH_GRPC_ADDR'] },
   ],
 };
 

@@ -178,7 +178,7 @@ it('takes over the workspace of a holder killed with SIGKILL once its lease laps
   const readLease = () => {
     const row = selectLease.get(workspaceId) as { doc: string } | undefined;
     const doc = row ? (JSON.parse(row.doc) as { leaseHolder?: string; leaseExpiresAt?: number }) : {};
-    // The holder is `host:pid:uuid` (services/records/src/events/outbox-relay.ts).
+    // The holder is `host:pid:uuid` (services/records/src/messaging/outbox-relay.ts).
     const holder = doc.leaseHolder?.split(':') ?? [];
     return { pid: Number(holder[holder.length - 2]), expiresAt: doc.leaseExpiresAt ?? 0 };
   };

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { authV1, GrpcClient, internalTlsRoot, loadInternalTlsAs, OPERATOR_TOKEN_HEADER, type InternalTls } from '@crm/grpc';
 import { isDomainError } from '@crm/observability';
-import { DEFAULT_AUTH_ADDRESS, resolveAuthAddress } from './auth-address';
-import { operatorTokenPath } from './operator-token';
+import { DEFAULT_AUTH_ADDRESS, resolveAuthAddress } from './adapters/auth-address';
+import { operatorTokenPath } from './adapters/operator-token';
 
 export const EXIT = { ok: 0, failure: 1, usage: 64, invalid: 65, unavailable: 69, denied: 77, config: 78 } as const;
 

@@ -3,20 +3,20 @@ import { createLogger, type Logger } from '@crm/observability';
 import { openInvalidationChannel, type InvalidationChannel } from '@crm/rate-limit';
 import { locationFromEnv, openStoreWhenReachable, RetentionSweeper, type DocumentStore, type StoreLocation } from '@crm/store';
 import type { AuthConfig } from './config';
-import { createAuthServices } from './domain/auth-services';
+import { createAuthServices } from './application/auth-services';
 import type { PasswordHashingOptions } from './domain/passwords';
 import { SigningKeyRing } from './domain/signing-keys';
-import { publishWorkspaceChanges } from './events/workspace-changes-publisher';
+import { publishWorkspaceChanges } from './messaging/workspace-changes-publisher';
 import { authCallers, operatorCallers } from './grpc/auth-callers';
 import { authHandlers } from './grpc/auth-handlers';
 import { operatorHandlers } from './grpc/operator-handlers';
-import { ensureOperatorToken } from './operator-token';
+import { ensureOperatorToken } from './adapters/operator-token';
 import { authCollections } from './store/collections';
 import { createRepositories } from './store/repositories';
 import { authRetentionRules } from './store/retention-rules';
 
 export { authConfigSchema, type AuthConfig } from './config';
-export { authAddressPath } from './auth-address';
+export { authAddressPath } from './adapters/auth-address';
 
 export const AUTH_PROTO = 'auth/v1/auth.proto';
 

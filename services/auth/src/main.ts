@@ -4,7 +4,7 @@ import { createLogger, stopOnSignals } from '@crm/observability';
 import { startProcessMetrics } from '@crm/telemetry';
 import { authConfigSchema } from './config';
 import { startAuthService } from './index';
-import { operatorTokenPath } from './operator-token';
+import { operatorTokenPath } from './adapters/operator-token';
 
 async function main(): Promise<void> {
   if (process.argv.includes('--help')) {

@@ -49,8 +49,8 @@ import { ImportJobRepository } from './store/import-job-repository';
 import { PersonRowsRepository } from './store/person-rows-repository';
 import type { GridFsFileStorage } from './store/gridfs-file-storage';
 import { LocalFileStorage } from './store/local-file-storage';
-import { ReaderThreads } from './reading/reader-threads';
-import { createUploadServer } from './upload/upload-server';
+import { ReaderThreads } from './adapters/reading/reader-threads';
+import { createUploadServer } from './http/upload-server';
 
 export * from './config';
 

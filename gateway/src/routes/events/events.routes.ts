@@ -1,7 +1,7 @@
 /**
  * GET /api/events/: the change feed, the workspace's webhook envelopes in the order they happened,
  * resumable by cursor. REST ↔ gRPC translation only; records keeps and numbers the feed
- * (services/records/src/events/feed-numbering.ts) and judges `after`, `types` and `limit`.
+ * (services/records/src/messaging/feed-numbering.ts) and judges `after`, `types` and `limit`.
  */
 import { DomainError } from '@crm/observability';
 import { CHANGE_FEED_LIMITS, CHANGE_FEED_RETENTION_DAYS, WEBHOOK_EVENT_TYPES } from '@crm/vocabulary';

@@ -1,5 +1,5 @@
 import type { authV1 } from '@crm/grpc';
-import type { AuthServices } from '../domain/auth-services';
+import type { AuthServices } from '../application/auth-services';
 import type { Workspace } from '../domain/model';
 import { callerOf, isoSeconds, toApiKey, toUser, toWorkspace, type HandlersOf } from './proto-mapping';
 

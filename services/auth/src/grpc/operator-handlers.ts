@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { OPERATOR_TOKEN_HEADER, type authV1, type CallContext } from '@crm/grpc';
 import { DomainError } from '@crm/observability';
-import type { AuthServices } from '../domain/auth-services';
+import type { AuthServices } from '../application/auth-services';
 import { operatorCaller } from '../domain/caller';
 import { optionalNumber, toApiKey, toUser, toWorkspace, type HandlersOf } from './proto-mapping';
 

@@ -1,7 +1,7 @@
 // Domain records → proto messages. Timestamps leave as `YYYY-MM-DDThh:mm:ssZ`, empty when unset.
 import { apiTimestamp } from '@crm/vocabulary';
 import type { authV1, CallContext } from '@crm/grpc';
-import { scopesOf } from '../domain/api-key-service';
+import { scopesOf } from '../application/api-key-service';
 import type { Caller } from '../domain/caller';
 import { isActive, isInvitePending, type ApiKey, type SessionEnd, type User, type Workspace } from '../domain/model';
 

@@ -3,7 +3,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { openStore, type DocumentStore } from '@crm/store';
 import { PasswordHasher } from '../domain/passwords';
 import { SigningKeyRing } from '../domain/signing-keys';
-import { createAuthServices, type AuthServices } from '../domain/auth-services';
+import { createAuthServices, type AuthServices } from '../application/auth-services';
 import type { Caller } from '../domain/caller';
 import type { User } from '../domain/model';
 import type { AuthRepositories } from '../domain/repositories';

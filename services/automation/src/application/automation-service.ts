@@ -21,7 +21,7 @@ import {
   type Step,
   type TemplateDefinition,
 } from '../domain/model';
-import type { WorkspaceDirectory } from '../clients/workspace-directory';
+import type { WorkspaceDirectory } from '../adapters/workspace-directory';
 import { readinessProblems, validateRuleDefinition, validateTemplateFields, type RuleInput } from '../domain/rule-validation';
 import { customTemplates, emails, engineWorkspaces, enrollments, galleryInstalls, notifications, rules } from '../store/collections';
 

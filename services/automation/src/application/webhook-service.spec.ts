@@ -1,7 +1,7 @@
 import type { BusMessage, MessageBus } from '@crm/bus';
 import { DomainError } from '@crm/observability';
 import { openStore, type DocumentStore } from '@crm/store';
-import type { WebhookDuePayload } from '../engine/webhook-messages';
+import type { WebhookDuePayload } from './engine/webhook-messages';
 import { automationCollections, webhookDeliveries, webhookSubscriptions } from '../store/collections';
 import { PLAN_QUOTAS } from '@crm/vocabulary';
 import { SECRET_OVERLAP_MS, WebhookService } from './webhook-service';

@@ -16,8 +16,8 @@ import {
   type WebhookSubscriptionDocument,
 } from '../domain/webhook-model';
 import { targetUrlProblem } from '../domain/webhook-target';
-import { firstAttempt } from '../engine/webhook-fanout';
-import { WEBHOOK_DUE_TYPE, type WebhookDuePayload } from '../engine/webhook-messages';
+import { firstAttempt } from './engine/webhook-fanout';
+import { WEBHOOK_DUE_TYPE, type WebhookDuePayload } from './engine/webhook-messages';
 import { webhookDeliveries, webhookSubscriptions } from '../store/collections';
 import type { Caller } from './automation-service';
 import { workspacePage, type Page, type Paging } from './paging';

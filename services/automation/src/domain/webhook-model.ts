@@ -45,7 +45,7 @@ export interface WebhookDeliveryDocument extends StoredDocument {
   /**
    * A failed attempt's retry, while it has not run: when it is due (Unix ms) and what it needs. The
    * retry travels as a scheduled bus message (delay queues), and this is what brings it back should
-   * the bus lose it (engine/webhook-retry-recovery.ts). Cleared when the retry's attempt begins.
+   * the bus lose it (application/engine/webhook-retry-recovery.ts). Cleared when the retry's attempt begins.
    */
   retryDueAt?: number;
   retry?: { attempt: number; firstAttemptAt: number; correlationId: string };

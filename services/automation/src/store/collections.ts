@@ -63,7 +63,7 @@ export const emails = defineCollection<EmailDocument>({
   indexes: [{ fields: ['createdAt'] }, { fields: ['relatedTo', 'createdAt'] }, { fields: ['createdAt'], acrossWorkspaces: true }],
 });
 
-/** Emails sent by a workspace on one UTC day (id `YYYY-MM-DD`), against its plan's daily quota (engine/email-quota.ts). */
+/** Emails sent by a workspace on one UTC day (id `YYYY-MM-DD`), against its plan's daily quota (application/engine/email-quota.ts). */
 export interface EmailQuotaDayDocument extends StoredDocument {
   count: number;
 }
@@ -87,7 +87,7 @@ export const notifications = defineCollection<NotificationDocument>({
 
 /**
  * Workspaces that have (had) active rules. The sweeper no longer walks them: it finds the
- * workspaces with overdue work on indexes across workspaces (engine/sweeper.ts).
+ * workspaces with overdue work on indexes across workspaces (application/engine/sweeper.ts).
  */
 export interface EngineWorkspaceDocument extends StoredDocument {
   registeredAt: string;

@@ -9,7 +9,7 @@
 import type { DeliveryInfo } from '@crm/bus';
 import type { recordsV1 } from '@crm/grpc';
 import { isDomainError, type Logger } from '@crm/observability';
-import type { CsvChunk } from '../csv/chunk-splitter';
+import type { CsvChunk } from '../adapters/csv/chunk-splitter';
 import { recordsProblem, type ChunkRow } from '../domain/contact-row';
 import type { ChunkResult, ImportJobDocument } from '../domain/import-job';
 import type { FileStorage } from '../store/file-storage';

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { splitCsv, type CsvChunk } from '../csv/chunk-splitter';
+import { splitCsv, type CsvChunk } from '../adapters/csv/chunk-splitter';
 import type { FieldMappings } from '../domain/column-plan';
 import { CustomFieldCatalog } from '../domain/custom-fields';
 import { chunkPayload, chunkRows } from './chunk-payload';

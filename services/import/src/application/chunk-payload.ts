@@ -4,7 +4,7 @@
  * (they need the whole file up to that row). The worker makes each row's fields from its cells
  * with the same plan and function as the splitter did, so it sees the rows the splitter cut.
  */
-import type { CsvChunk } from '../csv/chunk-splitter';
+import type { CsvChunk } from '../adapters/csv/chunk-splitter';
 import type { ColumnPlan, ColumnTarget } from '../domain/column-plan';
 import { rowFields, type ChunkRow } from '../domain/contact-row';
 import type { ChunkPayload, ReceivedChunkPayload } from './import-messages';

@@ -9,12 +9,12 @@ import type { FieldMappings } from '../domain/column-plan';
 import { INSTANT_IMPORT_LIMITS } from '../domain/contact-file-kind';
 import type { ChunkRow } from '../domain/contact-row';
 import type { CustomFieldCatalog } from '../domain/custom-fields';
-import { readCsvRows } from '../csv/csv-rows';
-import { recogniseText } from '../ocr/card-recognition';
-import { readContacts, type FileReadLimits, type ReadContact } from '../reading/file-reading';
-import type { FileReader } from '../reading/reader-threads';
+import { readCsvRows } from '../adapters/csv/csv-rows';
+import { recogniseText } from '../adapters/ocr/card-recognition';
+import { readContacts, type FileReadLimits, type ReadContact } from '../adapters/reading/file-reading';
+import type { FileReader } from '../adapters/reading/reader-threads';
 
-export type { ReadContact } from '../reading/file-reading';
+export type { ReadContact } from '../adapters/reading/file-reading';
 
 export interface ContactFileReaders {
   /** `customFields`: the workspace's contact custom fields, which headers may name. */

@@ -5,8 +5,8 @@
  */
 import { createLogger } from '@crm/observability';
 import { openStore, type DocumentStore } from '@crm/store';
-import { splitCsv } from '../csv/chunk-splitter';
-import { decodeText } from '../csv/text-encoding';
+import { splitCsv } from '../adapters/csv/chunk-splitter';
+import { decodeText } from '../adapters/csv/text-encoding';
 import { queuedJob } from '../testing/queued-job';
 import { importCollections } from '../store/collections';
 import { ImportJobRepository } from '../store/import-job-repository';

@@ -5,8 +5,8 @@
 import { InProcessBus, newMessage } from '@crm/bus';
 import { createLogger, DomainError } from '@crm/observability';
 import { openStore, type DocumentStore } from '@crm/store';
-import { decodeText } from '../csv/text-encoding';
-import { splitCsv } from '../csv/chunk-splitter';
+import { decodeText } from '../adapters/csv/text-encoding';
+import { splitCsv } from '../adapters/csv/chunk-splitter';
 import type { ImportJobDocument } from '../domain/import-job';
 import { queuedJob } from '../testing/queued-job';
 import { activeJobs, importChunks, importCollections, importJobs } from '../store/collections';

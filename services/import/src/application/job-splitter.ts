@@ -8,8 +8,8 @@
  */
 import { MessageTooLargeError, newMessage, type MessageBus } from '@crm/bus';
 import { DomainError, isDomainError, type Logger } from '@crm/observability';
-import { splitCsv, type CsvChunk } from '../csv/chunk-splitter';
-import { decodeText } from '../csv/text-encoding';
+import { splitCsv, type CsvChunk } from '../adapters/csv/chunk-splitter';
+import { decodeText } from '../adapters/csv/text-encoding';
 import { needsCustomFields } from '../domain/column-plan';
 import { NO_CUSTOM_FIELDS, type CustomFieldCatalog } from '../domain/custom-fields';
 import { isTerminal, type ImportJobDocument } from '../domain/import-job';

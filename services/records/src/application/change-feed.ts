@@ -1,5 +1,5 @@
 /**
- * GET /api/events/: the workspace's webhook envelopes in feed order (events/feed-numbering.ts),
+ * GET /api/events/: the workspace's webhook envelopes in feed order (messaging/feed-numbering.ts),
  * after a cursor. The envelopes were made by the function webhooks use (@crm/vocabulary
  * webhookEventsFor), so an envelope's id is its webhook's X-CRM-Event-Id.
  */

@@ -4,7 +4,7 @@ import { answerValues } from '../domain/custom-field-values';
 import type { AccountDocument, ContactDocument, LeadDocument, OpportunityDocument, RecordType } from '../domain/model';
 import type { CustomFieldRepository } from '../store/custom-field-repository';
 import { publicRecord } from '../domain/representation';
-import type { UserDirectory } from '../read-models/user-directory';
+import type { UserDirectory } from '../adapters/user-directory';
 import type { RecordsRepository } from '../store/records-repository';
 import type { AccountView, AnyRecordView, ContactView, LeadView, OpportunityView } from './views';
 

@@ -6,7 +6,7 @@ import { referencedIds, type FieldTable, type KnownReferences } from '../domain/
 import type { IdGenerator } from '../domain/ids';
 import * as lists from '../domain/list-rules';
 import { searchNeedle } from '../domain/search-text';
-import { workspaceMembers, type UserDirectory } from '../read-models/user-directory';
+import { workspaceMembers, type UserDirectory } from '../adapters/user-directory';
 import type { RecordsRepository } from '../store/records-repository';
 import type { CustomFieldRepository } from '../store/custom-field-repository';
 import type { RecordViews } from './record-views';

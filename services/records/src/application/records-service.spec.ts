@@ -1,6 +1,6 @@
 import { DomainError } from '@crm/observability';
 import { defaultIds } from '../domain/ids';
-import { StaticUserDirectory } from '../read-models/user-directory';
+import { StaticUserDirectory } from '../adapters/user-directory';
 import { activities, contacts, notes, outbox, tasks } from '../store/collections';
 import { callerIn, eventually, recordsHarness, type Harness } from '../testing/records-factory';
 

@@ -9,7 +9,7 @@ import { systemClock, type Clock } from '../domain/clock';
 import { defaultIds, type IdGenerator } from '../domain/ids';
 import type { ActivityDocument, SourceDocument, TaskDocument } from '../domain/model';
 import type { MergeableType, MergeRequest } from '../domain/record-merge';
-import type { UserDirectory } from '../read-models/user-directory';
+import type { UserDirectory } from '../adapters/user-directory';
 import type { BatchResultDocument } from '../store/collections';
 import type { ListResult, RecordsRepository } from '../store/records-repository';
 import { AccountsService, type AccountFilters } from './accounts-service';

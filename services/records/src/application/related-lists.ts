@@ -5,7 +5,7 @@ import { FieldErrorList, LIMITS, MESSAGES } from '../domain/field-rules';
 import { ID_PREFIX, newSourceUid } from '../domain/ids';
 import * as lists from '../domain/list-rules';
 import { TASK_STATUSES, type ActivityDocument, type RecordType, type SourceDocument, type TaskDocument } from '../domain/model';
-import { workspaceMembers } from '../read-models/user-directory';
+import { workspaceMembers } from '../adapters/user-directory';
 import type { ListResult } from '../store/records-repository';
 import { found, nowOf, type RecordsContext } from './records-context';
 import type { Caller, Paging } from './views';

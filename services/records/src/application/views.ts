@@ -11,16 +11,7 @@ export type AccountView = AccountDocument & {
 };
 export type OpportunityView = OpportunityDocument & { accountName: string; assignedToName: string };
 
-export interface Caller {
-  workspaceId: string;
-  actor: { id: string; type: 'user' | 'api_key' | 'system' };
-  /** Ties events to the request that caused them. */
-  correlationId: string;
-  /** The API key a key's call was made with (actor is then the workspace's system user). */
-  apiKeyId?: string;
-  /** A service's cause for its own write (automation's rules); the events carry it on. */
-  cause?: string;
-}
+export type { Caller } from '../domain/caller';
 
 /** A create or update body: camelCase keys, null for JSON null, plus what the gateway already refused. */
 export interface WriteInput {

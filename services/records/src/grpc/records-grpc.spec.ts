@@ -3,7 +3,7 @@ import { DomainError } from '@crm/observability';
 import { startRecordsService, type RunningRecordsService } from '../index';
 import { recordsConfigSchema } from '../config';
 import { logger, USERS } from '../testing/records-factory';
-import { StaticUserDirectory } from '../read-models/user-directory';
+import { StaticUserDirectory } from '../adapters/user-directory';
 
 const context = { workspaceId: 'ws_a', actorId: 'usr_ada', actorKind: 'user' as const, requestId: 'req-grpc' };
 

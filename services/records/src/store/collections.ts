@@ -231,7 +231,7 @@ export interface OutboxDocument {
   traceHeaders?: Record<string, string>;
   /** The calling service's cause (automation's rules), carried onto the bus message. */
   cause?: string;
-  /** Another service's event, already on the bus, kept here only to take its place in the change feed (events/feed-intake.ts). */
+  /** Another service's event, already on the bus, kept here only to take its place in the change feed (messaging/feed-intake.ts). */
   external?: { messageId: string };
 }
 
@@ -254,7 +254,7 @@ export interface OutboxWorkspaceDocument {
   registeredAt: string;
   /** Present while the workspace may have events to relay: a new value with every commit that writes some. */
   pendingMark?: string;
-  /** The replica relaying this workspace's events (events/relay-lease.ts), until `leaseExpiresAt`. */
+  /** The replica relaying this workspace's events (messaging/relay-lease.ts), until `leaseExpiresAt`. */
   leaseHolder?: string;
   /** Epoch milliseconds; 0 once released. */
   leaseExpiresAt?: number;

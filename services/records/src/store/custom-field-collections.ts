@@ -6,7 +6,7 @@
  */
 import { defineCollection, type StoredDocument } from '@crm/store';
 import type { CustomFieldDefinition } from '@crm/vocabulary';
-import type { Caller } from '../application/views';
+import type { Caller } from '../domain/caller';
 
 /** A deletion under way (custom-fields-service.ts): the definition is hidden while its values are cleared. */
 export interface FieldDeletion {

@@ -6,8 +6,8 @@ import { RecordsService } from '../application/records-service';
 import type { Caller } from '../application/views';
 import type { Clock } from '../domain/clock';
 import type { IdGenerator } from '../domain/ids';
-import { OutboxRelay } from '../events/outbox-relay';
-import { StaticUserDirectory, type UserDirectory } from '../read-models/user-directory';
+import { OutboxRelay } from '../messaging/outbox-relay';
+import { StaticUserDirectory, type UserDirectory } from '../adapters/user-directory';
 import { recordsCollections } from '../store/collections';
 import { RecordsRepository } from '../store/records-repository';
 

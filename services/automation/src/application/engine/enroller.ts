@@ -1,0 +1,172 @@
+/**
+ * Enrollment: a records event arrives, every active rule of the workspace whose trigger it raises
+ * and whose trigger conditions hold enrolls the record. The enrollment, its execution log (the same
+ * document) and the rule's enrolledCount move in one commit; the enrollment's id is derived from
+ * (event, rule), so a redelivered event enrolls nobody twice, and a sparse unique key on
+ * (rule, record) while in progress keeps a record in a rule at most once at a time.
+ */
+import { apiTimestamp } from '@crm/vocabulary';
+import { newMessage, type BusMessage } from '@crm/bus';
+import type { Logger } from '@crm/observability';
+import { StoreError, type DocumentStore } from '@crm/store';
+import { allHold } from '../../domain/conditions';
+import { derivedId, ID_PREFIX } from '../../domain/ids';
+import { automationCorrelationId, causeOf, loopRefusal } from '../../domain/loop-guard';
+import type { EnrollmentDocument, RuleDocument, TriggerKind } from '../../domain/model';
+import { dueAtOnReaching } from '../../domain/schedule';
+import { CONTACTS_CREATED_BATCH, EVENT_FIELDS, messageWorkspaceId, TRIGGERS, triggersForEvent } from '../../domain/triggers';
+import { enrollments, rules } from '../../store/collections';
+import type { StepDispatcher } from './step-dispatcher';
+
+interface RecordEventPayload {
+  workspaceId?: string;
+  recordType?: string;
+  recordId?: string;
+  record?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export class Enroller {
+  constructor(
+    private readonly store: DocumentStore,
+    private readonly dispatcher: StepDispatcher,
+    private readonly logger: Logger,
+    private readonly waitScale: number,
+  ) {}
+
+  async handle(message: BusMessage): Promise<void> {
+    // One read of the active rules per message, however many records it carries.
+    const activeRules = new Map<string, Promise<RuleDocument[]>>();
+    if (message.type === CONTACTS_CREATED_BATCH) {
+      // A workspace without an active contact_created rule enrolls none of the batch's contacts:
+      // the batch is not worth expanding (an import's batches, 500 contacts each, usually meet none).
+      const workspaceId = messageWorkspaceId(message);
+      const triggers = triggersForEvent(TRIGGERS.contact_created.eventType);
+      if (workspaceId && (await this.rulesFor(workspaceId, triggers, activeRules)).length === 0) return;
+    }
+    const events = message.type === CONTACTS_CREATED_BATCH ? expandBatch(message) : [message];
+    for (const event of events) await this.handleEvent(event, activeRules);
+  }
+
+  private rulesFor(
+    workspaceId: string,
+    triggers: TriggerKind[],
+    activeRules: Map<string, Promise<RuleDocument[]>>,
+  ): Promise<RuleDocument[]> {
+    const key = `${workspaceId}\n${triggers.join(',')}`;
+    let read = activeRules.get(key);
+    if (!read) {
+      read = this.store.forWorkspace(workspaceId).find(rules, {
+        where: [
+          { field: 'trigger', op: 'in', values: triggers },
+          { field: 'isActive', op: 'eq', value: true },
+        ],
+      });
+      activeRules.set(key, read);
+    }
+    return read;
+  }
+
+  private async handleEvent(message: BusMessage, activeRules: Map<string, Promise<RuleDocument[]>>): Promise<void> {
+    const triggers = triggersForEvent(message.type);
+    if (triggers.length === 0) return;
+    const payload = message.payload as RecordEventPayload;
+    const { workspaceId, recordId, record } = payload;
+    if (!workspaceId || !recordId || !record) {
+      this.logger.warn({ messageId: message.id, type: message.type }, 'records event without workspace, record id or record; ignored');
+      return;
+    }
+    const active = await this.rulesFor(workspaceId, triggers, activeRules);
+    // The cause, not the correlation id: a client's X-Request-Id becomes a correlation id, never a cause.
+    const cause = causeOf(message.cause);
+    for (const rule of active) {
+      const refusal = loopRefusal(cause, rule.id);
+      if (refusal) {
+        this.logger.info({ ruleId: rule.id, recordId, correlationId: message.correlationId }, refusal);
+        continue;
+      }
+      const fields = { ...record, ...eventFields(rule.trigger, payload) };
+      if (!allHold(rule.triggerConditions, fields)) continue;
+      await this.enroll(rule, recordId, message, automationCorrelationId(cause, rule.id, derivedId(ID_PREFIX.log, message.id, rule.id)));
+    }
+  }
+
+  private async enroll(rule: RuleDocument, recordId: string, message: BusMessage, correlationId: string): Promise<void> {
+    const now = Date.now();
+    const first = rule.steps[0]!;
+    const enrollment: EnrollmentDocument = {
+      id: derivedId(ID_PREFIX.log, message.id, rule.id),
+      workspaceId: rule.workspaceId,
+      ruleId: rule.id,
+      ruleName: rule.name,
+      enrolledRecordType: TRIGGERS[rule.trigger].recordType,
+      enrolledRecordId: recordId,
+      status: 'in_progress',
+      activeKey: `${rule.id}:${recordId}`,
+      sourceEventId: message.id,
+      steps: rule.steps,
+      exitConditions: rule.exitConditions,
+      stepIndex: 0,
+      dueAt: dueAtOnReaching(first, now, this.waitScale),
+      claimUntil: null,
+      claimToken: null,
+      actingToken: null,
+      exit: null,
+      lastClaim: null,
+      attempts: 0,
+      assignment: null,
+      completedSteps: 0,
+      totalSteps: rule.steps.length,
+      stepResults: [],
+      reason: null,
+      startedAt: apiTimestamp(new Date(now)),
+      completedAt: null,
+      correlationId,
+    };
+    try {
+      await this.store.forWorkspace(rule.workspaceId).commit([
+        { kind: 'insert', collection: enrollments, document: enrollment as unknown as EnrollmentDocument & Record<string, unknown> },
+        {
+          kind: 'update',
+          collection: rules,
+          id: rule.id,
+          change: { inc: { enrolledCount: 1 } },
+          where: [{ field: 'isActive', op: 'eq', value: true }],
+        },
+      ]);
+    } catch (error) {
+      // A duplicate is a redelivered event (same id) or a record already in this rule (activeKey);
+      // a conflict is a rule deactivated or deleted since it was read. Either way: nobody enrolls.
+      if (error instanceof StoreError && (error.code === 'duplicate' || error.code === 'conflict')) return;
+      throw error;
+    }
+    await this.dispatcher.dispatch(
+      newMessage(
+        'automation.step_due.v1',
+        { workspaceId: rule.workspaceId, executionLogId: enrollment.id, stepIndex: 0, dueAt: enrollment.dueAt! },
+        { correlationId },
+      ),
+    );
+  }
+}
+
+/**
+ * A batch event as the contact_created events it stands for. Each gets an id derived from the
+ * batch message's and the record's, the same on every delivery, so enrollment ids stay stable.
+ */
+function expandBatch(message: BusMessage): BusMessage[] {
+  const { workspaceId, events } = message.payload as { workspaceId?: string; events?: unknown };
+  if (!Array.isArray(events)) return [];
+  return events.map((payload: RecordEventPayload) => ({
+    ...message,
+    id: `${message.id}:${String(payload.recordId)}`,
+    type: TRIGGERS.contact_created.eventType,
+    payload: { ...payload, workspaceId: workspaceId ?? payload.workspaceId },
+  }));
+}
+
+function eventFields(trigger: TriggerKind, payload: RecordEventPayload): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of Object.keys(EVENT_FIELDS[trigger] ?? {})) if (field in payload) out[field] = payload[field];
+  return out;
+}

@@ -1,0 +1,61 @@
+/**
+ * Exit conditions applied when the record changes. Every records event about one record (an
+ * update, a status or stage change, a conversion) is checked against the record's runs in progress:
+ * a run whose exit condition now holds ends cancelled at once (run-exit.ts), not when its next step
+ * falls due. The record is read again rather than taken from the event, because events can be
+ * handled out of order: a stale "converted" must not end a run the record has since left.
+ * The worker calls this after the Enroller on the same event, so a run enrolled by an event is
+ * checked against the record as it is after its insert: a change handled by another worker just
+ * before that insert (which found no run to end) cannot leave the run waiting.
+ */
+import { apiTimestamp } from '@crm/vocabulary';
+import type { BusMessage } from '@crm/bus';
+import type { Logger } from '@crm/observability';
+import type { DocumentStore } from '@crm/store';
+import { counter } from '@crm/telemetry';
+import type { RecordsGateway } from '../../adapters/records-gateway';
+import { exitMet } from '../../domain/exit';
+import { enrollments } from '../../store/collections';
+import { endOnExit } from './run-exit';
+
+const exitsApplied = counter('automation_exits_on_change_total', 'Runs ended by an exit condition when their record changed, by outcome.', [
+  'outcome',
+]);
+
+interface RecordEventPayload {
+  workspaceId?: string;
+  recordId?: string;
+}
+
+export class ExitWatcher {
+  constructor(
+    private readonly store: DocumentStore,
+    private readonly records: RecordsGateway,
+    private readonly logger: Logger,
+  ) {}
+
+  async handle(message: BusMessage): Promise<void> {
+    if (!message.type.startsWith('records.')) return;
+    const { workspaceId, recordId } = message.payload as RecordEventPayload;
+    if (!workspaceId || !recordId) return;
+    const scoped = this.store.forWorkspace(workspaceId);
+    const running = await scoped.find(enrollments, {
+      where: [
+        { field: 'enrolledRecordId', op: 'eq', value: recordId },
+        { field: 'status', op: 'eq', value: 'in_progress' },
+      ],
+    });
+    const watched = running.filter((run) => run.exitConditions.length > 0);
+    if (watched.length === 0) return;
+    const record = await this.records.getRecord(workspaceId, watched[0]!.enrolledRecordType, recordId, message.correlationId);
+    if (!record) return; // deleted: the run's next step ends it (a step reads the record first)
+    const metAt = apiTimestamp(new Date());
+    for (const run of watched) {
+      const exit = exitMet(run.exitConditions, record, metAt);
+      if (!exit) continue;
+      const outcome = await endOnExit(scoped, run.id, exit);
+      exitsApplied.inc({ outcome });
+      this.logger.info({ executionLogId: run.id, recordId, condition: exit.condition, outcome }, 'exit condition met on a record change');
+    }
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * Runs follow their record into a merge (records.records_merged.v1): every run of a merged record,
+ * its execution log included, moves to the survivor. A run in progress keeps going on the survivor,
+ * unless the survivor is already in that rule: one run per record and rule (the activeKey index),
+ * so the merged record's run ends cancelled, saying why. Redelivery is harmless: a second pass
+ * finds no run of the merged ids.
+ */
+import type { BusMessage } from '@crm/bus';
+import type { Logger } from '@crm/observability';
+import { StoreError, type DocumentStore } from '@crm/store';
+import { enrollments } from '../../store/collections';
+import { endedFields } from './run-exit';
+
+export const RECORDS_MERGED = 'records.records_merged.v1';
+
+interface MergedPayload {
+  workspaceId?: string;
+  recordId?: string;
+  mergedIds?: string[];
+}
+
+export class MergeFollower {
+  constructor(
+    private readonly store: DocumentStore,
+    private readonly logger: Logger,
+  ) {}
+
+  async handle(message: BusMessage): Promise<void> {
+    if (message.type !== RECORDS_MERGED) return;
+    const { workspaceId, recordId: survivor, mergedIds } = message.payload as MergedPayload;
+    if (!workspaceId || !survivor || !mergedIds?.length) return;
+    const scoped = this.store.forWorkspace(workspaceId);
+    const runs = await scoped.find(enrollments, { where: [{ field: 'enrolledRecordId', op: 'in', values: mergedIds }] });
+    for (const run of runs) {
+      const move = { enrolledRecordId: survivor, ...(run.activeKey ? { activeKey: `${run.ruleId}:${survivor}` } : {}) };
+      try {
+        await scoped.update(
+          enrollments,
+          run.id,
+          { set: move },
+          { where: [{ field: 'enrolledRecordId', op: 'eq', value: run.enrolledRecordId }] },
+        );
+      } catch (error) {
+        if (!(error instanceof StoreError && error.code === 'duplicate')) throw error;
+        const reason = `The record was merged into ${survivor}, which is already in this rule.`;
+        await scoped.update(
+          enrollments,
+          run.id,
+          { set: { ...endedFields('cancelled', reason, null, new Date()), enrolledRecordId: survivor } },
+          { where: [{ field: 'status', op: 'eq', value: 'in_progress' }] },
+        );
+        this.logger.info(
+          { executionLogId: run.id, recordId: survivor, ruleId: run.ruleId },
+          'run of a merged record ended: the survivor is already in its rule',
+        );
+      }
+    }
+  }
+}
