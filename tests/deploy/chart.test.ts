@@ -63,6 +63,7 @@ type Spec = {
   uploads?: boolean;
   database?: string;
   outbound?: string[];
+  operatorCli?: boolean;
 };
 function topology(): Record<string, Spec> {
   return yaml.load(read(join(chartDir, 'topology.yaml'))) as Record<string, Spec>;
@@ -951,8 +952,13 @@ describe('mutual TLS inside the release', () => {
     expect([...volumeHelper.matchAll(/\{ key: ([^,]+), path: ([^ ]+) \}/g)].every((m) => names.includes(m[2]))).toBe(true);
     expect(deployments).toContain('include "crm.internalTlsVolume" (list $ $spec.name)');
     expect(deployments).toContain('include "crm.internalTlsVolume" (list $ "operator")');
-    // Only auth's pod, where the operator runs the CLI, also gets the operator's.
-    expect(deployments).toMatch(/\{\{- if eq \$key "auth" \}\}\n\s+- name: operator-tls/);
+    // Only the pod where the operator runs the CLI (topology's operatorCli: auth's) also gets the operator's.
+    expect(deployments).toMatch(/\{\{- if \$spec\.operatorCli \}\}\n\s+- name: operator-tls/);
+    expect(
+      Object.entries(topology())
+        .filter(([, spec]) => spec.operatorCli)
+        .map(([key]) => key),
+    ).toEqual(['auth']);
   });
 
   test.each(componentKeys)('%s: INTERNAL_TLS_DIR is where its certificate is mounted', (key) => {
