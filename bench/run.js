@@ -25,15 +25,19 @@ const suites = fs
   .readdirSync(suitesDir)
   .filter((f) => f.endsWith('.js'))
   .map((f) => f.replace(/\.js$/, ''));
+/** The suites that run with `--target target` (each suite's `targets`, the local cluster by default). */
+function suitesFor(target) {
+  return suites.filter((name) => (require(path.join(suitesDir, `${name}.js`)).targets ?? ['cluster']).includes(target)).join(', ');
+}
 if (values.help) {
   console.log(
     [
       'Usage: npm run bench [-- --only <suite>] [--seconds N] [--cpu-prof DIR] [--target cluster|npm-start|containers]',
       `  Suites: ${suites.join(', ')}`,
       '  --target npm-start  runs scripts/start.js (one process, fresh CRM_DATA_DIR) instead of the local cluster;',
-      '                      only the suites that support it (import, bulk-isolation, memory) run',
+      `                      only the suites that support it (${suitesFor('npm-start')}) run`,
       '  --target containers  the system from its images, one replica of each kind, as test:containers runs it',
-      '                      (root, podman, images built by npm run test:containers); only the memory suite runs',
+      `                      (root, podman, images built by npm run test:containers); only the suites that support it (${suitesFor('containers')}) run`,
       '  --cpu-prof DIR  every cluster process writes a V8 CPU profile (.cpuprofile) to DIR when it stops',
       '  Results are printed and written to bench/results/ (or $BENCH_RESULTS_DIR).',
       "  npm run bench:node24 runs the same on Node 24, the images' runtime (scripts/bench-node24.sh).",

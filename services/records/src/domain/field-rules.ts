@@ -100,13 +100,118 @@ export function checkFields(
 
 const INVALID = Symbol('invalid');
 
-function checkValue(
-  field: string,
+type CheckedRule = Exclude<FieldRule, { kind: 'customFields' }>;
+
+/** What a value check has besides the value and its rule: `fail` records the message and answers INVALID. */
+interface CheckContext {
+  field: string;
+  references: KnownReferences;
+  errors: FieldErrorList;
+  fail: (message: string) => typeof INVALID;
+}
+
+/** A present (non-null) value of one kind of field: the value to store, or INVALID with the errors added. */
+type ValueCheck<K extends CheckedRule['kind']> = (
   value: unknown,
-  rule: Exclude<FieldRule, { kind: 'customFields' }>,
-  references: KnownReferences,
-  errors: FieldErrorList,
-): unknown {
+  rule: Extract<CheckedRule, { kind: K }>,
+  context: CheckContext,
+) => unknown;
+
+const VALUE_CHECKS: { [K in CheckedRule['kind']]: ValueCheck<K> } = {
+  externalId: (value, _rule, { fail }) => {
+    if (typeof value !== 'string') return fail(MESSAGES.string);
+    const text = value.trim();
+    if (text.length === 0) return fail(MESSAGES.blank);
+    if (text.length > LIMITS.externalId) return fail(MESSAGES.maxLength(LIMITS.externalId));
+    return text;
+  },
+  text: (value, rule, { fail }) => {
+    if (typeof value !== 'string') return fail(MESSAGES.string);
+    const text = value.trim();
+    if (rule.required && text.length === 0) return fail(MESSAGES.blank);
+    if (characterCount(text) > rule.max) return fail(MESSAGES.maxLength(rule.max));
+    return text;
+  },
+  email: (value, rule, { fail }) => {
+    if (typeof value !== 'string') return fail(MESSAGES.string);
+    const email = value.trim();
+    if (email.length === 0) return rule.required ? fail(MESSAGES.blank) : '';
+    if (!isEmail(email)) return fail(MESSAGES.email);
+    return email;
+  },
+  choice: (value, rule, { fail }) => {
+    if (typeof value !== 'string' || !rule.values.includes(value))
+      return fail(MESSAGES.choice(typeof value === 'string' ? value : JSON.stringify(value)));
+    return value;
+  },
+  integer: (value, rule, { fail }) => {
+    if (typeof value !== 'number' || !Number.isInteger(value)) return fail(MESSAGES.integer);
+    if (value < rule.min) return fail(MESSAGES.min(rule.min));
+    if (value > rule.max) return fail(MESSAGES.max(rule.max));
+    return value;
+  },
+  number: (value, rule, { fail }) => {
+    if (typeof value !== 'number' || !Number.isFinite(value)) return fail(MESSAGES.number);
+    if (value < rule.min) return fail(MESSAGES.min(rule.min));
+    return value;
+  },
+  boolean: (value, _rule, { fail }) => (typeof value === 'boolean' ? value : fail(MESSAGES.boolean)),
+  tags: (value, _rule, { fail }) => {
+    if (!Array.isArray(value)) return fail(MESSAGES.list);
+    if (value.some((tag) => typeof tag !== 'string')) return fail(MESSAGES.string);
+    const tags = [...new Set((value as string[]).map((tag) => tag.trim()).filter((tag) => tag.length > 0))];
+    if (tags.length > LIMITS.tagCount) return fail(MESSAGES.tagCount(LIMITS.tagCount));
+    if (tags.some((tag) => characterCount(tag) > LIMITS.tagLength)) return fail(MESSAGES.tagLength(LIMITS.tagLength));
+    return tags;
+  },
+  url: (value, _rule, { fail }) => {
+    if (typeof value !== 'string') return fail(MESSAGES.string);
+    const url = value.trim();
+    if (url.length === 0) return '';
+    if (!isHttpUrl(url)) return fail(MESSAGES.url);
+    return url;
+  },
+  date: (value, _rule, { fail }) => (typeof value === 'string' && isCalendarDate(value) ? value : fail(MESSAGES.date)),
+  address: (value, _rule, { field, errors, fail }) => {
+    if (!isPlainObject(value)) return fail(MESSAGES.object);
+    let ok = true;
+    for (const [key, part] of Object.entries(value)) {
+      if (!(ADDRESS_FIELDS as readonly string[]).includes(key)) {
+        errors.add(field, `${key}: ${MESSAGES.unknown}`);
+        ok = false;
+      } else if (part !== null && typeof part !== 'string') {
+        errors.add(field, `${key}: ${MESSAGES.string}`);
+        ok = false;
+      } else if (typeof part === 'string' && characterCount(part) > LIMITS.shortText) {
+        errors.add(field, `${key}: ${MESSAGES.maxLength(LIMITS.shortText)}`);
+        ok = false;
+      }
+    }
+    if (!ok) return INVALID;
+    const address: Record<string, string> = {};
+    for (const key of ADDRESS_FIELDS) address[key] = typeof value[key] === 'string' ? (value[key] as string).trim() : '';
+    return address;
+  },
+  reference: (value, rule, { references, fail }) => {
+    if (typeof value !== 'string') return fail(MESSAGES.string);
+    if (value.length === 0) return rule.nullable ? null : fail(MESSAGES.blank);
+    if (!references[rule.target].has(value)) return fail(MESSAGES.missingReference(value));
+    return value;
+  },
+  references: (value, rule, { field, references, errors, fail }) => {
+    if (!Array.isArray(value)) return fail(MESSAGES.list);
+    if (value.some((id) => typeof id !== 'string')) return fail(MESSAGES.string);
+    const ids = [...new Set(value as string[])];
+    const missing = ids.filter((id) => !references[rule.target].has(id));
+    if (missing.length > 0) {
+      for (const id of missing) errors.add(field, MESSAGES.missingReference(id));
+      return INVALID;
+    }
+    return ids;
+  },
+};
+
+function checkValue(field: string, value: unknown, rule: CheckedRule, references: KnownReferences, errors: FieldErrorList): unknown {
   const fail = (message: string): typeof INVALID => {
     errors.add(field, message);
     return INVALID;
@@ -121,100 +226,9 @@ function checkValue(
     if (rule.kind === 'address' || rule.kind === 'url') return rule.kind === 'url' ? '' : null;
     return fail(MESSAGES.notNull);
   }
-  switch (rule.kind) {
-    case 'externalId': {
-      if (typeof value !== 'string') return fail(MESSAGES.string);
-      const text = value.trim();
-      if (text.length === 0) return fail(MESSAGES.blank);
-      if (text.length > LIMITS.externalId) return fail(MESSAGES.maxLength(LIMITS.externalId));
-      return text;
-    }
-    case 'text': {
-      if (typeof value !== 'string') return fail(MESSAGES.string);
-      const text = value.trim();
-      if (rule.required && text.length === 0) return fail(MESSAGES.blank);
-      if (characterCount(text) > rule.max) return fail(MESSAGES.maxLength(rule.max));
-      return text;
-    }
-    case 'email': {
-      if (typeof value !== 'string') return fail(MESSAGES.string);
-      const email = value.trim();
-      if (email.length === 0) return rule.required ? fail(MESSAGES.blank) : '';
-      if (!isEmail(email)) return fail(MESSAGES.email);
-      return email;
-    }
-    case 'choice':
-      if (typeof value !== 'string' || !rule.values.includes(value))
-        return fail(MESSAGES.choice(typeof value === 'string' ? value : JSON.stringify(value)));
-      return value;
-    case 'integer':
-      if (typeof value !== 'number' || !Number.isInteger(value)) return fail(MESSAGES.integer);
-      if (value < rule.min) return fail(MESSAGES.min(rule.min));
-      if (value > rule.max) return fail(MESSAGES.max(rule.max));
-      return value;
-    case 'number':
-      if (typeof value !== 'number' || !Number.isFinite(value)) return fail(MESSAGES.number);
-      if (value < rule.min) return fail(MESSAGES.min(rule.min));
-      return value;
-    case 'boolean':
-      if (typeof value !== 'boolean') return fail(MESSAGES.boolean);
-      return value;
-    case 'tags': {
-      if (!Array.isArray(value)) return fail(MESSAGES.list);
-      if (value.some((tag) => typeof tag !== 'string')) return fail(MESSAGES.string);
-      const tags = [...new Set((value as string[]).map((tag) => tag.trim()).filter((tag) => tag.length > 0))];
-      if (tags.length > LIMITS.tagCount) return fail(MESSAGES.tagCount(LIMITS.tagCount));
-      if (tags.some((tag) => characterCount(tag) > LIMITS.tagLength)) return fail(MESSAGES.tagLength(LIMITS.tagLength));
-      return tags;
-    }
-    case 'url': {
-      if (typeof value !== 'string') return fail(MESSAGES.string);
-      const url = value.trim();
-      if (url.length === 0) return '';
-      if (!isHttpUrl(url)) return fail(MESSAGES.url);
-      return url;
-    }
-    case 'date':
-      if (typeof value !== 'string' || !isCalendarDate(value)) return fail(MESSAGES.date);
-      return value;
-    case 'address': {
-      if (!isPlainObject(value)) return fail(MESSAGES.object);
-      const address: Record<string, string> = {};
-      let ok = true;
-      for (const [key, part] of Object.entries(value)) {
-        if (!(ADDRESS_FIELDS as readonly string[]).includes(key)) {
-          errors.add(field, `${key}: ${MESSAGES.unknown}`);
-          ok = false;
-        } else if (part !== null && typeof part !== 'string') {
-          errors.add(field, `${key}: ${MESSAGES.string}`);
-          ok = false;
-        } else if (typeof part === 'string' && characterCount(part) > LIMITS.shortText) {
-          errors.add(field, `${key}: ${MESSAGES.maxLength(LIMITS.shortText)}`);
-          ok = false;
-        }
-      }
-      if (!ok) return INVALID;
-      for (const key of ADDRESS_FIELDS) address[key] = typeof value[key] === 'string' ? (value[key] as string).trim() : '';
-      return address;
-    }
-    case 'reference': {
-      if (typeof value !== 'string') return fail(MESSAGES.string);
-      if (value.length === 0) return rule.nullable ? null : fail(MESSAGES.blank);
-      if (!references[rule.target].has(value)) return fail(MESSAGES.missingReference(value));
-      return value;
-    }
-    case 'references': {
-      if (!Array.isArray(value)) return fail(MESSAGES.list);
-      if (value.some((id) => typeof id !== 'string')) return fail(MESSAGES.string);
-      const ids = [...new Set(value as string[])];
-      const missing = ids.filter((id) => !references[rule.target].has(id));
-      if (missing.length > 0) {
-        for (const id of missing) errors.add(field, MESSAGES.missingReference(id));
-        return INVALID;
-      }
-      return ids;
-    }
-  }
+  // One check per kind; TypeScript cannot pair the union's members with the table's by itself.
+  const check = VALUE_CHECKS[rule.kind] as ValueCheck<CheckedRule['kind']>;
+  return check(value, rule, { field, references, errors, fail });
 }
 
 /** The ids a body refers to, so the caller can look up which exist before checking. */

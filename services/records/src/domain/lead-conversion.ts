@@ -40,6 +40,16 @@ export interface ConversionPlan {
 /** Each kind's custom field definitions in the lead's workspace. */
 export type ConversionFields = Record<CustomFieldKind, readonly CustomFieldDefinition[]>;
 
+/** The conversion's options as the body gives them, checked; the lead's company names the account by default. */
+interface ConversionOptions {
+  createAccount: boolean;
+  createOpportunity: boolean;
+  accountName: string | undefined;
+  opportunityName: string | undefined;
+  opportunityValue: number;
+  opportunityStage: OpportunityDocument['stage'];
+}
+
 export function planConversion(
   lead: LeadDocument,
   body: Body,
@@ -51,6 +61,34 @@ export function planConversion(
   if (lead.status === 'converted') throw DomainError.invalid(ALREADY_CONVERTED);
   const errors = new FieldErrorList();
   errors.merge(earlierErrors);
+  const options = conversionOptions(lead, body, errors);
+  const { createAccount, createOpportunity } = options;
+  const carry = (kind: 'contact' | 'account' | 'opportunity'): CustomFieldValues =>
+    carriedValues({ values: lead.customFields, definitions: fields.lead }, { kind, definitions: fields[kind] }, errors);
+  const contactValues = carry('contact');
+  const accountValues = createAccount ? carry('account') : {};
+  const opportunityValues = createAccount && createOpportunity ? carry('opportunity') : {};
+  errors.throwIfAny();
+
+  const at = apiTimestamp(now);
+  const contact = convertedContact(lead, contactValues, fields.contact, ids, at);
+  const account =
+    createAccount && options.accountName ? convertedAccount(lead, options.accountName, accountValues, fields.account, ids, at) : null;
+  if (account) contact.accountId = account.id;
+  const opportunity =
+    createOpportunity && account
+      ? convertedOpportunity(lead, options, account, contact, opportunityValues, fields.opportunity, ids, now)
+      : null;
+  return {
+    leadChange: { status: 'converted', convertedAt: at, convertedContactId: contact.id, updatedAt: at },
+    contact,
+    account,
+    opportunity,
+  };
+}
+
+/** Reads the body's options; what is wrong goes to `errors`, and the option keeps its default. */
+function conversionOptions(lead: LeadDocument, body: Body, errors: FieldErrorList): ConversionOptions {
   for (const field of Object.keys(body)) {
     if (!(CONVERSION_FIELDS as readonly string[]).includes(field)) errors.add(field, MESSAGES.unknown);
   }
@@ -77,39 +115,44 @@ export function planConversion(
     }
     return trimmed.length > 0 ? trimmed : undefined;
   };
-  const createAccount = flag('createAccount');
-  const createOpportunity = flag('createOpportunity');
-  const accountName = text('accountName') ?? (lead.company.trim() || undefined);
-  const opportunityNameGiven = text('opportunityName');
-  let opportunityValue = 0;
+  const options: ConversionOptions = {
+    createAccount: flag('createAccount'),
+    createOpportunity: flag('createOpportunity'),
+    accountName: text('accountName') ?? (lead.company.trim() || undefined),
+    opportunityName: text('opportunityName'),
+    opportunityValue: 0,
+    opportunityStage: 'prospecting',
+  };
   if (body.opportunityValue !== undefined && body.opportunityValue !== null) {
     const value = body.opportunityValue;
     if (typeof value !== 'number' || !Number.isFinite(value)) errors.add('opportunityValue', MESSAGES.number);
     else if (value < 0) errors.add('opportunityValue', MESSAGES.min(0));
-    else opportunityValue = value;
+    else options.opportunityValue = value;
   }
-  let opportunityStage: OpportunityDocument['stage'] = 'prospecting';
   if (body.opportunityStage !== undefined && body.opportunityStage !== null) {
     const stage = body.opportunityStage;
     if (typeof stage !== 'string' || !(OPPORTUNITY_STAGES as readonly string[]).includes(stage)) {
       errors.add('opportunityStage', MESSAGES.choice(typeof stage === 'string' ? stage : JSON.stringify(stage)));
-    } else opportunityStage = stage as OpportunityDocument['stage'];
+    } else options.opportunityStage = stage as OpportunityDocument['stage'];
   }
-  if (createAccount && !accountName && !errors.errors.accountName) {
+  if (options.createAccount && !options.accountName && !errors.errors.accountName) {
     errors.add('accountName', 'This field is required when the lead has no company.');
   }
-  if (createOpportunity && !createAccount) {
+  if (options.createOpportunity && !options.createAccount) {
     errors.add('createOpportunity', 'An opportunity needs an account: set createAccount to true.');
   }
-  const carry = (kind: 'contact' | 'account' | 'opportunity'): CustomFieldValues =>
-    carriedValues({ values: lead.customFields, definitions: fields.lead }, { kind, definitions: fields[kind] }, errors);
-  const contactValues = carry('contact');
-  const accountValues = createAccount ? carry('account') : {};
-  const opportunityValues = createAccount && createOpportunity ? carry('opportunity') : {};
-  errors.throwIfAny();
+  return options;
+}
 
-  const at = apiTimestamp(now);
-  const contact = withCreatedValues<ContactDocument>(
+/** The new contact: the lead's name, email, phone, owner and notes, with the custom values carried. */
+function convertedContact(
+  lead: LeadDocument,
+  values: CustomFieldValues,
+  definitions: readonly CustomFieldDefinition[],
+  ids: IdGenerator,
+  at: string,
+): ContactDocument {
+  return withCreatedValues<ContactDocument>(
     {
       id: ids(ID_PREFIX.contact),
       workspaceId: lead.workspaceId,
@@ -118,7 +161,7 @@ export function planConversion(
       fullName: lead.fullName,
       email: lead.email,
       emailKey: lead.email.toLowerCase(),
-      searchText: contactSearchText(lead, searchableValues(contactValues, fields.contact)),
+      searchText: contactSearchText(lead, searchableValues(values, definitions)),
       phone: lead.phone,
       assignedTo: lead.assignedTo,
       emailOptOut: lead.emailOptOut,
@@ -126,47 +169,58 @@ export function planConversion(
       notes: lead.notes,
       source: lead.source || null,
       importJobId: null,
-      customFields: contactValues,
-      uniqueClaims: uniqueClaims(lead.workspaceId, 'contact', contactValues, fields.contact),
+      customFields: values,
+      uniqueClaims: uniqueClaims(lead.workspaceId, 'contact', values, definitions),
       createdAt: at,
       updatedAt: at,
     },
     CONTACT_FIELDS,
     {},
   );
-  let account: AccountDocument | null = null;
-  let opportunity: OpportunityDocument | null = null;
-  if (createAccount && accountName) {
-    account = accountDocument({ name: accountName, assignedTo: lead.assignedTo }, ids(ID_PREFIX.account), lead.workspaceId, at);
-    account.customFields = accountValues;
-    account.uniqueClaims = uniqueClaims(lead.workspaceId, 'account', accountValues, fields.account);
-    account.searchText = accountSearchText(account, searchableValues(accountValues, fields.account));
-    contact.accountId = account.id;
-  }
-  if (createOpportunity && account) {
-    const name = (opportunityNameGiven ?? `${account.name} opportunity`).slice(0, LIMITS.name);
-    opportunity = opportunityDocument(
-      {
-        name,
-        accountId: account.id,
-        value: opportunityValue,
-        stage: opportunityStage,
-        assignedTo: lead.assignedTo,
-        source: lead.source,
-        contactIds: [contact.id],
-      },
-      ids(ID_PREFIX.opportunity),
-      lead.workspaceId,
-      now,
-    );
-    opportunity.customFields = opportunityValues;
-    opportunity.uniqueClaims = uniqueClaims(lead.workspaceId, 'opportunity', opportunityValues, fields.opportunity);
-    opportunity.searchText = opportunitySearchText(opportunity, searchableValues(opportunityValues, fields.opportunity));
-  }
-  return {
-    leadChange: { status: 'converted', convertedAt: at, convertedContactId: contact.id, updatedAt: at },
-    contact,
-    account,
-    opportunity,
-  };
+}
+
+function convertedAccount(
+  lead: LeadDocument,
+  name: string,
+  values: CustomFieldValues,
+  definitions: readonly CustomFieldDefinition[],
+  ids: IdGenerator,
+  at: string,
+): AccountDocument {
+  const account = accountDocument({ name, assignedTo: lead.assignedTo }, ids(ID_PREFIX.account), lead.workspaceId, at);
+  account.customFields = values;
+  account.uniqueClaims = uniqueClaims(lead.workspaceId, 'account', values, definitions);
+  account.searchText = accountSearchText(account, searchableValues(values, definitions));
+  return account;
+}
+
+/** The new opportunity on the new account, with the new contact; named "<account name> opportunity" unless the body names it. */
+function convertedOpportunity(
+  lead: LeadDocument,
+  options: ConversionOptions,
+  account: AccountDocument,
+  contact: ContactDocument,
+  values: CustomFieldValues,
+  definitions: readonly CustomFieldDefinition[],
+  ids: IdGenerator,
+  now: Date,
+): OpportunityDocument {
+  const opportunity = opportunityDocument(
+    {
+      name: (options.opportunityName ?? `${account.name} opportunity`).slice(0, LIMITS.name),
+      accountId: account.id,
+      value: options.opportunityValue,
+      stage: options.opportunityStage,
+      assignedTo: lead.assignedTo,
+      source: lead.source,
+      contactIds: [contact.id],
+    },
+    ids(ID_PREFIX.opportunity),
+    lead.workspaceId,
+    now,
+  );
+  opportunity.customFields = values;
+  opportunity.uniqueClaims = uniqueClaims(lead.workspaceId, 'opportunity', values, definitions);
+  opportunity.searchText = opportunitySearchText(opportunity, searchableValues(values, definitions));
+  return opportunity;
 }
