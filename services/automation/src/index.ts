@@ -20,6 +20,7 @@ import {
   storeReadiness,
 } from '@crm/grpc';
 import { createLogger, type Logger } from '@crm/observability';
+import { systemClock } from '@crm/vocabulary';
 import { locationFromEnv, openStoreWhenReachable, RetentionSweeper, type DocumentStore, type StoreLocation } from '@crm/store';
 import { AutomationService } from './application/automation-service';
 import { PersonData } from './application/person-data';
@@ -40,8 +41,8 @@ import { StepRunner } from './application/engine/step-runner';
 import { Sweeper } from './application/engine/sweeper';
 import { WebhookFanout } from './application/engine/webhook-fanout';
 import { WEBHOOK_DELIVERIES_QUEUE, WEBHOOK_EVENTS_QUEUE } from './application/engine/webhook-messages';
-import { WebhookRetryRecovery } from './application/engine/webhook-retry-recovery';
-import { WebhookSender } from './application/engine/webhook-sender';
+import { WEBHOOK_RETRY_GRACE_MS, WebhookRetryRecovery } from './application/engine/webhook-retry-recovery';
+import { SUBSCRIPTION_IN_FLIGHT, WebhookSender } from './application/engine/webhook-sender';
 import { webhookTransport, type WebhookTransport } from './adapters/webhook-transport';
 import { automationCallers } from './grpc/automation-callers';
 import { automationHandlers } from './grpc/automation-handlers';
@@ -109,12 +110,13 @@ export async function startAutomationService(
   });
   // The users a rule's assign_user steps name are checked with auth when the rule is saved.
   const members = new AuthWorkspaceDirectory(config.AUTH_GRPC_ADDR, tls);
-  const service = new AutomationService(store, undefined, members);
+  const clock = systemClock;
+  const service = new AutomationService(store, clock, members);
   let bus: MessageBus | undefined;
   try {
     // Test events and redeliveries go out as delivery messages for the workers.
     bus = options.bus ?? (await openBusWhenReachable(busLocationFromEnv(config.AMQP_URL), logger));
-    const webhooks = new WebhookService(store, { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, bus });
+    const webhooks = new WebhookService(store, { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, bus, clock });
     server.addService(automationV1.protoPath, automationV1.AutomationServiceName, automationHandlers(service, webhooks), automationCallers);
     const person = new PersonData(new PersonDataRepository(store));
     server.addService(
@@ -169,9 +171,11 @@ export async function startAutomationWorker(
     if (!options.transport) opened.push(() => transport.close());
     const ai = options.ai ?? aiWriterFor(config.AI_PROVIDER_URL, config.AI_MODEL, config.AI_API_KEY, config.AI_TIMEOUT_MS);
 
-    const dispatcher = new StepDispatcher(bus);
-    const runEvents = new RunEvents(bus);
-    const enroller = new Enroller(store, dispatcher, logger, config.CRM_WAIT_TIME_SCALE);
+    // One clock for the whole engine (tests give their own to the same classes).
+    const clock = systemClock;
+    const dispatcher = new StepDispatcher(bus, clock);
+    const runEvents = new RunEvents(bus, clock);
+    const enroller = new Enroller(store, dispatcher, logger, config.CRM_WAIT_TIME_SCALE, clock);
     const runner = new StepRunner(
       store,
       records,
@@ -183,22 +187,29 @@ export async function startAutomationWorker(
         claimLeaseMs: config.STEP_CLAIM_MS,
         runEvents,
       },
+      clock,
     );
-    const sweeper = new Sweeper(store, dispatcher, logger, {
-      intervalMs: config.SWEEP_INTERVAL_MS,
-      graceMs: config.SWEEP_GRACE_MS,
-      runEvents,
-      webhookRetries: new WebhookRetryRecovery(store, bus),
-    });
+    const sweeper = new Sweeper(
+      store,
+      dispatcher,
+      logger,
+      {
+        intervalMs: config.SWEEP_INTERVAL_MS,
+        graceMs: config.SWEEP_GRACE_MS,
+        runEvents,
+        webhookRetries: new WebhookRetryRecovery(store, bus, WEBHOOK_RETRY_GRACE_MS, clock),
+      },
+      clock,
+    );
     const retention = new RetentionSweeper(store, automationRetentionRules(config), logger, {
       intervalMs: config.RETENTION_SWEEP_MS,
       batchSize: config.RETENTION_BATCH_SIZE,
     });
 
     const consumers: Consumer[] = [];
-    const exits = new ExitWatcher(store, records, logger);
-    const merges = new MergeFollower(store, logger);
-    const fanout = new WebhookFanout(store, bus);
+    const exits = new ExitWatcher(store, records, logger, clock);
+    const merges = new MergeFollower(store, logger, clock);
+    const fanout = new WebhookFanout(store, bus, clock);
     const sender = new WebhookSender(
       store,
       bus,
@@ -210,6 +221,8 @@ export async function startAutomationWorker(
         }),
       { firstDelayMs: config.WEBHOOK_RETRY_FIRST_MS, maxDelayMs: config.WEBHOOK_RETRY_MAX_MS, horizonMs: config.WEBHOOK_RETRY_HORIZON_MS },
       logger,
+      SUBSCRIPTION_IN_FLIGHT,
+      clock,
     );
     consumers.push(
       await bus.consume(EVENTS_QUEUE, async (message) => {

@@ -1,6 +1,6 @@
 import { AccessTokenIssuer } from '../domain/access-tokens';
 import { ApiKeyService } from './api-key-service';
-import { systemClock, type Clock } from '../domain/clock';
+import { systemClock, type Clock } from '@crm/vocabulary';
 import { MemberService } from './member-service';
 import { PasswordHasher, type PasswordHashingOptions } from '../domain/passwords';
 import { RefreshTokenService } from './refresh-tokens';

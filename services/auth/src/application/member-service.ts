@@ -1,7 +1,7 @@
 import { DomainError } from '@crm/observability';
 import { ACCOUNT_LIMITS } from '@crm/vocabulary';
 import { requireAdmin, requireWorkspace, type Caller } from '../domain/caller';
-import type { Clock } from '../domain/clock';
+import type { Clock } from '@crm/vocabulary';
 import { newId } from '../domain/ids';
 import { invitationMatches, invitationTarget, newInvitation } from '../domain/invitation-tokens';
 import { isActive, isInvitePending, type MemberRole, type User } from '../domain/model';

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { DomainError } from '@crm/observability';
-import { DAY_MS, type Clock } from '../domain/clock';
+import { DAY_MS } from '../domain/clock';
+import { type Clock } from '@crm/vocabulary';
 import { newId } from '../domain/ids';
 import type { RefreshToken, User } from '../domain/model';
 import type { RefreshTokenRepository, SessionEndRepository } from '../domain/repositories';

@@ -1,6 +1,6 @@
 import { DomainError } from '@crm/observability';
 import { requireAdmin, requireWorkspace, type Caller } from '../domain/caller';
-import type { Clock } from '../domain/clock';
+import type { Clock } from '@crm/vocabulary';
 import type { SessionEnd } from '../domain/model';
 import type { RefreshTokenService } from './refresh-tokens';
 import type { SessionEndRepository, UserRepository } from '../domain/repositories';

@@ -1,6 +1,6 @@
 import { DomainError } from '@crm/observability';
 import { ACCOUNT_LIMITS, DEFAULT_PLAN } from '@crm/vocabulary';
-import type { Clock } from '../domain/clock';
+import type { Clock } from '@crm/vocabulary';
 import { newId } from '../domain/ids';
 import type { User, Workspace } from '../domain/model';
 import type { PasswordHasher } from '../domain/passwords';

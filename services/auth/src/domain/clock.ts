@@ -1,8 +1,3 @@
-/** The current time; injected so tests can move it. */
-export type Clock = () => Date;
-
-export const systemClock: Clock = () => new Date();
-
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** YYYY-MM-DD of a moment, in UTC. */

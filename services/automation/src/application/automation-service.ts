@@ -6,7 +6,7 @@ import { workspacePage, type Page, type Paging } from './paging';
 import { galleryPage } from './template-gallery-page';
 import { DomainError } from '@crm/observability';
 import type { Condition as StoreCondition, DocumentStore } from '@crm/store';
-import { planQuotas, apiTimestamp } from '@crm/vocabulary';
+import { planQuotas, apiTimestamp, systemClock, type Clock } from '@crm/vocabulary';
 import { BUILT_IN_TEMPLATES, findBuiltInTemplate, GALLERY_CREATED_AT } from '../domain/gallery';
 import { ID_PREFIX, newId } from '../domain/ids';
 import {
@@ -44,7 +44,7 @@ export type { Page } from './paging';
 export class AutomationService {
   constructor(
     private readonly store: DocumentStore,
-    private readonly clock: () => Date = () => new Date(),
+    private readonly clock: Clock = systemClock,
     /** Where the users an assign_user step names are checked; without it (unit tests) they are not. */
     private readonly members?: WorkspaceDirectory,
   ) {}

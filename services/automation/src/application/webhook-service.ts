@@ -3,7 +3,7 @@
  * test event; the delivery log and redelivery. Secrets leave this service only in create's and
  * rotate's answers. Who may call what (admins manage, members read) is the gateway's check.
  */
-import { characterCount, planQuotas, apiTimestamp } from '@crm/vocabulary';
+import { characterCount, planQuotas, apiTimestamp, systemClock, type Clock } from '@crm/vocabulary';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { BusMessage, MessageBus } from '@crm/bus';
 import { DomainError } from '@crm/observability';
@@ -48,6 +48,7 @@ export interface WebhookServiceOptions {
   allowPrivateTargets: boolean;
   /** Publishes test events and redeliveries; without it (a server given no bus) those calls are unavailable. */
   bus?: MessageBus;
+  clock?: Clock;
 }
 
 export class WebhookService {
@@ -55,6 +56,10 @@ export class WebhookService {
     private readonly store: DocumentStore,
     private readonly options: WebhookServiceOptions,
   ) {}
+
+  private now(): Date {
+    return (this.options.clock ?? systemClock)();
+  }
 
   private validate(input: WebhookInput, creating: boolean): { url?: string; events?: WebhookEventType[] } {
     const fields: Record<string, string[]> = {};
@@ -86,7 +91,7 @@ export class WebhookService {
     const { webhookSubscriptions: allowed } = planQuotas(caller.plan);
     if ((await this.store.forWorkspace(caller.workspaceId).count(webhookSubscriptions, [])) >= allowed)
       throw DomainError.validation({ url: [`This workspace's plan allows ${allowed} webhook subscriptions; delete one first.`] });
-    const now = apiTimestamp(new Date());
+    const now = apiTimestamp(this.now());
     const subscription: WebhookSubscriptionDocument = {
       id: newId(ID_PREFIX.webhook),
       workspaceId: caller.workspaceId,
@@ -125,7 +130,7 @@ export class WebhookService {
   async update(caller: Caller, id: string, input: WebhookInput): Promise<WebhookView> {
     await this.subscription(caller, id);
     const { url, events } = this.validate(input, false);
-    const set: Partial<WebhookSubscriptionDocument> = { updatedAt: apiTimestamp(new Date()) };
+    const set: Partial<WebhookSubscriptionDocument> = { updatedAt: apiTimestamp(this.now()) };
     if (url !== undefined) set.url = url;
     if (events !== undefined) set.events = events;
     if (input.isActive !== undefined) set.isActive = input.isActive;
@@ -141,7 +146,7 @@ export class WebhookService {
   /** A new current secret; the previous one keeps signing (a second v1=) for SECRET_OVERLAP_MS. */
   async rotateSecret(caller: Caller, id: string): Promise<string> {
     const current = await this.subscription(caller, id);
-    const now = Date.now();
+    const now = this.now().getTime();
     const secret = newSecret();
     const kept = current.secrets
       .filter((old) => old.expiresAt === null || old.expiresAt > now)
@@ -172,12 +177,13 @@ export class WebhookService {
       {
         id: eventId,
         type: 'webhook.test',
-        occurredAt: new Date().toISOString(),
+        occurredAt: this.now().toISOString(),
         workspaceId: caller.workspaceId,
         data: { subscriptionId: subscription.id, message: 'A test event sent on request.' },
       },
       subscription.id,
       correlationId,
+      this.now(),
     );
     await this.requireBus().publish(message);
     return eventId;
@@ -209,7 +215,7 @@ export class WebhookService {
       id: derivedId('whm_', delivery.eventId, subscriptionId, 'manual', randomUUID()),
       type: WEBHOOK_DUE_TYPE,
       correlationId,
-      occurredAt: new Date().toISOString(),
+      occurredAt: this.now().toISOString(),
       payload: {
         workspaceId: caller.workspaceId,
         subscriptionId,

@@ -5,7 +5,7 @@
 import { DomainError } from '@crm/observability';
 import { StoreError } from '@crm/store';
 import { captureTraceContext } from '@crm/telemetry';
-import { type Clock } from '../domain/clock';
+import { type Clock } from '@crm/vocabulary';
 import { erasedChanges, fieldChanges, type AuditAction, type AuditActorType } from '../domain/audit-entry';
 import type { DomainEvent } from '../domain/events';
 import { ID_PREFIX, type IdGenerator } from '../domain/ids';

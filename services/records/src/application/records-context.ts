@@ -1,7 +1,7 @@
 /** What every resource of the records service shares: its repository, writer, views and clock, and the lookups they all make. */
 import { apiTimestamp } from '@crm/vocabulary';
 import { DomainError } from '@crm/observability';
-import { type Clock } from '../domain/clock';
+import { type Clock } from '@crm/vocabulary';
 import { referencedIds, type FieldTable, type KnownReferences } from '../domain/field-rules';
 import type { IdGenerator } from '../domain/ids';
 import * as lists from '../domain/list-rules';

@@ -5,7 +5,7 @@
  * No transport here (grpc/ translates) and no query syntax (store/ owns it).
  */
 import { createLogger, DomainError, type Logger } from '@crm/observability';
-import { systemClock, type Clock } from '../domain/clock';
+import { systemClock, type Clock } from '@crm/vocabulary';
 import { defaultIds, type IdGenerator } from '../domain/ids';
 import type { ActivityDocument, SourceDocument, TaskDocument } from '../domain/model';
 import type { MergeableType, MergeRequest } from '../domain/record-merge';

@@ -34,6 +34,3 @@ export function parseIsoDate(value: string): string | null {
   const normalised = parseIsoTimestamp(value);
   return normalised ? normalised.slice(0, 10) : null;
 }
-
-export type Clock = () => Date;
-export const systemClock: Clock = () => new Date();

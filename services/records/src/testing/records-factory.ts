@@ -4,7 +4,7 @@ import { createLogger } from '@crm/observability';
 import { openStore, type DocumentStore } from '@crm/store';
 import { RecordsService } from '../application/records-service';
 import type { Caller } from '../application/views';
-import type { Clock } from '../domain/clock';
+import type { Clock } from '@crm/vocabulary';
 import type { IdGenerator } from '../domain/ids';
 import { OutboxRelay } from '../messaging/outbox-relay';
 import { StaticUserDirectory, type UserDirectory } from '../adapters/user-directory';

@@ -5,7 +5,7 @@
  * (event, rule), so a redelivered event enrolls nobody twice, and a sparse unique key on
  * (rule, record) while in progress keeps a record in a rule at most once at a time.
  */
-import { apiTimestamp } from '@crm/vocabulary';
+import { apiTimestamp, systemClock, type Clock } from '@crm/vocabulary';
 import { newMessage, type BusMessage } from '@crm/bus';
 import type { Logger } from '@crm/observability';
 import { StoreError, type DocumentStore } from '@crm/store';
@@ -32,6 +32,7 @@ export class Enroller {
     private readonly dispatcher: StepDispatcher,
     private readonly logger: Logger,
     private readonly waitScale: number,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async handle(message: BusMessage): Promise<void> {
@@ -92,7 +93,7 @@ export class Enroller {
   }
 
   private async enroll(rule: RuleDocument, recordId: string, message: BusMessage, correlationId: string): Promise<void> {
-    const now = Date.now();
+    const now = this.clock().getTime();
     const first = rule.steps[0]!;
     const enrollment: EnrollmentDocument = {
       id: derivedId(ID_PREFIX.log, message.id, rule.id),

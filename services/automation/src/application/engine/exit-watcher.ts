@@ -8,7 +8,7 @@
  * checked against the record as it is after its insert: a change handled by another worker just
  * before that insert (which found no run to end) cannot leave the run waiting.
  */
-import { apiTimestamp } from '@crm/vocabulary';
+import { apiTimestamp, systemClock, type Clock } from '@crm/vocabulary';
 import type { BusMessage } from '@crm/bus';
 import type { Logger } from '@crm/observability';
 import type { DocumentStore } from '@crm/store';
@@ -32,6 +32,7 @@ export class ExitWatcher {
     private readonly store: DocumentStore,
     private readonly records: RecordsGateway,
     private readonly logger: Logger,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async handle(message: BusMessage): Promise<void> {
@@ -49,11 +50,11 @@ export class ExitWatcher {
     if (watched.length === 0) return;
     const record = await this.records.getRecord(workspaceId, watched[0]!.enrolledRecordType, recordId, message.correlationId);
     if (!record) return; // deleted: the run's next step ends it (a step reads the record first)
-    const metAt = apiTimestamp(new Date());
+    const metAt = apiTimestamp(this.clock());
     for (const run of watched) {
       const exit = exitMet(run.exitConditions, record, metAt);
       if (!exit) continue;
-      const outcome = await endOnExit(scoped, run.id, exit);
+      const outcome = await endOnExit(scoped, run.id, exit, this.clock);
       exitsApplied.inc({ outcome });
       this.logger.info({ executionLogId: run.id, recordId, condition: exit.condition, outcome }, 'exit condition met on a record change');
     }

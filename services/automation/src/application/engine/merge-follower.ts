@@ -10,6 +10,7 @@ import type { Logger } from '@crm/observability';
 import { StoreError, type DocumentStore } from '@crm/store';
 import { enrollments } from '../../store/collections';
 import { endedFields } from './run-exit';
+import { systemClock, type Clock } from '@crm/vocabulary';
 
 export const RECORDS_MERGED = 'records.records_merged.v1';
 
@@ -23,6 +24,7 @@ export class MergeFollower {
   constructor(
     private readonly store: DocumentStore,
     private readonly logger: Logger,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async handle(message: BusMessage): Promise<void> {
@@ -46,7 +48,7 @@ export class MergeFollower {
         await scoped.update(
           enrollments,
           run.id,
-          { set: { ...endedFields('cancelled', reason, null, new Date()), enrolledRecordId: survivor } },
+          { set: { ...endedFields('cancelled', reason, null, this.clock()), enrolledRecordId: survivor } },
           { where: [{ field: 'status', op: 'eq', value: 'in_progress' }] },
         );
         this.logger.info(

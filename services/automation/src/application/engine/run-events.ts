@@ -9,6 +9,7 @@ import type { DocumentStore } from '@crm/store';
 import { derivedId } from '../../domain/ids';
 import type { EnrollmentDocument } from '../../domain/model';
 import { enrollments } from '../../store/collections';
+import { systemClock, type Clock } from '@crm/vocabulary';
 
 export const RUN_FAILED_TYPE = 'automation.run_failed.v1';
 
@@ -24,14 +25,17 @@ export interface RunFailedPayload {
 }
 
 export class RunEvents {
-  constructor(private readonly bus: MessageBus) {}
+  constructor(
+    private readonly bus: MessageBus,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   async failed(run: EnrollmentDocument, store: DocumentStore): Promise<void> {
     const message: BusMessage<RunFailedPayload> = {
       id: derivedId('runev_', run.id, 'failed'),
       type: RUN_FAILED_TYPE,
       correlationId: run.correlationId,
-      occurredAt: new Date().toISOString(),
+      occurredAt: this.clock().toISOString(),
       payload: {
         workspaceId: run.workspaceId,
         executionLogId: run.id,

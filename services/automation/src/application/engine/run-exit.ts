@@ -8,7 +8,7 @@
  *   end of that step applies it: the run ends cancelled, with that step's result.
  * Every write here is conditional, so two workers, or a redelivered event, end a run once.
  */
-import { apiTimestamp } from '@crm/vocabulary';
+import { apiTimestamp, type Clock } from '@crm/vocabulary';
 import type { Condition, ScopedStore } from '@crm/store';
 import { exitReason } from '../../domain/exit';
 import type { LogStatus, RunExit } from '../../domain/model';
@@ -40,14 +40,14 @@ export function endedFields(status: Exclude<LogStatus, 'in_progress'>, reason: s
 export type ExitOutcome = 'cancelled' | 'pending' | 'already_over';
 
 /** Ends run `id` on `exit`, or leaves the exit to the step acting now (see above). */
-export async function endOnExit(scoped: ScopedStore, id: string, exit: RunExit): Promise<ExitOutcome> {
+export async function endOnExit(scoped: ScopedStore, id: string, exit: RunExit, clock: Clock): Promise<ExitOutcome> {
   // Each round either succeeds or sees a step start or end acting meanwhile; a few rounds are plenty.
   for (let round = 0; round < 10; round++) {
     const ended = await scoped.update(
       enrollments,
       id,
-      { set: endedFields('cancelled', exitReason(exit), exit, new Date()) },
-      { where: [IN_PROGRESS, noStepActing(Date.now())] },
+      { set: endedFields('cancelled', exitReason(exit), exit, clock()) },
+      { where: [IN_PROGRESS, noStepActing(clock().getTime())] },
     );
     if (ended) return 'cancelled';
     const current = await scoped.get(enrollments, id);

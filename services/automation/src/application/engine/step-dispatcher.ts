@@ -5,12 +5,16 @@
  */
 import type { BusMessage, MessageBus } from '@crm/bus';
 import type { StepDuePayload } from './messages';
+import { systemClock, type Clock } from '@crm/vocabulary';
 
 export class StepDispatcher {
-  constructor(private readonly bus: MessageBus) {}
+  constructor(
+    private readonly bus: MessageBus,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   async dispatch(message: BusMessage<StepDuePayload>): Promise<void> {
-    const delay = message.payload.dueAt - Date.now();
+    const delay = message.payload.dueAt - this.clock().getTime();
     if (delay > 0) await this.bus.schedule(message, delay);
     else await this.bus.publish(message);
   }

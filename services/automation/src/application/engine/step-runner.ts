@@ -15,7 +15,7 @@
  * A step that cannot succeed ends the enrollment failed with its reason; a dependency that is
  * down (records, auth) is retried with backoff a few times before that.
  */
-import { apiTimestamp } from '@crm/vocabulary';
+import { apiTimestamp, systemClock, type Clock } from '@crm/vocabulary';
 import { randomUUID } from 'node:crypto';
 import { newMessage, type BusMessage } from '@crm/bus';
 import { isDomainError, type Logger } from '@crm/observability';
@@ -63,6 +63,7 @@ export class StepRunner {
     private readonly dispatcher: StepDispatcher,
     private readonly logger: Logger,
     private readonly options: StepRunnerOptions,
+    private readonly clock: Clock = systemClock,
   ) {
     this.leaseMs = options.claimLeaseMs ?? 60_000;
     this.maxAttempts = options.maxAttempts ?? 5;
@@ -80,7 +81,7 @@ export class StepRunner {
     const scoped = this.store.forWorkspace(workspaceId);
     const current = await scoped.get(enrollments, id);
     if (!current || current.status !== 'in_progress' || current.stepIndex !== stepIndex) return null;
-    const now = Date.now();
+    const now = this.clock().getTime();
     if (current.dueAt !== null && current.dueAt > now + 5) {
       // Early (a stray duplicate): the store's due time is what counts.
       await this.dispatch(current, current.dueAt);
@@ -114,7 +115,7 @@ export class StepRunner {
     const timer: NodeJS.Timeout = setInterval(
       () => {
         scoped
-          .update(enrollments, id, { set: { claimUntil: Date.now() + this.leaseMs } }, { where: [this.holding(token)] })
+          .update(enrollments, id, { set: { claimUntil: this.clock().getTime() + this.leaseMs } }, { where: [this.holding(token)] })
           .then((renewed) => {
             if (!renewed) clearInterval(timer); // the step ended (or was taken over): nothing left to hold
           })
@@ -143,14 +144,14 @@ export class StepRunner {
     }
     const step = current.steps[stepIndex]!;
     const rerun = current.lastClaim?.stepIndex === stepIndex;
-    const started = new Date();
+    const started = this.clock();
     try {
       const record = await this.records.getRecord(workspaceId, current.enrolledRecordType, current.enrolledRecordId, current.correlationId);
       if (!record) {
         await this.finish(claimed, token, 'cancelled', `The enrolled ${current.enrolledRecordType} was deleted.`);
         return null;
       }
-      const exit = exitMet(current.exitConditions, record, apiTimestamp(new Date()));
+      const exit = exitMet(current.exitConditions, record, apiTimestamp(this.clock()));
       if (exit) {
         await this.finish(claimed, token, 'cancelled', exitReason(exit), undefined, exit);
         return null;
@@ -167,7 +168,7 @@ export class StepRunner {
         type: step.type,
         status: outcome.status,
         detail: outcome.detail,
-        finishedAt: apiTimestamp(new Date()),
+        finishedAt: apiTimestamp(this.clock()),
         lateMs,
       });
     } catch (error) {
@@ -178,7 +179,7 @@ export class StepRunner {
           type: step.type,
           status: 'failed',
           detail: error.message,
-          finishedAt: apiTimestamp(new Date()),
+          finishedAt: apiTimestamp(this.clock()),
         });
         return null;
       }
@@ -194,7 +195,7 @@ export class StepRunner {
       await this.finish(enrollment, token, 'completed', null, result);
       return null;
     }
-    const now = Date.now();
+    const now = this.clock().getTime();
     const dueAt = dueAtOnReaching(enrollment.steps[next]!, now, this.options.waitScale);
     const moved = await this.endStep(
       enrollment,
@@ -221,7 +222,7 @@ export class StepRunner {
       token,
       {
         set: {
-          ...endedFields(status, reason, exit, new Date()),
+          ...endedFields(status, reason, exit, this.clock()),
           stepResults: result ? [...enrollment.stepResults, result] : enrollment.stepResults,
           ...(status === 'failed' && this.options.runEvents ? { failureAnnounced: false } : {}),
         },
@@ -257,7 +258,7 @@ export class StepRunner {
       enrollment.id,
       {
         set: {
-          ...endedFields('cancelled', exitReason(current.exit), current.exit, new Date()),
+          ...endedFields('cancelled', exitReason(current.exit), current.exit, this.clock()),
           stepResults: result ? [...enrollment.stepResults, result] : enrollment.stepResults,
         },
         inc: { completedSteps: result && result.status !== 'failed' ? 1 : 0 },
@@ -279,7 +280,7 @@ export class StepRunner {
       await this.finish(enrollment, token, 'failed', `Step ${order} failed after ${attempts} attempts: ${reason}`);
       return;
     }
-    const dueAt = Date.now() + retryDelayMs(attempts);
+    const dueAt = this.clock().getTime() + retryDelayMs(attempts);
     this.logger.warn({ err: error, executionLogId: enrollment.id, attempts }, 'step hit a transient failure; retrying');
     const released = await this.endStep(enrollment, token, { set: { claimUntil: null, claimToken: null, attempts, dueAt } });
     if (released) await this.dispatch(released, dueAt);

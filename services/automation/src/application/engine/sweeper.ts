@@ -16,6 +16,7 @@ import { STEP_DUE_TYPE, type StepDuePayload } from './messages';
 import type { RunEvents } from './run-events';
 import type { StepDispatcher } from './step-dispatcher';
 import type { WebhookRetryRecovery } from './webhook-retry-recovery';
+import { systemClock, type Clock } from '@crm/vocabulary';
 
 export interface SweeperOptions {
   /** Announces failed runs a crash left unannounced (outbound webhooks); none in most unit tests. */
@@ -37,6 +38,7 @@ export class Sweeper extends LeasedSweep<number> {
     private readonly dispatcher: StepDispatcher,
     private readonly logger: Logger,
     private readonly options: SweeperOptions,
+    private readonly clock: Clock = systemClock,
   ) {
     const lease = new StoreLease(store, 'step-sweeper', options.intervalMs * 3);
     super({ lease, logger, intervalMs: options.intervalMs }, 'automation', () => 0);
@@ -44,7 +46,7 @@ export class Sweeper extends LeasedSweep<number> {
   }
 
   /** Takes or renews the lease; true when this worker may sweep now. */
-  acquireLease(now = Date.now()): Promise<boolean> {
+  acquireLease(now = this.clock().getTime()): Promise<boolean> {
     return this.lease.acquire(now);
   }
 

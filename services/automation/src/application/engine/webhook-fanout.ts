@@ -8,17 +8,22 @@ import type { DocumentStore } from '@crm/store';
 import { derivedId } from '../../domain/ids';
 import type { WebhookEnvelope, WebhookSubscriptionDocument } from '../../domain/webhook-model';
 import { messageWorkspaceId } from '../../domain/triggers';
-import { webhookEventsFor } from '@crm/vocabulary';
+import { webhookEventsFor, systemClock, type Clock } from '@crm/vocabulary';
 import { webhookSubscriptions } from '../../store/collections';
 import { WEBHOOK_DUE_TYPE, type WebhookDuePayload } from './webhook-messages';
 
 /** The first attempt's message of one event to one subscription. */
-export function firstAttempt(envelope: WebhookEnvelope, subscriptionId: string, correlationId: string): BusMessage<WebhookDuePayload> {
+export function firstAttempt(
+  envelope: WebhookEnvelope,
+  subscriptionId: string,
+  correlationId: string,
+  now: Date,
+): BusMessage<WebhookDuePayload> {
   return {
     id: derivedId('whm_', envelope.id, subscriptionId, '1'),
     type: WEBHOOK_DUE_TYPE,
     correlationId,
-    occurredAt: new Date().toISOString(),
+    occurredAt: now.toISOString(),
     payload: { workspaceId: envelope.workspaceId, subscriptionId, envelope, attempt: 1, firstAttemptAt: null, manual: false },
   };
 }
@@ -27,6 +32,7 @@ export class WebhookFanout {
   constructor(
     private readonly store: DocumentStore,
     private readonly bus: MessageBus,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async handle(message: BusMessage): Promise<void> {
@@ -51,7 +57,7 @@ export class WebhookFanout {
         if (!subscription.events.includes(envelope.type)) continue;
         // Mandatory: with the deliveries queue not declared yet (a fresh install) the event fails and
         // comes again, instead of its attempts vanishing.
-        await this.bus.publish(firstAttempt(envelope, subscription.id, message.correlationId), { mandatory: true });
+        await this.bus.publish(firstAttempt(envelope, subscription.id, message.correlationId, this.clock()), { mandatory: true });
       }
     }
   }

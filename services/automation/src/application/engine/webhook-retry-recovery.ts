@@ -10,6 +10,7 @@ import type { MessageBus } from '@crm/bus';
 import type { DocumentStore } from '@crm/store';
 import { webhookDeliveries, webhookSubscriptions } from '../../store/collections';
 import { attemptMessage, deliveryIdOf } from './webhook-sender';
+import { systemClock, type Clock } from '@crm/vocabulary';
 
 /**
  * How overdue a retry must be before it counts as lost. Longer than the steps' grace: a retry that
@@ -23,6 +24,7 @@ export class WebhookRetryRecovery {
     private readonly store: DocumentStore,
     private readonly bus: MessageBus,
     private readonly graceMs = WEBHOOK_RETRY_GRACE_MS,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** The workspaces holding retries overdue by more than the grace period (some of them, oldest due first). */
@@ -47,7 +49,7 @@ export class WebhookRetryRecovery {
     let published = 0;
     for (const failed of overdue) {
       const message = failed.retry
-        ? attemptMessage(failed, failed.retry.attempt, failed.retry.firstAttemptAt, failed.retry.correlationId)
+        ? attemptMessage(failed, failed.retry.attempt, failed.retry.firstAttemptAt, failed.retry.correlationId, this.clock())
         : undefined;
       const subscription = await scoped.get(webhookSubscriptions, failed.subscriptionId);
       // Ran after all (its row exists), or nothing left to deliver to: nothing to bring back.

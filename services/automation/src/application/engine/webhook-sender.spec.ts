@@ -67,7 +67,7 @@ describe('WebhookSender', () => {
 
   it('posts the envelope as the body, with the event id and a signature of the current secret', async () => {
     await subscription();
-    await sender.handle(firstAttempt(envelope, 'whk_1', 'req_1'));
+    await sender.handle(firstAttempt(envelope, 'whk_1', 'req_1', new Date()));
     const [post] = transport.posts;
     expect(JSON.parse(post!.body)).toEqual(envelope);
     expect(post!.headers['x-crm-event-id']).toBe('evt_1');
@@ -88,11 +88,11 @@ describe('WebhookSender', () => {
     };
     sender = new WebhookSender(store, bus as unknown as MessageBus, hanging, schedule, createLogger('test', { level: 'silent' }));
     const events = Array.from({ length: SUBSCRIPTION_IN_FLIGHT + 2 }, (_, i) =>
-      firstAttempt({ ...envelope, id: `evt_h${i}` }, 'whk_1', 'req'),
+      firstAttempt({ ...envelope, id: `evt_h${i}` }, 'whk_1', 'req', new Date()),
     );
     const handled = events.map((message) => sender.handle(message));
     await new Promise((resolve) => setImmediate(resolve));
-    await sender.handle(firstAttempt(envelope, 'whk_2', 'req'));
+    await sender.handle(firstAttempt(envelope, 'whk_2', 'req', new Date()));
     // The other subscription was posted while the first's receiver still hangs.
     expect(transport.posts.map((p) => p.url)).toEqual(['https://other.example.com/crm']);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -113,14 +113,14 @@ describe('WebhookSender', () => {
         { value: 'whsec_older', expiresAt: Date.now() - 1 },
       ],
     });
-    await sender.handle(firstAttempt(envelope, 'whk_1', 'req_1'));
+    await sender.handle(firstAttempt(envelope, 'whk_1', 'req_1', new Date()));
     expect(transport.posts[0]!.headers['x-crm-signature']!.split(',').filter((p) => p.startsWith('v1='))).toHaveLength(2);
   });
 
   it('schedules the next attempt after a failure, keeping the event and counting the attempt', async () => {
     await subscription();
     transport.answers = [{ status: 500 }];
-    await sender.handle(firstAttempt(envelope, 'whk_1', 'req_1'));
+    await sender.handle(firstAttempt(envelope, 'whk_1', 'req_1', new Date()));
     expect(bus.scheduled).toHaveLength(1);
     expect(bus.scheduled[0]!.delayMs).toBe(1_000);
     expect(bus.scheduled[0]!.message.payload).toMatchObject({ attempt: 2, envelope, firstAttemptAt: expect.any(Number) });
@@ -131,7 +131,7 @@ describe('WebhookSender', () => {
     await subscription();
     transport.answers = [{ status: 500 }];
     const recovery = new WebhookRetryRecovery(store, bus as unknown as MessageBus, 5_000);
-    await sender.handle(firstAttempt(envelope, 'whk_1', 'req_1'));
+    await sender.handle(firstAttempt(envelope, 'whk_1', 'req_1', new Date()));
     // The scheduled retry (attempt 2, due in 1 s) is lost with the broker node holding the delay queues.
     const [lost] = bus.scheduled.splice(0);
     const now = Date.now();
@@ -155,7 +155,7 @@ describe('WebhookSender', () => {
 
   it('does not make an attempt again when its message comes again after it was logged', async () => {
     await subscription();
-    const message = firstAttempt(envelope, 'whk_1', 'req_1');
+    const message = firstAttempt(envelope, 'whk_1', 'req_1', new Date());
     await sender.handle(message);
     await sender.handle(message);
     expect(transport.posts).toHaveLength(1);
@@ -164,29 +164,29 @@ describe('WebhookSender', () => {
   it('gives up past the horizon and marks the subscription failing, saying why; a later delivery clears it', async () => {
     await subscription();
     transport.answers = [{ status: 503 }];
-    const late: BusMessage<WebhookDuePayload> = firstAttempt(envelope, 'whk_1', 'req_1');
+    const late: BusMessage<WebhookDuePayload> = firstAttempt(envelope, 'whk_1', 'req_1', new Date());
     late.payload = { ...late.payload, attempt: 9, firstAttemptAt: Date.now() - 61_000 };
     await sender.handle(late);
     expect(bus.scheduled).toEqual([]);
     expect((await current())!.failingReason).toBe(
       'Event evt_1 (lead.created) was not delivered after 9 attempts: The receiver answered 503.',
     );
-    await sender.handle(firstAttempt({ ...envelope, id: 'evt_2' }, 'whk_1', 'req_2'));
+    await sender.handle(firstAttempt({ ...envelope, id: 'evt_2' }, 'whk_1', 'req_2', new Date()));
     expect((await current())!.failingReason).toBeNull();
   });
 
   it('sends nothing to an inactive subscription, except a test event', async () => {
     await subscription({ isActive: false });
-    await sender.handle(firstAttempt(envelope, 'whk_1', 'req_1'));
+    await sender.handle(firstAttempt(envelope, 'whk_1', 'req_1', new Date()));
     expect(transport.posts).toEqual([]);
-    await sender.handle(firstAttempt({ ...envelope, id: 'evt_t', type: 'webhook.test' }, 'whk_1', 'req_2'));
+    await sender.handle(firstAttempt({ ...envelope, id: 'evt_t', type: 'webhook.test' }, 'whk_1', 'req_2', new Date()));
     expect(transport.posts).toHaveLength(1);
   });
 
   it('does not retry a redelivery asked for by hand', async () => {
     await subscription();
     transport.answers = [{ status: 500 }];
-    const manual = firstAttempt(envelope, 'whk_1', 'req_1');
+    const manual = firstAttempt(envelope, 'whk_1', 'req_1', new Date());
     manual.payload = { ...manual.payload, manual: true, attempt: 3 };
     await sender.handle(manual);
     expect(bus.scheduled).toEqual([]);

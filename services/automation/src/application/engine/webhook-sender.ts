@@ -8,7 +8,7 @@
  * loses (its delay queues are classic queues, gone with a broker node) is scheduled again from the
  * store by the sweep (webhook-retry-recovery.ts).
  */
-import { apiTimestamp } from '@crm/vocabulary';
+import { apiTimestamp, systemClock, type Clock } from '@crm/vocabulary';
 import type { BusMessage, MessageBus } from '@crm/bus';
 import type { Logger } from '@crm/observability';
 import { StoreError, type DocumentStore } from '@crm/store';
@@ -37,12 +37,13 @@ export function attemptMessage(
   attempt: number,
   firstAttemptAt: number | null,
   correlationId: string,
+  now: Date,
 ): BusMessage<WebhookDuePayload> {
   return {
     id: derivedId('whm_', due.envelope.id, due.subscriptionId, String(attempt)),
     type: WEBHOOK_DUE_TYPE,
     correlationId,
-    occurredAt: new Date().toISOString(),
+    occurredAt: now.toISOString(),
     payload: {
       workspaceId: due.workspaceId,
       subscriptionId: due.subscriptionId,
@@ -71,6 +72,7 @@ export class WebhookSender {
     private readonly schedule: WebhookRetrySchedule,
     private readonly logger: Logger,
     private readonly perSubscription = SUBSCRIPTION_IN_FLIGHT,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async handle(message: BusMessage): Promise<void> {
@@ -106,7 +108,7 @@ export class WebhookSender {
   private async attempt(message: BusMessage, due: WebhookDuePayload, subscription: WebhookSubscriptionDocument): Promise<void> {
     const scoped = this.store.forWorkspace(due.workspaceId);
     const deliveryId = derivedId(ID_PREFIX.webhookDelivery, message.id);
-    const startedAt = Date.now();
+    const startedAt = this.clock().getTime();
     const body = JSON.stringify(due.envelope);
     const result = await this.transport.post(subscription.url, body, {
       'user-agent': 'CRM-Webhooks/1',
@@ -116,19 +118,19 @@ export class WebhookSender {
     const delivered = result.error === null;
     webhookAttempts.inc({ outcome: delivered ? 'delivered' : 'failed' });
     const occurred = Date.parse(due.envelope.occurredAt);
-    if (delivered && Number.isFinite(occurred)) webhookLagSeconds.observe(Math.max(0, Date.now() - occurred) / 1000);
+    if (delivered && Number.isFinite(occurred)) webhookLagSeconds.observe(Math.max(0, this.clock().getTime() - occurred) / 1000);
 
     let givenUp: string | null = null;
     let retry: Pick<WebhookDeliveryDocument, 'retryDueAt' | 'retry'> = {};
     if (!delivered && !due.manual) {
       const firstAttemptAt = due.firstAttemptAt ?? startedAt;
-      const delay = nextRetryDelayMs(this.schedule, due.attempt, firstAttemptAt, Date.now());
+      const delay = nextRetryDelayMs(this.schedule, due.attempt, firstAttemptAt, this.clock().getTime());
       if (delay === null)
         givenUp = `Event ${due.envelope.id} (${due.envelope.type}) was not delivered after ${due.attempt} attempts: ${result.error}`;
       else {
         await this.register(due.workspaceId);
-        const dueAt = Date.now() + delay;
-        await this.bus.schedule(attemptMessage(due, due.attempt + 1, firstAttemptAt, message.correlationId), delay);
+        const dueAt = this.clock().getTime() + delay;
+        await this.bus.schedule(attemptMessage(due, due.attempt + 1, firstAttemptAt, message.correlationId, this.clock()), delay);
         retry = { retryDueAt: dueAt, retry: { attempt: due.attempt + 1, firstAttemptAt, correlationId: message.correlationId } };
       }
     }
@@ -141,27 +143,29 @@ export class WebhookSender {
       );
     }
     if (givenUp || (delivered && subscription.failingReason)) {
-      await scoped.update(webhookSubscriptions, subscription.id, { set: { failingReason: givenUp, updatedAt: apiTimestamp(new Date()) } });
+      await scoped.update(webhookSubscriptions, subscription.id, {
+        set: { failingReason: givenUp, updatedAt: apiTimestamp(this.clock()) },
+      });
     }
   }
 
   /** A retry of an attempt a privacy erasure blanked since: its message (on the bus since) still names the erased person. */
   private async erasedRetry(due: WebhookDuePayload): Promise<boolean> {
     if (due.manual || due.attempt < 2) return false;
-    const previous = deliveryIdOf(attemptMessage(due, due.attempt - 1, null, '').id);
+    const previous = deliveryIdOf(attemptMessage(due, due.attempt - 1, null, '', this.clock()).id);
     return Boolean((await this.store.forWorkspace(due.workspaceId).get(webhookDeliveries, previous))?.erasedAt);
   }
 
   /** A retry's message reached the deliveries queue (a durable quorum queue): the store need not bring it back any more. */
   private async retryArrived(message: BusMessage, due: WebhookDuePayload): Promise<void> {
-    if (due.manual || due.attempt < 2 || message.id !== attemptMessage(due, due.attempt, null, '').id) return;
-    const previous = deliveryIdOf(attemptMessage(due, due.attempt - 1, null, '').id);
+    if (due.manual || due.attempt < 2 || message.id !== attemptMessage(due, due.attempt, null, '', this.clock()).id) return;
+    const previous = deliveryIdOf(attemptMessage(due, due.attempt - 1, null, '', this.clock()).id);
     await this.store.forWorkspace(due.workspaceId).update(webhookDeliveries, previous, { unset: ['retryDueAt', 'retry'] });
   }
 
   private async register(workspaceId: string): Promise<void> {
     if (this.registered.has(workspaceId)) return;
-    await this.store.global().upsert(engineWorkspaces, { id: workspaceId, registeredAt: apiTimestamp(new Date()) }, {});
+    await this.store.global().upsert(engineWorkspaces, { id: workspaceId, registeredAt: apiTimestamp(this.clock()) }, {});
     this.registered.add(workspaceId);
   }
 
@@ -184,7 +188,7 @@ export class WebhookSender {
       error: result.error,
       responseExcerpt: result.excerpt,
       envelope: due.envelope,
-      createdAt: new Date().toISOString(),
+      createdAt: this.clock().toISOString(),
       ...retry,
     };
     try {
