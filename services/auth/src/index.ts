@@ -2,6 +2,7 @@ import { authV1, GrpcServer, healthListenAddress, internalTlsFor, listenAddress,
 import { createLogger, type Logger } from '@crm/observability';
 import { openInvalidationChannel, type InvalidationChannel } from '@crm/rate-limit';
 import { locationFromEnv, openStoreWhenReachable, RetentionSweeper, type DocumentStore, type StoreLocation } from '@crm/store';
+import { systemClock } from '@crm/vocabulary';
 import type { AuthConfig } from './config';
 import { createAuthServices } from './application/auth-services';
 import type { PasswordHashingOptions } from './domain/passwords';
@@ -65,7 +66,8 @@ export async function startAuthService(config: AuthConfig, options: StartAuthOpt
   const channel = options.invalidation ?? ownedChannel;
   try {
     const repositories = createRepositories(store);
-    const signingKeys = await SigningKeyRing.open(repositories.signingKeys, config.AUTH_JWT_PRIVATE_KEY, () => new Date());
+    const clock = systemClock;
+    const signingKeys = await SigningKeyRing.open(repositories.signingKeys, config.AUTH_JWT_PRIVATE_KEY, clock);
     const services = createAuthServices({
       repositories,
       signingKeys,
@@ -73,6 +75,7 @@ export async function startAuthService(config: AuthConfig, options: StartAuthOpt
       refreshTokenTtlDays: config.REFRESH_TOKEN_TTL_DAYS,
       passwordHashing: options.passwordHashing,
       workspaceChanges: channel ? publishWorkspaceChanges(channel, logger) : undefined,
+      now: clock,
     });
     server
       .addService(AUTH_PROTO, authV1.AuthServiceName, authHandlers(services), authCallers)

@@ -51,6 +51,7 @@ import type { GridFsFileStorage } from './store/gridfs-file-storage';
 import { LocalFileStorage } from './store/local-file-storage';
 import { ReaderThreads } from './adapters/reading/reader-threads';
 import { createUploadServer } from './http/upload-server';
+import { systemClock } from '@crm/vocabulary';
 
 export * from './config';
 
@@ -107,7 +108,8 @@ async function openRuntime(config: ImportConfig, logger: Logger, options: StartI
     : new GrpcClient<recordsV1.RecordsServiceMethods>(recordsV1.protoPath, recordsV1.RecordsServiceName, config.RECORDS_GRPC_ADDR, tls);
   const records: RecordsClient = options.records ?? ownedRecords!;
   const repo = new ImportJobRepository(store);
-  const importer = new ChunkImporter({ repo, files, records, logger, events: new ImportEvents(bus) });
+  const clock = systemClock;
+  const importer = new ChunkImporter({ repo, files, records, logger, events: new ImportEvents(bus, clock), clock });
   const given = options.records;
   const reader: RecordsReader | undefined = ownedRecords ?? (given?.stream ? (given as RecordsReader) : undefined);
   return {

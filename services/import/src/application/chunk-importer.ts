@@ -21,6 +21,7 @@ import type { ImportEvents } from './import-events';
 import type { ReceivedChunkPayload } from './import-messages';
 import type { RecordsClient } from './ports';
 import { counter } from '@crm/telemetry';
+import { systemClock, type Clock } from '@crm/vocabulary';
 
 const importedRows = counter('import_rows_total', 'CSV rows handled by import workers, by outcome.', ['outcome']);
 
@@ -36,6 +37,8 @@ export interface ChunkImporterDeps {
   logger: Logger;
   /** Where ended jobs are announced (import.completed / import.failed webhooks); none in most unit tests. */
   events?: ImportEvents;
+  /** The process's clock; the system's when not given. */
+  clock?: Clock;
 }
 
 export class ChunkImporter {
@@ -55,7 +58,7 @@ export class ChunkImporter {
       if (info.retryInMs !== null) {
         log.warn({ err: error, retryInMs: info.retryInMs }, 'chunk failed; it will be retried');
         // The bus brings it back later; until then the sweeper must not take the job for stalled.
-        await repo.expectProgressBy(payload.workspaceId, payload.jobUid, Date.now() + info.retryInMs);
+        await repo.expectProgressBy(payload.workspaceId, payload.jobUid, (this.deps.clock ?? systemClock)().getTime() + info.retryInMs);
         throw error;
       }
       // Records cannot say whether a batch exists: dead-letter the chunk rather than report rows

@@ -7,6 +7,7 @@
  */
 import type { MessageBus } from '@crm/bus';
 import type { ImportJobDocument } from '../domain/import-job';
+import { systemClock, type Clock } from '@crm/vocabulary';
 
 export const JOB_COMPLETED_MESSAGE = 'import.job_completed.v1';
 export const JOB_FAILED_MESSAGE = 'import.job_failed.v1';
@@ -26,7 +27,10 @@ export interface JobEndedPayload {
 }
 
 export class ImportEvents {
-  constructor(private readonly bus: MessageBus) {}
+  constructor(
+    private readonly bus: MessageBus,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   async ended(job: ImportJobDocument): Promise<void> {
     if (job.status !== 'complete' && job.status !== 'failed') return;
@@ -46,7 +50,7 @@ export class ImportEvents {
       id: `${job.id}:${job.status}`,
       type: job.status === 'complete' ? JOB_COMPLETED_MESSAGE : JOB_FAILED_MESSAGE,
       correlationId: job.id,
-      occurredAt: new Date().toISOString(),
+      occurredAt: this.clock().toISOString(),
       payload,
     });
   }
