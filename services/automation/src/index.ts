@@ -22,7 +22,9 @@ import {
 import { createLogger, type Logger } from '@crm/observability';
 import { systemClock } from '@crm/vocabulary';
 import { locationFromEnv, openStoreWhenReachable, RetentionSweeper, type DocumentStore, type StoreLocation } from '@crm/store';
-import { AutomationService } from './application/automation-service';
+import { OutboxService } from './application/outbox-service';
+import { RuleService } from './application/rule-service';
+import { TemplateService } from './application/template-service';
 import { PersonData } from './application/person-data';
 import { WebhookService } from './application/webhook-service';
 import { GrpcRecordsGateway, type RecordsGateway } from './adapters/records-gateway';
@@ -111,13 +113,20 @@ export async function startAutomationService(
   // The users a rule's assign_user steps name are checked with auth when the rule is saved.
   const members = new AuthWorkspaceDirectory(config.AUTH_GRPC_ADDR, tls);
   const clock = systemClock;
-  const service = new AutomationService(store, clock, members);
+  const rules = new RuleService(store, clock, members);
+  const templates = new TemplateService(store, rules, clock);
+  const outbox = new OutboxService(store);
   let bus: MessageBus | undefined;
   try {
     // Test events and redeliveries go out as delivery messages for the workers.
     bus = options.bus ?? (await openBusWhenReachable(busLocationFromEnv(config.AMQP_URL), logger));
     const webhooks = new WebhookService(store, { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, bus, clock });
-    server.addService(automationV1.protoPath, automationV1.AutomationServiceName, automationHandlers(service, webhooks), automationCallers);
+    server.addService(
+      automationV1.protoPath,
+      automationV1.AutomationServiceName,
+      automationHandlers({ rules, templates, outbox, webhooks }),
+      automationCallers,
+    );
     const person = new PersonData(new PersonDataRepository(store));
     server.addService(
       privacyV1.protoPath,

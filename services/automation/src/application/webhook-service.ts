@@ -19,7 +19,7 @@ import { targetUrlProblem } from '../domain/webhook-target';
 import { firstAttempt } from './engine/webhook-fanout';
 import { WEBHOOK_DUE_TYPE, type WebhookDuePayload } from './engine/webhook-messages';
 import { webhookDeliveries, webhookSubscriptions } from '../store/collections';
-import type { Caller } from './automation-service';
+import type { Caller } from './caller';
 import { workspacePage, type Page, type Paging } from './paging';
 
 /** How long a rotated-out secret keeps signing. */

@@ -1,6 +1,9 @@
 import type { automationV1, CallContext, ServiceHandlers, UnaryHandler } from '@crm/grpc';
 import { DomainError } from '@crm/observability';
-import type { AutomationService, Caller } from '../application/automation-service';
+import type { Caller } from '../application/caller';
+import type { OutboxService } from '../application/outbox-service';
+import type { RuleService } from '../application/rule-service';
+import type { TemplateService } from '../application/template-service';
 import type { WebhookService } from '../application/webhook-service';
 import { webhookHandlers } from './webhook-handlers';
 import { pageFields, pagingOf } from './page-fields';
@@ -15,31 +18,39 @@ function callerOf(context: CallContext): Caller {
 }
 
 /** Translation only: proto ↔ the automation service's calls. */
-export function automationHandlers(service: AutomationService, webhooks: WebhookService): ServiceHandlers {
+/** The automation service's resources, one application service each. */
+export interface AutomationResources {
+  rules: RuleService;
+  templates: TemplateService;
+  outbox: OutboxService;
+  webhooks: WebhookService;
+}
+
+export function automationHandlers({ rules, templates, outbox, webhooks }: AutomationResources): ServiceHandlers {
   const handlers: Handlers = {
     ...webhookHandlers(webhooks, callerOf),
     ListRules: async (r, c) => {
-      const page = await service.listRules(callerOf(c), pagingOf(r));
+      const page = await rules.listRules(callerOf(c), pagingOf(r));
       return { ...pageFields(page), rules: page.items.map(ruleMessage) };
     },
-    CreateRule: async (r, c) => ({ rule: ruleMessage(await service.createRule(callerOf(c), ruleInput(r.rule, r.providedFields))) }),
-    GetRule: async (r, c) => ({ rule: ruleMessage(await service.getRule(callerOf(c), r.id)) }),
+    CreateRule: async (r, c) => ({ rule: ruleMessage(await rules.createRule(callerOf(c), ruleInput(r.rule, r.providedFields))) }),
+    GetRule: async (r, c) => ({ rule: ruleMessage(await rules.getRule(callerOf(c), r.id)) }),
     UpdateRule: async (r, c) => ({
-      rule: ruleMessage(await service.updateRule(callerOf(c), r.id, ruleInput(r.rule, r.updateFields), r.updateFields)),
+      rule: ruleMessage(await rules.updateRule(callerOf(c), r.id, ruleInput(r.rule, r.updateFields), r.updateFields)),
     }),
     DeleteRule: async (r, c) => {
-      await service.deleteRule(callerOf(c), r.id);
+      await rules.deleteRule(callerOf(c), r.id);
       return {};
     },
-    ActivateRule: async (r, c) => ({ rule: ruleMessage(await service.setActive(callerOf(c), r.id, true)) }),
-    DeactivateRule: async (r, c) => ({ rule: ruleMessage(await service.setActive(callerOf(c), r.id, false)) }),
+    ActivateRule: async (r, c) => ({ rule: ruleMessage(await rules.setActive(callerOf(c), r.id, true)) }),
+    DeactivateRule: async (r, c) => ({ rule: ruleMessage(await rules.setActive(callerOf(c), r.id, false)) }),
     ListExecutionLogs: async (r, c) => {
-      const page = await service.listLogs(callerOf(c), r.ruleId, { status: r.status, after: r.after, ...pagingOf(r) });
+      const page = await rules.listLogs(callerOf(c), r.ruleId, { status: r.status, after: r.after, ...pagingOf(r) });
       return { ...pageFields(page), logs: page.items.map(logMessage) };
     },
     SaveRuleAsTemplate: async (r, c) => {
       const sent = (field: string) => r.providedFields.length === 0 || r.providedFields.includes(field);
-      const template = await service.saveAsTemplate(callerOf(c), r.ruleId, {
+      const template = await templates.saveAsTemplate(callerOf(c), r.ruleId, {
         name: sent('name') ? r.name : undefined,
         description: sent('description') ? r.description : undefined,
         category: sent('category') ? r.category : undefined,
@@ -47,17 +58,22 @@ export function automationHandlers(service: AutomationService, webhooks: Webhook
       return { template: templateMessage(template) };
     },
     ListTemplates: async (r, c) => {
-      const page = await service.listTemplates(callerOf(c), { category: r.category, trigger: r.trigger, search: r.search, ...pagingOf(r) });
+      const page = await templates.listTemplates(callerOf(c), {
+        category: r.category,
+        trigger: r.trigger,
+        search: r.search,
+        ...pagingOf(r),
+      });
       return { ...pageFields(page), templates: page.items.map(templateMessage) };
     },
-    GetTemplate: async (r, c) => ({ template: templateMessage(await service.getTemplate(callerOf(c), r.id)) }),
-    InstallTemplate: async (r, c) => ({ rule: ruleMessage(await service.installTemplate(callerOf(c), r.templateId, r.name)) }),
+    GetTemplate: async (r, c) => ({ template: templateMessage(await templates.getTemplate(callerOf(c), r.id)) }),
+    InstallTemplate: async (r, c) => ({ rule: ruleMessage(await templates.installTemplate(callerOf(c), r.templateId, r.name)) }),
     ListEmails: async (r, c) => {
-      const page = await service.listEmails(callerOf(c), { relatedTo: r.relatedTo, ...pagingOf(r) });
+      const page = await outbox.listEmails(callerOf(c), { relatedTo: r.relatedTo, ...pagingOf(r) });
       return { ...pageFields(page), emails: page.items.map(emailMessage) };
     },
     ListNotifications: async (r, c) => {
-      const page = await service.listNotifications(callerOf(c), {
+      const page = await outbox.listNotifications(callerOf(c), {
         recipient: r.recipient,
         relatedTo: r.relatedTo,
         ...pagingOf(r),

@@ -2,7 +2,7 @@
 import { apiTimestamp } from '@crm/vocabulary';
 import { DomainError, type FieldErrors } from '@crm/observability';
 import type { automationV1 } from '@crm/grpc';
-import type { TemplateView } from '../application/automation-service';
+import type { TemplateView } from '../application/template-service';
 import type { Condition, EmailDocument, EnrollmentDocument, NotificationDocument, RuleDocument, Step } from '../domain/model';
 import type { RuleInput } from '../domain/rule-validation';
 

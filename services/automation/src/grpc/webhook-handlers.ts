@@ -1,7 +1,7 @@
 /** Translation only: proto ↔ the webhook service's calls. */
 import { apiTimestamp } from '@crm/vocabulary';
 import type { automationV1, CallContext, UnaryHandler } from '@crm/grpc';
-import type { Caller } from '../application/automation-service';
+import type { Caller } from '../application/caller';
 import type { WebhookService, WebhookView } from '../application/webhook-service';
 import { pageFields, pagingOf } from './page-fields';
 import type { WebhookDeliveryDocument } from '../domain/webhook-model';

@@ -6,7 +6,7 @@ import { apiTimestamp } from '@crm/vocabulary';
 import { InProcessBus, newMessage, type BusMessage } from '@crm/bus';
 import { createLogger, DomainError } from '@crm/observability';
 import { openStore, type DocumentStore } from '@crm/store';
-import { AutomationService } from '../application/automation-service';
+import { RuleService } from '../application/rule-service';
 import type { RecordsGateway, TaskSummary } from '../adapters/records-gateway';
 import type { DirectoryUser, WorkspaceDirectory } from '../adapters/workspace-directory';
 import { NoAiWriter, type AiWriter } from '../adapters/ai-writer';
@@ -101,7 +101,7 @@ export class RecordingTransport implements EmailTransport {
 export interface EngineHarness {
   store: DocumentStore;
   bus: InProcessBus;
-  service: AutomationService;
+  rules: RuleService;
   records: FakeRecords;
   directory: FakeDirectory;
   transport: RecordingTransport;
@@ -139,7 +139,7 @@ export async function buildEngine(options: { waitScale?: number; ai?: AiWriter; 
   return {
     store,
     bus,
-    service: new AutomationService(store),
+    rules: new RuleService(store),
     records,
     directory,
     transport,

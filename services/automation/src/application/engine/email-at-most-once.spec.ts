@@ -89,7 +89,7 @@ describe('send_email sends at most once', () => {
   }
 
   async function enrollLeadInEmailRule(): Promise<EnrollmentDocument> {
-    const rule = await engine.service.createRule(
+    const rule = await engine.rules.createRule(
       { workspaceId: WS },
       {
         name: 'Welcome',
@@ -97,7 +97,7 @@ describe('send_email sends at most once', () => {
         steps: [{ type: 'send_email', order: 1, config: { mode: 'template', templateId: 'lead_welcome' } }],
       },
     );
-    await engine.service.setActive({ workspaceId: WS }, rule.id, true);
+    await engine.rules.setActive({ workspaceId: WS }, rule.id, true);
     const lead = engine.records.put({ id: 'ld_1', firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com', status: 'new' });
     await engine.enroller.handle(
       (await engine.publishEvent('records.lead_created.v1', { workspaceId: WS, recordType: 'lead', recordId: 'ld_1', record: lead }))!,

@@ -28,8 +28,8 @@ function lead(overrides: Record<string, unknown> = {}): Record<string, unknown> 
 }
 
 async function activeRule(engine: EngineHarness, input: Partial<RuleInput>): Promise<string> {
-  const rule = await engine.service.createRule(caller, { name: 'Rule', trigger: 'lead_created', ...input });
-  await engine.service.setActive(caller, rule.id, true);
+  const rule = await engine.rules.createRule(caller, { name: 'Rule', trigger: 'lead_created', ...input });
+  await engine.rules.setActive(caller, rule.id, true);
   return rule.id;
 }
 
@@ -44,7 +44,7 @@ function leadCreated(engine: EngineHarness, record: Record<string, unknown>, cor
 }
 
 async function logsOf(engine: EngineHarness, ruleId: string) {
-  return (await engine.service.listLogs(caller, ruleId, { offset: 0, limit: 100 })).items;
+  return (await engine.rules.listLogs(caller, ruleId, { offset: 0, limit: 100 })).items;
 }
 
 async function settled(engine: EngineHarness, ruleId: string, count = 1) {
@@ -108,7 +108,7 @@ describe('the automation engine', () => {
       triggerConditions: [{ field: 'leadScore', operator: 'gte', value: 80 }],
       steps: [{ type: 'wait', order: 1, config: { duration: 1, unit: 'minutes' } }],
     });
-    const inactive = await engine.service.createRule(caller, {
+    const inactive = await engine.rules.createRule(caller, {
       name: 'Off',
       trigger: 'lead_created',
       steps: [{ type: 'wait', order: 1, config: { duration: 1, unit: 'minutes' } }],

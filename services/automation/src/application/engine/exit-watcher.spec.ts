@@ -14,8 +14,8 @@ function lead(overrides: Record<string, unknown> = {}): Record<string, unknown> 
 }
 
 async function activeRule(engine: EngineHarness, input: Partial<RuleInput>): Promise<string> {
-  const rule = await engine.service.createRule(caller, { name: 'Rule', trigger: 'lead_created', exitConditions: [CONVERTED], ...input });
-  await engine.service.setActive(caller, rule.id, true);
+  const rule = await engine.rules.createRule(caller, { name: 'Rule', trigger: 'lead_created', exitConditions: [CONVERTED], ...input });
+  await engine.rules.setActive(caller, rule.id, true);
   return rule.id;
 }
 
@@ -77,7 +77,7 @@ describe('exit conditions on a record change', () => {
       dueAt: null,
     });
     expect(run.exit!.metAt >= before.replace(/\.\d{3}Z$/, 'Z')).toBe(true);
-    const [log] = (await engine.service.listLogs(caller, ruleId, { offset: 0, limit: 10 })).items;
+    const [log] = (await engine.rules.listLogs(caller, ruleId, { offset: 0, limit: 10 })).items;
     expect(log).toMatchObject({ status: 'cancelled', exit: { condition: CONVERTED } });
   });
 

@@ -16,14 +16,14 @@ describe('runs follow their record into a merge', () => {
   it('moves runs and logs to the survivor, ends a run whose rule the survivor is already in, and ignores a redelivery', async () => {
     engine = await buildEngine({ waitScale: 1 });
     const rule = (company: string) =>
-      engine.service
+      engine.rules
         .createRule(caller, {
           name: `Rule ${company}`,
           trigger: 'lead_created',
           triggerConditions: [{ field: 'company', operator: 'eq', value: company }],
           steps: [{ type: 'wait', order: 1, config: { duration: 2, unit: 'days' } }],
         })
-        .then(async (created) => (await engine.service.setActive(caller, created.id, true), created.id));
+        .then(async (created) => (await engine.rules.setActive(caller, created.id, true), created.id));
     const [both, onlyMerged] = [await rule('Both'), await rule('Merged only')];
     // The survivor is in the first rule; the merged lead is in both.
     for (const [id, company] of [

@@ -4,32 +4,35 @@ import { openStore, type DocumentStore } from '@crm/store';
 import { BUILT_IN_TEMPLATES } from '../domain/gallery';
 import { automationCollections } from '../store/collections';
 import { FakeDirectory } from '../testing/automation-factory';
-import { AutomationService } from './automation-service';
+import { RuleService } from './rule-service';
+import { TemplateService } from './template-service';
 
 const mine = { workspaceId: 'ws_mine' };
 const theirs = { workspaceId: 'ws_theirs' };
 const steps = [{ type: 'wait', order: 1, config: { duration: 1, unit: 'days' } }];
 
-describe('the automation service', () => {
+describe('rules and templates', () => {
   let store: DocumentStore;
-  let service: AutomationService;
+  let rules: RuleService;
+  let templates: TemplateService;
   beforeEach(async () => {
     store = await openStore({ location: { kind: 'sqlite', file: ':memory:' }, collections: automationCollections });
-    service = new AutomationService(store);
+    rules = new RuleService(store);
+    templates = new TemplateService(store, rules);
   });
   afterEach(() => store.close());
 
   it('creates rules inactive with a rul_ id', async () => {
-    const rule = await service.createRule(mine, { name: 'R', trigger: 'lead_created', steps });
+    const rule = await rules.createRule(mine, { name: 'R', trigger: 'lead_created', steps });
     expect(rule).toMatchObject({ isActive: false, enrolledCount: 0, installedFromTemplateId: null });
     expect(rule.id).toMatch(/^rul_/);
   });
 
   it('updates any subset and validates the result as a whole', async () => {
-    const rule = await service.createRule(mine, { name: 'R', trigger: 'lead_created', steps });
-    expect((await service.updateRule(mine, rule.id, { name: 'Renamed' }, ['name'])).name).toBe('Renamed');
+    const rule = await rules.createRule(mine, { name: 'R', trigger: 'lead_created', steps });
+    expect((await rules.updateRule(mine, rule.id, { name: 'Renamed' }, ['name'])).name).toBe('Renamed');
     await expect(
-      service.updateRule(
+      rules.updateRule(
         mine,
         rule.id,
         { trigger: 'contact_created', triggerConditions: [{ field: 'company', operator: 'eq', value: 'x' }] },
@@ -41,7 +44,7 @@ describe('the automation service', () => {
   it('saves an assign_user step only with users of the workspace, and refuses while they cannot be checked', async () => {
     const directory = new FakeDirectory();
     directory.people.set('usr_ada', { id: 'usr_ada', firstName: 'Ada', lastName: 'L', email: 'ada@x.io' });
-    const checked = new AutomationService(store, undefined, directory);
+    const checked = new RuleService(store, undefined, directory);
     const assign = (userIds: string[]) => [{ type: 'assign_user', order: 1, config: { mode: 'round_robin', userIds } }];
     await expect(
       checked.createRule(mine, { name: 'R', trigger: 'lead_created', steps: assign(['usr_ada', 'usr_eve']) }),
@@ -63,34 +66,34 @@ describe('the automation service', () => {
   });
 
   it("hides another workspace's rules and custom templates", async () => {
-    const rule = await service.createRule(mine, { name: 'R', trigger: 'lead_created', steps });
-    const template = await service.saveAsTemplate(mine, rule.id, { name: 'My template' });
+    const rule = await rules.createRule(mine, { name: 'R', trigger: 'lead_created', steps });
+    const template = await templates.saveAsTemplate(mine, rule.id, { name: 'My template' });
     expect(template).toMatchObject({ category: 'custom', isBuiltIn: false, installCount: 0 });
-    await expect(service.getRule(theirs, rule.id)).rejects.toMatchObject({ kind: 'not_found' });
-    await expect(service.getTemplate(theirs, template.id)).rejects.toMatchObject({ kind: 'not_found' });
-    expect((await service.listTemplates(theirs, { limit: 100 })).items.map((t) => t.id)).not.toContain(template.id);
-    expect((await service.listTemplates(mine, { category: 'custom' })).items.map((t) => t.id)).toEqual([template.id]);
+    await expect(rules.getRule(theirs, rule.id)).rejects.toMatchObject({ kind: 'not_found' });
+    await expect(templates.getTemplate(theirs, template.id)).rejects.toMatchObject({ kind: 'not_found' });
+    expect((await templates.listTemplates(theirs, { limit: 100 })).items.map((t) => t.id)).not.toContain(template.id);
+    expect((await templates.listTemplates(mine, { category: 'custom' })).items.map((t) => t.id)).toEqual([template.id]);
   });
 
   it('filters the gallery by category, trigger and search', async () => {
-    const support = (await service.listTemplates(mine, { category: 'support' })).items;
+    const support = (await templates.listTemplates(mine, { category: 'support' })).items;
     expect(support.length).toBeGreaterThan(0);
     expect(support.every((t) => t.category === 'support')).toBe(true);
-    const proposal = (await service.listTemplates(mine, { trigger: 'proposal_status_changed' })).items;
+    const proposal = (await templates.listTemplates(mine, { trigger: 'proposal_status_changed' })).items;
     expect(proposal.map((t) => t.id)).toEqual(['tmpl_proposal_follow_up']);
-    expect((await service.listTemplates(mine, { search: 'ROUND-ROBIN' })).items.map((t) => t.id)).toEqual(['tmpl_lead_round_robin']);
-    expect((await service.listTemplates(mine, { limit: 100 })).items).toHaveLength(BUILT_IN_TEMPLATES.length);
+    expect((await templates.listTemplates(mine, { search: 'ROUND-ROBIN' })).items.map((t) => t.id)).toEqual(['tmpl_lead_round_robin']);
+    expect((await templates.listTemplates(mine, { limit: 100 })).items).toHaveLength(BUILT_IN_TEMPLATES.length);
   });
 
   it('pages the templates through the built-in ones and on into the custom ones, newest first', async () => {
-    const rule = await service.createRule(mine, { name: 'R', trigger: 'lead_created', steps });
+    const rule = await rules.createRule(mine, { name: 'R', trigger: 'lead_created', steps });
     const custom: string[] = [];
     for (const name of ['First', 'Second', 'Third']) {
-      custom.unshift((await service.saveAsTemplate(mine, rule.id, { name })).id);
+      custom.unshift((await templates.saveAsTemplate(mine, rule.id, { name })).id);
       await new Promise((resolve) => setTimeout(resolve, 1100)); // createdAt has whole seconds
     }
     const builtIn = BUILT_IN_TEMPLATES.map((t) => t.id);
-    const page = (offset: number) => service.listTemplates(mine, { offset, limit: 5 });
+    const page = (offset: number) => templates.listTemplates(mine, { offset, limit: 5 });
 
     const straddling = await page(builtIn.length - 4);
     expect(straddling.total).toBe(builtIn.length + 3);
@@ -100,57 +103,57 @@ describe('the automation service', () => {
   });
 
   it('pages the rules, newest first, with the total', async () => {
-    for (const name of ['A', 'B', 'C']) await service.createRule(mine, { name, trigger: 'lead_created', steps });
-    const first = await service.listRules(mine, { offset: 0, limit: 2 });
+    for (const name of ['A', 'B', 'C']) await rules.createRule(mine, { name, trigger: 'lead_created', steps });
+    const first = await rules.listRules(mine, { offset: 0, limit: 2 });
     expect(first.total).toBe(3);
     expect(first.items).toHaveLength(2);
-    const second = await service.listRules(mine, { offset: 2, limit: 2 });
+    const second = await rules.listRules(mine, { offset: 2, limit: 2 });
     expect([...first.items, ...second.items].map((r) => r.name).sort()).toEqual(['A', 'B', 'C']);
   });
 
   it('installs an independent copy and counts installs atomically', async () => {
     const installs = await Promise.all(
       Array.from({ length: 5 }, (_, i) =>
-        service.installTemplate(i % 2 ? mine : theirs, 'tmpl_new_lead_welcome', i === 0 ? 'Named' : undefined),
+        templates.installTemplate(i % 2 ? mine : theirs, 'tmpl_new_lead_welcome', i === 0 ? 'Named' : undefined),
       ),
     );
     expect(installs[0]).toMatchObject({ name: 'Named', installedFromTemplateId: 'tmpl_new_lead_welcome', isActive: false });
     expect(installs[1]!.name).toBe('Welcome new leads');
-    expect((await service.getTemplate(mine, 'tmpl_new_lead_welcome')).installCount).toBe(5);
-    await service.updateRule(mine, installs[1]!.id, { steps }, ['steps']);
-    expect((await service.getTemplate(mine, 'tmpl_new_lead_welcome')).steps).toHaveLength(4);
+    expect((await templates.getTemplate(mine, 'tmpl_new_lead_welcome')).installCount).toBe(5);
+    await rules.updateRule(mine, installs[1]!.id, { steps }, ['steps']);
+    expect((await templates.getTemplate(mine, 'tmpl_new_lead_welcome')).steps).toHaveLength(4);
   });
 
   it('refuses to activate one rule more than the plan allows (422 on isActive), while deactivating always works', async () => {
     const starter = { ...mine, plan: 'starter' };
     const made = [];
     for (let i = 0; i <= PLAN_QUOTAS.starter.activeRules; i += 1)
-      made.push(await service.createRule(starter, { name: `R${i}`, trigger: 'lead_created', steps }));
-    for (const rule of made.slice(0, -1)) await service.setActive(starter, rule.id, true);
-    await expect(service.setActive(starter, made.at(-1)!.id, true)).rejects.toMatchObject({
+      made.push(await rules.createRule(starter, { name: `R${i}`, trigger: 'lead_created', steps }));
+    for (const rule of made.slice(0, -1)) await rules.setActive(starter, rule.id, true);
+    await expect(rules.setActive(starter, made.at(-1)!.id, true)).rejects.toMatchObject({
       kind: 'validation_failed',
       fields: { isActive: [expect.stringContaining(`allows ${PLAN_QUOTAS.starter.activeRules} active rules`)] },
     });
-    expect((await service.getRule(starter, made.at(-1)!.id)).isActive).toBe(false);
-    await service.setActive(starter, made[0]!.id, true); // already active: unchanged, no quota check
-    await service.setActive(starter, made[0]!.id, false);
-    expect((await service.setActive(starter, made.at(-1)!.id, true)).isActive).toBe(true);
+    expect((await rules.getRule(starter, made.at(-1)!.id)).isActive).toBe(false);
+    await rules.setActive(starter, made[0]!.id, true); // already active: unchanged, no quota check
+    await rules.setActive(starter, made[0]!.id, false);
+    expect((await rules.setActive(starter, made.at(-1)!.id, true)).isActive).toBe(true);
   });
 
   it('refuses to activate an installed rule until its assign_user step has users', async () => {
-    const rule = await service.installTemplate(mine, 'tmpl_lead_round_robin');
-    await expect(service.setActive(mine, rule.id, true)).rejects.toMatchObject({
+    const rule = await templates.installTemplate(mine, 'tmpl_lead_round_robin');
+    await expect(rules.setActive(mine, rule.id, true)).rejects.toMatchObject({
       kind: 'validation_failed',
       fields: { 'steps.0.config.userIds': [expect.any(String)] },
     });
   });
 
   it('pages and filters execution logs, refusing a bad status', async () => {
-    const rule = await service.createRule(mine, { name: 'R', trigger: 'lead_created', steps });
-    await expect(service.listLogs(mine, rule.id, { status: 'done', offset: 0, limit: 20 })).rejects.toMatchObject({
+    const rule = await rules.createRule(mine, { name: 'R', trigger: 'lead_created', steps });
+    await expect(rules.listLogs(mine, rule.id, { status: 'done', offset: 0, limit: 20 })).rejects.toMatchObject({
       kind: 'invalid_argument',
     });
-    expect(await service.listLogs(mine, rule.id, { status: 'completed', after: '2020-01-01', offset: 0, limit: 20 })).toEqual({
+    expect(await rules.listLogs(mine, rule.id, { status: 'completed', after: '2020-01-01', offset: 0, limit: 20 })).toEqual({
       total: 0,
       items: [],
       nextCursor: null,

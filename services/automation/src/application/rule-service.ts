@@ -1,47 +1,21 @@
 /**
- * The automation service's calls for clients: rules, execution logs, templates, and the outbox of
- * emails and notifications the engine wrote. Rules hold here; I/O goes through the store port.
+ * Rules and their execution logs: a workspace's automation rules, checked as a whole on every
+ * save, activated within the plan's quota, and the runs each one made.
  */
 import { workspacePage, type Page, type Paging } from './paging';
-import { galleryPage } from './template-gallery-page';
 import { DomainError } from '@crm/observability';
 import type { Condition as StoreCondition, DocumentStore } from '@crm/store';
 import { planQuotas, apiTimestamp, systemClock, type Clock } from '@crm/vocabulary';
-import { BUILT_IN_TEMPLATES, findBuiltInTemplate, GALLERY_CREATED_AT } from '../domain/gallery';
 import { ID_PREFIX, newId } from '../domain/ids';
-import {
-  LOG_STATUSES,
-  TRIGGER_KINDS,
-  type CustomTemplateDocument,
-  type EmailDocument,
-  type EnrollmentDocument,
-  type NotificationDocument,
-  type RuleDefinition,
-  type RuleDocument,
-  type Step,
-  type TemplateDefinition,
-} from '../domain/model';
+import { LOG_STATUSES, type EnrollmentDocument, type RuleDefinition, type RuleDocument, type Step } from '../domain/model';
 import type { WorkspaceDirectory } from '../adapters/workspace-directory';
-import { readinessProblems, validateRuleDefinition, validateTemplateFields, type RuleInput } from '../domain/rule-validation';
-import { customTemplates, emails, engineWorkspaces, enrollments, galleryInstalls, notifications, rules } from '../store/collections';
-
-export interface Caller {
-  workspaceId: string;
-  /** The workspace's plan, as the gateway names it; its quotas apply (`planQuotas`). */
-  plan?: string;
-}
+import { readinessProblems, validateRuleDefinition, type RuleInput } from '../domain/rule-validation';
+import { engineWorkspaces, enrollments, rules } from '../store/collections';
+import type { Caller } from './caller';
 
 export const RULE_FIELDS = ['name', 'trigger', 'triggerConditions', 'exitConditions', 'steps'] as const;
 
-export interface TemplateView extends TemplateDefinition {
-  isBuiltIn: boolean;
-  installCount: number;
-  createdAt: string;
-}
-
-export type { Page } from './paging';
-
-export class AutomationService {
+export class RuleService {
   constructor(
     private readonly store: DocumentStore,
     private readonly clock: Clock = systemClock,
@@ -72,8 +46,6 @@ export class AutomationService {
   private now(): string {
     return apiTimestamp(this.clock());
   }
-
-  // ------------------------------------------------------------------ rules
 
   listRules(caller: Caller, paging: Paging = {}): Promise<Page<RuleDocument>> {
     return workspacePage(this.store, caller.workspaceId, rules, { sort: { field: 'createdAt', direction: 'desc' } }, paging);
@@ -195,136 +167,4 @@ export class AutomationService {
     }
     return workspacePage(this.store, caller.workspaceId, enrollments, { where, sort: { field: 'startedAt', direction: 'desc' } }, filter);
   }
-
-  async saveAsTemplate(
-    caller: Caller,
-    ruleId: string,
-    input: { name?: unknown; description?: unknown; category?: unknown },
-  ): Promise<TemplateView> {
-    const rule = await this.getRule(caller, ruleId);
-    const fields = validateTemplateFields(input);
-    const template: CustomTemplateDocument = {
-      id: newId(ID_PREFIX.template),
-      workspaceId: caller.workspaceId,
-      ...fields,
-      trigger: rule.trigger,
-      triggerConditions: rule.triggerConditions,
-      exitConditions: rule.exitConditions,
-      steps: rule.steps,
-      installCount: 0,
-      createdAt: this.now(),
-    };
-    await this.store.forWorkspace(caller.workspaceId).insert(customTemplates, template);
-    return customView(template);
-  }
-
-  // ------------------------------------------------------------------ templates
-
-  /** The built-in templates that match (gallery order), then the workspace's custom ones (newest first), one page of them. */
-  async listTemplates(
-    caller: Caller,
-    filter: { category?: string; trigger?: string; search?: string } & Paging,
-  ): Promise<Page<TemplateView>> {
-    if (filter.trigger && !(TRIGGER_KINDS as readonly string[]).includes(filter.trigger)) {
-      throw DomainError.invalid(`trigger must be one of ${TRIGGER_KINDS.join(', ')}.`);
-    }
-    const where: StoreCondition[] = [];
-    if (filter.category) where.push({ field: 'category', op: 'eq', value: filter.category });
-    if (filter.trigger) where.push({ field: 'trigger', op: 'eq', value: filter.trigger });
-    const search = filter.search?.trim();
-    if (search) {
-      where.push({
-        or: [[{ field: 'name', op: 'contains_text', value: search }], [{ field: 'description', op: 'contains_text', value: search }]],
-      });
-    }
-    const needle = search?.toLowerCase();
-    const builtIn = BUILT_IN_TEMPLATES.filter(
-      (t) =>
-        (!filter.category || t.category === filter.category) &&
-        (!filter.trigger || t.trigger === filter.trigger) &&
-        (!needle || t.name.toLowerCase().includes(needle) || t.description.toLowerCase().includes(needle)),
-    );
-    const filters = [filter.category ?? '', filter.trigger ?? '', search ?? ''];
-    const page = await galleryPage(this.store, caller.workspaceId, builtIn, where, filters, filter);
-    const counts = await this.store.global().getMany(
-      galleryInstalls,
-      page.builtIns.map((t) => t.id),
-    );
-    const countOf = new Map(counts.map((c) => [c.id, c.installCount]));
-    return {
-      total: page.total,
-      items: [...page.builtIns.map((t) => builtInView(t, countOf.get(t.id) ?? 0)), ...page.custom.map(customView)],
-      nextCursor: page.nextCursor,
-    };
-  }
-
-  async getTemplate(caller: Caller, id: string): Promise<TemplateView> {
-    const builtIn = findBuiltInTemplate(id);
-    if (builtIn) {
-      const count = await this.store.global().get(galleryInstalls, id);
-      return builtInView(builtIn, count?.installCount ?? 0);
-    }
-    const custom = await this.store.forWorkspace(caller.workspaceId).get(customTemplates, id);
-    if (!custom) throw DomainError.notFound();
-    return customView(custom);
-  }
-
-  /** A new inactive rule, an independent deep copy of the template; the install count moves atomically. */
-  async installTemplate(caller: Caller, id: string, name?: string): Promise<RuleDocument> {
-    const template = await this.getTemplate(caller, id);
-    const copy = structuredClone({
-      name: name?.trim() ? name : template.name,
-      trigger: template.trigger,
-      triggerConditions: template.triggerConditions,
-      exitConditions: template.exitConditions,
-      steps: template.steps,
-    });
-    const rule = await this.createRule(caller, copy, template.id);
-    if (template.isBuiltIn)
-      await this.store.global().upsert(galleryInstalls, { id: template.id, installCount: 1 }, { inc: { installCount: 1 } });
-    else await this.store.forWorkspace(caller.workspaceId).update(customTemplates, template.id, { inc: { installCount: 1 } });
-    return rule;
-  }
-
-  // ------------------------------------------------------------------ outbox
-
-  async listEmails(caller: Caller, filter: { relatedTo?: string } & Paging): Promise<Page<EmailDocument>> {
-    const where: StoreCondition[] = filter.relatedTo ? [{ field: 'relatedTo', op: 'eq', value: filter.relatedTo }] : [];
-    return this.page(caller, emails, where, filter);
-  }
-
-  async listNotifications(
-    caller: Caller,
-    filter: { recipient?: string; relatedTo?: string } & Paging,
-  ): Promise<Page<NotificationDocument>> {
-    const where: StoreCondition[] = [];
-    if (filter.recipient) where.push({ field: 'recipient', op: 'eq', value: filter.recipient });
-    if (filter.relatedTo) where.push({ field: 'relatedTo', op: 'eq', value: filter.relatedTo });
-    return this.page(caller, notifications, where, filter);
-  }
-
-  private async page<T extends EmailDocument | NotificationDocument>(
-    caller: Caller,
-    collection: typeof emails | typeof notifications,
-    where: StoreCondition[],
-    filter: Paging,
-  ): Promise<Page<T>> {
-    const page = await workspacePage(
-      this.store,
-      caller.workspaceId,
-      collection as typeof emails,
-      { where, sort: { field: 'createdAt', direction: 'desc' } },
-      filter,
-    );
-    return { ...page, items: page.items as unknown as T[] };
-  }
-}
-
-function builtInView(template: TemplateDefinition, installCount: number): TemplateView {
-  return { ...structuredClone(template), isBuiltIn: true, installCount, createdAt: GALLERY_CREATED_AT };
-}
-
-function customView(template: CustomTemplateDocument): TemplateView {
-  const { workspaceId: _workspace, ...rest } = template;
-  return { ...rest, isBuiltIn: false };
 }
