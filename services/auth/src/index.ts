@@ -1,7 +1,7 @@
 import { authV1, GrpcServer, healthListenAddress, internalTlsFor, listenAddress, storeReadiness } from '@crm/grpc';
 import { createLogger, type Logger } from '@crm/observability';
 import { openInvalidationChannel, type InvalidationChannel } from '@crm/rate-limit';
-import { locationFromEnv, openStoreWhenReachable, RetentionSweeper, type DocumentStore, type StoreLocation } from '@crm/store';
+import { locationFromEnv, openStoreWhenReachable, RetentionSweeper, type StoreLocation } from '@crm/store';
 import { systemClock } from '@crm/vocabulary';
 import type { AuthConfig } from './config';
 import { createAuthServices } from './application/auth-services';
@@ -52,13 +52,10 @@ export async function startAuthService(config: AuthConfig, options: StartAuthOpt
   const server = new GrpcServer({ logger, tls, maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS, traceContext: 'carried' });
   // The ports open first, NOT_SERVING, so a replica whose MongoDB does not answer yet waits, saying so.
   const port = await server.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT), { healthAddress: healthListenAddress(config) });
-  let store: DocumentStore;
-  try {
-    store = await openStoreWhenReachable({ location, collections: authCollections }, logger);
-  } catch (error) {
+  const store = await openStoreWhenReachable({ location, collections: authCollections }, logger).catch(async (error: unknown) => {
     await server.shutdown(0);
     throw error;
-  }
+  });
   const ownedChannel =
     !options.invalidation && config.REDIS_URL
       ? await openInvalidationChannel({ kind: 'redis', url: config.REDIS_URL, keyPrefix: config.RATE_LIMIT_KEY_PREFIX }, logger)
