@@ -11,6 +11,22 @@ import tseslint from 'typescript-eslint';
 const SERVICE_FOLDERS = JSON.parse(readFileSync(new URL('./services/folders.json', import.meta.url), 'utf8'));
 const LAYERED = Object.keys(SERVICE_FOLDERS);
 
+/** better-sqlite3 12 on Node 24 aborts the process when it garbage-collects a Database or a Statement (libs/store/src/sqlite/keep-alive.ts). */
+const KEEP_ALIVE_SELECTORS = [
+  {
+    selector: "NewExpression[callee.name='Database']:not(CallExpression[callee.name='keepAlive'] > NewExpression)",
+    message: 'Wrap a better-sqlite3 Database in keepAlive(): Node 24 aborts when one is garbage-collected.',
+  },
+  {
+    selector: "CallExpression[callee.property.name='prepare']:not(CallExpression[callee.name='keepAlive'] > CallExpression)",
+    message: 'Wrap a better-sqlite3 Statement in keepAlive(): Node 24 aborts when one is garbage-collected.',
+  },
+  {
+    selector: "CallExpression[callee.property.name='pragma']",
+    message: 'Set PRAGMAs with exec(): db.pragma() prepares a statement that is left to the garbage collector.',
+  },
+];
+
 /** A relative import that climbs out of the file's folder into `folder` (at any depth). */
 const into = (folders) => `^(\\.\\./)+(${folders.join('|')})(/|$)`;
 
@@ -58,24 +74,27 @@ export default tseslint.config(
     // Statement (libs/store/src/sqlite/keep-alive.ts): every one is made inside keepAlive().
     files: ['**/*.ts'],
     rules: {
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: "NewExpression[callee.name='Database']:not(CallExpression[callee.name='keepAlive'] > NewExpression)",
-          message: 'Wrap a better-sqlite3 Database in keepAlive(): Node 24 aborts when one is garbage-collected.',
-        },
-        {
-          selector: "CallExpression[callee.property.name='prepare']:not(CallExpression[callee.name='keepAlive'] > CallExpression)",
-          message: 'Wrap a better-sqlite3 Statement in keepAlive(): Node 24 aborts when one is garbage-collected.',
-        },
-        {
-          selector: "CallExpression[callee.property.name='pragma']",
-          message: 'Set PRAGMAs with exec(): db.pragma() prepares a statement that is left to the garbage collector.',
-        },
-      ],
+      'no-restricted-syntax': ['error', ...KEEP_ALIVE_SELECTORS],
     },
   },
   ...serviceFolderRules,
+  {
+    // Application code reads the time through the Clock its composition root hands it (@crm/vocabulary), so tests can move it.
+    files: ['services/*/src/application/**/*.ts'],
+    ignores: ['**/*.spec.ts'],
+    rules: {
+      // This replaces the options of the rule above for these files, so its selectors come along.
+      'no-restricted-syntax': [
+        'error',
+        ...KEEP_ALIVE_SELECTORS,
+        {
+          selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+          message: 'Read the time through the injected Clock.',
+        },
+        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'Read the time through the injected Clock.' },
+      ],
+    },
+  },
   {
     files: ['**/*.js', '**/*.cjs'],
     languageOptions: {
