@@ -5,12 +5,11 @@
  */
 import { type BusMessage, type MessageBus } from '@crm/bus';
 import type { DocumentStore } from '@crm/store';
-import { derivedId } from '../../domain/ids';
 import type { WebhookEnvelope, WebhookSubscriptionDocument } from '../../domain/webhook-model';
 import { messageWorkspaceId } from '../../domain/triggers';
 import { webhookEventsFor, systemClock, type Clock } from '@crm/vocabulary';
 import { webhookSubscriptions } from '../../store/collections';
-import { WEBHOOK_DUE_TYPE, type WebhookDuePayload } from './webhook-messages';
+import { attemptMessageId, WEBHOOK_DUE_TYPE, type WebhookDuePayload } from './webhook-messages';
 
 /** The first attempt's message of one event to one subscription. */
 export function firstAttempt(
@@ -20,7 +19,7 @@ export function firstAttempt(
   now: Date,
 ): BusMessage<WebhookDuePayload> {
   return {
-    id: derivedId('whm_', envelope.id, subscriptionId, '1'),
+    id: attemptMessageId(envelope.id, subscriptionId, 1),
     type: WEBHOOK_DUE_TYPE,
     correlationId,
     occurredAt: now.toISOString(),

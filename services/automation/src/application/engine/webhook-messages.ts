@@ -1,5 +1,6 @@
 /** The webhook engine's queues and its one message: an attempt to deliver one event to one subscription. */
 import type { QueueDefinition } from '@crm/bus';
+import { derivedId } from '../../domain/ids';
 import type { WebhookEnvelope } from '../../domain/webhook-model';
 import { RUN_FAILED_TYPE } from './run-events';
 
@@ -15,6 +16,11 @@ export interface WebhookDuePayload {
   firstAttemptAt: number | null;
   /** A redelivery asked for through the API: one attempt, no retries of its own. */
   manual: boolean;
+}
+
+/** The message id of attempt `attempt` (not a manual redelivery) of one event to one subscription: the same for every replica and redelivery. */
+export function attemptMessageId(envelopeId: string, subscriptionId: string, attempt: number): string {
+  return derivedId('whm_', envelopeId, subscriptionId, String(attempt));
 }
 
 /** Records' domain events, failed runs and ended imports, fanned out to the subscriptions that asked for them. */

@@ -19,7 +19,7 @@ import { signatureHeader } from '../../domain/webhook-signature';
 import { engineWorkspaces, webhookDeliveries, webhookSubscriptions } from '../../store/collections';
 import type { WebhookPostResult, WebhookTransport } from '../../adapters/webhook-transport';
 import { webhookAttempts, webhookFailures, webhookLagSeconds } from './webhook-metrics';
-import { WEBHOOK_DUE_TYPE, type WebhookDuePayload } from './webhook-messages';
+import { attemptMessageId, WEBHOOK_DUE_TYPE, type WebhookDuePayload } from './webhook-messages';
 
 /** The secrets that sign now: the current one and any rotated-out one still in its overlap. */
 export function signingSecrets(subscription: WebhookSubscriptionDocument, now: number): string[] {
@@ -40,7 +40,7 @@ export function attemptMessage(
   now: Date,
 ): BusMessage<WebhookDuePayload> {
   return {
-    id: derivedId('whm_', due.envelope.id, due.subscriptionId, String(attempt)),
+    id: attemptMessageId(due.envelope.id, due.subscriptionId, attempt),
     type: WEBHOOK_DUE_TYPE,
     correlationId,
     occurredAt: now.toISOString(),
@@ -152,14 +152,14 @@ export class WebhookSender {
   /** A retry of an attempt a privacy erasure blanked since: its message (on the bus since) still names the erased person. */
   private async erasedRetry(due: WebhookDuePayload): Promise<boolean> {
     if (due.manual || due.attempt < 2) return false;
-    const previous = deliveryIdOf(attemptMessage(due, due.attempt - 1, null, '', this.clock()).id);
+    const previous = deliveryIdOf(attemptMessageId(due.envelope.id, due.subscriptionId, due.attempt - 1));
     return Boolean((await this.store.forWorkspace(due.workspaceId).get(webhookDeliveries, previous))?.erasedAt);
   }
 
   /** A retry's message reached the deliveries queue (a durable quorum queue): the store need not bring it back any more. */
   private async retryArrived(message: BusMessage, due: WebhookDuePayload): Promise<void> {
-    if (due.manual || due.attempt < 2 || message.id !== attemptMessage(due, due.attempt, null, '', this.clock()).id) return;
-    const previous = deliveryIdOf(attemptMessage(due, due.attempt - 1, null, '', this.clock()).id);
+    if (due.manual || due.attempt < 2 || message.id !== attemptMessageId(due.envelope.id, due.subscriptionId, due.attempt)) return;
+    const previous = deliveryIdOf(attemptMessageId(due.envelope.id, due.subscriptionId, due.attempt - 1));
     await this.store.forWorkspace(due.workspaceId).update(webhookDeliveries, previous, { unset: ['retryDueAt', 'retry'] });
   }
 
