@@ -51,7 +51,7 @@ import { automationHandlers } from './grpc/automation-handlers';
 import { automationPrivacyCallers } from './grpc/privacy-callers';
 import { automationPrivacyHandlers } from './grpc/privacy-handlers';
 import { automationCollections } from './store/collections';
-import { PersonDataRepository } from './store/person-data-repository';
+import { createRepositories } from './store/repositories';
 import { automationRetentionRules } from './store/retention-rules';
 
 export * from './config';
@@ -113,21 +113,22 @@ export async function startAutomationService(
   // The users a rule's assign_user steps name are checked with auth when the rule is saved.
   const members = new AuthWorkspaceDirectory(config.AUTH_GRPC_ADDR, tls);
   const clock = systemClock;
-  const rules = new RuleService(store, clock, members);
-  const templates = new TemplateService(store, rules, clock);
-  const outbox = new OutboxService(store);
+  const repositories = createRepositories(store);
+  const rules = new RuleService(repositories, clock, members);
+  const templates = new TemplateService(repositories.templates, rules, clock);
+  const outbox = new OutboxService(repositories);
   let bus: MessageBus | undefined;
   try {
     // Test events and redeliveries go out as delivery messages for the workers.
     bus = options.bus ?? (await openBusWhenReachable(busLocationFromEnv(config.AMQP_URL), logger));
-    const webhooks = new WebhookService(store, { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, bus, clock });
+    const webhooks = new WebhookService(repositories, { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, bus, clock });
     server.addService(
       automationV1.protoPath,
       automationV1.AutomationServiceName,
       automationHandlers({ rules, templates, outbox, webhooks }),
       automationCallers,
     );
-    const person = new PersonData(new PersonDataRepository(store));
+    const person = new PersonData(repositories.personData);
     server.addService(
       privacyV1.protoPath,
       privacyV1.AutomationPrivacyServiceName,

@@ -3,6 +3,7 @@ import { DomainError } from '@crm/observability';
 import { openStore, type DocumentStore } from '@crm/store';
 import { BUILT_IN_TEMPLATES } from '../domain/gallery';
 import { automationCollections } from '../store/collections';
+import { createRepositories } from '../store/repositories';
 import { FakeDirectory } from '../testing/automation-factory';
 import { RuleService } from './rule-service';
 import { TemplateService } from './template-service';
@@ -17,8 +18,9 @@ describe('rules and templates', () => {
   let templates: TemplateService;
   beforeEach(async () => {
     store = await openStore({ location: { kind: 'sqlite', file: ':memory:' }, collections: automationCollections });
-    rules = new RuleService(store);
-    templates = new TemplateService(store, rules);
+    const repositories = createRepositories(store);
+    rules = new RuleService(repositories);
+    templates = new TemplateService(repositories.templates, rules);
   });
   afterEach(() => store.close());
 
@@ -44,7 +46,7 @@ describe('rules and templates', () => {
   it('saves an assign_user step only with users of the workspace, and refuses while they cannot be checked', async () => {
     const directory = new FakeDirectory();
     directory.people.set('usr_ada', { id: 'usr_ada', firstName: 'Ada', lastName: 'L', email: 'ada@x.io' });
-    const checked = new RuleService(store, undefined, directory);
+    const checked = new RuleService(createRepositories(store), undefined, directory);
     const assign = (userIds: string[]) => [{ type: 'assign_user', order: 1, config: { mode: 'round_robin', userIds } }];
     await expect(
       checked.createRule(mine, { name: 'R', trigger: 'lead_created', steps: assign(['usr_ada', 'usr_eve']) }),

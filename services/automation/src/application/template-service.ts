@@ -2,16 +2,14 @@
  * Templates: the built-in gallery and a workspace's own, listed one page at a time, saved from a
  * rule, and installed as a new inactive rule (an independent copy) with the install count moved.
  */
-import { type Page, type Paging } from './paging';
-import { galleryPage } from './template-gallery-page';
 import { DomainError } from '@crm/observability';
-import type { Condition as StoreCondition, DocumentStore } from '@crm/store';
 import { apiTimestamp, systemClock, type Clock } from '@crm/vocabulary';
 import { BUILT_IN_TEMPLATES, findBuiltInTemplate, GALLERY_CREATED_AT } from '../domain/gallery';
 import { ID_PREFIX, newId } from '../domain/ids';
 import { TRIGGER_KINDS, type CustomTemplateDocument, type RuleDocument, type TemplateDefinition } from '../domain/model';
+import type { Page, Paging } from '../domain/paging';
 import { validateTemplateFields } from '../domain/rule-validation';
-import { customTemplates, galleryInstalls } from '../store/collections';
+import type { TemplateRepository } from '../store/template-repository';
 import type { Caller } from './caller';
 import type { RuleService } from './rule-service';
 
@@ -23,7 +21,7 @@ export interface TemplateView extends TemplateDefinition {
 
 export class TemplateService {
   constructor(
-    private readonly store: DocumentStore,
+    private readonly templates: TemplateRepository,
     private readonly rules: RuleService,
     private readonly clock: Clock = systemClock,
   ) {}
@@ -46,7 +44,7 @@ export class TemplateService {
       installCount: 0,
       createdAt: apiTimestamp(this.clock()),
     };
-    await this.store.forWorkspace(caller.workspaceId).insert(customTemplates, template);
+    await this.templates.insert(template);
     return customView(template);
   }
 
@@ -58,15 +56,7 @@ export class TemplateService {
     if (filter.trigger && !(TRIGGER_KINDS as readonly string[]).includes(filter.trigger)) {
       throw DomainError.invalid(`trigger must be one of ${TRIGGER_KINDS.join(', ')}.`);
     }
-    const where: StoreCondition[] = [];
-    if (filter.category) where.push({ field: 'category', op: 'eq', value: filter.category });
-    if (filter.trigger) where.push({ field: 'trigger', op: 'eq', value: filter.trigger });
     const search = filter.search?.trim();
-    if (search) {
-      where.push({
-        or: [[{ field: 'name', op: 'contains_text', value: search }], [{ field: 'description', op: 'contains_text', value: search }]],
-      });
-    }
     const needle = search?.toLowerCase();
     const builtIn = BUILT_IN_TEMPLATES.filter(
       (t) =>
@@ -75,12 +65,14 @@ export class TemplateService {
         (!needle || t.name.toLowerCase().includes(needle) || t.description.toLowerCase().includes(needle)),
     );
     const filters = [filter.category ?? '', filter.trigger ?? '', search ?? ''];
-    const page = await galleryPage(this.store, caller.workspaceId, builtIn, where, filters, filter);
-    const counts = await this.store.global().getMany(
-      galleryInstalls,
-      page.builtIns.map((t) => t.id),
+    const page = await this.templates.galleryPage(
+      caller.workspaceId,
+      builtIn,
+      { category: filter.category, trigger: filter.trigger, search },
+      filters,
+      filter,
     );
-    const countOf = new Map(counts.map((c) => [c.id, c.installCount]));
+    const countOf = await this.templates.builtInInstallCounts(page.builtIns.map((t) => t.id));
     return {
       total: page.total,
       items: [...page.builtIns.map((t) => builtInView(t, countOf.get(t.id) ?? 0)), ...page.custom.map(customView)],
@@ -91,10 +83,9 @@ export class TemplateService {
   async getTemplate(caller: Caller, id: string): Promise<TemplateView> {
     const builtIn = findBuiltInTemplate(id);
     if (builtIn) {
-      const count = await this.store.global().get(galleryInstalls, id);
-      return builtInView(builtIn, count?.installCount ?? 0);
+      return builtInView(builtIn, await this.templates.builtInInstallCount(id));
     }
-    const custom = await this.store.forWorkspace(caller.workspaceId).get(customTemplates, id);
+    const custom = await this.templates.get(caller.workspaceId, id);
     if (!custom) throw DomainError.notFound();
     return customView(custom);
   }
@@ -110,9 +101,8 @@ export class TemplateService {
       steps: template.steps,
     });
     const rule = await this.rules.createRule(caller, copy, template.id);
-    if (template.isBuiltIn)
-      await this.store.global().upsert(galleryInstalls, { id: template.id, installCount: 1 }, { inc: { installCount: 1 } });
-    else await this.store.forWorkspace(caller.workspaceId).update(customTemplates, template.id, { inc: { installCount: 1 } });
+    if (template.isBuiltIn) await this.templates.countBuiltInInstall(template.id);
+    else await this.templates.countCustomInstall(caller.workspaceId, template.id);
     return rule;
   }
 }

@@ -3,6 +3,7 @@ import { DomainError } from '@crm/observability';
 import { openStore, type DocumentStore } from '@crm/store';
 import type { WebhookDuePayload } from './engine/webhook-messages';
 import { automationCollections, webhookDeliveries, webhookSubscriptions } from '../store/collections';
+import { createRepositories } from '../store/repositories';
 import { PLAN_QUOTAS } from '@crm/vocabulary';
 import { SECRET_OVERLAP_MS, WebhookService } from './webhook-service';
 
@@ -26,7 +27,7 @@ describe('WebhookService', () => {
     store = await openStore({ location: { kind: 'sqlite', file: ':memory:' }, collections: automationCollections });
     published = [];
     const bus = { publish: async (m: BusMessage) => void published.push(m as BusMessage<WebhookDuePayload>) } as unknown as MessageBus;
-    service = new WebhookService(store, { allowPrivateTargets: false, bus });
+    service = new WebhookService(createRepositories(store), { allowPrivateTargets: false, bus });
   });
 
   afterEach(() => store.close());

@@ -7,7 +7,6 @@ import { characterCount, planQuotas, apiTimestamp, systemClock, type Clock } fro
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { BusMessage, MessageBus } from '@crm/bus';
 import { DomainError } from '@crm/observability';
-import type { DocumentStore } from '@crm/store';
 import { derivedId, ID_PREFIX, newId } from '../domain/ids';
 import {
   WEBHOOK_EVENT_TYPES,
@@ -16,11 +15,11 @@ import {
   type WebhookSubscriptionDocument,
 } from '../domain/webhook-model';
 import { targetUrlProblem } from '../domain/webhook-target';
+import type { Page, Paging } from '../domain/paging';
 import { firstAttempt } from './engine/webhook-fanout';
 import { WEBHOOK_DUE_TYPE, type WebhookDuePayload } from './engine/webhook-messages';
-import { webhookDeliveries, webhookSubscriptions } from '../store/collections';
+import type { AutomationRepositories } from '../store/repositories';
 import type { Caller } from './caller';
-import { workspacePage, type Page, type Paging } from './paging';
 
 /** How long a rotated-out secret keeps signing. */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60_000;
@@ -53,7 +52,7 @@ export interface WebhookServiceOptions {
 
 export class WebhookService {
   constructor(
-    private readonly store: DocumentStore,
+    private readonly repositories: Pick<AutomationRepositories, 'webhooks' | 'deliveries'>,
     private readonly options: WebhookServiceOptions,
   ) {}
 
@@ -89,7 +88,7 @@ export class WebhookService {
   async create(caller: Caller, input: WebhookInput): Promise<WebhookView> {
     const { url, events } = this.validate(input, true);
     const { webhookSubscriptions: allowed } = planQuotas(caller.plan);
-    if ((await this.store.forWorkspace(caller.workspaceId).count(webhookSubscriptions, [])) >= allowed)
+    if ((await this.repositories.webhooks.count(caller.workspaceId)) >= allowed)
       throw DomainError.validation({ url: [`This workspace's plan allows ${allowed} webhook subscriptions; delete one first.`] });
     const now = apiTimestamp(this.now());
     const subscription: WebhookSubscriptionDocument = {
@@ -103,22 +102,16 @@ export class WebhookService {
       createdAt: now,
       updatedAt: now,
     };
-    return view(await this.store.forWorkspace(caller.workspaceId).insert(webhookSubscriptions, subscription), true);
+    return view(await this.repositories.webhooks.insert(subscription), true);
   }
 
   async list(caller: Caller, paging: Paging): Promise<Page<WebhookView>> {
-    const page = await workspacePage(
-      this.store,
-      caller.workspaceId,
-      webhookSubscriptions,
-      { sort: { field: 'createdAt', direction: 'desc' } },
-      paging,
-    );
+    const page = await this.repositories.webhooks.page(caller.workspaceId, paging);
     return { ...page, items: page.items.map((item) => view(item)) };
   }
 
   private async subscription(caller: Caller, id: string): Promise<WebhookSubscriptionDocument> {
-    const found = await this.store.forWorkspace(caller.workspaceId).get(webhookSubscriptions, id);
+    const found = await this.repositories.webhooks.get(caller.workspaceId, id);
     if (!found) throw DomainError.notFound();
     return found;
   }
@@ -134,13 +127,13 @@ export class WebhookService {
     if (url !== undefined) set.url = url;
     if (events !== undefined) set.events = events;
     if (input.isActive !== undefined) set.isActive = input.isActive;
-    const updated = await this.store.forWorkspace(caller.workspaceId).update(webhookSubscriptions, id, { set });
+    const updated = await this.repositories.webhooks.update(caller.workspaceId, id, set);
     if (!updated) throw DomainError.notFound();
     return view(updated);
   }
 
   async delete(caller: Caller, id: string): Promise<void> {
-    if (!(await this.store.forWorkspace(caller.workspaceId).delete(webhookSubscriptions, id))) throw DomainError.notFound();
+    if (!(await this.repositories.webhooks.delete(caller.workspaceId, id))) throw DomainError.notFound();
   }
 
   /** A new current secret; the previous one keeps signing (a second v1=) for SECRET_OVERLAP_MS. */
@@ -152,14 +145,13 @@ export class WebhookService {
       .filter((old) => old.expiresAt === null || old.expiresAt > now)
       .slice(0, 1)
       .map((old) => ({ value: old.value, expiresAt: Math.min(old.expiresAt ?? Infinity, now + SECRET_OVERLAP_MS) }));
-    const updated = await this.store
-      .forWorkspace(caller.workspaceId)
-      .update(
-        webhookSubscriptions,
-        id,
-        { set: { secrets: [{ value: secret, expiresAt: null }, ...kept], updatedAt: apiTimestamp(new Date(now)) } },
-        { where: [{ field: 'updatedAt', op: 'eq', value: current.updatedAt }] },
-      );
+    const updated = await this.repositories.webhooks.replaceSecrets(
+      caller.workspaceId,
+      id,
+      [{ value: secret, expiresAt: null }, ...kept],
+      apiTimestamp(new Date(now)),
+      current.updatedAt,
+    );
     if (!updated) throw DomainError.conflict('The subscription changed meanwhile; rotate again.');
     return secret;
   }
@@ -191,26 +183,15 @@ export class WebhookService {
 
   async listDeliveries(caller: Caller, subscriptionId: string, paging: Paging): Promise<Page<WebhookDeliveryDocument>> {
     await this.subscription(caller, subscriptionId);
-    const where = [{ field: 'subscriptionId', op: 'eq' as const, value: subscriptionId }];
-    return workspacePage(
-      this.store,
-      caller.workspaceId,
-      webhookDeliveries,
-      { where, sort: { field: 'createdAt', direction: 'desc' } },
-      paging,
-    );
+    return this.repositories.deliveries.page(caller.workspaceId, subscriptionId, paging);
   }
 
   /** One more attempt of a logged delivery's event, with the same event id; no retries of its own. */
   async redeliver(caller: Caller, subscriptionId: string, deliveryId: string, correlationId: string): Promise<void> {
     await this.subscription(caller, subscriptionId);
-    const scoped = this.store.forWorkspace(caller.workspaceId);
-    const delivery = await scoped.get(webhookDeliveries, deliveryId);
+    const delivery = await this.repositories.deliveries.get(caller.workspaceId, deliveryId);
     if (!delivery || delivery.subscriptionId !== subscriptionId) throw DomainError.notFound();
-    const attempts = await scoped.count(webhookDeliveries, [
-      { field: 'subscriptionId', op: 'eq', value: subscriptionId },
-      { field: 'eventId', op: 'eq', value: delivery.eventId },
-    ]);
+    const attempts = await this.repositories.deliveries.countAttempts(caller.workspaceId, subscriptionId, delivery.eventId);
     const message: BusMessage<WebhookDuePayload> = {
       id: derivedId('whm_', delivery.eventId, subscriptionId, 'manual', randomUUID()),
       type: WEBHOOK_DUE_TYPE,

@@ -1,4 +1,4 @@
-import type { Page, Paging } from '../application/paging';
+import type { Page, Paging } from '../domain/paging';
 
 /** A list request's paging, an empty cursor meaning none. */
 export function pagingOf(r: { offset?: number; limit?: number; cursor?: string }): Paging {

@@ -19,6 +19,7 @@ import { StepRunner } from '../application/engine/step-runner';
 import { Sweeper } from '../application/engine/sweeper';
 import type { RecordType } from '../domain/model';
 import { automationCollections } from '../store/collections';
+import { createRepositories } from '../store/repositories';
 
 export class FakeRecords implements RecordsGateway {
   readonly records = new Map<string, Record<string, unknown>>();
@@ -139,7 +140,7 @@ export async function buildEngine(options: { waitScale?: number; ai?: AiWriter; 
   return {
     store,
     bus,
-    rules: new RuleService(store),
+    rules: new RuleService(createRepositories(store)),
     records,
     directory,
     transport,

@@ -5,10 +5,10 @@
  * keyset, as libs/store's listPage walks), so templates saved between pages are neither skipped
  * nor repeated.
  */
-import { afterCursor, cursorPosition, encodeCursor, type Condition, type DocumentStore, type SortKey } from '@crm/store';
+import { afterCursor, cursorPosition, encodeCursor, type Condition, type ScopedStore, type SortKey } from '@crm/store';
 import type { CustomTemplateDocument, TemplateDefinition } from '../domain/model';
-import { customTemplates } from '../store/collections';
-import { pageBounds, type Paging } from './paging';
+import { pageBounds, type Paging } from '../domain/paging';
+import { customTemplates } from './collections';
 
 const NEWEST_FIRST: SortKey = { field: 'createdAt', direction: 'desc' };
 const BUILT_IN = 'builtin:';
@@ -23,7 +23,7 @@ export interface GalleryPage {
 
 /** `filters` names the list (with the workspace) that a cursor belongs to. */
 export async function galleryPage(
-  store: DocumentStore,
+  scoped: ScopedStore,
   workspaceId: string,
   builtIn: readonly TemplateDefinition[],
   where: Condition[],
@@ -32,7 +32,6 @@ export async function galleryPage(
 ): Promise<GalleryPage> {
   const { offset, limit } = pageBounds(paging.offset ?? 0, paging.limit ?? 0);
   const scope = JSON.stringify([workspaceId, 'templates', filters]);
-  const scoped = store.forWorkspace(workspaceId);
   const cursorAfter = (builtIns: TemplateDefinition[], custom: CustomTemplateDocument[]): string => {
     const last = custom[custom.length - 1];
     if (last) return encodeCursor(scope, { value: last.createdAt, id: last.id });

@@ -1,0 +1,13 @@
+/** The leases that let one worker at a time sweep (collections.ts, leases), and the sweep loop over them (libs/store). */
+import { StoreLease, type DocumentStore, type SweepLease } from '@crm/store';
+
+export { LeasedSweep, type SweepLease } from '@crm/store';
+
+export class SweepLeases {
+  constructor(private readonly store: DocumentStore) {}
+
+  /** The step sweeper's lease, held `ttlMs` at a time. */
+  stepSweeper(ttlMs: number): SweepLease {
+    return new StoreLease(this.store, 'step-sweeper', ttlMs);
+  }
+}
