@@ -183,13 +183,14 @@ export async function startAutomationWorker(
 
     // One clock for the whole engine (tests give their own to the same classes).
     const clock = systemClock;
+    const repositories = createRepositories(store);
     const dispatcher = new StepDispatcher(bus, clock);
-    const runEvents = new RunEvents(bus, clock);
-    const enroller = new Enroller(store, dispatcher, logger, config.CRM_WAIT_TIME_SCALE, clock);
+    const runEvents = new RunEvents(bus, repositories.runs, clock);
+    const enroller = new Enroller(repositories, dispatcher, logger, config.CRM_WAIT_TIME_SCALE, clock);
     const runner = new StepRunner(
-      store,
+      repositories.runs,
       records,
-      new StepActions({ store, records, directory, transport, ai, logger }),
+      new StepActions({ repositories, records, directory, transport, ai, logger }),
       dispatcher,
       logger,
       {
@@ -200,7 +201,7 @@ export async function startAutomationWorker(
       clock,
     );
     const sweeper = new Sweeper(
-      store,
+      repositories,
       dispatcher,
       logger,
       {
@@ -217,8 +218,8 @@ export async function startAutomationWorker(
     });
 
     const consumers: Consumer[] = [];
-    const exits = new ExitWatcher(store, records, logger, clock);
-    const merges = new MergeFollower(store, logger, clock);
+    const exits = new ExitWatcher(repositories.runs, records, logger, clock);
+    const merges = new MergeFollower(repositories.runs, logger, clock);
     const fanout = new WebhookFanout(store, bus, clock);
     const sender = new WebhookSender(
       store,

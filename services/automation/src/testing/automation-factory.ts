@@ -19,7 +19,7 @@ import { StepRunner } from '../application/engine/step-runner';
 import { Sweeper } from '../application/engine/sweeper';
 import type { RecordType } from '../domain/model';
 import { automationCollections } from '../store/collections';
-import { createRepositories } from '../store/repositories';
+import { createRepositories, type AutomationRepositories } from '../store/repositories';
 
 export class FakeRecords implements RecordsGateway {
   readonly records = new Map<string, Record<string, unknown>>();
@@ -101,6 +101,8 @@ export class RecordingTransport implements EmailTransport {
 
 export interface EngineHarness {
   store: DocumentStore;
+  /** The repositories over `store` that the engine's classes were given. */
+  repositories: AutomationRepositories;
   bus: InProcessBus;
   rules: RuleService;
   records: FakeRecords;
@@ -125,11 +127,12 @@ export async function buildEngine(options: { waitScale?: number; ai?: AiWriter; 
   const transport = new RecordingTransport();
   const dispatcher = new StepDispatcher(bus);
   const waitScale = options.waitScale ?? 1;
-  const enroller = new Enroller(store, dispatcher, logger, waitScale);
-  const actions = new StepActions({ store, records, directory, transport, ai: options.ai ?? new NoAiWriter(), logger });
-  const runner = new StepRunner(store, records, actions, dispatcher, logger, { waitScale, claimLeaseMs: 60_000 });
-  const sweeper = new Sweeper(store, dispatcher, logger, { intervalMs: 1000, graceMs: 0 });
-  const exits = new ExitWatcher(store, records, logger);
+  const repositories = createRepositories(store);
+  const enroller = new Enroller(repositories, dispatcher, logger, waitScale);
+  const actions = new StepActions({ repositories, records, directory, transport, ai: options.ai ?? new NoAiWriter(), logger });
+  const runner = new StepRunner(repositories.runs, records, actions, dispatcher, logger, { waitScale, claimLeaseMs: 60_000 });
+  const sweeper = new Sweeper(repositories, dispatcher, logger, { intervalMs: 1000, graceMs: 0 });
+  const exits = new ExitWatcher(repositories.runs, records, logger);
   if (options.consume !== false) {
     await bus.consume({ name: 'automation.events', bindings: ['records.#'] }, async (m) => {
       await enroller.handle(m);
@@ -139,8 +142,9 @@ export async function buildEngine(options: { waitScale?: number; ai?: AiWriter; 
   }
   return {
     store,
+    repositories,
     bus,
-    rules: new RuleService(createRepositories(store)),
+    rules: new RuleService(repositories),
     records,
     directory,
     transport,

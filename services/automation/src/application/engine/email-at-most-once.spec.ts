@@ -75,14 +75,14 @@ describe('send_email sends at most once', () => {
   /** A worker: its own runner over the shared store, sending through the in-test SMTP server. */
   function worker(): StepRunner {
     const actions = new StepActions({
-      store: engine.store,
+      repositories: engine.repositories,
       records: engine.records,
       directory: engine.directory,
       transport,
       ai: new NoAiWriter(),
       logger,
     });
-    return new StepRunner(engine.store, engine.records, actions, new StepDispatcher(engine.bus), logger, {
+    return new StepRunner(engine.repositories.runs, engine.records, actions, new StepDispatcher(engine.bus), logger, {
       waitScale: 1,
       claimLeaseMs: CLAIM_MS,
     });

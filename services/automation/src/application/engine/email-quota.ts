@@ -6,35 +6,23 @@
  * sending fewer. Each day is one small document; a workspace's new day deletes its older ones.
  */
 import { planQuotas } from '@crm/vocabulary';
-import { StoreError, type ScopedStore } from '@crm/store';
-import { emailQuotaDays } from '../../store/collections';
+import type { EmailRepository } from '../../store/email-repository';
 import { StepFailure } from './step-outcome';
 
 export class EmailQuota {
-  async reserve(scoped: ScopedStore, workspaceId: string, plan: string, now: Date): Promise<void> {
+  constructor(private readonly emails: EmailRepository) {}
+
+  async reserve(workspaceId: string, plan: string, now: Date): Promise<void> {
     const quota = planQuotas(plan).emailsPerDay;
     const day = now.toISOString().slice(0, 10);
     for (let attempt = 0; attempt < 3; attempt++) {
-      const taken = await scoped.update(
-        emailQuotaDays,
-        day,
-        { inc: { count: 1 } },
-        { where: [{ field: 'count', op: 'lt', value: quota }] },
-      );
-      if (taken) return;
-      if (await scoped.get(emailQuotaDays, day)) {
+      if (await this.emails.takeFromDailyQuota(workspaceId, day, quota)) return;
+      if (await this.emails.dailyCountOpen(workspaceId, day)) {
         throw new StepFailure(
           `Not sent: the workspace's daily email quota (${quota} a day on the ${plan} plan, UTC days) is used up; sending resumes tomorrow.`,
         );
       }
-      try {
-        await scoped.commit([
-          { kind: 'deleteMany', collection: emailQuotaDays, where: [{ field: 'id', op: 'lt', value: day }] },
-          { kind: 'insert', collection: emailQuotaDays, document: { id: day, workspaceId, count: 0 } },
-        ]);
-      } catch (error) {
-        if (!(error instanceof StoreError && error.code === 'duplicate')) throw error; // another worker opened the day
-      }
+      await this.emails.openDailyCount(workspaceId, day); // another worker may have opened it first
     }
     // Not a StepFailure: the step is retried.
     throw new Error('The daily email count could not be updated.');

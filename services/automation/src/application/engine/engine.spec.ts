@@ -210,9 +210,9 @@ describe('the automation engine', () => {
   it('opens a day of the email quota once, and deletes the days before it', async () => {
     const scoped = engine.store.forWorkspace(WS);
     await scoped.insert(emailQuotaDays, { id: '2000-01-01', workspaceId: WS, count: 3 });
-    const quota = new EmailQuota();
+    const quota = new EmailQuota(engine.repositories.emails);
     const now = new Date('2026-11-26T10:00:00Z');
-    await Promise.all(Array.from({ length: 5 }, () => quota.reserve(scoped, WS, 'starter', now)));
+    await Promise.all(Array.from({ length: 5 }, () => quota.reserve(WS, 'starter', now)));
     expect(await scoped.find(emailQuotaDays)).toEqual([expect.objectContaining({ id: '2026-11-26', count: 5 })]);
   });
 
@@ -361,7 +361,7 @@ describe('the automation engine', () => {
       expect(await engine.sweeper.acquireLease()).toBe(true);
       expect(await engine.sweeper.acquireLease()).toBe(true);
       const { Sweeper } = sweeperModule;
-      const rival = new Sweeper(engine.store, { dispatch: async () => undefined } as never, { info() {}, warn() {} } as never, {
+      const rival = new Sweeper(engine.repositories, { dispatch: async () => undefined } as never, { info() {}, warn() {} } as never, {
         intervalMs: 1000,
         graceMs: 0,
       });

@@ -8,14 +8,13 @@
 import { apiTimestamp, systemClock, type Clock } from '@crm/vocabulary';
 import { newMessage, type BusMessage } from '@crm/bus';
 import type { Logger } from '@crm/observability';
-import { StoreError, type DocumentStore } from '@crm/store';
 import { allHold } from '../../domain/conditions';
 import { derivedId, ID_PREFIX } from '../../domain/ids';
 import { automationCorrelationId, causeOf, loopRefusal } from '../../domain/loop-guard';
 import type { EnrollmentDocument, RuleDocument, TriggerKind } from '../../domain/model';
 import { dueAtOnReaching } from '../../domain/schedule';
 import { CONTACTS_CREATED_BATCH, EVENT_FIELDS, messageWorkspaceId, TRIGGERS, triggersForEvent } from '../../domain/triggers';
-import { enrollments, rules } from '../../store/collections';
+import type { AutomationRepositories } from '../../store/repositories';
 import type { StepDispatcher } from './step-dispatcher';
 
 interface RecordEventPayload {
@@ -28,7 +27,7 @@ interface RecordEventPayload {
 
 export class Enroller {
   constructor(
-    private readonly store: DocumentStore,
+    private readonly repositories: Pick<AutomationRepositories, 'rules' | 'runs'>,
     private readonly dispatcher: StepDispatcher,
     private readonly logger: Logger,
     private readonly waitScale: number,
@@ -57,12 +56,7 @@ export class Enroller {
     const key = `${workspaceId}\n${triggers.join(',')}`;
     let read = activeRules.get(key);
     if (!read) {
-      read = this.store.forWorkspace(workspaceId).find(rules, {
-        where: [
-          { field: 'trigger', op: 'in', values: triggers },
-          { field: 'isActive', op: 'eq', value: true },
-        ],
-      });
+      read = this.repositories.rules.activeRulesFor(workspaceId, triggers);
       activeRules.set(key, read);
     }
     return read;
@@ -124,23 +118,9 @@ export class Enroller {
       completedAt: null,
       correlationId,
     };
-    try {
-      await this.store.forWorkspace(rule.workspaceId).commit([
-        { kind: 'insert', collection: enrollments, document: enrollment as unknown as EnrollmentDocument & Record<string, unknown> },
-        {
-          kind: 'update',
-          collection: rules,
-          id: rule.id,
-          change: { inc: { enrolledCount: 1 } },
-          where: [{ field: 'isActive', op: 'eq', value: true }],
-        },
-      ]);
-    } catch (error) {
-      // A duplicate is a redelivered event (same id) or a record already in this rule (activeKey);
-      // a conflict is a rule deactivated or deleted since it was read. Either way: nobody enrolls.
-      if (error instanceof StoreError && (error.code === 'duplicate' || error.code === 'conflict')) return;
-      throw error;
-    }
+    // Refused when the event was redelivered, the record is already in this rule, or the rule was
+    // deactivated or deleted since it was read: nobody enrolls.
+    if (!(await this.repositories.runs.enroll(enrollment))) return;
     await this.dispatcher.dispatch(
       newMessage(
         'automation.step_due.v1',

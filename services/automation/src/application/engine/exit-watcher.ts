@@ -11,11 +11,10 @@
 import { apiTimestamp, systemClock, type Clock } from '@crm/vocabulary';
 import type { BusMessage } from '@crm/bus';
 import type { Logger } from '@crm/observability';
-import type { DocumentStore } from '@crm/store';
 import { counter } from '@crm/telemetry';
 import type { RecordsGateway } from '../../adapters/records-gateway';
 import { exitMet } from '../../domain/exit';
-import { enrollments } from '../../store/collections';
+import type { RunRepository } from '../../store/run-repository';
 import { endOnExit } from './run-exit';
 
 const exitsApplied = counter('automation_exits_on_change_total', 'Runs ended by an exit condition when their record changed, by outcome.', [
@@ -29,7 +28,7 @@ interface RecordEventPayload {
 
 export class ExitWatcher {
   constructor(
-    private readonly store: DocumentStore,
+    private readonly runs: RunRepository,
     private readonly records: RecordsGateway,
     private readonly logger: Logger,
     private readonly clock: Clock = systemClock,
@@ -39,13 +38,7 @@ export class ExitWatcher {
     if (!message.type.startsWith('records.')) return;
     const { workspaceId, recordId } = message.payload as RecordEventPayload;
     if (!workspaceId || !recordId) return;
-    const scoped = this.store.forWorkspace(workspaceId);
-    const running = await scoped.find(enrollments, {
-      where: [
-        { field: 'enrolledRecordId', op: 'eq', value: recordId },
-        { field: 'status', op: 'eq', value: 'in_progress' },
-      ],
-    });
+    const running = await this.runs.runsInProgress(workspaceId, recordId);
     const watched = running.filter((run) => run.exitConditions.length > 0);
     if (watched.length === 0) return;
     const record = await this.records.getRecord(workspaceId, watched[0]!.enrolledRecordType, recordId, message.correlationId);
@@ -54,7 +47,7 @@ export class ExitWatcher {
     for (const run of watched) {
       const exit = exitMet(run.exitConditions, record, metAt);
       if (!exit) continue;
-      const outcome = await endOnExit(scoped, run.id, exit, this.clock);
+      const outcome = await endOnExit(this.runs, workspaceId, run.id, exit, this.clock);
       exitsApplied.inc({ outcome });
       this.logger.info({ executionLogId: run.id, recordId, condition: exit.condition, outcome }, 'exit condition met on a record change');
     }

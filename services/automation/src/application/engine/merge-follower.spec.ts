@@ -40,7 +40,7 @@ describe('runs follow their record into a merge', () => {
     const runs = () => engine.store.forWorkspace(WS).find(enrollments);
     await eventually(async () => ((await runs()).length === 3 ? true : undefined));
 
-    const follower = new MergeFollower(engine.store, createLogger('test', { level: 'silent' }));
+    const follower = new MergeFollower(engine.repositories.runs, createLogger('test', { level: 'silent' }));
     const merged = newMessage(
       RECORDS_MERGED,
       { workspaceId: WS, recordType: 'lead', recordId: 'ld_survivor', mergedIds: ['ld_merged'] },

@@ -7,8 +7,7 @@
  */
 import type { BusMessage } from '@crm/bus';
 import type { Logger } from '@crm/observability';
-import { StoreError, type DocumentStore } from '@crm/store';
-import { enrollments } from '../../store/collections';
+import type { RunRepository } from '../../store/run-repository';
 import { endedFields } from './run-exit';
 import { systemClock, type Clock } from '@crm/vocabulary';
 
@@ -22,7 +21,7 @@ interface MergedPayload {
 
 export class MergeFollower {
   constructor(
-    private readonly store: DocumentStore,
+    private readonly runs: RunRepository,
     private readonly logger: Logger,
     private readonly clock: Clock = systemClock,
   ) {}
@@ -31,26 +30,14 @@ export class MergeFollower {
     if (message.type !== RECORDS_MERGED) return;
     const { workspaceId, recordId: survivor, mergedIds } = message.payload as MergedPayload;
     if (!workspaceId || !survivor || !mergedIds?.length) return;
-    const scoped = this.store.forWorkspace(workspaceId);
-    const runs = await scoped.find(enrollments, { where: [{ field: 'enrolledRecordId', op: 'in', values: mergedIds }] });
+    const runs = await this.runs.runsOfRecords(workspaceId, mergedIds);
     for (const run of runs) {
-      const move = { enrolledRecordId: survivor, ...(run.activeKey ? { activeKey: `${run.ruleId}:${survivor}` } : {}) };
-      try {
-        await scoped.update(
-          enrollments,
-          run.id,
-          { set: move },
-          { where: [{ field: 'enrolledRecordId', op: 'eq', value: run.enrolledRecordId }] },
-        );
-      } catch (error) {
-        if (!(error instanceof StoreError && error.code === 'duplicate')) throw error;
+      if ((await this.runs.moveToRecord(workspaceId, run, survivor)) === 'survivor_in_rule') {
         const reason = `The record was merged into ${survivor}, which is already in this rule.`;
-        await scoped.update(
-          enrollments,
-          run.id,
-          { set: { ...endedFields('cancelled', reason, null, this.clock()), enrolledRecordId: survivor } },
-          { where: [{ field: 'status', op: 'eq', value: 'in_progress' }] },
-        );
+        await this.runs.endInProgress(workspaceId, run.id, {
+          ...endedFields('cancelled', reason, null, this.clock()),
+          enrolledRecordId: survivor,
+        });
         this.logger.info(
           { executionLogId: run.id, recordId: survivor, ruleId: run.ruleId },
           'run of a merged record ended: the survivor is already in its rule',

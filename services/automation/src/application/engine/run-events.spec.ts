@@ -3,6 +3,7 @@ import { createLogger } from '@crm/observability';
 import { openStore, type DocumentStore } from '@crm/store';
 import type { EnrollmentDocument } from '../../domain/model';
 import { automationCollections, engineWorkspaces, enrollments } from '../../store/collections';
+import { createRepositories } from '../../store/repositories';
 import { RUN_FAILED_TYPE, RunEvents } from './run-events';
 import type { StepDispatcher } from './step-dispatcher';
 import { Sweeper } from './sweeper';
@@ -43,9 +44,10 @@ describe('failed runs are announced at least once', () => {
     await store.forWorkspace(WS).insert(enrollments, failedRun('log_cut', long, false));
     await store.forWorkspace(WS).insert(enrollments, failedRun('log_done', long));
     const bus = new RecordingBus();
-    const runEvents = new RunEvents(bus as unknown as MessageBus);
+    const repositories = createRepositories(store);
+    const runEvents = new RunEvents(bus as unknown as MessageBus, repositories.runs);
     const dispatcher = { dispatch: async () => undefined } as unknown as StepDispatcher;
-    const sweeper = new Sweeper(store, dispatcher, createLogger('test', { level: 'silent' }), {
+    const sweeper = new Sweeper(repositories, dispatcher, createLogger('test', { level: 'silent' }), {
       intervalMs: 1000,
       graceMs: 1000,
       runEvents,

@@ -5,10 +5,9 @@
  * (`unannounced`). The id is derived from the run, so a repeat is the same event.
  */
 import type { BusMessage, MessageBus } from '@crm/bus';
-import type { DocumentStore } from '@crm/store';
 import { derivedId } from '../../domain/ids';
 import type { EnrollmentDocument } from '../../domain/model';
-import { enrollments } from '../../store/collections';
+import type { RunRepository } from '../../store/run-repository';
 import { systemClock, type Clock } from '@crm/vocabulary';
 
 export const RUN_FAILED_TYPE = 'automation.run_failed.v1';
@@ -27,10 +26,11 @@ export interface RunFailedPayload {
 export class RunEvents {
   constructor(
     private readonly bus: MessageBus,
+    private readonly runs: RunRepository,
     private readonly clock: Clock = systemClock,
   ) {}
 
-  async failed(run: EnrollmentDocument, store: DocumentStore): Promise<void> {
+  async failed(run: EnrollmentDocument): Promise<void> {
     const message: BusMessage<RunFailedPayload> = {
       id: derivedId('runev_', run.id, 'failed'),
       type: RUN_FAILED_TYPE,
@@ -49,17 +49,17 @@ export class RunEvents {
     };
     // Mandatory: unrouted, the run stays unannounced and the sweeper announces it again.
     await this.bus.publish(message, { mandatory: true });
-    await store.forWorkspace(run.workspaceId).update(enrollments, run.id, { unset: ['failureAnnounced'] });
+    await this.runs.markAnnounced(run.workspaceId, run.id);
   }
 
   /** The workspaces holding failed runs whose announcement a crash cut off (some of them). */
-  async workspacesUnannounced(store: DocumentStore, limit: number): Promise<string[]> {
-    const runs = await store.findAcrossWorkspaces(enrollments, { where: [{ field: 'failureAnnounced', op: 'eq', value: false }], limit });
+  async workspacesUnannounced(limit: number): Promise<string[]> {
+    const runs = await this.runs.unannouncedFailuresAcrossWorkspaces(limit);
     return runs.map((run) => run.workspaceId);
   }
 
   /** A workspace's failed runs whose announcement a crash cut off. */
-  unannounced(store: DocumentStore, workspaceId: string, limit: number): Promise<EnrollmentDocument[]> {
-    return store.forWorkspace(workspaceId).find(enrollments, { where: [{ field: 'failureAnnounced', op: 'eq', value: false }], limit });
+  unannounced(workspaceId: string, limit: number): Promise<EnrollmentDocument[]> {
+    return this.runs.unannouncedFailures(workspaceId, limit);
   }
 }

@@ -9,18 +9,9 @@
  * Every write here is conditional, so two workers, or a redelivered event, end a run once.
  */
 import { apiTimestamp, type Clock } from '@crm/vocabulary';
-import type { Condition, ScopedStore } from '@crm/store';
 import { exitReason } from '../../domain/exit';
 import type { LogStatus, RunExit } from '../../domain/model';
-import { enrollments } from '../../store/collections';
-
-const IN_PROGRESS: Condition = { field: 'status', op: 'eq', value: 'in_progress' };
-/** No step acting, or the one that was has lost its claim (its worker died: the lease ran out). */
-function noStepActing(now: number): Condition {
-  return { or: [[{ field: 'actingToken', op: 'eq', value: null }], [{ field: 'claimUntil', op: 'lt', value: now }]] };
-}
-/** No exit recorded yet (`exit` is an object; its `metAt` is the scalar the store can compare). */
-export const NO_EXIT: Condition = { field: 'exit.metAt', op: 'eq', value: null };
+import type { RunRepository } from '../../store/run-repository';
 
 /** The fields of a run that ended: the cursor and claims are cleared. */
 export function endedFields(status: Exclude<LogStatus, 'in_progress'>, reason: string | null, exit: RunExit | null, now: Date) {
@@ -40,26 +31,21 @@ export function endedFields(status: Exclude<LogStatus, 'in_progress'>, reason: s
 export type ExitOutcome = 'cancelled' | 'pending' | 'already_over';
 
 /** Ends run `id` on `exit`, or leaves the exit to the step acting now (see above). */
-export async function endOnExit(scoped: ScopedStore, id: string, exit: RunExit, clock: Clock): Promise<ExitOutcome> {
+export async function endOnExit(runs: RunRepository, workspaceId: string, id: string, exit: RunExit, clock: Clock): Promise<ExitOutcome> {
   // Each round either succeeds or sees a step start or end acting meanwhile; a few rounds are plenty.
   for (let round = 0; round < 10; round++) {
-    const ended = await scoped.update(
-      enrollments,
+    const ended = await runs.endUnlessStepActing(
+      workspaceId,
       id,
-      { set: endedFields('cancelled', exitReason(exit), exit, clock()) },
-      { where: [IN_PROGRESS, noStepActing(clock().getTime())] },
+      endedFields('cancelled', exitReason(exit), exit, clock()),
+      clock().getTime(),
     );
     if (ended) return 'cancelled';
-    const current = await scoped.get(enrollments, id);
+    const current = await runs.get(workspaceId, id);
     if (!current || current.status !== 'in_progress') return 'already_over';
     if (current.exit) return 'pending';
     if (!current.actingToken) continue; // the acting step ended between the two reads
-    const left = await scoped.update(
-      enrollments,
-      id,
-      { set: { exit } },
-      { where: [IN_PROGRESS, { field: 'actingToken', op: 'eq', value: current.actingToken }, NO_EXIT] },
-    );
+    const left = await runs.leaveExit(workspaceId, id, current.actingToken, exit);
     if (left) return 'pending';
   }
   throw new Error(`Could not apply the exit of run ${id}: it kept changing.`);

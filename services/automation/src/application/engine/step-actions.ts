@@ -9,7 +9,6 @@
  */
 import { apiTimestamp } from '@crm/vocabulary';
 import { isDomainError, type Logger } from '@crm/observability';
-import { StoreError, type DocumentStore } from '@crm/store';
 import type { RecordsGateway } from '../../adapters/records-gateway';
 import type { DirectoryUser, WorkspaceDirectory } from '../../adapters/workspace-directory';
 import type { AiWriter } from '../../adapters/ai-writer';
@@ -19,7 +18,7 @@ import { derivedId, ID_PREFIX } from '../../domain/ids';
 import type { EmailDocument, EnrollmentDocument, NotificationDocument, Step } from '../../domain/model';
 import { mergePlaceholders, type MergeContext } from '../../domain/placeholders';
 import { dateAfterDays } from '../../domain/time';
-import { emails, enrollments, notifications, rules } from '../../store/collections';
+import type { AutomationRepositories } from '../../store/repositories';
 import { EmailDelivery } from './email-delivery';
 import { EmailQuota } from './email-quota';
 import { StepFailure, type StepOutcome } from './step-outcome';
@@ -38,7 +37,7 @@ export interface StepRun {
 }
 
 export interface StepActionsDeps {
-  store: DocumentStore;
+  repositories: Pick<AutomationRepositories, 'rules' | 'runs' | 'emails' | 'notifications'>;
   records: RecordsGateway;
   directory: WorkspaceDirectory;
   transport: EmailTransport;
@@ -51,8 +50,8 @@ export class StepActions {
   private readonly quota: EmailQuota;
 
   constructor(private readonly deps: StepActionsDeps) {
-    this.delivery = new EmailDelivery(deps.transport, deps.logger);
-    this.quota = new EmailQuota();
+    this.delivery = new EmailDelivery(deps.repositories.emails, deps.transport, deps.logger);
+    this.quota = new EmailQuota(deps.repositories.emails);
   }
 
   async run(run: StepRun): Promise<StepOutcome> {
@@ -104,14 +103,14 @@ export class StepActions {
   }
 
   private async sendEmail(run: StepRun, step: Extract<Step, { type: 'send_email' }>): Promise<StepOutcome> {
-    const scoped = this.deps.store.forWorkspace(run.enrollment.workspaceId);
+    const emails = this.deps.repositories.emails;
     const id = derivedId(ID_PREFIX.email, run.enrollment.id, String(run.stepIndex));
-    let email = run.rerun ? await scoped.get(emails, id) : null;
+    let email = run.rerun ? await emails.get(run.enrollment.workspaceId, id) : null;
     if (!email) {
       const recipient = await this.emailRecipient(run);
       if ('skip' in recipient) return { status: 'skipped', detail: recipient.skip };
       const workspaceId = run.enrollment.workspaceId;
-      await this.quota.reserve(scoped, workspaceId, await this.deps.directory.plan(workspaceId), run.now);
+      await this.quota.reserve(workspaceId, await this.deps.directory.plan(workspaceId), run.now);
       const { subject, body } = await this.writeEmail(run, step);
       const document: EmailDocument = {
         id,
@@ -127,14 +126,9 @@ export class StepActions {
         error: null,
         createdAt: apiTimestamp(run.now),
       };
-      try {
-        email = await scoped.insert(emails, document);
-      } catch (error) {
-        if (!(error instanceof StoreError && error.code === 'duplicate')) throw error;
-        email = (await scoped.get(emails, id))!;
-      }
+      email = await emails.insertOnce(document);
     }
-    return this.delivery.deliver(scoped, email);
+    return this.delivery.deliver(email);
   }
 
   private async writeEmail(run: StepRun, step: Extract<Step, { type: 'send_email' }>): Promise<{ subject: string; body: string }> {
@@ -196,18 +190,14 @@ export class StepActions {
     let userId = enrollment.assignment?.stepIndex === run.stepIndex ? enrollment.assignment.userId : undefined;
     if (!userId) {
       // One atomic increment per assignment: concurrent enrollments each get their own turn.
-      const key = `roundRobin.s${step.order}`;
-      const scoped = this.deps.store.forWorkspace(enrollment.workspaceId);
-      const rule = await scoped.update(rules, enrollment.ruleId, { inc: { [key]: 1 } });
+      const rule = await this.deps.repositories.rules.takeRoundRobinTurn(enrollment.workspaceId, enrollment.ruleId, step.order);
       if (!rule) throw new StepFailure('The rule was deleted.');
       const turn = rule.roundRobin[`s${step.order}`] ?? 1;
       userId = userIds[(turn - 1) % userIds.length]!;
-      await scoped.update(
-        enrollments,
-        enrollment.id,
-        { set: { assignment: { stepIndex: run.stepIndex, userId } } },
-        { where: [{ field: 'claimToken', op: 'eq', value: run.claimToken }] },
-      );
+      await this.deps.repositories.runs.recordAssignment(enrollment.workspaceId, enrollment.id, run.claimToken, {
+        stepIndex: run.stepIndex,
+        userId,
+      });
     }
     try {
       await this.deps.records.assignOwner(
@@ -235,7 +225,6 @@ export class StepActions {
     }
     if (recipients.size === 0) return { status: 'skipped', detail: 'No recipient: the record has no owner.' };
     const message = mergePlaceholders(step.config.message, await this.mergeContext(run));
-    const scoped = this.deps.store.forWorkspace(enrollment.workspaceId);
     const createdAt = apiTimestamp(run.now);
     const ids: string[] = [];
     for (const recipient of recipients) {
@@ -249,11 +238,7 @@ export class StepActions {
         executionLogId: enrollment.id,
         createdAt,
       };
-      try {
-        await scoped.insert(notifications, notification);
-      } catch (error) {
-        if (!(error instanceof StoreError && error.code === 'duplicate')) throw error;
-      }
+      await this.deps.repositories.notifications.insertOnce(notification);
       ids.push(notification.id);
     }
     return { status: 'completed', detail: `Notified ${[...recipients].join(', ')}.` };

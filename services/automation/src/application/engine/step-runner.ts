@@ -19,20 +19,17 @@ import { apiTimestamp, systemClock, type Clock } from '@crm/vocabulary';
 import { randomUUID } from 'node:crypto';
 import { newMessage, type BusMessage } from '@crm/bus';
 import { isDomainError, type Logger } from '@crm/observability';
-import type { Change, Condition, DocumentStore } from '@crm/store';
 import type { RecordsGateway } from '../../adapters/records-gateway';
 import { exitMet, exitReason } from '../../domain/exit';
 import type { EnrollmentDocument, LogStatus, RunExit, StepResult } from '../../domain/model';
 import { dueAtOnReaching, retryDelayMs } from '../../domain/schedule';
-import { enrollments } from '../../store/collections';
+import type { RunChange, RunRepository } from '../../store/run-repository';
 import { STEP_DUE_TYPE, type StepDuePayload } from './messages';
 import type { RunEvents } from './run-events';
-import { endedFields, NO_EXIT } from './run-exit';
+import { endedFields } from './run-exit';
 import { StepActions, StepFailure } from './step-actions';
 import type { StepDispatcher } from './step-dispatcher';
 import { counter, histogram } from '@crm/telemetry';
-
-const IN_PROGRESS: Condition = { field: 'status', op: 'eq', value: 'in_progress' };
 
 const stepsRun = counter('automation_steps_total', 'Automation steps run, by step type and outcome.', ['type', 'status']);
 const stepLateness = histogram(
@@ -57,7 +54,7 @@ export class StepRunner {
   private readonly maxAttempts: number;
 
   constructor(
-    private readonly store: DocumentStore,
+    private readonly runs: RunRepository,
     private readonly records: RecordsGateway,
     private readonly actions: StepActions,
     private readonly dispatcher: StepDispatcher,
@@ -78,8 +75,7 @@ export class StepRunner {
 
   /** Runs one step if it is due and unclaimed; returns the next step index to run at once, if any. */
   async runStep(workspaceId: string, id: string, stepIndex: number): Promise<number | null> {
-    const scoped = this.store.forWorkspace(workspaceId);
-    const current = await scoped.get(enrollments, id);
+    const current = await this.runs.get(workspaceId, id);
     if (!current || current.status !== 'in_progress' || current.stepIndex !== stepIndex) return null;
     const now = this.clock().getTime();
     if (current.dueAt !== null && current.dueAt > now + 5) {
@@ -88,18 +84,7 @@ export class StepRunner {
       return null;
     }
     const token = randomUUID();
-    const claimed = await scoped.update(
-      enrollments,
-      id,
-      { set: { claimUntil: now + this.leaseMs, claimToken: token, actingToken: null, lastClaim: { stepIndex, at: now } } },
-      {
-        where: [
-          { field: 'status', op: 'eq', value: 'in_progress' },
-          { field: 'stepIndex', op: 'eq', value: stepIndex },
-          { or: [[{ field: 'claimUntil', op: 'exists', value: false }], [{ field: 'claimUntil', op: 'lt', value: now }]] },
-        ],
-      },
-    );
+    const claimed = await this.runs.claimStep(workspaceId, id, stepIndex, now, token, now + this.leaseMs);
     if (!claimed) return null; // another worker holds it, or it moved on
     const renewal = this.keepClaim(workspaceId, id, token);
     try {
@@ -111,11 +96,10 @@ export class StepRunner {
 
   /** Renews the claim on a timer until cleared; a renewal that finds the claim gone stops. */
   private keepClaim(workspaceId: string, id: string, token: string): NodeJS.Timeout {
-    const scoped = this.store.forWorkspace(workspaceId);
     const timer: NodeJS.Timeout = setInterval(
       () => {
-        scoped
-          .update(enrollments, id, { set: { claimUntil: this.clock().getTime() + this.leaseMs } }, { where: [this.holding(token)] })
+        this.runs
+          .renewClaim(workspaceId, id, token, this.clock().getTime() + this.leaseMs)
           .then((renewed) => {
             if (!renewed) clearInterval(timer); // the step ended (or was taken over): nothing left to hold
           })
@@ -136,7 +120,6 @@ export class StepRunner {
   ): Promise<number | null> {
     const workspaceId = claimed.workspaceId;
     const id = claimed.id;
-    const scoped = this.store.forWorkspace(workspaceId);
     if (claimed.exit) {
       // An exit left for a step that never ended (its worker died): apply it now.
       await this.finish(claimed, token, 'cancelled', exitReason(claimed.exit), undefined, claimed.exit);
@@ -157,7 +140,7 @@ export class StepRunner {
         return null;
       }
       // From here on the step has effects; an exit that ended the run since the claim stops it here.
-      const acting = await scoped.update(enrollments, id, { set: { actingToken: token } }, { where: [this.holding(token), IN_PROGRESS] });
+      const acting = await this.runs.markActing(workspaceId, id, token);
       if (!acting) return null;
       const outcome = await this.actions.run({ enrollment: acting, step, stepIndex, record, rerun, claimToken: token, now: started });
       const lateMs = Math.max(0, now - (current.dueAt ?? now));
@@ -230,7 +213,7 @@ export class StepRunner {
       },
       result,
     );
-    if (ended?.status === 'failed') await this.options.runEvents?.failed(ended, this.store);
+    if (ended?.status === 'failed') await this.options.runEvents?.failed(ended);
   }
 
   /**
@@ -240,36 +223,22 @@ export class StepRunner {
   private async endStep(
     enrollment: EnrollmentDocument,
     token: string,
-    change: Change<EnrollmentDocument>,
+    change: RunChange,
     result?: StepResult,
   ): Promise<EnrollmentDocument | null> {
-    const scoped = this.store.forWorkspace(enrollment.workspaceId);
-    const ended = await scoped.update(
-      enrollments,
-      enrollment.id,
-      { ...change, set: { ...change.set, actingToken: null } },
-      { where: [this.holding(token), NO_EXIT] },
-    );
+    const { workspaceId, id } = enrollment;
+    const ended = await this.runs.endStep(workspaceId, id, token, change);
     if (ended) return ended;
-    const current = await scoped.get(enrollments, enrollment.id);
+    const current = await this.runs.get(workspaceId, id);
     if (current?.claimToken !== token || !current.exit) return null; // not ours any more
-    await scoped.update(
-      enrollments,
-      enrollment.id,
-      {
-        set: {
-          ...endedFields('cancelled', exitReason(current.exit), current.exit, this.clock()),
-          stepResults: result ? [...enrollment.stepResults, result] : enrollment.stepResults,
-        },
-        inc: { completedSteps: result && result.status !== 'failed' ? 1 : 0 },
+    await this.runs.endOnLeftExit(workspaceId, id, token, {
+      set: {
+        ...endedFields('cancelled', exitReason(current.exit), current.exit, this.clock()),
+        stepResults: result ? [...enrollment.stepResults, result] : enrollment.stepResults,
       },
-      { where: [this.holding(token)] },
-    );
+      inc: { completedSteps: result && result.status !== 'failed' ? 1 : 0 },
+    });
     return null;
-  }
-
-  private holding(token: string): Condition {
-    return { field: 'claimToken', op: 'eq', value: token };
   }
 
   private async retryLater(enrollment: EnrollmentDocument, token: string, order: number, error: unknown): Promise<void> {

@@ -4,6 +4,7 @@ import { createLogger } from '@crm/observability';
 import { openStore, sqliteQueryPlan, type CollectionDefinition, type DocumentStore, type Query } from '@crm/store';
 import type { EnrollmentDocument } from '../../domain/model';
 import { automationCollections, engineWorkspaces, enrollments } from '../../store/collections';
+import { createRepositories } from '../../store/repositories';
 import type { StepDuePayload } from './messages';
 import type { StepDispatcher } from './step-dispatcher';
 import { Sweeper } from './sweeper';
@@ -53,7 +54,7 @@ describe('the step sweeper', () => {
     const dispatcher = {
       dispatch: async (message: BusMessage<StepDuePayload>) => void dispatched.push(message),
     } as unknown as StepDispatcher;
-    const sweeper = new Sweeper(counted, dispatcher, logger, { intervalMs: 1000, graceMs: 1000 });
+    const sweeper = new Sweeper(createRepositories(counted), dispatcher, logger, { intervalMs: 1000, graceMs: 1000 });
     expect(await sweeper.sweep()).toBe(1);
     expect(dispatched.map((m) => [m.payload.workspaceId, m.payload.executionLogId])).toEqual([['ws_busy', 'log_1']]);
     expect(workspaceReads).toBe(1);

@@ -10,8 +10,8 @@
  */
 import { newMessage } from '@crm/bus';
 import type { Logger } from '@crm/observability';
-import { LeasedSweep, StoreLease, type Condition, type DocumentStore } from '@crm/store';
-import { enrollments } from '../../store/collections';
+import { LeasedSweep, type SweepLease } from '../../store/leases';
+import type { AutomationRepositories } from '../../store/repositories';
 import { STEP_DUE_TYPE, type StepDuePayload } from './messages';
 import type { RunEvents } from './run-events';
 import type { StepDispatcher } from './step-dispatcher';
@@ -31,16 +31,16 @@ export interface SweeperOptions {
 }
 
 export class Sweeper extends LeasedSweep<number> {
-  private readonly lease: StoreLease;
+  private readonly lease: SweepLease;
 
   constructor(
-    private readonly store: DocumentStore,
+    private readonly repositories: Pick<AutomationRepositories, 'runs' | 'leases'>,
     private readonly dispatcher: StepDispatcher,
     private readonly logger: Logger,
     private readonly options: SweeperOptions,
     private readonly clock: Clock = systemClock,
   ) {
-    const lease = new StoreLease(store, 'step-sweeper', options.intervalMs * 3);
+    const lease = repositories.leases.stepSweeper(options.intervalMs * 3);
     super({ lease, logger, intervalMs: options.intervalMs }, 'automation', () => 0);
     this.lease = lease;
   }
@@ -50,14 +50,6 @@ export class Sweeper extends LeasedSweep<number> {
     return this.lease.acquire(now);
   }
 
-  private overdueSteps(now: number): Condition[] {
-    return [
-      { field: 'status', op: 'eq', value: 'in_progress' },
-      { field: 'dueAt', op: 'lte', value: now - this.options.graceMs },
-      { or: [[{ field: 'claimUntil', op: 'exists', value: false }], [{ field: 'claimUntil', op: 'lt', value: now }]] },
-    ];
-  }
-
   /**
    * The workspaces with something to do (an overdue step, an unannounced failure, a webhook retry
    * the bus lost), found on indexes across workspaces: a pass costs what is pending, not what is
@@ -65,14 +57,10 @@ export class Sweeper extends LeasedSweep<number> {
    */
   private async workspacesWithWork(now: number): Promise<{ id: string }[]> {
     const limit = this.options.batchSize ?? 500;
-    const steps = await this.store.findAcrossWorkspaces(enrollments, {
-      where: this.overdueSteps(now),
-      sort: [{ field: 'dueAt', direction: 'asc' }],
-      limit,
-    });
+    const steps = await this.repositories.runs.overdueStepsAcrossWorkspaces(now, now - this.options.graceMs, limit);
     const found = [
       ...steps.map((enrollment) => enrollment.workspaceId),
-      ...((await this.options.runEvents?.workspacesUnannounced(this.store, limit)) ?? []),
+      ...((await this.options.runEvents?.workspacesUnannounced(limit)) ?? []),
       ...((await this.options.webhookRetries?.workspacesDue(now, limit)) ?? []),
     ];
     return [...new Set(found)].map((id) => ({ id }));
@@ -83,11 +71,12 @@ export class Sweeper extends LeasedSweep<number> {
     let published = 0;
     for (const workspace of await this.workspacesWithWork(now)) {
       if (this.isStopped()) break;
-      const overdue = await this.store.forWorkspace(workspace.id).find(enrollments, {
-        where: this.overdueSteps(now),
-        sort: [{ field: 'dueAt', direction: 'asc' }],
-        limit: this.options.batchSize ?? 500,
-      });
+      const overdue = await this.repositories.runs.overdueSteps(
+        workspace.id,
+        now,
+        now - this.options.graceMs,
+        this.options.batchSize ?? 500,
+      );
       for (const enrollment of overdue) {
         await this.dispatcher.dispatch(
           newMessage<StepDuePayload>(
@@ -106,9 +95,9 @@ export class Sweeper extends LeasedSweep<number> {
       const { runEvents } = this.options;
       // A run whose failure was written but not announced (a worker stopped between the two).
       if (runEvents)
-        for (const run of await runEvents.unannounced(this.store, workspace.id, this.options.batchSize ?? 500)) {
+        for (const run of await runEvents.unannounced(workspace.id, this.options.batchSize ?? 500)) {
           if (run.completedAt && Date.parse(run.completedAt) > now - this.options.graceMs) continue;
-          await runEvents.failed(run, this.store);
+          await runEvents.failed(run);
           published += 1;
         }
       const { webhookRetries } = this.options;
