@@ -19,12 +19,12 @@ const IMPORT_BATCH = 500;
 
 async function harness(dir, name) {
   const { openStore } = require(path.join(ROOT, 'libs/store/dist'));
-  const { RecordsService } = dist('application/records-service');
+  const { createRecordsResources } = dist('application/records-resources');
   const { RecordsRepository } = dist('store/records-repository');
   const { recordsCollections } = dist('store/collections');
   const { StaticUserDirectory } = dist('adapters/user-directory');
   const store = await openStore({ location: { kind: 'sqlite', file: path.join(dir, `${name}.db`) }, collections: recordsCollections });
-  const service = new RecordsService({
+  const service = createRecordsResources({
     repository: new RecordsRepository(store),
     users: new StaticUserDirectory({ usr_bench: { workspaceId: 'ws_bench', name: 'Bench User' } }),
     relay: { register: async () => undefined, poke: () => undefined },
@@ -38,7 +38,7 @@ async function timePatches(service, ids, round) {
   const started = process.hrtime.bigint();
   for (let i = 0; i < PATCHES_PER_ROUND; i += 1) {
     const id = ids[i % ids.length];
-    await service.updateContact(caller(`bench-${round}-${i}`), id, { body: { title: `Title ${round}-${i}`, phone: `+1 555 ${i}` } });
+    await service.contacts.update(caller(`bench-${round}-${i}`), id, { body: { title: `Title ${round}-${i}`, phone: `+1 555 ${i}` } });
   }
   return Number(process.hrtime.bigint() - started) / 1e6;
 }
@@ -72,7 +72,7 @@ async function timeImport(service, bodies, round, tag) {
       const n = round * IMPORT_ROWS_PER_ROUND + b * IMPORT_BATCH + i;
       return { row: i + 1, body: bodies[n] };
     });
-    await service.batchCreateContacts(caller(`import-${tag}-${round}-${b}`), { idempotencyKey: `${tag}-${round}-${b}`, rows });
+    await service.contactBatches.create(caller(`import-${tag}-${round}-${b}`), { idempotencyKey: `${tag}-${round}-${b}`, rows });
   }
   return Number(process.hrtime.bigint() - started) / 1e6;
 }
@@ -94,7 +94,7 @@ module.exports = async function auditSuite({ log }) {
       ids[name] = [];
       for (let i = 0; i < 200; i += 1)
         ids[name].push(
-          (await h.service.createContact(caller('seed'), { body: { firstName: 'P', lastName: `${i}`, email: `p${i}@example.com` } })).id,
+          (await h.service.contacts.create(caller('seed'), { body: { firstName: 'P', lastName: `${i}`, email: `p${i}@example.com` } })).id,
         );
     }
     const totals = { patch: { audited: 0, unaudited: 0 }, import: { audited: 0, unaudited: 0 } };

@@ -79,7 +79,7 @@ describe('contact import through the gateway', () => {
     const me = await signUp(t.api);
     // 3,000 rows in both files (upper-cased in the second, which has 500 more): the two jobs' chunks
     // with the same addresses run at once on two workers. (One records process on SQLite runs each
-    // batch whole, so the race itself is the unit spec's, records-service.spec.ts; this is the
+    // batch whole, so the race itself is the unit spec's, records-resources.spec.ts; this is the
     // end-to-end answer.)
     const rows = (from: number, to: number, upper: boolean) =>
       Array.from({ length: to - from }, (_, i) => `${upper ? `RACE${from + i}@EXAMPLE.COM` : `race${from + i}@example.com`},N${from + i}`);

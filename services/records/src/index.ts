@@ -4,7 +4,7 @@ import { createLogger, type Logger } from '@crm/observability';
 import { locationFromEnv, openStoreWhenReachable, RetentionSweeper, type DocumentStore, type StoreLocation } from '@crm/store';
 import { ChangeFeed } from './application/change-feed';
 import { PersonData } from './application/person-data';
-import { RecordsService } from './application/records-service';
+import { createRecordsResources } from './application/records-resources';
 import type { RecordsConfig } from './config';
 import { FEED_INTAKE_QUEUE, FeedIntake } from './messaging/feed-intake';
 import { OutboxRelay } from './messaging/outbox-relay';
@@ -80,7 +80,7 @@ export async function startRecordsService(config: RecordsConfig, options: StartR
     throw error;
   }
   const users = options.users ?? new AuthUserDirectory(config.AUTH_GRPC_ADDR, tls, logger);
-  const service = new RecordsService({
+  const records = createRecordsResources({
     repository: new RecordsRepository(store),
     users,
     relay,
@@ -102,16 +102,16 @@ export async function startRecordsService(config: RecordsConfig, options: StartR
   server.addService(
     recordsV1.protoPath,
     recordsV1.RecordsServiceName,
-    recordsHandlers(service, new ChangeFeed(new ChangeFeedRepository(store))),
+    recordsHandlers(records, new ChangeFeed(new ChangeFeedRepository(store))),
     recordsCallers,
   );
-  const person = new PersonData(service.context, service.auditLog);
+  const person = new PersonData(records.context, records.auditLog);
   server.addService(privacyV1.protoPath, privacyV1.RecordsPrivacyServiceName, recordsPrivacyHandlers(person), recordsPrivacyCallers);
   // Not the broker: the outbox keeps writes' events until it is back, so records serves without it.
   await server.serveWhileReady([storeReadiness(store)]);
   retention.start();
   // In the background: a start never waits on it, and a repeat finds nothing to do.
-  service.customFieldDefinitions
+  records.customFieldDefinitions
     .atStart()
     .then(({ checked, resumed }) => {
       logger.debug({ checked }, 'custom field indexes checked');

@@ -29,15 +29,15 @@ describe('audit log', () => {
 
   const as = (caller: Caller, correlationId: string): Caller => ({ ...caller, correlationId });
   const create = (caller = A) =>
-    h.service.createContact(caller, { body: { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' } });
+    h.service.contacts.create(caller, { body: { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' } });
 
   it('writes an entry per change with its actor, request id and changed fields; a record’s history newest first', async () => {
     const contact = await create(as(A, 'req-create'));
-    await h.service.updateContact(as(KEY, 'req-patch'), contact.id, { body: { title: 'Countess' } });
-    await h.service.updateContact(as(AUTOMATION, 'req-auto'), contact.id, { body: { lastName: 'Byron' } });
-    await h.service.deleteContact(as(A, 'req-delete'), contact.id);
+    await h.service.contacts.update(as(KEY, 'req-patch'), contact.id, { body: { title: 'Countess' } });
+    await h.service.contacts.update(as(AUTOMATION, 'req-auto'), contact.id, { body: { lastName: 'Byron' } });
+    await h.service.contacts.delete(as(A, 'req-delete'), contact.id);
 
-    const history = await h.service.recordHistory(A, 'contact', contact.id, {});
+    const history = await h.service.auditLog.history(A, 'contact', contact.id, {});
     expect(history.items.map((e) => [e.action, e.requestId, e.actor])).toEqual([
       ['deleted', 'req-delete', { type: 'user', id: 'usr_ada', name: 'Ada Lovelace' }],
       ['updated', 'req-auto', { type: 'system', id: 'system', name: '' }],
@@ -48,9 +48,9 @@ describe('audit log', () => {
     expect(history.items[2]!.changes).toEqual({ title: { from: '', to: 'Countess' } });
     expect(history.items[3]!.changes).toMatchObject({ email: { from: null, to: 'ada@example.com' } });
     // The entries outlive the record; an id that never existed is not found.
-    expect(await kindOf(h.service.recordHistory(A, 'contact', 'cnt_never', {}))).toBe('not_found');
-    expect(await kindOf(h.service.recordHistory(A, 'lead', contact.id, {}))).toBe('not_found');
-    expect(await kindOf(h.service.recordHistory(callerIn('ws_b', { id: 'usr_bob', type: 'user' }), 'contact', contact.id, {}))).toBe(
+    expect(await kindOf(h.service.auditLog.history(A, 'contact', 'cnt_never', {}))).toBe('not_found');
+    expect(await kindOf(h.service.auditLog.history(A, 'lead', contact.id, {}))).toBe('not_found');
+    expect(await kindOf(h.service.auditLog.history(callerIn('ws_b', { id: 'usr_bob', type: 'user' }), 'contact', contact.id, {}))).toBe(
       'not_found',
     );
   });
@@ -58,14 +58,14 @@ describe('audit log', () => {
   it('filters the workspace’s log and pages it by cursor', async () => {
     for (let i = 0; i < 3; i++) await create(as(A, `req-${i}`));
     await create(as(KEY, 'req-key'));
-    expect((await h.service.listAuditEntries(A, { actorType: 'apiKey' }, {})).items.map((e) => e.requestId)).toEqual(['req-key']);
-    expect((await h.service.listAuditEntries(A, { requestId: 'req-1' }, {})).items).toHaveLength(1);
-    expect((await h.service.listAuditEntries(A, { action: 'deleted' }, {})).items).toEqual([]);
-    const first = await h.service.listAuditEntries(A, {}, { limit: 3 });
+    expect((await h.service.auditLog.list(A, { actorType: 'apiKey' }, {})).items.map((e) => e.requestId)).toEqual(['req-key']);
+    expect((await h.service.auditLog.list(A, { requestId: 'req-1' }, {})).items).toHaveLength(1);
+    expect((await h.service.auditLog.list(A, { action: 'deleted' }, {})).items).toEqual([]);
+    const first = await h.service.auditLog.list(A, {}, { limit: 3 });
     expect(first.total).toBe(4);
-    const rest = await h.service.listAuditEntries(A, {}, { limit: 3, cursor: first.nextCursor! });
+    const rest = await h.service.auditLog.list(A, {}, { limit: 3, cursor: first.nextCursor! });
     expect([...first.items, ...rest.items].map((e) => e.requestId)).toEqual(['req-key', 'req-2', 'req-1', 'req-0']);
-    expect((await h.service.listAuditEntries(callerIn('ws_b', { id: 'usr_bob', type: 'user' }), {}, {})).items).toEqual([]);
+    expect((await h.service.auditLog.list(callerIn('ws_b', { id: 'usr_bob', type: 'user' }), {}, {})).items).toEqual([]);
   });
 
   it("writes an entry for each record whose value a field's deletion removes, by the admin who deleted it", async () => {
@@ -73,18 +73,18 @@ describe('audit log', () => {
     const holders = [];
     for (let i = 0; i < 3; i++)
       holders.push(
-        await create(A).then((c) => h.service.updateContact(A, c.id, { body: { email: `a${i}@x.io`, customFields: { tier: `t${i}` } } })),
+        await create(A).then((c) => h.service.contacts.update(A, c.id, { body: { email: `a${i}@x.io`, customFields: { tier: `t${i}` } } })),
       );
-    const without = await h.service.createContact(A, { body: { firstName: 'No', email: 'none@x.io' } });
+    const without = await h.service.contacts.create(A, { body: { firstName: 'No', email: 'none@x.io' } });
     await h.service.customFieldDefinitions.delete(as(A, 'req-drop'), field.id);
 
-    const dropped = await h.service.listAuditEntries(A, { requestId: 'req-drop' }, {});
+    const dropped = await h.service.auditLog.list(A, { requestId: 'req-drop' }, {});
     expect(dropped.items.map((e) => [e.action, e.recordId, e.changes]).sort()).toEqual(
       holders.map((c, i) => ['updated', c.id, { 'customFields.tier': { from: `t${i}`, to: null } }]).sort(),
     );
     expect(dropped.items[0]!.actor).toEqual({ type: 'user', id: 'usr_ada', name: 'Ada Lovelace' });
-    expect((await h.service.recordHistory(A, 'contact', without.id, {})).items.map((e) => e.action)).toEqual(['created']);
-    expect((await h.service.getContact(A, holders[0]!.id)).customFields).toEqual({});
+    expect((await h.service.auditLog.history(A, 'contact', without.id, {})).items.map((e) => e.action)).toEqual(['created']);
+    expect((await h.service.contacts.get(A, holders[0]!.id)).customFields).toEqual({});
   });
 
   it('deletes a field many records hold a page of values per commit, the rest after the answer, each value audited once', async () => {
@@ -94,14 +94,14 @@ describe('audit log', () => {
       row: i + 1,
       body: { lastName: `L${i}`, email: `p${i}@x.io`, customFields: { tier: `t${i}` } },
     }));
-    await h.service.batchCreateContacts(A, { idempotencyKey: 'rows', rows });
+    await h.service.contactBatches.create(A, { idempotencyKey: 'rows', rows });
     const dropped = () => h.store.forWorkspace('ws_a').count(auditEntries, [{ field: 'requestId', op: 'eq', value: 'req-drop' }]);
 
     await h.service.customFieldDefinitions.delete(as(A, 'req-drop'), field.id);
     // Answered after the first page: the field is gone for every reader while the rest of its values go.
     expect(await dropped()).toBe(VALUES_PER_COMMIT);
     expect(await kindOf(h.service.customFieldDefinitions.get(A, field.id))).toBe('not_found');
-    expect((await h.service.listContacts(A, { limit: 1 })).items[0]!.customFields).toEqual({});
+    expect((await h.service.contacts.list(A, { limit: 1 })).items[0]!.customFields).toEqual({});
     expect(
       await kindOf(h.service.customFieldDefinitions.create(A, { body: { kind: 'contact', key: 'tier', label: 'T', type: 'text' } })),
     ).toBe('validation_failed');
@@ -114,7 +114,7 @@ describe('audit log', () => {
 
   it('finishes at start a deletion a stopped replica left under way, under the deleting caller and request', async () => {
     const field = await h.service.customFieldDefinitions.create(A, { body: { kind: 'contact', key: 'tier', label: 'Tier', type: 'text' } });
-    const holder = await h.service.createContact(A, { body: { lastName: 'Held', email: 'held@x.io', customFields: { tier: 'gold' } } });
+    const holder = await h.service.contacts.create(A, { body: { lastName: 'Held', email: 'held@x.io', customFields: { tier: 'gold' } } });
     // What a replica stopped right after the answer leaves behind: the field hidden, its values still there.
     await h.service.context.customFields.markDeleting('ws_a', field, {
       at: '2026-11-29T00:00:00Z',
@@ -122,7 +122,7 @@ describe('audit log', () => {
       caller: as(KEY, 'req-gone'),
     });
     expect((await h.service.customFieldDefinitions.atStart()).resumed).toBe(1);
-    const history = await h.service.recordHistory(A, 'contact', holder.id, {});
+    const history = await h.service.auditLog.history(A, 'contact', holder.id, {});
     expect(history.items.map((e) => e.action).sort()).toEqual(['created', 'updated']);
     expect(history.items.find((e) => e.action === 'updated')).toMatchObject({
       requestId: 'req-gone',
@@ -134,19 +134,19 @@ describe('audit log', () => {
 
   it('writes nothing for a change that does not commit', async () => {
     const contact = await create(as(A, 'req-create'));
-    expect(await kindOf(h.service.updateContact(as(A, 'req-stale'), contact.id, { body: { title: 'x' }, expectedVersion: 7 }))).toBe(
+    expect(await kindOf(h.service.contacts.update(as(A, 'req-stale'), contact.id, { body: { title: 'x' }, expectedVersion: 7 }))).toBe(
       'precondition_failed',
     );
-    expect(await kindOf(h.service.createContact(as(A, 'req-bad'), { body: { email: 'not-an-email' } }))).toBe('validation_failed');
+    expect(await kindOf(h.service.contacts.create(as(A, 'req-bad'), { body: { email: 'not-an-email' } }))).toBe('validation_failed');
     const stored = await h.store.forWorkspace('ws_a').find(auditEntries);
     expect(stored.map((e) => e.requestId)).toEqual(['req-create']);
   });
 
   it('exports a person’s entries and blanks them in the erasure’s commit, ids kept, with an `erased` entry', async () => {
-    const contact = await h.service.createContact(as(A, 'req-create'), {
+    const contact = await h.service.contacts.create(as(A, 'req-create'), {
       body: { firstName: 'Erin', lastName: 'Erasable', email: 'erin@example.com' },
     });
-    await h.service.updateContact(A, contact.id, { body: { phone: '555-0100' } });
+    await h.service.contacts.update(A, contact.id, { body: { phone: '555-0100' } });
     const person = new PersonData(h.service.context, h.service.auditLog);
     const exported = await person.export(A, 'ERIN@example.com');
     expect(exported.auditEntries.map((e) => e.action)).toEqual(['updated', 'created']);
@@ -155,7 +155,7 @@ describe('audit log', () => {
     const { counts } = await person.erase(as(A, 'req-erase'), 'erin@example.com');
     expect(counts.auditEntries).toBe(2);
     expect(await h.store.forWorkspace('ws_a').find(contacts)).toEqual([]);
-    const history = await h.service.recordHistory(A, 'contact', contact.id, {});
+    const history = await h.service.auditLog.history(A, 'contact', contact.id, {});
     expect(history.items.map((e) => e.action)).toEqual(['erased', 'updated', 'created']);
     expect(history.items.slice(1).map((e) => e.id)).toEqual(ids);
     expect(history.items[1]!.changes).toEqual({ phone: { from: '[erased]', to: '[erased]' } });

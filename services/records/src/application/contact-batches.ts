@@ -20,6 +20,7 @@ import { ID_PREFIX } from '../domain/ids';
 import { SUPPRESSED_EMAIL } from '../domain/suppression';
 import type { ContactDocument } from '../domain/model';
 import type { BatchResultDocument } from '../store/collections';
+import type { BulkLane } from './bulk-lane';
 import { isDuplicate } from './record-writer';
 import { found, nowOf, type RecordsContext } from './records-context';
 import type { Caller } from './views';
@@ -46,13 +47,21 @@ const UNIQUE_VALUE_TAKEN = 'Another contact in the workspace (or an earlier row)
 const MAX_ATTEMPTS = 8;
 
 export class ContactBatches {
-  constructor(private readonly context: RecordsContext) {}
+  constructor(
+    private readonly context: RecordsContext,
+    /** Bulk work waits here behind interactive calls (bulk-lane.ts). */
+    private readonly lane: BulkLane,
+  ) {}
 
   /**
    * A row whose email (case-insensitive) already belongs to a contact of the workspace, or to an
    * earlier row of the batch, is reported as a duplicate and not created.
    */
-  async create(caller: Caller, input: BatchCreateInput): Promise<BatchCreateResult> {
+  create(caller: Caller, input: BatchCreateInput): Promise<BatchCreateResult> {
+    return this.lane.run(() => this.createInLane(caller, input));
+  }
+
+  private async createInLane(caller: Caller, input: BatchCreateInput): Promise<BatchCreateResult> {
     const { repo } = this.context;
     if (!input.idempotencyKey) throw DomainError.invalid('idempotency_key is required.');
     const batchId = batchIdOf(caller.workspaceId, input.idempotencyKey);

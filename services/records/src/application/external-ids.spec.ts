@@ -22,22 +22,22 @@ describe('externalId', () => {
   afterEach(() => h.close());
 
   const contact = (caller = A, body: Record<string, unknown> = {}) =>
-    h.service.createContact(caller, { body: { firstName: 'Ada', email: `ada-${Math.random()}@example.com`, ...body } });
+    h.service.contacts.create(caller, { body: { firstName: 'Ada', email: `ada-${Math.random()}@example.com`, ...body } });
 
   it('is unique per workspace and kind: a clash on create or update is a 422 on externalId', async () => {
     await contact(A, { externalId: 'crm-1' });
     expect(Object.keys(await fieldsOf(contact(A, { externalId: 'crm-1' })))).toEqual(['externalId']);
     const other = await contact(A, { externalId: 'crm-2' });
-    expect(Object.keys(await fieldsOf(h.service.updateContact(A, other.id, { body: { externalId: 'crm-1' } })))).toEqual(['externalId']);
+    expect(Object.keys(await fieldsOf(h.service.contacts.update(A, other.id, { body: { externalId: 'crm-1' } })))).toEqual(['externalId']);
   });
 
   it('may repeat across kinds and workspaces, and many records may have none', async () => {
     await contact(A, { externalId: 'crm-1' });
     await contact(B, { externalId: 'crm-1' });
-    await h.service.createAccount(A, { body: { name: 'Acme', externalId: 'crm-1' } });
+    await h.service.accounts.create(A, { body: { name: 'Acme', externalId: 'crm-1' } });
     await contact(A);
     await contact(A, { externalId: null });
-    expect((await h.service.listContacts(A, { externalId: 'crm-1' })).total).toBe(1);
+    expect((await h.service.contacts.list(A, { externalId: 'crm-1' })).total).toBe(1);
   });
 
   it('is trimmed, refused blank or over 255 characters, and cleared by null', async () => {
@@ -45,14 +45,14 @@ describe('externalId', () => {
     expect(created.externalId).toBe('crm-3');
     expect(Object.keys(await fieldsOf(contact(A, { externalId: ' ' })))).toEqual(['externalId']);
     expect(Object.keys(await fieldsOf(contact(A, { externalId: 'x'.repeat(256) })))).toEqual(['externalId']);
-    expect((await h.service.updateContact(A, created.id, { body: { externalId: null } })).externalId).toBeNull();
+    expect((await h.service.contacts.update(A, created.id, { body: { externalId: null } })).externalId).toBeNull();
   });
 
   it('is not copied by conversion', async () => {
-    const lead = await h.service.createLead(A, {
+    const lead = await h.service.leads.create(A, {
       body: { firstName: 'Lea', email: 'lea@example.com', company: 'Acme', externalId: 'lead-1' },
     });
-    const result = await h.service.convertLead(A, lead.id, {
+    const result = await h.service.leads.convert(A, lead.id, {
       body: { createAccount: true, createOpportunity: true, opportunityName: 'Deal' },
     });
     expect(result.lead.externalId).toBe('lead-1');
@@ -68,7 +68,7 @@ describe('externalId', () => {
       { row: 2, body: { firstName: 'Two', email: 'two@example.com', externalId: 'crm-2' } },
       { row: 3, body: { firstName: 'Three', email: 'three@example.com', externalId: 'crm-2' } },
     ];
-    const result = await h.service.batchCreateContacts(A, { idempotencyKey: 'job:0', rows });
+    const result = await h.service.contactBatches.create(A, { idempotencyKey: 'job:0', rows });
     expect(result.created.map((c) => c.row)).toEqual([2]);
     expect(result.errors.map((e) => e.row)).toEqual([1, 3]);
     expect(result.errors[0]!.message).toMatch(/^externalId: /);
@@ -77,7 +77,7 @@ describe('externalId', () => {
   it('passes to the survivor of a merge when a merged record wins it', async () => {
     const survivor = await contact(A, { externalId: 'keep' });
     const merged = await contact(A, { externalId: 'taken-over' });
-    const result = await h.service.mergeRecords(A, 'contact', survivor.id, { mergeIds: [merged.id], winners: { externalId: merged.id } });
+    const result = await h.service.merges.merge(A, 'contact', survivor.id, { mergeIds: [merged.id], winners: { externalId: merged.id } });
     expect((result.record as { externalId?: string }).externalId).toBe('taken-over');
   });
 });

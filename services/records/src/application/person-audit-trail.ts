@@ -1,8 +1,8 @@
 /**
  * The audit log's part in a privacy export and erasure: its entries about the person's records are
  * exported, and blanked in the erasure's commit (ids kept, values "[erased]"). The audit log fills
- * this slot where the records service is built (RecordsServiceDeps.auditTrail); without one, there
- * are no entries to export or blank.
+ * this slot where the records service is built (index.ts: `PersonData` takes `auditLog`); without
+ * one, there are no entries to export or blank.
  */
 import type { RecordChanges } from '../store/record-changes';
 

@@ -12,7 +12,7 @@ describe('batch writes', () => {
   afterEach(() => h.close());
 
   it('gives each record the events and activity of a single write, and an unchanged one none', async () => {
-    const created = await h.service.batchWriteRecords(A, {
+    const created = await h.service.recordBatches.write(A, {
       kind: 'lead',
       operation: 'upsert',
       matchOn: 'email',
@@ -23,7 +23,7 @@ describe('batch writes', () => {
     await eventually(() => h.published.length === 2);
     h.published.length = 0;
 
-    const changed = await h.service.batchWriteRecords(A, {
+    const changed = await h.service.recordBatches.write(A, {
       kind: 'lead',
       operation: 'upsert',
       matchOn: 'email',
@@ -44,7 +44,7 @@ describe('batch writes', () => {
   it('makes one lead per email of batches racing on the same addresses', async () => {
     const emails = Array.from({ length: 50 }, (_, i) => `racer${i}@x.io`);
     const write = () =>
-      h.service.batchWriteRecords(A, {
+      h.service.recordBatches.write(A, {
         kind: 'lead',
         operation: 'upsert',
         matchOn: 'email',
@@ -58,7 +58,7 @@ describe('batch writes', () => {
 
   it('fails only the records whose unique custom value another record holds or an earlier record of the batch claims', async () => {
     await h.service.customFieldDefinitions.create(A, { body: { kind: 'contact', key: 'code', label: 'Code', type: 'text', unique: true } });
-    const holder = await h.service.createContact(A, {
+    const holder = await h.service.contacts.create(A, {
       body: { firstName: 'Holder', lastName: 'H', email: 'holder@x.io', customFields: { code: 'C1' } },
     });
     let n = 0;
@@ -67,7 +67,7 @@ describe('batch writes', () => {
       body: { firstName: 'Bo', lastName: 'B', email: `bo${(n += 1)}@x.io`, customFields: { code } },
     });
     const batch = (atomic: boolean) =>
-      h.service.batchWriteRecords(A, {
+      h.service.recordBatches.write(A, {
         kind: 'contact',
         operation: 'create',
         matchOn: '',
@@ -94,7 +94,7 @@ describe('batch writes', () => {
   });
 
   it('writes nothing of an atomic batch with an error', async () => {
-    const answer = await h.service.batchWriteRecords(A, {
+    const answer = await h.service.recordBatches.write(A, {
       kind: 'lead',
       operation: 'create',
       matchOn: '',

@@ -22,6 +22,7 @@ import type { KnownReferences } from '../domain/field-rules';
 import { versionOf } from '../domain/record-version';
 import { isConflict, isDuplicate, UNIQUE_VALUE_TAKEN } from './record-writer';
 import { changesAnything, RECORD_WRITES, stageCreate, stageUpdate, type KindWrites, type WritableDocuments } from './record-writes';
+import type { BulkLane } from './bulk-lane';
 import { referencesOfAll, type RecordsContext } from './records-context';
 import type { RecordChanges } from '../store/record-changes';
 import type { Caller, WriteInput } from './views';
@@ -70,9 +71,18 @@ const SAME_IN_BATCH = (field: string) => `Another record of this batch has the s
 const TAKEN_EXTERNAL_ID = 'Another record of this kind in the workspace has this externalId.';
 
 export class RecordBatches {
-  constructor(private readonly context: RecordsContext) {}
+  constructor(
+    private readonly context: RecordsContext,
+    /** Bulk work waits here behind interactive calls (bulk-lane.ts). */
+    private readonly lane: BulkLane,
+  ) {}
 
-  async write(caller: Caller, input: BatchWriteInput): Promise<BatchWriteResult> {
+  /** Creates, updates or upserts of one kind, each as a single write would, in one commit. */
+  write(caller: Caller, input: BatchWriteInput): Promise<BatchWriteResult> {
+    return this.lane.run(() => this.writeInLane(caller, input));
+  }
+
+  private async writeInLane(caller: Caller, input: BatchWriteInput): Promise<BatchWriteResult> {
     const definitions = await this.context.customFields.definitions(caller.workspaceId, input.kind);
     const unique = new Set(definitions.filter((d) => d.unique).map((d) => d.key));
     const uniqueCustomFields: UniqueCustomFields = () => unique;

@@ -16,7 +16,8 @@ import { versionOf } from '../domain/record-version';
 import type { RecordChanges } from '../store/record-changes';
 import { isConflict } from './record-writer';
 import { found, nowOf, referencesOf, type RecordsContext } from './records-context';
-import type { Caller } from './views';
+import type { AnyRecords } from './any-records';
+import type { AnyRecordView, Caller } from './views';
 
 type MergeableDocument = ContactDocument | LeadDocument | AccountDocument;
 
@@ -34,10 +35,19 @@ const MERGEABLE: Record<
 };
 
 export class RecordMerges {
-  constructor(private readonly context: RecordsContext) {}
+  constructor(
+    private readonly context: RecordsContext,
+    /** Reads the survivor back as it now is. */
+    private readonly records: AnyRecords,
+  ) {}
 
-  /** Merges `request.mergeIds` into the record `id`; the caller reads the survivor back. */
-  async merge(caller: Caller, type: MergeableType, id: string, request: MergeRequest): Promise<void> {
+  /** Merges `request.mergeIds` into the record `id` and answers the survivor as it now is. */
+  async merge(caller: Caller, type: MergeableType, id: string, request: MergeRequest): Promise<AnyRecordView> {
+    await this.commitMerge(caller, type, id, request);
+    return this.records.get(caller, type, id);
+  }
+
+  private async commitMerge(caller: Caller, type: MergeableType, id: string, request: MergeRequest): Promise<void> {
     const { repo, writer } = this.context;
     const kind = MERGEABLE[type];
     const ws = caller.workspaceId;

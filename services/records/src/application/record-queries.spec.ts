@@ -26,13 +26,13 @@ describe('the filter language over records (SQLite)', () => {
       { firstName: 'Grace', lastName: 'Hopper', email: 'grace@example.com', stage: 'engaged', title: 'Admiral' },
       { lastName: 'Noether', email: 'emmy@example.com', stage: 'new' },
     ];
-    for (const body of people) await h.service.createContact(A, { body });
-    await h.service.createContact(B, { body: { firstName: 'Ada', lastName: 'Other', email: 'ada@b.example', stage: 'customer' } });
+    for (const body of people) await h.service.contacts.create(A, { body });
+    await h.service.contacts.create(B, { body: { firstName: 'Ada', lastName: 'Other', email: 'ada@b.example', stage: 'customer' } });
   });
   afterEach(() => h.close());
 
   const names = async (query: Parameters<Harness['service']['queryRecords']>[2]) =>
-    (await h.service.queryRecords(A, 'contact', query)).items.map((c) => c.lastName);
+    (await h.service.queries.query(A, 'contact', query)).items.map((c) => c.lastName);
 
   it('keeps the leaves of an and, an or and a not', async () => {
     const filter = {
@@ -69,7 +69,7 @@ describe('the filter language over records (SQLite)', () => {
   });
 
   it('never shows another workspace', async () => {
-    const page = await h.service.queryRecords(A, 'contact', { filter: JSON.stringify(leaf('firstName', 'eq', 'Ada')) });
+    const page = await h.service.queries.query(A, 'contact', { filter: JSON.stringify(leaf('firstName', 'eq', 'Ada')) });
     expect(page.items.map((c) => c.lastName)).toEqual(['Lovelace']);
     expect(page.total).toBe(1);
   });
@@ -84,7 +84,7 @@ describe('the filter language over records (SQLite)', () => {
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
-      const page = await h.service.queryRecords(A, 'contact', { ordering: 'stage,firstName', limit: 1, cursor });
+      const page = await h.service.queries.query(A, 'contact', { ordering: 'stage,firstName', limit: 1, cursor });
       expect(page.total).toBe(4);
       seen.push(...page.items.map((c) => c.lastName));
       cursor = page.nextCursor ?? undefined;
@@ -93,8 +93,8 @@ describe('the filter language over records (SQLite)', () => {
   });
 
   it('refuses a cursor sent with another ordering', async () => {
-    const page = await h.service.queryRecords(A, 'contact', { ordering: 'stage,firstName', limit: 1 });
-    await expect(h.service.queryRecords(A, 'contact', { ordering: 'firstName', limit: 1, cursor: page.nextCursor! })).rejects.toThrow(
+    const page = await h.service.queries.query(A, 'contact', { ordering: 'stage,firstName', limit: 1 });
+    await expect(h.service.queries.query(A, 'contact', { ordering: 'firstName', limit: 1, cursor: page.nextCursor! })).rejects.toThrow(
       DomainError,
     );
   });
@@ -111,24 +111,24 @@ describe('the filter language over records (SQLite)', () => {
     ['a leaf with another key', { ...leaf('title', 'eq', 'x'), op: 'eq' }, 'filter: unknown key "op"'],
     ['a group with another key', { and: [leaf('title', 'eq', 'x')], or: [] }, 'filter: "and" must be the object\'s only key.'],
   ])('refuses %s, naming its path', async (_name, filter, message) => {
-    const fields = await refusal(h.service.queryRecords(A, 'contact', { filter: JSON.stringify(filter) }));
+    const fields = await refusal(h.service.queries.query(A, 'contact', { filter: JSON.stringify(filter) }));
     expect(fields.filter?.[0]).toContain(message);
   });
 
   it('allows five levels of and/or/not and refuses six, before reading the leaves', async () => {
     let five: unknown = leaf('stage', 'eq', 'new');
     for (let i = 0; i < 5; i += 1) five = i % 2 === 0 ? { not: five } : { and: [five] };
-    await expect(h.service.queryRecords(A, 'contact', { filter: JSON.stringify(five) })).resolves.toBeDefined();
+    await expect(h.service.queries.query(A, 'contact', { filter: JSON.stringify(five) })).resolves.toBeDefined();
     const six = { or: [{ and: [{ not: { and: [{ or: [{ not: leaf('nothing', 'bad') }] }] } }] }] };
-    expect((await refusal(h.service.queryRecords(A, 'contact', { filter: JSON.stringify(six) }))).filter?.[0]).toBe(
+    expect((await refusal(h.service.queries.query(A, 'contact', { filter: JSON.stringify(six) }))).filter?.[0]).toBe(
       'filter.or[0].and[0].not.and[0].or[0]: a filter nests at most 5 levels of and/or/not.',
     );
   });
 
   it('allows 50 leaves and refuses 51', async () => {
     const many = (n: number) => JSON.stringify({ or: Array.from({ length: n }, () => leaf('stage', 'eq', 'new')) });
-    expect((await h.service.queryRecords(A, 'contact', { filter: many(50) })).total).toBe(2);
-    expect((await refusal(h.service.queryRecords(A, 'contact', { filter: many(51) }))).filter?.[0]).toBe(
+    expect((await h.service.queries.query(A, 'contact', { filter: many(50) })).total).toBe(2);
+    expect((await refusal(h.service.queries.query(A, 'contact', { filter: many(51) }))).filter?.[0]).toBe(
       'filter.or[50]: a filter holds at most 50 conditions.',
     );
   });
@@ -139,15 +139,15 @@ describe('the filter language over records (SQLite)', () => {
     ['more than three fields', 'firstName,lastName,email,stage'],
     ['a field twice', 'firstName,-firstName'],
   ])('refuses an ordering with %s', async (_name, ordering) => {
-    expect(Object.keys(await refusal(h.service.queryRecords(A, 'contact', { ordering })))).toEqual(['ordering']);
+    expect(Object.keys(await refusal(h.service.queries.query(A, 'contact', { ordering })))).toEqual(['ordering']);
   });
 
   describe('a field of the linked account', () => {
     beforeEach(async () => {
-      const acme = await h.service.createAccount(A, { body: { name: 'Acme', industry: 'Tools', stage: 'customer' } });
-      await h.service.createAccount(A, { body: { name: 'Globex', industry: 'Energy' } });
-      const [ada] = (await h.service.queryRecords(A, 'contact', { filter: JSON.stringify(leaf('lastName', 'eq', 'Lovelace')) })).items;
-      await h.service.updateContact(A, ada!.id, { body: { accountId: acme.id } });
+      const acme = await h.service.accounts.create(A, { body: { name: 'Acme', industry: 'Tools', stage: 'customer' } });
+      await h.service.accounts.create(A, { body: { name: 'Globex', industry: 'Energy' } });
+      const [ada] = (await h.service.queries.query(A, 'contact', { filter: JSON.stringify(leaf('lastName', 'eq', 'Lovelace')) })).items;
+      await h.service.contacts.update(A, ada!.id, { body: { accountId: acme.id } });
     });
 
     it('keeps the records whose account matches', async () => {
@@ -168,23 +168,23 @@ describe('the filter language over records (SQLite)', () => {
     it('keeps its cursors valid while the accounts it matches change, and refuses them under another filter', async () => {
       // The accounts with a name are resolved at each request: Initech joins them between the pages.
       const filter = JSON.stringify({ or: [leaf('account.name', 'is_not_empty'), leaf('lastName', 'is_not_empty')] });
-      const first = await h.service.queryRecords(A, 'contact', { filter, ordering: 'lastName', limit: 2 });
-      await h.service.createAccount(A, { body: { name: 'Initech' } });
-      const second = await h.service.queryRecords(A, 'contact', { filter, ordering: 'lastName', limit: 2, cursor: first.nextCursor! });
+      const first = await h.service.queries.query(A, 'contact', { filter, ordering: 'lastName', limit: 2 });
+      await h.service.accounts.create(A, { body: { name: 'Initech' } });
+      const second = await h.service.queries.query(A, 'contact', { filter, ordering: 'lastName', limit: 2, cursor: first.nextCursor! });
       expect([...first.items, ...second.items].map((c) => c.lastName)).toEqual(['Hopper', 'Lovelace', 'Noether', 'Turing']);
       const other = JSON.stringify(leaf('account.name', 'neq', 'Somebody'));
       await expect(
-        h.service.queryRecords(A, 'contact', { filter: other, ordering: 'lastName', cursor: first.nextCursor! }),
+        h.service.queries.query(A, 'contact', { filter: other, ordering: 'lastName', cursor: first.nextCursor! }),
       ).rejects.toThrow(DomainError);
     });
 
     it('refuses ordering by it', async () => {
-      expect(Object.keys(await refusal(h.service.queryRecords(A, 'contact', { ordering: 'account.name' })))).toEqual(['ordering']);
+      expect(Object.keys(await refusal(h.service.queries.query(A, 'contact', { ordering: 'account.name' })))).toEqual(['ordering']);
     });
   });
 
   it('ANDs a filter with the GET list parameters', async () => {
-    const page = await h.service.listContacts(A, { stage: 'new', filter: JSON.stringify(leaf('lastName', 'contains', 'ring')) });
+    const page = await h.service.contacts.list(A, { stage: 'new', filter: JSON.stringify(leaf('lastName', 'contains', 'ring')) });
     expect(page.items.map((c) => c.lastName)).toEqual(['Turing']);
   });
 });

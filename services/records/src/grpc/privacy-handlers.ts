@@ -1,7 +1,7 @@
 /** Translation only: proto (privacy.v1.RecordsPrivacyService) ↔ the records service's privacy operations. */
 import type { privacyV1, ServiceHandlers, UnaryHandler } from '@crm/grpc';
 import type { PersonData } from '../application/person-data';
-import { callerOf } from './records-handlers';
+import { callerOf } from './records-rpc';
 
 type M = privacyV1.RecordsPrivacyServiceMethods;
 type Handlers = { [K in keyof M as string extends K ? never : K]: UnaryHandler<M[K]['request'], M[K]['response']> };

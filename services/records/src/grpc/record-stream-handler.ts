@@ -1,7 +1,7 @@
 /** StreamRecords: translation only, the records of a snapshot read as typed record messages. */
 import type { CallContext, recordsV1, StreamHandler } from '@crm/grpc';
 import { DomainError } from '@crm/observability';
-import type { RecordsService } from '../application/records-service';
+import type { RecordsResources } from '../application/records-resources';
 import type { AccountView, Caller, ContactView, LeadView, OpportunityView } from '../application/views';
 import type { RecordType } from '../domain/model';
 import { accountMessage, contactMessage, leadMessage, opportunityMessage } from './proto-mapping';
@@ -27,11 +27,14 @@ function batchOf(type: RecordType, items: unknown[]): Response {
 const TYPES: readonly string[] = ['contact', 'lead', 'account', 'opportunity'];
 
 /** `callerOf`: the handlers' reading of the caller (records-handlers.ts), passed in to keep imports one way. */
-export function recordStreamHandler(service: RecordsService, callerOf: (context: CallContext) => Caller): StreamHandler<Request, Response> {
+export function recordStreamHandler(
+  records: RecordsResources,
+  callerOf: (context: CallContext) => Caller,
+): StreamHandler<Request, Response> {
   return async (r, c, send) => {
     if (!TYPES.includes(r.recordType)) throw DomainError.invalid('record_type must be contact, lead, account or opportunity.');
     const type = r.recordType as RecordType;
-    const parts = service.streamRecords(callerOf(c), type, {
+    const parts = records.streams.stream(callerOf(c), type, {
       filter: r.filter || undefined,
       search: r.search || undefined,
       ordering: r.ordering || undefined,

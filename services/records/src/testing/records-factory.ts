@@ -2,7 +2,7 @@
 import { InProcessBus, type BusMessage, type MessageBus } from '@crm/bus';
 import { createLogger } from '@crm/observability';
 import { openStore, type DocumentStore } from '@crm/store';
-import { RecordsService } from '../application/records-service';
+import { createRecordsResources, type RecordsResources } from '../application/records-resources';
 import type { Caller } from '../application/views';
 import type { Clock } from '@crm/vocabulary';
 import type { IdGenerator } from '../domain/ids';
@@ -26,7 +26,8 @@ export interface Harness {
   store: DocumentStore;
   bus: MessageBus;
   relay: OutboxRelay;
-  service: RecordsService;
+  /** The records service's operations, by resource. */
+  service: RecordsResources;
   published: BusMessage[];
   close(): Promise<void>;
 }
@@ -46,7 +47,7 @@ export async function recordsHarness(
   });
   const relay = new OutboxRelay(store, bus, logger, { sweepIntervalMs: 60_000 });
   const manual = options.relay === 'manual';
-  const service = new RecordsService({
+  const service = createRecordsResources({
     repository: new RecordsRepository(store),
     users: options.users ?? new StaticUserDirectory(USERS),
     relay: manual ? { register: (ws) => relay.register(ws), poke: () => undefined } : relay,

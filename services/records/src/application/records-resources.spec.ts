@@ -35,29 +35,29 @@ describe('records service', () => {
   afterEach(() => h.close());
 
   const contact = (caller = A, body: Record<string, unknown> = {}) =>
-    h.service.createContact(caller, { body: { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com', ...body } });
+    h.service.contacts.create(caller, { body: { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com', ...body } });
 
   describe('tenancy', () => {
     it("answers not found for another workspace's records everywhere", async () => {
       const c = await contact(A);
-      const account = await h.service.createAccount(A, { body: { name: 'Acme' } });
-      const lead = await h.service.createLead(A, { body: { firstName: 'L', email: 'l@x.io' } });
-      expect(await kindOf(h.service.getContact(B, c.id))).toBe('not_found');
-      expect(await kindOf(h.service.updateContact(B, c.id, { body: { title: 'x' } }))).toBe('not_found');
-      expect(await kindOf(h.service.deleteContact(B, c.id))).toBe('not_found');
-      expect(await kindOf(h.service.getAccount(B, account.id))).toBe('not_found');
-      expect(await kindOf(h.service.listAccountContacts(B, account.id))).toBe('not_found');
-      expect(await kindOf(h.service.convertLead(B, lead.id, { body: {} }))).toBe('not_found');
-      expect(await kindOf(h.service.getRecord(B, 'lead', lead.id))).toBe('not_found');
-      expect((await h.service.listContacts(B, {})).total).toBe(0);
-      expect(await h.service.getContact(A, c.id)).toMatchObject({ id: c.id });
+      const account = await h.service.accounts.create(A, { body: { name: 'Acme' } });
+      const lead = await h.service.leads.create(A, { body: { firstName: 'L', email: 'l@x.io' } });
+      expect(await kindOf(h.service.contacts.get(B, c.id))).toBe('not_found');
+      expect(await kindOf(h.service.contacts.update(B, c.id, { body: { title: 'x' } }))).toBe('not_found');
+      expect(await kindOf(h.service.contacts.delete(B, c.id))).toBe('not_found');
+      expect(await kindOf(h.service.accounts.get(B, account.id))).toBe('not_found');
+      expect(await kindOf(h.service.contacts.listOfAccount(B, account.id))).toBe('not_found');
+      expect(await kindOf(h.service.leads.convert(B, lead.id, { body: {} }))).toBe('not_found');
+      expect(await kindOf(h.service.anyRecords.get(B, 'lead', lead.id))).toBe('not_found');
+      expect((await h.service.contacts.list(B, {})).total).toBe(0);
+      expect(await h.service.contacts.get(A, c.id)).toMatchObject({ id: c.id });
     });
 
     it("refuses another workspace's account and contacts in a body with 422", async () => {
-      const theirs = await h.service.createAccount(B, { body: { name: 'Theirs' } });
+      const theirs = await h.service.accounts.create(B, { body: { name: 'Theirs' } });
       const theirContact = await contact(B);
       const fields = await fieldsOf(
-        h.service.createOpportunity(A, { body: { name: 'Deal', accountId: theirs.id, contactIds: [theirContact.id] } }),
+        h.service.opportunities.create(A, { body: { name: 'Deal', accountId: theirs.id, contactIds: [theirContact.id] } }),
       );
       expect(Object.keys(fields).sort()).toEqual(['accountId', 'contactIds']);
       expect(await fieldsOf(contact(A, { accountId: theirs.id, assignedTo: 'usr_bob' }))).toMatchObject({
@@ -70,44 +70,44 @@ describe('records service', () => {
   describe('lists', () => {
     it('pages newest first with a total, and orders on request', async () => {
       for (const name of ['Cy', 'Al', 'Bo']) await contact(A, { firstName: name, email: `${name}@x.io` });
-      const page = await h.service.listContacts(A, { limit: 2 });
+      const page = await h.service.contacts.list(A, { limit: 2 });
       expect(page.total).toBe(3);
       expect(page.items.map((c) => c.firstName)).toEqual(['Bo', 'Al']);
-      const byName = await h.service.listContacts(A, { ordering: 'firstName' });
+      const byName = await h.service.contacts.list(A, { ordering: 'firstName' });
       expect(byName.items.map((c) => c.firstName)).toEqual(['Al', 'Bo', 'Cy']);
-      expect(await kindOf(h.service.listContacts(A, { ordering: 'password' }))).toBe('invalid_argument');
-      expect(await kindOf(h.service.listContacts(A, { stage: '{"$ne":"x"}' }))).toBe('invalid_argument');
-      expect(await kindOf(h.service.listContacts(A, { createdAfter: 'yesterday' }))).toBe('invalid_argument');
-      expect(await kindOf(h.service.listContacts(A, { limit: -1 }))).toBe('invalid_argument');
+      expect(await kindOf(h.service.contacts.list(A, { ordering: 'password' }))).toBe('invalid_argument');
+      expect(await kindOf(h.service.contacts.list(A, { stage: '{"$ne":"x"}' }))).toBe('invalid_argument');
+      expect(await kindOf(h.service.contacts.list(A, { createdAfter: 'yesterday' }))).toBe('invalid_argument');
+      expect(await kindOf(h.service.contacts.list(A, { limit: -1 }))).toBe('invalid_argument');
     });
 
     it('matches search literally, special characters included', async () => {
       await contact(A, { firstName: 'Percent', lastName: '100%_done', email: 'p@x.io' });
       await contact(A, { firstName: 'Plain', lastName: '100 done', email: 'q@x.io' });
       await contact(A, { firstName: 'Dot', lastName: 'a.*b', email: 'r@x.io' });
-      expect((await h.service.listContacts(A, { search: '100%_' })).items.map((c) => c.firstName)).toEqual(['Percent']);
-      expect((await h.service.listContacts(A, { search: '.*' })).items.map((c) => c.firstName)).toEqual(['Dot']);
-      expect((await h.service.listContacts(A, { search: 'ADA LOVE' })).total).toBe(0);
-      expect((await h.service.listContacts(A, { search: 'percent 100' })).total).toBe(1);
-      expect((await h.service.listContacts(A, { search: '{"$gt":""}' })).total).toBe(0);
+      expect((await h.service.contacts.list(A, { search: '100%_' })).items.map((c) => c.firstName)).toEqual(['Percent']);
+      expect((await h.service.contacts.list(A, { search: '.*' })).items.map((c) => c.firstName)).toEqual(['Dot']);
+      expect((await h.service.contacts.list(A, { search: 'ADA LOVE' })).total).toBe(0);
+      expect((await h.service.contacts.list(A, { search: 'percent 100' })).total).toBe(1);
+      expect((await h.service.contacts.list(A, { search: '{"$gt":""}' })).total).toBe(0);
     });
 
     it('filters an operator-looking value as a literal', async () => {
       await contact(A, { assignedTo: 'usr_ada' });
-      expect((await h.service.listContacts(A, { assignedTo: '{"$ne":null}' })).total).toBe(0);
-      expect((await h.service.listContacts(A, { assignedTo: 'usr_ada' })).total).toBe(1);
+      expect((await h.service.contacts.list(A, { assignedTo: '{"$ne":null}' })).total).toBe(0);
+      expect((await h.service.contacts.list(A, { assignedTo: 'usr_ada' })).total).toBe(1);
     });
 
     it('filters opportunities by value and close date, and accounts carry counts', async () => {
-      const account = await h.service.createAccount(A, { body: { name: 'Acme', website: 'https://acme.test' } });
+      const account = await h.service.accounts.create(A, { body: { name: 'Acme', website: 'https://acme.test' } });
       await contact(A, { accountId: account.id });
-      await h.service.createOpportunity(A, { body: { name: 'Small', accountId: account.id, value: 10, closeDate: '2025-03-01' } });
-      await h.service.createOpportunity(A, { body: { name: 'Big', accountId: account.id, value: 1000, closeDate: '2025-06-01' } });
-      await h.service.createOpportunity(A, { body: { name: 'Won', accountId: account.id, value: 5, stage: 'closed_won' } });
-      const big = await h.service.listOpportunities(A, { valueMin: '100', closeDateAfter: '2025-05-01' });
+      await h.service.opportunities.create(A, { body: { name: 'Small', accountId: account.id, value: 10, closeDate: '2025-03-01' } });
+      await h.service.opportunities.create(A, { body: { name: 'Big', accountId: account.id, value: 1000, closeDate: '2025-06-01' } });
+      await h.service.opportunities.create(A, { body: { name: 'Won', accountId: account.id, value: 5, stage: 'closed_won' } });
+      const big = await h.service.opportunities.list(A, { valueMin: '100', closeDateAfter: '2025-05-01' });
       expect(big.items.map((o) => o.name)).toEqual(['Big']);
       expect(big.items[0]!.accountName).toBe('Acme');
-      const [listed] = (await h.service.listAccounts(A, { search: 'acme.TEST' })).items;
+      const [listed] = (await h.service.accounts.list(A, { search: 'acme.TEST' })).items;
       expect(listed).toMatchObject({ contactCount: 1, openOpportunityCount: 2, openCaseCount: 0 });
     });
   });
@@ -115,10 +115,10 @@ describe('records service', () => {
   describe('read models', () => {
     it('fills the owner name and leaves it empty when auth cannot be asked', async () => {
       const c = await contact(A, { assignedTo: 'usr_ada' });
-      expect((await h.service.getContact(A, c.id)).assignedToName).toBe('Ada Lovelace');
+      expect((await h.service.contacts.get(A, c.id)).assignedToName).toBe('Ada Lovelace');
       const offline = await recordsHarness({ store: h.store, users: new StaticUserDirectory(null) });
       try {
-        expect((await offline.service.getContact(A, c.id)).assignedToName).toBe('');
+        expect((await offline.service.contacts.get(A, c.id)).assignedToName).toBe('');
       } finally {
         await offline.close();
       }
@@ -129,15 +129,15 @@ describe('records service', () => {
     it('never accepts an owner unchecked: while auth cannot answer, a write naming one is refused as unavailable and saves nothing', async () => {
       const offline = await recordsHarness({ store: h.store, users: new StaticUserDirectory(null) });
       try {
-        const before = (await offline.service.listContacts(A, {})).total;
+        const before = (await offline.service.contacts.list(A, {})).total;
         await expect(
-          offline.service.createContact(A, { body: { firstName: 'Eve', email: 'eve@x.io', assignedTo: 'usr_other_ws' } }),
+          offline.service.contacts.create(A, { body: { firstName: 'Eve', email: 'eve@x.io', assignedTo: 'usr_other_ws' } }),
         ).rejects.toMatchObject({
           kind: 'unavailable',
         });
-        expect((await offline.service.listContacts(A, {})).total).toBe(before);
+        expect((await offline.service.contacts.list(A, {})).total).toBe(before);
         // A write that names no user does not need auth.
-        await expect(offline.service.createContact(A, { body: { firstName: 'Eve', email: 'eve2@x.io' } })).resolves.toBeDefined();
+        await expect(offline.service.contacts.create(A, { body: { firstName: 'Eve', email: 'eve2@x.io' } })).resolves.toBeDefined();
       } finally {
         await offline.close();
       }
@@ -146,22 +146,22 @@ describe('records service', () => {
 
   describe('lead conversion', () => {
     const newLead = () =>
-      h.service.createLead(A, { body: { firstName: 'Lin', email: 'lin@x.io', company: 'Hoco', assignedTo: 'usr_ada' } });
+      h.service.leads.create(A, { body: { firstName: 'Lin', email: 'lin@x.io', company: 'Hoco', assignedTo: 'usr_ada' } });
 
     it('converts with an account and an opportunity', async () => {
       const lead = await newLead();
-      const result = await h.service.convertLead(A, lead.id, {
+      const result = await h.service.leads.convert(A, lead.id, {
         body: { createAccount: true, createOpportunity: true, opportunityStage: 'proposal' },
       });
       expect(result.lead).toMatchObject({ status: 'converted', convertedContactId: result.contact.id });
       expect(result.account).toMatchObject({ name: 'Hoco', contactCount: 1, openOpportunityCount: 1 });
       expect(result.opportunity).toMatchObject({ name: 'Hoco opportunity', stage: 'proposal', probability: 60, accountName: 'Hoco' });
       expect(result.contact).toMatchObject({ accountName: 'Hoco', assignedToName: 'Ada Lovelace' });
-      expect(await kindOf(h.service.convertLead(A, lead.id, { body: {} }))).toBe('invalid_argument');
+      expect(await kindOf(h.service.leads.convert(A, lead.id, { body: {} }))).toBe('invalid_argument');
     });
 
     it('converts with only a contact: account and opportunity null', async () => {
-      const result = await h.service.convertLead(A, (await newLead()).id, { body: {} });
+      const result = await h.service.leads.convert(A, (await newLead()).id, { body: {} });
       expect(result.account).toBeNull();
       expect(result.opportunity).toBeNull();
     });
@@ -169,12 +169,12 @@ describe('records service', () => {
     it('lets exactly one of two concurrent conversions succeed', async () => {
       const lead = await newLead();
       const outcomes = await Promise.all([
-        kindOf(h.service.convertLead(A, lead.id, { body: { createAccount: true } })),
-        kindOf(h.service.convertLead(A, lead.id, { body: { createAccount: true } })),
+        kindOf(h.service.leads.convert(A, lead.id, { body: { createAccount: true } })),
+        kindOf(h.service.leads.convert(A, lead.id, { body: { createAccount: true } })),
       ]);
       expect(outcomes.sort()).toEqual(['invalid_argument', 'ok']);
-      expect((await h.service.listContacts(A, {})).total).toBe(1);
-      expect((await h.service.listAccounts(A, {})).total).toBe(1);
+      expect((await h.service.contacts.list(A, {})).total).toBe(1);
+      expect((await h.service.accounts.list(A, {})).total).toBe(1);
     });
 
     it('changes nothing when a part of the conversion fails', async () => {
@@ -186,14 +186,16 @@ describe('records service', () => {
         ids: (prefix) => (prefix === 'cnt_' ? existing.id : defaultIds(prefix)),
       });
       try {
-        await expect(broken.service.convertLead(A, lead.id, { body: { createAccount: true, createOpportunity: true } })).rejects.toThrow();
+        await expect(
+          broken.service.leads.convert(A, lead.id, { body: { createAccount: true, createOpportunity: true } }),
+        ).rejects.toThrow();
       } finally {
         await broken.close();
       }
-      expect((await h.service.getLead(A, lead.id)).status).toBe('new');
-      expect((await h.service.listAccounts(A, {})).total).toBe(0);
-      expect((await h.service.listOpportunities(A, {})).total).toBe(0);
-      expect((await h.service.listActivities(A, lead.id)).items.map((a) => a.action)).toEqual(['created']);
+      expect((await h.service.leads.get(A, lead.id)).status).toBe('new');
+      expect((await h.service.accounts.list(A, {})).total).toBe(0);
+      expect((await h.service.opportunities.list(A, {})).total).toBe(0);
+      expect((await h.service.related.listActivities(A, lead.id)).items.map((a) => a.action)).toEqual(['created']);
     });
 
     it("carries the lead's custom values to the new records' fields of the same key and type, unique values claimed", async () => {
@@ -203,25 +205,25 @@ describe('records service', () => {
       await define('lead', 'seats', 'integer');
       await define('contact', 'code', 'text', { unique: true });
       await define('account', 'seats', 'integer');
-      const lead = await h.service.createLead(A, {
+      const lead = await h.service.leads.create(A, {
         body: { firstName: 'Lin', email: 'lin@x.io', company: 'Hoco', customFields: { code: 'Q-7', seats: 12 } },
       });
-      const result = await h.service.convertLead(A, lead.id, { body: { createAccount: true } });
+      const result = await h.service.leads.convert(A, lead.id, { body: { createAccount: true } });
       expect(result.contact.customFields).toEqual({ code: 'Q-7' });
       expect(result.account?.customFields).toEqual({ seats: 12 });
-      expect((await h.service.listContacts(A, { search: 'q-7' })).items.map((c) => c.id)).toEqual([result.contact.id]);
-      const history = await h.service.recordHistory(A, 'contact', result.contact.id, {});
+      expect((await h.service.contacts.list(A, { search: 'q-7' })).items.map((c) => c.id)).toEqual([result.contact.id]);
+      const history = await h.service.auditLog.history(A, 'contact', result.contact.id, {});
       expect(history.items[0]!.changes['customFields.code']).toEqual({ from: null, to: 'Q-7' });
 
       // A second lead with the same code: the contact's unique field refuses it, and nothing is written.
-      const twin = await h.service.createLead(A, {
+      const twin = await h.service.leads.create(A, {
         body: { firstName: 'Kim', email: 'kim@x.io', company: 'Kico', customFields: { code: 'Q-7' } },
       });
-      expect(await fieldsOf(h.service.convertLead(A, twin.id, { body: { createAccount: true } }))).toEqual({
+      expect(await fieldsOf(h.service.leads.convert(A, twin.id, { body: { createAccount: true } }))).toEqual({
         'customFields.code': ['Another record of this kind in the workspace has this value.'],
       });
-      expect((await h.service.getLead(A, twin.id)).status).toBe('new');
-      expect((await h.service.listAccounts(A, {})).total).toBe(1);
+      expect((await h.service.leads.get(A, twin.id)).status).toBe('new');
+      expect((await h.service.accounts.list(A, {})).total).toBe(1);
     });
 
     it('refuses a conversion that would leave a required field of the new contact empty', async () => {
@@ -229,49 +231,49 @@ describe('records service', () => {
         body: { kind: 'contact', key: 'region', label: 'Region', type: 'text', required: true },
       });
       const lead = await newLead();
-      expect(Object.keys(await fieldsOf(h.service.convertLead(A, lead.id, { body: {} })))).toEqual(['customFields.region']);
+      expect(Object.keys(await fieldsOf(h.service.leads.convert(A, lead.id, { body: {} })))).toEqual(['customFields.region']);
       await h.service.customFieldDefinitions.create(A, { body: { kind: 'lead', key: 'region', label: 'Region', type: 'text' } });
-      await h.service.updateLead(A, lead.id, { body: { customFields: { region: 'EMEA' } } });
-      expect((await h.service.convertLead(A, lead.id, { body: {} })).contact.customFields).toEqual({ region: 'EMEA' });
+      await h.service.leads.update(A, lead.id, { body: { customFields: { region: 'EMEA' } } });
+      expect((await h.service.leads.convert(A, lead.id, { body: {} })).contact.customFields).toEqual({ region: 'EMEA' });
     });
 
     it('refuses status converted on PATCH', async () => {
       const lead = await newLead();
-      expect(Object.keys(await fieldsOf(h.service.updateLead(A, lead.id, { body: { status: 'converted' } })))).toEqual(['status']);
+      expect(Object.keys(await fieldsOf(h.service.leads.update(A, lead.id, { body: { status: 'converted' } })))).toEqual(['status']);
     });
   });
 
   describe('deletes', () => {
     it('removes a contact with its notes and tasks but keeps its activities', async () => {
       const c = await contact(A);
-      await h.service.createTask(A, { name: 'Call', relatedTo: c.id });
+      await h.service.related.createTask(A, { name: 'Call', relatedTo: c.id });
       await h.store
         .forWorkspace('ws_a')
         .insert(notes, { id: 'nte_1', workspaceId: 'ws_a', relatedTo: c.id, body: 'hi', createdAt: c.createdAt });
-      await h.service.deleteContact(A, c.id);
+      await h.service.contacts.delete(A, c.id);
       const ws = h.store.forWorkspace('ws_a');
       expect(await ws.count(contacts)).toBe(0);
       expect(await ws.count(notes)).toBe(0);
       expect(await ws.count(tasks)).toBe(0);
-      expect((await h.service.listActivities(A, c.id)).items.map((a) => a.action)).toEqual(['deleted', 'created']);
+      expect((await h.service.related.listActivities(A, c.id)).items.map((a) => a.action)).toEqual(['deleted', 'created']);
     });
 
     it("unlinks an account's contacts and opportunities", async () => {
-      const account = await h.service.createAccount(A, { body: { name: 'Acme' } });
+      const account = await h.service.accounts.create(A, { body: { name: 'Acme' } });
       const c = await contact(A, { accountId: account.id });
-      const opp = await h.service.createOpportunity(A, { body: { name: 'Deal', accountId: account.id, contactIds: [c.id] } });
-      await h.service.deleteAccount(A, account.id);
-      expect(await h.service.getContact(A, c.id)).toMatchObject({ accountId: null, accountName: '' });
-      expect(await h.service.getOpportunity(A, opp.id)).toMatchObject({ accountId: null, contactIds: [c.id] });
+      const opp = await h.service.opportunities.create(A, { body: { name: 'Deal', accountId: account.id, contactIds: [c.id] } });
+      await h.service.accounts.delete(A, account.id);
+      expect(await h.service.contacts.get(A, c.id)).toMatchObject({ accountId: null, accountName: '' });
+      expect(await h.service.opportunities.get(A, opp.id)).toMatchObject({ accountId: null, contactIds: [c.id] });
     });
   });
 
   describe('activities', () => {
     it('logs every write with its actor', async () => {
       const apiKey = callerIn('ws_a', { id: 'usr_system', type: 'api_key' });
-      const account = await h.service.createAccount(apiKey, { body: { name: 'Acme' } });
-      await h.service.updateAccount(A, account.id, { body: { stage: 'active' } });
-      const log = (await h.service.listActivities(A, account.id)).items;
+      const account = await h.service.accounts.create(apiKey, { body: { name: 'Acme' } });
+      await h.service.accounts.update(A, account.id, { body: { stage: 'active' } });
+      const log = (await h.service.related.listActivities(A, account.id)).items;
       expect(log.map((a) => [a.action, a.actorId, a.actorType])).toEqual([
         ['updated', 'usr_ada', 'user'],
         ['created', 'usr_system', 'api_key'],
@@ -282,8 +284,8 @@ describe('records service', () => {
 
   describe('outbox', () => {
     it('writes the event in the commit and the relay publishes it once', async () => {
-      const lead = await h.service.createLead(A, { body: { firstName: 'L', email: 'l@x.io' } });
-      await h.service.updateLead(A, lead.id, { body: { status: 'qualified' } });
+      const lead = await h.service.leads.create(A, { body: { firstName: 'L', email: 'l@x.io' } });
+      await h.service.leads.update(A, lead.id, { body: { status: 'qualified' } });
       await eventually(() => h.published.length === 3);
       await h.relay.sweep();
       expect(h.published.map((m) => m.type)).toEqual([
@@ -310,7 +312,7 @@ describe('records service', () => {
     it('publishes each stored event under its outbox id, then deletes it', async () => {
       const manual = await recordsHarness({ relay: 'manual' });
       try {
-        await manual.service.createContact(A, { body: { firstName: 'C', email: 'c@x.io' } });
+        await manual.service.contacts.create(A, { body: { firstName: 'C', email: 'c@x.io' } });
         const stored = await manual.store.forWorkspace('ws_a').find(outbox, {});
         expect(stored.map((e) => e.status)).toEqual(['pending']);
         await manual.relay.sweep();
@@ -325,10 +327,10 @@ describe('records service', () => {
     });
 
     it('emits creation, stage and proposal events for accounts and opportunities', async () => {
-      const account = await h.service.createAccount(A, { body: { name: 'Acme' } });
-      const opp = await h.service.createOpportunity(A, { body: { name: 'Deal', accountId: account.id } });
-      await h.service.updateOpportunity(A, opp.id, { body: { stage: 'proposal' } });
-      await h.service.updateOpportunity(A, opp.id, { body: { stage: 'closed_won' } });
+      const account = await h.service.accounts.create(A, { body: { name: 'Acme' } });
+      const opp = await h.service.opportunities.create(A, { body: { name: 'Deal', accountId: account.id } });
+      await h.service.opportunities.update(A, opp.id, { body: { stage: 'proposal' } });
+      await h.service.opportunities.update(A, opp.id, { body: { stage: 'closed_won' } });
       await eventually(() => h.published.length === 8);
       expect(h.published.map((m) => [m.type, (m.payload as { record: { stage: string } }).record.stage])).toEqual([
         ['records.account_created.v1', 'prospect'],
@@ -343,8 +345,8 @@ describe('records service', () => {
     });
 
     it('emits a deleted event carrying the record as it was', async () => {
-      const lead = await h.service.createLead(A, { body: { firstName: 'Ada', lastName: 'L', email: 'gone@x.io' } });
-      await h.service.deleteLead(A, lead.id);
+      const lead = await h.service.leads.create(A, { body: { firstName: 'Ada', lastName: 'L', email: 'gone@x.io' } });
+      await h.service.leads.delete(A, lead.id);
       await eventually(() => h.published.some((m) => m.type === 'records.record_deleted.v1'));
       const deleted = h.published.find((m) => m.type === 'records.record_deleted.v1')!;
       expect(deleted.payload).toMatchObject({ workspaceId: 'ws_a', recordType: 'lead', recordId: lead.id, record: { email: 'gone@x.io' } });
@@ -352,7 +354,7 @@ describe('records service', () => {
 
     it('publishes after a restart what an earlier process left pending', async () => {
       const crashed = await recordsHarness({ relay: 'manual' });
-      await crashed.service.createContact(A, { body: { firstName: 'Ada', email: 'a@x.io' } });
+      await crashed.service.contacts.create(A, { body: { firstName: 'Ada', email: 'a@x.io' } });
       expect(crashed.published).toHaveLength(0);
       expect(await crashed.store.forWorkspace('ws_a').count(outbox, [{ field: 'status', op: 'eq', value: 'pending' }])).toBe(1);
       const restarted = await recordsHarness({ store: crashed.store });
@@ -376,17 +378,17 @@ describe('records service', () => {
         { row: 3, body: { firstName: 'Three', email: 'ONE@x.io' } },
         { row: 4, body: { firstName: 'Four', email: 'nope' } },
       ];
-      const first = await h.service.batchCreateContacts(A, { idempotencyKey: 'job-1:0', rows, importJobId: 'job-1' });
+      const first = await h.service.contactBatches.create(A, { idempotencyKey: 'job-1:0', rows, importJobId: 'job-1' });
       expect(first.created.map((c) => c.row)).toEqual([1]);
       expect(first.duplicates).toEqual([
         { row: 2, email: 'dup@example.com', existingContactId: existing.id, sameImport: false },
         { row: 3, email: 'ONE@x.io', existingContactId: '', sameImport: true },
       ]);
       expect(first.errors).toEqual([{ row: 4, message: 'email: Enter a valid email address.' }]);
-      const again = await h.service.batchCreateContacts(A, { idempotencyKey: 'job-1:0', rows, importJobId: 'job-1' });
+      const again = await h.service.contactBatches.create(A, { idempotencyKey: 'job-1:0', rows, importJobId: 'job-1' });
       expect(again).toEqual({ ...first, replayed: true });
-      expect((await h.service.listContacts(A, {})).total).toBe(2);
-      const next = await h.service.batchCreateContacts(A, {
+      expect((await h.service.contacts.list(A, {})).total).toBe(2);
+      const next = await h.service.contactBatches.create(A, {
         idempotencyKey: 'job-1:1',
         rows: [{ row: 5, body: { firstName: 'F', email: 'one@x.io' } }],
         importJobId: 'job-1',
@@ -401,28 +403,28 @@ describe('records service', () => {
         { row: 2, body: { firstName: 'Two', email: 'dup@example.com' } },
         { row: 3, body: { firstName: 'Three', email: 'nope' } },
       ];
-      const dry = await h.service.batchCreateContacts(A, { idempotencyKey: 'dry', rows, dryRun: true });
+      const dry = await h.service.contactBatches.create(A, { idempotencyKey: 'dry', rows, dryRun: true });
       expect(dry).toEqual({
         created: [{ row: 1, contactId: '' }],
         duplicates: [{ row: 2, email: 'dup@example.com', existingContactId: existing.id, sameImport: false }],
         errors: [{ row: 3, message: 'email: Enter a valid email address.' }],
         replayed: false,
       });
-      expect((await h.service.listContacts(A, {})).total).toBe(1);
-      await expect(h.service.contactBatch(A, 'dry')).rejects.toMatchObject({ kind: 'not_found' });
-      const real = await h.service.batchCreateContacts(A, { idempotencyKey: 'dry', rows });
+      expect((await h.service.contacts.list(A, {})).total).toBe(1);
+      await expect(h.service.contactBatches.get(A, 'dry')).rejects.toMatchObject({ kind: 'not_found' });
+      const real = await h.service.contactBatches.create(A, { idempotencyKey: 'dry', rows });
       expect(real.replayed).toBe(false);
       expect(real.created).toEqual([{ row: 1, contactId: expect.stringMatching(/^cnt_/) }]);
     });
 
     it('answers what a batch created by its key, in its workspace only, and not_found for a key never committed', async () => {
       const rows = [{ row: 7, body: { firstName: 'Seven', email: 'seven@x.io' } }];
-      const created = await h.service.batchCreateContacts(A, { idempotencyKey: 'job-9:0', rows });
+      const created = await h.service.contactBatches.create(A, { idempotencyKey: 'job-9:0', rows });
       const { replayed: _replayed, ...stored } = created;
-      expect(await h.service.contactBatch(A, 'job-9:0')).toEqual(stored);
-      await expect(h.service.contactBatch(B, 'job-9:0')).rejects.toMatchObject({ kind: 'not_found' });
-      await expect(h.service.contactBatch(A, 'job-9:1')).rejects.toMatchObject({ kind: 'not_found' });
-      await expect(h.service.contactBatch(A, '')).rejects.toMatchObject({ kind: 'invalid_argument' });
+      expect(await h.service.contactBatches.get(A, 'job-9:0')).toEqual(stored);
+      await expect(h.service.contactBatches.get(B, 'job-9:0')).rejects.toMatchObject({ kind: 'not_found' });
+      await expect(h.service.contactBatches.get(A, 'job-9:1')).rejects.toMatchObject({ kind: 'not_found' });
+      await expect(h.service.contactBatches.get(A, '')).rejects.toMatchObject({ kind: 'invalid_argument' });
     });
 
     it('publishes one contacts_created event per batch, listing the contacts it created', async () => {
@@ -431,7 +433,7 @@ describe('records service', () => {
         { row: 2, body: { firstName: 'Two', email: 'two@x.io' } },
         { row: 3, body: { firstName: 'Bad', email: 'nope' } },
       ];
-      const result = await h.service.batchCreateContacts(A, { idempotencyKey: 'events', rows });
+      const result = await h.service.contactBatches.create(A, { idempotencyKey: 'events', rows });
       await eventually(() => h.published.length === 1);
       await h.relay.sweep();
       expect(h.published).toHaveLength(1);
@@ -445,8 +447,8 @@ describe('records service', () => {
     it('creates nothing twice when the same batch runs concurrently', async () => {
       const rows = [{ row: 1, body: { firstName: 'One', email: 'one@x.io' } }];
       const [a, b] = await Promise.all([
-        h.service.batchCreateContacts(A, { idempotencyKey: 'k', rows }),
-        h.service.batchCreateContacts(A, { idempotencyKey: 'k', rows }),
+        h.service.contactBatches.create(A, { idempotencyKey: 'k', rows }),
+        h.service.contactBatches.create(A, { idempotencyKey: 'k', rows }),
       ]);
       expect(a.created).toEqual(b.created);
       expect(await h.store.forWorkspace('ws_a').count(contacts)).toBe(1);
@@ -462,7 +464,7 @@ describe('records service', () => {
         [0, 1, 2, 3].map((c) => ({ idempotencyKey: `${job}:${c}`, rows: rows.slice(c * 10, c * 10 + 10), importJobId: job }));
       // Every chunk of both imports at once, as the chunk workers of two jobs would run them.
       const batches = [...chunks(file1, 'job-1'), ...chunks(file2, 'job-2')];
-      const results = await Promise.all(batches.map((batch) => h.service.batchCreateContacts(A, batch)));
+      const results = await Promise.all(batches.map((batch) => h.service.contactBatches.create(A, batch)));
 
       const stored = await h.store.forWorkspace('ws_a').find(contacts, {});
       expect(stored).toHaveLength(60);
@@ -478,14 +480,14 @@ describe('records service', () => {
 
     it("frees an imported contact's address for the next import once it is changed or deleted, and lets API creates share it", async () => {
       const rows = (email: string) => [{ row: 1, body: { firstName: 'I', email } }];
-      const first = await h.service.batchCreateContacts(A, { idempotencyKey: 'a', rows: rows('moved@x.io'), importJobId: 'j1' });
-      const second = await h.service.batchCreateContacts(A, { idempotencyKey: 'b', rows: rows('gone@x.io'), importJobId: 'j1' });
+      const first = await h.service.contactBatches.create(A, { idempotencyKey: 'a', rows: rows('moved@x.io'), importJobId: 'j1' });
+      const second = await h.service.contactBatches.create(A, { idempotencyKey: 'b', rows: rows('gone@x.io'), importJobId: 'j1' });
       // Contacts made through the API may share an email with an imported one, as before.
       await contact(A, { email: 'MOVED@x.io' });
-      await h.service.updateContact(A, first.created[0]!.contactId, { body: { email: 'elsewhere@x.io' } });
-      await h.service.deleteContact(A, second.created[0]!.contactId);
+      await h.service.contacts.update(A, first.created[0]!.contactId, { body: { email: 'elsewhere@x.io' } });
+      await h.service.contacts.delete(A, second.created[0]!.contactId);
       // The API-made contact now holds moved@ (a duplicate); gone@ is free again.
-      const again = await h.service.batchCreateContacts(A, {
+      const again = await h.service.contactBatches.create(A, {
         idempotencyKey: 'c',
         rows: [...rows('gone@x.io'), { row: 2, body: { firstName: 'I', email: 'moved@x.io' } }],
         importJobId: 'j2',
@@ -496,22 +498,22 @@ describe('records service', () => {
       const apiMade = (
         await h.store.forWorkspace('ws_a').find(contacts, { where: [{ field: 'emailKey', op: 'eq', value: 'moved@x.io' }] })
       )[0]!;
-      await h.service.deleteContact(A, apiMade.id);
-      const last = await h.service.batchCreateContacts(A, { idempotencyKey: 'd', rows: rows('moved@x.io'), importJobId: 'j3' });
+      await h.service.contacts.delete(A, apiMade.id);
+      const last = await h.service.contactBatches.create(A, { idempotencyKey: 'd', rows: rows('moved@x.io'), importJobId: 'j3' });
       expect(last.created).toHaveLength(1);
       const moved = await h.store.forWorkspace('ws_a').get(contacts, first.created[0]!.contactId);
       expect(moved).toMatchObject({ emailKey: 'elsewhere@x.io', importEmailKey: null });
     });
 
     it('stamps the source name and refuses an unknown source', async () => {
-      const source = await h.service.createSource(A, 'Trade fair');
-      const result = await h.service.batchCreateContacts(A, {
+      const source = await h.service.related.createSource(A, 'Trade fair');
+      const result = await h.service.contactBatches.create(A, {
         idempotencyKey: 's',
         sourceUid: source.id,
         rows: [{ row: 1, body: { firstName: 'S', email: 's@x.io' } }],
       });
-      expect((await h.service.getContact(A, result.created[0]!.contactId)).source).toBe('Trade fair');
-      expect(await kindOf(h.service.batchCreateContacts(B, { idempotencyKey: 's2', sourceUid: source.id, rows: [] }))).toBe('not_found');
+      expect((await h.service.contacts.get(A, result.created[0]!.contactId)).source).toBe('Trade fair');
+      expect(await kindOf(h.service.contactBatches.create(B, { idempotencyKey: 's2', sourceUid: source.id, rows: [] }))).toBe('not_found');
     });
   });
 });
