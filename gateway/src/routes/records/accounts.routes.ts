@@ -44,7 +44,7 @@ export const accountKind: RecordKind<AccountFilter> = {
 const ACCOUNT_CONTACT_FIELDS = ['id', 'firstName', 'lastName', 'email', 'title', 'stage'] as const;
 
 /** GET /api/accounts/{id}/contacts/ (paginated), on the accounts router. */
-export function accountContactsRoute(router: Router, call: RecordsCall): OpenApiPaths {
+export function accountContactsRoute(router: Router, call: RecordsCall): void {
   router.get('/api/accounts/:id/contacts', async (req, res) => {
     const accountId = pathId(req.params.id);
     const list = readListQuery(req, [], { cursor: true });
@@ -52,6 +52,10 @@ export function accountContactsRoute(router: Router, call: RecordsCall): OpenApi
     const results = answer.contacts.map((contact) => render(contact, ACCOUNT_CONTACT_FIELDS));
     res.json(countedList(list, answer.total as number, results, answer.nextCursor as string));
   });
+}
+
+/** The OpenAPI part of {@link accountContactsRoute}. */
+export function accountContactsPaths(): OpenApiPaths {
   return {
     '/api/accounts/{id}/contacts/': {
       get: operation({

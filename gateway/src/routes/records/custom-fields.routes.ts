@@ -98,7 +98,8 @@ export async function allCustomFields(call: RecordsCall, res: Response): Promise
 
 const body = (req: Request) => (req.body ?? {}) as Record<string, unknown>;
 
-export function customFieldRoutes(router: Router, call: RecordsCall, config: GatewayConfig): OpenApiPaths {
+/** The custom field definitions' routes (/api/settings/custom-fields/), on the settings router. */
+export function customFieldRoutes(router: Router, call: RecordsCall, config: GatewayConfig): void {
   router.get(CUSTOM_FIELDS_PATH, async (req, res) => {
     const query = readListQuery(req, ['kind'] as const, { cursor: true });
     const offset = listOffset(query);
@@ -129,8 +130,6 @@ export function customFieldRoutes(router: Router, call: RecordsCall, config: Gat
     await call('DeleteCustomField', { id: pathId(req.params.id) }, res);
     res.status(204).end();
   });
-
-  return customFieldPaths;
 }
 
 const definitionFields: ResponseFields = {
@@ -171,8 +170,13 @@ function patchBodySchema(): JsonSchema {
 
 const fieldId = idParameter('The custom field (`fld_...`).');
 
-const customFieldPaths: OpenApiPaths = {
-  [`${CUSTOM_FIELDS_PATH}/`]: {
+/** The OpenAPI part of {@link customFieldRoutes}. */
+export function customFieldPaths(): OpenApiPaths {
+  return { [`${CUSTOM_FIELDS_PATH}/`]: collectionOperations(), [`${CUSTOM_FIELDS_PATH}/{id}/`]: definitionOperations() };
+}
+
+function collectionOperations(): OpenApiPaths[string] {
+  return {
     get: operation({
       operationId: 'listCustomFields',
       summary: "The workspace's custom field definitions",
@@ -207,8 +211,11 @@ const customFieldPaths: OpenApiPaths = {
       responses: { 201: { description: 'The new definition.', schema: customFieldSchema } },
       errors: [403],
     }),
-  },
-  [`${CUSTOM_FIELDS_PATH}/{id}/`]: {
+  };
+}
+
+function definitionOperations(): OpenApiPaths[string] {
+  return {
     get: operation({
       operationId: 'getCustomField',
       summary: 'Read a custom field definition',
@@ -239,5 +246,5 @@ const customFieldPaths: OpenApiPaths = {
       responses: { 204: { description: 'Deleted; no body.' } },
       errors: [403, 404],
     }),
-  },
-};
+  };
+}

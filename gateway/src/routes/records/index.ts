@@ -7,17 +7,21 @@ import { Router } from 'express';
 import { lazyRecordsClient, type RecordsClient } from '../../clients/records-client';
 import type { OpenApiPaths } from '../../openapi/operation';
 import type { RouteDeps, RouteModule } from '../route-module';
-import { accountContactsRoute, accountKind } from './accounts.routes';
+import type { GatewayConfig } from '../../config';
+import type { AuthClient } from '../../clients/auth-client';
+import { accountContactsPaths, accountContactsRoute, accountKind } from './accounts.routes';
 import { contactKind } from './contacts.routes';
 import { withCustomFields } from '../../openapi/custom-fields-document';
-import { allCustomFields, customFieldRoutes } from './custom-fields.routes';
-import { conversionRoute, leadKind } from './leads.routes';
+import { allCustomFields, customFieldPaths, customFieldRoutes } from './custom-fields.routes';
+import { conversionPaths, conversionRoute, leadKind } from './leads.routes';
 import { opportunityKind } from './opportunities.routes';
-import { auditRoutes } from './record-audit.routes';
-import { recordLogRoutes } from './record-logs.routes';
-import { recordRoutes } from './record-routes';
-import { recordsCall } from './records-call';
+import { auditPaths, auditRoutes } from './record-audit.routes';
+import { recordLogPaths, recordLogRoutes } from './record-logs.routes';
+import { recordPaths, recordRoutes } from './record-routes';
+import { recordsCall, type RecordsCall } from './records-call';
 import { type RecordKind } from './record-kind';
+
+const KINDS = [contactKind, leadKind, accountKind, opportunityKind].map((kind) => kind as unknown as RecordKind<string>);
 
 /** `records`: a client to use instead of one opened (on first use) at RECORDS_GRPC_ADDR; for tests. */
 export function recordsRoutes(
@@ -25,34 +29,40 @@ export function recordsRoutes(
   records: RecordsClient = lazyRecordsClient(deps.config.RECORDS_GRPC_ADDR, deps.internalTls),
 ): RouteModule {
   const call = recordsCall(records);
-  const router = Router();
-  const paths: OpenApiPaths = {};
-  // The extra routes go first: `/api/leads/:id/convert` must not be taken for a lead id.
-  const extraLeads = Router();
-  Object.assign(paths, conversionRoute(extraLeads, call));
-  const extraAccounts = Router();
-  Object.assign(paths, accountContactsRoute(extraAccounts, call));
-  router.use(extraLeads, extraAccounts);
-  const settings = Router();
-  Object.assign(paths, customFieldRoutes(settings, call, deps.config));
-  router.use(settings);
-  for (const kind of [contactKind, leadKind, accountKind, opportunityKind] as const) {
-    const routes = recordRoutes(kind as Parameters<typeof recordRoutes>[0], call, deps.config);
-    router.use(routes.router);
-    Object.assign(paths, routes.paths);
-  }
-  const kinds = [contactKind, leadKind, accountKind, opportunityKind].map((kind) => kind as unknown as RecordKind<string>);
-  const audit = auditRoutes(kinds, call, deps.auth, deps.config);
-  router.use(audit.router);
-  Object.assign(paths, audit.paths);
-  const logs = recordLogRoutes(call, deps.config);
-  router.use(logs.router);
-  Object.assign(paths, logs.paths);
   return {
     name: 'records',
     access: 'authenticated',
-    router,
-    paths,
+    router: recordsRouter(call, deps.auth, deps.config),
+    paths: recordsPaths(),
     documentFor: async (res, document) => withCustomFields(document, await allCustomFields(call, res)),
+  };
+}
+
+function recordsRouter(call: RecordsCall, auth: AuthClient, config: GatewayConfig): Router {
+  const router = Router();
+  // The extra routes go first: `/api/leads/:id/convert` must not be taken for a lead id.
+  const extraLeads = Router();
+  conversionRoute(extraLeads, call);
+  const extraAccounts = Router();
+  accountContactsRoute(extraAccounts, call);
+  router.use(extraLeads, extraAccounts);
+  const settings = Router();
+  customFieldRoutes(settings, call, config);
+  router.use(settings);
+  for (const kind of KINDS) router.use(recordRoutes(kind, call, config));
+  router.use(auditRoutes(KINDS, call, auth, config));
+  router.use(recordLogRoutes(call, config));
+  return router;
+}
+
+/** The records area's part of the document, in the order of {@link recordsRouter}. */
+export function recordsPaths(): OpenApiPaths {
+  return {
+    ...conversionPaths(),
+    ...accountContactsPaths(),
+    ...customFieldPaths(),
+    ...Object.assign({}, ...KINDS.map((kind) => recordPaths(kind))),
+    ...auditPaths(KINDS),
+    ...recordLogPaths(),
   };
 }

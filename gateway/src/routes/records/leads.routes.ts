@@ -76,7 +76,7 @@ const conversionSchema = {
 };
 
 /** POST /api/leads/{id}/convert/, on the leads router. */
-export function conversionRoute(router: Router, call: RecordsCall): OpenApiPaths {
+export function conversionRoute(router: Router, call: RecordsCall): void {
   router.post('/api/leads/:id/convert', async (req, res) => {
     const leadId = pathId(req.params.id);
     const write = translateWrite((req.body ?? {}) as Record<string, unknown>, conversionShape, 'absent');
@@ -88,6 +88,10 @@ export function conversionRoute(router: Router, call: RecordsCall): OpenApiPaths
       opportunity: render(answer.opportunity, ['id', 'name', 'value']),
     });
   });
+}
+
+/** The OpenAPI part of {@link conversionRoute}. */
+export function conversionPaths(): OpenApiPaths {
   return {
     '/api/leads/{id}/convert/': {
       post: operation({

@@ -22,7 +22,7 @@ import { operation, type JsonSchema, type OpenApiPaths } from '../../openapi/ope
 import { CUSTOM_FIELD_FILTERS_DESCRIPTION, customFieldEquals, customFieldFiltersParameter, prefixedParameters } from './list-query';
 import { filterDescription } from './record-query.routes';
 import type { RecordsCall } from './records-call';
-import type { RecordKind } from './record-kind';
+import type { QueryParameter, RecordKind } from './record-kind';
 
 type KeyValue = string | number | boolean | null;
 
@@ -98,10 +98,15 @@ function measuresSchema(): Record<string, JsonSchema> {
   };
 }
 
-export function aggregateRoute(kind: RecordKind<string>, router: Router, call: RecordsCall): OpenApiPaths {
+/** The list's own filters and its search; paging and ordering mean nothing to an aggregate. */
+function aggregateFilters(kind: RecordKind<string>): Array<QueryParameter<string>> {
+  return kind.filters.filter((f) => f.name !== 'ordering');
+}
+
+/** Registers GET {kind}/aggregate on `router`. */
+export function aggregateRoute(kind: RecordKind<string>, router: Router, call: RecordsCall): void {
   const type = kind.singular as FilterRecordKind;
-  // The list's own filters and its search; paging and ordering mean nothing here.
-  const listFilters = kind.filters.filter((f) => f.name !== 'ordering');
+  const listFilters = aggregateFilters(kind);
   router.get(`${kind.path}/aggregate`, async (req, res) => {
     const query = plainQuery(req);
     const filters: Record<string, string> = {};
@@ -128,7 +133,12 @@ export function aggregateRoute(kind: RecordKind<string>, router: Router, call: R
       total: measures(answer.total),
     });
   });
+}
 
+/** The OpenAPI part of {@link aggregateRoute}. */
+export function aggregatePaths(kind: RecordKind<string>): OpenApiPaths {
+  const type = kind.singular as FilterRecordKind;
+  const listFilters = aggregateFilters(kind);
   const groupSchema: JsonSchema = {
     type: 'object',
     required: ['key'],

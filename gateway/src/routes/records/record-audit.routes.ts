@@ -116,12 +116,8 @@ async function renderEntries(auth: AuthClient, res: Response, messages: AuditEnt
   }));
 }
 
-export function auditRoutes(
-  kinds: readonly RecordKind<string>[],
-  call: RecordsCall,
-  auth: AuthClient,
-  config: GatewayConfig,
-): { router: Router; paths: OpenApiPaths } {
+/** GET /api/audit-log and each kind's /:id/history on a router of their own. */
+export function auditRoutes(kinds: readonly RecordKind<string>[], call: RecordsCall, auth: AuthClient, config: GatewayConfig): Router {
   const router = Router();
 
   router.get('/api/audit-log', adminOnly(auth), async (req, res) => {
@@ -149,7 +145,11 @@ export function auditRoutes(
       const entries = await renderEntries(auth, res, answer.entries as AuditEntryMessage[]);
       res.json(paginated(req, config, list, answer.total as number, entries, answer.nextCursor as string));
     });
+  return router;
+}
 
+/** The OpenAPI part of {@link auditRoutes}. */
+export function auditPaths(kinds: readonly RecordKind<string>[]): OpenApiPaths {
   const page = pageSchema(entrySchema, 'A page of audit entries, newest first.', { cursor: true });
   const paths: OpenApiPaths = {
     '/api/audit-log/': {
@@ -192,5 +192,5 @@ export function auditRoutes(
         errors: [400, 404],
       }),
     };
-  return { router, paths };
+  return paths;
 }

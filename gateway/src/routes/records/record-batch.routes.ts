@@ -77,7 +77,8 @@ function answerOf(response: recordsV1.BatchWriteRecordsResponse) {
   return { results, counts };
 }
 
-export function batchRoute(kind: RecordKind<string>, router: Router, call: RecordsCall): OpenApiPaths {
+/** Registers POST {kind}/batch on `router`. */
+export function batchRoute(kind: RecordKind<string>, router: Router, call: RecordsCall): void {
   router.post(`${kind.path}/batch`, async (req, res) => {
     const body = readBody((req.body ?? {}) as Record<string, unknown>);
     const response = await call(
@@ -94,6 +95,10 @@ export function batchRoute(kind: RecordKind<string>, router: Router, call: Recor
     );
     res.status(response.rolledBack ? 422 : 200).json(answerOf(response));
   });
+}
+
+/** The OpenAPI part of {@link batchRoute}. */
+export function batchPaths(kind: RecordKind<string>): OpenApiPaths {
   return { [`${kind.path}/batch/`]: { post: batchOperation(kind) } };
 }
 

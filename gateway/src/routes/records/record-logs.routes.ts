@@ -43,29 +43,10 @@ const activityFields: ResponseFields = {
 };
 const ACTIVITY = ['id', 'action', 'recordType', 'recordId', 'actorId', 'actorType', 'createdAt', 'mergedIds'] as const;
 
-export function recordLogRoutes(call: RecordsCall, config: GatewayConfig): { router: Router; paths: OpenApiPaths } {
+/** The sources, tasks and activities routes on a router of their own. */
+export function recordLogRoutes(call: RecordsCall, config: GatewayConfig): Router {
   const router = Router();
-
-  router.post('/api/crm/sources', async (req, res) => {
-    const input = parseBody(createSourceBody, req.body);
-    const answer = await call('CreateSource', { name: input.name }, res);
-    res.status(201).json(render(answer.source, SOURCE));
-  });
-
-  router.get('/api/crm/sources', async (req, res) => {
-    const list = readListQuery(req, [], { cursor: true });
-    const answer = await call('ListSources', { offset: list.offset, limit: list.limit, cursor: list.cursor ?? '' }, res);
-    res.json(
-      paginated(
-        req,
-        config,
-        list,
-        answer.total as number,
-        answer.sources.map((s) => render(s, SOURCE)),
-        answer.nextCursor as string,
-      ),
-    );
-  });
+  sourceRoutes(router, call, config);
 
   router.get('/api/tasks', async (req, res) => {
     const list = readListQuery(req, ['relatedTo'], { cursor: true });
@@ -104,38 +85,36 @@ export function recordLogRoutes(call: RecordsCall, config: GatewayConfig): { rou
       ),
     );
   });
+  return router;
+}
 
-  const paths: OpenApiPaths = {
-    '/api/crm/sources/': {
-      get: operation({
-        operationId: 'listSources',
-        summary: 'List lead sources',
-        description: "The workspace's sources, newest first. An import's `source_uid` names one.",
-        tags: ['sources'],
-        authenticated: true,
-        parameters: listParameters([], { cursor: true }),
-        responses: {
-          200: {
-            description: 'A page of sources.',
-            schema: pageSchema(objectSchema(sourceFields, SOURCE), 'A page of sources.', { cursor: true }),
-          },
-        },
-        errors: [400],
-      }),
-      post: operation({
-        operationId: 'createSource',
-        summary: 'Create a lead source',
-        description: `The name is trimmed; blank or over ${FIELD_LIMITS.name} characters: 422.`,
-        tags: ['sources'],
-        authenticated: true,
-        // The records service checks the name (trimmed, not blank, at most FIELD_LIMITS.name), so one 422 reads the same as its others.
-        requestBody: {
-          ...bodySchema(createSourceBody),
-          properties: { name: { type: 'string', minLength: 1, maxLength: FIELD_LIMITS.name, pattern: '\\S' } },
-        },
-        responses: { 201: { description: 'The new source.', schema: objectSchema(sourceFields, SOURCE) } },
-      }),
-    },
+function sourceRoutes(router: Router, call: RecordsCall, config: GatewayConfig): void {
+  router.post('/api/crm/sources', async (req, res) => {
+    const input = parseBody(createSourceBody, req.body);
+    const answer = await call('CreateSource', { name: input.name }, res);
+    res.status(201).json(render(answer.source, SOURCE));
+  });
+
+  router.get('/api/crm/sources', async (req, res) => {
+    const list = readListQuery(req, [], { cursor: true });
+    const answer = await call('ListSources', { offset: list.offset, limit: list.limit, cursor: list.cursor ?? '' }, res);
+    res.json(
+      paginated(
+        req,
+        config,
+        list,
+        answer.total as number,
+        answer.sources.map((s) => render(s, SOURCE)),
+        answer.nextCursor as string,
+      ),
+    );
+  });
+}
+
+/** The OpenAPI part of {@link recordLogRoutes}. */
+export function recordLogPaths(): OpenApiPaths {
+  return {
+    ...sourcePaths(),
     '/api/tasks/': {
       get: operation({
         operationId: 'listTasks',
@@ -178,5 +157,39 @@ export function recordLogRoutes(call: RecordsCall, config: GatewayConfig): { rou
       }),
     },
   };
-  return { router, paths };
+}
+
+function sourcePaths(): OpenApiPaths {
+  return {
+    '/api/crm/sources/': {
+      get: operation({
+        operationId: 'listSources',
+        summary: 'List lead sources',
+        description: "The workspace's sources, newest first. An import's `source_uid` names one.",
+        tags: ['sources'],
+        authenticated: true,
+        parameters: listParameters([], { cursor: true }),
+        responses: {
+          200: {
+            description: 'A page of sources.',
+            schema: pageSchema(objectSchema(sourceFields, SOURCE), 'A page of sources.', { cursor: true }),
+          },
+        },
+        errors: [400],
+      }),
+      post: operation({
+        operationId: 'createSource',
+        summary: 'Create a lead source',
+        description: `The name is trimmed; blank or over ${FIELD_LIMITS.name} characters: 422.`,
+        tags: ['sources'],
+        authenticated: true,
+        // The records service checks the name (trimmed, not blank, at most FIELD_LIMITS.name), so one 422 reads the same as its others.
+        requestBody: {
+          ...bodySchema(createSourceBody),
+          properties: { name: { type: 'string', minLength: 1, maxLength: FIELD_LIMITS.name, pattern: '\\S' } },
+        },
+        responses: { 201: { description: 'The new source.', schema: objectSchema(sourceFields, SOURCE) } },
+      }),
+    },
+  };
 }

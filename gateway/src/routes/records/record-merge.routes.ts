@@ -39,20 +39,24 @@ const requestSchema: JsonSchema = {
   additionalProperties: false,
 };
 
+/** Registers POST {kind}/:id/merge on `router`; `render` renders the survivor in its single-record shape. */
 export function mergeRoute(
   kind: RecordKind<string>,
   rpc: Extract<RecordsMethod, `Merge${string}`>,
   router: Router,
   call: KindCall,
   render: (message: unknown) => unknown,
-  fullSchema: JsonSchema,
-): OpenApiPaths {
+): void {
   router.post(`${kind.path}/:id/merge`, async (req, res) => {
     const id = pathId(req.params.id);
     const body = parseBody(mergeBody, req.body ?? {});
     const answer = await call(rpc, { id, mergeIds: body.mergeIds, fields: body.fields ?? {} }, res);
     res.set('ETag', etagOf(answer[kind.singular] as { version?: number })).json(render(answer[kind.singular]));
   });
+}
+
+/** The OpenAPI part of {@link mergeRoute}: `fullSchema` is the kind's single-record shape. */
+export function mergePaths(kind: RecordKind<string>, fullSchema: JsonSchema): OpenApiPaths {
   return {
     [`${kind.path}/{id}/merge/`]: {
       post: withEtag(

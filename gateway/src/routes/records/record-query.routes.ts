@@ -58,13 +58,8 @@ export function orderingDescription(kind: FilterRecordKind): string {
   );
 }
 
-export function queryRoute(
-  kind: RecordKind<string>,
-  router: Router,
-  call: RecordsCall,
-  item: (message: unknown) => unknown,
-  itemSchema: JsonSchema,
-): OpenApiPaths {
+/** Registers POST {kind}/query on `router`; `item` renders a record as a list item. */
+export function queryRoute(kind: RecordKind<string>, router: Router, call: RecordsCall, item: (message: unknown) => unknown): void {
   const type = kind.singular as FilterRecordKind;
   router.post(`${kind.path}/query`, async (req, res) => {
     const body = parseBody(queryBody, req.body ?? {});
@@ -88,6 +83,11 @@ export function queryRoute(
     const results = (answer[kind.plural] as unknown[]).map(item);
     res.json({ count: answer.total as number, results, nextCursor: (answer.nextCursor as string) || null });
   });
+}
+
+/** The OpenAPI part of {@link queryRoute}: `itemSchema` is the kind's list item. */
+export function queryPaths(kind: RecordKind<string>, itemSchema: JsonSchema): OpenApiPaths {
+  const type = kind.singular as FilterRecordKind;
   const requestBody: JsonSchema = {
     type: 'object',
     properties: {

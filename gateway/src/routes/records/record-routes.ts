@@ -27,18 +27,12 @@ import {
   withEtag,
   withNotModified,
 } from './record-etag';
-import { aggregateRoute } from './record-aggregate.routes';
-import { batchRoute } from './record-batch.routes';
-import { mergeRoute } from './record-merge.routes';
-import { filterDescription, queryRoute } from './record-query.routes';
-import { kindCall, type RecordsCall } from './records-call';
+import { aggregatePaths, aggregateRoute } from './record-aggregate.routes';
+import { batchPaths, batchRoute } from './record-batch.routes';
+import { mergePaths, mergeRoute } from './record-merge.routes';
+import { filterDescription, queryPaths, queryRoute } from './record-query.routes';
+import { kindCall, type KindCall, type RecordsCall } from './records-call';
 import { translateWrite, writeSchema } from './write-body';
-
-export interface KindRoutes {
-  router: Router;
-  paths: OpenApiPaths;
-  fullSchema: JsonSchema;
-}
 
 export const PAGING_PARAMETERS = [
   {
@@ -93,13 +87,34 @@ function filterParameter(kind: FilterRecordKind): Record<string, unknown> {
   };
 }
 
-export function recordRoutes<F extends string>(kind: RecordKind<F>, call: RecordsCall, config: GatewayConfig): KindRoutes {
+type Render = (message: unknown) => unknown;
+
+const body = (req: Request) => (req.body ?? {}) as Record<string, unknown>;
+
+/** The kind's routes on a router of its own: the five, then its aggregate, batch, query and merge. */
+export function recordRoutes<F extends string>(kind: RecordKind<F>, call: RecordsCall, config: GatewayConfig): Router {
   const byName = kindCall(call);
   const router = Router();
-  const full = (message: unknown) => render(message as object | null, kind.fullFields);
-  const item = (message: unknown) => render(message as object | null, kind.listFields);
-  const body = (req: Request) => (req.body ?? {}) as Record<string, unknown>;
+  const full: Render = (message) => render(message as object | null, kind.fullFields);
+  const item: Render = (message) => render(message as object | null, kind.listFields);
+  collectionRoutes(kind, router, byName, { full, item }, config);
+  // Before `/:id`, which would take `aggregate` for an id.
+  aggregateRoute(kind as RecordKind<string>, router, call);
+  singleRoutes(kind, router, byName, full);
+  batchRoute(kind as RecordKind<string>, router, call);
+  queryRoute(kind as RecordKind<string>, router, call, item);
+  if (kind.merge) mergeRoute(kind as RecordKind<string>, kind.merge, router, byName, full);
+  return router;
+}
 
+/** POST and GET on the kind's collection: create, and the list. */
+function collectionRoutes<F extends string>(
+  kind: RecordKind<F>,
+  router: Router,
+  byName: KindCall,
+  shapes: { full: Render; item: Render },
+  config: GatewayConfig,
+): void {
   router.post(kind.path, async (req, res) => {
     const write = translateWrite(body(req), kind.write);
     const answer = await byName(
@@ -110,7 +125,7 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
     res
       .status(201)
       .set('ETag', etagOf(answer[kind.singular] as { version?: number }))
-      .json(full(answer[kind.singular]));
+      .json(shapes.full(answer[kind.singular]));
   });
 
   router.get(kind.path, async (req, res) => {
@@ -131,13 +146,13 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
       },
       res,
     );
-    const items = (answer[kind.plural] as unknown[]).map(item);
+    const items = (answer[kind.plural] as unknown[]).map(shapes.item);
     res.json(paginated(req, config, list, answer.total as number, items, answer.nextCursor as string));
   });
+}
 
-  // Before `/:id`, which would take `aggregate` for an id.
-  const aggregatePaths = aggregateRoute(kind as RecordKind<string>, router, call);
-
+/** GET, PATCH and DELETE on one record of the kind. */
+function singleRoutes<F extends string>(kind: RecordKind<F>, router: Router, byName: KindCall, full: Render): void {
   router.get(`${kind.path}/:id`, async (req, res) => {
     const answer = await byName(`Get${kind.name}`, { id: pathId(req.params.id) }, res);
     if (answeredNotModified(req, res, answer[kind.singular] as { version?: number })) return;
@@ -168,22 +183,27 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
     await byName(`Delete${kind.name}`, { id, ...(version === undefined ? {} : { expectedVersion: version }) }, res);
     res.status(204).end();
   });
+}
 
-  const fullSchema = objectSchema(
-    kind.responseFields,
-    kind.fullFields,
-    `${kind.aName[0]!.toUpperCase()}${kind.aName.slice(1)} (single-record shape).`,
-  );
-  const itemSchema = objectSchema(
-    kind.responseFields,
-    kind.listFields,
-    `${kind.aName[0]!.toUpperCase()}${kind.aName.slice(1)} as a list item.`,
-  );
-  const id = idParameter(`The ${kind.singular} id (\`${kind.idPrefix}...\`).`);
-  const collection = `${kind.path}/`;
-  const single = `${kind.path}/{id}/`;
-  const paths: OpenApiPaths = {
-    [collection]: {
+/** The OpenAPI part of {@link recordRoutes}, in the same order. */
+export function recordPaths<F extends string>(kind: RecordKind<F>): OpenApiPaths {
+  const name = `${kind.aName[0]!.toUpperCase()}${kind.aName.slice(1)}`;
+  const fullSchema = objectSchema(kind.responseFields, kind.fullFields, `${name} (single-record shape).`);
+  const itemSchema = objectSchema(kind.responseFields, kind.listFields, `${name} as a list item.`);
+  const any = kind as RecordKind<string>;
+  return {
+    ...collectionPaths(kind, itemSchema, fullSchema),
+    ...singlePaths(kind, fullSchema),
+    ...aggregatePaths(any),
+    ...batchPaths(any),
+    ...queryPaths(any, itemSchema),
+    ...(kind.merge ? mergePaths(any, fullSchema) : {}),
+  };
+}
+
+function collectionPaths<F extends string>(kind: RecordKind<F>, itemSchema: JsonSchema, fullSchema: JsonSchema): OpenApiPaths {
+  return {
+    [`${kind.path}/`]: {
       get: operation({
         operationId: `list${kind.pluralName}`,
         summary: `List ${kind.plural}`,
@@ -216,7 +236,13 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
         201,
       ),
     },
-    [single]: {
+  };
+}
+
+function singlePaths<F extends string>(kind: RecordKind<F>, fullSchema: JsonSchema): OpenApiPaths {
+  const id = idParameter(`The ${kind.singular} id (\`${kind.idPrefix}...\`).`);
+  return {
+    [`${kind.path}/{id}/`]: {
       get: withNotModified(
         withEtag(
           operation({
@@ -257,9 +283,4 @@ export function recordRoutes<F extends string>(kind: RecordKind<F>, call: Record
       }),
     },
   };
-  Object.assign(paths, aggregatePaths);
-  Object.assign(paths, batchRoute(kind as RecordKind<string>, router, call));
-  Object.assign(paths, queryRoute(kind as RecordKind<string>, router, call, item, itemSchema));
-  if (kind.merge) Object.assign(paths, mergeRoute(kind as RecordKind<string>, kind.merge, router, byName, full, fullSchema));
-  return { router, paths, fullSchema };
 }
