@@ -208,7 +208,7 @@ export async function startAutomationWorker(
         intervalMs: config.SWEEP_INTERVAL_MS,
         graceMs: config.SWEEP_GRACE_MS,
         runEvents,
-        webhookRetries: new WebhookRetryRecovery(store, bus, WEBHOOK_RETRY_GRACE_MS, clock),
+        webhookRetries: new WebhookRetryRecovery(repositories, bus, WEBHOOK_RETRY_GRACE_MS, clock),
       },
       clock,
     );
@@ -220,9 +220,9 @@ export async function startAutomationWorker(
     const consumers: Consumer[] = [];
     const exits = new ExitWatcher(repositories.runs, records, logger, clock);
     const merges = new MergeFollower(repositories.runs, logger, clock);
-    const fanout = new WebhookFanout(store, bus, clock);
+    const fanout = new WebhookFanout(repositories.webhooks, bus, clock);
     const sender = new WebhookSender(
-      store,
+      repositories,
       bus,
       options.webhookTransport ??
         webhookTransport({

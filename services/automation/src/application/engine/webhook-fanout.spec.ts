@@ -3,6 +3,7 @@ import { createLogger } from '@crm/observability';
 import { openStore, type DocumentStore } from '@crm/store';
 import type { WebhookSubscriptionDocument } from '../../domain/webhook-model';
 import { automationCollections, webhookSubscriptions } from '../../store/collections';
+import { WebhookRepository } from '../../store/webhook-repository';
 import { subscriptionDocument } from '../../testing/webhook-subscription';
 import { WebhookFanout } from './webhook-fanout';
 import { WEBHOOK_DELIVERIES_QUEUE, type WebhookDuePayload } from './webhook-messages';
@@ -55,7 +56,7 @@ describe('WebhookFanout', () => {
     const find = jest.spyOn(scoped, 'find');
     jest.spyOn(store, 'forWorkspace').mockReturnValue(scoped);
 
-    await new WebhookFanout(store, bus as unknown as MessageBus).handle(contactsCreated(3));
+    await new WebhookFanout(new WebhookRepository(store), bus as unknown as MessageBus).handle(contactsCreated(3));
 
     expect(find).toHaveBeenCalledTimes(1);
     const sent = bus.published.map((m) => [m.payload.subscriptionId, (m.payload.envelope.data.record as { id: string }).id]);
@@ -74,14 +75,14 @@ describe('WebhookFanout', () => {
 
   it('sends nothing when the workspace has no subscription for the event', async () => {
     await subscription({ events: ['lead.created'] });
-    await new WebhookFanout(store, bus as unknown as MessageBus).handle(contactsCreated(2));
+    await new WebhookFanout(new WebhookRepository(store), bus as unknown as MessageBus).handle(contactsCreated(2));
     expect(bus.published).toEqual([]);
   });
   it('fails (so the event comes again) rather than drop a first attempt no deliveries queue takes', async () => {
     await subscription({ id: 'whk_1' });
     const inProcess = new InProcessBus(createLogger('test', { level: 'silent' }));
     try {
-      const fanout = new WebhookFanout(store, inProcess);
+      const fanout = new WebhookFanout(new WebhookRepository(store), inProcess);
       await expect(fanout.handle(contactsCreated(1))).rejects.toBeInstanceOf(UnroutableMessageError);
       const attempts: BusMessage[] = [];
       await inProcess.consume(WEBHOOK_DELIVERIES_QUEUE, async (message) => {

@@ -4,11 +4,10 @@
  * records event makes the same messages, and the sender's log keyed on them delivers each once.
  */
 import { type BusMessage, type MessageBus } from '@crm/bus';
-import type { DocumentStore } from '@crm/store';
 import type { WebhookEnvelope, WebhookSubscriptionDocument } from '../../domain/webhook-model';
 import { messageWorkspaceId } from '../../domain/triggers';
 import { webhookEventsFor, systemClock, type Clock } from '@crm/vocabulary';
-import { webhookSubscriptions } from '../../store/collections';
+import type { WebhookRepository } from '../../store/webhook-repository';
 import { attemptMessageId, WEBHOOK_DUE_TYPE, type WebhookDuePayload } from './webhook-messages';
 
 /** The first attempt's message of one event to one subscription. */
@@ -29,7 +28,7 @@ export function firstAttempt(
 
 export class WebhookFanout {
   constructor(
-    private readonly store: DocumentStore,
+    private readonly webhooks: WebhookRepository,
     private readonly bus: MessageBus,
     private readonly clock: Clock = systemClock,
   ) {}
@@ -41,7 +40,7 @@ export class WebhookFanout {
     const activeIn = (workspaceId: string) => {
       let read = subscriptions.get(workspaceId);
       if (!read) {
-        read = this.store.forWorkspace(workspaceId).find(webhookSubscriptions, { where: [{ field: 'isActive', op: 'eq', value: true }] });
+        read = this.webhooks.active(workspaceId);
         subscriptions.set(workspaceId, read);
       }
       return read;

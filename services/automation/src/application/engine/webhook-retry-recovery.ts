@@ -7,8 +7,7 @@
  * exists is not made again.
  */
 import type { MessageBus } from '@crm/bus';
-import type { DocumentStore } from '@crm/store';
-import { webhookDeliveries, webhookSubscriptions } from '../../store/collections';
+import type { AutomationRepositories } from '../../store/repositories';
 import { attemptMessage, deliveryIdOf } from './webhook-sender';
 import { systemClock, type Clock } from '@crm/vocabulary';
 
@@ -21,7 +20,7 @@ export const WEBHOOK_RETRY_GRACE_MS = 60_000;
 
 export class WebhookRetryRecovery {
   constructor(
-    private readonly store: DocumentStore,
+    private readonly repositories: Pick<AutomationRepositories, 'webhooks' | 'deliveries'>,
     private readonly bus: MessageBus,
     private readonly graceMs = WEBHOOK_RETRY_GRACE_MS,
     private readonly clock: Clock = systemClock,
@@ -29,38 +28,30 @@ export class WebhookRetryRecovery {
 
   /** The workspaces holding retries overdue by more than the grace period (some of them, oldest due first). */
   async workspacesDue(now: number, limit: number): Promise<string[]> {
-    const overdue = await this.store.findAcrossWorkspaces(webhookDeliveries, {
-      where: [{ field: 'retryDueAt', op: 'lte', value: now - this.graceMs }],
-      sort: [{ field: 'retryDueAt', direction: 'asc' }],
-      limit,
-    });
+    const overdue = await this.repositories.deliveries.overdueRetriesAcrossWorkspaces(now - this.graceMs, limit);
     return overdue.map((delivery) => delivery.workspaceId!);
   }
 
   /** Publishes again the workspace's retries overdue by more than the grace period; returns how many. */
   async recover(workspaceId: string, now: number, limit: number): Promise<number> {
     const { graceMs } = this;
-    const scoped = this.store.forWorkspace(workspaceId);
-    const overdue = await scoped.find(webhookDeliveries, {
-      where: [{ field: 'retryDueAt', op: 'lte', value: now - graceMs }],
-      sort: [{ field: 'retryDueAt', direction: 'asc' }],
-      limit,
-    });
+    const { webhooks, deliveries } = this.repositories;
+    const overdue = await deliveries.overdueRetries(workspaceId, now - graceMs, limit);
     let published = 0;
     for (const failed of overdue) {
       const message = failed.retry
         ? attemptMessage(failed, failed.retry.attempt, failed.retry.firstAttemptAt, failed.retry.correlationId, this.clock())
         : undefined;
-      const subscription = await scoped.get(webhookSubscriptions, failed.subscriptionId);
+      const subscription = await webhooks.get(workspaceId, failed.subscriptionId);
       // Ran after all (its row exists), or nothing left to deliver to: nothing to bring back.
-      if (!message || !subscription || (await scoped.get(webhookDeliveries, deliveryIdOf(message.id)))) {
-        await scoped.update(webhookDeliveries, failed.id, { unset: ['retryDueAt', 'retry'] });
+      if (!message || !subscription || (await deliveries.get(workspaceId, deliveryIdOf(message.id)))) {
+        await deliveries.forgetRetry(workspaceId, failed.id);
         continue;
       }
       // Mandatory: a retry no queue takes stays in the store for the next sweep.
       await this.bus.publish(message, { mandatory: true });
       // Looked at again only if this one is lost too.
-      await scoped.update(webhookDeliveries, failed.id, { set: { retryDueAt: now + graceMs } });
+      await deliveries.postponeRetry(workspaceId, failed.id, now + graceMs);
       published += 1;
     }
     return published;

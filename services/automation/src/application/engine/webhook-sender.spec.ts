@@ -4,6 +4,7 @@ import { createLogger } from '@crm/observability';
 import { openStore, type DocumentStore } from '@crm/store';
 import type { WebhookEnvelope, WebhookSubscriptionDocument } from '../../domain/webhook-model';
 import { automationCollections, engineWorkspaces, webhookDeliveries, webhookSubscriptions } from '../../store/collections';
+import { createRepositories } from '../../store/repositories';
 import type { WebhookPostResult, WebhookTransport } from '../../adapters/webhook-transport';
 import { subscriptionDocument } from '../../testing/webhook-subscription';
 import { firstAttempt } from './webhook-fanout';
@@ -60,7 +61,13 @@ describe('WebhookSender', () => {
     store = await openStore({ location: { kind: 'sqlite', file: ':memory:' }, collections: automationCollections });
     bus = new RecordingBus();
     transport = new ScriptedTransport();
-    sender = new WebhookSender(store, bus as unknown as MessageBus, transport, schedule, createLogger('test', { level: 'silent' }));
+    sender = new WebhookSender(
+      createRepositories(store),
+      bus as unknown as MessageBus,
+      transport,
+      schedule,
+      createLogger('test', { level: 'silent' }),
+    );
   });
 
   afterEach(() => store.close());
@@ -86,7 +93,13 @@ describe('WebhookSender', () => {
           ? new Promise((resolve) => release.push(() => resolve({ status: 200, durationMs: 10_000, excerpt: '', error: null })))
           : transport.post(url, body, headers),
     };
-    sender = new WebhookSender(store, bus as unknown as MessageBus, hanging, schedule, createLogger('test', { level: 'silent' }));
+    sender = new WebhookSender(
+      createRepositories(store),
+      bus as unknown as MessageBus,
+      hanging,
+      schedule,
+      createLogger('test', { level: 'silent' }),
+    );
     const events = Array.from({ length: SUBSCRIPTION_IN_FLIGHT + 2 }, (_, i) =>
       firstAttempt({ ...envelope, id: `evt_h${i}` }, 'whk_1', 'req', new Date()),
     );
@@ -130,7 +143,7 @@ describe('WebhookSender', () => {
   it('brings back from the store a retry the bus lost, once it is clearly overdue, and only until it runs', async () => {
     await subscription();
     transport.answers = [{ status: 500 }];
-    const recovery = new WebhookRetryRecovery(store, bus as unknown as MessageBus, 5_000);
+    const recovery = new WebhookRetryRecovery(createRepositories(store), bus as unknown as MessageBus, 5_000);
     await sender.handle(firstAttempt(envelope, 'whk_1', 'req_1', new Date()));
     // The scheduled retry (attempt 2, due in 1 s) is lost with the broker node holding the delay queues.
     const [lost] = bus.scheduled.splice(0);

@@ -11,12 +11,11 @@
 import { apiTimestamp, systemClock, type Clock } from '@crm/vocabulary';
 import type { BusMessage, MessageBus } from '@crm/bus';
 import type { Logger } from '@crm/observability';
-import { StoreError, type DocumentStore } from '@crm/store';
 import { derivedId, ID_PREFIX } from '../../domain/ids';
 import type { WebhookDeliveryDocument, WebhookSubscriptionDocument } from '../../domain/webhook-model';
 import { nextRetryDelayMs, type WebhookRetrySchedule } from '../../domain/webhook-retry';
 import { signatureHeader } from '../../domain/webhook-signature';
-import { engineWorkspaces, webhookDeliveries, webhookSubscriptions } from '../../store/collections';
+import type { AutomationRepositories } from '../../store/repositories';
 import type { WebhookPostResult, WebhookTransport } from '../../adapters/webhook-transport';
 import { webhookAttempts, webhookFailures, webhookLagSeconds } from './webhook-metrics';
 import { attemptMessageId, WEBHOOK_DUE_TYPE, type WebhookDuePayload } from './webhook-messages';
@@ -66,7 +65,7 @@ export class WebhookSender {
   private readonly registered = new Set<string>();
 
   constructor(
-    private readonly store: DocumentStore,
+    private readonly repositories: Pick<AutomationRepositories, 'webhooks' | 'deliveries' | 'engineWorkspaces'>,
     private readonly bus: MessageBus,
     private readonly transport: WebhookTransport,
     private readonly schedule: WebhookRetrySchedule,
@@ -77,11 +76,11 @@ export class WebhookSender {
 
   async handle(message: BusMessage): Promise<void> {
     const due = message.payload as WebhookDuePayload;
-    const scoped = this.store.forWorkspace(due.workspaceId);
+    const { webhooks, deliveries } = this.repositories;
     const deliveryId = deliveryIdOf(message.id);
-    if (await scoped.get(webhookDeliveries, deliveryId)) return this.retryArrived(message, due);
+    if (await deliveries.get(due.workspaceId, deliveryId)) return this.retryArrived(message, due);
     if (await this.erasedRetry(due)) return this.retryArrived(message, due);
-    const subscription = await scoped.get(webhookSubscriptions, due.subscriptionId);
+    const subscription = await webhooks.get(due.workspaceId, due.subscriptionId);
     // Deleted, or switched off since: an inactive subscription receives nothing (a test event or a redelivery asked for still goes).
     if (!subscription) return this.retryArrived(message, due);
     if (!subscription.isActive && !due.manual && due.envelope.type !== 'webhook.test') return this.retryArrived(message, due);
@@ -106,7 +105,6 @@ export class WebhookSender {
   }
 
   private async attempt(message: BusMessage, due: WebhookDuePayload, subscription: WebhookSubscriptionDocument): Promise<void> {
-    const scoped = this.store.forWorkspace(due.workspaceId);
     const deliveryId = derivedId(ID_PREFIX.webhookDelivery, message.id);
     const startedAt = this.clock().getTime();
     const body = JSON.stringify(due.envelope);
@@ -143,9 +141,7 @@ export class WebhookSender {
       );
     }
     if (givenUp || (delivered && subscription.failingReason)) {
-      await scoped.update(webhookSubscriptions, subscription.id, {
-        set: { failingReason: givenUp, updatedAt: apiTimestamp(this.clock()) },
-      });
+      await this.repositories.webhooks.setFailing(due.workspaceId, subscription.id, givenUp, apiTimestamp(this.clock()));
     }
   }
 
@@ -153,19 +149,19 @@ export class WebhookSender {
   private async erasedRetry(due: WebhookDuePayload): Promise<boolean> {
     if (due.manual || due.attempt < 2) return false;
     const previous = deliveryIdOf(attemptMessageId(due.envelope.id, due.subscriptionId, due.attempt - 1));
-    return Boolean((await this.store.forWorkspace(due.workspaceId).get(webhookDeliveries, previous))?.erasedAt);
+    return Boolean((await this.repositories.deliveries.get(due.workspaceId, previous))?.erasedAt);
   }
 
   /** A retry's message reached the deliveries queue (a durable quorum queue): the store need not bring it back any more. */
   private async retryArrived(message: BusMessage, due: WebhookDuePayload): Promise<void> {
     if (due.manual || due.attempt < 2 || message.id !== attemptMessageId(due.envelope.id, due.subscriptionId, due.attempt)) return;
     const previous = deliveryIdOf(attemptMessageId(due.envelope.id, due.subscriptionId, due.attempt - 1));
-    await this.store.forWorkspace(due.workspaceId).update(webhookDeliveries, previous, { unset: ['retryDueAt', 'retry'] });
+    await this.repositories.deliveries.forgetRetry(due.workspaceId, previous);
   }
 
   private async register(workspaceId: string): Promise<void> {
     if (this.registered.has(workspaceId)) return;
-    await this.store.global().upsert(engineWorkspaces, { id: workspaceId, registeredAt: apiTimestamp(this.clock()) }, {});
+    await this.repositories.engineWorkspaces.register(workspaceId, apiTimestamp(this.clock()));
     this.registered.add(workspaceId);
   }
 
@@ -191,10 +187,6 @@ export class WebhookSender {
       createdAt: this.clock().toISOString(),
       ...retry,
     };
-    try {
-      await this.store.forWorkspace(due.workspaceId).insert(webhookDeliveries, delivery);
-    } catch (error) {
-      if (!(error instanceof StoreError && error.code === 'duplicate')) throw error;
-    }
+    await this.repositories.deliveries.logOnce(delivery);
   }
 }
