@@ -7,6 +7,7 @@ import { Router } from 'express';
 import { DomainError } from '@crm/observability';
 import { AUTOMATION_DEADLINE_MS, lazyAutomationClient, type AutomationClient } from '../../clients/automation-client';
 import { idParameter, operation, type OpenApiPaths } from '../../openapi/operation';
+import type { GatewayConfig } from '../../config';
 import { callerContext } from '../../request-context';
 import { listParameters } from '../records/record-routes';
 import { countedList, paginated, readListQuery } from '../records/list-query';
@@ -53,14 +54,22 @@ function withoutReadOnly(body: unknown): unknown {
   return copy;
 }
 
+const options = { timeoutMs: AUTOMATION_DEADLINE_MS };
+
 export function automationRoutes(
   deps: RouteDeps,
   client: AutomationClient = lazyAutomationClient(deps.config.AUTOMATION_GRPC_ADDR, deps.internalTls),
 ): RouteModule {
-  const options = { timeoutMs: AUTOMATION_DEADLINE_MS };
   const router = Router();
+  ruleRoutes(router, client);
+  ruleActionRoutes(router, client);
+  templateRoutes(router, client);
+  sentRoutes(router, client, deps.config);
+  return { name: 'automation', access: 'authenticated', router, paths: automationPaths() };
+}
 
-  // ---------------------------------------------------------------- rules
+/** Rules: list, create, read, update, delete. */
+function ruleRoutes(router: Router, client: AutomationClient): void {
   router.get('/api/automations/rules', async (req, res) => {
     const list = readListQuery(req, [], { cursor: true });
     const page = await client.call(
@@ -94,7 +103,10 @@ export function automationRoutes(
     await client.call('DeleteRule', { id: pathId(req.params.id) }, callerContext(res), options);
     res.status(204).end();
   });
+}
 
+/** What is done to a rule: activate, deactivate, its execution logs, save as template. */
+function ruleActionRoutes(router: Router, client: AutomationClient): void {
   router.post('/api/automations/rules/:id/activate', async (req, res) => {
     const { rule } = await client.call('ActivateRule', { id: pathId(req.params.id) }, callerContext(res), options);
     res.json(ruleJson(rule!));
@@ -136,8 +148,10 @@ export function automationRoutes(
     );
     res.status(201).json(templateJson(template!));
   });
+}
 
-  // ---------------------------------------------------------------- templates
+/** The template gallery: list, read, install. */
+function templateRoutes(router: Router, client: AutomationClient): void {
   router.get('/api/automations/templates', async (req, res) => {
     const list = readListQuery(req, ['category', 'trigger', 'search'], { cursor: true });
     const { category = '', trigger = '', search = '' } = list.filters;
@@ -161,8 +175,10 @@ export function automationRoutes(
     const { rule } = await client.call('InstallTemplate', { templateId, name: body.name ?? '' }, callerContext(res), options);
     res.status(201).json(ruleJson(rule!));
   });
+}
 
-  // ---------------------------------------------------------------- what the engine sent
+/** What the engine sent: emails and notifications. */
+function sentRoutes(router: Router, client: AutomationClient, config: GatewayConfig): void {
   router.get('/api/emails', async (req, res) => {
     const list = readListQuery(req, ['relatedTo'], { cursor: true });
     const { emails, total, nextCursor } = await client.call(
@@ -171,7 +187,7 @@ export function automationRoutes(
       callerContext(res),
       options,
     );
-    res.json(paginated(req, deps.config, list, total, emails.map(emailJson), nextCursor));
+    res.json(paginated(req, config, list, total, emails.map(emailJson), nextCursor));
   });
 
   router.get('/api/notifications', async (req, res) => {
@@ -188,10 +204,8 @@ export function automationRoutes(
       callerContext(res),
       options,
     );
-    res.json(paginated(req, deps.config, list, total, notifications.map(notificationJson), nextCursor));
+    res.json(paginated(req, config, list, total, notifications.map(notificationJson), nextCursor));
   });
-
-  return { name: 'automation', access: 'authenticated', router, paths: automationPaths };
 }
 
 const ruleId = idParameter('The rule id (rul_...).');
@@ -207,182 +221,204 @@ const query = (name: string, description: string, schema: Record<string, unknown
 const pagingParameters = listParameters([], { cursor: true });
 const tags = ['automation'];
 
-const automationPaths: OpenApiPaths = {
-  '/api/automations/rules/': {
-    get: operation({
-      operationId: 'listAutomationRules',
-      summary: "List the workspace's automation rules, newest first",
-      tags,
-      authenticated: true,
-      parameters: pagingParameters,
-      responses: { 200: { description: 'A page of rules.', schema: ruleListSchema } },
-      errors: [400],
-    }),
-    post: operation({
-      operationId: 'createAutomationRule',
-      summary: 'Create an automation rule (inactive)',
-      description:
-        "Requires name, a known trigger and at least one valid step; step orders are 1..n without gaps. Conditions name fields of the trigger's record type (lead for lead_created/lead_status_changed, contact for contact_created, opportunity for opportunity_stage_changed/proposal_status_changed; trigger conditions may also use the event's previousStatus/previousStage/change). Validation errors name paths such as `steps.2.config.duration` (positions from 0). Loop protection: an event caused by a rule's own actions never re-enrolls a record in that rule, and chains of rules stop after 3 hops.",
-      tags,
-      authenticated: true,
-      requestBody: ruleCreateSchema,
-      responses: { 201: { description: 'The new rule, inactive.', schema: ruleSchema } },
-    }),
-  },
-  '/api/automations/rules/{id}/': {
-    get: operation({
-      operationId: 'getAutomationRule',
-      summary: 'Read a rule',
-      tags,
-      authenticated: true,
-      parameters: [ruleId],
-      responses: { 200: { description: 'The rule.', schema: ruleSchema } },
-      errors: [404],
-    }),
-    patch: operation({
-      operationId: 'updateAutomationRule',
-      summary: 'Change any subset of name, trigger, triggerConditions, exitConditions, steps',
-      description:
-        'The result is validated as a whole. Enrollments under way keep the steps they started with. Read-only fields sent back are ignored.',
-      tags,
-      authenticated: true,
-      parameters: [ruleId],
-      requestBody: ruleUpdateSchema,
-      responses: { 200: { description: 'The full updated rule.', schema: ruleSchema } },
-      errors: [404, 409],
-    }),
-    delete: operation({
-      operationId: 'deleteAutomationRule',
-      summary: 'Delete a rule; its enrollments under way end cancelled',
-      tags,
-      authenticated: true,
-      parameters: [ruleId],
-      responses: { 204: { description: 'Deleted; no body.' } },
-      errors: [404],
-    }),
-  },
-  '/api/automations/rules/{id}/activate/': {
-    post: operation({
-      operationId: 'activateAutomationRule',
-      summary: 'Activate a rule: matching records enroll from now on',
-      description:
-        'A rule with an assign_user step without users (as installed from a gallery template) answers 422 until users are chosen.',
-      tags,
-      authenticated: true,
-      parameters: [ruleId],
-      responses: { 200: { description: 'The updated rule.', schema: ruleSchema } },
-      errors: [404, 422],
-    }),
-  },
-  '/api/automations/rules/{id}/deactivate/': {
-    post: operation({
-      operationId: 'deactivateAutomationRule',
-      summary: 'Deactivate a rule: no new enrollments; enrollments under way run to their end',
-      tags,
-      authenticated: true,
-      parameters: [ruleId],
-      responses: { 200: { description: 'The updated rule.', schema: ruleSchema } },
-      errors: [404],
-    }),
-  },
-  '/api/automations/rules/{id}/logs/': {
-    get: operation({
-      operationId: 'listAutomationRuleLogs',
-      summary: "The rule's execution logs, newest first",
-      tags,
-      authenticated: true,
-      parameters: [
-        ruleId,
-        query('status', 'completed, failed, cancelled or in_progress.', { type: 'string', enum: [...LOG_STATUSES] }),
-        query('after', 'ISO 8601: only logs started after this instant.', { type: 'string', format: 'date-time' }),
-        ...pagingParameters,
-      ],
-      responses: { 200: { description: 'Execution logs (count and results only).', schema: logListSchema } },
-      errors: [400, 404],
-    }),
-  },
-  '/api/automations/rules/{id}/save-as-template/': {
-    post: operation({
-      operationId: 'saveAutomationRuleAsTemplate',
-      summary: 'Save a rule as a custom template, visible only to this workspace',
-      description: '`name` is required; `category` defaults to `custom`.',
-      tags,
-      authenticated: true,
-      parameters: [ruleId],
-      requestBody: saveAsTemplateSchema,
-      responses: { 201: { description: 'The new template.', schema: templateSchema } },
-      errors: [404],
-    }),
-  },
-  '/api/automations/templates/': {
-    get: operation({
-      operationId: 'listAutomationTemplates',
-      summary: "The built-in gallery and the workspace's custom templates",
-      tags,
-      authenticated: true,
-      parameters: [
-        query('category', 'lead_management, sales_pipeline, customer_success, support, custom, ...'),
-        query('trigger', 'A trigger kind.'),
-        query('search', 'Literal, case-insensitive match on name or description.'),
-        ...pagingParameters,
-      ],
-      responses: {
-        200: {
-          description: 'A page of templates: the built-in ones that match (gallery order), then custom ones, newest first.',
-          schema: templateListSchema,
+/** The OpenAPI part of {@link automationRoutes}, in the same order. */
+export function automationPaths(): OpenApiPaths {
+  return { ...rulePaths(), ...ruleActionPaths(), ...templatePaths(), ...sentPaths() };
+}
+
+function rulePaths(): OpenApiPaths {
+  return {
+    '/api/automations/rules/': {
+      get: operation({
+        operationId: 'listAutomationRules',
+        summary: "List the workspace's automation rules, newest first",
+        tags,
+        authenticated: true,
+        parameters: pagingParameters,
+        responses: { 200: { description: 'A page of rules.', schema: ruleListSchema } },
+        errors: [400],
+      }),
+      post: operation({
+        operationId: 'createAutomationRule',
+        summary: 'Create an automation rule (inactive)',
+        description:
+          "Requires name, a known trigger and at least one valid step; step orders are 1..n without gaps. Conditions name fields of the trigger's record type (lead for lead_created/lead_status_changed, contact for contact_created, opportunity for opportunity_stage_changed/proposal_status_changed; trigger conditions may also use the event's previousStatus/previousStage/change). Validation errors name paths such as `steps.2.config.duration` (positions from 0). Loop protection: an event caused by a rule's own actions never re-enrolls a record in that rule, and chains of rules stop after 3 hops.",
+        tags,
+        authenticated: true,
+        requestBody: ruleCreateSchema,
+        responses: { 201: { description: 'The new rule, inactive.', schema: ruleSchema } },
+      }),
+    },
+    '/api/automations/rules/{id}/': {
+      get: operation({
+        operationId: 'getAutomationRule',
+        summary: 'Read a rule',
+        tags,
+        authenticated: true,
+        parameters: [ruleId],
+        responses: { 200: { description: 'The rule.', schema: ruleSchema } },
+        errors: [404],
+      }),
+      patch: operation({
+        operationId: 'updateAutomationRule',
+        summary: 'Change any subset of name, trigger, triggerConditions, exitConditions, steps',
+        description:
+          'The result is validated as a whole. Enrollments under way keep the steps they started with. Read-only fields sent back are ignored.',
+        tags,
+        authenticated: true,
+        parameters: [ruleId],
+        requestBody: ruleUpdateSchema,
+        responses: { 200: { description: 'The full updated rule.', schema: ruleSchema } },
+        errors: [404, 409],
+      }),
+      delete: operation({
+        operationId: 'deleteAutomationRule',
+        summary: 'Delete a rule; its enrollments under way end cancelled',
+        tags,
+        authenticated: true,
+        parameters: [ruleId],
+        responses: { 204: { description: 'Deleted; no body.' } },
+        errors: [404],
+      }),
+    },
+  };
+}
+
+function ruleActionPaths(): OpenApiPaths {
+  return {
+    '/api/automations/rules/{id}/activate/': {
+      post: operation({
+        operationId: 'activateAutomationRule',
+        summary: 'Activate a rule: matching records enroll from now on',
+        description:
+          'A rule with an assign_user step without users (as installed from a gallery template) answers 422 until users are chosen.',
+        tags,
+        authenticated: true,
+        parameters: [ruleId],
+        responses: { 200: { description: 'The updated rule.', schema: ruleSchema } },
+        errors: [404, 422],
+      }),
+    },
+    '/api/automations/rules/{id}/deactivate/': {
+      post: operation({
+        operationId: 'deactivateAutomationRule',
+        summary: 'Deactivate a rule: no new enrollments; enrollments under way run to their end',
+        tags,
+        authenticated: true,
+        parameters: [ruleId],
+        responses: { 200: { description: 'The updated rule.', schema: ruleSchema } },
+        errors: [404],
+      }),
+    },
+    '/api/automations/rules/{id}/logs/': {
+      get: operation({
+        operationId: 'listAutomationRuleLogs',
+        summary: "The rule's execution logs, newest first",
+        tags,
+        authenticated: true,
+        parameters: [
+          ruleId,
+          query('status', 'completed, failed, cancelled or in_progress.', { type: 'string', enum: [...LOG_STATUSES] }),
+          query('after', 'ISO 8601: only logs started after this instant.', { type: 'string', format: 'date-time' }),
+          ...pagingParameters,
+        ],
+        responses: { 200: { description: 'Execution logs (count and results only).', schema: logListSchema } },
+        errors: [400, 404],
+      }),
+    },
+    '/api/automations/rules/{id}/save-as-template/': {
+      post: operation({
+        operationId: 'saveAutomationRuleAsTemplate',
+        summary: 'Save a rule as a custom template, visible only to this workspace',
+        description: '`name` is required; `category` defaults to `custom`.',
+        tags,
+        authenticated: true,
+        parameters: [ruleId],
+        requestBody: saveAsTemplateSchema,
+        responses: { 201: { description: 'The new template.', schema: templateSchema } },
+        errors: [404],
+      }),
+    },
+  };
+}
+
+function templatePaths(): OpenApiPaths {
+  return {
+    '/api/automations/templates/': {
+      get: operation({
+        operationId: 'listAutomationTemplates',
+        summary: "The built-in gallery and the workspace's custom templates",
+        tags,
+        authenticated: true,
+        parameters: [
+          query('category', 'lead_management, sales_pipeline, customer_success, support, custom, ...'),
+          query('trigger', 'A trigger kind.'),
+          query('search', 'Literal, case-insensitive match on name or description.'),
+          ...pagingParameters,
+        ],
+        responses: {
+          200: {
+            description: 'A page of templates: the built-in ones that match (gallery order), then custom ones, newest first.',
+            schema: templateListSchema,
+          },
         },
-      },
-      errors: [400],
-    }),
-  },
-  '/api/automations/templates/{id}/': {
-    get: operation({
-      operationId: 'getAutomationTemplate',
-      summary: 'Read a template',
-      tags,
-      authenticated: true,
-      parameters: [templateId],
-      responses: { 200: { description: 'The template.', schema: templateSchema } },
-      errors: [404],
-    }),
-  },
-  '/api/automations/templates/{id}/install/': {
-    post: operation({
-      operationId: 'installAutomationTemplate',
-      summary: 'Install a template as a new inactive rule (an independent copy)',
-      description: "Without `name`, the rule takes the template's name. The template's installCount moves by one.",
-      tags,
-      authenticated: true,
-      parameters: [templateId],
-      requestBody: installSchema,
-      responses: { 201: { description: 'The new rule.', schema: ruleSchema } },
-      errors: [404],
-    }),
-  },
-  '/api/emails/': {
-    get: operation({
-      operationId: 'listOutboundEmails',
-      summary: "Emails automation sent (the workspace's outbox), newest first",
-      tags,
-      authenticated: true,
-      parameters: [query('relatedTo', 'Only emails about this record id.'), ...pagingParameters],
-      responses: { 200: { description: 'A page of emails.', schema: emailListSchema } },
-      errors: [400],
-    }),
-  },
-  '/api/notifications/': {
-    get: operation({
-      operationId: 'listNotifications',
-      summary: 'In-app notifications automation created, newest first',
-      tags,
-      authenticated: true,
-      parameters: [
-        query('recipient', 'Only notifications for this user id.'),
-        query('relatedTo', 'Only notifications about this record id.'),
-        ...pagingParameters,
-      ],
-      responses: { 200: { description: 'A page of notifications.', schema: notificationListSchema } },
-      errors: [400],
-    }),
-  },
-};
+        errors: [400],
+      }),
+    },
+    '/api/automations/templates/{id}/': {
+      get: operation({
+        operationId: 'getAutomationTemplate',
+        summary: 'Read a template',
+        tags,
+        authenticated: true,
+        parameters: [templateId],
+        responses: { 200: { description: 'The template.', schema: templateSchema } },
+        errors: [404],
+      }),
+    },
+    '/api/automations/templates/{id}/install/': {
+      post: operation({
+        operationId: 'installAutomationTemplate',
+        summary: 'Install a template as a new inactive rule (an independent copy)',
+        description: "Without `name`, the rule takes the template's name. The template's installCount moves by one.",
+        tags,
+        authenticated: true,
+        parameters: [templateId],
+        requestBody: installSchema,
+        responses: { 201: { description: 'The new rule.', schema: ruleSchema } },
+        errors: [404],
+      }),
+    },
+  };
+}
+
+function sentPaths(): OpenApiPaths {
+  return {
+    '/api/emails/': {
+      get: operation({
+        operationId: 'listOutboundEmails',
+        summary: "Emails automation sent (the workspace's outbox), newest first",
+        tags,
+        authenticated: true,
+        parameters: [query('relatedTo', 'Only emails about this record id.'), ...pagingParameters],
+        responses: { 200: { description: 'A page of emails.', schema: emailListSchema } },
+        errors: [400],
+      }),
+    },
+    '/api/notifications/': {
+      get: operation({
+        operationId: 'listNotifications',
+        summary: 'In-app notifications automation created, newest first',
+        tags,
+        authenticated: true,
+        parameters: [
+          query('recipient', 'Only notifications for this user id.'),
+          query('relatedTo', 'Only notifications about this record id.'),
+          ...pagingParameters,
+        ],
+        responses: { 200: { description: 'A page of notifications.', schema: notificationListSchema } },
+        errors: [400],
+      }),
+    },
+  };
+}
