@@ -75,19 +75,22 @@ export function apiDocsRoutes(pageLimit: RequestHandler): RouteModule {
       if (error) next(error);
     });
   });
-  return { name: 'api-docs', access: 'public', router, paths: apiDocsPaths };
+  return { name: 'api-docs', access: 'public', router, paths: apiDocsPaths() };
 }
 
-const apiDocsPaths: OpenApiPaths = {
-  [API_DOCS_PATH]: {
-    get: operation({
-      operationId: 'getApiReference',
-      summary: 'This document as an interactive reference (Swagger UI)',
-      description:
-        'An HTML page, for people: every operation of this document, with a form to paste a token (**Authorize**) and try a call. Its scripts, stylesheet and icons are served under /api/docs/ by the gateway itself; nothing is loaded from elsewhere.',
-      tags: ['meta'],
-      authenticated: false,
-      responses: { 200: { description: 'The page.', mediaType: 'text/html', schema: { type: 'string' } } },
-    }),
-  },
-};
+/** The OpenAPI part of {@link apiDocsRoutes}. */
+export function apiDocsPaths(): OpenApiPaths {
+  return {
+    [API_DOCS_PATH]: {
+      get: operation({
+        operationId: 'getApiReference',
+        summary: 'This document as an interactive reference (Swagger UI)',
+        description:
+          'An HTML page, for people: every operation of this document, with a form to paste a token (**Authorize**) and try a call. Its scripts, stylesheet and icons are served under /api/docs/ by the gateway itself; nothing is loaded from elsewhere.',
+        tags: ['meta'],
+        authenticated: false,
+        responses: { 200: { description: 'The page.', mediaType: 'text/html', schema: { type: 'string' } } },
+      }),
+    },
+  };
+}

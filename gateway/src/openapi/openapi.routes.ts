@@ -19,19 +19,22 @@ export function openApiRoutes(document: () => Record<string, unknown>, personal?
     const own = req.get('authorization') && personal ? await personal(req, res) : undefined;
     res.json(own ?? document());
   });
-  return { name: 'openapi', access: 'public', router, paths: openApiPaths };
+  return { name: 'openapi', access: 'public', router, paths: openApiPaths() };
 }
 
-const openApiPaths: OpenApiPaths = {
-  '/api/openapi.json': {
-    get: operation({
-      operationId: 'getOpenApiDocument',
-      summary: 'This OpenAPI 3.1 document',
-      description:
-        "Needs no credential. With a Bearer credential (an access token or an API key), each record kind's `customFields` states the workspace's custom fields as typed properties; without one (or with one that does not verify) it is an open object.",
-      tags: ['meta'],
-      authenticated: false,
-      responses: { 200: { description: 'The document.', schema: { type: 'object' } } },
-    }),
-  },
-};
+/** The OpenAPI part of {@link openApiRoutes}. */
+export function openApiPaths(): OpenApiPaths {
+  return {
+    '/api/openapi.json': {
+      get: operation({
+        operationId: 'getOpenApiDocument',
+        summary: 'This OpenAPI 3.1 document',
+        description:
+          "Needs no credential. With a Bearer credential (an access token or an API key), each record kind's `customFields` states the workspace's custom fields as typed properties; without one (or with one that does not verify) it is an open object.",
+        tags: ['meta'],
+        authenticated: false,
+        responses: { 200: { description: 'The document.', schema: { type: 'object' } } },
+      }),
+    },
+  };
+}

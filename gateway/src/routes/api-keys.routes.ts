@@ -109,54 +109,57 @@ export function apiKeyRoutes(deps: RouteDeps): RouteModule {
     });
   });
 
-  return { name: 'api-keys', access: 'authenticated', router, paths: apiKeyPaths };
+  return { name: 'api-keys', access: 'authenticated', router, paths: apiKeyPaths() };
 }
 
 const keyId = idParameter('The API key id.');
 
-const apiKeyPaths: OpenApiPaths = {
-  '/api/settings/api-keys/': {
-    post: operation({
-      operationId: 'createApiKey',
-      summary: 'Create a workspace API key',
-      description:
-        'The `key` value appears only in this response (it is stored hashed); a lost key is revoked and replaced. Needs a user login (403 with an API key). `scopes` limits what the key may do (every scope when left out; an unknown scope is a 422); `expiresAt` (a timestamp in the future, else 422) is when it stops working.',
-      tags: ['api-keys'],
-      authenticated: true,
-      requestBody: bodySchema(createApiKeyBody),
-      responses: { 201: { description: 'The key, shown once.', schema: ref('CreatedApiKey') } },
-      errors: [403],
-    }),
-    get: operation({
-      operationId: 'listApiKeys',
-      summary: "List the workspace's active API keys (never their values)",
-      tags: ['api-keys'],
-      authenticated: true,
-      responses: { 200: { description: 'The keys.', schema: ref('ApiKeyList') } },
-      errors: [403],
-    }),
-  },
-  '/api/settings/api-keys/{id}/': {
-    delete: operation({
-      operationId: 'revokeApiKey',
-      summary: 'Revoke an API key',
-      description: 'The key stops working at once on every gateway replica.',
-      tags: ['api-keys'],
-      authenticated: true,
-      parameters: [keyId],
-      responses: { 204: { description: 'Revoked; no body.' } },
-      errors: [403, 404],
-    }),
-  },
-  '/api/settings/api-keys/{id}/usage/': {
-    get: operation({
-      operationId: 'getApiKeyUsage',
-      summary: 'Requests made with an API key, per UTC day, and when it was last used',
-      tags: ['api-keys'],
-      authenticated: true,
-      parameters: [keyId],
-      responses: { 200: { description: 'Usage of the key.', schema: ref('ApiKeyUsage') } },
-      errors: [403, 404],
-    }),
-  },
-};
+/** The OpenAPI part of {@link apiKeyRoutes}. */
+export function apiKeyPaths(): OpenApiPaths {
+  return {
+    '/api/settings/api-keys/': {
+      post: operation({
+        operationId: 'createApiKey',
+        summary: 'Create a workspace API key',
+        description:
+          'The `key` value appears only in this response (it is stored hashed); a lost key is revoked and replaced. Needs a user login (403 with an API key). `scopes` limits what the key may do (every scope when left out; an unknown scope is a 422); `expiresAt` (a timestamp in the future, else 422) is when it stops working.',
+        tags: ['api-keys'],
+        authenticated: true,
+        requestBody: bodySchema(createApiKeyBody),
+        responses: { 201: { description: 'The key, shown once.', schema: ref('CreatedApiKey') } },
+        errors: [403],
+      }),
+      get: operation({
+        operationId: 'listApiKeys',
+        summary: "List the workspace's active API keys (never their values)",
+        tags: ['api-keys'],
+        authenticated: true,
+        responses: { 200: { description: 'The keys.', schema: ref('ApiKeyList') } },
+        errors: [403],
+      }),
+    },
+    '/api/settings/api-keys/{id}/': {
+      delete: operation({
+        operationId: 'revokeApiKey',
+        summary: 'Revoke an API key',
+        description: 'The key stops working at once on every gateway replica.',
+        tags: ['api-keys'],
+        authenticated: true,
+        parameters: [keyId],
+        responses: { 204: { description: 'Revoked; no body.' } },
+        errors: [403, 404],
+      }),
+    },
+    '/api/settings/api-keys/{id}/usage/': {
+      get: operation({
+        operationId: 'getApiKeyUsage',
+        summary: 'Requests made with an API key, per UTC day, and when it was last used',
+        tags: ['api-keys'],
+        authenticated: true,
+        parameters: [keyId],
+        responses: { 200: { description: 'Usage of the key.', schema: ref('ApiKeyUsage') } },
+        errors: [403, 404],
+      }),
+    },
+  };
+}

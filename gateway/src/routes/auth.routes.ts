@@ -79,7 +79,7 @@ export function sessionRoutes(deps: RouteDeps): RouteModule {
     res.status(200).json({ access: response.access, refresh: response.refresh });
   });
 
-  return { name: 'session', access: 'public', router, paths: sessionPaths };
+  return { name: 'session', access: 'public', router, paths: sessionPaths() };
 }
 
 export function currentUserRoutes(deps: RouteDeps): RouteModule {
@@ -88,58 +88,64 @@ export function currentUserRoutes(deps: RouteDeps): RouteModule {
     const user = await deps.auth.call('GetCurrentUser', {}, callerContext(res), { timeoutMs: GRPC_DEADLINE_MS });
     res.json(loginUser(user));
   });
-  return { name: 'current-user', access: 'authenticated', router, paths: currentUserPaths };
+  return { name: 'current-user', access: 'authenticated', router, paths: currentUserPaths() };
 }
 
-const sessionPaths: OpenApiPaths = {
-  '/api/auth/signup/': {
-    post: operation({
-      operationId: 'signUp',
-      summary: 'Create a workspace (starter plan) with its first user, and log in',
-      description: 'Answers 404 when signup is turned off on this deployment (SIGNUP_ENABLED=false). Limited per client address.',
-      tags: ['auth'],
-      authenticated: false,
-      requestBody: bodySchema(signUpBody),
-      responses: { 201: { description: 'The workspace and user were created; a session for the user.', schema: ref('Session') } },
-      errors: [404, 409],
-    }),
-  },
-  '/api/auth/login/': {
-    post: operation({
-      operationId: 'logIn',
-      summary: 'Exchange an email and password for an access token, a refresh token and the user',
-      description:
-        'A wrong password and an unknown email answer the same 401. Limited per client address, and per email from each client address.',
-      tags: ['auth'],
-      authenticated: false,
-      requestBody: bodySchema(logInBody),
-      responses: { 200: { description: 'Logged in.', schema: ref('Session') } },
-      errors: [401],
-    }),
-  },
-  '/api/auth/token/refresh/': {
-    post: operation({
-      operationId: 'refreshToken',
-      summary: 'Exchange a refresh token for a new access token and a new refresh token',
-      description:
-        'Refresh tokens rotate: the one presented stops working and the response carries its successor. Presenting an already rotated token is treated as theft: 401, and every refresh token of that login is revoked. An expired refresh token answers 401; log in again.',
-      tags: ['auth'],
-      authenticated: false,
-      requestBody: bodySchema(refreshBody),
-      responses: { 200: { description: 'A new token pair.', schema: ref('TokenPair') } },
-      errors: [401],
-    }),
-  },
-};
+/** The OpenAPI part of {@link sessionRoutes}. */
+export function sessionPaths(): OpenApiPaths {
+  return {
+    '/api/auth/signup/': {
+      post: operation({
+        operationId: 'signUp',
+        summary: 'Create a workspace (starter plan) with its first user, and log in',
+        description: 'Answers 404 when signup is turned off on this deployment (SIGNUP_ENABLED=false). Limited per client address.',
+        tags: ['auth'],
+        authenticated: false,
+        requestBody: bodySchema(signUpBody),
+        responses: { 201: { description: 'The workspace and user were created; a session for the user.', schema: ref('Session') } },
+        errors: [404, 409],
+      }),
+    },
+    '/api/auth/login/': {
+      post: operation({
+        operationId: 'logIn',
+        summary: 'Exchange an email and password for an access token, a refresh token and the user',
+        description:
+          'A wrong password and an unknown email answer the same 401. Limited per client address, and per email from each client address.',
+        tags: ['auth'],
+        authenticated: false,
+        requestBody: bodySchema(logInBody),
+        responses: { 200: { description: 'Logged in.', schema: ref('Session') } },
+        errors: [401],
+      }),
+    },
+    '/api/auth/token/refresh/': {
+      post: operation({
+        operationId: 'refreshToken',
+        summary: 'Exchange a refresh token for a new access token and a new refresh token',
+        description:
+          'Refresh tokens rotate: the one presented stops working and the response carries its successor. Presenting an already rotated token is treated as theft: 401, and every refresh token of that login is revoked. An expired refresh token answers 401; log in again.',
+        tags: ['auth'],
+        authenticated: false,
+        requestBody: bodySchema(refreshBody),
+        responses: { 200: { description: 'A new token pair.', schema: ref('TokenPair') } },
+        errors: [401],
+      }),
+    },
+  };
+}
 
-const currentUserPaths: OpenApiPaths = {
-  '/api/auth/me/': {
-    get: operation({
-      operationId: 'getCurrentUser',
-      summary: "The caller's login user (for an API key, the workspace's system user)",
-      tags: ['auth'],
-      authenticated: true,
-      responses: { 200: { description: 'The login user.', schema: ref('LoginUser') } },
-    }),
-  },
-};
+/** The OpenAPI part of {@link currentUserRoutes}. */
+export function currentUserPaths(): OpenApiPaths {
+  return {
+    '/api/auth/me/': {
+      get: operation({
+        operationId: 'getCurrentUser',
+        summary: "The caller's login user (for an API key, the workspace's system user)",
+        tags: ['auth'],
+        authenticated: true,
+        responses: { 200: { description: 'The login user.', schema: ref('LoginUser') } },
+      }),
+    },
+  };
+}

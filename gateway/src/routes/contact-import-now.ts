@@ -12,7 +12,7 @@ import type { ImportClient } from '../clients/import-client';
 import type { RecordsClient } from '../clients/records-client';
 import { RECORDS_DEADLINE_MS } from '../clients/records-client';
 import { discardBodyAfterAnswer } from '../middleware/discard-body';
-import { operation, type OpenApiPaths } from '../openapi/operation';
+import { operation, type OpenApiOperation, type OpenApiPaths } from '../openapi/operation';
 import { callerContext, callerOf } from '../request-context';
 import { readFileForm } from './import-file-form';
 import { DUPLICATE_ITEM, ROW_ERROR_ITEM } from './import-row-schemas';
@@ -171,64 +171,72 @@ function withDetail422(op: Record<string, unknown>): Record<string, unknown> {
   return { ...op, responses: { ...responses, 422: detail422 } };
 }
 
-export const contactImportNowPaths: OpenApiPaths = {
-  '/api/contacts/import/': {
-    post: {
-      ...withDetail422(
-        operation({
-          operationId: 'importContactsNow',
-          summary: 'Import a small CSV, a vCard file, a business-card photo or a PDF at once',
-          description:
-            'multipart/form-data: `file` (required, at most 5 MB): `.csv` (at most 500 data rows, read exactly as the asynchronous import reads it: header spellings, `field_mappings`, UTF-8 else windows-1252, duplicate rules), `.vcf` (vCard 2.1, 3.0 or 4.0, one or many cards; N or FN, EMAIL, TEL, TITLE, NOTE; ORG goes into notes as `Company: …`), `.jpg`/`.jpeg`/`.png` (a business card: text recognition, then name, email, phone, title and company pulled out of the text; at most 16,000,000 pixels), `.pdf` (at most 20 pages: its text, then the same; a page listing several contacts gives one per line holding an email). `source_uid` and `field_mappings` as for the asynchronous import. `row` counts CSV data rows or vCards from 1; for an image or a PDF it is 1. Rows that cannot become a contact (no email, say) are in `errors`; rows whose email a contact already has, or an earlier row has, are in `duplicates`; neither is created. With `dryRun=true` nothing is created and `created` holds what would be, with `id`, `createdAt` and `updatedAt` null. Over 500 CSV rows or over 5 MB: 413 (use `POST /api/crm/contacts/import/start/` for large CSV files); over 500 contacts from a vCard file or a PDF: 413; text recognition or file reading busy, or too many imports in flight: 503 with `Retry-After`; another file type, no file part, two files, bad `field_mappings` or an unknown `source_uid`: 400; a file that cannot be read (malformed, no email column, an image too large to decode, too many pages, not read within 30 s): 422 `{detail}`. Nothing is created when the answer is 4xx.',
-          tags: ['import'],
-          authenticated: true,
-          parameters: [
-            {
-              name: 'dryRun',
-              in: 'query',
-              required: false,
-              description: '`true`: answer what would be created, create nothing.',
-              schema: { type: 'boolean', default: false },
-            },
-          ],
-          responses: {
-            200: {
-              description: 'What the file gave.',
-              schema: {
-                type: 'object',
-                required: ['created', 'errors', 'duplicates', 'dryRun'],
-                properties: {
-                  created: {
-                    type: 'array',
-                    items: createdItem,
-                    description: 'Contact list items, in row order (in a dry run with id, createdAt and updatedAt null).',
-                  },
-                  errors: { type: 'array', items: ROW_ERROR_ITEM },
-                  duplicates: { type: 'array', items: DUPLICATE_ITEM },
-                  dryRun: { type: 'boolean' },
+/** The OpenAPI part of {@link contactImportNowRouter}. */
+export function contactImportNowPaths(): OpenApiPaths {
+  return {
+    '/api/contacts/import/': {
+      post: importNowOperation(),
+    },
+  };
+}
+
+/** POST /api/contacts/import/: the operation, with its multipart body. */
+function importNowOperation(): OpenApiOperation {
+  return {
+    ...withDetail422(
+      operation({
+        operationId: 'importContactsNow',
+        summary: 'Import a small CSV, a vCard file, a business-card photo or a PDF at once',
+        description:
+          'multipart/form-data: `file` (required, at most 5 MB): `.csv` (at most 500 data rows, read exactly as the asynchronous import reads it: header spellings, `field_mappings`, UTF-8 else windows-1252, duplicate rules), `.vcf` (vCard 2.1, 3.0 or 4.0, one or many cards; N or FN, EMAIL, TEL, TITLE, NOTE; ORG goes into notes as `Company: …`), `.jpg`/`.jpeg`/`.png` (a business card: text recognition, then name, email, phone, title and company pulled out of the text; at most 16,000,000 pixels), `.pdf` (at most 20 pages: its text, then the same; a page listing several contacts gives one per line holding an email). `source_uid` and `field_mappings` as for the asynchronous import. `row` counts CSV data rows or vCards from 1; for an image or a PDF it is 1. Rows that cannot become a contact (no email, say) are in `errors`; rows whose email a contact already has, or an earlier row has, are in `duplicates`; neither is created. With `dryRun=true` nothing is created and `created` holds what would be, with `id`, `createdAt` and `updatedAt` null. Over 500 CSV rows or over 5 MB: 413 (use `POST /api/crm/contacts/import/start/` for large CSV files); over 500 contacts from a vCard file or a PDF: 413; text recognition or file reading busy, or too many imports in flight: 503 with `Retry-After`; another file type, no file part, two files, bad `field_mappings` or an unknown `source_uid`: 400; a file that cannot be read (malformed, no email column, an image too large to decode, too many pages, not read within 30 s): 422 `{detail}`. Nothing is created when the answer is 4xx.',
+        tags: ['import'],
+        authenticated: true,
+        parameters: [
+          {
+            name: 'dryRun',
+            in: 'query',
+            required: false,
+            description: '`true`: answer what would be created, create nothing.',
+            schema: { type: 'boolean', default: false },
+          },
+        ],
+        responses: {
+          200: {
+            description: 'What the file gave.',
+            schema: {
+              type: 'object',
+              required: ['created', 'errors', 'duplicates', 'dryRun'],
+              properties: {
+                created: {
+                  type: 'array',
+                  items: createdItem,
+                  description: 'Contact list items, in row order (in a dry run with id, createdAt and updatedAt null).',
                 },
+                errors: { type: 'array', items: ROW_ERROR_ITEM },
+                duplicates: { type: 'array', items: DUPLICATE_ITEM },
+                dryRun: { type: 'boolean' },
               },
             },
           },
-          errors: [400, 413, 422],
-        }),
-      ),
-      requestBody: {
-        required: true,
-        content: {
-          'multipart/form-data': {
-            schema: {
-              type: 'object',
-              required: ['file'],
-              properties: {
-                file: { type: 'string', format: 'binary' },
-                source_uid: { type: 'string' },
-                field_mappings: { type: 'string', description: 'JSON object: CSV header → contact field' },
-              },
+        },
+        errors: [400, 413, 422],
+      }),
+    ),
+    requestBody: {
+      required: true,
+      content: {
+        'multipart/form-data': {
+          schema: {
+            type: 'object',
+            required: ['file'],
+            properties: {
+              file: { type: 'string', format: 'binary' },
+              source_uid: { type: 'string' },
+              field_mappings: { type: 'string', description: 'JSON object: CSV header → contact field' },
             },
           },
         },
       },
     },
-  },
-};
+  };
+}

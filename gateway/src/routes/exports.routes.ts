@@ -10,7 +10,7 @@ import { MAX_SEARCH_LENGTH } from '@crm/vocabulary';
 import { z } from 'zod';
 import { GRPC_DEADLINE_MS } from '../clients/auth-client';
 import { openImportClient } from '../clients/import-client';
-import { operation, type JsonSchema, type OpenApiPaths } from '../openapi/operation';
+import { operation, type JsonSchema, type OpenApiOperation, type OpenApiPaths } from '../openapi/operation';
 import { callerContext } from '../request-context';
 import { listOffset, nextOffsetCursor, paginated, readListQuery } from './records/list-query';
 import type { RouteDeps, RouteModule } from './route-module';
@@ -128,7 +128,7 @@ export function exportRoutes(
 
   router.get('/api/exports/:id/download', download(client, deps.logger));
 
-  return { name: 'exports', access: 'authenticated', router, paths: exportPaths };
+  return { name: 'exports', access: 'authenticated', router, paths: exportPaths() };
 }
 
 const exportJobSchema: JsonSchema = {
@@ -154,90 +154,101 @@ const exportJobSchema: JsonSchema = {
 
 const idParameter = { name: 'id', in: 'path', required: true, description: 'The export id (`exp_...`).', schema: { type: 'string' } };
 
-const exportPaths: OpenApiPaths = {
-  '/api/exports/': {
-    post: operation({
-      operationId: 'createExport',
-      summary: "Export a kind's list as CSV or JSON lines, in the background",
-      description:
-        "Answers 202 at once; poll the export until `complete`, then download it. The file holds every record matching `filter` and `search` at the moment the job starts, each exactly once whatever is written meanwhile, in `ordering` order (default newest first); `rowCount` is the list's `count` for the same filter at that moment. `fields` defaults to the list item's fields (then every custom field, as `customFields.<key>` columns). CSV: a header line of field names, CRLF line ends, tags joined by commas; cells starting with `=`, `+`, `-`, `@`, tab or CR get a leading `'`. Files are kept 7 days, then the export answers 404. A bad `filter` or `ordering`: 400 as the list's query; an unknown kind, format or field: 422.",
-      tags: ['exports'],
-      authenticated: true,
-      requestBody: {
-        type: 'object',
-        required: ['kind', 'format'],
-        properties: {
-          kind: { type: 'string', enum: [...KINDS] },
-          format: { type: 'string', enum: [...FORMATS] },
-          filter: { type: 'object', description: "The filter language's tree, as POST /api/{kind}/query/ takes it." },
-          search: { type: 'string', maxLength: MAX_SEARCH_LENGTH },
-          ordering: { type: 'string', description: 'As the query: up to 3 comma-separated fields, `-` for descending.' },
-          fields: {
-            type: 'array',
-            items: { type: 'string' },
-            minItems: 1,
-            description: 'Columns in order: list item fields or `customFields.<key>`.',
-          },
-        },
-        additionalProperties: false,
-      },
-      responses: { 202: { description: 'The export, queued.', schema: exportJobSchema } },
-    }),
-    get: operation({
-      operationId: 'listExports',
-      summary: "The workspace's exports, newest first",
-      tags: ['exports'],
-      authenticated: true,
-      parameters: [
-        { name: 'page', in: 'query', required: false, schema: { type: 'integer', minimum: 1 } },
-        { name: 'offset', in: 'query', required: false, schema: { type: 'integer', minimum: 0 } },
-        { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1 } },
-        { name: 'cursor', in: 'query', required: false, schema: { type: 'string' } },
-      ],
-      responses: {
-        200: {
-          description: 'A page of exports.',
-          schema: {
-            type: 'object',
-            required: ['count', 'next', 'previous', 'results', 'nextCursor'],
-            properties: {
-              count: { type: 'integer' },
-              next: { type: ['string', 'null'] },
-              previous: { type: ['string', 'null'] },
-              nextCursor: { type: ['string', 'null'] },
-              results: { type: 'array', items: exportJobSchema },
-            },
-          },
-        },
-      },
-    }),
-  },
-  '/api/exports/{id}/': {
-    get: operation({
-      operationId: 'getExport',
-      summary: 'An export, for polling',
-      tags: ['exports'],
-      authenticated: true,
-      parameters: [idParameter],
-      responses: { 200: { description: 'The export.', schema: exportJobSchema } },
-      errors: [404],
-    }),
-  },
-  '/api/exports/{id}/download/': {
-    get: fileResponse(
-      operation({
-        operationId: 'downloadExport',
-        summary: "An export's file, streamed",
-        description: '`text/csv` or `application/x-ndjson` (one JSON object per line). Before the export is complete: 409.',
+/** The OpenAPI part of {@link exportRoutes}. */
+export function exportPaths(): OpenApiPaths {
+  return {
+    '/api/exports/': {
+      post: createExportOperation(),
+      get: listExportsOperation(),
+    },
+    '/api/exports/{id}/': {
+      get: operation({
+        operationId: 'getExport',
+        summary: 'An export, for polling',
         tags: ['exports'],
         authenticated: true,
         parameters: [idParameter],
-        responses: { 200: { description: 'The file.' } },
-        errors: [404, 409],
+        responses: { 200: { description: 'The export.', schema: exportJobSchema } },
+        errors: [404],
       }),
-    ),
-  },
-};
+    },
+    '/api/exports/{id}/download/': {
+      get: fileResponse(
+        operation({
+          operationId: 'downloadExport',
+          summary: "An export's file, streamed",
+          description: '`text/csv` or `application/x-ndjson` (one JSON object per line). Before the export is complete: 409.',
+          tags: ['exports'],
+          authenticated: true,
+          parameters: [idParameter],
+          responses: { 200: { description: 'The file.' } },
+          errors: [404, 409],
+        }),
+      ),
+    },
+  };
+}
+
+function createExportOperation(): OpenApiOperation {
+  return operation({
+    operationId: 'createExport',
+    summary: "Export a kind's list as CSV or JSON lines, in the background",
+    description:
+      "Answers 202 at once; poll the export until `complete`, then download it. The file holds every record matching `filter` and `search` at the moment the job starts, each exactly once whatever is written meanwhile, in `ordering` order (default newest first); `rowCount` is the list's `count` for the same filter at that moment. `fields` defaults to the list item's fields (then every custom field, as `customFields.<key>` columns). CSV: a header line of field names, CRLF line ends, tags joined by commas; cells starting with `=`, `+`, `-`, `@`, tab or CR get a leading `'`. Files are kept 7 days, then the export answers 404. A bad `filter` or `ordering`: 400 as the list's query; an unknown kind, format or field: 422.",
+    tags: ['exports'],
+    authenticated: true,
+    requestBody: {
+      type: 'object',
+      required: ['kind', 'format'],
+      properties: {
+        kind: { type: 'string', enum: [...KINDS] },
+        format: { type: 'string', enum: [...FORMATS] },
+        filter: { type: 'object', description: "The filter language's tree, as POST /api/{kind}/query/ takes it." },
+        search: { type: 'string', maxLength: MAX_SEARCH_LENGTH },
+        ordering: { type: 'string', description: 'As the query: up to 3 comma-separated fields, `-` for descending.' },
+        fields: {
+          type: 'array',
+          items: { type: 'string' },
+          minItems: 1,
+          description: 'Columns in order: list item fields or `customFields.<key>`.',
+        },
+      },
+      additionalProperties: false,
+    },
+    responses: { 202: { description: 'The export, queued.', schema: exportJobSchema } },
+  });
+}
+
+function listExportsOperation(): OpenApiOperation {
+  return operation({
+    operationId: 'listExports',
+    summary: "The workspace's exports, newest first",
+    tags: ['exports'],
+    authenticated: true,
+    parameters: [
+      { name: 'page', in: 'query', required: false, schema: { type: 'integer', minimum: 1 } },
+      { name: 'offset', in: 'query', required: false, schema: { type: 'integer', minimum: 0 } },
+      { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1 } },
+      { name: 'cursor', in: 'query', required: false, schema: { type: 'string' } },
+    ],
+    responses: {
+      200: {
+        description: 'A page of exports.',
+        schema: {
+          type: 'object',
+          required: ['count', 'next', 'previous', 'results', 'nextCursor'],
+          properties: {
+            count: { type: 'integer' },
+            next: { type: ['string', 'null'] },
+            previous: { type: ['string', 'null'] },
+            nextCursor: { type: ['string', 'null'] },
+            results: { type: 'array', items: exportJobSchema },
+          },
+        },
+      },
+    },
+  });
+}
 
 /** The operation's 200 as the file in either format. */
 function fileResponse(op: Record<string, unknown>): Record<string, unknown> {

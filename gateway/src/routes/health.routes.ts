@@ -17,7 +17,7 @@ export function healthRoutes(deps: RouteDeps): RouteModule {
     if (ready) res.json({ status: 'ready' });
     else res.status(503).json({ detail: deps.isDraining() ? 'Shutting down; unavailable.' : 'Authentication service unavailable.' });
   });
-  return { name: 'health', access: 'public', router, paths: healthPaths };
+  return { name: 'health', access: 'public', router, paths: healthPaths() };
 }
 
 const probe = (operationId: string, summary: string) =>
@@ -33,7 +33,10 @@ const probe = (operationId: string, summary: string) =>
     },
   });
 
-const healthPaths: OpenApiPaths = {
-  '/healthz': { get: probe('getLiveness', 'Liveness: the gateway process is up') },
-  '/readyz': { get: probe('getReadiness', 'Readiness: the gateway can reach the authentication service (503 otherwise)') },
-};
+/** The OpenAPI part of {@link healthRoutes}. */
+export function healthPaths(): OpenApiPaths {
+  return {
+    '/healthz': { get: probe('getLiveness', 'Liveness: the gateway process is up') },
+    '/readyz': { get: probe('getReadiness', 'Readiness: the gateway can reach the authentication service (503 otherwise)') },
+  };
+}

@@ -11,7 +11,7 @@ import type { importV1 } from '@crm/grpc';
 import { GRPC_DEADLINE_MS } from '../clients/auth-client';
 import { openImportClient, proxyTarget, uploadAgent, type ImportClient, type UploadTarget } from '../clients/import-client';
 import { discardBodyAfterAnswer } from '../middleware/discard-body';
-import { operation, type OpenApiPaths } from '../openapi/operation';
+import { operation, type OpenApiOperation, type OpenApiPaths } from '../openapi/operation';
 import { callerOf, callerContext } from '../request-context';
 import { lazyRecordsClient, type RecordsClient } from '../clients/records-client';
 import { contactImportNowPaths, contactImportNowRouter } from './contact-import-now';
@@ -165,7 +165,7 @@ export function importRoutes(
       total: deps.config.IMPORT_NOW_MAX_IN_FLIGHT,
       perWorkspace: deps.config.IMPORT_NOW_MAX_IN_FLIGHT_PER_WORKSPACE,
     }),
-    paths: { ...importPaths, ...contactImportNowPaths },
+    paths: { ...importPaths(), ...contactImportNowPaths() },
   };
 }
 
@@ -212,113 +212,124 @@ const importJobSchema = {
   additionalProperties: false,
 };
 
-const importPaths: OpenApiPaths = {
-  '/api/crm/contacts/import/start/': {
-    post: {
-      ...operation({
-        operationId: 'startContactImport',
-        summary: 'Start an asynchronous CSV contact import',
-        description:
-          'multipart/form-data: `file` (required, `.csv`, at most 10 MB, UTF-8 with or without BOM, else read as windows-1252), `source_uid` (optional), `field_mappings` (optional JSON object: CSV header → contact field). Answers 202 at once; poll the job. Not .csv, no file part, two files, an empty or binary file, bad field_mappings or an unknown source_uid: 400. Over 10 MB: 413, at once when Content-Length says so (the rest of the body is read and dropped, so every client can read the answer). `Expect: 100-continue` is honoured: 100 Continue once the request is authenticated, within its rate limit and not too large, else that final status before any of the body is sent. Formula-like cells are stored as plain text; exports must escape them.',
-        tags: ['import'],
-        authenticated: true,
-        responses: {
-          202: {
-            description: 'The job, queued.',
-            schema: {
-              type: 'object',
-              required: ['uid', 'status', 'filename'],
-              properties: { uid: { type: 'string' }, status: { type: 'string', enum: ['queued'] }, filename: { type: 'string' } },
-            },
-          },
-        },
-        errors: [400, 413],
-      }),
-      requestBody: {
-        required: true,
-        content: {
-          'multipart/form-data': {
-            schema: {
-              type: 'object',
-              required: ['file'],
-              properties: {
-                file: { type: 'string', format: 'binary' },
-                source_uid: { type: 'string' },
-                field_mappings: { type: 'string', description: 'JSON object' },
-              },
-            },
-          },
-        },
-      },
+/** The OpenAPI part of {@link importRoutes}. */
+export function importPaths(): OpenApiPaths {
+  return {
+    '/api/crm/contacts/import/start/': {
+      post: startImportOperation(),
     },
-  },
-  '/api/crm/contacts/import-jobs/': {
-    get: operation({
-      operationId: 'listImportJobs',
-      summary: 'The last 50 import jobs of the workspace, newest first',
-      tags: ['import'],
-      authenticated: true,
-      parameters: [
-        {
-          name: 'limit',
-          in: 'query',
-          required: false,
-          description: `How many of the newest jobs (default and at most ${LAST_JOBS}; larger values are served as ${LAST_JOBS}).`,
-          schema: { type: 'integer', minimum: 1 },
-        },
-      ],
-      responses: {
-        200: {
-          description:
-            'A JSON array of import jobs, each with its counts; `errors` and `duplicates` are empty here (poll the job for them).',
-          schema: { type: 'array', items: importJobSchema },
-        },
-      },
-    }),
-  },
-  '/api/crm/contacts/import-jobs/{job_uid}/': {
-    get: operation({
-      operationId: 'getImportJob',
-      summary: 'An import job, for polling (every 1–2 s until complete or failed)',
-      tags: ['import'],
-      authenticated: true,
-      parameters: [jobUid],
-      responses: { 200: { description: 'The import job.', schema: importJobSchema } },
-      errors: [404],
-    }),
-  },
-  '/api/crm/contacts/import-jobs/{job_uid}/cancel/': {
-    post: operation({
-      operationId: 'cancelImportJob',
-      summary: 'Cancel an import: chunks not yet being imported are not; the job keeps its counts so far',
-      description:
-        'A queued or processing job becomes `cancelled`. Rows of chunks that were already being imported when the cancel arrived are still counted (their contacts exist), so the counts can still grow for a moment. A job already complete, failed or cancelled: 409.',
-      tags: ['import'],
-      authenticated: true,
-      parameters: [jobUid],
-      responses: { 200: { description: 'The job, cancelled.', schema: importJobSchema } },
-      errors: [404, 409],
-    }),
-  },
-  '/api/crm/contacts/import-jobs/{job_uid}/errors/': {
-    get: csvResponse(
-      operation({
-        operationId: 'downloadImportJobErrors',
-        summary: 'Every row error and duplicate of an import, as CSV',
-        description:
-          "Streamed, in row order. Header `row,kind,reason` followed by the file's own header cells; then one line per row error (kind `error`, reason the message) and per duplicate (kind `duplicate`, reason naming the existing contact or the earlier row), followed by the row's original cells. Cells beginning with `=`, `+`, `-`, `@`, tab or carriage return are prefixed with `'` so that spreadsheets do not run them. Available while the job runs (the rows counted so far) and after.",
+    '/api/crm/contacts/import-jobs/': {
+      get: listImportJobsOperation(),
+    },
+    '/api/crm/contacts/import-jobs/{job_uid}/': {
+      get: operation({
+        operationId: 'getImportJob',
+        summary: 'An import job, for polling (every 1–2 s until complete or failed)',
         tags: ['import'],
         authenticated: true,
         parameters: [jobUid],
-        responses: { 200: { description: 'The report, `text/csv`.' } },
+        responses: { 200: { description: 'The import job.', schema: importJobSchema } },
         errors: [404],
       }),
-    ),
-  },
-};
+    },
+    '/api/crm/contacts/import-jobs/{job_uid}/cancel/': {
+      post: operation({
+        operationId: 'cancelImportJob',
+        summary: 'Cancel an import: chunks not yet being imported are not; the job keeps its counts so far',
+        description:
+          'A queued or processing job becomes `cancelled`. Rows of chunks that were already being imported when the cancel arrived are still counted (their contacts exist), so the counts can still grow for a moment. A job already complete, failed or cancelled: 409.',
+        tags: ['import'],
+        authenticated: true,
+        parameters: [jobUid],
+        responses: { 200: { description: 'The job, cancelled.', schema: importJobSchema } },
+        errors: [404, 409],
+      }),
+    },
+    '/api/crm/contacts/import-jobs/{job_uid}/errors/': {
+      get: csvResponse(
+        operation({
+          operationId: 'downloadImportJobErrors',
+          summary: 'Every row error and duplicate of an import, as CSV',
+          description:
+            "Streamed, in row order. Header `row,kind,reason` followed by the file's own header cells; then one line per row error (kind `error`, reason the message) and per duplicate (kind `duplicate`, reason naming the existing contact or the earlier row), followed by the row's original cells. Cells beginning with `=`, `+`, `-`, `@`, tab or carriage return are prefixed with `'` so that spreadsheets do not run them. Available while the job runs (the rows counted so far) and after.",
+          tags: ['import'],
+          authenticated: true,
+          parameters: [jobUid],
+          responses: { 200: { description: 'The report, `text/csv`.' } },
+          errors: [404],
+        }),
+      ),
+    },
+  };
+}
 
 /** The operation's 200 as `text/csv`. */
 function csvResponse(op: Record<string, unknown>): Record<string, unknown> {
   const responses = op.responses as Record<string, Record<string, unknown>>;
   return { ...op, responses: { ...responses, 200: { ...responses['200'], content: { 'text/csv': { schema: { type: 'string' } } } } } };
+}
+
+/** POST /api/crm/contacts/import/start/: the operation, with its multipart body. */
+function startImportOperation(): OpenApiOperation {
+  return {
+    ...operation({
+      operationId: 'startContactImport',
+      summary: 'Start an asynchronous CSV contact import',
+      description:
+        'multipart/form-data: `file` (required, `.csv`, at most 10 MB, UTF-8 with or without BOM, else read as windows-1252), `source_uid` (optional), `field_mappings` (optional JSON object: CSV header → contact field). Answers 202 at once; poll the job. Not .csv, no file part, two files, an empty or binary file, bad field_mappings or an unknown source_uid: 400. Over 10 MB: 413, at once when Content-Length says so (the rest of the body is read and dropped, so every client can read the answer). `Expect: 100-continue` is honoured: 100 Continue once the request is authenticated, within its rate limit and not too large, else that final status before any of the body is sent. Formula-like cells are stored as plain text; exports must escape them.',
+      tags: ['import'],
+      authenticated: true,
+      responses: {
+        202: {
+          description: 'The job, queued.',
+          schema: {
+            type: 'object',
+            required: ['uid', 'status', 'filename'],
+            properties: { uid: { type: 'string' }, status: { type: 'string', enum: ['queued'] }, filename: { type: 'string' } },
+          },
+        },
+      },
+      errors: [400, 413],
+    }),
+    requestBody: {
+      required: true,
+      content: {
+        'multipart/form-data': {
+          schema: {
+            type: 'object',
+            required: ['file'],
+            properties: {
+              file: { type: 'string', format: 'binary' },
+              source_uid: { type: 'string' },
+              field_mappings: { type: 'string', description: 'JSON object' },
+            },
+          },
+        },
+      },
+    },
+  };
+}
+
+function listImportJobsOperation(): OpenApiOperation {
+  return operation({
+    operationId: 'listImportJobs',
+    summary: 'The last 50 import jobs of the workspace, newest first',
+    tags: ['import'],
+    authenticated: true,
+    parameters: [
+      {
+        name: 'limit',
+        in: 'query',
+        required: false,
+        description: `How many of the newest jobs (default and at most ${LAST_JOBS}; larger values are served as ${LAST_JOBS}).`,
+        schema: { type: 'integer', minimum: 1 },
+      },
+    ],
+    responses: {
+      200: {
+        description: 'A JSON array of import jobs, each with its counts; `errors` and `duplicates` are empty here (poll the job for them).',
+        schema: { type: 'array', items: importJobSchema },
+      },
+    },
+  });
 }

@@ -20,6 +20,7 @@ export interface RouteModule {
   router: Router;
   /** Authenticated routes that read their own (multipart) bodies: mounted before the JSON body parser. */
   rawBodyRouter?: Router;
+  /** This area's part of the document, from its pure `...Paths` functions (built apart from the handlers). */
   paths: OpenApiPaths;
   /**
    * The document as the caller's workspace sees it (GET /api/openapi.json with a credential): this

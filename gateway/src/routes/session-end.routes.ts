@@ -19,7 +19,7 @@ export function logoutRoutes(deps: RouteDeps): RouteModule {
     await auth.call('LogOut', input, requestIds(res), { timeoutMs: GRPC_DEADLINE_MS });
     res.status(204).end();
   });
-  return { name: 'logout', access: 'public', router, paths: logoutPaths };
+  return { name: 'logout', access: 'public', router, paths: logoutPaths() };
 }
 
 export function sessionEndRoutes(deps: RouteDeps): RouteModule {
@@ -34,47 +34,53 @@ export function sessionEndRoutes(deps: RouteDeps): RouteModule {
   };
   router.post('/api/auth/logout-all', (_req, res) => endSessions(res, ''));
   router.post('/api/settings/users/:id/logout', (req, res) => endSessions(res, pathId(req.params.id)));
-  return { name: 'session-end', access: 'authenticated', router, paths: sessionEndPaths };
+  return { name: 'session-end', access: 'authenticated', router, paths: sessionEndPaths() };
 }
 
-const logoutPaths: OpenApiPaths = {
-  '/api/auth/logout/': {
-    post: operation({
-      operationId: 'logOut',
-      summary: 'End the session of a refresh token',
-      description:
-        'Every refresh token of that login stops working (a later refresh answers 401). Its access token lives out its lifetime (at most 1 h); to end those at once, use logout-all. An unknown or already revoked token answers 204 too. Limited per client address.',
-      tags: ['auth'],
-      authenticated: false,
-      requestBody: bodySchema(refreshBody),
-      responses: { 204: { description: 'Logged out; no body.' } },
-    }),
-  },
-};
+/** The OpenAPI part of {@link logoutRoutes}. */
+export function logoutPaths(): OpenApiPaths {
+  return {
+    '/api/auth/logout/': {
+      post: operation({
+        operationId: 'logOut',
+        summary: 'End the session of a refresh token',
+        description:
+          'Every refresh token of that login stops working (a later refresh answers 401). Its access token lives out its lifetime (at most 1 h); to end those at once, use logout-all. An unknown or already revoked token answers 204 too. Limited per client address.',
+        tags: ['auth'],
+        authenticated: false,
+        requestBody: bodySchema(refreshBody),
+        responses: { 204: { description: 'Logged out; no body.' } },
+      }),
+    },
+  };
+}
 
-const sessionEndPaths: OpenApiPaths = {
-  '/api/auth/logout-all/': {
-    post: operation({
-      operationId: 'logOutEverywhere',
-      summary: 'End every session of the caller, on every device',
-      description: `Every refresh token of the caller is revoked. ${ACCESS_TOKENS_END} Needs a user login: an API key answers 403.`,
-      tags: ['auth'],
-      authenticated: true,
-      roles: ['admin', 'member'],
-      responses: { 204: { description: 'Every session ended; no body.' } },
-      errors: [403],
-    }),
-  },
-  '/api/settings/users/{id}/logout/': {
-    post: operation({
-      operationId: 'endUserSessions',
-      summary: 'End every session of a user of the workspace (admins)',
-      description: `Every refresh token of the user is revoked. ${ACCESS_TOKENS_END} Members and API keys answer 403; a user of another workspace 404.`,
-      tags: ['auth'],
-      authenticated: true,
-      parameters: [idParameter('The user whose sessions end.')],
-      responses: { 204: { description: "The user's sessions ended; no body." } },
-      errors: [403, 404],
-    }),
-  },
-};
+/** The OpenAPI part of {@link sessionEndRoutes}. */
+export function sessionEndPaths(): OpenApiPaths {
+  return {
+    '/api/auth/logout-all/': {
+      post: operation({
+        operationId: 'logOutEverywhere',
+        summary: 'End every session of the caller, on every device',
+        description: `Every refresh token of the caller is revoked. ${ACCESS_TOKENS_END} Needs a user login: an API key answers 403.`,
+        tags: ['auth'],
+        authenticated: true,
+        roles: ['admin', 'member'],
+        responses: { 204: { description: 'Every session ended; no body.' } },
+        errors: [403],
+      }),
+    },
+    '/api/settings/users/{id}/logout/': {
+      post: operation({
+        operationId: 'endUserSessions',
+        summary: 'End every session of a user of the workspace (admins)',
+        description: `Every refresh token of the user is revoked. ${ACCESS_TOKENS_END} Members and API keys answer 403; a user of another workspace 404.`,
+        tags: ['auth'],
+        authenticated: true,
+        parameters: [idParameter('The user whose sessions end.')],
+        responses: { 204: { description: "The user's sessions ended; no body." } },
+        errors: [403, 404],
+      }),
+    },
+  };
+}

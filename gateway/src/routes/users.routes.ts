@@ -84,7 +84,7 @@ export function memberRoutes(deps: RouteDeps): RouteModule {
     res.json(memberJson(user));
   });
 
-  return { name: 'users', access: 'authenticated', router, paths: memberPaths };
+  return { name: 'users', access: 'authenticated', router, paths: memberPaths() };
 }
 
 export function invitationRoutes(deps: RouteDeps): RouteModule {
@@ -95,7 +95,7 @@ export function invitationRoutes(deps: RouteDeps): RouteModule {
     const session = await auth.call('AcceptInvitation', input, requestIds(res), { timeoutMs: GRPC_DEADLINE_MS });
     res.status(200).json({ access: session.access, refresh: session.refresh, user: loginUser(session.user) });
   });
-  return { name: 'invitations', access: 'public', router, paths: invitationPaths };
+  return { name: 'invitations', access: 'public', router, paths: invitationPaths() };
 }
 
 const memberProperties: Record<string, JsonSchema> = {
@@ -121,60 +121,69 @@ const invitedSchema: JsonSchema = {
     },
   },
 };
-const memberPaths: OpenApiPaths = {
-  '/api/settings/users/': {
-    get: operation({
-      operationId: 'listUsers',
-      summary: "List the workspace's people with their role and state (any caller)",
-      description: 'Newest first; invited people who have not accepted yet are listed with `invitePending: true`.',
-      tags: ['users'],
-      authenticated: true,
-      parameters: listParameters([], { cursor: true }),
-      responses: {
-        200: { description: 'One page of users.', schema: pageSchema(memberSchema, 'One page of users, newest first.', { cursor: true }) },
-      },
-      errors: [400],
-    }),
-    post: operation({
-      operationId: 'inviteUser',
-      summary: 'Invite a person to the workspace (admins)',
-      description:
-        'Creates the user with `invitePending: true` and answers a one-time `inviteToken` (valid 7 days, stored hashed) to hand to the person, who sets their password with it. Inviting the email of a pending invitation again answers 201 with a new token, and the old token stops working. The email of an existing user of this workspace (active or deactivated) answers 422 on `email`; an address with an account in another workspace is invited like any other (nothing is written outside the workspace until the invitation is accepted). Members and API keys answer 403.',
-      tags: ['users'],
-      authenticated: true,
-      requestBody: bodySchema(inviteUserBody),
-      responses: { 201: { description: 'The invited user and their token, shown once.', schema: invitedSchema } },
-      errors: [403],
-    }),
-  },
-  '/api/settings/users/{id}/': {
-    patch: operation({
-      operationId: 'updateUser',
-      summary: "Change a user's role or deactivate / reactivate them (admins)",
-      description:
-        "Deactivating (`isActive: false`) ends every session of the user at once: their access tokens answer 401 on the next request through any gateway, and logging in answers 401 like a wrong password. The last active admin cannot be demoted (422 on `role`) or deactivated (422 on `isActive`). Other fields of the user's representation may be sent back and are ignored. Members and API keys answer 403; a user of another workspace 404.",
-      tags: ['users'],
-      authenticated: true,
-      parameters: [idParameter('The user.')],
-      requestBody: bodySchema(updateUserBody),
-      responses: { 200: { description: 'The user as changed.', schema: memberSchema } },
-      errors: [403, 404],
-    }),
-  },
-};
+/** The OpenAPI part of {@link memberRoutes}. */
+export function memberPaths(): OpenApiPaths {
+  return {
+    '/api/settings/users/': {
+      get: operation({
+        operationId: 'listUsers',
+        summary: "List the workspace's people with their role and state (any caller)",
+        description: 'Newest first; invited people who have not accepted yet are listed with `invitePending: true`.',
+        tags: ['users'],
+        authenticated: true,
+        parameters: listParameters([], { cursor: true }),
+        responses: {
+          200: {
+            description: 'One page of users.',
+            schema: pageSchema(memberSchema, 'One page of users, newest first.', { cursor: true }),
+          },
+        },
+        errors: [400],
+      }),
+      post: operation({
+        operationId: 'inviteUser',
+        summary: 'Invite a person to the workspace (admins)',
+        description:
+          'Creates the user with `invitePending: true` and answers a one-time `inviteToken` (valid 7 days, stored hashed) to hand to the person, who sets their password with it. Inviting the email of a pending invitation again answers 201 with a new token, and the old token stops working. The email of an existing user of this workspace (active or deactivated) answers 422 on `email`; an address with an account in another workspace is invited like any other (nothing is written outside the workspace until the invitation is accepted). Members and API keys answer 403.',
+        tags: ['users'],
+        authenticated: true,
+        requestBody: bodySchema(inviteUserBody),
+        responses: { 201: { description: 'The invited user and their token, shown once.', schema: invitedSchema } },
+        errors: [403],
+      }),
+    },
+    '/api/settings/users/{id}/': {
+      patch: operation({
+        operationId: 'updateUser',
+        summary: "Change a user's role or deactivate / reactivate them (admins)",
+        description:
+          "Deactivating (`isActive: false`) ends every session of the user at once: their access tokens answer 401 on the next request through any gateway, and logging in answers 401 like a wrong password. The last active admin cannot be demoted (422 on `role`) or deactivated (422 on `isActive`). Other fields of the user's representation may be sent back and are ignored. Members and API keys answer 403; a user of another workspace 404.",
+        tags: ['users'],
+        authenticated: true,
+        parameters: [idParameter('The user.')],
+        requestBody: bodySchema(updateUserBody),
+        responses: { 200: { description: 'The user as changed.', schema: memberSchema } },
+        errors: [403, 404],
+      }),
+    },
+  };
+}
 
-const invitationPaths: OpenApiPaths = {
-  '/api/auth/invitations/accept/': {
-    post: operation({
-      operationId: 'acceptInvitation',
-      summary: 'Set the password of an invited user from their invitation token, and log in',
-      description:
-        'Answers like login; the email becomes a login of this workspace now. A used, replaced, expired or unknown token answers 400, and so does an email that already has a login in another workspace (an address signs in to one workspace). Limited per client address.',
-      tags: ['auth'],
-      authenticated: false,
-      requestBody: bodySchema(acceptInvitationBody),
-      responses: { 200: { description: 'The invitation is accepted; a session for the user.', schema: ref('Session') } },
-      errors: [400],
-    }),
-  },
-};
+/** The OpenAPI part of {@link invitationRoutes}. */
+export function invitationPaths(): OpenApiPaths {
+  return {
+    '/api/auth/invitations/accept/': {
+      post: operation({
+        operationId: 'acceptInvitation',
+        summary: 'Set the password of an invited user from their invitation token, and log in',
+        description:
+          'Answers like login; the email becomes a login of this workspace now. A used, replaced, expired or unknown token answers 400, and so does an email that already has a login in another workspace (an address signs in to one workspace). Limited per client address.',
+        tags: ['auth'],
+        authenticated: false,
+        requestBody: bodySchema(acceptInvitationBody),
+        responses: { 200: { description: 'The invitation is accepted; a session for the user.', schema: ref('Session') } },
+        errors: [400],
+      }),
+    },
+  };
+}

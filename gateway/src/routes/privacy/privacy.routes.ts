@@ -42,7 +42,7 @@ export function privacyRoutes(
     res.status(204).end();
   });
 
-  return { name: 'privacy', access: 'authenticated', router, paths: privacyPaths };
+  return { name: 'privacy', access: 'authenticated', router, paths: privacyPaths() };
 }
 
 const tags = ['privacy'];
@@ -50,44 +50,47 @@ const ADMIN_ONLY = 'Admins only: members and API keys answer 403.';
 const NOT_KEPT =
   'The answer holds personal data, so an `Idempotency-Key` does not keep it: a retry with the key answers 409 and runs nothing.';
 
-const privacyPaths: OpenApiPaths = {
-  '/api/privacy/export/': {
-    post: operation({
-      operationId: 'exportPerson',
-      summary: 'Everything the workspace holds about one person, by email',
-      description: `Every contact and lead with the email (compared case-insensitively) and everything attached to them. ${NOT_KEPT} ${ADMIN_ONLY}`,
-      tags,
-      authenticated: true,
-      roles: ['admin'],
-      requestBody: bodySchema(personBody),
-      responses: { 200: { description: 'The bundle.', schema: bundleSchema } },
-      errors: [403],
-    }),
-  },
-  '/api/privacy/erase/': {
-    post: operation({
-      operationId: 'erasePerson',
-      summary: 'Erase one person everywhere, by email, and suppress the email',
-      description: `Deletes every contact and lead with the email and everything attached (notes, tasks, activities); audit entries, outbound emails, import report rows and webhook delivery payloads keep their ids and lose their values (\`"[erased]"\`); search finds nothing. Sends \`person.erased\` (\`data: {counts}\`, never the email). The email goes on the workspace's suppression list (as a keyed hash): creating, updating, batch-writing or importing it is refused (422 on \`email\`, a row error) until \`DELETE /api/privacy/suppressions/\`. An email nobody has answers zero counts and is suppressed all the same. See docs/privacy.md. ${NOT_KEPT} ${ADMIN_ONLY}`,
-      tags,
-      authenticated: true,
-      roles: ['admin'],
-      requestBody: bodySchema(personBody),
-      responses: { 200: { description: 'The receipt.', schema: receiptSchema } },
-      errors: [403],
-    }),
-  },
-  '/api/privacy/suppressions/': {
-    delete: operation({
-      operationId: 'liftSuppression',
-      summary: 'Take an email off the suppression list',
-      description: `The email may be written again. An email that was not suppressed answers 204 too. ${ADMIN_ONLY}`,
-      tags,
-      authenticated: true,
-      roles: ['admin'],
-      requestBody: bodySchema(personBody),
-      responses: { 204: { description: 'Lifted.' } },
-      errors: [403],
-    }),
-  },
-};
+/** The OpenAPI part of {@link privacyRoutes}. */
+export function privacyPaths(): OpenApiPaths {
+  return {
+    '/api/privacy/export/': {
+      post: operation({
+        operationId: 'exportPerson',
+        summary: 'Everything the workspace holds about one person, by email',
+        description: `Every contact and lead with the email (compared case-insensitively) and everything attached to them. ${NOT_KEPT} ${ADMIN_ONLY}`,
+        tags,
+        authenticated: true,
+        roles: ['admin'],
+        requestBody: bodySchema(personBody),
+        responses: { 200: { description: 'The bundle.', schema: bundleSchema } },
+        errors: [403],
+      }),
+    },
+    '/api/privacy/erase/': {
+      post: operation({
+        operationId: 'erasePerson',
+        summary: 'Erase one person everywhere, by email, and suppress the email',
+        description: `Deletes every contact and lead with the email and everything attached (notes, tasks, activities); audit entries, outbound emails, import report rows and webhook delivery payloads keep their ids and lose their values (\`"[erased]"\`); search finds nothing. Sends \`person.erased\` (\`data: {counts}\`, never the email). The email goes on the workspace's suppression list (as a keyed hash): creating, updating, batch-writing or importing it is refused (422 on \`email\`, a row error) until \`DELETE /api/privacy/suppressions/\`. An email nobody has answers zero counts and is suppressed all the same. See docs/privacy.md. ${NOT_KEPT} ${ADMIN_ONLY}`,
+        tags,
+        authenticated: true,
+        roles: ['admin'],
+        requestBody: bodySchema(personBody),
+        responses: { 200: { description: 'The receipt.', schema: receiptSchema } },
+        errors: [403],
+      }),
+    },
+    '/api/privacy/suppressions/': {
+      delete: operation({
+        operationId: 'liftSuppression',
+        summary: 'Take an email off the suppression list',
+        description: `The email may be written again. An email that was not suppressed answers 204 too. ${ADMIN_ONLY}`,
+        tags,
+        authenticated: true,
+        roles: ['admin'],
+        requestBody: bodySchema(personBody),
+        responses: { 204: { description: 'Lifted.' } },
+        errors: [403],
+      }),
+    },
+  };
+}
