@@ -79,72 +79,67 @@ function asIs(message: BusMessage, type: WebhookEventType): WebhookEnvelope | nu
   return { id: derivedId(ID_PREFIX.webhookEvent, message.id, type), type, occurredAt: message.occurredAt, workspaceId, data };
 }
 
+type Translation = (message: BusMessage, payload: RecordEventPayload) => Array<WebhookEnvelope | null>;
+
+/** An updated or deleted record, typed by its kind. */
+const changed =
+  (change: 'updated' | 'deleted'): Translation =>
+  (message, payload) => {
+    const type = typed(payload, change);
+    return type ? [envelope(message, type, payload, {})] : [];
+  };
+
+/** A merge: each merged record deleted; an account's survivor updated (lead and contact survivors come with their own record_updated). */
+const merged: Translation = (message, payload) => {
+  const deleted = typed(payload, 'deleted');
+  const out: Array<WebhookEnvelope | null> = [];
+  if (payload.recordType === 'account') out.push(envelope(message, 'account.updated', payload, {}));
+  for (const mergedId of payload.mergedIds ?? []) {
+    if (!deleted || !payload.workspaceId) continue;
+    out.push({
+      id: derivedId(ID_PREFIX.webhookEvent, message.id, deleted, mergedId),
+      type: deleted,
+      occurredAt: message.occurredAt,
+      workspaceId: payload.workspaceId,
+      data: { recordType: payload.recordType, recordId: mergedId, mergedInto: payload.recordId },
+    });
+  }
+  return out;
+};
+
+/** The bus messages webhooks expose, by message type: what each stands for. */
+const TRANSLATIONS: Record<string, Translation> = {
+  'records.lead_created.v1': (message, payload) => [envelope(message, 'lead.created', payload, {})],
+  'records.contact_created.v1': (message, payload) => [envelope(message, 'contact.created', payload, {})],
+  'records.contacts_created.v1': (message, payload) =>
+    (payload.events ?? []).map((entry) =>
+      envelope(message, 'contact.created', { ...entry, workspaceId: payload.workspaceId ?? entry.workspaceId }, {}),
+    ),
+  'records.account_created.v1': (message, payload) => [envelope(message, 'account.created', payload, {})],
+  'records.opportunity_created.v1': (message, payload) => [envelope(message, 'opportunity.created', payload, {})],
+  'records.record_updated.v1': changed('updated'),
+  'records.record_deleted.v1': changed('deleted'),
+  // The engine's own event (engine/run-events.ts): a run of a rule ended failed.
+  'automation.run_failed.v1': (message) => [asIs(message, 'automation.run_failed')],
+  // Import's (services/import application/import-events.ts): a job ended.
+  'import.job_completed.v1': (message) => [asIs(message, 'import.completed')],
+  'import.job_failed.v1': (message) => [asIs(message, 'import.failed')],
+  'records.records_merged.v1': merged,
+  'records.lead_status_changed.v1': (message, payload) =>
+    payload.status === 'converted' ? [envelope(message, 'lead.converted', payload, {})] : [],
+  // Records' privacy erasure: the counts only (the payload never names the person).
+  'records.person_erased.v1': (message) => [asIs(message, 'person.erased')],
+  'records.opportunity_stage_changed.v1': (message, payload) => [
+    envelope(message, 'opportunity.stage_changed', payload, { previousStage: payload.previousStage, stage: payload.stage }),
+  ],
+};
+
 /** The webhook events one message stands for (none for the ones webhooks do not expose). */
 export function webhookEventsFor(message: BusMessage): WebhookEnvelope[] {
+  const translate = Object.hasOwn(TRANSLATIONS, message.type) ? TRANSLATIONS[message.type] : undefined;
+  if (!translate) return [];
   const payload = (message.payload ?? {}) as RecordEventPayload;
-  const out: Array<WebhookEnvelope | null> = [];
-  switch (message.type) {
-    case 'records.lead_created.v1':
-      out.push(envelope(message, 'lead.created', payload, {}));
-      break;
-    case 'records.contact_created.v1':
-      out.push(envelope(message, 'contact.created', payload, {}));
-      break;
-    case 'records.contacts_created.v1':
-      for (const entry of payload.events ?? [])
-        out.push(envelope(message, 'contact.created', { ...entry, workspaceId: payload.workspaceId ?? entry.workspaceId }, {}));
-      break;
-    case 'records.account_created.v1':
-      out.push(envelope(message, 'account.created', payload, {}));
-      break;
-    case 'records.opportunity_created.v1':
-      out.push(envelope(message, 'opportunity.created', payload, {}));
-      break;
-    case 'records.record_updated.v1':
-    case 'records.record_deleted.v1': {
-      const type = typed(payload, message.type === 'records.record_updated.v1' ? 'updated' : 'deleted');
-      if (type) out.push(envelope(message, type, payload, {}));
-      break;
-    }
-    case 'automation.run_failed.v1':
-      // The engine's own event (engine/run-events.ts): a run of a rule ended failed.
-      out.push(asIs(message, 'automation.run_failed'));
-      break;
-    case 'import.job_completed.v1':
-      // Import's (services/import application/import-events.ts): a job ended.
-      out.push(asIs(message, 'import.completed'));
-      break;
-    case 'import.job_failed.v1':
-      out.push(asIs(message, 'import.failed'));
-      break;
-    case 'records.records_merged.v1': {
-      const deleted = typed(payload, 'deleted');
-      // Survivors of lead and contact merges come with their own record_updated; an account's does not.
-      if (payload.recordType === 'account') out.push(envelope(message, 'account.updated', payload, {}));
-      for (const mergedId of payload.mergedIds ?? []) {
-        if (!deleted || !payload.workspaceId) continue;
-        out.push({
-          id: derivedId(ID_PREFIX.webhookEvent, message.id, deleted, mergedId),
-          type: deleted,
-          occurredAt: message.occurredAt,
-          workspaceId: payload.workspaceId,
-          data: { recordType: payload.recordType, recordId: mergedId, mergedInto: payload.recordId },
-        });
-      }
-      break;
-    }
-    case 'records.lead_status_changed.v1':
-      if (payload.status === 'converted') out.push(envelope(message, 'lead.converted', payload, {}));
-      break;
-    case 'records.person_erased.v1':
-      // Records' privacy erasure: the counts only (the payload never names the person).
-      out.push(asIs(message, 'person.erased'));
-      break;
-    case 'records.opportunity_stage_changed.v1':
-      out.push(envelope(message, 'opportunity.stage_changed', payload, { previousStage: payload.previousStage, stage: payload.stage }));
-      break;
-  }
-  return out.filter((event): event is WebhookEnvelope => event !== null);
+  return translate(message, payload).filter((event): event is WebhookEnvelope => event !== null);
 }
 
 /** GET /api/events/: `limit` when none is given, and the most one page serves (a larger one is served as this). */

@@ -25,7 +25,7 @@ import { createLogger, type Logger } from '@crm/observability';
 import { locationFromEnv, openStoreWhenReachable, StoreLease, type DocumentStore, type StoreLocation } from '@crm/store';
 import { ImportEvents } from './application/import-events';
 import { ChunkImporter } from './application/chunk-importer';
-import { contactFileReaders, FILE_READ_LIMITS } from './application/contact-file-readers';
+import { contactFileReaders, FILE_READ_LIMITS, type ContactFileReaders } from './application/contact-file-readers';
 import { chunkQueue, splitQueue, type ReceivedChunkPayload, type SplitPayload } from './application/import-messages';
 import { JobSplitter } from './application/job-splitter';
 import { ImportRetention } from './application/import-retention';
@@ -174,6 +174,46 @@ export async function startImportService(config: ImportConfig, options: StartImp
   });
   const withWorker = options.withWorker ?? !config.AMQP_URL;
   const consumers = withWorker ? await startConsumers(config, runtime, logger) : [];
+  const sweeps = backgroundSweeps(config, runtime, logger);
+  addImportServices(server, runtime, contactFileReaders(readerThreads(config), config.READER_TIMEOUT_MS), logger);
+  const upload: Server = createUploadServer({
+    repo: runtime.repo,
+    files: runtime.files,
+    bus: runtime.bus,
+    records: runtime.records,
+    logger,
+    secret: config.UPLOAD_SECRET,
+    tls,
+    stallMs: config.IMPORT_STALL_MS,
+  });
+  let uploadPort: number;
+  try {
+    uploadPort = await listenForUploads(upload, config);
+  } catch (error) {
+    await server.shutdown(0);
+    await Promise.all(consumers.map((c) => c.stop()));
+    await runtime.close();
+    throw error;
+  }
+  sweeps.start();
+  // Not the broker: an upload's split message that cannot go out is re-published by the sweeper.
+  await server.serveWhileReady([storeReadiness(runtime.store)]);
+  logger.info({ uploadPort, inProcessWorker: withWorker }, 'import upload endpoint listening');
+  return {
+    port,
+    uploadPort,
+    async stop() {
+      await new Promise<void>((resolve) => upload.close(() => resolve()));
+      await server.shutdown();
+      await sweeps.stop();
+      await Promise.all(consumers.map((c) => c.stop()));
+      await runtime.close();
+    },
+  };
+}
+
+/** The stalled-job sweeper and the imports' and exports' retention, started and stopped together. */
+function backgroundSweeps(config: ImportConfig, runtime: Runtime, logger: Logger): { start(): void; stop(): Promise<void> } {
   const sweeper = new JobSweeper({
     repo: runtime.repo,
     bus: runtime.bus,
@@ -199,7 +239,23 @@ export async function startImportService(config: ImportConfig, options: StartImp
     intervalMs: config.RETENTION_SWEEP_MS,
     batchSize: config.RETENTION_BATCH_SIZE,
   });
-  const readerThreads = new ReaderThreads({
+  return {
+    start() {
+      sweeper.start();
+      retention.start();
+      exportRetention.start();
+    },
+    async stop() {
+      await sweeper.stop();
+      await retention.stop();
+      await exportRetention.stop();
+    },
+  };
+}
+
+/** The threads that read uploaded files (CSV, PDF, images, vCards), bounded per workspace and in all. */
+function readerThreads(config: ImportConfig): ReaderThreads {
+  return new ReaderThreads({
     ...FILE_READ_LIMITS,
     pdfInflatedBytes: config.PDF_INFLATED_MAX_MB * 1024 * 1024,
     atOnce: config.READERS_AT_ONCE,
@@ -208,7 +264,10 @@ export async function startImportService(config: ImportConfig, options: StartImp
     heapMb: config.READER_HEAP_MB,
     timeoutMs: config.READER_TIMEOUT_MS,
   });
-  const readers = contactFileReaders(readerThreads, config.READER_TIMEOUT_MS);
+}
+
+/** ImportService (imports and exports) and the import's part of privacy, on the gRPC server. */
+function addImportServices(server: GrpcServer, runtime: Runtime, readers: ContactFileReaders, logger: Logger): void {
   server.addService(
     importV1.protoPath,
     importV1.ImportServiceName,
@@ -224,53 +283,19 @@ export async function startImportService(config: ImportConfig, options: StartImp
     importPrivacyHandlers(new PersonRows(new PersonRowsRepository(runtime.store))),
     importPrivacyCallers,
   );
-  const upload: Server = createUploadServer({
-    repo: runtime.repo,
-    files: runtime.files,
-    bus: runtime.bus,
-    records: runtime.records,
-    logger,
-    secret: config.UPLOAD_SECRET,
-    tls,
-    stallMs: config.IMPORT_STALL_MS,
+}
+
+/** The upload server listening on UPLOAD_HOST:UPLOAD_PORT, or on a Unix socket (`unix:/path`, one-process mode: the port is then 0). */
+function listenForUploads(upload: Server, config: ImportConfig): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    upload.once('error', reject);
+    const listening = () => {
+      const address = upload.address();
+      resolve(typeof address === 'string' || !address ? 0 : (address as AddressInfo).port);
+    };
+    if (config.UPLOAD_HOST.startsWith('unix:')) upload.listen(config.UPLOAD_HOST.slice('unix:'.length), listening);
+    else upload.listen(config.UPLOAD_PORT, config.UPLOAD_HOST, listening);
   });
-  let uploadPort: number;
-  try {
-    uploadPort = await new Promise<number>((resolve, reject) => {
-      upload.once('error', reject);
-      const listening = () => {
-        const address = upload.address();
-        resolve(typeof address === 'string' || !address ? 0 : (address as AddressInfo).port);
-      };
-      // `unix:/path` (one-process mode) is a Unix socket; the port is then 0.
-      if (config.UPLOAD_HOST.startsWith('unix:')) upload.listen(config.UPLOAD_HOST.slice('unix:'.length), listening);
-      else upload.listen(config.UPLOAD_PORT, config.UPLOAD_HOST, listening);
-    });
-  } catch (error) {
-    await server.shutdown(0);
-    await Promise.all(consumers.map((c) => c.stop()));
-    await runtime.close();
-    throw error;
-  }
-  sweeper.start();
-  retention.start();
-  exportRetention.start();
-  // Not the broker: an upload's split message that cannot go out is re-published by the sweeper.
-  await server.serveWhileReady([storeReadiness(runtime.store)]);
-  logger.info({ uploadPort, inProcessWorker: withWorker }, 'import upload endpoint listening');
-  return {
-    port,
-    uploadPort,
-    async stop() {
-      await new Promise<void>((resolve) => upload.close(() => resolve()));
-      await server.shutdown();
-      await sweeper.stop();
-      await retention.stop();
-      await exportRetention.stop();
-      await Promise.all(consumers.map((c) => c.stop()));
-      await runtime.close();
-    },
-  };
 }
 
 /** The worker role: chunk and split consumers, and gRPC health for the Kubernetes probes. */

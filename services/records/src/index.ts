@@ -4,7 +4,7 @@ import { createLogger, type Logger } from '@crm/observability';
 import { locationFromEnv, openStoreWhenReachable, RetentionSweeper, type DocumentStore, type StoreLocation } from '@crm/store';
 import { ChangeFeed } from './application/change-feed';
 import { PersonData } from './application/person-data';
-import { createRecordsResources } from './application/records-resources';
+import { createRecordsResources, type RecordsResources } from './application/records-resources';
 import type { RecordsConfig } from './config';
 import { FEED_INTAKE_QUEUE, FeedIntake } from './messaging/feed-intake';
 import { OutboxRelay } from './messaging/outbox-relay';
@@ -47,38 +47,17 @@ export interface RunningRecordsService {
 export async function startRecordsService(config: RecordsConfig, options: StartRecordsOptions = {}): Promise<RunningRecordsService> {
   const logger = options.logger ?? createLogger('records', { level: config.LOG_LEVEL });
   const tls = internalTlsFor(config, 'records', logger);
-  const location =
-    options.storeLocation ??
-    locationFromEnv({
-      service: 'records',
-      mongoUrl: config.MONGO_URL,
-      mongoDatabase: config.MONGO_DATABASE,
-      dataDir: config.CRM_DATA_DIR,
-      sqliteReadWorkers: config.SQLITE_READ_WORKERS,
-    });
+  const location = options.storeLocation ?? storeLocationOf(config);
   const server = new GrpcServer({ logger, tls, maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS });
   const port = await server.listen(listenAddress(config.GRPC_HOST, config.GRPC_PORT), { healthAddress: healthListenAddress(config) });
-  let store: DocumentStore | undefined;
-  let bus: MessageBus | undefined;
-  const ownsBus = !options.bus;
-  let relay: OutboxRelay | undefined;
-  let intakeConsumer: Consumer | undefined;
+  let opened: Dependencies;
   try {
-    store = await openStoreWhenReachable({ location, collections: recordsCollections }, logger);
-    observeReadQueue(store);
-    bus = options.bus ?? (await openBusWhenReachable(busLocationFromEnv(config.AMQP_URL), logger));
-    relay = new OutboxRelay(store, bus, logger, { sweepIntervalMs: options.outboxSweepMs });
-    await relay.start();
-    const intake = new FeedIntake(store, relay);
-    intakeConsumer = await bus.consume(FEED_INTAKE_QUEUE, (message) => intake.handle(message));
+    opened = await openDependencies(config, options, location, logger);
   } catch (error) {
     await server.shutdown(0);
-    await intakeConsumer?.stop();
-    await relay?.stop();
-    if (ownsBus) await bus?.close();
-    await store?.close();
     throw error;
   }
+  const { store, relay } = opened;
   const users = options.users ?? new AuthUserDirectory(config.AUTH_GRPC_ADDR, tls, logger);
   const records = createRecordsResources({
     repository: new RecordsRepository(store),
@@ -94,23 +73,79 @@ export async function startRecordsService(config: RecordsConfig, options: StartR
     store,
     recordsRetentionRules(config.BATCH_RESULT_RETENTION_DAYS, config.AUDIT_RETENTION_DAYS),
     logger,
-    {
-      intervalMs: config.RETENTION_SWEEP_MS,
-      batchSize: config.RETENTION_BATCH_SIZE,
-    },
+    { intervalMs: config.RETENTION_SWEEP_MS, batchSize: config.RETENTION_BATCH_SIZE },
   );
-  server.addService(
-    recordsV1.protoPath,
-    recordsV1.RecordsServiceName,
-    recordsHandlers(records, new ChangeFeed(new ChangeFeedRepository(store))),
-    recordsCallers,
-  );
+  const feed = new ChangeFeed(new ChangeFeedRepository(store));
+  server.addService(recordsV1.protoPath, recordsV1.RecordsServiceName, recordsHandlers(records, feed), recordsCallers);
   const person = new PersonData(records.context, records.auditLog);
   server.addService(privacyV1.protoPath, privacyV1.RecordsPrivacyServiceName, recordsPrivacyHandlers(person), recordsPrivacyCallers);
   // Not the broker: the outbox keeps writes' events until it is back, so records serves without it.
   await server.serveWhileReady([storeReadiness(store)]);
   retention.start();
-  // In the background: a start never waits on it, and a repeat finds nothing to do.
+  checkCustomFieldsInBackground(records, logger);
+  return {
+    port,
+    async stop() {
+      // gRPC first (no new writes), then the relay publishes what those writes left pending.
+      await server.shutdown();
+      await retention.stop();
+      users.close();
+      await opened.close();
+    },
+  };
+}
+
+function storeLocationOf(config: RecordsConfig): StoreLocation {
+  return locationFromEnv({
+    service: 'records',
+    mongoUrl: config.MONGO_URL,
+    mongoDatabase: config.MONGO_DATABASE,
+    dataDir: config.CRM_DATA_DIR,
+    sqliteReadWorkers: config.SQLITE_READ_WORKERS,
+  });
+}
+
+/** The store, the bus, the outbox relay and the change feed's intake, open; `close` closes what opened, last first. */
+interface Dependencies {
+  store: DocumentStore;
+  relay: OutboxRelay;
+  close(): Promise<void>;
+}
+
+/** Waits for the store and the bus (a replica started before them stays up, not ready); on a failure closes what it opened. */
+async function openDependencies(
+  config: RecordsConfig,
+  options: StartRecordsOptions,
+  location: StoreLocation,
+  logger: Logger,
+): Promise<Dependencies> {
+  let store: DocumentStore | undefined;
+  let bus: MessageBus | undefined;
+  let relay: OutboxRelay | undefined;
+  let intakeConsumer: Consumer | undefined;
+  const close = async () => {
+    await intakeConsumer?.stop();
+    await relay?.stop();
+    if (!options.bus) await bus?.close();
+    await store?.close();
+  };
+  try {
+    store = await openStoreWhenReachable({ location, collections: recordsCollections }, logger);
+    observeReadQueue(store);
+    bus = options.bus ?? (await openBusWhenReachable(busLocationFromEnv(config.AMQP_URL), logger));
+    relay = new OutboxRelay(store, bus, logger, { sweepIntervalMs: options.outboxSweepMs });
+    await relay.start();
+    const intake = new FeedIntake(store, relay);
+    intakeConsumer = await bus.consume(FEED_INTAKE_QUEUE, (message) => intake.handle(message));
+    return { store, relay, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** Checks the custom field indexes and finishes deletions a stopped replica left: a start never waits on it, and a repeat finds nothing to do. */
+function checkCustomFieldsInBackground(records: RecordsResources, logger: Logger): void {
   records.customFieldDefinitions
     .atStart()
     .then(({ checked, resumed }) => {
@@ -120,18 +155,4 @@ export async function startRecordsService(config: RecordsConfig, options: StartR
     .catch((err: unknown) =>
       logger.warn({ err }, 'could not check the custom field indexes or finish the deletions left under way; the next start tries again'),
     );
-  const [openStore, openBus, openRelay, openIntake] = [store, bus, relay, intakeConsumer!];
-  return {
-    port,
-    async stop() {
-      // gRPC first (no new writes), then the relay publishes what those writes left pending.
-      await server.shutdown();
-      await retention.stop();
-      await openIntake.stop();
-      await openRelay.stop();
-      users.close();
-      if (ownsBus) await openBus.close();
-      await openStore.close();
-    },
-  };
 }

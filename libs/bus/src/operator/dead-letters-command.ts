@@ -76,37 +76,14 @@ export async function runDeadLettersCommand(argv: string[], io: CommandIo): Prom
   }
   let queue: DeadLetterQueue | undefined;
   try {
-    const [action, ...extra] = positionals;
-    if (action !== 'list' && action !== 'replay') throw new UsageError(action ? `Unknown action "${action}".` : 'No action given.');
-    if (extra.length > 0) throw new UsageError(`Unexpected argument "${extra[0]}".`);
-    if (!values.queue) throw new UsageError('--queue is required.');
-    const limit = values.limit === undefined ? DEFAULT_LIMIT : Number(values.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new UsageError('--limit must be a whole number from 1 to 10000.');
-    const ids = values.id ?? [];
-    if (action === 'replay' && !values.all && ids.length === 0) throw new UsageError('replay needs --id <message id> or --all.');
-    if (action === 'replay' && values.all && ids.length > 0) throw new UsageError('give either --id or --all, not both.');
-
+    const request = requestOf(values, positionals);
     try {
-      queue = await DeadLetterQueue.open(location.url, `${location.queuePrefix ?? ''}${values.queue}`);
+      queue = await DeadLetterQueue.open(location.url, `${location.queuePrefix ?? ''}${request.queue}`);
     } catch (error) {
       io.err(`Cannot reach RabbitMQ: ${(error as Error).message}`);
       return DEAD_LETTERS_EXIT.unavailable;
     }
-    if (action === 'list') {
-      const { total, letters } = await queue.list(limit);
-      io.out(values.json ? JSON.stringify({ queue: values.queue, total, letters }, null, 2) : listText(values.queue, total, letters));
-    } else {
-      const wanted = new Set(ids);
-      const replayed = await queue.replay(values.all ? undefined : (letter) => wanted.has(letter.id));
-      const missing = ids.filter((id) => !replayed.some((letter) => letter.id === id));
-      io.out(
-        values.json
-          ? JSON.stringify({ queue: values.queue, replayed, missing }, null, 2)
-          : `Replayed ${replayed.length} message(s) into ${values.queue}.${missing.length ? `\nNot found: ${missing.join(', ')}` : ''}`,
-      );
-      if (missing.length > 0) return DEAD_LETTERS_EXIT.failure;
-    }
-    return DEAD_LETTERS_EXIT.ok;
+    return await perform(queue, request, io);
   } catch (error) {
     if (error instanceof UsageError) {
       io.err(`${error.message}\n\nUsage: ${USAGE}`);
@@ -122,6 +99,50 @@ export async function runDeadLettersCommand(argv: string[], io: CommandIo): Prom
   } finally {
     await queue?.close();
   }
+}
+
+/** What the command line asks for, checked (a UsageError says what is wrong). */
+interface DeadLettersRequest {
+  action: 'list' | 'replay';
+  queue: string;
+  limit: number;
+  ids: string[];
+  all: boolean;
+  json: boolean;
+}
+
+function requestOf(
+  values: { queue?: string; limit?: string; id?: string[]; all?: boolean; json?: boolean },
+  positionals: string[],
+): DeadLettersRequest {
+  const [action, ...extra] = positionals;
+  if (action !== 'list' && action !== 'replay') throw new UsageError(action ? `Unknown action "${action}".` : 'No action given.');
+  if (extra.length > 0) throw new UsageError(`Unexpected argument "${extra[0]}".`);
+  if (!values.queue) throw new UsageError('--queue is required.');
+  const limit = values.limit === undefined ? DEFAULT_LIMIT : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new UsageError('--limit must be a whole number from 1 to 10000.');
+  const ids = values.id ?? [];
+  if (action === 'replay' && !values.all && ids.length === 0) throw new UsageError('replay needs --id <message id> or --all.');
+  if (action === 'replay' && values.all && ids.length > 0) throw new UsageError('give either --id or --all, not both.');
+  return { action, queue: values.queue, limit, ids, all: values.all ?? false, json: values.json ?? false };
+}
+
+/** Lists or replays; the exit code (failure when a replay missed an id). */
+async function perform(queue: DeadLetterQueue, request: DeadLettersRequest, io: CommandIo): Promise<number> {
+  if (request.action === 'list') {
+    const { total, letters } = await queue.list(request.limit);
+    io.out(request.json ? JSON.stringify({ queue: request.queue, total, letters }, null, 2) : listText(request.queue, total, letters));
+    return DEAD_LETTERS_EXIT.ok;
+  }
+  const wanted = new Set(request.ids);
+  const replayed = await queue.replay(request.all ? undefined : (letter) => wanted.has(letter.id));
+  const missing = request.ids.filter((id) => !replayed.some((letter) => letter.id === id));
+  io.out(
+    request.json
+      ? JSON.stringify({ queue: request.queue, replayed, missing }, null, 2)
+      : `Replayed ${replayed.length} message(s) into ${request.queue}.${missing.length ? `\nNot found: ${missing.join(', ')}` : ''}`,
+  );
+  return missing.length > 0 ? DEAD_LETTERS_EXIT.failure : DEAD_LETTERS_EXIT.ok;
 }
 
 function listText(queue: string, total: number, letters: DeadLetterSummary[]): string {

@@ -182,6 +182,17 @@ export interface AggregateStatement {
   read(rows: SqlValue[][]): AggregateResult;
 }
 
+/** A group's count and each metric's parts, from its measure cells (the count first, then each metric's columns). */
+function measuredParts(cells: SqlValue[], metricParts: string[][]): { count: number; parts: Parts[] } {
+  let at = 1;
+  const parts = metricParts.map((columnsOfMetric) => {
+    const taken = cells.slice(at, at + columnsOfMetric.length).map((v) => (v === null || v === undefined ? null : Number(v)));
+    at += columnsOfMetric.length;
+    return taken;
+  });
+  return { count: Number(cells[0] ?? 0), parts };
+}
+
 export function aggregateToSql(query: AggregateQuery, columns: SqliteColumns, collection: CollectionDefinition<any>): AggregateStatement {
   const where = whereToSql(query.where ?? [], columns);
   const keys = query.groupBy.map((key) => keyExpression(key, columns));
@@ -195,16 +206,6 @@ export function aggregateToSql(query: AggregateQuery, columns: SqliteColumns, co
   const from = index ? `FROM ${columns.table} INDEXED BY ${index} WHERE ${where.sql}` : `FROM ${columns.source} WHERE ${where.sql}`;
   const sql = keys.length === 0 ? `SELECT ${measures} ${from}` : groupedSql(query, columns, from, flags, metricParts);
 
-  /** A group's count and each metric's parts. */
-  const partsOf = (cells: SqlValue[]): { count: number; parts: Parts[] } => {
-    let at = 1;
-    const parts = metricParts.map((columnsOfMetric) => {
-      const taken = cells.slice(at, at + columnsOfMetric.length).map((v) => (v === null || v === undefined ? null : Number(v)));
-      at += columnsOfMetric.length;
-      return taken;
-    });
-    return { count: Number(cells[0] ?? 0), parts };
-  };
   const row = (measured: { count: number; parts: Parts[] }, key: Scalar[]): AggregateRow => ({
     key,
     count: measured.count,
@@ -224,7 +225,7 @@ export function aggregateToSql(query: AggregateQuery, columns: SqliteColumns, co
             const asBoolean = reading === 'boolean' || (reading === 'ask' && Number(cells[flag++]) === 1);
             return asBoolean && value !== null ? value === 1 || value === '1' : value;
           });
-          return { key, measured: partsOf(cells.slice(width)) };
+          return { key, measured: measuredParts(cells.slice(width), metricParts) };
         })
         // Without keys, the one row of an empty match is no group.
         .filter((group) => group.measured.count > 0);

@@ -89,6 +89,27 @@ export function createTextIndexes(
   columns: SqliteColumns,
   prepare: (sql: string) => Database.Statement<any[]>,
 ): void {
+  const current = dropStaleTextIndexes(db, definition, prepare);
+  const fields = textSearchFields(definition).filter((field) => !current.includes(textIndexName(definition.name, field)));
+  if (fields.length === 0) return;
+  db.exec(`CREATE TABLE IF NOT EXISTS ${SCOPES_TABLE} (n INTEGER PRIMARY KEY, workspace_id TEXT NOT NULL UNIQUE)`);
+  db.exec(`CREATE TABLE IF NOT EXISTS ${VERSIONS_TABLE} (n INTEGER PRIMARY KEY, version INTEGER NOT NULL)`);
+  db.exec(
+    `INSERT INTO ${SCOPES_TABLE} (workspace_id) SELECT DISTINCT workspace_id FROM ${columns.table} WHERE workspace_id IS NOT NULL ON CONFLICT DO NOTHING`,
+  );
+  for (const field of fields) createTextIndex(db, textIndexName(definition.name, field), columns.table, columns.expression(field));
+}
+
+/**
+ * Drops the collection's text indexes that are no longer declared, and those of an older shape (an
+ * unindexed workspace_id, FTS5's own case folding, triggers that do not move the text version),
+ * which are made again. Answers the names of those kept.
+ */
+function dropStaleTextIndexes(
+  db: Database.Database,
+  definition: CollectionDefinition<any>,
+  prepare: (sql: string) => Database.Statement<any[]>,
+): string[] {
   const wanted = new Set(textSearchFields(definition).map((field) => textIndexName(definition.name, field)));
   const prefix = textIndexName(definition.name, '');
   const existing = (
@@ -97,8 +118,6 @@ export function createTextIndexes(
       sql: string;
     }[]
   ).filter((table) => table.name.startsWith(prefix));
-  // Tables of an older shape (an unindexed workspace_id, FTS5's own case folding, triggers that
-  // do not move the text version) are made again.
   const versioned = new Set(
     prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND sql LIKE '%${VERSIONS_TABLE}%'`).pluck(true).all() as string[],
   );
@@ -111,47 +130,40 @@ export function createTextIndexes(
     db.exec(`DROP TABLE ${quoteIdentifier(name)}`);
     db.exec(`DROP TABLE IF EXISTS ${quoteIdentifier(textValuesName(name))}`);
   }
-  const fields = textSearchFields(definition).filter((field) => !current.includes(textIndexName(definition.name, field)));
-  if (fields.length === 0) return;
-  db.exec(`CREATE TABLE IF NOT EXISTS ${SCOPES_TABLE} (n INTEGER PRIMARY KEY, workspace_id TEXT NOT NULL UNIQUE)`);
-  db.exec(`CREATE TABLE IF NOT EXISTS ${VERSIONS_TABLE} (n INTEGER PRIMARY KEY, version INTEGER NOT NULL)`);
-  const table = columns.table;
+  return current;
+}
+
+/** One field's index and values table, the triggers that keep them, filled from the rows there are. */
+function createTextIndex(db: Database.Database, name: string, table: string, column: string): void {
+  const index = quoteIdentifier(name);
+  const values = quoteIdentifier(textValuesName(name));
+  db.exec(createStatement(index));
+  db.exec(`DROP TABLE IF EXISTS ${values}`);
   db.exec(
-    `INSERT INTO ${SCOPES_TABLE} (workspace_id) SELECT DISTINCT workspace_id FROM ${table} WHERE workspace_id IS NOT NULL ON CONFLICT DO NOTHING`,
+    `CREATE TABLE ${values} (n INTEGER NOT NULL, row_id INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (n, row_id)) WITHOUT ROWID`,
   );
-  for (const field of fields) {
-    const name = textIndexName(definition.name, field);
-    const index = quoteIdentifier(name);
-    const values = quoteIdentifier(textValuesName(name));
-    const column = columns.expression(field);
-    db.exec(createStatement(index));
-    db.exec(`DROP TABLE IF EXISTS ${values}`);
-    db.exec(
-      `CREATE TABLE ${values} (n INTEGER NOT NULL, row_id INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (n, row_id)) WITHOUT ROWID`,
-    );
-    const scopeOf = (row: string) => `(SELECT ${scopeToken('n')} FROM ${SCOPES_TABLE} WHERE workspace_id = ${row}.workspace_id)`;
-    const add = (row: string) =>
-      `INSERT INTO ${SCOPES_TABLE} (workspace_id) SELECT ${row}.workspace_id WHERE ${row}.workspace_id IS NOT NULL ON CONFLICT DO NOTHING;` +
-      ` INSERT INTO ${index} (rowid, value, scope) SELECT ${row}.rowid, lower(${row}.${column}), ${scopeOf(row)} WHERE typeof(${row}.${column}) = 'text';` +
-      ` INSERT INTO ${values} (n, row_id, value) SELECT ${valueNumber(`${row}.workspace_id`, `lower(${row}.${column})`)}, ${row}.rowid, lower(${row}.${column}) WHERE typeof(${row}.${column}) = 'text';` +
-      ` ${bumpVersion(`${row}.workspace_id`)}`;
-    const remove =
-      `DELETE FROM ${index} WHERE rowid = old.rowid;` +
-      ` DELETE FROM ${values} WHERE n IN (${rowScope('old.workspace_id')}, -1 - ${rowScope('old.workspace_id')}) AND row_id = old.rowid;` +
-      ` ${bumpVersion('old.workspace_id')}`;
-    db.exec(`CREATE TRIGGER ${quoteIdentifier(`${name}__insert`)} AFTER INSERT ON ${table} BEGIN ${add('new')} END`);
-    db.exec(`CREATE TRIGGER ${quoteIdentifier(`${name}__delete`)} AFTER DELETE ON ${table} BEGIN ${remove} END`);
-    db.exec(
-      `CREATE TRIGGER ${quoteIdentifier(`${name}__update`)} AFTER UPDATE ON ${table}` +
-        ` WHEN old.${column} IS NOT new.${column} OR old.workspace_id IS NOT new.workspace_id OR old.rowid IS NOT new.rowid BEGIN ${remove} ${add('new')} END`,
-    );
-    db.exec(
-      `INSERT INTO ${index} (rowid, value, scope) SELECT t.rowid, lower(t.${column}), ${scopeOf('t')} FROM ${table} AS t WHERE typeof(t.${column}) = 'text'`,
-    );
-    db.exec(
-      `INSERT INTO ${values} (n, row_id, value) SELECT ${valueNumber('t.workspace_id', `lower(t.${column})`)}, t.rowid, lower(t.${column}) FROM ${table} AS t WHERE typeof(t.${column}) = 'text'`,
-    );
-  }
+  const scopeOf = (row: string) => `(SELECT ${scopeToken('n')} FROM ${SCOPES_TABLE} WHERE workspace_id = ${row}.workspace_id)`;
+  const add = (row: string) =>
+    `INSERT INTO ${SCOPES_TABLE} (workspace_id) SELECT ${row}.workspace_id WHERE ${row}.workspace_id IS NOT NULL ON CONFLICT DO NOTHING;` +
+    ` INSERT INTO ${index} (rowid, value, scope) SELECT ${row}.rowid, lower(${row}.${column}), ${scopeOf(row)} WHERE typeof(${row}.${column}) = 'text';` +
+    ` INSERT INTO ${values} (n, row_id, value) SELECT ${valueNumber(`${row}.workspace_id`, `lower(${row}.${column})`)}, ${row}.rowid, lower(${row}.${column}) WHERE typeof(${row}.${column}) = 'text';` +
+    ` ${bumpVersion(`${row}.workspace_id`)}`;
+  const remove =
+    `DELETE FROM ${index} WHERE rowid = old.rowid;` +
+    ` DELETE FROM ${values} WHERE n IN (${rowScope('old.workspace_id')}, -1 - ${rowScope('old.workspace_id')}) AND row_id = old.rowid;` +
+    ` ${bumpVersion('old.workspace_id')}`;
+  db.exec(`CREATE TRIGGER ${quoteIdentifier(`${name}__insert`)} AFTER INSERT ON ${table} BEGIN ${add('new')} END`);
+  db.exec(`CREATE TRIGGER ${quoteIdentifier(`${name}__delete`)} AFTER DELETE ON ${table} BEGIN ${remove} END`);
+  db.exec(
+    `CREATE TRIGGER ${quoteIdentifier(`${name}__update`)} AFTER UPDATE ON ${table}` +
+      ` WHEN old.${column} IS NOT new.${column} OR old.workspace_id IS NOT new.workspace_id OR old.rowid IS NOT new.rowid BEGIN ${remove} ${add('new')} END`,
+  );
+  db.exec(
+    `INSERT INTO ${index} (rowid, value, scope) SELECT t.rowid, lower(t.${column}), ${scopeOf('t')} FROM ${table} AS t WHERE typeof(t.${column}) = 'text'`,
+  );
+  db.exec(
+    `INSERT INTO ${values} (n, row_id, value) SELECT ${valueNumber('t.workspace_id', `lower(t.${column})`)}, t.rowid, lower(t.${column}) FROM ${table} AS t WHERE typeof(t.${column}) = 'text'`,
+  );
 }
 
 /**

@@ -164,34 +164,46 @@ export class ChunkImporter {
           });
         break;
       }
-      const answered = new Set<number>();
-      for (const created of answer.created) answered.add(created.row);
-      successCount += answer.created.length;
-      for (const duplicate of answer.duplicates) {
-        answered.add(duplicate.row);
-        duplicates.push({
-          row: duplicate.row,
-          email: duplicate.email,
-          existingContactId: duplicate.sameImport || !duplicate.existingContactId ? null : duplicate.existingContactId,
-          earlierRow: null,
-          cells: cellsOf(duplicate.row),
-        });
-      }
-      for (const error of answer.errors) {
-        answered.add(error.row);
-        errors.push({ row: error.row, message: recordsProblem(error.message), cells: cellsOf(error.row) });
-      }
-      // Every row is accounted for, whatever records answered.
-      for (const row of batch)
-        if (!answered.has(row.row))
-          errors.push({
-            row: row.row,
-            message: 'Not imported: the contacts service gave no answer for this row.',
-            cells: cellsOf(row.row),
-          });
+      successCount += accountFor(answer, batch, cellsOf, { errors, duplicates });
     }
     return counted({ successCount, errors, duplicates });
   }
+}
+
+/**
+ * Records' answer to one batch, added to the chunk's errors and duplicates; every row is accounted
+ * for, whatever records answered. Answers how many were created.
+ */
+function accountFor(
+  answer: recordsV1.BatchCreateContactsResponse,
+  batch: { row: number }[],
+  cellsOf: (row: number) => string[],
+  into: Pick<ChunkResult, 'errors' | 'duplicates'>,
+): number {
+  const answered = new Set<number>();
+  for (const created of answer.created) answered.add(created.row);
+  for (const duplicate of answer.duplicates) {
+    answered.add(duplicate.row);
+    into.duplicates.push({
+      row: duplicate.row,
+      email: duplicate.email,
+      existingContactId: duplicate.sameImport || !duplicate.existingContactId ? null : duplicate.existingContactId,
+      earlierRow: null,
+      cells: cellsOf(duplicate.row),
+    });
+  }
+  for (const error of answer.errors) {
+    answered.add(error.row);
+    into.errors.push({ row: error.row, message: recordsProblem(error.message), cells: cellsOf(error.row) });
+  }
+  for (const row of batch)
+    if (!answered.has(row.row))
+      into.errors.push({
+        row: row.row,
+        message: 'Not imported: the contacts service gave no answer for this row.',
+        cells: cellsOf(row.row),
+      });
+  return answer.created.length;
 }
 
 /** Rows through the import workers, by outcome (a redelivered chunk is counted again). */

@@ -14,6 +14,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { basename } from 'node:path';
+import type { Readable } from 'node:stream';
 import { newMessage, type MessageBus } from '@crm/bus';
 import type { InternalTls } from '@crm/grpc';
 import { DomainError, isDomainError, type ErrorKind, type Logger } from '@crm/observability';
@@ -151,87 +152,106 @@ function receiveForm(req: IncomingMessage, files: FileStorage): Promise<FormOutc
       resolve({ error: DomainError.invalid('The multipart body has no boundary; send multipart/form-data.') });
       return;
     }
-    const fields: Record<string, string> = {};
-    let writer: StoredFileWriter | undefined;
-    let received: ReceivedFile | undefined;
-    let fileDone: Promise<void> = Promise.resolve();
-    let refusal: DomainError | undefined;
-    let settled = false;
-
-    const finish = async () => {
-      if (settled) return;
-      settled = true;
-      try {
-        await fileDone;
-      } catch (error) {
-        refusal ??= DomainError.invalid(`The file could not be stored: ${(error as Error).message}`);
-      }
-      if (!refusal && !received) refusal = DomainError.invalid('No file part: send the CSV in a form field named "file".');
-      if (refusal) {
-        await writer?.abort().catch(() => undefined);
-        req.unpipe(parser);
-        discardRest(req);
-        resolve({ error: refusal });
-        return;
-      }
-      resolve({ upload: received!, fields });
-    };
-    const refuse = (error: DomainError) => {
-      refusal ??= error;
-      void finish();
-    };
-
-    parser.on('file', (name, stream, info) => {
-      if (name !== 'file' || writer) {
-        stream.resume();
-        if (writer || name === 'file') return refuse(DomainError.invalid('Send one file per request.'));
-        return;
-      }
-      const filename = basename(String(info.filename ?? '').replace(/\\/g, '/')).trim();
-      if (!filename.toLowerCase().endsWith('.csv')) {
-        stream.resume();
-        return refuse(DomainError.invalid('Only .csv files can be imported.'));
-      }
-      const fileId = randomUUID();
-      const sniffer = new EncodingSniffer();
-      let bytes = 0;
-      writer = files.create(fileId);
-      const target = writer;
-      stream.on('data', (chunk: Buffer) => {
-        bytes += chunk.length;
-        sniffer.push(chunk);
-      });
-      stream.on('limit', () => refuse(new DomainError('payload_too_large', tooLargeMessage())));
-      fileDone = new Promise<void>((resolveFile, rejectFile) => {
-        stream.on('end', () => {
-          target.stream.end();
-          target.done().then(() => {
-            if (stream.truncated) return resolveFile();
-            if (bytes === 0) refusal ??= DomainError.invalid('The file is empty.');
-            const { encoding, binary } = sniffer.finish();
-            if (binary) refusal ??= DomainError.invalid('The file is not a CSV text file: it contains binary data.');
-            received = { fileId, filename, bytes, encoding };
-            resolveFile();
-          }, rejectFile);
-        });
-        stream.on('error', rejectFile);
-      });
-      fileDone.catch(() => undefined);
-      stream.pipe(target.stream, { end: false });
-    });
-    parser.on('field', (name, value, info) => {
-      if (info.valueTruncated) return refuse(DomainError.invalid(`The form field ${name} is too long.`));
-      fields[name] = value;
-    });
-    parser.on('filesLimit', () => refuse(DomainError.invalid('Send one file per request.')));
-    parser.on('partsLimit', () => refuse(DomainError.invalid('The form has too many parts.')));
-    parser.on('fieldsLimit', () => refuse(DomainError.invalid('The form has too many fields.')));
-    parser.on('error', () => refuse(DomainError.invalid('The upload is incomplete or is not a valid multipart form.')));
-    parser.on('close', () => void finish());
-    req.on('aborted', () => refuse(DomainError.invalid('The upload was interrupted.')));
-    req.on('error', () => refuse(DomainError.invalid('The upload was interrupted.')));
-    req.pipe(parser);
+    new FormReceiver(req, files, parser, resolve).start();
   });
+}
+
+/** One form being received: its one file part to storage, its fields, the first refusal, settled once. */
+class FormReceiver {
+  private readonly fields: Record<string, string> = {};
+  private writer: StoredFileWriter | undefined;
+  private received: ReceivedFile | undefined;
+  private fileDone: Promise<void> = Promise.resolve();
+  private refusal: DomainError | undefined;
+  private settled = false;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly files: FileStorage,
+    private readonly parser: busboy.Busboy,
+    private readonly settle: (outcome: FormOutcome) => void,
+  ) {}
+
+  start(): void {
+    const { parser, req } = this;
+    parser.on('file', (name, stream, info) => this.receiveFile(name, stream, info));
+    parser.on('field', (name, value, info) => {
+      if (info.valueTruncated) return this.refuse(DomainError.invalid(`The form field ${name} is too long.`));
+      this.fields[name] = value;
+    });
+    parser.on('filesLimit', () => this.refuse(DomainError.invalid('Send one file per request.')));
+    parser.on('partsLimit', () => this.refuse(DomainError.invalid('The form has too many parts.')));
+    parser.on('fieldsLimit', () => this.refuse(DomainError.invalid('The form has too many fields.')));
+    parser.on('error', () => this.refuse(DomainError.invalid('The upload is incomplete or is not a valid multipart form.')));
+    parser.on('close', () => void this.finish());
+    req.on('aborted', () => this.refuse(DomainError.invalid('The upload was interrupted.')));
+    req.on('error', () => this.refuse(DomainError.invalid('The upload was interrupted.')));
+    req.pipe(parser);
+  }
+
+  private refuse(error: DomainError): void {
+    this.refusal ??= error;
+    void this.finish();
+  }
+
+  private async finish(): Promise<void> {
+    if (this.settled) return;
+    this.settled = true;
+    try {
+      await this.fileDone;
+    } catch (error) {
+      this.refusal ??= DomainError.invalid(`The file could not be stored: ${(error as Error).message}`);
+    }
+    if (!this.refusal && !this.received) this.refusal = DomainError.invalid('No file part: send the CSV in a form field named "file".');
+    if (this.refusal) {
+      await this.writer?.abort().catch(() => undefined);
+      this.req.unpipe(this.parser);
+      discardRest(this.req);
+      this.settle({ error: this.refusal });
+      return;
+    }
+    this.settle({ upload: this.received!, fields: this.fields });
+  }
+
+  /** The `file` part, streamed to storage while its size and encoding are read; any other file part is refused. */
+  private receiveFile(name: string, stream: Readable & { truncated?: boolean }, info: busboy.FileInfo): void {
+    if (name !== 'file' || this.writer) {
+      stream.resume();
+      if (this.writer || name === 'file') return this.refuse(DomainError.invalid('Send one file per request.'));
+      return;
+    }
+    const filename = basename(String(info.filename ?? '').replace(/\\/g, '/')).trim();
+    if (!filename.toLowerCase().endsWith('.csv')) {
+      stream.resume();
+      return this.refuse(DomainError.invalid('Only .csv files can be imported.'));
+    }
+    const fileId = randomUUID();
+    const sniffer = new EncodingSniffer();
+    let bytes = 0;
+    const target = this.files.create(fileId);
+    this.writer = target;
+    stream.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      sniffer.push(chunk);
+    });
+    stream.on('limit', () => this.refuse(new DomainError('payload_too_large', tooLargeMessage())));
+    this.fileDone = new Promise<void>((resolveFile, rejectFile) => {
+      stream.on('end', () => {
+        target.stream.end();
+        target.done().then(() => {
+          if (stream.truncated) return resolveFile();
+          if (bytes === 0) this.refusal ??= DomainError.invalid('The file is empty.');
+          const { encoding, binary } = sniffer.finish();
+          if (binary) this.refusal ??= DomainError.invalid('The file is not a CSV text file: it contains binary data.');
+          this.received = { fileId, filename, bytes, encoding };
+          resolveFile();
+        }, rejectFile);
+      });
+      stream.on('error', rejectFile);
+    });
+    this.fileDone.catch(() => undefined);
+    stream.pipe(target.stream, { end: false });
+  }
 }
 
 async function acceptUpload(

@@ -56,6 +56,9 @@ export interface BatchWriteResult {
 type AnyDocument = WritableDocuments[BatchRecordKind];
 
 /** A record staged on its own changes, waiting for its unique custom values to be checked. */
+/** Marks one record failed with these errors. */
+type Fail = (index: number, errors: FieldErrors) => void;
+
 interface Staged {
   index: number;
   own: RecordChanges;
@@ -100,14 +103,30 @@ export class RecordBatches {
   }
 
   private async writeOnce(caller: Caller, input: BatchWriteInput, plan: BatchPlan): Promise<BatchWriteResult> {
+    const results: BatchRecordResult[] = input.records.map((_, index) => ({ index, status: 'error', id: null, errors: null }));
+    const fail: Fail = (index, errors) => Object.assign(results[index]!, { status: 'error', id: null, errors });
+    // A record that is not an object at all is nothing else: its one error says so.
+    input.records.forEach((record, index) => record.earlierErrors?.nonFieldErrors && fail(index, record.earlierErrors));
+    const staged = await this.stageRecords(caller, input, plan, (index) => results[index]!.errors !== null, fail);
+    const { changes, events } = await this.keepFreeClaims(caller, staged, fail);
+    for (const { index, status, id } of staged) if (!results[index]!.errors) results[index] = { index, status, id, errors: null };
+
+    if (plan.atomic && results.some((r) => r.status === 'error')) return { results: skipWritten(results), rolledBack: true };
+    if (changes.ops.length > 0) await this.context.writer.write(caller, changes.groupedByCollection(), events);
+    return { results, rolledBack: false };
+  }
+
+  /** Each record's changes on its own, after its match, its externalId and its rules are checked (a failing record is left out). */
+  private async stageRecords(
+    caller: Caller,
+    input: BatchWriteInput,
+    plan: BatchPlan,
+    failed: (index: number) => boolean,
+    fail: Fail,
+  ): Promise<Staged[]> {
     const { writer, clock } = this.context;
     const writes = RECORD_WRITES[input.kind] as KindWrites<AnyDocument>;
     const now = clock();
-    const results: BatchRecordResult[] = input.records.map((_, index) => ({ index, status: 'error', id: null, errors: null }));
-    const fail = (index: number, errors: FieldErrors) => Object.assign(results[index]!, { status: 'error', id: null, errors });
-
-    // A record that is not an object at all is nothing else: its one error says so.
-    input.records.forEach((record, index) => record.earlierErrors?.nonFieldErrors && fail(index, record.earlierErrors));
     const matchValues = this.matchValues(input, plan, fail);
     const [targets, references] = await Promise.all([
       this.targets(caller.workspaceId, input.kind, plan, matchValues),
@@ -119,13 +138,10 @@ export class RecordBatches {
       ),
     ]);
     const externalIdHolders = await this.externalIdHolders(caller.workspaceId, input, plan);
-
-    const changes = writer.changes();
-    const events: DomainEvent[] = [];
     const claimedExternalIds = new Set<string>();
     const staged: Staged[] = [];
     input.records.forEach((record, index) => {
-      if (results[index]!.errors) return;
+      if (failed(index)) return;
       const value = matchValues[index];
       const target = value === null || value === undefined ? undefined : targets.get(value);
       const externalId = externalIdOf(record.body);
@@ -151,15 +167,23 @@ export class RecordBatches {
         fail(index, error.fields);
       }
     });
+    return staged;
+  }
 
-    // A unique custom value another record holds (or an earlier record of the batch claims) fails
-    // only its record, as a taken externalId does: the commit would otherwise fail the whole batch.
+  /**
+   * The staged records' changes and events, each kept only if its unique custom values are free: a
+   * value another record holds (or an earlier record of the batch claims) fails only its record, as
+   * a taken externalId does; the commit would otherwise fail the whole batch.
+   */
+  private async keepFreeClaims(caller: Caller, staged: Staged[], fail: Fail): Promise<{ changes: RecordChanges; events: DomainEvent[] }> {
+    const changes = this.context.writer.changes();
+    const events: DomainEvent[] = [];
     const holders = await this.context.customFields.claimHolders(
       caller.workspaceId,
       staged.flatMap((s) => s.own.claimed.map((claim) => claim.id)),
     );
     const claimedValues = new Set<string>();
-    for (const { index, own, status, id, events: recordEvents } of staged) {
+    for (const { index, own, id, events: recordEvents } of staged) {
       const clashes = own.claimed.filter((claim) => claimedValues.has(claim.id) || (holders.get(claim.id) ?? id) !== id);
       if (clashes.length > 0) {
         fail(
@@ -175,17 +199,13 @@ export class RecordBatches {
       }
       for (const claim of own.claimed) claimedValues.add(claim.id);
       changes.append(own);
-      results[index] = { index, status, id, errors: null };
       events.push(...recordEvents);
     }
-
-    if (plan.atomic && results.some((r) => r.status === 'error')) return { results: skipWritten(results), rolledBack: true };
-    if (changes.ops.length > 0) await writer.write(caller, changes.groupedByCollection(), events);
-    return { results, rolledBack: false };
+    return { changes, events };
   }
 
   /** Each record's match value (lower-cased for email), null for a create; a missing or repeated one fails that record. */
-  private matchValues(input: BatchWriteInput, plan: BatchPlan, fail: (index: number, errors: FieldErrors) => void): (string | null)[] {
+  private matchValues(input: BatchWriteInput, plan: BatchPlan, fail: Fail): (string | null)[] {
     if (!plan.match) return input.records.map(() => null);
     const field = matchFieldName(plan.match);
     const seen = new Set<string>();
