@@ -27,12 +27,15 @@ const KEEP_ALIVE_SELECTORS = [
   },
 ];
 
+/** What only a repository (store/) holds of @crm/store: a folder marked `repositoriesOnly` imports none of them, not even as types. */
+const STORE_HANDLES = ['DocumentStore', 'ScopedStore', 'Condition', 'WriteOp', 'Query', 'Change', 'defineCollection', 'openStore'];
+
 /** A relative import that climbs out of the file's folder into `folder` (at any depth). */
 const into = (folders) => `^(\\.\\./)+(${folders.join('|')})(/|$)`;
 
 const serviceFolderRules = Object.entries(SERVICE_FOLDERS)
   .filter(([, { may }]) => !may.includes('*'))
-  .map(([folder, { may, types = [] }]) => {
+  .map(([folder, { may, types = [], repositoriesOnly = false }]) => {
     const barred = LAYERED.filter((other) => other !== folder && !may.includes(other) && !types.includes(other));
     const patterns = [
       {
@@ -42,10 +45,19 @@ const serviceFolderRules = Object.entries(SERVICE_FOLDERS)
     ];
     if (types.length)
       patterns.push({ regex: into(types), allowTypeImports: true, message: `${folder}/ may import only types from ${types.join(', ')}.` });
+    const paths = repositoriesOnly
+      ? [
+          {
+            name: '@crm/store',
+            importNames: STORE_HANDLES,
+            message: `services' ${folder}/ reaches storage through its service's repositories (store/), never the store itself or its conditions: docs/development.md, "Service folders".`,
+          },
+        ]
+      : [];
     return {
       files: [`services/*/src/${folder}/**/*.ts`],
       ignores: ['**/*.spec.ts'],
-      rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns }] },
+      rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns, paths }] },
     };
   });
 
