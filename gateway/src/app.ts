@@ -116,7 +116,6 @@ export function createApp(deps: AppDeps): GatewayApp {
   const idempotency = idempotentPosts(idempotencyStore, logger, (req) =>
     [IMPORT_START_PATH, CONTACT_IMPORT_NOW_PATH].includes(req.path.replace(/\/+$/, '')),
   );
-
   const routeDeps: RouteDeps = {
     config,
     logger,
@@ -129,6 +128,34 @@ export function createApp(deps: AppDeps): GatewayApp {
     isDraining: () => draining,
     idempotencyStore,
   };
+  const { modules, openApiDocument } = modulesWithDocument(routeDeps);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  // The client is the socket's peer, unless that peer is one of the proxies the operator named: then
+  // the last address in X-Forwarded-For that none of them added (a client's own entries are ignored).
+  app.set('trust proxy', config.TRUSTED_PROXIES.length > 0 ? config.TRUSTED_PROXIES : false);
+  mountPublicSteps(app, routeDeps, modules);
+  mountAuthenticatedSteps(app, routeDeps, modules, idempotency, deps);
+
+  return {
+    app,
+    modules,
+    openApiDocument,
+    authenticator,
+    start: () => authenticator.start(),
+    drain: () => {
+      draining = true;
+    },
+    settleIdempotencyClaims: (timeoutMs) => idempotency.settleOpen(timeoutMs),
+    close: () => authenticator.stop(),
+  };
+}
+
+/** Every area's routes, and the document and its reference page built from their paths. */
+function modulesWithDocument(routeDeps: RouteDeps): { modules: RouteModule[]; openApiDocument: () => Record<string, unknown> } {
+  const { config, logger, authenticator, limiter } = routeDeps;
   let document: Record<string, unknown> | undefined;
   const openApiDocument = (): Record<string, unknown> =>
     (document ??= buildOpenApiDocument({ serverUrl: config.PUBLIC_BASE_URL, paths: modules.map((m) => m.paths) }));
@@ -146,14 +173,11 @@ export function createApp(deps: AppDeps): GatewayApp {
     }
   };
   const modules: RouteModule[] = [openApiRoutes(openApiDocument, personalDocument), apiDocsRoutes(limiter.addressLimit()), ...areas];
+  return { modules, openApiDocument };
+}
 
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  // The client is the socket's peer, unless that peer is one of the proxies the operator named: then
-  // the last address in X-Forwarded-For that none of them added (a client's own entries are ignored).
-  app.set('trust proxy', config.TRUSTED_PROXIES.length > 0 ? config.TRUSTED_PROXIES : false);
-
+/** Steps 0–5: what every request goes through before it is authenticated, and the public routes. */
+function mountPublicSteps(app: express.Express, { config, logger, limiter }: RouteDeps, modules: RouteModule[]): void {
   // 0. The trace id, which every later log line and internal call carries.
   app.use(traceContext());
   // 1. A request id first, so every later response and log line carries it.
@@ -170,6 +194,16 @@ export function createApp(deps: AppDeps): GatewayApp {
     if (module.name === 'openapi') app.use('/api/openapi.json', limiter.addressLimit());
     app.use(module.router);
   }
+}
+
+/** Steps 6–11: authentication, limits, roles and scopes, idempotency, bodies, the routes, and the one error handler. */
+function mountAuthenticatedSteps(
+  app: express.Express,
+  { config, logger, limiter, authenticator }: RouteDeps,
+  modules: RouteModule[],
+  idempotency: ReturnType<typeof idempotentPosts>,
+  deps: AppDeps,
+): void {
   // 6. Authentication: a failure is held, not raised, until 7 has counted the request.
   app.use(async (req, res, next) => {
     try {
@@ -210,17 +244,4 @@ export function createApp(deps: AppDeps): GatewayApp {
   app.use((_req, _res, next) => next(DomainError.notFound()));
   // 11. The one error handler.
   app.use(errorHandler(logger, limiter));
-
-  return {
-    app,
-    modules,
-    openApiDocument,
-    authenticator,
-    start: () => authenticator.start(),
-    drain: () => {
-      draining = true;
-    },
-    settleIdempotencyClaims: (timeoutMs) => idempotency.settleOpen(timeoutMs),
-    close: () => authenticator.stop(),
-  };
 }

@@ -2,7 +2,7 @@
  * Starts the gateway: TLS material, clients, the rate-limit counter and invalidation channel,
  * the app, and the HTTPS server (plain HTTP only behind a TLS-terminating ingress).
  */
-import { createServer as createHttpServer, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { checkHealth, internalTlsFor } from '@crm/grpc';
@@ -68,15 +68,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
   const idempotencyStore =
     options.idempotencyStore ??
     (config.REDIS_URL ? RedisIdempotencyStore.open(config.REDIS_URL, config.RATE_LIMIT_KEY_PREFIX) : new MemoryIdempotencyStore());
-  // 1 while this replica counts on its own (Redis unreachable): each replica then enforces only its share.
-  gauge(
-    'rate_limit_local_counting',
-    'Whether this replica counts rate limits in memory (1) rather than in shared Redis (0).',
-    [],
-    function collect() {
-      this.set(counter.mode() === 'local' ? 1 : 0);
-    },
-  );
+  observeCounting(counter);
 
   const gateway = createApp({
     config,
@@ -94,45 +86,9 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
   });
   await gateway.start();
 
-  let server: Server;
-  let scheme: 'https' | 'http';
-  if (config.TLS_TERMINATED_UPSTREAM) {
-    if (config.TRUSTED_PROXIES.length === 0)
-      logger.warn('TLS_TERMINATED_UPSTREAM without TRUSTED_PROXIES: every client has the ingress address; rate limits are shared');
-    server = createHttpServer(gateway.app);
-    scheme = 'http';
-  } else {
-    const tls = await loadTlsMaterial(config, logger);
-    server = createHttpsServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, gateway.app);
-    scheme = 'https';
-  }
-  continueWhenBodyIsRead(server);
-  server.keepAliveTimeout = 65_000; // longer than common load-balancer idle timeouts
-  server.headersTimeout = 66_000;
-  server.requestTimeout = 120_000;
-
-  let closing = false;
-  // From the start of a drain, every answer ends its connection: a keep-alive client reconnects
-  // through the Service to another replica at its next request, instead of finding its connection
-  // closed under it when the listener shuts. Connections left idle through the whole drain delay
-  // are closed at its end; a client whose idle timeout is shorter than DRAIN_DELAY_MS (load balancers
-  // are set so) has dropped them already. Prepended, so it runs before the app answers.
-  server.prependListener('request', (_req, res: ServerResponse) => {
-    if (closing) res.setHeader('connection', 'close');
-  });
-  const sockets = new Set<Socket>();
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.CRM_PORT, config.CRM_HOST, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  const { server, scheme } = await createServer(config, logger, gateway.app);
+  const connections = trackConnections(server);
+  await listen(server, config);
   const port = (server.address() as AddressInfo).port;
   const host = config.CRM_HOST === '0.0.0.0' || config.CRM_HOST === '::' ? 'localhost' : config.CRM_HOST;
   const url = `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -141,22 +97,13 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
   const stop = () =>
     (stopping ??= (async () => {
       gateway.drain();
-      closing = true;
+      connections.closeEachAfterAnswer();
       if (options.drainDelayMs) await new Promise((resolve) => setTimeout(resolve, options.drainDelayMs));
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
       const graceMs = options.drainGraceMs ?? 10_000;
       const graceEnds = Date.now() + graceMs;
-      const grace = new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          logger.warn({ open: sockets.size }, 'drain grace over; closing the remaining connections');
-          server.closeAllConnections();
-          resolve();
-        }, graceMs);
-        timer.unref();
-        void closed.then(() => clearTimeout(timer));
-      });
-      await Promise.race([closed, grace]);
+      await closeWithin(server, graceMs, () =>
+        logger.warn({ open: connections.open() }, 'drain grace over; closing the remaining connections'),
+      );
       // A request whose client hung up runs on with no connection to wait for: its key is settled
       // (its answer kept for the retry) in what is left of the grace, not left claimed by an exited process.
       const unsettled = await gateway.settleIdempotencyClaims(Math.max(0, graceEnds - Date.now()));
@@ -169,4 +116,94 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     })());
 
   return { url, port, stop };
+}
+
+function observeCounting(counter: RateLimitCounter): void {
+  // 1 while this replica counts on its own (Redis unreachable): each replica then enforces only its share.
+  gauge(
+    'rate_limit_local_counting',
+    'Whether this replica counts rate limits in memory (1) rather than in shared Redis (0).',
+    [],
+    function collect() {
+      this.set(counter.mode() === 'local' ? 1 : 0);
+    },
+  );
+}
+
+/** HTTPS with the gateway's certificate, or plain HTTP behind a TLS-terminating ingress; timeouts past load balancers' idle ones. */
+async function createServer(
+  config: GatewayConfig,
+  logger: Logger,
+  app: RequestListener,
+): Promise<{ server: Server; scheme: 'https' | 'http' }> {
+  let server: Server;
+  let scheme: 'https' | 'http';
+  if (config.TLS_TERMINATED_UPSTREAM) {
+    if (config.TRUSTED_PROXIES.length === 0)
+      logger.warn('TLS_TERMINATED_UPSTREAM without TRUSTED_PROXIES: every client has the ingress address; rate limits are shared');
+    server = createHttpServer(app);
+    scheme = 'http';
+  } else {
+    const tls = await loadTlsMaterial(config, logger);
+    server = createHttpsServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, app);
+    scheme = 'https';
+  }
+  continueWhenBodyIsRead(server);
+  server.keepAliveTimeout = 65_000; // longer than common load-balancer idle timeouts
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 120_000;
+  return { server, scheme };
+}
+
+/**
+ * The server's open connections, and the switch that ends each at its next answer. From the start
+ * of a drain, every answer ends its connection: a keep-alive client reconnects through the Service
+ * to another replica at its next request, instead of finding its connection closed under it when
+ * the listener shuts. Connections left idle through the whole drain delay are closed at its end; a
+ * client whose idle timeout is shorter than DRAIN_DELAY_MS (load balancers are set so) has dropped
+ * them already.
+ */
+function trackConnections(server: Server): { closeEachAfterAnswer(): void; open(): number } {
+  let closing = false;
+  // Prepended, so it runs before the app answers.
+  server.prependListener('request', (_req, res: ServerResponse) => {
+    if (closing) res.setHeader('connection', 'close');
+  });
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  return {
+    closeEachAfterAnswer: () => {
+      closing = true;
+    },
+    open: () => sockets.size,
+  };
+}
+
+function listen(server: Server, config: GatewayConfig): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.CRM_PORT, config.CRM_HOST, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** Stops listening and waits for the open connections to end, for `graceMs` at most: then closes them all. */
+async function closeWithin(server: Server, graceMs: number, onGraceOver: () => void): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const grace = new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      onGraceOver();
+      server.closeAllConnections();
+      resolve();
+    }, graceMs);
+    timer.unref();
+    void closed.then(() => clearTimeout(timer));
+  });
+  await Promise.race([closed, grace]);
 }

@@ -26,7 +26,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from '@crm/observability';
 import { discardBodyAfterAnswer } from '../middleware/discard-body';
 import { AnswerRecorder } from './answer-recorder';
-import { workspaceKeyPrefix, type IdempotencyStore, type StoredAnswer } from './idempotency-store';
+import { workspaceKeyPrefix, type IdempotencyEntry, type IdempotencyStore, type StoredAnswer } from './idempotency-store';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -103,6 +103,79 @@ function send(res: Response, status: number, detail: string): void {
   res.status(status).json({ detail });
 }
 
+/** Answers from what the key already holds (another request's, one still running, a kept answer); false when the request is to run. */
+function answeredFromEntry(res: Response, existing: IdempotencyEntry | null, fingerprint: string): boolean {
+  if (existing?.fingerprint !== undefined && existing.fingerprint !== fingerprint) {
+    send(
+      res,
+      422,
+      `This ${IDEMPOTENCY_HEADER} was already used for a different request (method, path or body); use a new key for a new request.`,
+    );
+    return true;
+  }
+  if (existing?.state === 'running') {
+    send(res, 409, `A request with this ${IDEMPOTENCY_HEADER} is still in progress; retry after it has answered.`);
+    return true;
+  }
+  if (existing?.state === 'done') {
+    const { status, headers, body } = existing.answer;
+    res.status(status).set(headers).set(REPLAYED_HEADER, 'true');
+    res.end(Buffer.from(body, 'base64'));
+    return true;
+  }
+  return false;
+}
+
+interface Claim {
+  store: IdempotencyStore;
+  logger: Logger;
+  /** Each claimed request's settling, until it is written. */
+  open: Set<Promise<void>>;
+  key: string;
+  fingerprint: string;
+  claimMs: number;
+  abandonedClaimMs: number;
+}
+
+/**
+ * Holds the claim while the request runs (renewed every third of its life) and settles it once,
+ * with the answer kept (or withheld) or the claim released.
+ */
+function holdClaim(res: Response, { store, logger, open, key, fingerprint, claimMs, abandonedClaimMs }: Claim): void {
+  let settled = false;
+  let markSettled!: () => void;
+  const settling = new Promise<void>((resolve) => (markSettled = resolve));
+  open.add(settling);
+  const renewal = setInterval(
+    () =>
+      void store.renew(key, fingerprint, claimMs).catch((err: unknown) => logger.warn({ err, key }, 'idempotency claim renewal failed')),
+    claimMs / 3,
+  ).unref();
+  const settle = (answer: StoredAnswer | undefined): Promise<void> => {
+    if (settled) return Promise.resolve();
+    settled = true;
+    clearInterval(renewal);
+    const withheld = withheldDetail(res);
+    const kept = res.statusCode >= 500 || !answer ? undefined : withheld ? withheldAnswer(withheld) : answer;
+    const write = kept ? store.complete(key, fingerprint, kept, KEEP_ANSWER_MS) : store.release(key);
+    return write
+      .catch((err: unknown) => logger.warn({ err, key }, 'idempotency store write failed'))
+      .finally(() => {
+        open.delete(settling);
+        markSettled();
+      });
+  };
+  new AnswerRecorder(res, MAX_ANSWER_BYTES, (answer) => {
+    if (!answer) logger.warn({ key }, 'answer over 1 MB not kept; a retry with its key runs again');
+    return settle(answer);
+  });
+  // Closed before any answer: the request normally still ends (and settles) on its own; this is
+  // the net for one that never does, so its key is not held for the whole claim.
+  res.once('close', () => {
+    if (!settled) setTimeout(() => void settle(undefined), abandonedClaimMs).unref();
+  });
+}
+
 export function idempotentPosts(
   store: IdempotencyStore,
   logger: Logger,
@@ -131,56 +204,8 @@ export function idempotentPosts(
         logger.warn({ err }, 'idempotency store unreachable; refusing a keyed request rather than risk running it twice');
         return send(res, 503, 'The service is temporarily unavailable; try again shortly.');
       }
-      if (existing?.fingerprint !== undefined && existing.fingerprint !== fingerprint) {
-        return send(
-          res,
-          422,
-          `This ${IDEMPOTENCY_HEADER} was already used for a different request (method, path or body); use a new key for a new request.`,
-        );
-      }
-      if (existing?.state === 'running') {
-        return send(res, 409, `A request with this ${IDEMPOTENCY_HEADER} is still in progress; retry after it has answered.`);
-      }
-      if (existing?.state === 'done') {
-        const { status, headers, body } = existing.answer;
-        res.status(status).set(headers).set(REPLAYED_HEADER, 'true');
-        return void res.end(Buffer.from(body, 'base64'));
-      }
-
-      let settled = false;
-      let markSettled!: () => void;
-      const settling = new Promise<void>((resolve) => (markSettled = resolve));
-      open.add(settling);
-      const renewal = setInterval(
-        () =>
-          void store
-            .renew(entryKey, fingerprint, claimMs)
-            .catch((err: unknown) => logger.warn({ err, key: entryKey }, 'idempotency claim renewal failed')),
-        claimMs / 3,
-      ).unref();
-      const settle = (answer: StoredAnswer | undefined): Promise<void> => {
-        if (settled) return Promise.resolve();
-        settled = true;
-        clearInterval(renewal);
-        const withheld = withheldDetail(res);
-        const kept = res.statusCode >= 500 || !answer ? undefined : withheld ? withheldAnswer(withheld) : answer;
-        const write = kept ? store.complete(entryKey, fingerprint, kept, KEEP_ANSWER_MS) : store.release(entryKey);
-        return write
-          .catch((err: unknown) => logger.warn({ err, key: entryKey }, 'idempotency store write failed'))
-          .finally(() => {
-            open.delete(settling);
-            markSettled();
-          });
-      };
-      new AnswerRecorder(res, MAX_ANSWER_BYTES, (answer) => {
-        if (!answer) logger.warn({ key: entryKey }, 'answer over 1 MB not kept; a retry with its key runs again');
-        return settle(answer);
-      });
-      // Closed before any answer: the request normally still ends (and settles) on its own; this is
-      // the net for one that never does, so its key is not held for the whole claim.
-      res.once('close', () => {
-        if (!settled) setTimeout(() => void settle(undefined), abandonedClaimMs).unref();
-      });
+      if (answeredFromEntry(res, existing, fingerprint)) return;
+      holdClaim(res, { store, logger, open, key: entryKey, fingerprint, claimMs, abandonedClaimMs });
       next();
     };
   const settleOpen = async (timeoutMs: number): Promise<number> => {

@@ -183,6 +183,21 @@ export class GrpcServer {
     return this;
   }
 
+  /** The caller table's refusal of this call (counted and logged), or null when the caller may make it. */
+  private refusal(
+    callers: ServiceCallers,
+    serviceName: string,
+    methodName: string,
+    peer: string | undefined,
+    metadata: grpc.Metadata,
+  ): ReturnType<typeof decideCall> {
+    const refusal = decideCall(callers, serviceName, methodName, peer, metadata);
+    if (!refusal) return null;
+    handled.inc({ service: serviceName, method: methodName, code: grpc.status[refusal.code] ?? 'UNKNOWN' });
+    this.logger.warn({ rpc: `${serviceName}/${methodName}`, peer: peer ?? null, code: grpc.status[refusal.code] }, 'internal call refused');
+    return refusal;
+  }
+
   private wrap(
     serviceName: string,
     methodName: string,
@@ -191,18 +206,8 @@ export class GrpcServer {
   ): grpc.handleUnaryCall<unknown, unknown> {
     return (call, callback) => {
       const peer = this.tls ? peerIdentity(call) : undefined;
-      if (this.tls) {
-        const refusal = decideCall(callers, serviceName, methodName, peer, call.metadata);
-        if (refusal) {
-          handled.inc({ service: serviceName, method: methodName, code: grpc.status[refusal.code] ?? 'UNKNOWN' });
-          this.logger.warn(
-            { rpc: `${serviceName}/${methodName}`, peer: peer ?? null, code: grpc.status[refusal.code] },
-            'internal call refused',
-          );
-          callback(refusal as grpc.ServiceError);
-          return;
-        }
-      }
+      const refusal = this.tls ? this.refusal(callers, serviceName, methodName, peer, call.metadata) : null;
+      if (refusal) return callback(refusal as grpc.ServiceError);
       let controller: AbortController | undefined;
       const trace = this.carriesTrace ? carriedTrace(call.metadata, metadataGetter, false) : undefined;
       const context: CallContext = {
@@ -255,14 +260,10 @@ export class GrpcServer {
     return (call) => {
       const peer = this.tls ? peerIdentity(call) : undefined;
       const finish = (code: string) => handled.inc({ service: serviceName, method: methodName, code });
-      if (this.tls) {
-        const refusal = decideCall(callers, serviceName, methodName, peer, call.metadata);
-        if (refusal) {
-          finish(grpc.status[refusal.code] ?? 'UNKNOWN');
-          this.logger.warn({ rpc: `${serviceName}/${methodName}`, peer: peer ?? null }, 'internal call refused');
-          call.emit('error', refusal as grpc.ServiceError); // grpc-js ends the call with this status (destroy() would send none)
-          return;
-        }
+      const refusal = this.tls ? this.refusal(callers, serviceName, methodName, peer, call.metadata) : null;
+      if (refusal) {
+        call.emit('error', refusal as grpc.ServiceError); // grpc-js ends the call with this status (destroy() would send none)
+        return;
       }
       const controller = abortedOnCancel(call);
       const context: CallContext = { ...contextFromMetadata(call.metadata), metadata: call.metadata, peer, signal: controller.signal };
