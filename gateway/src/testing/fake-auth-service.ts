@@ -14,6 +14,9 @@ export const KID = 'test-key-1';
 
 export type FakeWorkspace = authV1.Workspace;
 
+/** Handlers of the fake's rpcs, by name. */
+type Handlers = Record<string, (request: any, context: any) => Promise<unknown>>;
+
 export class FakeAuthService {
   readonly keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
   readonly workspaces = new Map<string, FakeWorkspace>();
@@ -113,7 +116,28 @@ export class FakeAuthService {
   }
 
   async start(): Promise<number> {
-    const handlers: Record<string, (request: any, context: any) => Promise<unknown>> = {
+    const handlers = { ...this.sessionHandlers(), ...this.apiKeyHandlers() };
+    const traced = Object.fromEntries(
+      Object.entries(handlers).map(([name, handler]) => [
+        name,
+        (request: unknown, context: unknown) => (this.calls.push(name), handler(request, context)),
+      ]),
+    );
+    // Plaintext, as gatewayConfig() speaks to it: these specs are about the gateway, not internal trust.
+    this.server = new GrpcServer({ logger: createLogger('fake-auth', { level: 'silent' }), tls: null }).addService(
+      'auth/v1/auth.proto',
+      authV1.AuthServiceName,
+      traced,
+      {},
+    );
+    this.port = await this.server.listen('127.0.0.1:0');
+    this.server.setServing(true);
+    return this.port;
+  }
+
+  /** Signing keys, log-in, sign-up, refresh, API key verification, the workspace and the current user. */
+  private sessionHandlers(): Handlers {
+    return {
       GetSigningKeys: async () => ({
         keys: [{ kid: KID, algorithm: 'RS256', publicKeyPem: this.keys.publicKey.export({ type: 'spki', format: 'pem' }).toString() }],
         issuer: ISSUER,
@@ -157,6 +181,12 @@ export class FakeAuthService {
         const { password: _password, ...publicUser } = user;
         return publicUser;
       },
+    };
+  }
+
+  /** API keys made, listed, revoked, and their usage. */
+  private apiKeyHandlers(): Handlers {
+    return {
       CreateApiKey: async (request: authV1.CreateApiKeyRequest, context: { workspaceId: string }) => {
         if (this.createApiKeyDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.createApiKeyDelayMs));
         const key = this.addApiKey(context.workspaceId, request.name, { scopes: request.scopes, expiresAt: request.expiresAt });
@@ -187,22 +217,6 @@ export class FakeAuthService {
         };
       },
     };
-    const traced = Object.fromEntries(
-      Object.entries(handlers).map(([name, handler]) => [
-        name,
-        (request: unknown, context: unknown) => (this.calls.push(name), handler(request, context)),
-      ]),
-    );
-    // Plaintext, as gatewayConfig() speaks to it: these specs are about the gateway, not internal trust.
-    this.server = new GrpcServer({ logger: createLogger('fake-auth', { level: 'silent' }), tls: null }).addService(
-      'auth/v1/auth.proto',
-      authV1.AuthServiceName,
-      traced,
-      {},
-    );
-    this.port = await this.server.listen('127.0.0.1:0');
-    this.server.setServing(true);
-    return this.port;
   }
 
   async stop(): Promise<void> {
