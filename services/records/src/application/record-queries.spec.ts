@@ -31,7 +31,7 @@ describe('the filter language over records (SQLite)', () => {
   });
   afterEach(() => h.close());
 
-  const names = async (query: Parameters<Harness['service']['queryRecords']>[2]) =>
+  const names = async (query: Parameters<Harness['service']['queries']['query']>[2]) =>
     (await h.service.queries.query(A, 'contact', query)).items.map((c) => c.lastName);
 
   it('keeps the leaves of an and, an or and a not', async () => {

@@ -1,6 +1,6 @@
 /** Builds a records service on an in-memory store and an in-process bus, for unit tests. */
 import { InProcessBus, type BusMessage, type MessageBus } from '@crm/bus';
-import { createLogger } from '@crm/observability';
+import { createLogger, type Logger } from '@crm/observability';
 import { openStore, type DocumentStore } from '@crm/store';
 import { createRecordsResources, type RecordsResources } from '../application/records-resources';
 import type { Caller } from '../application/views';
@@ -11,7 +11,7 @@ import { StaticUserDirectory, type UserDirectory } from '../adapters/user-direct
 import { recordsCollections } from '../store/collections';
 import { RecordsRepository } from '../store/records-repository';
 
-export const logger = createLogger('records-test', { level: 'silent' });
+export const logger: Logger = createLogger('records-test', { level: 'silent' });
 
 export const USERS = {
   usr_ada: { workspaceId: 'ws_a', name: 'Ada Lovelace' },
