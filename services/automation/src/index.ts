@@ -18,6 +18,7 @@ import {
   listenAddress,
   privacyV1,
   storeReadiness,
+  type InternalTls,
 } from '@crm/grpc';
 import { createLogger, type Logger } from '@crm/observability';
 import { systemClock } from '@crm/vocabulary';
@@ -168,83 +169,16 @@ export async function startAutomationWorker(
     await health.shutdown(0);
     throw error;
   });
-  const ownsBus = !options.bus;
   const opened: Array<() => Promise<void> | void> = [() => health.shutdown(2_000)];
   try {
-    const bus = options.bus ?? (await openBusWhenReachable(busLocationFromEnv(config.AMQP_URL), logger));
-    if (ownsBus) opened.push(() => bus.close());
-    const records = options.records ?? new GrpcRecordsGateway(config.RECORDS_GRPC_ADDR, tls);
-    if (!options.records) opened.push(() => records.close());
-    const directory = options.directory ?? new AuthWorkspaceDirectory(config.AUTH_GRPC_ADDR, tls);
-    if (!options.directory) opened.push(() => directory.close());
-    const transport = options.transport ?? emailTransportFor(config.SMTP_URL, config.EMAIL_FROM, logger, config.SMTP_TIMEOUT_MS);
-    if (!options.transport) opened.push(() => transport.close());
-    const ai = options.ai ?? aiWriterFor(config.AI_PROVIDER_URL, config.AI_MODEL, config.AI_API_KEY, config.AI_TIMEOUT_MS);
-
-    // One clock for the whole engine (tests give their own to the same classes).
-    const clock = systemClock;
-    const repositories = createRepositories(store);
-    const dispatcher = new StepDispatcher(bus, clock);
-    const runEvents = new RunEvents(bus, repositories.runs, clock);
-    const enroller = new Enroller(repositories, dispatcher, logger, config.CRM_WAIT_TIME_SCALE, clock);
-    const runner = new StepRunner(
-      repositories.runs,
-      records,
-      new StepActions({ repositories, records, directory, transport, ai, logger }),
-      dispatcher,
-      logger,
-      {
-        waitScale: config.CRM_WAIT_TIME_SCALE,
-        claimLeaseMs: config.STEP_CLAIM_MS,
-        runEvents,
-      },
-      clock,
-    );
-    const sweeper = new Sweeper(
-      repositories,
-      dispatcher,
-      logger,
-      {
-        intervalMs: config.SWEEP_INTERVAL_MS,
-        graceMs: config.SWEEP_GRACE_MS,
-        runEvents,
-        webhookRetries: new WebhookRetryRecovery(repositories, bus, WEBHOOK_RETRY_GRACE_MS, clock),
-      },
-      clock,
-    );
+    const ports = await openWorkerPorts(config, options, tls, logger, opened);
+    const { bus, transport, ai } = ports;
+    const { sweeper, consume } = workerEngine(config, options, store, ports, logger);
+    const consumers = await consume();
     const retention = new RetentionSweeper(store, automationRetentionRules(config), logger, {
       intervalMs: config.RETENTION_SWEEP_MS,
       batchSize: config.RETENTION_BATCH_SIZE,
     });
-
-    const consumers: Consumer[] = [];
-    const exits = new ExitWatcher(repositories.runs, records, logger, clock);
-    const merges = new MergeFollower(repositories.runs, logger, clock);
-    const fanout = new WebhookFanout(repositories.webhooks, bus, clock);
-    const sender = new WebhookSender(
-      repositories,
-      bus,
-      options.webhookTransport ??
-        webhookTransport({
-          allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
-          timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-          maxResponseBytes: config.WEBHOOK_RESPONSE_MAX_BYTES,
-        }),
-      { firstDelayMs: config.WEBHOOK_RETRY_FIRST_MS, maxDelayMs: config.WEBHOOK_RETRY_MAX_MS, horizonMs: config.WEBHOOK_RETRY_HORIZON_MS },
-      logger,
-      SUBSCRIPTION_IN_FLIGHT,
-      clock,
-    );
-    consumers.push(
-      await bus.consume(EVENTS_QUEUE, async (message) => {
-        await enroller.handle(message);
-        await exits.handle(message);
-        await merges.handle(message);
-      }),
-    );
-    consumers.push(await bus.consume(STEPS_QUEUE, (message) => runner.handle(message)));
-    consumers.push(await bus.consume(WEBHOOK_EVENTS_QUEUE, (message) => fanout.handle(message)));
-    consumers.push(await bus.consume(WEBHOOK_DELIVERIES_QUEUE, (message) => sender.handle(message)));
     sweeper.start();
     retention.start();
     await health.serveWhileReady([storeReadiness(store), brokerReadiness(bus)]);
@@ -269,4 +203,94 @@ export async function startAutomationWorker(
     if (owned) await store.close();
     throw error;
   }
+}
+
+/** What the worker reaches outside itself; each one it opened is pushed onto `opened` (closed last first). */
+interface WorkerPorts {
+  bus: MessageBus;
+  records: RecordsGateway;
+  directory: WorkspaceDirectory;
+  transport: EmailTransport;
+  ai: AiWriter;
+}
+
+async function openWorkerPorts(
+  config: AutomationConfig,
+  options: StartAutomationWorkerOptions,
+  tls: InternalTls | null,
+  logger: Logger,
+  opened: Array<() => Promise<void> | void>,
+): Promise<WorkerPorts> {
+  const bus = options.bus ?? (await openBusWhenReachable(busLocationFromEnv(config.AMQP_URL), logger));
+  if (!options.bus) opened.push(() => bus.close());
+  const records = options.records ?? new GrpcRecordsGateway(config.RECORDS_GRPC_ADDR, tls);
+  if (!options.records) opened.push(() => records.close());
+  const directory = options.directory ?? new AuthWorkspaceDirectory(config.AUTH_GRPC_ADDR, tls);
+  if (!options.directory) opened.push(() => directory.close());
+  const transport = options.transport ?? emailTransportFor(config.SMTP_URL, config.EMAIL_FROM, logger, config.SMTP_TIMEOUT_MS);
+  if (!options.transport) opened.push(() => transport.close());
+  const ai = options.ai ?? aiWriterFor(config.AI_PROVIDER_URL, config.AI_MODEL, config.AI_API_KEY, config.AI_TIMEOUT_MS);
+  return { bus, records, directory, transport, ai };
+}
+
+/** The engine: enrollment, steps, exits, merges, webhook fan-out and sending, and the sweeper; `consume` starts its queues' consumers. */
+function workerEngine(
+  config: AutomationConfig,
+  options: StartAutomationWorkerOptions,
+  store: DocumentStore,
+  { bus, records, directory, transport, ai }: WorkerPorts,
+  logger: Logger,
+): { sweeper: Sweeper; consume(): Promise<Consumer[]> } {
+  // One clock for the whole engine (tests give their own to the same classes).
+  const clock = systemClock;
+  const repositories = createRepositories(store);
+  const dispatcher = new StepDispatcher(bus, clock);
+  const runEvents = new RunEvents(bus, repositories.runs, clock);
+  const enroller = new Enroller(repositories, dispatcher, logger, config.CRM_WAIT_TIME_SCALE, clock);
+  const actions = new StepActions({ repositories, records, directory, transport, ai, logger });
+  const runner = new StepRunner(
+    repositories.runs,
+    records,
+    actions,
+    dispatcher,
+    logger,
+    { waitScale: config.CRM_WAIT_TIME_SCALE, claimLeaseMs: config.STEP_CLAIM_MS, runEvents },
+    clock,
+  );
+  const webhookRetries = new WebhookRetryRecovery(repositories, bus, WEBHOOK_RETRY_GRACE_MS, clock);
+  const sweeper = new Sweeper(
+    repositories,
+    dispatcher,
+    logger,
+    { intervalMs: config.SWEEP_INTERVAL_MS, graceMs: config.SWEEP_GRACE_MS, runEvents, webhookRetries },
+    clock,
+  );
+  const exits = new ExitWatcher(repositories.runs, records, logger, clock);
+  const merges = new MergeFollower(repositories.runs, logger, clock);
+  const fanout = new WebhookFanout(repositories.webhooks, bus, clock);
+  const sender = new WebhookSender(
+    repositories,
+    bus,
+    options.webhookTransport ??
+      webhookTransport({
+        allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+        maxResponseBytes: config.WEBHOOK_RESPONSE_MAX_BYTES,
+      }),
+    { firstDelayMs: config.WEBHOOK_RETRY_FIRST_MS, maxDelayMs: config.WEBHOOK_RETRY_MAX_MS, horizonMs: config.WEBHOOK_RETRY_HORIZON_MS },
+    logger,
+    SUBSCRIPTION_IN_FLIGHT,
+    clock,
+  );
+  const consume = async (): Promise<Consumer[]> => [
+    await bus.consume(EVENTS_QUEUE, async (message) => {
+      await enroller.handle(message);
+      await exits.handle(message);
+      await merges.handle(message);
+    }),
+    await bus.consume(STEPS_QUEUE, (message) => runner.handle(message)),
+    await bus.consume(WEBHOOK_EVENTS_QUEUE, (message) => fanout.handle(message)),
+    await bus.consume(WEBHOOK_DELIVERIES_QUEUE, (message) => sender.handle(message)),
+  ];
+  return { sweeper, consume };
 }

@@ -41,15 +41,14 @@ function systemResolve(hostname: string): Promise<LookupAddress[]> {
   );
 }
 
-export function webhookTransport(options: WebhookTransportOptions): WebhookTransport {
-  const resolveHost = options.resolve ?? systemResolve;
-
-  const vettedLookup: LookupFunction = (hostname, lookupOptions, callback) => {
+/** A lookup that refuses a host any of whose addresses is unsafe, and hands the socket only the vetted ones. */
+function vettedLookupOf(resolveHost: (hostname: string) => Promise<LookupAddress[]>, allowPrivate: boolean): LookupFunction {
+  return (hostname, lookupOptions, callback) => {
     resolveHost(hostname).then(
       (addresses) => {
         const family = lookupOptions.family === 4 || lookupOptions.family === 6 ? lookupOptions.family : undefined;
         const usable = addresses.filter((entry) => family === undefined || entry.family === family);
-        if (!options.allowPrivate) {
+        if (!allowPrivate) {
           const problem = usable.map((entry) => addressProblem(entry.address)).find((found) => found !== null);
           if (problem) return callback(new RefusedAddressError(`${hostname} resolves to ${problem}`), '', 4);
         }
@@ -60,7 +59,10 @@ export function webhookTransport(options: WebhookTransportOptions): WebhookTrans
       (error: Error) => callback(error as NodeJS.ErrnoException, '', 4),
     );
   };
+}
 
+export function webhookTransport(options: WebhookTransportOptions): WebhookTransport {
+  const vettedLookup = vettedLookupOf(options.resolve ?? systemResolve, options.allowPrivate);
   return {
     post(url, body, headers) {
       const started = Date.now();
