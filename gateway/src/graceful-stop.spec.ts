@@ -50,13 +50,19 @@ it('at stop, waits for a keyed request whose client hung up and keeps its answer
     { logger: silent, rateLimitCounter: new MemoryCounter(), invalidation: new LocalInvalidationChannel(silent), idempotencyStore: store },
   );
   try {
+    const hangUp = new AbortController();
     const hungUp = request(`${gateway.url}/api/settings/api-keys/`, {
       method: 'POST',
       headers: { authorization: `Bearer ${auth.accessToken()}`, 'content-type': 'application/json', 'idempotency-key': 'stop-1' },
       body: JSON.stringify({ name: 'at stop' }),
       dispatcher: new Agent({ connect: { rejectUnauthorized: false } }),
-      signal: AbortSignal.timeout(200),
+      signal: hangUp.signal,
     });
+    // The client hangs up once the request is under way at auth (its key claimed), however long the
+    // gateway took to get there: a fixed timeout could fire before a loaded machine claimed it.
+    for (let turn = 0; !auth.calls.includes('CreateApiKey') && turn < 500; turn++) await new Promise((r) => setTimeout(r, 10));
+    expect(auth.calls).toContain('CreateApiKey');
+    hangUp.abort();
     await expect(hungUp).rejects.toThrow();
     await gateway.stop(); // its only connection is gone: only the claim is left to wait for
     const entry = await store.claim(`ws_main:${createHash('sha256').update('stop-1').digest('hex')}`, 'probe', 1_000);
