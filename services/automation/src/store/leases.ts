@@ -1,7 +1,5 @@
-/** The leases that let one worker at a time sweep (collections.ts, leases), and the sweep loop over them (libs/store). */
+/** The leases that let one worker at a time sweep (collections.ts, leases). */
 import { StoreLease, type DocumentStore, type SweepLease } from '@crm/store';
-
-export { LeasedSweep, type SweepLease } from '@crm/store';
 
 export class SweepLeases {
   constructor(private readonly store: DocumentStore) {}

@@ -10,7 +10,7 @@
  */
 import { newMessage } from '@crm/bus';
 import type { Logger } from '@crm/observability';
-import { LeasedSweep, type SweepLease } from '../../store/leases';
+import { LeasedSweep, type SweepLease } from '@crm/store';
 import type { AutomationRepositories } from '../../store/repositories';
 import { STEP_DUE_TYPE, type StepDuePayload } from './messages';
 import type { RunEvents } from './run-events';
