@@ -1,10 +1,10 @@
-import { GrpcClient, authV1, type CallOptions, type CallerContext, type InternalTls } from '@crm/grpc';
+import { GrpcClient, authV1, type CallOptions, type CallRequest, type CallerContext, type InternalTls } from '@crm/grpc';
 
 /** What the gateway needs of the auth service client; tests may pass anything with this shape. */
 export interface AuthClient {
   call<K extends keyof authV1.AuthServiceMethods & string>(
     method: K,
-    request: Partial<authV1.AuthServiceMethods[K]['request']>,
+    request: CallRequest<authV1.AuthServiceMethods, K>,
     context?: Partial<CallerContext>,
     options?: CallOptions,
   ): Promise<authV1.AuthServiceMethods[K]['response']>;

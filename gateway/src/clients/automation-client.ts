@@ -1,11 +1,11 @@
-import { GrpcClient, automationV1, type CallOptions, type CallerContext, type InternalTls } from '@crm/grpc';
+import { GrpcClient, automationV1, type CallOptions, type CallRequest, type CallerContext, type InternalTls } from '@crm/grpc';
 import { GRPC_DEADLINE_MS } from './auth-client';
 
 /** What the gateway needs of the automation service client; tests may pass anything with this shape. */
 export interface AutomationClient {
   call<K extends keyof automationV1.AutomationServiceMethods & string>(
     method: K,
-    request: Partial<automationV1.AutomationServiceMethods[K]['request']>,
+    request: CallRequest<automationV1.AutomationServiceMethods, K>,
     context?: Partial<CallerContext>,
     options?: CallOptions,
   ): Promise<automationV1.AutomationServiceMethods[K]['response']>;

@@ -7,12 +7,12 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { checkServerIdentity } from 'node:tls';
-import { GrpcClient, importV1, type CallOptions, type CallerContext, type InternalTls } from '@crm/grpc';
+import { GrpcClient, importV1, type CallOptions, type CallRequest, type CallerContext, type InternalTls } from '@crm/grpc';
 
 export interface ImportClient {
   call<K extends keyof importV1.ImportServiceMethods & string>(
     method: K,
-    request: Partial<importV1.ImportServiceMethods[K]['request']>,
+    request: CallRequest<importV1.ImportServiceMethods, K>,
     context?: Partial<CallerContext>,
     options?: CallOptions,
   ): Promise<importV1.ImportServiceMethods[K]['response']>;

@@ -3,12 +3,12 @@
  * process that holds a person's data, each reached at that service's address. Typed by the
  * generated method maps, so a proto change fails to compile here.
  */
-import { GrpcClient, privacyV1, type CallOptions, type CallerContext, type InternalTls, type MethodMap } from '@crm/grpc';
+import { GrpcClient, privacyV1, type CallOptions, type CallRequest, type CallerContext, type InternalTls, type MethodMap } from '@crm/grpc';
 
 export interface PrivacyClient<M extends MethodMap<M>> {
   call<K extends keyof M & string>(
     method: K,
-    request: Partial<M[K]['request']>,
+    request: CallRequest<M, K>,
     context?: Partial<CallerContext>,
     options?: CallOptions,
   ): Promise<M[K]['response']>;

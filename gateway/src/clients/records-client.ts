@@ -1,11 +1,11 @@
-import { GrpcClient, recordsV1, type CallOptions, type CallerContext, type InternalTls } from '@crm/grpc';
+import { GrpcClient, recordsV1, type CallOptions, type CallRequest, type CallerContext, type InternalTls } from '@crm/grpc';
 import { GRPC_DEADLINE_MS } from './auth-client';
 
 /** What the gateway needs of the records service client; tests may pass anything with this shape. */
 export interface RecordsClient {
   call<K extends keyof recordsV1.RecordsServiceMethods & string>(
     method: K,
-    request: Partial<recordsV1.RecordsServiceMethods[K]['request']>,
+    request: CallRequest<recordsV1.RecordsServiceMethods, K>,
     context?: Partial<CallerContext>,
     options?: CallOptions,
   ): Promise<recordsV1.RecordsServiceMethods[K]['response']>;

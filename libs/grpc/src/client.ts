@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { injectTraceContext } from '@crm/telemetry';
 import { contextToMetadata, type CallerContext } from './caller-context';
+import type { CallRequest } from './call-request';
 import { fromServiceError } from './errors';
 import { channelCredentials, channelOptionsFor, type InternalTls } from './internal-tls';
 import { loadService } from './proto-files';
@@ -125,7 +126,7 @@ export class GrpcClient<M extends MethodMap<M>> {
 
   call<K extends keyof M & string>(
     method: K,
-    request: Partial<M[K]['request']>,
+    request: CallRequest<M, K>,
     context: Partial<CallerContext> = {},
     options: CallOptions = {},
   ): Promise<M[K]['response']> {
@@ -172,7 +173,7 @@ export class GrpcClient<M extends MethodMap<M>> {
    */
   async *stream<K extends keyof M & string>(
     method: K,
-    request: Partial<M[K]['request']>,
+    request: CallRequest<M, K>,
     context: Partial<CallerContext> = {},
     options: CallOptions = {},
   ): AsyncGenerator<M[K]['response']> {

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import type { recordsV1 } from './index';
+import type { CallRequest, recordsV1 } from './index';
 
 const script = join(__dirname, '../../../scripts/gen-proto-types.js');
 
@@ -17,5 +17,19 @@ describe('generated service method maps', () => {
     // @ts-expect-error CreateContacts is no rpc of the records service (the map has no index signature)
     const misspelt: keyof recordsV1.RecordsServiceMethods = 'CreateContacts';
     expect([...methods, misspelt]).toHaveLength(3);
+  });
+});
+
+describe('a call request', () => {
+  it('may leave out any field, nested messages too, but names only fields the message has', () => {
+    const batch: CallRequest<recordsV1.RecordsServiceMethods, 'BatchWriteRecords'> = {
+      recordType: 'contact',
+      records: [{ contact: { email: 'ada@example.com' }, fieldMask: { paths: ['email'] } }],
+    };
+    const misspelt: CallRequest<recordsV1.RecordsServiceMethods, 'BatchWriteRecords'> = {
+      // @ts-expect-error contacts is no field of a batch record (it is contact)
+      records: [{ contacts: { email: 'ada@example.com' } }],
+    };
+    expect([batch, misspelt]).toHaveLength(2);
   });
 });

@@ -1,3 +1,4 @@
+export * from './call-request';
 export * from './caller-context';
 export * from './caller-policy';
 export * from './client';

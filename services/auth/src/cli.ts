@@ -3,7 +3,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { authV1, GrpcClient, internalTlsRoot, loadInternalTlsAs, OPERATOR_TOKEN_HEADER, type InternalTls } from '@crm/grpc';
+import {
+  authV1,
+  GrpcClient,
+  internalTlsRoot,
+  loadInternalTlsAs,
+  OPERATOR_TOKEN_HEADER,
+  type CallRequest,
+  type InternalTls,
+} from '@crm/grpc';
 import { isDomainError } from '@crm/observability';
 import { DEFAULT_AUTH_ADDRESS, resolveAuthAddress } from './adapters/auth-address';
 import { operatorTokenPath } from './adapters/operator-token';
@@ -32,7 +40,7 @@ interface Command {
 
 type CallFn = <K extends keyof authV1.AuthOperatorServiceMethods & string>(
   method: K,
-  request: Partial<authV1.AuthOperatorServiceMethods[K]['request']>,
+  request: CallRequest<authV1.AuthOperatorServiceMethods, K>,
 ) => Promise<authV1.AuthOperatorServiceMethods[K]['response']>;
 
 const COMMON: Options = {

@@ -70,7 +70,10 @@ export const customFieldShape: WriteShape = {
 };
 
 /** The definition as the spec answers it; unset optional fields of the message as '' / false / []. */
-export function customFieldJson(field: recordsV1.CustomField | null | undefined): Record<string, unknown> {
+/** A definition as answered: the message's kind and type as sent, which this gateway may not know. */
+export type CustomFieldJson = Omit<CustomFieldDefinition, 'kind' | 'type'> & { kind: string; type: string };
+
+export function customFieldJson(field: recordsV1.CustomField | null | undefined): CustomFieldJson {
   return {
     id: field?.id ?? '',
     kind: field?.kind ?? '',
@@ -86,12 +89,20 @@ export function customFieldJson(field: recordsV1.CustomField | null | undefined)
   };
 }
 
+const isOneOf = <T extends string>(values: readonly T[], value: string): value is T => (values as readonly string[]).includes(value);
+
+/** The definition, when its kind and type are ones this gateway can describe (a newer service's other types are left out of the document). */
+function definitionOf(json: CustomFieldJson): CustomFieldDefinition[] {
+  const { kind, type } = json;
+  return isOneOf(CUSTOM_FIELD_KINDS, kind) && isOneOf(CUSTOM_FIELD_TYPES, type) ? [{ ...json, kind, type }] : [];
+}
+
 /** Every definition of the caller's workspace, every kind, a page at a time (at most 100 per kind). */
 export async function allCustomFields(call: RecordsCall, res: Response): Promise<CustomFieldDefinition[]> {
   const found: CustomFieldDefinition[] = [];
   for (let offset = 0; ; offset += PAGING.maxLimit) {
     const page = await call('ListCustomFields', { kind: '', offset, limit: PAGING.maxLimit }, res);
-    found.push(...page.fields.map((field) => customFieldJson(field) as unknown as CustomFieldDefinition));
+    found.push(...page.fields.flatMap((field) => definitionOf(customFieldJson(field))));
     if (page.fields.length === 0 || found.length >= page.total) return found;
   }
 }

@@ -21,7 +21,7 @@ import { recordPaths, recordRoutes } from './record-routes';
 import { recordsCall, type RecordsCall } from './records-call';
 import { type RecordKind } from './record-kind';
 
-const KINDS = [contactKind, leadKind, accountKind, opportunityKind].map((kind) => kind as unknown as RecordKind<string>);
+const KINDS: RecordKind<string>[] = [contactKind, leadKind, accountKind, opportunityKind];
 
 /** `records`: a client to use instead of one opened (on first use) at RECORDS_GRPC_ADDR; for tests. */
 export function recordsRoutes(

@@ -5,7 +5,7 @@
  * (domain/batch-request.ts there), which answers per-record results. The body may be up to
  * BATCH_LIMITS.maxBodyBytes (app.ts parses these paths with that limit).
  */
-import type { recordsV1 } from '@crm/grpc';
+import type { MessageInput, recordsV1 } from '@crm/grpc';
 import { DomainError } from '@crm/observability';
 import { BATCH_LIMITS, BATCH_MATCH_FIELDS, BATCH_OPERATIONS, BATCH_RESULT_STATUSES, EMAIL_MATCH_KINDS } from '@crm/vocabulary';
 import type { Router } from 'express';
@@ -47,17 +47,13 @@ function readBody(body: Record<string, unknown>): { operation: string; matchOn: 
   return { operation, matchOn, atomic: body.atomic === true, records: body.records as unknown[] };
 }
 
-function recordMessage(kind: RecordKind<string>, record: unknown): recordsV1.BatchRecord {
+function recordMessage(kind: RecordKind<string>, record: unknown): MessageInput<recordsV1.BatchRecord> {
   if (!isPlainObject(record)) {
-    return {
-      id: '',
-      fieldMask: { paths: [] },
-      invalidFields: [{ field: 'nonFieldErrors', messages: ['Expected an object.'] }],
-    } as unknown as recordsV1.BatchRecord;
+    return { id: '', fieldMask: { paths: [] }, invalidFields: [{ field: 'nonFieldErrors', messages: ['Expected an object.'] }] };
   }
   const write = translateWrite(record, kind.write);
   const id = typeof record.id === 'string' ? record.id : '';
-  return { [kind.singular]: write.message, fieldMask: write.mask, invalidFields: write.invalid, id } as unknown as recordsV1.BatchRecord;
+  return { [kind.singular]: write.message, fieldMask: write.mask, invalidFields: write.invalid, id };
 }
 
 function answerOf(response: recordsV1.BatchWriteRecordsResponse) {

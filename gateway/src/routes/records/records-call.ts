@@ -2,7 +2,7 @@
  * Calls to the records service from the records routes: typed by rpc name, or (for the routes
  * every kind shares) by a name built from a kind's table.
  */
-import type { recordsV1 } from '@crm/grpc';
+import type { CallRequest, recordsV1 } from '@crm/grpc';
 import type { Response } from 'express';
 import { RECORDS_DEADLINE_MS, type RecordsClient } from '../../clients/records-client';
 import { callerContext } from '../../request-context';
@@ -13,7 +13,7 @@ export type RecordsMethod = keyof RecordsMethods & string;
 /** A records rpc, its request and answer typed by its name. */
 export type RecordsCall = <K extends RecordsMethod>(
   method: K,
-  request: Partial<RecordsMethods[K]['request']>,
+  request: CallRequest<RecordsMethods, K>,
   res: Response,
   timeoutMs?: number,
 ) => Promise<RecordsMethods[K]['response']>;

@@ -1,10 +1,10 @@
 /** What the import application needs from the outside, as small interfaces so unit tests can fake them. */
-import type { CallOptions, CallerContext, recordsV1 } from '@crm/grpc';
+import type { CallOptions, CallRequest, CallerContext, recordsV1 } from '@crm/grpc';
 
 export interface RecordsClient {
   call<K extends 'BatchCreateContacts' | 'GetContactBatch' | 'GetSource' | 'ListContacts' | 'ListCustomFields' | 'QueryRecords'>(
     method: K,
-    request: Partial<recordsV1.RecordsServiceMethods[K]['request']>,
+    request: CallRequest<recordsV1.RecordsServiceMethods, K>,
     context?: Partial<CallerContext>,
     options?: CallOptions,
   ): Promise<recordsV1.RecordsServiceMethods[K]['response']>;
@@ -14,7 +14,7 @@ export interface RecordsClient {
 export interface RecordsReader {
   stream<K extends 'StreamRecords'>(
     method: K,
-    request: Partial<recordsV1.RecordsServiceMethods[K]['request']>,
+    request: CallRequest<recordsV1.RecordsServiceMethods, K>,
     context?: Partial<CallerContext>,
     options?: CallOptions,
   ): AsyncIterable<recordsV1.RecordsServiceMethods[K]['response']>;
