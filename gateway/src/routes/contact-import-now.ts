@@ -17,7 +17,8 @@ import { callerContext, callerOf } from '../request-context';
 import { readFileForm } from './import-file-form';
 import { DUPLICATE_ITEM, ROW_ERROR_ITEM } from './import-row-schemas';
 import { contactKind } from './records/contacts.routes';
-import { objectSchema, render } from './records/record-shape';
+import { answerSchema, renderAnswer } from './field-table';
+import { renderRecord } from './records/record-shape';
 import { nullIfEmpty } from './validate';
 
 export const CONTACT_IMPORT_NOW_PATH = '/api/contacts/import';
@@ -40,10 +41,11 @@ function dryRunOf(req: Request): boolean {
 function wouldBe(contact: importV1.ImportedContact): Record<string, unknown> {
   // Left unset, as records leaves a null: id, accountId, assignedTo and the timestamps.
   const { contactId: _contactId, ...fields } = contact;
-  return render(
+  return renderAnswer(
+    contactKind.answer,
     { ...fields, stage: contact.stage || CONTACT_FIELDS.stage.write.default, externalId: contact.externalId || null },
-    contactKind.listFields,
-  )!;
+    'listed',
+  );
 }
 
 /** The created contacts as records has them, in row order. */
@@ -55,7 +57,7 @@ async function createdItems(records: RecordsClient, res: Response, created: impo
       const { contact } = await records.call('GetContact', { id: created[index]!.contactId }, callerContext(res), {
         timeoutMs: RECORDS_DEADLINE_MS,
       });
-      items[index] = render(contact, contactKind.listFields);
+      items[index] = renderRecord(contactKind.answer, contact, 'listed');
     }
   };
   await Promise.all(Array.from({ length: CONTACT_READS_AT_ONCE }, read));
@@ -147,7 +149,7 @@ export function contactImportNowRouter(client: ImportClient, records: RecordsCli
   });
 }
 
-const listItem = objectSchema(contactKind.responseFields, contactKind.listFields);
+const listItem = answerSchema(contactKind.answer, 'listed');
 
 /** What a dry run answers: a list item whose `id`, `createdAt` and `updatedAt` are null (nothing was created). */
 const NOT_YET_CREATED = ['id', 'createdAt', 'updatedAt'];

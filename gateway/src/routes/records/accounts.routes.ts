@@ -3,14 +3,15 @@ import { ACCOUNT_FIELDS } from '@crm/vocabulary';
 import type { Router } from 'express';
 import { idParameter, operation, type OpenApiPaths } from '../../openapi/operation';
 import { pathId } from '../validate';
-import { contactFields } from './contacts.routes';
+import { contactKind } from './contacts.routes';
+import { answerSchema } from '../field-table';
 import { countedList, readListQuery } from './list-query';
 import { listParameters } from './record-routes';
 import { type RecordsCall } from './records-call';
 import { type RecordKind } from './record-kind';
 import { recordFieldsOf } from './built-in-record-fields';
 import { fromTable, orderingParameter, searchParameter } from './record-fields';
-import { countedListSchema, objectSchema, render } from './record-shape';
+import { countedListSchema, pickAnswer, renderRecord } from './record-shape';
 
 type AccountFilter = 'externalId' | 'stage' | 'industry' | 'assignedTo' | 'search' | 'ordering';
 
@@ -41,7 +42,7 @@ export const accountKind: RecordKind<AccountFilter> = {
   merge: 'MergeAccount',
 };
 
-const ACCOUNT_CONTACT_FIELDS = ['id', 'firstName', 'lastName', 'email', 'title', 'stage'] as const;
+const accountContact = pickAnswer(contactKind.answer, ['id', 'firstName', 'lastName', 'email', 'title', 'stage']);
 
 /** GET /api/accounts/{id}/contacts/ (paginated), on the accounts router. */
 export function accountContactsRoute(router: Router, call: RecordsCall): void {
@@ -49,7 +50,7 @@ export function accountContactsRoute(router: Router, call: RecordsCall): void {
     const accountId = pathId(req.params.id);
     const list = readListQuery(req, [], { cursor: true });
     const answer = await call('ListAccountContacts', { accountId, offset: list.offset, limit: list.limit, cursor: list.cursor ?? '' }, res);
-    const results = answer.contacts.map((contact) => render(contact, ACCOUNT_CONTACT_FIELDS));
+    const results = answer.contacts.map((contact) => renderRecord(accountContact, contact));
     res.json(countedList(list, answer.total as number, results, answer.nextCursor as string));
   });
 }
@@ -68,7 +69,7 @@ export function accountContactsPaths(): OpenApiPaths {
         responses: {
           200: {
             description: "A page of the account's contacts.",
-            schema: countedListSchema(objectSchema(contactFields, ACCOUNT_CONTACT_FIELDS), "The account's contacts, newest first."),
+            schema: countedListSchema(answerSchema(accountContact), "The account's contacts, newest first."),
           },
         },
         errors: [400, 404],

@@ -19,8 +19,6 @@ const contactTable = fromTable<ContactFilter>(recordFieldsOf(CONTACT_FIELDS), [
   orderingParameter('contact'),
 ]);
 
-export const contactFields = contactTable.responseFields;
-
 export const contactKind: RecordKind<ContactFilter> = {
   singular: 'contact',
   plural: 'contacts',

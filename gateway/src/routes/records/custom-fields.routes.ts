@@ -24,7 +24,8 @@ import { pathId } from '../validate';
 import { listOffset, nextOffsetCursor, paginated, readListQuery } from './list-query';
 import { listParameters } from './record-routes';
 import { type RecordsCall } from './records-call';
-import { objectSchema, pageSchema, t, type ResponseFields } from './record-shape';
+import { answerSchema } from '../field-table';
+import { pageSchema, pickAnswer, recordAnswer, t, type ResponseFields } from './record-shape';
 import { translateWrite, writeSchema, type WriteShape } from './write-body';
 
 export const CUSTOM_FIELDS_PATH = '/api/settings/custom-fields';
@@ -157,7 +158,11 @@ const definitionFields: ResponseFields = {
   updatedAt: t.timestamp(),
 };
 const DEFINITION = ['id', 'kind', 'key', 'label', 'type', 'options', 'required', 'unique', 'description', 'createdAt', 'updatedAt'];
-export const customFieldSchema: JsonSchema = objectSchema(definitionFields, DEFINITION, 'A custom field definition.');
+export const customFieldSchema: JsonSchema = answerSchema(
+  pickAnswer(recordAnswer(definitionFields), DEFINITION),
+  'full',
+  'A custom field definition.',
+);
 
 /** The create body: the shared schema, with the key's pattern stated. */
 function createBodySchema(): JsonSchema {

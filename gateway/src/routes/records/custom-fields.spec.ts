@@ -5,7 +5,7 @@ import { gatewayConfig } from '../../config';
 import { customFieldEquals, readListQuery } from './list-query';
 import { customFieldJson, customFieldRoutes, customFieldShape } from './custom-fields.routes';
 import { contactKind } from './contacts.routes';
-import { render } from './record-shape';
+import { renderRecord } from './record-shape';
 import { translateWrite, writeSchema } from './write-body';
 
 describe('customFields on record writes', () => {
@@ -40,13 +40,13 @@ describe('customFields on record writes', () => {
 describe('customFields in answers', () => {
   it('parses the JSON text into an object in full records and list items', () => {
     const message = { id: 'cnt_1', customFields: '{"plan":"gold","seats":null}' };
-    expect(render(message, contactKind.fullFields)?.customFields).toEqual({ plan: 'gold', seats: null });
-    expect(render(message, contactKind.listFields)?.customFields).toEqual({ plan: 'gold', seats: null });
+    expect(renderRecord(contactKind.answer, message)?.customFields).toEqual({ plan: 'gold', seats: null });
+    expect(renderRecord(contactKind.answer, message, 'listed')?.customFields).toEqual({ plan: 'gold', seats: null });
   });
 
   it('answers {} when the message has none', () => {
-    expect(render({ id: 'cnt_1' }, contactKind.fullFields)?.customFields).toEqual({});
-    expect(render({ id: 'cnt_1', customFields: '' }, contactKind.listFields)?.customFields).toEqual({});
+    expect(renderRecord(contactKind.answer, { id: 'cnt_1' })?.customFields).toEqual({});
+    expect(renderRecord(contactKind.answer, { id: 'cnt_1', customFields: '' }, 'listed')?.customFields).toEqual({});
   });
 });
 

@@ -7,7 +7,8 @@ import type { RecordsCall } from './records-call';
 import type { RecordKind } from './record-kind';
 import { recordFieldsOf } from './built-in-record-fields';
 import { CREATED_RANGE, fromTable, orderingParameter, searchParameter } from './record-fields';
-import { nullable, objectSchema, render, t } from './record-shape';
+import { answerSchema } from '../field-table';
+import { nullable, pickAnswer, recordAnswer, renderRecord, t } from './record-shape';
 import { translateWrite, writeSchema, type WriteShape } from './write-body';
 
 type LeadFilter = 'externalId' | 'status' | 'source' | 'assignedTo' | 'search' | 'createdAfter' | 'createdBefore' | 'ordering';
@@ -21,8 +22,6 @@ const leadTable = fromTable<LeadFilter>(recordFieldsOf(LEAD_FIELDS), [
   ...CREATED_RANGE,
   orderingParameter('lead'),
 ]);
-
-const leadFields = leadTable.responseFields;
 
 export const leadKind: RecordKind<LeadFilter> = {
   singular: 'lead',
@@ -63,14 +62,22 @@ const conversionShape: WriteShape = {
   required: [],
 };
 
+/** What a conversion answers of each record it touched. */
+const converted = {
+  lead: pickAnswer(leadTable.answer, ['id', 'status', 'convertedAt']),
+  contact: recordAnswer({ id: t.id('cnt_'), firstName: t.string(), lastName: t.string() }),
+  account: recordAnswer({ id: t.id('acc_'), name: t.string() }),
+  opportunity: recordAnswer({ id: t.id('opp_'), name: t.string(), value: t.number() }),
+};
+
 const conversionSchema = {
   type: 'object',
   required: ['lead', 'contact', 'account', 'opportunity'],
   properties: {
-    lead: objectSchema(leadFields, ['id', 'status', 'convertedAt']),
-    contact: objectSchema({ id: t.id('cnt_'), firstName: t.string(), lastName: t.string() }, ['id', 'firstName', 'lastName']),
-    account: nullable(objectSchema({ id: t.id('acc_'), name: t.string() }, ['id', 'name'])),
-    opportunity: nullable(objectSchema({ id: t.id('opp_'), name: t.string(), value: t.number() }, ['id', 'name', 'value'])),
+    lead: answerSchema(converted.lead),
+    contact: answerSchema(converted.contact),
+    account: nullable(answerSchema(converted.account)),
+    opportunity: nullable(answerSchema(converted.opportunity)),
   },
   additionalProperties: false,
 };
@@ -82,10 +89,10 @@ export function conversionRoute(router: Router, call: RecordsCall): void {
     const write = translateWrite((req.body ?? {}) as Record<string, unknown>, conversionShape, 'absent');
     const answer = await call('ConvertLead', { leadId, ...write.message, invalidFields: write.invalid }, res);
     res.json({
-      lead: render(answer.lead, ['id', 'status', 'convertedAt']),
-      contact: render(answer.contact, ['id', 'firstName', 'lastName']),
-      account: render(answer.account, ['id', 'name']),
-      opportunity: render(answer.opportunity, ['id', 'name', 'value']),
+      lead: renderRecord(converted.lead, answer.lead),
+      contact: renderRecord(converted.contact, answer.contact),
+      account: renderRecord(converted.account, answer.account),
+      opportunity: renderRecord(converted.opportunity, answer.opportunity),
     });
   });
 }

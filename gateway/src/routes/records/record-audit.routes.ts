@@ -15,7 +15,8 @@ import { paginated, readListQuery, type ListQuery } from './list-query';
 import { listParameters } from './record-routes';
 import { type RecordsCall } from './records-call';
 import { type RecordKind } from './record-kind';
-import { objectSchema, pageSchema, t, type ResponseFields } from './record-shape';
+import { answerSchema } from '../field-table';
+import { pageSchema, pickAnswer, recordAnswer, t, type ResponseFields } from './record-shape';
 
 const ACTIONS = ['created', 'updated', 'deleted', 'merged', 'converted', 'imported', 'erased'] as const;
 const ACTOR_TYPES = ['user', 'apiKey', 'system'] as const;
@@ -72,7 +73,7 @@ const entryFields: ResponseFields = {
   },
 };
 const ENTRY = ['id', 'occurredAt', 'action', 'recordKind', 'recordId', 'actor', 'requestId', 'changes'] as const;
-const entrySchema = objectSchema(entryFields, ENTRY);
+const entrySchema = answerSchema(pickAnswer(recordAnswer(entryFields), ENTRY));
 
 /** The filters' values checked here: an unknown value or a bad timestamp is `400 {<filter>: [...]}`. */
 function checkedFilters(list: ListQuery<AuditFilter>): Partial<Record<AuditFilter, string>> {

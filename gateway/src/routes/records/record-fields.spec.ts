@@ -1,5 +1,6 @@
 import { contactKind } from './contacts.routes';
 import { fromTable, type RecordFields } from './record-fields';
+import { answerSchema, renderAnswer } from '../field-table';
 import { t } from './record-shape';
 
 const table: RecordFields = {
@@ -12,10 +13,15 @@ const search = { name: 'search', description: 'Anywhere.', schema: t.string() } 
 
 describe('a record kind described by one table of fields', () => {
   it('answers every field in full and the listed ones in list items, in table order', () => {
-    const kind = fromTable(table, [search, 'name']);
-    expect(kind.fullFields).toEqual(['id', 'name', 'notes', 'createdAt']);
-    expect(kind.listFields).toEqual(['id', 'name']);
-    expect(Object.keys(kind.responseFields)).toEqual(kind.fullFields);
+    const { answer } = fromTable(table, [search, 'name']);
+    const message = { id: 'x_1', name: 'Ada', notes: 'n', createdAt: '2026-01-01T00:00:00Z', extra: 'not a field' };
+    expect(renderAnswer(answer, message)).toEqual({ id: 'x_1', name: 'Ada', notes: 'n', createdAt: '2026-01-01T00:00:00Z' });
+    expect(renderAnswer(answer, message, 'listed')).toEqual({ id: 'x_1', name: 'Ada' });
+    expect(answerSchema(answer, 'listed')).toMatchObject({ required: ['id', 'name'], properties: { id: t.id('x_'), name: t.string() } });
+  });
+
+  it('answers a field the message leaves unset as null', () => {
+    expect(renderAnswer(fromTable(table, ['name']).answer, { id: 'x_1' })).toEqual({ id: 'x_1', name: null, notes: null, createdAt: null });
   });
 
   it('writes the fields with a write type, requires the required ones and ignores the others as read-only', () => {
@@ -36,7 +42,7 @@ describe('a record kind described by one table of fields', () => {
 
   it('leaves contacts writing every answer field but the read-only ones', () => {
     const written = [...Object.keys(contactKind.write.fields), ...contactKind.write.readOnly].sort();
-    expect(written).toEqual([...contactKind.fullFields].sort());
+    expect(written).toEqual(Object.keys(contactKind.answer).sort());
     expect(contactKind.write.readOnly).toEqual(['id', 'accountName', 'assignedToName', 'source', 'createdAt', 'updatedAt']);
   });
 });

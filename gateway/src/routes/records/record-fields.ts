@@ -9,7 +9,7 @@ import { MAX_SEARCH_LENGTH, type FilterRecordKind } from '@crm/vocabulary';
 import type { JsonSchema } from '../../openapi/operation';
 import { orderingDescription } from './record-query.routes';
 import type { QueryParameter, RecordKind } from './record-kind';
-import { t, type ResponseFields } from './record-shape';
+import { recordAnswer, t } from './record-shape';
 import type { WritableField } from './write-body';
 
 export interface RecordField {
@@ -29,7 +29,7 @@ export interface RecordField {
 
 export type RecordFields = Record<string, RecordField>;
 
-type FromTable<F extends string> = Pick<RecordKind<F>, 'write' | 'responseFields' | 'fullFields' | 'listFields' | 'filters'>;
+type FromTable<F extends string> = Pick<RecordKind<F>, 'write' | 'answer' | 'filters'>;
 
 /**
  * The kind's field lists from its table. `listParameters` are the list's filters in the order its
@@ -48,9 +48,10 @@ export function fromTable<F extends string>(table: RecordFields, listParameters:
   const unlisted = names((field) => field.filter !== undefined).filter((name) => !listParameters.includes(name as F));
   if (unlisted.length > 0) throw new Error(`Filters not in the list's parameters: ${unlisted.join(', ')}.`);
   return {
-    responseFields: Object.fromEntries(rows.map(([name, field]) => [name, field.answer])) as ResponseFields,
-    fullFields: names(() => true),
-    listFields: names((field) => field.listed === true),
+    answer: recordAnswer(
+      Object.fromEntries(rows.map(([name, field]) => [name, field.answer])),
+      names((field) => field.listed === true),
+    ),
     write: {
       fields: Object.fromEntries(rows.flatMap(([name, field]) => (field.write ? [[name, field.write]] : []))),
       readOnly: names((field) => !field.write),

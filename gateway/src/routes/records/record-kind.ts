@@ -1,6 +1,7 @@
 /** What the routes every record kind shares know of a kind: its names, paths, fields and filters. */
 import type { JsonSchema } from '../../openapi/operation';
-import type { ResponseFields } from './record-shape';
+import type { AnswerTable } from '../field-table';
+import type { RecordMessage } from './record-shape';
 import type { RecordsMethod } from './records-call';
 import type { WriteShape } from './write-body';
 
@@ -30,9 +31,8 @@ export interface RecordKind<F extends string> {
   tag: string;
   idPrefix: string;
   write: WriteShape;
-  responseFields: ResponseFields;
-  fullFields: readonly string[];
-  listFields: readonly string[];
+  /** Its answers: every row in the full record, the `listed` ones in list items. */
+  answer: AnswerTable<RecordMessage>;
   filters: readonly QueryParameter<F>[];
   /** The list request from the filters read off the query string. */
   listRequest(filters: Partial<Record<F, string>>): Record<string, unknown>;

@@ -12,6 +12,7 @@ describe('the list item fields exports write by default', () => {
     ['opportunity', opportunityKind],
   ] as const)('are the %s list fields of the gateway table, in order', (kind, table) => {
     // customFields is one column per custom field in exports (`customFields.<key>`), after the list item's own.
-    expect(RECORD_LIST_ITEM_FIELDS[kind]).toEqual(table.listFields.filter((field) => field !== 'customFields'));
+    const listed = Object.entries(table.answer).flatMap(([field, row]) => (row.listed ? [field] : []));
+    expect(RECORD_LIST_ITEM_FIELDS[kind]).toEqual(listed.filter((field) => field !== 'customFields'));
   });
 });

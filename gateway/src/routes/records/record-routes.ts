@@ -17,7 +17,8 @@ import {
   type ListQuery,
 } from './list-query';
 import type { QueryParameter, RecordKind } from './record-kind';
-import { objectSchema, pageSchema, render } from './record-shape';
+import { answerSchema } from '../field-table';
+import { pageSchema, renderRecord } from './record-shape';
 import {
   answeredNotModified,
   etagOf,
@@ -95,8 +96,8 @@ const body = (req: Request) => (req.body ?? {}) as Record<string, unknown>;
 export function recordRoutes<F extends string>(kind: RecordKind<F>, call: RecordsCall, config: GatewayConfig): Router {
   const byName = kindCall(call);
   const router = Router();
-  const full: Render = (message) => render(message as object | null, kind.fullFields);
-  const item: Render = (message) => render(message as object | null, kind.listFields);
+  const full: Render = (message) => renderRecord(kind.answer, message as object | null);
+  const item: Render = (message) => renderRecord(kind.answer, message as object | null, 'listed');
   collectionRoutes(kind, router, byName, { full, item }, config);
   // Before `/:id`, which would take `aggregate` for an id.
   aggregateRoute(kind as RecordKind<string>, router, call);
@@ -188,8 +189,8 @@ function singleRoutes<F extends string>(kind: RecordKind<F>, router: Router, byN
 /** The OpenAPI part of {@link recordRoutes}, in the same order. */
 export function recordPaths<F extends string>(kind: RecordKind<F>): OpenApiPaths {
   const name = `${kind.aName[0]!.toUpperCase()}${kind.aName.slice(1)}`;
-  const fullSchema = objectSchema(kind.responseFields, kind.fullFields, `${name} (single-record shape).`);
-  const itemSchema = objectSchema(kind.responseFields, kind.listFields, `${name} as a list item.`);
+  const fullSchema = answerSchema(kind.answer, 'full', `${name} (single-record shape).`);
+  const itemSchema = answerSchema(kind.answer, 'listed', `${name} as a list item.`);
   const any = kind as RecordKind<string>;
   return {
     ...collectionPaths(kind, itemSchema, fullSchema),

@@ -5,6 +5,7 @@
  * OpenAPI response schemas, so the document and the responses cannot drift.
  */
 import type { JsonSchema } from '../../openapi/operation';
+import { answerSchema, renderAnswer, type AnswerTable } from '../field-table';
 
 export type RecordMessage = Record<string, unknown>;
 
@@ -24,18 +25,45 @@ function jsonObject(text: unknown): Record<string, unknown> {
   }
 }
 
-/** A record message (any of the service's record types, read by the field table) as its public JSON. */
-export function render(record: object | null | undefined, fields: readonly string[]): Record<string, unknown> | null {
-  if (!record) return null;
-  const message = record as RecordMessage;
-  const out: Record<string, unknown> = {};
-  for (const field of fields) {
-    const idField = NAME_OF[field];
-    if (JSON_OBJECT_FIELDS.has(field)) out[field] = jsonObject(message[field]);
-    else if (idField && (message[idField] === undefined || message[idField] === null || !message[field])) out[field] = null;
-    else out[field] = message[field] ?? null;
-  }
-  return out;
+/** A field of a record message as the public JSON says it. */
+function readField(message: RecordMessage, field: string): unknown {
+  const idField = NAME_OF[field];
+  if (JSON_OBJECT_FIELDS.has(field)) return jsonObject(message[field]);
+  if (idField && (message[idField] === undefined || message[idField] === null || !message[field])) return null;
+  return message[field] ?? null;
+}
+
+/**
+ * The answer table (field-table.ts) of a record message's fields, each answered under its name as
+ * {@link readField} reads it; `listed` names the list item's.
+ */
+export function recordAnswer(fields: ResponseFields, listed: readonly string[] = []): AnswerTable<RecordMessage> {
+  return Object.fromEntries(
+    Object.entries(fields).map(([name, schema]) => [
+      name,
+      { schema, value: (message: RecordMessage) => readField(message, name), ...(listed.includes(name) ? { listed: true } : {}) },
+    ]),
+  );
+}
+
+/** The rows of these names, in this order (a part of a record some answer carries). */
+export function pickAnswer<M>(table: AnswerTable<M>, names: readonly string[]): AnswerTable<M> {
+  return Object.fromEntries(
+    names.map((name) => {
+      const row = table[name];
+      if (!row) throw new Error(`${name} is no field of the table.`);
+      return [name, row];
+    }),
+  );
+}
+
+/** A record message (any of the service's record types) as its public JSON; null when there is none. */
+export function renderRecord(
+  table: AnswerTable<RecordMessage>,
+  record: object | null | undefined,
+  which: 'full' | 'listed' = 'full',
+): Record<string, unknown> | null {
+  return record ? renderAnswer(table, record as RecordMessage, which) : null;
 }
 
 /** Field → JSON schema of its value in responses. */
@@ -69,16 +97,6 @@ export const t = {
     ...(description ? { description } : {}),
   }),
 };
-
-export function objectSchema(fields: ResponseFields, names: readonly string[], description?: string): JsonSchema {
-  return {
-    type: 'object',
-    ...(description ? { description } : {}),
-    required: [...names],
-    properties: Object.fromEntries(names.map((name) => [name, fields[name]!])),
-    additionalProperties: false,
-  };
-}
 
 export function nullable(schema: JsonSchema): JsonSchema {
   return { oneOf: [schema, { type: 'null' }] };
@@ -142,4 +160,12 @@ export function pageSchema(item: JsonSchema, description: string, options: { cur
     },
     additionalProperties: false,
   };
+}
+
+// TEMPORARY (removed once record-logs, record-merge and contact-import-now read tables): the old calls.
+export function objectSchema(fields: ResponseFields, names: readonly string[], description?: string): JsonSchema {
+  return answerSchema(pickAnswer(recordAnswer(fields), names), 'full', description);
+}
+export function render(record: object | null | undefined, names: readonly string[]): Record<string, unknown> | null {
+  return renderRecord(recordAnswer(Object.fromEntries(names.map((name) => [name, {}]))), record);
 }
