@@ -2,8 +2,6 @@
  * Small builders for OpenAPI 3.1 operations, so each route file states its paths in a few lines
  * and every operation gets the same error responses and rate-limit headers.
  */
-import { z } from 'zod';
-
 export type JsonSchema = Record<string, unknown>;
 export type OpenApiOperation = Record<string, unknown>;
 export type OpenApiPaths = Record<string, Partial<Record<'get' | 'head' | 'post' | 'put' | 'patch' | 'delete', OpenApiOperation>>>;
@@ -32,12 +30,6 @@ export const RATE_LIMIT_HEADERS = {
 };
 
 export const ref = (schema: string): JsonSchema => ({ $ref: `#/components/schemas/${schema}` });
-
-/** A request body schema straight from the zod schema the route validates with, so they can't drift. */
-export function bodySchema(schema: z.ZodType): JsonSchema {
-  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { io: 'input' }) as JsonSchema;
-  return json;
-}
 
 export interface OperationSpec {
   operationId: string;

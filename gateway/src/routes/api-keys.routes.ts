@@ -10,42 +10,57 @@ import type { authV1 } from '@crm/grpc';
 import { ACCOUNT_LIMITS, API_KEY_SCOPES, isApiKeyScope } from '@crm/vocabulary';
 import { GRPC_DEADLINE_MS } from '../clients/auth-client';
 import { oneTimeSecret } from '../idempotency/idempotent-posts';
-import { bodySchema, idParameter, operation, ref, type OpenApiPaths } from '../openapi/operation';
+import { idParameter, operation, ref, type OpenApiPaths } from '../openapi/operation';
 import { callerContext } from '../request-context';
 import type { RouteDeps, RouteModule } from './route-module';
-import { boundedText, nullIfEmpty, parseBody, pathId } from './validate';
+import { bodyCheck, bodySchemaOf, textField, type BodyField, type BodyTable } from './field-table';
+import { nullIfEmpty, parseBody, pathId } from './validate';
 
-const scopesField = z
-  .array(z.string())
-  .min(1, 'Give at least one scope, or leave scopes out for a key holding every scope.')
-  .superRefine((scopes, ctx) => {
-    const unknown = scopes.filter((scope) => !isApiKeyScope(scope));
-    if (unknown.length > 0)
-      ctx.addIssue({ code: 'custom', message: `Unknown scope: ${unknown.join(', ')}. Known scopes: ${API_KEY_SCOPES.join(', ')}.` });
-  })
-  .meta({
+const scopesField = {
+  check: z
+    .array(z.string())
+    .min(1, 'Give at least one scope, or leave scopes out for a key holding every scope.')
+    .superRefine((scopes, ctx) => {
+      const unknown = scopes.filter((scope) => !isApiKeyScope(scope));
+      if (unknown.length > 0)
+        ctx.addIssue({ code: 'custom', message: `Unknown scope: ${unknown.join(', ')}. Known scopes: ${API_KEY_SCOPES.join(', ')}.` });
+    })
+    .optional(),
+  rules: {
+    type: 'array',
     items: { type: 'string', enum: [...API_KEY_SCOPES] },
+    minItems: 1,
     description:
       'What the key may do: `<family>:read`, or `<family>:write` (which includes read). Left out: every scope. Each operation names the scope it needs in `x-scope`.',
-  });
+  },
+} satisfies BodyField;
 
 /** ISO 8601 with its offset: without one, the instant would depend on the server's zone. */
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i;
 
-const expiresAtField = z
-  .string()
-  .superRefine((value, ctx) => {
-    const at = Date.parse(value);
-    if (!TIMESTAMP.test(value) || Number.isNaN(at)) ctx.addIssue({ code: 'custom', message: 'Enter a valid ISO 8601 timestamp.' });
-    else if (at <= Date.now()) ctx.addIssue({ code: 'custom', message: 'Ensure this timestamp is in the future.' });
-  })
-  .meta({ format: 'date-time', description: 'When the key stops working (401 from then on, on every gateway). Left out: never.' });
+const expiresAtField = {
+  check: z
+    .string()
+    .superRefine((value, ctx) => {
+      const at = Date.parse(value);
+      if (!TIMESTAMP.test(value) || Number.isNaN(at)) ctx.addIssue({ code: 'custom', message: 'Enter a valid ISO 8601 timestamp.' });
+      else if (at <= Date.now()) ctx.addIssue({ code: 'custom', message: 'Ensure this timestamp is in the future.' });
+    })
+    .optional(),
+  rules: {
+    type: 'string',
+    format: 'date-time',
+    description: 'When the key stops working (401 from then on, on every gateway). Left out: never.',
+  },
+} satisfies BodyField;
 
-export const createApiKeyBody = z.strictObject({
-  name: boundedText(ACCOUNT_LIMITS.apiKeyName, { trim: true, notBlank: true }),
-  scopes: scopesField.optional(),
-  expiresAt: expiresAtField.optional(),
-});
+const createApiKeyFields = {
+  name: textField({ max: ACCOUNT_LIMITS.apiKeyName, trim: true, notBlank: true }, { required: true }),
+  scopes: scopesField,
+  expiresAt: expiresAtField,
+} satisfies BodyTable;
+
+export const createApiKeyBody = bodyCheck(createApiKeyFields);
 
 function apiKeyItem(key: authV1.ApiKey) {
   return {
@@ -125,7 +140,7 @@ export function apiKeyPaths(): OpenApiPaths {
           'The `key` value appears only in this response (it is stored hashed); a lost key is revoked and replaced. Needs a user login (403 with an API key). `scopes` limits what the key may do (every scope when left out; an unknown scope is a 422); `expiresAt` (a timestamp in the future, else 422) is when it stops working.',
         tags: ['api-keys'],
         authenticated: true,
-        requestBody: bodySchema(createApiKeyBody),
+        requestBody: bodySchemaOf(createApiKeyFields, 'create'),
         responses: { 201: { description: 'The key, shown once.', schema: ref('CreatedApiKey') } },
         errors: [403],
       }),

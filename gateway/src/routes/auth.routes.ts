@@ -1,33 +1,36 @@
 /** Signup, login, token refresh (public) and the current user (authenticated). */
 import { Router } from 'express';
-import { z } from 'zod';
 import { DomainError } from '@crm/observability';
 import type { authV1 } from '@crm/grpc';
 import { ACCOUNT_LIMITS, FIELD_LIMITS } from '@crm/vocabulary';
 import { GRPC_DEADLINE_MS } from '../clients/auth-client';
 import { jsonBody } from '../middleware/json-body';
-import { bodySchema, operation, ref, type OpenApiPaths } from '../openapi/operation';
+import { operation, ref, type OpenApiPaths } from '../openapi/operation';
 import { callerContext, requestIds } from '../request-context';
 import type { RouteDeps, RouteModule } from './route-module';
-import { boundedText, parseBody } from './validate';
+import { bodyCheck, bodySchemaOf, emailField, textField, tokenField, type BodyTable } from './field-table';
+import { parseBody } from './validate';
 
-export const signUpBody = z.strictObject({
-  workspaceName: boundedText(ACCOUNT_LIMITS.workspaceName, { trim: true, notBlank: true }),
-  email: z.email().max(FIELD_LIMITS.email),
+const signUpFields = {
+  workspaceName: textField({ max: ACCOUNT_LIMITS.workspaceName, trim: true, notBlank: true }, { required: true }),
+  email: emailField(FIELD_LIMITS.email),
   // The same rules the auth service enforces, so one response lists every failing field.
-  password: boundedText(ACCOUNT_LIMITS.passwordMax, { min: ACCOUNT_LIMITS.passwordMin }),
-  firstName: boundedText(ACCOUNT_LIMITS.personName, { trim: true, notBlank: true }),
-  lastName: boundedText(ACCOUNT_LIMITS.personName, { trim: true, notBlank: true }),
-});
+  password: textField({ max: ACCOUNT_LIMITS.passwordMax, min: ACCOUNT_LIMITS.passwordMin }, { required: true }),
+  firstName: textField({ max: ACCOUNT_LIMITS.personName, trim: true, notBlank: true }, { required: true }),
+  lastName: textField({ max: ACCOUNT_LIMITS.personName, trim: true, notBlank: true }, { required: true }),
+} satisfies BodyTable;
 
-export const logInBody = z.strictObject({
-  email: z.string().trim().min(1).max(FIELD_LIMITS.email),
-  password: z.string().min(1).max(1024),
-});
+const logInFields = {
+  email: tokenField(FIELD_LIMITS.email, { trim: true }),
+  password: tokenField(1024),
+} satisfies BodyTable;
 
-export const refreshBody = z.strictObject({
-  refresh: z.string().min(1).max(8192),
-});
+/** Also the logout body. */
+export const refreshFields = { refresh: tokenField(8192) } satisfies BodyTable;
+
+export const signUpBody = bodyCheck(signUpFields);
+export const logInBody = bodyCheck(logInFields);
+export const refreshBody = bodyCheck(refreshFields);
 
 export function loginUser(user: authV1.User | null): Record<string, string> {
   if (!user) throw new DomainError('internal', 'Auth answered without a user.');
@@ -101,7 +104,7 @@ export function sessionPaths(): OpenApiPaths {
         description: 'Answers 404 when signup is turned off on this deployment (SIGNUP_ENABLED=false). Limited per client address.',
         tags: ['auth'],
         authenticated: false,
-        requestBody: bodySchema(signUpBody),
+        requestBody: bodySchemaOf(signUpFields, 'create'),
         responses: { 201: { description: 'The workspace and user were created; a session for the user.', schema: ref('Session') } },
         errors: [404, 409],
       }),
@@ -114,7 +117,7 @@ export function sessionPaths(): OpenApiPaths {
           'A wrong password and an unknown email answer the same 401. Limited per client address, and per email from each client address.',
         tags: ['auth'],
         authenticated: false,
-        requestBody: bodySchema(logInBody),
+        requestBody: bodySchemaOf(logInFields, 'create'),
         responses: { 200: { description: 'Logged in.', schema: ref('Session') } },
         errors: [401],
       }),
@@ -127,7 +130,7 @@ export function sessionPaths(): OpenApiPaths {
           'Refresh tokens rotate: the one presented stops working and the response carries its successor. Presenting an already rotated token is treated as theft: 401, and every refresh token of that login is revoked. An expired refresh token answers 401; log in again.',
         tags: ['auth'],
         authenticated: false,
-        requestBody: bodySchema(refreshBody),
+        requestBody: bodySchemaOf(refreshFields, 'create'),
         responses: { 200: { description: 'A new token pair.', schema: ref('TokenPair') } },
         errors: [401],
       }),

@@ -14,6 +14,7 @@ import { operation, type JsonSchema, type OpenApiOperation, type OpenApiPaths } 
 import { callerContext } from '../request-context';
 import { listOffset, nextOffsetCursor, paginated, readListQuery } from './records/list-query';
 import type { RouteDeps, RouteModule } from './route-module';
+import { bodyCheck, bodySchemaOf, type BodyTable } from './field-table';
 import { nullIfEmpty, parseBody } from './validate';
 
 type ExportsClient = Pick<GrpcClient<importV1.ImportServiceMethods>, 'call' | 'stream'>;
@@ -21,14 +22,34 @@ type ExportsClient = Pick<GrpcClient<importV1.ImportServiceMethods>, 'call' | 's
 const KINDS = ['contact', 'lead', 'account', 'opportunity'] as const;
 const FORMATS = ['csv', 'jsonl'] as const;
 
-const exportBody = z.strictObject({
-  kind: z.enum(KINDS),
-  format: z.enum(FORMATS),
-  filter: z.record(z.string(), z.unknown()).optional(),
-  search: z.string().max(MAX_SEARCH_LENGTH).optional(),
-  ordering: z.string().optional(),
-  fields: z.array(z.string().min(1).max(200)).min(1).max(200).optional(),
-});
+/** Columns: at most this many, each a name of 1 to this many characters. */
+const FIELDS_MAX = 200;
+
+const exportFields = {
+  kind: { check: z.enum(KINDS), rules: { type: 'string', enum: [...KINDS] }, required: true },
+  format: { check: z.enum(FORMATS), rules: { type: 'string', enum: [...FORMATS] }, required: true },
+  filter: {
+    check: z.record(z.string(), z.unknown()).optional(),
+    rules: { type: 'object', description: "The filter language's tree, as POST /api/{kind}/query/ takes it." },
+  },
+  search: { check: z.string().max(MAX_SEARCH_LENGTH).optional(), rules: { type: 'string', maxLength: MAX_SEARCH_LENGTH } },
+  ordering: {
+    check: z.string().optional(),
+    rules: { type: 'string', description: 'As the query: up to 3 comma-separated fields, `-` for descending.' },
+  },
+  fields: {
+    check: z.array(z.string().min(1).max(FIELDS_MAX)).min(1).max(FIELDS_MAX).optional(),
+    rules: {
+      type: 'array',
+      items: { type: 'string', minLength: 1, maxLength: FIELDS_MAX },
+      minItems: 1,
+      maxItems: FIELDS_MAX,
+      description: 'Columns in order: list item fields or `customFields.<key>`.',
+    },
+  },
+} satisfies BodyTable;
+
+const exportBody = bodyCheck(exportFields);
 
 function exportJobBody(job: importV1.ExportJob | null) {
   if (!job) throw DomainError.notFound();
@@ -197,24 +218,7 @@ function createExportOperation(): OpenApiOperation {
       "Answers 202 at once; poll the export until `complete`, then download it. The file holds every record matching `filter` and `search` at the moment the job starts, each exactly once whatever is written meanwhile, in `ordering` order (default newest first); `rowCount` is the list's `count` for the same filter at that moment. `fields` defaults to the list item's fields (then every custom field, as `customFields.<key>` columns). CSV: a header line of field names, CRLF line ends, tags joined by commas; cells starting with `=`, `+`, `-`, `@`, tab or CR get a leading `'`. Files are kept 7 days, then the export answers 404. A bad `filter` or `ordering`: 400 as the list's query; an unknown kind, format or field: 422.",
     tags: ['exports'],
     authenticated: true,
-    requestBody: {
-      type: 'object',
-      required: ['kind', 'format'],
-      properties: {
-        kind: { type: 'string', enum: [...KINDS] },
-        format: { type: 'string', enum: [...FORMATS] },
-        filter: { type: 'object', description: "The filter language's tree, as POST /api/{kind}/query/ takes it." },
-        search: { type: 'string', maxLength: MAX_SEARCH_LENGTH },
-        ordering: { type: 'string', description: 'As the query: up to 3 comma-separated fields, `-` for descending.' },
-        fields: {
-          type: 'array',
-          items: { type: 'string' },
-          minItems: 1,
-          description: 'Columns in order: list item fields or `customFields.<key>`.',
-        },
-      },
-      additionalProperties: false,
-    },
+    requestBody: bodySchemaOf(exportFields, 'create'),
     responses: { 202: { description: 'The export, queued.', schema: exportJobSchema } },
   });
 }

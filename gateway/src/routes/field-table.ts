@@ -5,11 +5,14 @@
  * - An answer table names each field of the public JSON with its schema and how its value is read
  *   off the service's message; the full answer has every row, the list item the `listed` ones.
  * - A body table names each field a client may send with the shape the gateway checks (zod, types
- *   only) and the rules the service checks (JSON schema, stated in the document), so a 422 still
- *   lists every failing field at once while the document says what the server accepts.
+ *   only, or the whole rule where the service could not name every failing field) and the rules the
+ *   service checks (JSON schema, stated in the document), so a 422 still lists every failing field
+ *   at once while the document says what the server accepts. `textField`, `tokenField` and
+ *   `emailField` make both halves of a row from one set of limits.
  */
 import { z } from 'zod';
 import type { JsonSchema } from '../openapi/operation';
+import { boundedText, type TextLimits } from './validate';
 
 export interface AnswerField<M> {
   schema: JsonSchema;
@@ -48,9 +51,12 @@ export function answerSchema<M>(table: AnswerTable<M>, which: Which = 'full', de
   };
 }
 
-export interface BodyField {
-  /** What the gateway checks before the call: the JSON type (the service checks the rest). */
-  check: z.ZodType;
+export interface BodyField<C extends z.ZodType = z.ZodType> {
+  /**
+   * What the gateway checks before the call: at least the JSON type (the service checks the rest);
+   * where a service's reply could not name every failing field, its rules as well.
+   */
+  check: C;
   /** What the service accepts, for the document: type, null when accepted, limits, choices. */
   rules: JsonSchema;
   /** Required on create (the service answers 422 "This field is required." without it). */
@@ -91,5 +97,60 @@ export function bodySchemaOf(
       ),
     },
     additionalProperties: false,
+  };
+}
+
+/** The same rows, none of them required: the body of a partial update. */
+export function partialTable<T extends BodyTable>(table: T): { [K in keyof T]: BodyField<z.ZodOptional<T[K]['check']>> } {
+  return Object.fromEntries(
+    Object.entries(table).map(([name, field]) => [name, { check: field.check.optional(), rules: field.rules }]),
+  ) as { [K in keyof T]: BodyField<z.ZodOptional<T[K]['check']>> };
+}
+
+/** The body without the answer's fields a client may send back (`readOnly` in the document), before its check. */
+export function withoutReadOnly(body: unknown, readOnly: readonly string[]): unknown {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+  const copy = { ...(body as Record<string, unknown>) };
+  for (const field of readOnly) delete copy[field];
+  return copy;
+}
+
+/**
+ * A text row checked by the gateway with its own messages ({@link boundedText}: code points, as
+ * JSON Schema counts), its document keywords from the same limits: `notBlank` is `pattern: \\S`.
+ */
+export function textField(
+  limits: TextLimits,
+  row: { required?: boolean; description?: string } = {},
+): BodyField<ReturnType<typeof boundedText>> {
+  const min = limits.min ?? (limits.notBlank ? 1 : 0);
+  return {
+    check: boundedText(limits),
+    rules: {
+      type: 'string',
+      ...(min > 0 ? { minLength: min } : {}),
+      maxLength: limits.max,
+      ...(limits.notBlank ? { pattern: '\\S' } : {}),
+      ...(row.description ? { description: row.description } : {}),
+    },
+    ...(row.required ? { required: true } : {}),
+  };
+}
+
+/** An opaque string of 1 to `max` UTF-16 units (a token, a password to compare), checked by the gateway as zod words it. */
+export function tokenField(max: number, options: { trim?: boolean } = {}): BodyField<z.ZodString> {
+  return {
+    check: (options.trim ? z.string().trim() : z.string()).min(1).max(max),
+    rules: { type: 'string', minLength: 1, maxLength: max },
+    required: true,
+  };
+}
+
+/** An email address as zod checks it ("Enter a valid email address."), its pattern stated in the document. */
+export function emailField(max: number): BodyField<z.ZodEmail> {
+  return {
+    check: z.email().max(max),
+    rules: { type: 'string', maxLength: max, format: 'email', pattern: z.regexes.email.source },
+    required: true,
   };
 }

@@ -2,9 +2,10 @@
 import { Router, type Response } from 'express';
 import { GRPC_DEADLINE_MS } from '../clients/auth-client';
 import { jsonBody } from '../middleware/json-body';
-import { bodySchema, idParameter, operation, type OpenApiPaths } from '../openapi/operation';
+import { idParameter, operation, type OpenApiPaths } from '../openapi/operation';
 import { callerContext, callerOf, requestIds } from '../request-context';
-import { refreshBody } from './auth.routes';
+import { refreshBody, refreshFields } from './auth.routes';
+import { bodySchemaOf } from './field-table';
 import type { RouteDeps, RouteModule } from './route-module';
 import { parseBody, pathId } from './validate';
 
@@ -48,7 +49,7 @@ export function logoutPaths(): OpenApiPaths {
           'Every refresh token of that login stops working (a later refresh answers 401). Its access token lives out its lifetime (at most 1 h); to end those at once, use logout-all. An unknown or already revoked token answers 204 too. Limited per client address.',
         tags: ['auth'],
         authenticated: false,
-        requestBody: bodySchema(refreshBody),
+        requestBody: bodySchemaOf(refreshFields, 'create'),
         responses: { 204: { description: 'Logged out; no body.' } },
       }),
     },

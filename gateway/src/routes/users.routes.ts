@@ -10,42 +10,56 @@ import { ACCOUNT_LIMITS, FIELD_LIMITS } from '@crm/vocabulary';
 import { GRPC_DEADLINE_MS } from '../clients/auth-client';
 import { oneTimeSecret } from '../idempotency/idempotent-posts';
 import { jsonBody } from '../middleware/json-body';
-import { bodySchema, idParameter, operation, ref, type JsonSchema, type OpenApiPaths } from '../openapi/operation';
+import { idParameter, operation, ref, type JsonSchema, type OpenApiPaths } from '../openapi/operation';
 import { callerContext, callerOf, requestIds } from '../request-context';
 import { loginUser } from './auth.routes';
 import { paginated, readListQuery } from './records/list-query';
 import { listParameters } from './records/record-routes';
 import { pageSchema } from './records/record-shape';
 import type { RouteDeps, RouteModule } from './route-module';
-import { boundedText, parseBody, pathId } from './validate';
+import {
+  bodyCheck,
+  bodySchemaOf,
+  emailField,
+  partialTable,
+  textField,
+  tokenField,
+  withoutReadOnly,
+  type BodyField,
+  type BodyTable,
+} from './field-table';
+import { parseBody, pathId } from './validate';
 
-const role = z.enum(['admin', 'member']);
+const ROLES = ['admin', 'member'] as const;
+const roleField = { check: z.enum(ROLES), rules: { type: 'string', enum: [...ROLES] }, required: true } satisfies BodyField;
+const nameField = textField({ max: ACCOUNT_LIMITS.personName, trim: true, notBlank: true }, { required: true });
 
-export const inviteUserBody = z.strictObject({
-  email: z.email().max(FIELD_LIMITS.email),
-  firstName: boundedText(ACCOUNT_LIMITS.personName, { trim: true, notBlank: true }),
-  lastName: boundedText(ACCOUNT_LIMITS.personName, { trim: true, notBlank: true }),
-  role,
+const inviteUserFields = {
+  email: emailField(FIELD_LIMITS.email),
+  firstName: nameField,
+  lastName: nameField,
+  role: roleField,
+} satisfies BodyTable;
+
+export const inviteUserBody = bodyCheck(inviteUserFields);
+
+/** `role` and `isActive` change. */
+const updateUserFields = partialTable({
+  role: roleField,
+  isActive: { check: z.boolean(), rules: { type: 'boolean' } },
 });
 
-/** `role` and `isActive` change; the representation's other fields may be sent back and are ignored. */
-export const updateUserBody = z
-  .strictObject({
-    role: role.optional(),
-    isActive: z.boolean().optional(),
-    id: z.unknown().optional(),
-    email: z.unknown().optional(),
-    firstName: z.unknown().optional(),
-    lastName: z.unknown().optional(),
-    invitePending: z.unknown().optional(),
-    createdAt: z.unknown().optional(),
-  })
-  .transform(({ role, isActive }) => ({ role, isActive }));
+/** The representation's other fields, which may be sent back and are ignored. */
+const READ_ONLY_USER_FIELDS = ['id', 'email', 'firstName', 'lastName', 'invitePending', 'createdAt'];
 
-export const acceptInvitationBody = z.strictObject({
-  token: z.string().min(1).max(512),
-  password: boundedText(ACCOUNT_LIMITS.passwordMax, { min: ACCOUNT_LIMITS.passwordMin }),
-});
+export const updateUserBody = bodyCheck(updateUserFields);
+
+const acceptInvitationFields = {
+  token: tokenField(512),
+  password: textField({ max: ACCOUNT_LIMITS.passwordMax, min: ACCOUNT_LIMITS.passwordMin }, { required: true }),
+} satisfies BodyTable;
+
+export const acceptInvitationBody = bodyCheck(acceptInvitationFields);
 
 export function memberJson(user: authV1.User | null) {
   if (!user) throw new DomainError('internal', 'Auth answered without a user.');
@@ -77,7 +91,7 @@ export function memberRoutes(deps: RouteDeps): RouteModule {
 
   router.patch('/api/settings/users/:id', async (req, res) => {
     const id = pathId(req.params.id);
-    const change = parseBody(updateUserBody, req.body);
+    const change = parseBody(updateUserBody, withoutReadOnly(req.body, READ_ONLY_USER_FIELDS));
     const user = await auth.call('UpdateUser', { id, ...change }, callerContext(res), options);
     // A deactivation ended the user's sessions: auth announces it to every replica; this one re-reads at once.
     if (change.isActive === false) authenticator.workspaces.evict(callerOf(res).workspaceId);
@@ -103,7 +117,7 @@ const memberProperties: Record<string, JsonSchema> = {
   email: { type: 'string', format: 'email' },
   firstName: { type: 'string' },
   lastName: { type: 'string' },
-  role: { type: 'string', enum: ['admin', 'member'] },
+  role: { type: 'string', enum: [...ROLES] },
   isActive: { type: 'boolean', description: 'False once deactivated: the user cannot log in.' },
   invitePending: { type: 'boolean', description: 'True until the invited user accepted the invitation.' },
   createdAt: { type: 'string', format: 'date-time' },
@@ -147,7 +161,7 @@ export function memberPaths(): OpenApiPaths {
           'Creates the user with `invitePending: true` and answers a one-time `inviteToken` (valid 7 days, stored hashed) to hand to the person, who sets their password with it. Inviting the email of a pending invitation again answers 201 with a new token, and the old token stops working. The email of an existing user of this workspace (active or deactivated) answers 422 on `email`; an address with an account in another workspace is invited like any other (nothing is written outside the workspace until the invitation is accepted). Members and API keys answer 403.',
         tags: ['users'],
         authenticated: true,
-        requestBody: bodySchema(inviteUserBody),
+        requestBody: bodySchemaOf(inviteUserFields, 'create'),
         responses: { 201: { description: 'The invited user and their token, shown once.', schema: invitedSchema } },
         errors: [403],
       }),
@@ -161,7 +175,7 @@ export function memberPaths(): OpenApiPaths {
         tags: ['users'],
         authenticated: true,
         parameters: [idParameter('The user.')],
-        requestBody: bodySchema(updateUserBody),
+        requestBody: bodySchemaOf(updateUserFields, 'update', { readOnly: READ_ONLY_USER_FIELDS }),
         responses: { 200: { description: 'The user as changed.', schema: memberSchema } },
         errors: [403, 404],
       }),
@@ -180,7 +194,7 @@ export function invitationPaths(): OpenApiPaths {
           'Answers like login; the email becomes a login of this workspace now. A used, replaced, expired or unknown token answers 400, and so does an email that already has a login in another workspace (an address signs in to one workspace). Limited per client address.',
         tags: ['auth'],
         authenticated: false,
-        requestBody: bodySchema(acceptInvitationBody),
+        requestBody: bodySchemaOf(acceptInvitationFields, 'create'),
         responses: { 200: { description: 'The invitation is accepted; a session for the user.', schema: ref('Session') } },
         errors: [400],
       }),

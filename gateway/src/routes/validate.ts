@@ -30,21 +30,30 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infe
   throw DomainError.validation(fields);
 }
 
+export interface TextLimits {
+  max: number;
+  min?: number;
+  /** Measures and passes on the trimmed text. */
+  trim?: boolean;
+  /** At least one character; with `trim`, white space alone is blank too. */
+  notBlank?: boolean;
+}
+
 /**
  * Text of `min` to `max` characters, counted as JSON Schema counts them (code points, so an emoji is
- * one character, as the services count it too); `notBlank` also refuses white space alone, which the
- * document states as `pattern: \\S`. `trim` measures and passes on the trimmed text.
+ * one character, as the services count it too). Its document keywords come from the same limits in
+ * field-table.ts's `textField`.
  */
-export function boundedText(max: number, options: { min?: number; trim?: boolean; notBlank?: boolean; minMessage?: string } = {}) {
-  const min = options.min ?? (options.notBlank ? 1 : 0);
-  const text = options.trim ? z.string().trim() : z.string();
+export function boundedText(limits: TextLimits) {
+  const { max } = limits;
+  const min = limits.min ?? (limits.notBlank ? 1 : 0);
+  const text = limits.trim ? z.string().trim() : z.string();
   return text
     .refine((value) => characterCount(value) >= min, {
-      message: options.minMessage ?? (min === 1 ? 'This field may not be blank.' : `Ensure this field has at least ${min} characters.`),
+      message: min === 1 ? 'This field may not be blank.' : `Ensure this field has at least ${min} characters.`,
       abort: true,
     })
-    .refine((value) => characterCount(value) <= max, `Ensure this field has no more than ${max} characters.`)
-    .meta({ ...(min > 0 ? { minLength: min } : {}), maxLength: max, ...(options.notBlank ? { pattern: '\\S' } : {}) });
+    .refine((value) => characterCount(value) <= max, `Ensure this field has no more than ${max} characters.`);
 }
 
 /** Proto strings are '' when unset; the API says null. */

@@ -353,7 +353,7 @@ export const saveAsTemplateBody = bodyCheck(templateFields);
 
 const installFields = {
   name: {
-    check: boundedText(LIMITS.name).nullable().optional(),
+    check: boundedText({ max: LIMITS.name }).nullable().optional(),
     rules: { type: ['string', 'null'], maxLength: LIMITS.name, description: "Default: the template's name." },
   },
 } satisfies BodyTable;

@@ -13,6 +13,7 @@ import { listParameters } from '../records/record-routes';
 import { countedList, paginated, readListQuery } from '../records/list-query';
 import type { RouteDeps, RouteModule } from '../route-module';
 import { parseBody, pathId } from '../validate';
+import { withoutReadOnly } from '../field-table';
 import {
   emailJson,
   emailListSchema,
@@ -45,13 +46,6 @@ function isoParam(name: string, value: string | undefined): string | undefined {
   if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(new Date(value).getTime()))
     throw DomainError.invalid(`${name} must be an ISO 8601 date or timestamp.`);
   return value;
-}
-
-function withoutReadOnly(body: unknown): unknown {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
-  const copy = { ...(body as Record<string, unknown>) };
-  for (const field of READ_ONLY_RULE_FIELDS) delete copy[field];
-  return copy;
 }
 
 const options = { timeoutMs: AUTOMATION_DEADLINE_MS };
@@ -94,7 +88,7 @@ function ruleRoutes(router: Router, client: AutomationClient): void {
 
   router.patch('/api/automations/rules/:id', async (req, res) => {
     const id = pathId(req.params.id);
-    const { rule, fields } = ruleFromBody(parseBody(ruleBody, withoutReadOnly(req.body)));
+    const { rule, fields } = ruleFromBody(parseBody(ruleBody, withoutReadOnly(req.body, READ_ONLY_RULE_FIELDS)));
     const updated = await client.call('UpdateRule', { id, rule: rule as never, updateFields: fields }, callerContext(res), options);
     res.json(ruleJson(updated.rule!));
   });

@@ -1,10 +1,14 @@
 /** The privacy routes' request body and answers, one description for validation and the document. */
-import { z } from 'zod';
+import { FIELD_LIMITS } from '@crm/vocabulary';
 import type { JsonSchema } from '../../openapi/operation';
-import { boundedText } from '../validate';
+import { bodyCheck, textField, type BodyTable } from '../field-table';
 
 /** `{email}`: compared trimmed and case-insensitively by every service. */
-export const personBody = z.strictObject({ email: boundedText(254, { trim: true, notBlank: true }) });
+export const personFields = {
+  email: textField({ max: FIELD_LIMITS.email, trim: true, notBlank: true }, { required: true }),
+} satisfies BodyTable;
+
+export const personBody = bodyCheck(personFields);
 
 /** The bundle's sections, in the contract's order; each an array of the API's JSON for that kind. */
 export const BUNDLE_SECTIONS = [

@@ -7,12 +7,13 @@ import { Router } from 'express';
 import { adminOnly } from '../../auth/admin-guard';
 import { lazyPrivacyClients, PRIVACY_DEADLINE_MS, type PrivacyClients } from '../../clients/privacy-clients';
 import { personalDataAnswer } from '../../idempotency/idempotent-posts';
-import { bodySchema, operation, type OpenApiPaths } from '../../openapi/operation';
+import { operation, type OpenApiPaths } from '../../openapi/operation';
 import { callerContext } from '../../request-context';
 import type { RouteDeps, RouteModule } from '../route-module';
+import { bodySchemaOf } from '../field-table';
 import { parseBody } from '../validate';
 import { erasePerson, exportPerson } from './person-privacy';
-import { bundleSchema, personBody, receiptSchema } from './privacy-shapes';
+import { bundleSchema, personBody, personFields, receiptSchema } from './privacy-shapes';
 
 const BASE = '/api/privacy';
 
@@ -61,7 +62,7 @@ export function privacyPaths(): OpenApiPaths {
         tags,
         authenticated: true,
         roles: ['admin'],
-        requestBody: bodySchema(personBody),
+        requestBody: bodySchemaOf(personFields, 'create'),
         responses: { 200: { description: 'The bundle.', schema: bundleSchema } },
         errors: [403],
       }),
@@ -74,7 +75,7 @@ export function privacyPaths(): OpenApiPaths {
         tags,
         authenticated: true,
         roles: ['admin'],
-        requestBody: bodySchema(personBody),
+        requestBody: bodySchemaOf(personFields, 'create'),
         responses: { 200: { description: 'The receipt.', schema: receiptSchema } },
         errors: [403],
       }),
@@ -87,7 +88,7 @@ export function privacyPaths(): OpenApiPaths {
         tags,
         authenticated: true,
         roles: ['admin'],
-        requestBody: bodySchema(personBody),
+        requestBody: bodySchemaOf(personFields, 'create'),
         responses: { 204: { description: 'Lifted.' } },
         errors: [403],
       }),

@@ -7,15 +7,23 @@ import { FIELD_LIMITS, TASK_STATUSES } from '@crm/vocabulary';
 import { Router } from 'express';
 import { z } from 'zod';
 import type { GatewayConfig } from '../../config';
-import { bodySchema, operation, type OpenApiPaths } from '../../openapi/operation';
+import { operation, type OpenApiPaths } from '../../openapi/operation';
+import { bodyCheck, bodySchemaOf, type BodyTable } from '../field-table';
 import { parseBody } from '../validate';
 import { paginated, readListQuery } from './list-query';
 import { listParameters } from './record-routes';
 import { type RecordsCall } from './records-call';
 import { objectSchema, pageSchema, render, t, type ResponseFields } from './record-shape';
 
-// Length and blankness are the service's rules; the gateway checks shape and unknown fields.
-export const createSourceBody = z.strictObject({ name: z.string() });
+/**
+ * The records service checks the name (trimmed, not blank, at most FIELD_LIMITS.name), so one 422
+ * reads the same as its others; the gateway checks its type and unknown fields.
+ */
+const sourceBodyFields = {
+  name: { check: z.string(), rules: { type: 'string', minLength: 1, maxLength: FIELD_LIMITS.name, pattern: '\\S' }, required: true },
+} satisfies BodyTable;
+
+export const createSourceBody = bodyCheck(sourceBodyFields);
 
 const sourceFields: ResponseFields = { uid: { type: 'string', format: 'uuid' }, name: t.string(), createdAt: t.timestamp() };
 const SOURCE = ['uid', 'name', 'createdAt'] as const;
@@ -183,11 +191,7 @@ function sourcePaths(): OpenApiPaths {
         description: `The name is trimmed; blank or over ${FIELD_LIMITS.name} characters: 422.`,
         tags: ['sources'],
         authenticated: true,
-        // The records service checks the name (trimmed, not blank, at most FIELD_LIMITS.name), so one 422 reads the same as its others.
-        requestBody: {
-          ...bodySchema(createSourceBody),
-          properties: { name: { type: 'string', minLength: 1, maxLength: FIELD_LIMITS.name, pattern: '\\S' } },
-        },
+        requestBody: bodySchemaOf(sourceBodyFields, 'create'),
         responses: { 201: { description: 'The new source.', schema: objectSchema(sourceFields, SOURCE) } },
       }),
     },

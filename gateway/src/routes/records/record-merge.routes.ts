@@ -6,23 +6,17 @@
 import type { Router } from 'express';
 import { z } from 'zod';
 import { idParameter, operation, type JsonSchema, type OpenApiPaths } from '../../openapi/operation';
+import { bodyCheck, bodySchemaOf, type BodyTable } from '../field-table';
 import { parseBody, pathId } from '../validate';
 import type { KindCall, RecordsMethod } from './records-call';
 import type { RecordKind } from './record-kind';
 import { etagOf, withEtag } from './record-etag';
 
 const MERGE_LIMIT = 10;
-const ids = z.array(z.string(), { error: 'Expected a list of record ids.' });
-const mergeBody = z.strictObject({
-  mergeIds: ids,
-  fields: z.record(z.string(), z.string(), { error: 'Expected an object of field names and record ids.' }).optional(),
-});
-
-const requestSchema: JsonSchema = {
-  type: 'object',
-  required: ['mergeIds'],
-  properties: {
-    mergeIds: {
+const mergeFields = {
+  mergeIds: {
+    check: z.array(z.string(), { error: 'Expected a list of record ids.' }),
+    rules: {
       type: 'array',
       items: { type: 'string' },
       minItems: 1,
@@ -30,14 +24,19 @@ const requestSchema: JsonSchema = {
       uniqueItems: true,
       description: `The records merged into this one, in the order their values are taken (1 to ${MERGE_LIMIT}; not this record's id).`,
     },
-    fields: {
+    required: true,
+  },
+  fields: {
+    check: z.record(z.string(), z.string(), { error: 'Expected an object of field names and record ids.' }).optional(),
+    rules: {
       type: 'object',
       additionalProperties: { type: 'string' },
       description: 'Field name → the id (this record or one of `mergeIds`) whose value wins, whatever the others hold.',
     },
   },
-  additionalProperties: false,
-};
+} satisfies BodyTable;
+
+const mergeBody = bodyCheck(mergeFields);
 
 /** Registers POST {kind}/:id/merge on `router`; `render` renders the survivor in its single-record shape. */
 export function mergeRoute(
@@ -70,7 +69,7 @@ export function mergePaths(kind: RecordKind<string>, fullSchema: JsonSchema): Op
           tags: [kind.tag],
           authenticated: true,
           parameters: [idParameter(`The surviving ${kind.singular}'s id (\`${kind.idPrefix}...\`).`)],
-          requestBody: requestSchema,
+          requestBody: bodySchemaOf(mergeFields, 'create'),
           responses: { 200: { description: `The survivor after the merge.`, schema: fullSchema } },
           errors: [404, 409],
         }),

@@ -17,20 +17,46 @@ import { DomainError } from '@crm/observability';
 import type { Router } from 'express';
 import { z } from 'zod';
 import { operation, type JsonSchema, type OpenApiPaths } from '../../openapi/operation';
+import { bodyCheck, bodySchemaOf, type BodyTable } from '../field-table';
 import { parseBody } from '../validate';
 import type { RecordsCall } from './records-call';
 import type { RecordKind } from './record-kind';
 
 const CURSOR = /^[A-Za-z0-9_.-]{1,2000}$/;
 
-const queryBody = z.strictObject({
-  filter: z.unknown().optional(),
-  search: z.string().max(MAX_SEARCH_LENGTH).optional(),
-  // Judged by the records service, whose refusals are 400 {"ordering": [...]}; only its type is checked here.
-  ordering: z.unknown().optional(),
-  limit: z.number().int().min(1).optional(),
-  cursor: z.string().regex(CURSOR, 'cursor was not made by this list.').optional(),
-});
+/** The query's body on a kind: the gateway checks the shape; the filter tree and ordering are the service's. */
+function queryFields(kind: FilterRecordKind) {
+  return {
+    filter: { check: z.unknown().optional(), rules: { type: 'object', description: filterDescription(kind) } },
+    search: {
+      check: z.string().max(MAX_SEARCH_LENGTH).optional(),
+      rules: {
+        type: 'string',
+        maxLength: MAX_SEARCH_LENGTH,
+        description: "A literal, case-insensitive substring, as the list's `search`.",
+      },
+    },
+    // Judged by the records service, whose refusals are 400 {"ordering": [...]}; only its type is checked here.
+    ordering: { check: z.unknown().optional(), rules: { type: 'string', description: orderingDescription(kind) } },
+    limit: {
+      check: z.number().int().min(1).optional(),
+      rules: {
+        type: 'integer',
+        minimum: 1,
+        description: `Items per page (default ${PAGING.defaultLimit}); values above ${PAGING.maxLimit} are served as ${PAGING.maxLimit}.`,
+      },
+    },
+    cursor: {
+      check: z.string().regex(CURSOR, 'cursor was not made by this list.').optional(),
+      rules: {
+        type: 'string',
+        maxLength: 2000,
+        pattern: '^[A-Za-z0-9_.-]+$',
+        description: 'The `nextCursor` of an earlier page, sent with the same filter, search and ordering (else 400).',
+      },
+    },
+  } satisfies BodyTable;
+}
 
 /** What the filter language takes on this kind, from the kind's field descriptors. */
 export function filterDescription(kind: FilterRecordKind): string {
@@ -61,6 +87,7 @@ export function orderingDescription(kind: FilterRecordKind): string {
 /** Registers POST {kind}/query on `router`; `item` renders a record as a list item. */
 export function queryRoute(kind: RecordKind<string>, router: Router, call: RecordsCall, item: (message: unknown) => unknown): void {
   const type = kind.singular as FilterRecordKind;
+  const queryBody = bodyCheck(queryFields(type));
   router.post(`${kind.path}/query`, async (req, res) => {
     const body = parseBody(queryBody, req.body ?? {});
     if (body.ordering !== undefined && typeof body.ordering !== 'string') {
@@ -88,30 +115,7 @@ export function queryRoute(kind: RecordKind<string>, router: Router, call: Recor
 /** The OpenAPI part of {@link queryRoute}: `itemSchema` is the kind's list item. */
 export function queryPaths(kind: RecordKind<string>, itemSchema: JsonSchema): OpenApiPaths {
   const type = kind.singular as FilterRecordKind;
-  const requestBody: JsonSchema = {
-    type: 'object',
-    properties: {
-      filter: { type: 'object', description: filterDescription(type) },
-      search: {
-        type: 'string',
-        maxLength: MAX_SEARCH_LENGTH,
-        description: "A literal, case-insensitive substring, as the list's `search`.",
-      },
-      ordering: { type: 'string', description: orderingDescription(type) },
-      limit: {
-        type: 'integer',
-        minimum: 1,
-        description: `Items per page (default ${PAGING.defaultLimit}); values above ${PAGING.maxLimit} are served as ${PAGING.maxLimit}.`,
-      },
-      cursor: {
-        type: 'string',
-        maxLength: 2000,
-        pattern: '^[A-Za-z0-9_.-]+$',
-        description: 'The `nextCursor` of an earlier page, sent with the same filter, search and ordering (else 400).',
-      },
-    },
-    additionalProperties: false,
-  };
+  const requestBody = bodySchemaOf(queryFields(type), 'create');
   return {
     [`${kind.path}/query/`]: {
       post: operation({

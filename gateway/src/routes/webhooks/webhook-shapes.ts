@@ -1,55 +1,38 @@
 /**
- * Webhooks' request bodies (zod: shapes only; the automation service checks URLs and event types)
- * and response shapes (proto → JSON), with their OpenAPI schemas.
+ * Webhooks' request bodies (routes/field-table.ts: the gateway checks shapes, the automation service
+ * URLs and event types) and response shapes (proto → JSON), with their OpenAPI schemas.
  */
 import { pageSchema } from '../records/record-shape';
 import { z } from 'zod';
 import type { automationV1 } from '@crm/grpc';
 import { WEBHOOK_EVENT_TYPES } from '@crm/vocabulary';
-import { bodySchema, type JsonSchema } from '../../openapi/operation';
+import type { JsonSchema } from '../../openapi/operation';
+import { bodyCheck, bodySchemaOf, partialTable, type BodyTable } from '../field-table';
 import { nullIfEmpty } from '../validate';
-
-export const webhookBody = z.strictObject({
-  url: z.string().min(1),
-  events: z.array(z.string()),
-  isActive: z.boolean().optional(),
-});
-
-export const webhookPatchBody = z.strictObject({
-  url: z.string().min(1).optional(),
-  events: z.array(z.string()).optional(),
-  isActive: z.boolean().optional(),
-});
 
 const eventType: JsonSchema = { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] };
 
+/** A subscription as a client sends it; the service checks the URL (at most 2,048 characters) and the event types. */
+const webhookFields = {
+  url: { check: z.string().min(1), rules: { type: 'string', minLength: 1, format: 'uri', maxLength: 2048 }, required: true },
+  events: {
+    check: z.array(z.string()),
+    rules: { type: 'array', items: eventType, minItems: 1, description: 'Event types; repeats are dropped.' },
+    required: true,
+  },
+  isActive: { check: z.boolean().optional(), rules: { type: 'boolean' } },
+} satisfies BodyTable;
+
+const webhookPatchFields = partialTable(webhookFields);
+
+export const webhookBody = bodyCheck(webhookFields);
+export const webhookPatchBody = bodyCheck(webhookPatchFields);
+
 /** Fields of a subscription the service fills; a client may send back what it read. */
-const READ_ONLY = ['id', 'failingReason', 'createdAt', 'updatedAt'];
+export const READ_ONLY_WEBHOOK_FIELDS = ['id', 'failingReason', 'createdAt', 'updatedAt'];
 
-/**
- * A body's schema: the zod shape, the automation service's own checks as keywords (a URL of at most
- * 2,048 characters, at least one event type), and the read-only fields a client may send back.
- */
-export function webhookBodySchema(zodSchema: z.ZodType): JsonSchema {
-  const schema = bodySchema(zodSchema);
-  const properties = schema.properties as Record<string, JsonSchema>;
-  return {
-    ...schema,
-    properties: {
-      ...properties,
-      url: { ...properties.url, format: 'uri', maxLength: 2048 },
-      events: { ...properties.events, items: eventType, minItems: 1, description: 'Event types; repeats are dropped.' },
-      ...Object.fromEntries(READ_ONLY.map((name) => [name, { readOnly: true, description: 'Read-only; ignored when sent.' }])),
-    },
-  };
-}
-
-export function withoutReadOnly(body: unknown): unknown {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
-  const copy = { ...(body as Record<string, unknown>) };
-  for (const field of READ_ONLY) delete copy[field];
-  return copy;
-}
+export const webhookCreateSchema = bodySchemaOf(webhookFields, 'create', { readOnly: READ_ONLY_WEBHOOK_FIELDS });
+export const webhookUpdateSchema = bodySchemaOf(webhookPatchFields, 'update', { readOnly: READ_ONLY_WEBHOOK_FIELDS });
 
 export function webhookJson(webhook: automationV1.Webhook) {
   return {

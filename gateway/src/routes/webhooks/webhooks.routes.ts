@@ -13,6 +13,7 @@ import type { GatewayConfig } from '../../config';
 import { callerContext } from '../../request-context';
 import { paginated, readListQuery } from '../records/list-query';
 import type { RouteDeps, RouteModule } from '../route-module';
+import { withoutReadOnly } from '../field-table';
 import { parseBody, pathId } from '../validate';
 import {
   createdWebhookSchema,
@@ -25,8 +26,9 @@ import {
   webhookListSchema,
   webhookPatchBody,
   webhookSchema,
-  webhookBodySchema,
-  withoutReadOnly,
+  webhookCreateSchema,
+  webhookUpdateSchema,
+  READ_ONLY_WEBHOOK_FIELDS,
 } from './webhook-shapes';
 
 const BASE = '/api/settings/webhooks';
@@ -57,7 +59,7 @@ function subscriptionRoutes(router: Router, client: AutomationClient, config: Ga
   });
 
   router.post(BASE, oneTimeSecret, async (req, res) => {
-    const body = parseBody(webhookBody, withoutReadOnly(req.body));
+    const body = parseBody(webhookBody, withoutReadOnly(req.body, READ_ONLY_WEBHOOK_FIELDS));
     const { webhook } = await client.call('CreateWebhook', body, callerContext(res), options);
     res.status(201).json({ ...webhookJson(webhook!), secret: webhook!.secret });
   });
@@ -69,7 +71,7 @@ function subscriptionRoutes(router: Router, client: AutomationClient, config: Ga
 
   router.patch(`${BASE}/:id`, async (req, res) => {
     const id = pathId(req.params.id);
-    const body = parseBody(webhookPatchBody, withoutReadOnly(req.body));
+    const body = parseBody(webhookPatchBody, withoutReadOnly(req.body, READ_ONLY_WEBHOOK_FIELDS));
     const { webhook } = await client.call(
       'UpdateWebhook',
       { id, url: body.url, events: body.events ?? [], updateEvents: body.events !== undefined, isActive: body.isActive },
@@ -146,7 +148,7 @@ function subscriptionPaths(): OpenApiPaths {
         description: `${TARGET_RULES} Unknown event types answer 422 on \`events\`. The answer carries the signing secret, shown only this once. ${ADMIN_ONLY}`,
         tags,
         authenticated: true,
-        requestBody: webhookBodySchema(webhookBody),
+        requestBody: webhookCreateSchema,
         responses: { 201: { description: 'The subscription and its secret.', schema: createdWebhookSchema } },
         errors: [403],
       }),
@@ -168,7 +170,7 @@ function subscriptionPaths(): OpenApiPaths {
         tags,
         authenticated: true,
         parameters: [webhookId],
-        requestBody: webhookBodySchema(webhookPatchBody),
+        requestBody: webhookUpdateSchema,
         responses: { 200: { description: 'The subscription.', schema: webhookSchema } },
         errors: [403, 404],
       }),
