@@ -14,7 +14,7 @@ import { operation, type JsonSchema, type OpenApiOperation, type OpenApiPaths } 
 import { callerContext } from '../request-context';
 import { listOffset, nextOffsetCursor, paginated, readListQuery } from './records/list-query';
 import type { RouteDeps, RouteModule } from './route-module';
-import { bodyCheck, bodySchemaOf, type BodyTable } from './field-table';
+import { answerSchema, bodyCheck, bodySchemaOf, renderAnswer, type AnswerTable, type BodyTable } from './field-table';
 import { nullIfEmpty, parseBody } from './validate';
 
 type ExportsClient = Pick<GrpcClient<importV1.ImportServiceMethods>, 'call' | 'stream'>;
@@ -51,20 +51,33 @@ const exportFields = {
 
 const exportBody = bodyCheck(exportFields);
 
-function exportJobBody(job: importV1.ExportJob | null) {
+const timestamp = (nullable: boolean): JsonSchema => ({ type: nullable ? ['string', 'null'] : 'string', format: 'date-time' });
+
+const exportJobAnswer: AnswerTable<importV1.ExportJob> = {
+  id: { schema: { type: 'string', examples: ['exp_6f1c2b0e9d8a4c7b9e1f0a2b3c4d5e6f'] }, value: (job) => job.id },
+  kind: { schema: { type: 'string', enum: [...KINDS] }, value: (job) => job.kind },
+  format: { schema: { type: 'string', enum: [...FORMATS] }, value: (job) => job.format },
+  status: { schema: { type: 'string', enum: ['queued', 'processing', 'complete', 'failed'] }, value: (job) => job.status },
+  rowCount: {
+    schema: {
+      type: 'integer',
+      description: "The records the file holds: the list's count for the same filter when the job started (0 until then).",
+    },
+    value: (job) => job.rowCount,
+  },
+  progressPercent: { schema: { type: 'integer', minimum: 0, maximum: 100 }, value: (job) => job.progressPercent },
+  createdAt: { schema: timestamp(false), value: (job) => job.createdAt },
+  startedAt: { schema: timestamp(true), value: (job) => nullIfEmpty(job.startedAt) },
+  finishedAt: { schema: timestamp(true), value: (job) => nullIfEmpty(job.finishedAt) },
+  errorMessage: {
+    schema: { type: ['string', 'null'], description: 'Why the export failed; null otherwise.' },
+    value: (job) => nullIfEmpty(job.errorMessage),
+  },
+};
+
+function exportJobBody(job: importV1.ExportJob | null | undefined) {
   if (!job) throw DomainError.notFound();
-  return {
-    id: job.id,
-    kind: job.kind,
-    format: job.format,
-    status: job.status,
-    rowCount: job.rowCount,
-    progressPercent: job.progressPercent,
-    createdAt: job.createdAt,
-    startedAt: nullIfEmpty(job.startedAt),
-    finishedAt: nullIfEmpty(job.finishedAt),
-    errorMessage: nullIfEmpty(job.errorMessage),
-  };
+  return renderAnswer(exportJobAnswer, job);
 }
 
 /** Resolves when the response can take more, or is gone. */
@@ -152,26 +165,7 @@ export function exportRoutes(
   return { name: 'exports', access: 'authenticated', router, paths: exportPaths() };
 }
 
-const exportJobSchema: JsonSchema = {
-  type: 'object',
-  required: ['id', 'kind', 'format', 'status', 'rowCount', 'progressPercent', 'createdAt', 'startedAt', 'finishedAt', 'errorMessage'],
-  properties: {
-    id: { type: 'string', examples: ['exp_6f1c2b0e9d8a4c7b9e1f0a2b3c4d5e6f'] },
-    kind: { type: 'string', enum: [...KINDS] },
-    format: { type: 'string', enum: [...FORMATS] },
-    status: { type: 'string', enum: ['queued', 'processing', 'complete', 'failed'] },
-    rowCount: {
-      type: 'integer',
-      description: "The records the file holds: the list's count for the same filter when the job started (0 until then).",
-    },
-    progressPercent: { type: 'integer', minimum: 0, maximum: 100 },
-    createdAt: { type: 'string', format: 'date-time' },
-    startedAt: { type: ['string', 'null'], format: 'date-time' },
-    finishedAt: { type: ['string', 'null'], format: 'date-time' },
-    errorMessage: { type: ['string', 'null'], description: 'Why the export failed; null otherwise.' },
-  },
-  additionalProperties: false,
-};
+const exportJobSchema = answerSchema(exportJobAnswer);
 
 const idParameter = { name: 'id', in: 'path', required: true, description: 'The export id (`exp_...`).', schema: { type: 'string' } };
 

@@ -10,7 +10,7 @@ import { ACCOUNT_LIMITS, FIELD_LIMITS } from '@crm/vocabulary';
 import { GRPC_DEADLINE_MS } from '../clients/auth-client';
 import { oneTimeSecret } from '../idempotency/idempotent-posts';
 import { jsonBody } from '../middleware/json-body';
-import { idParameter, operation, ref, type JsonSchema, type OpenApiPaths } from '../openapi/operation';
+import { idParameter, operation, ref, type OpenApiPaths } from '../openapi/operation';
 import { callerContext, callerOf, requestIds } from '../request-context';
 import { loginUser } from './auth.routes';
 import { paginated, readListQuery } from './records/list-query';
@@ -18,13 +18,16 @@ import { listParameters } from './records/record-routes';
 import { pageSchema } from './records/record-shape';
 import type { RouteDeps, RouteModule } from './route-module';
 import {
+  answerSchema,
   bodyCheck,
   bodySchemaOf,
   emailField,
   partialTable,
+  renderAnswer,
   textField,
   tokenField,
   withoutReadOnly,
+  type AnswerTable,
   type BodyField,
   type BodyTable,
 } from './field-table';
@@ -49,9 +52,6 @@ const updateUserFields = partialTable({
   isActive: { check: z.boolean(), rules: { type: 'boolean' } },
 });
 
-/** The representation's other fields, which may be sent back and are ignored. */
-const READ_ONLY_USER_FIELDS = ['id', 'email', 'firstName', 'lastName', 'invitePending', 'createdAt'];
-
 export const updateUserBody = bodyCheck(updateUserFields);
 
 const acceptInvitationFields = {
@@ -61,11 +61,42 @@ const acceptInvitationFields = {
 
 export const acceptInvitationBody = bodyCheck(acceptInvitationFields);
 
-export function memberJson(user: authV1.User | null) {
+const memberAnswer: AnswerTable<authV1.User> = {
+  id: { schema: { type: 'string', examples: ['usr_01J...'] }, value: (u) => u.id },
+  email: { schema: { type: 'string', format: 'email' }, value: (u) => u.email },
+  firstName: { schema: { type: 'string' }, value: (u) => u.firstName },
+  lastName: { schema: { type: 'string' }, value: (u) => u.lastName },
+  role: { schema: { type: 'string', enum: [...ROLES] }, value: (u) => u.role },
+  isActive: { schema: { type: 'boolean', description: 'False once deactivated: the user cannot log in.' }, value: (u) => u.isActive },
+  invitePending: {
+    schema: { type: 'boolean', description: 'True until the invited user accepted the invitation.' },
+    value: (u) => u.invitePending,
+  },
+  createdAt: { schema: { type: 'string', format: 'date-time' }, value: (u) => u.createdAt },
+};
+
+/** The answer to an invitation: the user and the token they set their password with, shown only there. */
+const invitedAnswer: AnswerTable<authV1.User & { inviteToken: string }> = {
+  ...memberAnswer,
+  inviteToken: {
+    schema: {
+      type: 'string',
+      description:
+        'The one-time token the person sets their password with (POST /api/auth/invitations/accept/); shown only here, valid 7 days.',
+    },
+    value: (invited) => invited.inviteToken,
+  },
+};
+
+/** The representation's fields other than `role` and `isActive`, which may be sent back and are ignored. */
+const READ_ONLY_USER_FIELDS = Object.keys(memberAnswer).filter((name) => !(name in updateUserFields));
+
+function member(user: authV1.User | null | undefined): authV1.User {
   if (!user) throw new DomainError('internal', 'Auth answered without a user.');
-  const { id, email, firstName, lastName, role, isActive, invitePending, createdAt } = user;
-  return { id, email, firstName, lastName, role, isActive, invitePending, createdAt };
+  return user;
 }
+
+export const memberJson = (user: authV1.User | null | undefined) => renderAnswer(memberAnswer, member(user));
 
 export function memberRoutes(deps: RouteDeps): RouteModule {
   const { auth, authenticator, config } = deps;
@@ -86,7 +117,7 @@ export function memberRoutes(deps: RouteDeps): RouteModule {
   router.post('/api/settings/users', oneTimeSecret, async (req, res) => {
     const input = parseBody(inviteUserBody, req.body);
     const invited = await auth.call('InviteUser', input, callerContext(res), options);
-    res.status(201).json({ ...memberJson(invited.user), inviteToken: invited.inviteToken });
+    res.status(201).json(renderAnswer(invitedAnswer, { ...member(invited.user), inviteToken: invited.inviteToken }));
   });
 
   router.patch('/api/settings/users/:id', async (req, res) => {
@@ -112,29 +143,7 @@ export function invitationRoutes(deps: RouteDeps): RouteModule {
   return { name: 'invitations', access: 'public', router, paths: invitationPaths() };
 }
 
-const memberProperties: Record<string, JsonSchema> = {
-  id: { type: 'string', examples: ['usr_01J...'] },
-  email: { type: 'string', format: 'email' },
-  firstName: { type: 'string' },
-  lastName: { type: 'string' },
-  role: { type: 'string', enum: [...ROLES] },
-  isActive: { type: 'boolean', description: 'False once deactivated: the user cannot log in.' },
-  invitePending: { type: 'boolean', description: 'True until the invited user accepted the invitation.' },
-  createdAt: { type: 'string', format: 'date-time' },
-};
-const memberSchema: JsonSchema = { type: 'object', required: Object.keys(memberProperties), properties: memberProperties };
-const invitedSchema: JsonSchema = {
-  type: 'object',
-  required: [...Object.keys(memberProperties), 'inviteToken'],
-  properties: {
-    ...memberProperties,
-    inviteToken: {
-      type: 'string',
-      description:
-        'The one-time token the person sets their password with (POST /api/auth/invitations/accept/); shown only here, valid 7 days.',
-    },
-  },
-};
+const memberSchema = answerSchema(memberAnswer);
 /** The OpenAPI part of {@link memberRoutes}. */
 export function memberPaths(): OpenApiPaths {
   return {
@@ -162,7 +171,7 @@ export function memberPaths(): OpenApiPaths {
         tags: ['users'],
         authenticated: true,
         requestBody: bodySchemaOf(inviteUserFields, 'create'),
-        responses: { 201: { description: 'The invited user and their token, shown once.', schema: invitedSchema } },
+        responses: { 201: { description: 'The invited user and their token, shown once.', schema: answerSchema(invitedAnswer) } },
         errors: [403],
       }),
     },

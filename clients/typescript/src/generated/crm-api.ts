@@ -2884,12 +2884,18 @@ export interface operations {
                     /** @enum {string} */
                     role?: "admin" | "member";
                     isActive?: boolean;
-                    id?: unknown;
-                    email?: unknown;
-                    firstName?: unknown;
-                    lastName?: unknown;
-                    invitePending?: unknown;
-                    createdAt?: unknown;
+                    /** @description Read-only; ignored when sent. */
+                    readonly id?: unknown;
+                    /** @description Read-only; ignored when sent. */
+                    readonly email?: unknown;
+                    /** @description Read-only; ignored when sent. */
+                    readonly firstName?: unknown;
+                    /** @description Read-only; ignored when sent. */
+                    readonly lastName?: unknown;
+                    /** @description Read-only; ignored when sent. */
+                    readonly invitePending?: unknown;
+                    /** @description Read-only; ignored when sent. */
+                    readonly createdAt?: unknown;
                 };
             };
         };
@@ -12285,7 +12291,7 @@ export interface operations {
                             durationMs: number;
                             error: string | null;
                             /** @description The first bytes of the receiver's answer. */
-                            responseExcerpt?: string | null;
+                            responseExcerpt: string | null;
                             /** Format: date-time */
                             createdAt: string;
                         }[];

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { automationV1 } from '@crm/grpc';
 import { WEBHOOK_EVENT_TYPES } from '@crm/vocabulary';
 import type { JsonSchema } from '../../openapi/operation';
-import { bodyCheck, bodySchemaOf, partialTable, type BodyTable } from '../field-table';
+import { answerSchema, bodyCheck, bodySchemaOf, partialTable, renderAnswer, type AnswerTable, type BodyTable } from '../field-table';
 import { nullIfEmpty } from '../validate';
 
 const eventType: JsonSchema = { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] };
@@ -28,63 +28,58 @@ const webhookPatchFields = partialTable(webhookFields);
 export const webhookBody = bodyCheck(webhookFields);
 export const webhookPatchBody = bodyCheck(webhookPatchFields);
 
+const timestamp: JsonSchema = { type: 'string', format: 'date-time' };
+
+const webhookAnswer: AnswerTable<automationV1.Webhook> = {
+  id: { schema: { type: 'string' }, value: (w) => w.id },
+  url: { schema: { type: 'string', format: 'uri' }, value: (w) => w.url },
+  events: { schema: { type: 'array', items: eventType }, value: (w) => w.events },
+  isActive: { schema: { type: 'boolean' }, value: (w) => w.isActive },
+  failingReason: {
+    schema: { type: ['string', 'null'], description: 'Why a delivery gave up after its retries; null while healthy.' },
+    value: (w) => nullIfEmpty(w.failingReason),
+  },
+  createdAt: { schema: timestamp, value: (w) => w.createdAt },
+  updatedAt: { schema: timestamp, value: (w) => w.updatedAt },
+};
+
+/** The answer to a create: the subscription and its signing secret, shown only there. */
+const createdWebhookAnswer: AnswerTable<automationV1.Webhook> = {
+  ...webhookAnswer,
+  secret: { schema: { type: 'string', description: 'The signing secret; shown only here.' }, value: (w) => w.secret },
+};
+
 /** Fields of a subscription the service fills; a client may send back what it read. */
-export const READ_ONLY_WEBHOOK_FIELDS = ['id', 'failingReason', 'createdAt', 'updatedAt'];
+export const READ_ONLY_WEBHOOK_FIELDS = Object.keys(webhookAnswer).filter((name) => !(name in webhookFields));
 
 export const webhookCreateSchema = bodySchemaOf(webhookFields, 'create', { readOnly: READ_ONLY_WEBHOOK_FIELDS });
 export const webhookUpdateSchema = bodySchemaOf(webhookPatchFields, 'update', { readOnly: READ_ONLY_WEBHOOK_FIELDS });
 
-export function webhookJson(webhook: automationV1.Webhook) {
-  return {
-    id: webhook.id,
-    url: webhook.url,
-    events: webhook.events,
-    isActive: webhook.isActive,
-    failingReason: nullIfEmpty(webhook.failingReason),
-    createdAt: webhook.createdAt,
-    updatedAt: webhook.updatedAt,
-  };
-}
+export const webhookJson = (webhook: automationV1.Webhook) => renderAnswer(webhookAnswer, webhook);
+export const createdWebhookJson = (webhook: automationV1.Webhook) => renderAnswer(createdWebhookAnswer, webhook);
+export const webhookSchema = answerSchema(webhookAnswer);
+export const createdWebhookSchema = answerSchema(createdWebhookAnswer);
 
-export function deliveryJson(delivery: automationV1.WebhookDelivery) {
-  return {
-    id: delivery.id,
-    eventId: delivery.eventId,
-    type: delivery.type,
-    attempt: delivery.attempt,
-    status: delivery.status,
-    responseStatus: delivery.responseStatus || null,
-    durationMs: delivery.durationMs,
-    error: nullIfEmpty(delivery.error),
-    responseExcerpt: nullIfEmpty(delivery.responseExcerpt),
-    createdAt: delivery.createdAt,
-  };
-}
-
-const timestamp: JsonSchema = { type: 'string', format: 'date-time' };
-
-export const webhookSchema: JsonSchema = {
-  type: 'object',
-  required: ['id', 'url', 'events', 'isActive', 'failingReason', 'createdAt', 'updatedAt'],
-  properties: {
-    id: { type: 'string' },
-    url: { type: 'string', format: 'uri' },
-    events: { type: 'array', items: eventType },
-    isActive: { type: 'boolean' },
-    failingReason: { type: ['string', 'null'], description: 'Why a delivery gave up after its retries; null while healthy.' },
-    createdAt: timestamp,
-    updatedAt: timestamp,
+const deliveryAnswer: AnswerTable<automationV1.WebhookDelivery> = {
+  id: { schema: { type: 'string' }, value: (d) => d.id },
+  eventId: {
+    schema: { type: 'string', description: "The envelope's id and X-CRM-Event-Id; a redelivery keeps it." },
+    value: (d) => d.eventId,
   },
+  type: { schema: eventType, value: (d) => d.type },
+  attempt: { schema: { type: 'integer' }, value: (d) => d.attempt },
+  status: { schema: { type: 'string', enum: ['delivered', 'failed'] }, value: (d) => d.status },
+  responseStatus: { schema: { type: ['integer', 'null'] }, value: (d) => d.responseStatus || null },
+  durationMs: { schema: { type: 'integer' }, value: (d) => d.durationMs },
+  error: { schema: { type: ['string', 'null'] }, value: (d) => nullIfEmpty(d.error) },
+  responseExcerpt: {
+    schema: { type: ['string', 'null'], description: "The first bytes of the receiver's answer." },
+    value: (d) => nullIfEmpty(d.responseExcerpt),
+  },
+  createdAt: { schema: timestamp, value: (d) => d.createdAt },
 };
 
-export const createdWebhookSchema: JsonSchema = {
-  ...webhookSchema,
-  required: [...(webhookSchema.required as string[]), 'secret'],
-  properties: {
-    ...(webhookSchema.properties as JsonSchema),
-    secret: { type: 'string', description: 'The signing secret; shown only here.' },
-  },
-};
+export const deliveryJson = (delivery: automationV1.WebhookDelivery) => renderAnswer(deliveryAnswer, delivery);
 
 export const secretSchema: JsonSchema = { type: 'object', required: ['secret'], properties: { secret: { type: 'string' } } };
 
@@ -94,19 +89,4 @@ const paginated = (items: JsonSchema): JsonSchema => pageSchema(items, 'A page, 
 
 export const webhookListSchema = paginated(webhookSchema);
 
-export const deliveryListSchema = paginated({
-  type: 'object',
-  required: ['id', 'eventId', 'type', 'attempt', 'status', 'responseStatus', 'durationMs', 'error', 'createdAt'],
-  properties: {
-    id: { type: 'string' },
-    eventId: { type: 'string', description: "The envelope's id and X-CRM-Event-Id; a redelivery keeps it." },
-    type: eventType,
-    attempt: { type: 'integer' },
-    status: { type: 'string', enum: ['delivered', 'failed'] },
-    responseStatus: { type: ['integer', 'null'] },
-    durationMs: { type: 'integer' },
-    error: { type: ['string', 'null'] },
-    responseExcerpt: { type: ['string', 'null'], description: "The first bytes of the receiver's answer." },
-    createdAt: timestamp,
-  },
-});
+export const deliveryListSchema = paginated(answerSchema(deliveryAnswer));

@@ -16,6 +16,7 @@ import type { RouteDeps, RouteModule } from '../route-module';
 import { withoutReadOnly } from '../field-table';
 import { parseBody, pathId } from '../validate';
 import {
+  createdWebhookJson,
   createdWebhookSchema,
   deliveryJson,
   deliveryListSchema,
@@ -61,7 +62,7 @@ function subscriptionRoutes(router: Router, client: AutomationClient, config: Ga
   router.post(BASE, oneTimeSecret, async (req, res) => {
     const body = parseBody(webhookBody, withoutReadOnly(req.body, READ_ONLY_WEBHOOK_FIELDS));
     const { webhook } = await client.call('CreateWebhook', body, callerContext(res), options);
-    res.status(201).json({ ...webhookJson(webhook!), secret: webhook!.secret });
+    res.status(201).json(createdWebhookJson(webhook!));
   });
 
   router.get(`${BASE}/:id`, async (req, res) => {
