@@ -8,12 +8,12 @@ import { Router } from 'express';
 import { z } from 'zod';
 import type { GatewayConfig } from '../../config';
 import { operation, type OpenApiPaths } from '../../openapi/operation';
-import { bodyCheck, bodySchemaOf, type BodyTable } from '../field-table';
+import { answerSchema, bodyCheck, bodySchemaOf, type BodyTable } from '../field-table';
 import { parseBody } from '../validate';
 import { paginated, readListQuery } from './list-query';
 import { listParameters } from './record-routes';
 import { type RecordsCall } from './records-call';
-import { objectSchema, pageSchema, render, t, type ResponseFields } from './record-shape';
+import { pageSchema, recordAnswer, renderRecord, t } from './record-shape';
 
 /**
  * The records service checks the name (trimmed, not blank, at most FIELD_LIMITS.name), so one 422
@@ -25,10 +25,9 @@ const sourceBodyFields = {
 
 export const createSourceBody = bodyCheck(sourceBodyFields);
 
-const sourceFields: ResponseFields = { uid: { type: 'string', format: 'uuid' }, name: t.string(), createdAt: t.timestamp() };
-const SOURCE = ['uid', 'name', 'createdAt'] as const;
+const source = recordAnswer({ uid: { type: 'string', format: 'uuid' }, name: t.string(), createdAt: t.timestamp() });
 
-const taskFields: ResponseFields = {
+const task = recordAnswer({
   id: t.id('tsk_'),
   name: t.string(),
   dueDate: t.nullableDate('`YYYY-MM-DD`, or null.'),
@@ -36,10 +35,9 @@ const taskFields: ResponseFields = {
   relatedTo: t.string('The record the task is about (`cnt_`, `ld_`, `acc_`, `opp_`).'),
   status: t.choice(TASK_STATUSES),
   createdAt: t.timestamp(),
-};
-const TASK = ['id', 'name', 'dueDate', 'assignedTo', 'relatedTo', 'status', 'createdAt'] as const;
+});
 
-const activityFields: ResponseFields = {
+const activity = recordAnswer({
   id: t.id('act_'),
   action: t.choice(['created', 'updated', 'deleted', 'converted', 'merged']),
   recordType: t.choice(['contact', 'lead', 'account', 'opportunity']),
@@ -48,8 +46,7 @@ const activityFields: ResponseFields = {
   actorType: t.choice(['user', 'api_key', 'system']),
   createdAt: t.timestamp(),
   mergedIds: t.strings('On a `merged` activity, the records merged into this one (now deleted); empty otherwise.'),
-};
-const ACTIVITY = ['id', 'action', 'recordType', 'recordId', 'actorId', 'actorType', 'createdAt', 'mergedIds'] as const;
+});
 
 /** The sources, tasks and activities routes on a router of their own. */
 export function recordLogRoutes(call: RecordsCall, config: GatewayConfig): Router {
@@ -69,7 +66,7 @@ export function recordLogRoutes(call: RecordsCall, config: GatewayConfig): Route
         config,
         list,
         answer.total as number,
-        answer.tasks.map((task) => render(task, TASK)),
+        answer.tasks.map((message) => renderRecord(task, message)),
         answer.nextCursor as string,
       ),
     );
@@ -88,7 +85,7 @@ export function recordLogRoutes(call: RecordsCall, config: GatewayConfig): Route
         config,
         list,
         answer.total as number,
-        answer.activities.map((a) => render(a, ACTIVITY)),
+        answer.activities.map((a) => renderRecord(activity, a)),
         answer.nextCursor as string,
       ),
     );
@@ -100,7 +97,7 @@ function sourceRoutes(router: Router, call: RecordsCall, config: GatewayConfig):
   router.post('/api/crm/sources', async (req, res) => {
     const input = parseBody(createSourceBody, req.body);
     const answer = await call('CreateSource', { name: input.name }, res);
-    res.status(201).json(render(answer.source, SOURCE));
+    res.status(201).json(renderRecord(source, answer.source));
   });
 
   router.get('/api/crm/sources', async (req, res) => {
@@ -112,7 +109,7 @@ function sourceRoutes(router: Router, call: RecordsCall, config: GatewayConfig):
         config,
         list,
         answer.total as number,
-        answer.sources.map((s) => render(s, SOURCE)),
+        answer.sources.map((s) => renderRecord(source, s)),
         answer.nextCursor as string,
       ),
     );
@@ -137,7 +134,7 @@ export function recordLogPaths(): OpenApiPaths {
         responses: {
           200: {
             description: 'A page of tasks.',
-            schema: pageSchema(objectSchema(taskFields, TASK), 'A page of tasks.', { cursor: true }),
+            schema: pageSchema(answerSchema(task), 'A page of tasks.', { cursor: true }),
           },
         },
         errors: [400],
@@ -158,7 +155,7 @@ export function recordLogPaths(): OpenApiPaths {
         responses: {
           200: {
             description: 'A page of activities.',
-            schema: pageSchema(objectSchema(activityFields, ACTIVITY), 'A page of activities.', { cursor: true }),
+            schema: pageSchema(answerSchema(activity), 'A page of activities.', { cursor: true }),
           },
         },
         errors: [400],
@@ -180,7 +177,7 @@ function sourcePaths(): OpenApiPaths {
         responses: {
           200: {
             description: 'A page of sources.',
-            schema: pageSchema(objectSchema(sourceFields, SOURCE), 'A page of sources.', { cursor: true }),
+            schema: pageSchema(answerSchema(source), 'A page of sources.', { cursor: true }),
           },
         },
         errors: [400],
@@ -192,7 +189,7 @@ function sourcePaths(): OpenApiPaths {
         tags: ['sources'],
         authenticated: true,
         requestBody: bodySchemaOf(sourceBodyFields, 'create'),
-        responses: { 201: { description: 'The new source.', schema: objectSchema(sourceFields, SOURCE) } },
+        responses: { 201: { description: 'The new source.', schema: answerSchema(source) } },
       }),
     },
   };

@@ -5,7 +5,7 @@
  * OpenAPI response schemas, so the document and the responses cannot drift.
  */
 import type { JsonSchema } from '../../openapi/operation';
-import { answerSchema, renderAnswer, type AnswerTable } from '../field-table';
+import { renderAnswer, type AnswerTable } from '../field-table';
 
 export type RecordMessage = Record<string, unknown>;
 
@@ -160,12 +160,4 @@ export function pageSchema(item: JsonSchema, description: string, options: { cur
     },
     additionalProperties: false,
   };
-}
-
-// TEMPORARY (removed once record-logs, record-merge and contact-import-now read tables): the old calls.
-export function objectSchema(fields: ResponseFields, names: readonly string[], description?: string): JsonSchema {
-  return answerSchema(pickAnswer(recordAnswer(fields), names), 'full', description);
-}
-export function render(record: object | null | undefined, names: readonly string[]): Record<string, unknown> | null {
-  return renderRecord(recordAnswer(Object.fromEntries(names.map((name) => [name, {}]))), record);
 }
