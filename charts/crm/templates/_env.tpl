@@ -5,8 +5,8 @@ config.ts schema, or the few reads outside it (OTEL_* by the OpenTelemetry SDK, 
 libs/telemetry, IMPORT_UPLOAD_URL/IMPORT_UPLOAD_SECRET by gateway/src/clients/import-client.ts,
 CRM_OPERATOR_TOKEN/CRM_OPERATOR_TLS_DIR/AUTH_GRPC_ADDR by the auth CLI; INTERNAL_TLS_DIR and
 GRPC_HEALTH_PORT are spread into config.ts from libs/config), or only feeds a $(VAR) expansion of the same
-container. tests/deploy/chart.test.ts reads these defines textually to check that, so keep names
-literal, one `- name:` per variable, and guard component-specific parts with `if`/`with` on $spec.
+container. tests/deploy/processes.test.ts checks that on the manifests Helm renders for every value
+set, and that every variable a process requires is set.
 */}}
 
 {{/* args: (list $ key) */}}
