@@ -2,6 +2,7 @@
  * The message bus in memory, for single-process runs and tests: the same routing, retry,
  * dead-lettering and delay semantics as RabbitMQ, without durability across restarts.
  */
+import Denque from 'denque';
 import { CONSUMER_DRAIN_MS, type Logger } from '@crm/observability';
 import {
   MAX_MESSAGE_BYTES,
@@ -43,7 +44,8 @@ type Outcome = { kind: 'acked' } | { kind: 'returned' } | { kind: 'failed'; erro
 
 interface QueueState {
   definition: QueueDefinition;
-  ready: Envelope[];
+  /** Oldest first. A deque: a backlog of thousands (a batch's events) is taken from the front in O(1), where Array#shift copies it. */
+  ready: Denque<Envelope>;
   consumers: InProcessConsumer[];
   /** Round-robin position among the queue's consumers. */
   nextConsumer: number;
@@ -51,6 +53,8 @@ interface QueueState {
 
 export class InProcessBus implements MessageBus {
   private readonly queues = new Map<string, QueueState>();
+  /** Message type → the queues it routes to; as many entries as the system has event types. */
+  private readonly routing = new Map<string, QueueState[]>();
   private readonly deadLetters = new Map<string, BusMessage[]>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly stopGraceMs: number;
@@ -68,19 +72,26 @@ export class InProcessBus implements MessageBus {
   async publish(message: BusMessage, options: PublishOptions = {}): Promise<void> {
     this.assertOpen();
     // Like a RabbitMQ queue, a queue here exists from its first consume() on, consumers or not.
-    if (options.mandatory && ![...this.queues.values()].some((queue) => routes(queue, message))) {
-      throw new UnroutableMessageError(message.type);
-    }
+    const queues = this.queuesFor(message.type);
+    if (options.mandatory && queues.length === 0) throw new UnroutableMessageError(message.type);
     // Serialised once (a batch's event can be hundreds of kB), each queue gets its own parsed copy.
     let serialised: string | undefined;
-    for (const queue of this.queues.values()) {
-      if (routes(queue, message)) {
-        // A serialised copy, so consumers see what they would see after a trip through a broker.
-        serialised ??= sizedJson(message);
-        queue.ready.push({ message: JSON.parse(serialised) as BusMessage, deliveries: 0, retries: 0 });
-        this.dispatch(queue);
-      }
+    for (const queue of queues) {
+      // A serialised copy, so consumers see what they would see after a trip through a broker.
+      serialised ??= sizedJson(message);
+      queue.ready.push({ message: JSON.parse(serialised) as BusMessage, deliveries: 0, retries: 0 });
+      this.dispatch(queue);
     }
+  }
+
+  /** The queues a message type routes to, matched once per type (bindings change only in consume(), which forgets them). */
+  private queuesFor(type: string): QueueState[] {
+    let queues = this.routing.get(type);
+    if (!queues) {
+      queues = [...this.queues.values()].filter((queue) => routes(queue, type));
+      this.routing.set(type, queues);
+    }
+    return queues;
   }
 
   async schedule(message: BusMessage, delayMs: number): Promise<void> {
@@ -105,9 +116,10 @@ export class InProcessBus implements MessageBus {
 
   async consume(definition: QueueDefinition, handler: MessageHandler): Promise<Consumer> {
     this.assertOpen();
-    const queue = this.queues.get(definition.name) ?? { definition, ready: [], consumers: [], nextConsumer: 0 };
+    const queue = this.queues.get(definition.name) ?? { definition, ready: new Denque<Envelope>(), consumers: [], nextConsumer: 0 };
     queue.definition = definition;
     this.queues.set(definition.name, queue);
+    this.routing.clear();
     const consumer = new InProcessConsumer(definition.prefetch ?? DEFAULT_PREFETCH, this.stopGraceMs, handler, {
       dispatch: () => this.dispatch(queue),
       settle: (envelope, outcome) => this.settle(queue, envelope, outcome),
@@ -212,8 +224,8 @@ export class InProcessBus implements MessageBus {
   }
 }
 
-function routes(queue: QueueState, message: BusMessage): boolean {
-  return queue.definition.bindings.some((pattern) => topicMatches(pattern, message.type));
+function routes(queue: QueueState, type: string): boolean {
+  return queue.definition.bindings.some((pattern) => topicMatches(pattern, type));
 }
 
 interface ConsumerHooks {
