@@ -6,8 +6,7 @@
 import { apiTimestamp } from '@crm/vocabulary';
 import type { Logger } from '@crm/observability';
 import { isDomainError } from '@crm/observability';
-import type { recordsV1 } from '@crm/grpc';
-import { fileHeader, recordLine, type RecordMessage } from '../domain/export-rows';
+import { fileHeader, recordLine } from '../domain/export-rows';
 import type { ExportJobDocument } from '../domain/export-job';
 import type { ExportJobRepository } from '../store/export-job-repository';
 import type { ExportPayload } from './export-messages';
@@ -68,13 +67,13 @@ export class ExportRunner {
       buffer = '';
       await repo.progress(workspaceId, job.id, job.run, { rowsWritten: rows });
     };
-    for await (const part of stream as AsyncIterable<recordsV1.StreamRecordsResponse>) {
+    for await (const part of stream) {
       if (first) {
         first = false;
         await repo.progress(workspaceId, job.id, job.run, { rowCount: part.total });
         continue;
       }
-      for (const record of part[PLURAL[job.kind]] as unknown as RecordMessage[]) {
+      for (const record of part[PLURAL[job.kind]]) {
         buffer += recordLine(job.format, job.fields, record);
         rows += 1;
         if (buffer.length >= chunkBytes) await flush();

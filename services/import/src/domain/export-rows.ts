@@ -7,11 +7,15 @@
 import { CUSTOM_FIELDS_PREFIX, LINKED_NAME_FIELDS } from '@crm/vocabulary';
 import type { ExportFormat } from './export-job';
 
-export type RecordMessage = Record<string, unknown>;
+/** A record message of any kind (records' Contact, Lead, Account or Opportunity), read by field name. */
+export type RecordMessage = object;
+
+/** The message's value of a field by its name (undefined when it has none). */
+const valueOf = (record: RecordMessage, field: string): unknown => Reflect.get(record, field);
 
 /** A record message's custom values: the message carries them as JSON text (records' `custom_fields`). */
 function customValues(record: RecordMessage): Record<string, unknown> {
-  const custom = record.customFields;
+  const custom = valueOf(record, 'customFields');
   if (typeof custom !== 'string') return (custom as Record<string, unknown> | undefined) ?? {};
   try {
     return custom ? (JSON.parse(custom) as Record<string, unknown>) : {};
@@ -24,8 +28,9 @@ function customValues(record: RecordMessage): Record<string, unknown> {
 export function fieldValue(record: RecordMessage, field: string, custom?: Record<string, unknown>): unknown {
   if (field.startsWith(CUSTOM_FIELDS_PREFIX)) return (custom ?? customValues(record))[field.slice(CUSTOM_FIELDS_PREFIX.length)] ?? null;
   const idField = LINKED_NAME_FIELDS[field];
-  if (idField && (record[idField] === undefined || record[idField] === null || !record[field])) return null;
-  return record[field] ?? null;
+  const value = valueOf(record, field);
+  if (idField && (valueOf(record, idField) === undefined || valueOf(record, idField) === null || !value)) return null;
+  return value ?? null;
 }
 
 const FORMULA_START = /^[=+\-@\t\r]/;

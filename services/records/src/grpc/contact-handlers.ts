@@ -64,12 +64,12 @@ function batchCreateInput(r: recordsV1.BatchCreateContactsRequest): BatchCreateI
     sourceUid: nonEmpty(r.sourceUid),
     importJobId: nonEmpty(r.importJobId),
     dryRun: r.dryRun,
-    rows: r.rows.map((row) => {
-      const cells = row as unknown as Record<string, string | string[]>;
+    rows: r.rows.map(({ row, customFields, ...fields }) => {
+      const cells: Partial<Record<string, string | string[]>> = fields;
       const body: Record<string, unknown> = {};
       for (const field of IMPORTED_CONTACT_FIELDS) if (cells[field]?.length) body[field] = cells[field];
-      if (row.customFields) body.customFields = row.customFields;
-      return { row: row.row, body };
+      if (customFields) body.customFields = customFields;
+      return { row, body };
     }),
   };
 }
