@@ -12,7 +12,7 @@
  */
 import { z } from 'zod';
 import type { JsonSchema } from '../openapi/operation';
-import { boundedText, type TextLimits } from './validate';
+import { boundedText, minLengthOf, type TextLimits } from './validate';
 
 export interface AnswerField<M> {
   schema: JsonSchema;
@@ -107,6 +107,11 @@ export function partialTable<T extends BodyTable>(table: T): { [K in keyof T]: B
   ) as { [K in keyof T]: BodyField<z.ZodOptional<T[K]['check']>> };
 }
 
+/** The answer's fields no body row writes: a client may send them back, and they are ignored (`readOnly` in the document). */
+export function readOnlyFields<M>(answer: AnswerTable<M>, body: BodyTable): string[] {
+  return Object.keys(answer).filter((name) => !(name in body));
+}
+
 /** The body without the answer's fields a client may send back (`readOnly` in the document), before its check. */
 export function withoutReadOnly(body: unknown, readOnly: readonly string[]): unknown {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
@@ -123,7 +128,7 @@ export function textField(
   limits: TextLimits,
   row: { required?: boolean; description?: string } = {},
 ): BodyField<ReturnType<typeof boundedText>> {
-  const min = limits.min ?? (limits.notBlank ? 1 : 0);
+  const min = minLengthOf(limits);
   return {
     check: boundedText(limits),
     rules: {

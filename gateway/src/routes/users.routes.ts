@@ -23,6 +23,7 @@ import {
   bodySchemaOf,
   emailField,
   partialTable,
+  readOnlyFields,
   renderAnswer,
   textField,
   tokenField,
@@ -89,7 +90,7 @@ const invitedAnswer: AnswerTable<authV1.User & { inviteToken: string }> = {
 };
 
 /** The representation's fields other than `role` and `isActive`, which may be sent back and are ignored. */
-const READ_ONLY_USER_FIELDS = Object.keys(memberAnswer).filter((name) => !(name in updateUserFields));
+const READ_ONLY_USER_FIELDS = readOnlyFields(memberAnswer, updateUserFields);
 
 function member(user: authV1.User | null | undefined): authV1.User {
   if (!user) throw new DomainError('internal', 'Auth answered without a user.');

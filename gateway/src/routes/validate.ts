@@ -39,6 +39,11 @@ export interface TextLimits {
   notBlank?: boolean;
 }
 
+/** The fewest characters the limits allow: `min`, else 1 when `notBlank`, else 0. */
+export function minLengthOf(limits: TextLimits): number {
+  return limits.min ?? (limits.notBlank ? 1 : 0);
+}
+
 /**
  * Text of `min` to `max` characters, counted as JSON Schema counts them (code points, so an emoji is
  * one character, as the services count it too). Its document keywords come from the same limits in
@@ -46,7 +51,7 @@ export interface TextLimits {
  */
 export function boundedText(limits: TextLimits) {
   const { max } = limits;
-  const min = limits.min ?? (limits.notBlank ? 1 : 0);
+  const min = minLengthOf(limits);
   const text = limits.trim ? z.string().trim() : z.string();
   return text
     .refine((value) => characterCount(value) >= min, {

@@ -25,7 +25,16 @@ import {
   type StepType,
 } from '@crm/vocabulary';
 import type { JsonSchema } from '../../openapi/operation';
-import { answerSchema, bodyCheck, bodySchemaOf, renderAnswer, type AnswerField, type AnswerTable, type BodyTable } from '../field-table';
+import {
+  answerSchema,
+  bodyCheck,
+  bodySchemaOf,
+  readOnlyFields,
+  renderAnswer,
+  type AnswerField,
+  type AnswerTable,
+  type BodyTable,
+} from '../field-table';
 import { countedListSchema, pageSchema } from '../records/record-shape';
 import { boundedText } from '../validate';
 
@@ -255,7 +264,7 @@ const ruleAnswer: AnswerTable<automationV1.Rule> = {
 };
 
 /** Fields of a rule's answer the service fills; a client may send them back in a PATCH (ignored). */
-export const READ_ONLY_RULE_FIELDS = Object.keys(ruleAnswer).filter((name) => !(name in ruleFields));
+export const READ_ONLY_RULE_FIELDS = readOnlyFields(ruleAnswer, ruleFields);
 
 /** The body as the proto's Rule, with the names of the fields the client sent. */
 export function ruleFromBody(body: RuleBody): { rule: Partial<automationV1.Rule>; fields: string[] } {

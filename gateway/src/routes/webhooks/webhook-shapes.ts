@@ -7,7 +7,16 @@ import { z } from 'zod';
 import type { automationV1 } from '@crm/grpc';
 import { WEBHOOK_EVENT_TYPES } from '@crm/vocabulary';
 import type { JsonSchema } from '../../openapi/operation';
-import { answerSchema, bodyCheck, bodySchemaOf, partialTable, renderAnswer, type AnswerTable, type BodyTable } from '../field-table';
+import {
+  answerSchema,
+  bodyCheck,
+  bodySchemaOf,
+  partialTable,
+  readOnlyFields,
+  renderAnswer,
+  type AnswerTable,
+  type BodyTable,
+} from '../field-table';
 import { nullIfEmpty } from '../validate';
 
 const eventType: JsonSchema = { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] };
@@ -50,7 +59,7 @@ const createdWebhookAnswer: AnswerTable<automationV1.Webhook> = {
 };
 
 /** Fields of a subscription the service fills; a client may send back what it read. */
-export const READ_ONLY_WEBHOOK_FIELDS = Object.keys(webhookAnswer).filter((name) => !(name in webhookFields));
+export const READ_ONLY_WEBHOOK_FIELDS = readOnlyFields(webhookAnswer, webhookFields);
 
 export const webhookCreateSchema = bodySchemaOf(webhookFields, 'create', { readOnly: READ_ONLY_WEBHOOK_FIELDS });
 export const webhookUpdateSchema = bodySchemaOf(webhookPatchFields, 'update', { readOnly: READ_ONLY_WEBHOOK_FIELDS });
