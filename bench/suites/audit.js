@@ -2,7 +2,8 @@
 // 1.2× an unaudited one, and an import's rows/s falls by at most 10% with its audit entries.
 // Measured in-process, in the same run, on the records service over its embedded store (a file,
 // as in the cluster): the same PATCHes and the same import batches once as built, once with
-// RecordWriter.audit made a no-op (no entry staged, nothing else changed), rounds interleaved so
+// RecordWriter.audit and auditCreations made no-ops (no entry or group staged, nothing else
+// changed), rounds interleaved so
 // both see the same machine. The cluster around it is not used: gateway and gRPC costs are the
 // same for both and would only dilute the ratio.
 'use strict';
@@ -79,13 +80,14 @@ async function timeImport(service, bodies, round, tag) {
 
 module.exports = async function auditSuite({ log }) {
   const { RecordWriter } = dist('application/record-writer');
-  const audit = RecordWriter.prototype.audit;
+  const { audit, auditCreations } = RecordWriter.prototype;
   const bodies = realisticBodies(ROUNDS * IMPORT_ROWS_PER_ROUND);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-audit-'));
   const audited = await harness(dir, 'audited');
   const unaudited = await harness(dir, 'unaudited');
   const setAudit = (on) => {
     RecordWriter.prototype.audit = on ? audit : (changes) => changes;
+    RecordWriter.prototype.auditCreations = on ? auditCreations : (changes) => changes;
   };
   try {
     const ids = {};
@@ -127,7 +129,7 @@ module.exports = async function auditSuite({ log }) {
       met: patchRatio <= 1.2 && importDrop <= 0.1,
     };
   } finally {
-    RecordWriter.prototype.audit = audit;
+    Object.assign(RecordWriter.prototype, { audit, auditCreations });
     await audited.store.close();
     await unaudited.store.close();
     fs.rmSync(dir, { recursive: true, force: true });

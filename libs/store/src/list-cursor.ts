@@ -176,32 +176,64 @@ export async function listPage<T extends StoredDocument>(
 ): Promise<ListPage<T>> {
   const where = query.where ?? [];
   const { limit } = query;
-  const single = !Array.isArray(query.sort);
-  const sort = Array.isArray(query.sort) ? query.sort : [query.sort];
-  // One key keeps the scope (and so the cursors) it always had.
-  const scope = JSON.stringify([query.owner, collection.name, single ? sort[0] : sort, query.criteria ?? where]);
+  const sort = sortKeys(query);
+  const scope = listScope(collection, query);
   const cursorAfter = (items: T[]) => {
-    const last = items[items.length - 1] as (T & Record<string, unknown>) | undefined;
-    if (!last) return null;
-    return encodeKeysCursor(scope, { values: sort.map((key) => sortValue(key, valueAt(last, key.field))), id: last.id });
+    const last = items[items.length - 1];
+    return last ? listCursor(scope, sort, last) : null;
   };
   if (query.cursor === undefined) {
     const page = await store.findPage(collection, { where, sort, offset: query.offset, limit });
     const more = query.offset + page.items.length < page.total;
     return { ...page, nextCursor: more ? cursorAfter(page.items) : null };
   }
-  const position = keysPosition(scope, query.cursor, sort.length);
-  const walk = async () => {
-    const found: T[] = [];
-    for (const group of afterKeysInOrder(sort, position)) {
-      found.push(...(await store.find(collection, { where: [...where, ...group], sort, limit: limit + 1 - found.length })));
-      if (found.length > limit) break;
-    }
-    return found;
-  };
-  const [found, total] = await Promise.all([walk(), query.countCursorPages ? store.count(collection, where) : Promise.resolve(null)]);
+  const position = listPosition(scope, query.cursor, sort.length);
+  const [found, total] = await Promise.all([
+    findAfter(store, collection, { where, sort, limit: limit + 1 }, position),
+    query.countCursorPages ? store.count(collection, where) : Promise.resolve(null),
+  ]);
   const items = found.slice(0, limit);
   return { total, items, nextCursor: found.length > limit ? cursorAfter(items) : null };
+}
+
+/** A list query's sort keys, as a list. */
+export function sortKeys(query: Pick<ListQuery, 'sort'>): SortKey[] {
+  return Array.isArray(query.sort) ? query.sort : [query.sort];
+}
+
+/** What a list's cursors are checked against: its owner, collection, ordering and criteria. */
+export function listScope(collection: CollectionDefinition<any>, query: Pick<ListQuery, 'owner' | 'sort' | 'criteria' | 'where'>): string {
+  const sort = sortKeys(query);
+  // One key keeps the scope (and so the cursors) it always had.
+  return JSON.stringify([query.owner, collection.name, Array.isArray(query.sort) ? sort : sort[0], query.criteria ?? query.where ?? []]);
+}
+
+/** The cursor naming `document` as the last item of a page of the list `scope`. */
+export function listCursor(scope: string, sort: SortKey[], document: StoredDocument): string {
+  const fields = document as StoredDocument & Record<string, unknown>;
+  return encodeKeysCursor(scope, { values: sort.map((key) => sortValue(key, valueAt(fields, key.field))), id: document.id });
+}
+
+/** The position a client's cursor names; invalid_argument when the list `scope` did not make it. */
+export function listPosition(scope: string, token: string, keys: number): KeysPosition {
+  return keysPosition(scope, token, keys);
+}
+
+/** Up to `limit` documents of `where` that sort after `position`, in order (each range of afterKeysInOrder in turn). */
+export async function findAfter<T extends StoredDocument>(
+  store: ScopedStore,
+  collection: CollectionDefinition<T>,
+  query: { where: Condition[]; sort: SortKey[]; limit: number },
+  position: KeysPosition,
+): Promise<T[]> {
+  const found: T[] = [];
+  for (const group of afterKeysInOrder(query.sort, position)) {
+    found.push(
+      ...(await store.find(collection, { where: [...query.where, ...group], sort: query.sort, limit: query.limit - found.length })),
+    );
+    if (found.length >= query.limit) break;
+  }
+  return found;
 }
 
 /** A document's value at a field path (`a.b`), undefined when a step is missing. */

@@ -1,5 +1,5 @@
 import { DomainError } from '@crm/observability';
-import { auditEntries } from '../store/audit-collections';
+import { auditEntries, auditGroupEntries } from '../store/audit-collections';
 import { contacts } from '../store/collections';
 import { callerIn, recordsHarness, type Harness } from '../testing/records-factory';
 import { VALUES_PER_COMMIT } from './custom-fields-service';
@@ -162,5 +162,114 @@ describe('audit log', () => {
     expect(history.items[2]!.changes.email).toEqual({ from: null, to: '[erased]' });
     expect(history.items[0]!.changes.email).toEqual({ from: '[erased]', to: null });
     expect(JSON.stringify(history.items)).not.toMatch(/erin@example\.com|Erasable|555-0100/);
+  });
+
+  describe('an import batch’s entries, stored as one group', () => {
+    const importRows = (count: number, from = 0) =>
+      Array.from({ length: count }, (_, i) => ({
+        row: i + 1,
+        body: { firstName: `F${from + i}`, lastName: 'Imported', email: `i${from + i}@x.io` },
+      }));
+    const walk = async (filters: Parameters<Harness['service']['auditLog']['list']>[1], limit: number) => {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await h.service.auditLog.list(A, filters, { limit, cursor });
+        seen.push(...page.items.map((e) => e.id));
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+      return seen;
+    };
+
+    it('stores one row for the batch and lists, counts and pages its entries as entries', async () => {
+      await create(as(A, 'req-before'));
+      const { created } = await h.service.contactBatches.create(as(A, 'req-import'), { idempotencyKey: 'k1', rows: importRows(7) });
+      await create(as(A, 'req-after'));
+      const stored = await h.store.forWorkspace('ws_a').find(auditEntries);
+      expect(stored).toHaveLength(3);
+
+      const all = await h.service.auditLog.list(A, {}, { limit: 100 });
+      expect(all.total).toBe(9);
+      expect(all.items.map((e) => e.requestId)).toEqual(['req-after', ...Array(7).fill('req-import'), 'req-before']);
+      const imported = all.items.filter((e) => e.action === 'imported');
+      expect(new Set(imported.map((e) => e.recordId))).toEqual(new Set(created.map((c) => c.contactId)));
+      expect(imported.map((e) => e.recordId)).toEqual(created.map((c) => c.contactId).reverse());
+      expect(imported[6]!.changes).toMatchObject({ firstName: { from: null, to: 'F0' }, email: { from: null, to: 'i0@x.io' } });
+      expect(JSON.stringify(imported)).not.toMatch(/auditGroup|importedIn/);
+
+      // Every page size walks each entry once, in order, with cursors that land inside the group.
+      for (const limit of [1, 2, 3, 4, 8, 9]) expect(await walk({}, limit)).toEqual(all.items.map((e) => e.id));
+      // Offsets give the same pages.
+      for (const offset of [0, 1, 3, 7, 8, 9]) {
+        const page = await h.service.auditLog.list(A, {}, { offset, limit: 3 });
+        expect(page.items.map((e) => e.id)).toEqual(all.items.slice(offset, offset + 3).map((e) => e.id));
+        expect(page.total).toBe(9);
+      }
+      const byAction = await h.service.auditLog.list(A, { action: 'imported' }, { limit: 2 });
+      expect(byAction.total).toBe(7);
+      expect(await walk({ action: 'imported' }, 2)).toEqual(imported.map((e) => e.id));
+      expect((await h.service.auditLog.list(A, { requestId: 'req-import' }, {})).total).toBe(7);
+      expect((await h.service.auditLog.list(A, { recordKind: 'lead' }, {})).items).toEqual([]);
+      expect((await h.service.auditLog.list(callerIn('ws_b', { id: 'usr_bob', type: 'user' }), {}, {})).items).toEqual([]);
+    });
+
+    it('puts the grouped entry in a record’s history, and keeps it there once the record is deleted', async () => {
+      const { created } = await h.service.contactBatches.create(as(A, 'req-import'), { idempotencyKey: 'k1', rows: importRows(3) });
+      const id = created[1]!.contactId;
+      await h.service.contacts.update(as(A, 'req-1'), id, { body: { title: 'One' } });
+      await h.service.contacts.update(as(A, 'req-2'), id, { body: { title: 'Two' } });
+      const actions = async () => (await h.service.auditLog.history(A, 'contact', id, {})).items.map((e) => e.requestId);
+      expect(await actions()).toEqual(['req-2', 'req-1', 'req-import']);
+      const [imported] = (await h.service.auditLog.history(A, 'contact', id, { offset: 2, limit: 1 })).items;
+      expect(imported).toMatchObject({ action: 'imported', recordId: id, changes: { firstName: { from: null, to: 'F1' } } });
+      expect((await h.service.auditLog.list(A, { recordId: id, action: 'imported' }, {})).items).toEqual([imported]);
+      expect((await h.service.auditLog.list(A, { recordId: id, action: 'updated' }, {})).total).toBe(2);
+
+      await h.service.contacts.delete(as(A, 'req-del'), id);
+      expect(await actions()).toEqual(['req-del', 'req-2', 'req-1', 'req-import']);
+      const byCursor: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await h.service.auditLog.history(A, 'contact', id, { limit: 1, cursor });
+        byCursor.push(...page.items.map((e) => e.requestId));
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+      expect(byCursor).toEqual(['req-del', 'req-2', 'req-1', 'req-import']);
+      for (const offset of [0, 1, 2, 3]) {
+        const page = await h.service.auditLog.history(A, 'contact', id, { offset, limit: 2 });
+        expect(page.items.map((e) => e.requestId)).toEqual(byCursor.slice(offset, offset + 2));
+        expect(page.total).toBe(4);
+      }
+    });
+
+    it('exports and blanks an imported person’s grouped entry, leaving the batch’s other entries as they were', async () => {
+      const { created } = await h.service.contactBatches.create(as(A, 'req-import'), { idempotencyKey: 'k1', rows: importRows(3) });
+      const person = new PersonData(h.service.context, h.service.auditLog);
+      const exported = await person.export(A, 'i1@x.io');
+      expect(exported.auditEntries.map((e) => [e.action, e.recordId])).toEqual([['imported', created[1]!.contactId]]);
+
+      const { counts } = await person.erase(as(A, 'req-erase'), 'i1@x.io');
+      expect(counts.auditEntries).toBe(1);
+      const history = await h.service.auditLog.history(A, 'contact', created[1]!.contactId, {});
+      expect(history.items.map((e) => e.action)).toEqual(['erased', 'imported']);
+      expect(history.items[1]!.changes.email).toEqual({ from: null, to: '[erased]' });
+      const stored = await h.store.forWorkspace('ws_a').find(auditGroupEntries);
+      expect(JSON.stringify(stored)).not.toMatch(/i1@x\.io|"F1"/);
+      expect(JSON.stringify(stored)).toMatch(/i0@x\.io/);
+      const others = (await h.service.auditLog.list(A, { action: 'imported' }, {})).items;
+      expect(others.map((e) => e.changes.email)).toEqual([
+        { from: null, to: 'i2@x.io' },
+        { from: null, to: '[erased]' },
+        { from: null, to: 'i0@x.io' },
+      ]);
+      // A second erasure in the same group keeps the first one's blanking.
+      await person.erase(as(A, 'req-erase-2'), 'i2@x.io');
+      const after = (await h.service.auditLog.list(A, { action: 'imported' }, {})).items;
+      expect(after.map((e) => e.changes.email)).toEqual([
+        { from: null, to: '[erased]' },
+        { from: null, to: '[erased]' },
+        { from: null, to: 'i0@x.io' },
+      ]);
+    });
   });
 });

@@ -5,7 +5,7 @@
  */
 import { DomainError } from '@crm/observability';
 import type { ListPage } from '@crm/store';
-import { erasedChanges, type AuditEntryDocument } from '../domain/audit-entry';
+import { erasedChanges, isGroupedEntryId, type AuditEntryDocument } from '../domain/audit-entry';
 import * as lists from '../domain/list-rules';
 import { recordTypeOfId } from '../domain/representation';
 import { AuditRepository, type AuditFilters } from '../store/audit-repository';
@@ -47,8 +47,17 @@ export class AuditLog implements PersonAuditTrail {
   }
 
   async blankEntriesAbout(changes: RecordChanges, workspaceId: string, recordIds: string[]): Promise<number> {
-    const about = await this.entries.about(workspaceId, recordIds);
-    for (const entry of about) changes.rewriteAuditChanges(entry.id, erasedChanges(entry.changes));
+    const wanted = new Set(recordIds);
+    const [about, groups] = await Promise.all([
+      this.entries.about(workspaceId, recordIds),
+      this.entries.groupsAbout(workspaceId, recordIds),
+    ]);
+    for (const entry of about) if (!isGroupedEntryId(entry.id)) changes.rewriteAuditChanges(entry.id, erasedChanges(entry.changes));
+    // A group's entries are rewritten together: the person's blanked, the others' kept.
+    for (const group of groups) {
+      const entries = group.entries.map((e) => (wanted.has(e.recordId) ? { ...e, changes: erasedChanges(e.changes) } : e));
+      changes.rewriteAuditGroup(group, entries);
+    }
     return about.length;
   }
 

@@ -127,18 +127,19 @@ export class ContactBatches {
         if (contact.externalId) takenExternalIds.add(contact.externalId);
         for (const claim of contact.uniqueClaims ?? []) takenClaims.add(claim.id);
         result.created.push({ row, contactId: contact.id });
-        changes.insert('contact', contact);
-        changes.claims('contact', contact.id, contact.uniqueClaims ?? [], [], caller.workspaceId);
         createdContacts.push(contact);
       }
     }
     if (input.dryRun) return { ...result, created: result.created.map(({ row }) => ({ row, contactId: '' })), replayed: false };
-    // Each contact keeps its own `created` activity (the audit log outlives the contact and is
-    // listed and swept by its own rows); written after the contacts, the inserts of each
-    // collection are consecutive and go to the store as multi-row statements.
+    // The batch's audit entries are one group, which each contact names (so first); each contact
+    // keeps its own `created` activity. Each collection's inserts are consecutive, so they go to
+    // the store as multi-row statements.
+    writer.auditCreations(changes, caller, 'imported', 'contact', createdContacts, now);
+    for (const contact of createdContacts) {
+      changes.insert('contact', contact);
+      changes.claims('contact', contact.id, contact.uniqueClaims ?? [], [], caller.workspaceId);
+    }
     for (const contact of createdContacts) writer.activity(changes, caller, 'created', 'contact', contact.id, now);
-    for (const contact of createdContacts)
-      writer.audit(changes, caller, 'imported', 'contact', { id: contact.id, before: null, after: contact }, now);
     const events = createdContacts.length > 0 ? [contactsCreated(caller.workspaceId, createdContacts)] : [];
     changes.batchResult({ id: batchId, workspaceId: caller.workspaceId, idempotencyKey: input.idempotencyKey, result, createdAt: now });
     await writer.write(caller, changes, events);

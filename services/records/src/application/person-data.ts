@@ -10,6 +10,7 @@ import type { ActivityDocument, NoteDocument, TaskDocument } from '../domain/mod
 import { emailKeyOf } from '../domain/suppression';
 import { PersonRepository } from '../store/person-repository';
 import type { PersonAuditTrail } from './person-audit-trail';
+import { CONFLICT_RETRIES, isConflict } from './record-writer';
 import { recordJson } from './record-views';
 import { nowOf, type RecordsContext } from './records-context';
 import type { Caller } from './views';
@@ -70,10 +71,23 @@ export class PersonData {
    * all in one commit. Opportunities the contacts were on stay, without them.
    */
   async erase(caller: Caller, email: string): Promise<{ counts: RecordsErasureCounts; recordIds: string[] }> {
-    const { repo, writer, suppressions } = this.context;
+    const { suppressions } = this.context;
     const ws = caller.workspaceId;
     const key = requiredKey(email);
     await suppressions.add(ws, key, nowOf(this.context));
+    // An import's audit group is rewritten whole, so an erasure racing another on the same group reads it again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.eraseOnce(caller, key);
+      } catch (error) {
+        if (!isConflict(error) || attempt >= CONFLICT_RETRIES) throw error;
+      }
+    }
+  }
+
+  private async eraseOnce(caller: Caller, key: string): Promise<{ counts: RecordsErasureCounts; recordIds: string[] }> {
+    const { repo, writer } = this.context;
+    const ws = caller.workspaceId;
     const found = await this.people.byEmail(ws, key);
     const recordIds = [...found.contacts.map((c) => c.id), ...found.leads.map((l) => l.id)];
     const [attached, events] = await Promise.all([this.people.attached(ws, recordIds), this.people.pendingEventsAbout(ws, recordIds, key)]);

@@ -6,7 +6,14 @@ import { DomainError } from '@crm/observability';
 import { StoreError } from '@crm/store';
 import { captureTraceContext } from '@crm/telemetry';
 import { type Clock } from '@crm/vocabulary';
-import { erasedChanges, fieldChanges, type AuditAction, type AuditActorType } from '../domain/audit-entry';
+import {
+  erasedChanges,
+  fieldChanges,
+  GROUP_ENTRIES_MAX,
+  GROUP_RECORD_ID,
+  type AuditAction,
+  type AuditActorType,
+} from '../domain/audit-entry';
 import type { DomainEvent } from '../domain/events';
 import { ID_PREFIX, type IdGenerator } from '../domain/ids';
 import type { ActivityAction, RecordType } from '../domain/model';
@@ -80,6 +87,7 @@ export class RecordWriter {
     /** An id the entry must have (a second commit writing it fails as a duplicate); a new one unless given. */
     entryId?: string,
   ): RecordChanges {
+    const importedIn = record.after === null ? auditGroupOf(record.before) : undefined;
     return changes.auditEntry({
       id: entryId ?? this.ids(ID_PREFIX.auditEntry),
       workspaceId: caller.workspaceId,
@@ -90,7 +98,49 @@ export class RecordWriter {
       ...auditActor(caller),
       requestId: caller.correlationId,
       changes: record.erased ? erasedChanges(fieldChanges(record.before, record.after)) : fieldChanges(record.before, record.after),
+      ...(importedIn ? { importedIn } : {}),
     });
+  }
+
+  /**
+   * Adds the entries of a bulk creation (an import batch's records) to the commit as one group
+   * (audit-entry.ts), and names the group on each record: call before the records are staged.
+   */
+  auditCreations(
+    changes: RecordChanges,
+    caller: Caller,
+    action: AuditAction,
+    recordKind: RecordType,
+    records: (object & { id: string; auditGroup?: string })[],
+    at: string,
+  ): RecordChanges {
+    for (let start = 0; start < records.length; start += GROUP_ENTRIES_MAX) {
+      const part = records.slice(start, start + GROUP_ENTRIES_MAX);
+      const id = this.ids(ID_PREFIX.auditEntry);
+      for (const record of part) record.auditGroup = id;
+      const { workspaceId, correlationId: requestId } = caller;
+      changes.auditGroup(
+        {
+          id,
+          workspaceId,
+          occurredAt: at,
+          action,
+          recordKind,
+          ...auditActor(caller),
+          requestId,
+          recordId: GROUP_RECORD_ID,
+          extra: part.length - 1,
+        },
+        {
+          id,
+          workspaceId,
+          occurredAt: at,
+          entries: part.map((record) => ({ recordId: record.id, changes: fieldChanges(null, record) })),
+          revision: 0,
+        },
+      );
+    }
+    return changes;
   }
 
   /** Commits the changes and their outbox events together, then pokes the relay; an email on the suppression list is refused first. */
@@ -148,6 +198,12 @@ export class RecordWriter {
       throw error;
     }
   }
+}
+
+/** The audit group a stored record names (a record an import created). */
+function auditGroupOf(record: object | null): string | undefined {
+  const group = (record as { auditGroup?: unknown } | null)?.auditGroup;
+  return typeof group === 'string' ? group : undefined;
 }
 
 /** Who the audit log names: a key's writes name the key, not the system user its activities name. */

@@ -1,6 +1,10 @@
 /**
  * An audit log entry: one change to one record, with the before and after of every field a client
  * can see that it changed (custom fields as `customFields.<key>`; a creation lists the initial values).
+ *
+ * A bulk write's entries (an import batch's) are stored as one group: a row with what they share
+ * (time, action, kind, actor, request) and each record's id and changes, expanded into entries when
+ * read. One row instead of hundreds is what keeps the import's audit cost within its aim (issue 33).
  */
 import type { RecordType } from './model';
 
@@ -23,6 +27,71 @@ export interface AuditEntryDocument {
   actorId: string;
   requestId: string;
   changes: FieldChanges;
+  /**
+   * On a record's last entry (its deletion, merge or erasure): the group holding its creation, so
+   * its history still finds that entry once the record, which named the group, is gone.
+   */
+  importedIn?: string;
+}
+
+/**
+ * The row standing for a bulk write's entries in the log: what they share, listed, filtered and
+ * counted like an entry (its empty recordId marks it), while their records' ids and changes are kept
+ * beside it in one AuditGroupEntries document of the same id.
+ */
+export interface AuditGroupDocument extends Omit<AuditEntryDocument, 'recordId' | 'changes' | 'importedIn'> {
+  recordId: '';
+  /** Entries beyond the first: what a count of rows adds up to a count of entries. */
+  extra: number;
+}
+
+/** A group's entries: each record's id and changes, in the order they were written. */
+export interface AuditGroupEntries {
+  id: string;
+  workspaceId: string;
+  /** The group's time, for retention. */
+  occurredAt: string;
+  entries: { recordId: string; changes: FieldChanges }[];
+  /** Moved by every rewrite (an erasure's blanking), so two rewrites cannot overwrite each other. */
+  revision: number;
+}
+
+/** What the audit log lists: an entry, or the row of a group of them. */
+export type AuditRow = AuditEntryDocument | AuditGroupDocument;
+
+/** The recordId of a group's row: no record has it. */
+export const GROUP_RECORD_ID = '';
+
+export function isGroup(row: AuditRow): row is AuditGroupDocument {
+  return row.recordId === GROUP_RECORD_ID;
+}
+
+/** Entries per group: what the four digits of an entry's index hold. */
+export const GROUP_ENTRIES_MAX = 10_000;
+
+/**
+ * A grouped entry's id: its group's id, a dot and its index. Ids are of one length and '.' sorts
+ * below their every character, so a group's entries sort together, right after the group's own id.
+ */
+export function groupEntryId(groupId: string, index: number): string {
+  return `${groupId}.${String(index).padStart(4, '0')}`;
+}
+
+/** Whether an entry's id is a grouped entry's (groupEntryId), stored in its group rather than as a row. */
+export function isGroupedEntryId(id: string): boolean {
+  return id.includes('.');
+}
+
+/** A group's entries as entries, newest first (by id, descending, as the log lists ties). */
+export function groupEntries(group: AuditGroupDocument, stored: AuditGroupEntries | undefined): AuditEntryDocument[] {
+  const { extra: _extra, ...shared } = group;
+  const entries = stored?.entries ?? [];
+  const out: AuditEntryDocument[] = [];
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const { recordId, changes } = entries[i]!;
+    out.push({ ...shared, id: groupEntryId(group.id, i), recordId, changes });
+  }
+  return out;
 }
 
 /** What an erasure leaves of a value that held the person's data. */
@@ -40,6 +109,7 @@ const HIDDEN = new Set([
   'emailKey',
   'importEmailKey',
   'emailClaimKey',
+  'auditGroup',
 ]);
 
 /** The visible fields of a record, custom fields flattened to `customFields.<key>`. */

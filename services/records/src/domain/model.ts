@@ -67,6 +67,8 @@ export interface ContactDocument extends RecordBase, ContactValues {
   /** What `search` matches (see search-text.ts); internal. */
   searchText: string;
   importJobId: string | null;
+  /** The audit group holding the entry of its import (audit-entry.ts); internal. */
+  auditGroup?: string;
   /**
    * The emailKey of a contact an import created, while it keeps that email: unique within the
    * workspace, so two imports racing with the same address cannot both create it (the second

@@ -14,6 +14,7 @@ const INTERNAL = new Set([
   'emailClaimKey',
   'searchText',
   'uniqueClaims',
+  'auditGroup',
 ]);
 
 export type PublicRecord = Record<string, unknown>;

@@ -1,12 +1,14 @@
 /**
  * The audit log's storage: one document per change to a record, written in the change's commit
- * (record-changes.ts). Listed newest first (occurredAt, then id), filtered on any one of the
- * indexed fields; kept AUDIT_RETENTION_DAYS (retention-rules.ts), whatever became of the record.
+ * (record-changes.ts), or for a bulk write's changes one row standing for them all and their
+ * entries beside it (audit-entry.ts). Listed newest first (occurredAt, then id), filtered on any
+ * one of the indexed fields; kept AUDIT_RETENTION_DAYS (retention-rules.ts), whatever became of
+ * the record.
  */
 import { defineCollection } from '@crm/store';
-import type { AuditEntryDocument } from '../domain/audit-entry';
+import type { AuditGroupEntries, AuditRow } from '../domain/audit-entry';
 
-export const auditEntries = defineCollection<AuditEntryDocument>({
+export const auditEntries = defineCollection<AuditRow>({
   name: 'audit_entries',
   scope: 'workspace',
   fields: {
@@ -31,4 +33,12 @@ export const auditEntries = defineCollection<AuditEntryDocument>({
   ],
 });
 
-export const auditCollections = [auditEntries];
+/** A group's entries, read by the group's id: no index but retention's. */
+export const auditGroupEntries = defineCollection<AuditGroupEntries>({
+  name: 'audit_group_entries',
+  scope: 'workspace',
+  fields: { occurredAt: 'string' },
+  indexes: [{ fields: ['occurredAt'], acrossWorkspaces: true }],
+});
+
+export const auditCollections = [auditEntries, auditGroupEntries];

@@ -4,9 +4,9 @@
  * so application code never names a collection. RecordsRepository.commit writes them at once.
  */
 import type { Condition, WriteOp } from '@crm/store';
-import type { AuditEntryDocument, FieldChanges } from '../domain/audit-entry';
+import type { AuditEntryDocument, AuditGroupDocument, AuditGroupEntries, FieldChanges } from '../domain/audit-entry';
 import type { ActivityDocument, RecordType } from '../domain/model';
-import { auditEntries } from './audit-collections';
+import { auditEntries, auditGroupEntries } from './audit-collections';
 import { CUSTOM_FIELDS_PREFIX } from '@crm/vocabulary';
 import { customFieldClaims } from './custom-field-collections';
 import type { UniqueClaim } from '../domain/custom-field-values';
@@ -213,6 +213,28 @@ export class RecordChanges {
   /** An audit log entry: it commits with the change it describes, or not at all. */
   auditEntry(document: AuditEntryDocument): this {
     this.ops.push({ kind: 'insert', collection: auditEntries, document: { ...document } });
+    return this;
+  }
+
+  /** A bulk write's audit entries, as one group: it commits with the changes it describes, or not at all. */
+  auditGroup(group: AuditGroupDocument, entries: AuditGroupEntries): this {
+    this.ops.push(
+      { kind: 'insert', collection: auditEntries, document: { ...group } },
+      { kind: 'insert', collection: auditGroupEntries, document: { ...entries } },
+    );
+    return this;
+  }
+
+  /** A group's entries replaced (an erasure's blanking), if no other rewrite came first (else the commit conflicts). */
+  rewriteAuditGroup(group: AuditGroupEntries, entries: AuditGroupEntries['entries']): this {
+    this.ops.push({
+      kind: 'update',
+      collection: auditGroupEntries,
+      id: group.id,
+      change: { set: { entries }, inc: { revision: 1 } },
+      where: [{ field: 'revision', op: 'eq', value: group.revision }],
+      required: true,
+    });
     return this;
   }
 

@@ -1,7 +1,7 @@
 import { createLogger } from '@crm/observability';
 import { isoDaysBefore, openStore, purgeQuery, sqliteQueryPlan, RetentionSweeper, type DocumentStore } from '@crm/store';
-import type { AuditEntryDocument } from '../domain/audit-entry';
-import { auditEntries } from './audit-collections';
+import { GROUP_RECORD_ID, type AuditEntryDocument } from '../domain/audit-entry';
+import { auditEntries, auditGroupEntries } from './audit-collections';
 import { feedEvents, feedIntake } from './change-feed-collections';
 import { batchResults, recordsCollections, type BatchResultDocument } from './collections';
 import { recordsRetentionRules } from './retention-rules';
@@ -45,8 +45,20 @@ describe('processed batch retention', () => {
       batchSize: 3,
     });
 
-    expect(await sweeper.sweep(NOW)).toEqual({ audit_entries: 0, batch_results: 3, feed_events: 0, feed_intake: 0 });
-    expect(await sweeper.sweep(NOW)).toEqual({ audit_entries: 0, batch_results: 1, feed_events: 0, feed_intake: 0 });
+    expect(await sweeper.sweep(NOW)).toEqual({
+      audit_entries: 0,
+      audit_group_entries: 0,
+      batch_results: 3,
+      feed_events: 0,
+      feed_intake: 0,
+    });
+    expect(await sweeper.sweep(NOW)).toEqual({
+      audit_entries: 0,
+      audit_group_entries: 0,
+      batch_results: 1,
+      feed_events: 0,
+      feed_intake: 0,
+    });
     const left = [...(await store.forWorkspace('ws_a').find(batchResults)), ...(await store.forWorkspace('ws_b').find(batchResults))];
     expect(left.map((d) => d.id).sort()).toEqual(['ws_a_new', 'ws_b_new']);
   });
@@ -79,7 +91,13 @@ describe('change feed retention', () => {
       batchSize: 10,
     });
 
-    expect(await sweeper.sweep(NOW)).toEqual({ audit_entries: 0, batch_results: 0, feed_events: 2, feed_intake: 2 });
+    expect(await sweeper.sweep(NOW)).toEqual({
+      audit_entries: 0,
+      audit_group_entries: 0,
+      batch_results: 0,
+      feed_events: 2,
+      feed_intake: 2,
+    });
     const left = [...(await store.forWorkspace('ws_a').find(feedEvents)), ...(await store.forWorkspace('ws_b').find(feedEvents))];
     expect(left.map((d) => d.id).sort()).toEqual(['ws_a_kept', 'ws_b_kept']);
     expect((await store.forWorkspace('ws_a').find(feedIntake)).map((d) => d.id)).toEqual(['ws_a_kept']);
@@ -115,11 +133,45 @@ describe('audit log retention', () => {
       intervalMs: 1000,
       batchSize: 10,
     });
-    expect(await sweeper.sweep(NOW)).toEqual({ audit_entries: 2, batch_results: 0, feed_events: 0, feed_intake: 0 });
+    expect(await sweeper.sweep(NOW)).toEqual({
+      audit_entries: 2,
+      audit_group_entries: 0,
+      batch_results: 0,
+      feed_events: 0,
+      feed_intake: 0,
+    });
     const left = [...(await store.forWorkspace('ws_a').find(auditEntries)), ...(await store.forWorkspace('ws_b').find(auditEntries))];
     expect(left.map((d) => d.id).sort()).toEqual(['ws_a_kept', 'ws_b_kept']);
     // The setting moves the cut-off.
     const rule = recordsRetentionRules(7, 30).find((r) => r.collection === auditEntries)!;
     expect(rule.expired(NOW)).toEqual([{ field: 'occurredAt', op: 'lt', value: isoDaysBefore(NOW, 30) }]);
+  });
+
+  it('deletes an old group’s row and its entries together, and keeps a newer group whole', async () => {
+    const ws = store.forWorkspace('ws_a');
+    for (const [id, age] of [
+      ['aud_old', 365.01],
+      ['aud_new', 364.99],
+    ] as const) {
+      const { changes: _changes, ...row } = entry(id, 'ws_a', age);
+      await ws.insert(auditEntries, { ...row, action: 'imported', recordId: GROUP_RECORD_ID, extra: 1 });
+      await ws.insert(auditGroupEntries, {
+        id,
+        workspaceId: 'ws_a',
+        occurredAt: row.occurredAt,
+        entries: [
+          { recordId: 'cnt_1', changes: {} },
+          { recordId: 'cnt_2', changes: {} },
+        ],
+        revision: 0,
+      });
+    }
+    const sweeper = new RetentionSweeper(store, recordsRetentionRules(7), createLogger('t', { level: 'silent' }), {
+      intervalMs: 1000,
+      batchSize: 10,
+    });
+    expect(await sweeper.sweep(NOW)).toMatchObject({ audit_entries: 1, audit_group_entries: 1 });
+    expect((await ws.find(auditEntries)).map((d) => d.id)).toEqual(['aud_new']);
+    expect((await ws.find(auditGroupEntries)).map((d) => d.id)).toEqual(['aud_new']);
   });
 });
