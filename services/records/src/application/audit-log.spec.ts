@@ -2,6 +2,7 @@ import { DomainError } from '@crm/observability';
 import { auditEntries, auditGroupEntries } from '../store/audit-collections';
 import { contacts } from '../store/collections';
 import { callerIn, recordsHarness, type Harness } from '../testing/records-factory';
+import { GROUP_BYTES_MAX } from '../domain/audit-entry';
 import { VALUES_PER_COMMIT } from './custom-fields-service';
 import { PersonData } from './person-data';
 import type { Caller } from './views';
@@ -211,6 +212,20 @@ describe('audit log', () => {
       expect((await h.service.auditLog.list(A, { requestId: 'req-import' }, {})).total).toBe(7);
       expect((await h.service.auditLog.list(A, { recordKind: 'lead' }, {})).items).toEqual([]);
       expect((await h.service.auditLog.list(callerIn('ws_b', { id: 'usr_bob', type: 'user' }), {}, {})).items).toEqual([]);
+    });
+
+    it('starts another group before one would pass GROUP_BYTES_MAX of changes', async () => {
+      const { writer, repo } = h.service.context;
+      const half = 'x'.repeat(GROUP_BYTES_MAX / 2 + 1);
+      const records = [1, 2, 3].map((n) => ({ id: `cnt_big${n}`, notes: half }) as { id: string; notes: string; auditGroup?: string });
+      await repo.commit(
+        'ws_a',
+        writer.auditCreations(writer.changes(), as(A, 'req-big'), 'imported', 'contact', records, '2026-11-30T00:00:00.000Z'),
+      );
+      expect(new Set(records.map((r) => r.auditGroup)).size).toBe(3);
+      const page = await h.service.auditLog.list(A, { requestId: 'req-big' }, {});
+      expect(page.total).toBe(3);
+      expect(page.items.map((e) => e.recordId).sort()).toEqual(['cnt_big1', 'cnt_big2', 'cnt_big3']);
     });
 
     it('puts the grouped entry in a record’s history, and keeps it there once the record is deleted', async () => {

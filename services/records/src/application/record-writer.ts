@@ -7,12 +7,15 @@ import { StoreError } from '@crm/store';
 import { captureTraceContext } from '@crm/telemetry';
 import { type Clock } from '@crm/vocabulary';
 import {
+  changesSize,
   erasedChanges,
   fieldChanges,
+  GROUP_BYTES_MAX,
   GROUP_ENTRIES_MAX,
   GROUP_RECORD_ID,
   type AuditAction,
   type AuditActorType,
+  type AuditGroupEntries,
 } from '../domain/audit-entry';
 import type { DomainEvent } from '../domain/events';
 import { ID_PREFIX, type IdGenerator } from '../domain/ids';
@@ -114,11 +117,14 @@ export class RecordWriter {
     records: (object & { id: string; auditGroup?: string })[],
     at: string,
   ): RecordChanges {
-    for (let start = 0; start < records.length; start += GROUP_ENTRIES_MAX) {
-      const part = records.slice(start, start + GROUP_ENTRIES_MAX);
+    const { workspaceId, correlationId: requestId } = caller;
+    let part: (object & { id: string; auditGroup?: string })[] = [];
+    let entries: AuditGroupEntries['entries'] = [];
+    let bytes = 0;
+    const close = () => {
+      if (entries.length === 0) return;
       const id = this.ids(ID_PREFIX.auditEntry);
       for (const record of part) record.auditGroup = id;
-      const { workspaceId, correlationId: requestId } = caller;
       changes.auditGroup(
         {
           id,
@@ -129,17 +135,21 @@ export class RecordWriter {
           ...auditActor(caller),
           requestId,
           recordId: GROUP_RECORD_ID,
-          extra: part.length - 1,
+          extra: entries.length - 1,
         },
-        {
-          id,
-          workspaceId,
-          occurredAt: at,
-          entries: part.map((record) => ({ recordId: record.id, changes: fieldChanges(null, record) })),
-          revision: 0,
-        },
+        { id, workspaceId, occurredAt: at, entries, revision: 0 },
       );
+      [part, entries, bytes] = [[], [], 0];
+    };
+    for (const record of records) {
+      const entry = { recordId: record.id, changes: fieldChanges(null, record) };
+      const size = changesSize(entry.changes);
+      if (entries.length >= GROUP_ENTRIES_MAX || bytes + size > GROUP_BYTES_MAX) close();
+      part.push(record);
+      entries.push(entry);
+      bytes += size;
     }
+    close();
     return changes;
   }
 

@@ -1,4 +1,4 @@
-import { erasedChanges, fieldChanges } from './audit-entry';
+import { changesSize, erasedChanges, fieldChanges, type FieldChanges } from './audit-entry';
 
 const contact = {
   id: 'cnt_1',
@@ -68,5 +68,22 @@ describe('erasedChanges', () => {
       email: { from: null, to: '[erased]' },
       tags: { from: '[erased]', to: '[erased]' },
     });
+  });
+});
+
+describe('changesSize', () => {
+  it('comes within a few characters a field of the JSON it stands for, without making it', () => {
+    const samples: FieldChanges[] = [
+      {},
+      { title: { from: null, to: 'Engineer' } },
+      { tags: { from: null, to: ['a', 'bb', 'ccc'] }, 'customFields.tier': { from: 'gold', to: 3 } },
+      { notes: { from: 'x'.repeat(10_000), to: null }, address: { from: null, to: { city: 'Paris', zip: '75001' } } },
+    ];
+    for (const changes of samples) {
+      const json = JSON.stringify(changes).length;
+      const fields = Object.keys(changes).length;
+      expect(changesSize(changes)).toBeGreaterThanOrEqual(json);
+      expect(changesSize(changes)).toBeLessThanOrEqual(json + 24 * fields + 16);
+    }
   });
 });

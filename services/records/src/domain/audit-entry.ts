@@ -70,11 +70,34 @@ export function isGroup(row: AuditRow): row is AuditGroupDocument {
 export const GROUP_ENTRIES_MAX = 10_000;
 
 /**
+ * The JSON characters of a group's changes, at most: a batch of long rows makes several groups,
+ * each far below MongoDB's 16 MB document (a batch's own rows may add up to several MB).
+ */
+export const GROUP_BYTES_MAX = 4 * 1024 * 1024;
+
+/**
  * A grouped entry's id: its group's id, a dot and its index. Ids are of one length and '.' sorts
  * below their every character, so a group's entries sort together, right after the group's own id.
  */
 export function groupEntryId(groupId: string, index: number): string {
   return `${groupId}.${String(index).padStart(4, '0')}`;
+}
+
+/**
+ * About the JSON characters of some changes, counted without serializing them: each string's
+ * length (escapes aside), a few for other values and each field's punctuation.
+ */
+export function changesSize(changes: FieldChanges): number {
+  let size = 2;
+  for (const field in changes) size += field.length + 24 + valueSize(changes[field]!.from) + valueSize(changes[field]!.to);
+  return size;
+}
+
+function valueSize(value: unknown): number {
+  if (typeof value === 'string') return value.length + 2;
+  if (Array.isArray(value)) return value.reduce((n: number, item) => n + valueSize(item) + 1, 2);
+  if (value && typeof value === 'object') return Object.entries(value).reduce((n, [k, v]) => n + k.length + 4 + valueSize(v), 2);
+  return 8;
 }
 
 /** Whether an entry's id is a grouped entry's (groupEntryId), stored in its group rather than as a row. */
