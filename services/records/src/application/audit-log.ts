@@ -5,7 +5,7 @@
  */
 import { DomainError } from '@crm/observability';
 import type { ListPage } from '@crm/store';
-import { erasedChanges, isGroupedEntryId, type AuditEntryDocument } from '../domain/audit-entry';
+import { erasedChanges, erasedValues, isGroupedEntryId, type AuditEntryDocument } from '../domain/audit-entry';
 import * as lists from '../domain/list-rules';
 import { recordTypeOfId } from '../domain/representation';
 import { AuditRepository, type AuditFilters } from '../store/audit-repository';
@@ -55,7 +55,7 @@ export class AuditLog implements PersonAuditTrail {
     for (const entry of about) if (!isGroupedEntryId(entry.id)) changes.rewriteAuditChanges(entry.id, erasedChanges(entry.changes));
     // A group's entries are rewritten together: the person's blanked, the others' kept.
     for (const group of groups) {
-      const entries = group.entries.map((e) => (wanted.has(e.recordId) ? { ...e, changes: erasedChanges(e.changes) } : e));
+      const entries = group.entries.map((e) => (wanted.has(e.recordId) ? { ...e, values: erasedValues(e.values) } : e));
       changes.rewriteAuditGroup(group, entries);
     }
     return about.length;

@@ -7,12 +7,12 @@ import { StoreError } from '@crm/store';
 import { captureTraceContext } from '@crm/telemetry';
 import { type Clock } from '@crm/vocabulary';
 import {
-  changesSize,
   erasedChanges,
   fieldChanges,
   GROUP_BYTES_MAX,
   GROUP_ENTRIES_MAX,
   GROUP_RECORD_ID,
+  initialValues,
   type AuditAction,
   type AuditActorType,
   type AuditGroupEntries,
@@ -142,8 +142,8 @@ export class RecordWriter {
       [part, entries, bytes] = [[], [], 0];
     };
     for (const record of records) {
-      const entry = { recordId: record.id, changes: fieldChanges(null, record) };
-      const size = changesSize(entry.changes);
+      const { values, size } = initialValues(record);
+      const entry = { recordId: record.id, values };
       if (entries.length >= GROUP_ENTRIES_MAX || bytes + size > GROUP_BYTES_MAX) close();
       part.push(record);
       entries.push(entry);

@@ -1,4 +1,4 @@
-import { changesSize, erasedChanges, fieldChanges, type FieldChanges } from './audit-entry';
+import { erasedChanges, fieldChanges, initialValues } from './audit-entry';
 
 const contact = {
   id: 'cnt_1',
@@ -71,19 +71,35 @@ describe('erasedChanges', () => {
   });
 });
 
-describe('changesSize', () => {
-  it('comes within a few characters a field of the JSON it stands for, without making it', () => {
-    const samples: FieldChanges[] = [
-      {},
-      { title: { from: null, to: 'Engineer' } },
-      { tags: { from: null, to: ['a', 'bb', 'ccc'] }, 'customFields.tier': { from: 'gold', to: 3 } },
-      { notes: { from: 'x'.repeat(10_000), to: null }, address: { from: null, to: { city: 'Paris', zip: '75001' } } },
-    ];
-    for (const changes of samples) {
-      const json = JSON.stringify(changes).length;
-      const fields = Object.keys(changes).length;
-      expect(changesSize(changes)).toBeGreaterThanOrEqual(json);
-      expect(changesSize(changes)).toBeLessThanOrEqual(json + 24 * fields + 16);
+describe('initialValues', () => {
+  const records = [
+    { id: 'cnt_1', workspaceId: 'ws', firstName: 'Ada', lastName: '', email: 'ada@x.io', tags: [], title: null, searchText: 'ada' },
+    {
+      id: 'cnt_2',
+      tags: ['a', 'bb'],
+      customFields: { tier: 'gold', seats: 3, empty: null, blank: '' },
+      auditGroup: 'aud_1',
+      notes: 'x'.repeat(10_000),
+    },
+    { id: 'cnt_3', address: { city: 'Paris', zip: '75001' }, emailKey: 'k', importJobId: 'imp_1' },
+    {},
+  ];
+
+  it('holds the fields, values and order of a creation’s changes, without their `from`', () => {
+    for (const record of records) {
+      const changes = fieldChanges(null, record);
+      const { values } = initialValues(record);
+      expect(Object.keys(values)).toEqual(Object.keys(changes));
+      expect(Object.fromEntries(Object.entries(values).map(([field, to]) => [field, { from: null, to }]))).toEqual(changes);
+    }
+  });
+
+  it('counts about the JSON characters of the values, without making it', () => {
+    for (const record of records) {
+      const { values, size } = initialValues(record);
+      const json = JSON.stringify(values).length;
+      expect(size).toBeGreaterThanOrEqual(json);
+      expect(size).toBeLessThanOrEqual(json + 8 * Object.keys(values).length + 16);
     }
   });
 });

@@ -2,9 +2,10 @@
  * An audit log entry: one change to one record, with the before and after of every field a client
  * can see that it changed (custom fields as `customFields.<key>`; a creation lists the initial values).
  *
- * A bulk write's entries (an import batch's) are stored as one group: a row with what they share
- * (time, action, kind, actor, request) and each record's id and changes, expanded into entries when
- * read. One row instead of hundreds is what keeps the import's audit cost within its aim (issue 33).
+ * A bulk creation's entries (an import batch's) are stored as one group: a row with what they share
+ * (time, action, kind, actor, request) and each record's id and initial values, expanded into
+ * entries when read. One row instead of hundreds is what keeps the import's audit cost within its
+ * aim (issue 33).
  */
 import type { RecordType } from './model';
 
@@ -45,13 +46,13 @@ export interface AuditGroupDocument extends Omit<AuditEntryDocument, 'recordId' 
   extra: number;
 }
 
-/** A group's entries: each record's id and changes, in the order they were written. */
+/** A group's entries: each record's id and initial values (its changes, all from null), in the order they were written. */
 export interface AuditGroupEntries {
   id: string;
   workspaceId: string;
   /** The group's time, for retention. */
   occurredAt: string;
-  entries: { recordId: string; changes: FieldChanges }[];
+  entries: { recordId: string; values: InitialValues }[];
   /** Moved by every rewrite (an erasure's blanking), so two rewrites cannot overwrite each other. */
   revision: number;
 }
@@ -70,7 +71,7 @@ export function isGroup(row: AuditRow): row is AuditGroupDocument {
 export const GROUP_ENTRIES_MAX = 10_000;
 
 /**
- * The JSON characters of a group's changes, at most: a batch of long rows makes several groups,
+ * The JSON characters of a group's values, at most: a batch of long rows makes several groups,
  * each far below MongoDB's 16 MB document (a batch's own rows may add up to several MB).
  */
 export const GROUP_BYTES_MAX = 4 * 1024 * 1024;
@@ -83,14 +84,32 @@ export function groupEntryId(groupId: string, index: number): string {
   return `${groupId}.${String(index).padStart(4, '0')}`;
 }
 
+/** A creation's changes without their `from` (always null): each visible field that holds something. */
+export type InitialValues = Record<string, unknown>;
+
 /**
- * About the JSON characters of some changes, counted without serializing them: each string's
- * length (escapes aside), a few for other values and each field's punctuation.
+ * A record's initial values, and about the JSON characters they take (each string's length,
+ * escapes aside, and a few for other values and punctuation), counted without serializing them.
+ * The same fields, in the same order, as fieldChanges(null, record).
  */
-export function changesSize(changes: FieldChanges): number {
+export function initialValues(record: object): { values: InitialValues; size: number } {
+  const values: InitialValues = {};
   let size = 2;
-  for (const field in changes) size += field.length + 24 + valueSize(changes[field]!.from) + valueSize(changes[field]!.to);
-  return size;
+  const add = (field: string, value: unknown) => {
+    values[field] = value;
+    size += field.length + 4 + valueSize(value);
+  };
+  for (const [field, value] of Object.entries(record)) {
+    if (HIDDEN.has(field) || isEmpty(value)) continue;
+    if (field === 'customFields' && typeof value === 'object' && !Array.isArray(value)) {
+      for (const [key, inner] of Object.entries(value as Record<string, unknown>)) if (!isEmpty(inner)) add(`customFields.${key}`, inner);
+    } else add(field, value);
+  }
+  return { values, size };
+}
+
+function isEmpty(value: unknown): boolean {
+  return value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0);
 }
 
 function valueSize(value: unknown): number {
@@ -111,7 +130,9 @@ export function groupEntries(group: AuditGroupDocument, stored: AuditGroupEntrie
   const entries = stored?.entries ?? [];
   const out: AuditEntryDocument[] = [];
   for (let i = entries.length - 1; i >= 0; i--) {
-    const { recordId, changes } = entries[i]!;
+    const { recordId, values } = entries[i]!;
+    const changes: FieldChanges = {};
+    for (const field in values) changes[field] = { from: null, to: values[field] };
     out.push({ ...shared, id: groupEntryId(group.id, i), recordId, changes });
   }
   return out;
@@ -163,6 +184,11 @@ export function fieldChanges(before: object | null, after: object | null): Field
     if (!same(a, b)) changes[field] = { from: a, to: b };
   }
   return changes;
+}
+
+/** Initial values, each replaced by ERASED (every one held something). */
+export function erasedValues(values: InitialValues): InitialValues {
+  return Object.fromEntries(Object.keys(values).map((field) => [field, ERASED]));
 }
 
 /** The same changes with every value replaced by ERASED (null stays null: it held nothing). */

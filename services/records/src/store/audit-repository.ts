@@ -19,7 +19,6 @@ import {
 import {
   GROUP_RECORD_ID,
   groupEntries,
-  groupEntryId,
   isGroup,
   type AuditEntryDocument,
   type AuditGroupEntries,
@@ -189,10 +188,8 @@ export class AuditRepository {
       store.findOne(auditEntries, [{ field: 'id', op: 'eq', value: groupId }, ...shared]),
       store.get(auditGroupEntries, groupId),
     ]);
-    const index = body?.entries.findIndex((e) => e.recordId === recordId) ?? -1;
-    if (!header || !isGroup(header) || !body || index < 0) return null;
-    const { extra: _extra, ...fields } = header;
-    return { ...fields, id: groupEntryId(groupId, index), recordId, changes: body.entries[index]!.changes };
+    if (!header || !isGroup(header)) return null;
+    return groupEntries(header, body ?? undefined).find((e) => e.recordId === recordId) ?? null;
   }
 
   /** The entries of these rows, in their order: a group's from its stored entries. */

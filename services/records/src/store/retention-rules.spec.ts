@@ -160,8 +160,8 @@ describe('audit log retention', () => {
         workspaceId: 'ws_a',
         occurredAt: row.occurredAt,
         entries: [
-          { recordId: 'cnt_1', changes: {} },
-          { recordId: 'cnt_2', changes: {} },
+          { recordId: 'cnt_1', values: {} },
+          { recordId: 'cnt_2', values: {} },
         ],
         revision: 0,
       });
