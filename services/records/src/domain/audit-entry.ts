@@ -36,9 +36,9 @@ export interface AuditEntryDocument {
 }
 
 /**
- * The row standing for a bulk write's entries in the log: what they share, listed, filtered and
- * counted like an entry (its empty recordId marks it), while their records' ids and changes are kept
- * beside it in one AuditGroupEntries document of the same id.
+ * The row standing for a bulk creation's entries in the log: what they share, listed, filtered and
+ * counted like an entry (its empty recordId marks it), while their records' ids and initial values
+ * are kept beside it in one AuditGroupEntries document of the same id.
  */
 export interface AuditGroupDocument extends Omit<AuditEntryDocument, 'recordId' | 'changes' | 'importedIn'> {
   recordId: '';
