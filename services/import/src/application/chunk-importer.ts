@@ -15,7 +15,7 @@ import type { ChunkResult, ImportJobDocument } from '../domain/import-job';
 import type { FileStorage } from '../store/file-storage';
 import type { ImportJobRepository } from '../store/import-job-repository';
 import { chunkPayload, chunkRows } from './chunk-payload';
-import { batchKey, batchSlices, BatchNeverCreated, createContactBatch, recallContactBatch } from './contact-batch';
+import { batchKey, batchSlices, BatchNeverCreated, CHUNK_LEASE_MS, createContactBatch, recallContactBatch } from './contact-batch';
 import { sortRows } from './contact-rows';
 import type { ImportEvents } from './import-events';
 import type { ReceivedChunkPayload } from './import-messages';
@@ -49,8 +49,13 @@ export class ChunkImporter {
     const { repo } = this.deps;
     const job = await repo.get(payload.workspaceId, payload.jobUid);
     if (!job || (await repo.claimChunk(payload.workspaceId, payload.jobUid, payload.index)) === 'leave') return;
+    await this.importAndCount(job, payload, info);
+  }
+
+  private async importAndCount(job: ImportJobDocument, payload: ReceivedChunkPayload, info: DeliveryInfo): Promise<void> {
+    const { repo } = this.deps;
     const rows = chunkRows(payload);
-    let result: ChunkResult;
+    let result: ChunkResult | 'let go';
     try {
       result = await this.importRows(job, payload, rows, info.retryInMs === null);
     } catch (error) {
@@ -66,11 +71,11 @@ export class ChunkImporter {
       log.error({ err: error }, 'chunk failed on its last attempt and a batch of it could not be looked up');
       throw error;
     }
+    if (result === 'let go') return;
     await repo.applyChunkResult(payload.workspaceId, payload.jobUid, payload.index, result);
     await this.finishIfDone(payload.workspaceId, payload.jobUid);
   }
 
-  /** Counts a chunk that cannot be imported: every row an error with `reason`. */
   /** Fails the job with a reason a person can act on, announces it, and drops its file. */
   async fail(job: ImportJobDocument, reason: string): Promise<void> {
     const failed = await this.deps.repo.fail(job.workspaceId!, job.id, reason);
@@ -79,15 +84,19 @@ export class ChunkImporter {
     await this.deps.files.remove(job.fileId).catch(() => undefined);
   }
 
+  /**
+   * Gives up on a chunk published too often without being counted, once no worker can be on it
+   * (CHUNK_LEASE_MS idle; else it is left for now). Batches go in order, so an earlier attempt that
+   * created any created the first: then the chunk is imported here and counted as created, else its
+   * rows are reported as errors.
+   */
   async giveUp(job: ImportJobDocument, chunk: CsvChunk, reason: string): Promise<void> {
     const payload = chunkPayload(job.id, job.workspaceId!, chunk);
-    if ((await this.deps.repo.claimChunk(payload.workspaceId, payload.jobUid, payload.index)) === 'leave') return;
+    if (!(await this.deps.repo.takeToGiveUp(payload.workspaceId, payload.jobUid, payload.index, CHUNK_LEASE_MS))) return;
     const context = { workspaceId: payload.workspaceId, actorId: job.actorId, actorKind: job.actorKind, requestId: job.id };
-    // Batches go in order, so an earlier attempt that created any created the first: count what
-    // it created instead of writing its rows off.
     const createsAny = sortRows(chunkRows(payload)).toCreate.length > 0;
     const stored = createsAny ? await recallContactBatch(this.deps.records, batchKey(job.id, chunk.index, 0), context) : 'never created';
-    if (typeof stored === 'object') return this.handle(payload, LAST_ATTEMPT);
+    if (typeof stored === 'object') return this.importAndCount(job, payload, LAST_ATTEMPT);
     this.deps.logger.error({ jobUid: job.id, chunk: chunk.index }, 'chunk given up; its rows are reported as errors');
     await this.deps.repo.applyChunkResult(payload.workspaceId, payload.jobUid, payload.index, failedRows(chunk.rows, reason));
   }
@@ -123,12 +132,13 @@ export class ChunkImporter {
     }
   }
 
+  /** The chunk's result, or 'let go' when it stopped being this worker's between batches (counted by another, or given up on). */
   private async importRows(
     job: ImportJobDocument,
     payload: ReceivedChunkPayload,
     rows: ChunkRow[],
     lastAttempt: boolean,
-  ): Promise<ChunkResult> {
+  ): Promise<ChunkResult | 'let go'> {
     const cells = new Map<number, string[]>();
     for (const row of rows) cells.set(row.row, row.cells);
     const { errors, duplicates, toCreate } = sortRows(rows);
@@ -136,6 +146,7 @@ export class ChunkImporter {
     let successCount = 0;
     const slices = batchSlices(toCreate);
     for (const [slice, batch] of slices.entries()) {
+      if (slice > 0 && !(await this.deps.repo.holdChunk(payload.workspaceId, payload.jobUid, payload.index))) return 'let go';
       let answer: recordsV1.BatchCreateContactsResponse;
       try {
         answer = await createContactBatch(

@@ -9,6 +9,11 @@ import type { RecordsClient } from './ports';
 
 const BATCH_TIMEOUT_MS = 60_000;
 const LOOKUP_TIMEOUT_MS = 15_000;
+/**
+ * How long after its last sign of life (a publish, a claim, a batch begun) a chunk may still have
+ * a worker on it: twice a batch's call and lookup. Only then is it given up on.
+ */
+export const CHUNK_LEASE_MS = 2 * (BATCH_TIMEOUT_MS + LOOKUP_TIMEOUT_MS);
 
 /** The chunk's batch was never created: writing its rows off as not imported is the truth. */
 export class BatchNeverCreated extends Error {

@@ -50,7 +50,7 @@ export type ReceivedChunkPayload = ChunkPayload | ChunkPayloadWithFields;
 
 /** Deliveries handed back unsettled (a worker crashed mid-chunk) before a message is dead-lettered. */
 export const MAX_DELIVERIES = 5;
-/** Times the splitter puts one chunk on the bus before it reports the chunk's rows as errors. */
+/** Publishes of one chunk the bus confirmed, after which the splitter gives up on it once idle (CHUNK_LEASE_MS). */
 export const MAX_CHUNK_PUBLISHES = 4;
 
 export const splitQueue: QueueDefinition = { name: 'import.splits', bindings: [SPLIT_MESSAGE], maxDeliveries: MAX_DELIVERIES, prefetch: 1 };

@@ -2,7 +2,7 @@
  * The pipeline in one process: SQLite :memory:, the in-process bus, files in memory and a fake
  * records service that behaves like the real one (idempotent on the key, duplicates by email).
  */
-import { InProcessBus, newMessage } from '@crm/bus';
+import { InProcessBus, newMessage, type MessageBus } from '@crm/bus';
 import { createLogger, DomainError } from '@crm/observability';
 import { openStore, type DocumentStore } from '@crm/store';
 import { decodeText } from '../adapters/csv/text-encoding';
@@ -13,9 +13,17 @@ import { activeJobs, importChunks, importCollections, importJobs } from '../stor
 import { ImportJobRepository } from '../store/import-job-repository';
 import { MemoryFiles } from '../testing/memory-files';
 import { ChunkImporter } from './chunk-importer';
-import { RECORDS_BATCH_ROWS } from './contact-batch';
+import { CHUNK_LEASE_MS, RECORDS_BATCH_ROWS } from './contact-batch';
 import { chunkPayload } from './chunk-payload';
-import { CHUNK_MESSAGE, chunkQueue, SPLIT_MESSAGE, splitQueue, type ChunkPayload, type ReceivedChunkPayload } from './import-messages';
+import {
+  CHUNK_MESSAGE,
+  chunkQueue,
+  MAX_CHUNK_PUBLISHES,
+  SPLIT_MESSAGE,
+  splitQueue,
+  type ChunkPayload,
+  type ReceivedChunkPayload,
+} from './import-messages';
 import { JobSplitter } from './job-splitter';
 import { ImportEvents, JOB_COMPLETED_MESSAGE, JOB_FAILED_MESSAGE } from './import-events';
 import { JobSweeper } from './job-sweeper';
@@ -401,6 +409,79 @@ describe('import pipeline', () => {
     clock += 61_000;
     await sweeper.sweep();
     expect(announced).toHaveLength(1);
+  });
+
+  describe('giving up on a chunk published too often', () => {
+    let clock: number;
+    let clocked: ImportJobRepository;
+    let clockedImporter: ChunkImporter;
+    let published: ChunkPayload[];
+    const splitterOn = (on: MessageBus) =>
+      new JobSplitter({ repo: clocked, files, bus: on, importer: clockedImporter, records, logger, chunkRows: 2 });
+
+    beforeEach(async () => {
+      clock = Date.now();
+      clocked = new ImportJobRepository(store, () => clock);
+      clockedImporter = new ChunkImporter({ repo: clocked, files, records, logger });
+      published = [];
+      await bus.consume({ name: 'spy', bindings: [CHUNK_MESSAGE] }, async (m) => void published.push(m.payload as ChunkPayload));
+    });
+
+    const chunk = async (uid: string, index: number) => (await store.forWorkspace(WS).get(importChunks, `${uid}:${index}`))!;
+
+    it('counts only the publishes the bus took: splits while the broker is down give up on nothing', async () => {
+      const down = { publish: async () => Promise.reject(new Error('connection closed')) } as unknown as MessageBus;
+      const uid = await newJob(CSV);
+      for (let i = 0; i < MAX_CHUNK_PUBLISHES + 2; i++) await expect(splitterOn(down).split(WS, uid)).rejects.toThrow('connection closed');
+      // The broker's failure is not the file's: the job goes on.
+      expect((await repo.get(WS, uid))!.status).toBe('processing');
+      clock += CHUNK_LEASE_MS + 1;
+      await splitterOn(bus).split(WS, uid);
+      await eventuallyTrue(() => published.length === 3);
+      expect((await chunk(uid, 0)).publishCount).toBe(1);
+      for (const payload of published) await clockedImporter.handle(payload);
+      expect(await repo.get(WS, uid)).toMatchObject({ status: 'complete', successCount: 2, errorCount: 2, duplicateCount: 1 });
+    });
+
+    it('leaves a chunk a worker holds or the bus took within the lease, and counts what the worker creates', async () => {
+      const uid = await newJob(CSV);
+      for (let i = 0; i < MAX_CHUNK_PUBLISHES; i++) await splitterOn(bus).split(WS, uid);
+      await eventuallyTrue(() => published.length === 3 * MAX_CHUNK_PUBLISHES);
+      expect(await clocked.claimChunk(WS, uid, 0)).toBe('import');
+      clock += CHUNK_LEASE_MS / 2;
+      // Past the publish limit: nothing is published again, and nothing is given up on yet.
+      await splitterOn(bus).split(WS, uid);
+      expect((await clocked.chunks(WS, uid)).map((c) => c.status)).toEqual(['claimed', 'pending', 'pending']);
+      // The worker that claimed chunk 0 goes on with it: its contacts are counted as created.
+      await clockedImporter.handle(published[0]!);
+      expect(await repo.get(WS, uid)).toMatchObject({ successCount: 2, errorCount: 0, chunksDone: 1 });
+      expect(records.contacts.size).toBe(2);
+    });
+
+    it('gives up on a chunk idle past the lease, even one claimed by a worker that died; later deliveries leave it', async () => {
+      const uid = await newJob(CSV);
+      for (let i = 0; i < MAX_CHUNK_PUBLISHES; i++) await splitterOn(bus).split(WS, uid);
+      await eventuallyTrue(() => published.length === 3 * MAX_CHUNK_PUBLISHES);
+      expect(await clocked.claimChunk(WS, uid, 0)).toBe('import');
+      clock += CHUNK_LEASE_MS + 1;
+      await splitterOn(bus).split(WS, uid);
+      expect(await repo.get(WS, uid)).toMatchObject({ status: 'complete', successCount: 0, errorCount: 5, duplicateCount: 0 });
+      for (const payload of published) await clockedImporter.handle(payload);
+      expect(records.contacts.size).toBe(0);
+      expect(await repo.get(WS, uid)).toMatchObject({ successCount: 0, errorCount: 5 });
+    });
+
+    it('a chunk taken to be given up on is left by a worker that claims it meanwhile', async () => {
+      const uid = await newJob(CSV);
+      await splitterOn(bus).split(WS, uid);
+      await eventuallyTrue(() => published.length === 3);
+      clock += CHUNK_LEASE_MS + 1;
+      expect(await clocked.takeToGiveUp(WS, uid, 0, CHUNK_LEASE_MS)).toBe(true);
+      expect(await clocked.takeToGiveUp(WS, uid, 0, CHUNK_LEASE_MS)).toBe(false);
+      expect(await clocked.claimChunk(WS, uid, 0)).toBe('leave');
+      await clockedImporter.handle(published[0]!);
+      expect(records.contacts.size).toBe(0);
+    });
   });
 
   it('re-publishes only the chunks that were lost', async () => {

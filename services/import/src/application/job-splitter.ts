@@ -3,8 +3,8 @@
  * store first. The header is planned with the workspace's contact custom fields, read from records
  * once per split. Running it again for the same job is safe and is how lost work is recovered: chunks
  * already counted are skipped, the others are published again, and a chunk that has been
- * published too often without being counted is given up on (its rows are reported as errors), so
- * a job never hangs. A split stops when its job is cancelled.
+ * published too often without being counted, and that no worker has touched for a lease, is given
+ * up on (its rows are reported as errors), so a job never hangs. A split stops when its job is cancelled.
  */
 import { MessageTooLargeError, newMessage, type MessageBus } from '@crm/bus';
 import { DomainError, isDomainError, type Logger } from '@crm/observability';
@@ -97,14 +97,16 @@ export class JobSplitter {
       await this.deps.importer.giveUp(job, chunk, 'its batch failed repeatedly');
       return;
     }
-    await repo.countPublish(workspaceId, job.id, chunk.index);
     try {
       await bus.publish(newMessage(CHUNK_MESSAGE, chunkPayload(job.id, workspaceId, chunk), { correlationId: job.id }));
     } catch (error) {
       // Refused before it was sent (the splitter cuts chunks to fit; this is the last guard): its rows are errors.
       if (!(error instanceof MessageTooLargeError)) throw error;
       await this.deps.importer.giveUp(job, chunk, 'its rows are too large to send');
+      return;
     }
+    // Counted once the bus has it: a publish that failed (the broker down) brings no chunk nearer to being given up on.
+    await repo.countPublish(workspaceId, job.id, chunk.index);
   }
 
   private end(job: ImportJobDocument, reason: string): Promise<void> {

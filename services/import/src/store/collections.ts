@@ -14,7 +14,8 @@ export const importJobs = defineCollection<ImportJobDocument>({
 /**
  * One chunk of a job's plan: it exists once the splitter has cut it, is claimed by the worker that
  * imports it (only while the job is processing, so a cancel stops every chunk not claimed yet),
- * and is done once counted.
+ * and is done once counted. A chunk published too often without being counted and idle for
+ * CHUNK_LEASE_MS is taken by the splitter to be given up on (`giving_up`): workers leave it from then on.
  */
 export interface ImportChunkDocument extends StoredDocument {
   /** `${jobUid}:${index}` */
@@ -23,9 +24,11 @@ export interface ImportChunkDocument extends StoredDocument {
   index: number;
   firstRow: number;
   rowCount: number;
-  status: 'pending' | 'claimed' | 'done';
-  /** Times this chunk has been put on the bus; past the limit the sweeper gives up on it. */
+  status: 'pending' | 'claimed' | 'giving_up' | 'done';
+  /** Times the bus confirmed this chunk; past the limit, once idle, the splitter gives up on it. */
   publishCount: number;
+  /** When it was last published, claimed, or started on a batch: a worker may be on it until CHUNK_LEASE_MS after. */
+  activeAtMs?: number;
   successCount: number;
   errorCount: number;
   duplicateCount: number;

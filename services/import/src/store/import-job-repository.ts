@@ -5,7 +5,7 @@
  * added in one unit of work that only applies while the chunk is claimed, so counting a chunk
  * twice is impossible; ending a job is a conditional move that only one caller wins.
  */
-import { StoreError, type DocumentStore, type ScopedStore } from '@crm/store';
+import { StoreError, type Condition, type DocumentStore, type ScopedStore } from '@crm/store';
 import { apiTimestamp } from '@crm/vocabulary';
 import { isFinished, isTerminal, type ChunkResult, type ImportJobDocument } from '../domain/import-job';
 import { activeJobs, importChunks, importJobs, importReportRows, type ImportChunkDocument } from './collections';
@@ -104,8 +104,9 @@ export class ImportJobRepository {
     return chunk;
   }
 
+  /** After the bus confirmed a publish of the chunk: one more towards giving up on it, and active now. */
   async countPublish(workspaceId: string, jobUid: string, index: number): Promise<void> {
-    await this.ws(workspaceId).update(importChunks, chunkId(jobUid, index), { inc: { publishCount: 1 } });
+    await this.ws(workspaceId).update(importChunks, chunkId(jobUid, index), { inc: { publishCount: 1 }, set: { activeAtMs: this.now() } });
   }
 
   async recordSplitDone(
@@ -124,14 +125,15 @@ export class ImportJobRepository {
    * Before a chunk is imported: pending → claimed, only while its job is processing. A chunk
    * claimed before (a redelivery, or a second worker) is imported again, even after a cancel: its
    * contacts may exist already, the records call is idempotent, and counting it keeps the job's
-   * counts equal to what was created. A chunk done, gone, or not claimed before its job ended is left.
+   * counts equal to what was created. A chunk done, gone, being given up on, or not claimed before
+   * its job ended is left. Either claim marks the chunk active, so it is not given up on meanwhile.
    */
   async claimChunk(workspaceId: string, jobUid: string, index: number): Promise<ChunkClaim> {
     const scoped = this.ws(workspaceId);
     const id = chunkId(jobUid, index);
     const chunk = await scoped.get(importChunks, id);
-    if (!chunk || chunk.status === 'done') return 'leave';
-    if (chunk.status === 'claimed') return 'import';
+    if (!chunk || chunk.status === 'done' || chunk.status === 'giving_up') return 'leave';
+    if (chunk.status === 'claimed') return (await this.holdChunk(workspaceId, jobUid, index)) ? 'import' : 'leave';
     try {
       await scoped.commit([
         {
@@ -139,7 +141,7 @@ export class ImportJobRepository {
           collection: importChunks,
           id,
           where: [{ field: 'status', op: 'eq', value: 'pending' }],
-          change: { set: { status: 'claimed' } },
+          change: { set: { status: 'claimed', activeAtMs: this.now() } },
         },
         {
           kind: 'update',
@@ -154,12 +156,46 @@ export class ImportJobRepository {
       if (!(error instanceof StoreError && error.code === 'conflict')) throw error;
       // Another worker may have claimed it in the meantime; then it is imported by both, counted once.
       const now = await scoped.get(importChunks, id);
-      return now?.status === 'claimed' ? 'import' : 'leave';
+      return now?.status === 'claimed' && (await this.holdChunk(workspaceId, jobUid, index)) ? 'import' : 'leave';
     }
   }
 
+  /** Whoever imports a chunk says it still does (before each batch); false when the chunk is done or gone. */
+  async holdChunk(workspaceId: string, jobUid: string, index: number): Promise<boolean> {
+    const held = await this.ws(workspaceId).update(
+      importChunks,
+      chunkId(jobUid, index),
+      { set: { activeAtMs: this.now() } },
+      { where: [{ field: 'status', op: 'in', values: ['claimed', 'giving_up'] }] },
+    );
+    return held !== null;
+  }
+
   /**
-   * Counts a claimed chunk's result once: the chunk moves claimed → done, the job's counters move
+   * Takes a chunk to give up on (→ giving_up), only when no worker can be on it: not done, and
+   * neither published, claimed nor held for `leaseMs`. Workers leave it from then on; false when it
+   * could not be taken. A giver-up that stopped midway leaves it idle, to be taken again later.
+   */
+  async takeToGiveUp(workspaceId: string, jobUid: string, index: number, leaseMs: number): Promise<boolean> {
+    const id = chunkId(jobUid, index);
+    const chunk = await this.ws(workspaceId).get(importChunks, id);
+    const now = this.now();
+    if (!chunk || chunk.status === 'done' || (chunk.activeAtMs ?? 0) > now - leaseMs) return false;
+    const seen: Condition =
+      chunk.activeAtMs === undefined
+        ? { field: 'activeAtMs', op: 'exists', value: false }
+        : { field: 'activeAtMs', op: 'eq', value: chunk.activeAtMs };
+    const taken = await this.ws(workspaceId).update(
+      importChunks,
+      id,
+      { set: { status: 'giving_up', activeAtMs: now } },
+      { where: [{ field: 'status', op: 'eq', value: chunk.status }, seen] },
+    );
+    return taken !== null;
+  }
+
+  /**
+   * Counts a claimed chunk's result (or that of one being given up on) once: the chunk moves to done, the job's counters move
    * by its result (also when the job was cancelled while the chunk was being imported) and its
    * errors and duplicates join the report, in one unit of work. Returns false when the chunk was
    * already counted (a redelivery).
@@ -171,7 +207,7 @@ export class ImportJobRepository {
           kind: 'update',
           collection: importChunks,
           id: chunkId(jobUid, index),
-          where: [{ field: 'status', op: 'eq', value: 'claimed' }],
+          where: [{ field: 'status', op: 'in', values: ['claimed', 'giving_up'] }],
           change: {
             set: {
               status: 'done',
@@ -262,7 +298,7 @@ export class ImportJobRepository {
     await this.dropUnclaimedChunks(workspaceId, jobUid);
     const claimed = await this.ws(workspaceId).count(importChunks, [
       { field: 'jobUid', op: 'eq', value: jobUid },
-      { field: 'status', op: 'eq', value: 'claimed' },
+      { field: 'status', op: 'in', values: ['claimed', 'giving_up'] },
     ]);
     if (claimed > 0) return false;
     await this.store.global().delete(activeJobs, jobUid);

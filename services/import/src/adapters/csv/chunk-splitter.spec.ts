@@ -105,6 +105,17 @@ describe('splitting', () => {
   it('refuses a header without an email column', async () => {
     await expect(split(bytes('Name,Company\nA,B\n'))).rejects.toThrow(/no email column/);
   });
+
+  it("passes on the caller's own failures as they are, not as a file that cannot be read", async () => {
+    const down = new Error('connection closed');
+    const text = () => Readable.from([bytes('Email,First Name\na@x.io,A\nb@x.io,B\nc@x.io,C\n')]).pipe(decodeText('utf-8'));
+    await expect(splitCsv(text(), { chunkRows: 2, mappings: {}, onChunk: () => Promise.reject(down) })).rejects.toBe(down);
+    await expect(
+      splitCsv(text(), { chunkRows: 2, mappings: {}, onChunk: () => undefined, onHeader: () => Promise.reject(down) }),
+    ).rejects.toBe(down);
+    const fields = () => Promise.reject(down);
+    await expect(splitCsv(text(), { chunkRows: 2, mappings: {}, onChunk: () => undefined, customFields: fields })).rejects.toBe(down);
+  });
 });
 
 describe('giant lines', () => {

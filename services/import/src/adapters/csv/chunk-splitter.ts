@@ -105,6 +105,17 @@ function firstLineBreak(text: string): number {
   return Math.min(n, r);
 }
 
+/** A failure of the caller's own work (publishing a chunk, reading its fields), not of the file: passed on as it is. */
+class CallerFailed extends Error {}
+
+async function ours<T>(work: () => T | Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw new CallerFailed('the caller failed', { cause: error });
+  }
+}
+
 export async function splitCsv(text: Readable, options: SplitOptions): Promise<SplitSummary> {
   const parser = parse({ headers: false, ignoreEmpty: true, trim: false });
   const guard = lineLengthGuard(options.maxLineChars ?? MAX_LINE_CHARS);
@@ -127,7 +138,7 @@ export async function splitCsv(text: Readable, options: SplitOptions): Promise<S
     chunkCount += 1;
     rows = [];
     chunkBytes = 0;
-    await options.onChunk(chunk);
+    await ours(() => options.onChunk(chunk));
   };
 
   try {
@@ -138,10 +149,12 @@ export async function splitCsv(text: Readable, options: SplitOptions): Promise<S
             `The header has ${cells.length.toLocaleString('en')} columns; at most ${MAX_COLUMNS.toLocaleString('en')} can be imported.`,
           );
         }
-        const custom = typeof options.customFields === 'function' ? await options.customFields(cells) : options.customFields;
-        plan = planColumns(cells, options.mappings, custom);
+        const fields = options.customFields;
+        const custom = typeof fields === 'function' ? await ours(() => fields(cells)) : fields;
+        const planned = planColumns(cells, options.mappings, custom);
+        plan = planned;
         headerWidth = cells.length;
-        await options.onHeader?.(plan, cells);
+        await ours(() => options.onHeader?.(planned, cells));
         continue;
       }
       rowNumber += 1;
@@ -153,6 +166,7 @@ export async function splitCsv(text: Readable, options: SplitOptions): Promise<S
       if (rows.length >= options.chunkRows) await flush();
     }
   } catch (error) {
+    if (error instanceof CallerFailed) throw error.cause;
     if (error instanceof DomainError) throw error;
     throw new UnreadableFileError(`The file could not be read as CSV: ${(error as Error).message}`);
   }
