@@ -250,7 +250,7 @@ export class SqliteReadPool {
   }
 }
 
-function receivedError(sent: SentError): Error {
+export function receivedError(sent: SentError): Error {
   return sent.code ? new StoreError(sent.code, sent.message, sent.fields) : new Error(sent.message);
 }
 

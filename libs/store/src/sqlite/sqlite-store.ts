@@ -45,6 +45,7 @@ import {
 import { workspaceCountSql, workspaceVersionSql } from './sqlite-workspace-counts';
 import { WORKSPACE_TEXT_VERSION } from './sqlite-text-index';
 import { createCollectionSchema, describeCollection, duplicateFields, dynamicIndexName, SqliteCollection } from './sqlite-schema';
+import { SqliteWriteThread } from './sqlite-write-thread';
 import { SqliteReadPool, type ReadMethod } from './sqlite-read-pool';
 import { quoteIdentifier } from './sqlite-columns';
 import {
@@ -63,6 +64,12 @@ import { startWalCheckpointer, WalCheckpointer } from './wal-checkpointer';
 
 /** How long a writer waits for another process's write lock before giving up with 'unavailable'. */
 const BUSY_TIMEOUT_MS = 5000;
+/**
+ * Commits of this many writes or more run on the write thread, when there is one: an import's
+ * batch or a batch write. A single record's write (a few documents) stays on the event loop,
+ * where it takes well under a millisecond and needs no hop.
+ */
+const OFF_LOOP_COMMIT_WRITES = 64;
 
 /**
  * Up to this many text-search matches are sorted directly instead of walking a sort index (about
@@ -148,12 +155,17 @@ export class SqliteStoreAdapter implements StoreAdapter {
   private readonly statements = new Map<string, Database.Statement>();
   private readonly runInTransaction: Database.Transaction<(work: () => unknown) => unknown>;
   private closed = false;
+  private closing: Promise<void> | undefined;
   private checkpointer: WalCheckpointer | undefined;
   private readonly keptSearches = new KeptAnswers<SearchMatches>(KEPT_SEARCHES);
   private readonly keptCounts = new KeptAnswers<number>(KEPT_COUNTS);
   private readonly keptAggregates = new KeptAnswers<AggregateResult>(KEPT_AGGREGATES);
   /** Where reads run when the store was opened with read workers (sqlite-read-pool.ts). */
   private reads: SqliteReadPool | undefined;
+  /** Where commits of OFF_LOOP_COMMIT_WRITES or more run, beside the read workers (sqlite-write-thread.ts). */
+  private writeThread: SqliteWriteThread | undefined;
+  /** Each write of this connection, and each commit on the thread, waits for the ones before (see `inTurn`). */
+  private lastWrite: Promise<unknown> = Promise.resolve();
 
   private constructor(
     private readonly db: Database.Database,
@@ -209,6 +221,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
     if (readWorkers > 0 && file !== ':memory:') {
       try {
         adapter.reads = await SqliteReadPool.start(file, collections, readWorkers);
+        adapter.writeThread = await SqliteWriteThread.start(file, collections);
       } catch (error) {
         await adapter.close();
         throw error;
@@ -234,6 +247,16 @@ export class SqliteStoreAdapter implements StoreAdapter {
     const reader = new SqliteStoreAdapter(db, file);
     for (const definition of collections) reader.describe(definition);
     return reader;
+  }
+
+  /**
+   * A second writable connection to a file whose schema a writer has put in place (the write
+   * thread's): it commits as the writer does, and leaves checkpoints to it.
+   */
+  static openCommitter(file: string, collections: CollectionDefinition<any>[]): SqliteStoreAdapter {
+    const committer = SqliteStoreAdapter.connect(file);
+    for (const definition of collections) committer.describe(definition);
+    return committer;
   }
 
   /** Lets a reader read a collection the writer has made since the reader opened. */
@@ -534,19 +557,21 @@ export class SqliteStoreAdapter implements StoreAdapter {
   }
 
   async insert(collection: CollectionDefinition<any>, document: StoredRecord): Promise<StoredRecord> {
-    return this.guard(collection, (c) => {
-      // The document and its side row (sqlite-dynamic-slots.ts) in one commit.
-      if (hasDynamicFields(c.definition)) return parse(this.transaction(() => this.insertRow(c, document)));
-      return parse(this.insertRow(c, document));
-    });
+    return this.inTurn(() =>
+      this.guard(collection, (c) => {
+        // The document and its side row (sqlite-dynamic-slots.ts) in one commit.
+        if (hasDynamicFields(c.definition)) return parse(this.transaction(() => this.insertRow(c, document)));
+        return parse(this.insertRow(c, document));
+      }),
+    );
   }
 
   async updateOne(collection: CollectionDefinition<any>, where: Condition[], change: Change<unknown>): Promise<StoredRecord | null> {
-    return this.guard(collection, (c) => this.transaction(() => this.updateRows(c, where, change, 1)[0] ?? null));
+    return this.inTurn(() => this.guard(collection, (c) => this.transaction(() => this.updateRows(c, where, change, 1)[0] ?? null)));
   }
 
   async updateMany(collection: CollectionDefinition<any>, where: Condition[], change: Change<unknown>): Promise<number> {
-    return this.guard(collection, (c) => this.transaction(() => this.updateRows(c, where, change).length));
+    return this.inTurn(() => this.guard(collection, (c) => this.transaction(() => this.updateRows(c, where, change).length)));
   }
 
   async upsert(
@@ -555,36 +580,54 @@ export class SqliteStoreAdapter implements StoreAdapter {
     change: Change<unknown>,
     scope: Condition[],
   ): Promise<StoredRecord> {
-    return this.guard(collection, (c) =>
-      this.transaction(() => {
-        const idCondition: Condition = { field: 'id', op: 'eq', value: document.id };
-        const updated = this.updateRows(c, [idCondition, ...scope], change, 1)[0];
-        // Inside the write transaction nobody can insert this id between the check and the insert;
-        // if the insert still hits the id, the document belongs to another scope: a duplicate.
-        return updated ?? parse(this.insertRow(c, document));
-      }),
+    return this.inTurn(() =>
+      this.guard(collection, (c) =>
+        this.transaction(() => {
+          const idCondition: Condition = { field: 'id', op: 'eq', value: document.id };
+          const updated = this.updateRows(c, [idCondition, ...scope], change, 1)[0];
+          // Inside the write transaction nobody can insert this id between the check and the insert;
+          // if the insert still hits the id, the document belongs to another scope: a duplicate.
+          return updated ?? parse(this.insertRow(c, document));
+        }),
+      ),
     );
   }
 
   async deleteMany(collection: CollectionDefinition<any>, where: Condition[]): Promise<number> {
-    return this.guard(collection, (c) => this.deleteRows(c, where));
+    return this.inTurn(() => this.guard(collection, (c) => this.deleteRows(c, where)));
   }
 
   async commit(writes: AdapterWrite[]): Promise<void> {
     // Schemas first: DDL inside the unit would be harmless, but a bad definition should fail before any write.
     const resolved = writes.map((write) => ({ write, collection: this.guard(write.collection, (c) => c) }));
-    return this.guard(undefined, () =>
-      this.transaction(() => {
-        for (const step of insertRuns(resolved)) {
-          try {
-            if ('documents' in step) this.insertRows(step.collection, step.documents);
-            else this.applyWrite(step.write, step.collection);
-          } catch (error) {
-            throw mapError(error, step.collection);
+    const thread = this.writeThread;
+    if (thread?.running && writes.length >= OFF_LOOP_COMMIT_WRITES) return this.inTurn(() => thread.commit(writes));
+    return this.inTurn(() =>
+      this.guard(undefined, () =>
+        this.transaction(() => {
+          for (const step of insertRuns(resolved)) {
+            try {
+              if ('documents' in step) this.insertRows(step.collection, step.documents);
+              else this.applyWrite(step.write, step.collection);
+            } catch (error) {
+              throw mapError(error, step.collection);
+            }
           }
-        }
-      }),
+        }),
+      ),
     );
+  }
+
+  /**
+   * Runs a write once every earlier write of this adapter is done. Only a commit on the write
+   * thread takes more than one turn of the event loop: the writes after it wait for it here rather
+   * than in SQLite's busy handler, which would sleep on the event loop. Without the thread, at once.
+   */
+  private inTurn<T>(write: () => T | Promise<T>): Promise<T> {
+    if (!this.writeThread) return Promise.resolve().then(write);
+    const turn = this.lastWrite.then(write);
+    this.lastWrite = turn.catch(() => undefined);
+    return turn;
   }
 
   private applyWrite(write: AdapterWrite, collection: SqliteCollection): void {
@@ -612,13 +655,15 @@ export class SqliteStoreAdapter implements StoreAdapter {
    * from the documents.
    */
   async indexField(definition: CollectionDefinition<any>, field: string, workspaceId: string): Promise<void> {
-    this.guard(definition, (collection) => {
-      // Records asks again for every definition at each start: a held slot costs one read, no write.
-      if (slotsOf(this.prepare, definition.name, workspaceId).has(field)) return;
-      this.transaction(() => assignSlot(this.db, this.prepare, collection, workspaceId, field));
-      // Makes the planner read the new index's statistics.
-      this.db.exec('ANALYZE sqlite_schema');
-    });
+    return this.inTurn(() =>
+      this.guard(definition, (collection) => {
+        // Records asks again for every definition at each start: a held slot costs one read, no write.
+        if (slotsOf(this.prepare, definition.name, workspaceId).has(field)) return;
+        this.transaction(() => assignSlot(this.db, this.prepare, collection, workspaceId, field));
+        // Makes the planner read the new index's statistics.
+        this.db.exec('ANALYZE sqlite_schema');
+      }),
+    );
   }
 
   /**
@@ -626,12 +671,14 @@ export class SqliteStoreAdapter implements StoreAdapter {
    * the field across workspaces (sqlite-schema.ts keeps it), once no workspace has a slot for it.
    */
   async dropFieldIndex(definition: CollectionDefinition<any>, field: string, workspaceId: string): Promise<void> {
-    this.guard(definition, () => {
-      this.transaction(() => releaseSlot(this.prepare, definition, workspaceId, field));
-      if (!fieldHasSlots(this.prepare, definition.name, field)) {
-        this.db.exec(`DROP INDEX IF EXISTS ${quoteIdentifier(dynamicIndexName(definition.name, field))}`);
-      }
-    });
+    return this.inTurn(() =>
+      this.guard(definition, () => {
+        this.transaction(() => releaseSlot(this.prepare, definition, workspaceId, field));
+        if (!fieldHasSlots(this.prepare, definition.name, field)) {
+          this.db.exec(`DROP INDEX IF EXISTS ${quoteIdentifier(dynamicIndexName(definition.name, field))}`);
+        }
+      }),
+    );
   }
 
   /**
@@ -684,9 +731,16 @@ export class SqliteStoreAdapter implements StoreAdapter {
     }
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    // The writes asked for before the close go first (with the write thread they wait their turn).
+    await this.lastWrite;
     this.closed = true;
+    await this.writeThread?.close();
     await this.reads?.close();
     this.statements.clear();
     if (this.ending) return this.ending();
