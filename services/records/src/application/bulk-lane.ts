@@ -4,8 +4,9 @@
  * first.
  *
  * The SQLite store answers synchronously: a bulk call (an import's batch of contacts) runs from its
- * first read to its commit without letting the event loop poll, and calls whose data arrived in the
- * same poll run back to back. Without the lane another workspace's list waited behind every batch
+ * first read to its commit without letting the event loop poll (its commit, the longest part, runs
+ * on the store's write thread where there is one), and calls whose data arrived in the same poll
+ * run back to back. Without the lane another workspace's list waited behind every batch
  * that had arrived with it. A gRPC call takes more than one turn to reach its handler and answer
  * (headers, message and reply are separate reads and writes), so the lane is handed on after
  * several turns, not one: with nothing else to do those turns cost microseconds. Where reads run
