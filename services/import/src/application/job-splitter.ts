@@ -88,6 +88,10 @@ export class JobSplitter {
 
   private async dispatch(job: ImportJobDocument, chunk: CsvChunk): Promise<void> {
     const { repo, bus } = this.deps;
+    // One chunk a turn of the event loop: where the store answers synchronously (SQLite) and the
+    // bus is in-process, a split would otherwise cut and publish a whole file (hundreds of ms)
+    // without letting any other call of its process in.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     const workspaceId = job.workspaceId!;
     const now = await repo.get(workspaceId, job.id);
     if (!now || isTerminal(now.status)) throw new JobEnded();
