@@ -45,7 +45,7 @@ import {
 import { workspaceCountSql, workspaceVersionSql } from './sqlite-workspace-counts';
 import { WORKSPACE_TEXT_VERSION } from './sqlite-text-index';
 import { createCollectionSchema, describeCollection, duplicateFields, dynamicIndexName, SqliteCollection } from './sqlite-schema';
-import { SqliteWriteThread } from './sqlite-write-thread';
+import { SqliteWriteThread, type WriteMethod } from './sqlite-write-thread';
 import { SqliteReadPool, type ReadMethod } from './sqlite-read-pool';
 import { quoteIdentifier } from './sqlite-columns';
 import {
@@ -64,12 +64,6 @@ import { startWalCheckpointer, WalCheckpointer } from './wal-checkpointer';
 
 /** How long a writer waits for another process's write lock before giving up with 'unavailable'. */
 const BUSY_TIMEOUT_MS = 5000;
-/**
- * Commits of this many writes or more run on the write thread, when there is one: an import's
- * batch or a batch write. A single record's write (a few documents) stays on the event loop,
- * where it takes well under a millisecond and needs no hop.
- */
-const OFF_LOOP_COMMIT_WRITES = 64;
 
 /**
  * Up to this many text-search matches are sorted directly instead of walking a sort index (about
@@ -162,7 +156,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
   private readonly keptAggregates = new KeptAnswers<AggregateResult>(KEPT_AGGREGATES);
   /** Where reads run when the store was opened with read workers (sqlite-read-pool.ts). */
   private reads: SqliteReadPool | undefined;
-  /** Where commits of OFF_LOOP_COMMIT_WRITES or more run, beside the read workers (sqlite-write-thread.ts). */
+  /** Where writes run, beside the read workers (sqlite-write-thread.ts). */
   private writeThread: SqliteWriteThread | undefined;
   /** Each write of this connection, and each commit on the thread, waits for the ones before (see `inTurn`). */
   private lastWrite: Promise<unknown> = Promise.resolve();
@@ -557,6 +551,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
   }
 
   async insert(collection: CollectionDefinition<any>, document: StoredRecord): Promise<StoredRecord> {
+    if (this.writeThread?.running) return this.onWriter('insert', collection, [document]);
     return this.inTurn(() =>
       this.guard(collection, (c) => {
         // The document and its side row (sqlite-dynamic-slots.ts) in one commit.
@@ -567,10 +562,12 @@ export class SqliteStoreAdapter implements StoreAdapter {
   }
 
   async updateOne(collection: CollectionDefinition<any>, where: Condition[], change: Change<unknown>): Promise<StoredRecord | null> {
+    if (this.writeThread?.running) return this.onWriter('updateOne', collection, [where, change]);
     return this.inTurn(() => this.guard(collection, (c) => this.transaction(() => this.updateRows(c, where, change, 1)[0] ?? null)));
   }
 
   async updateMany(collection: CollectionDefinition<any>, where: Condition[], change: Change<unknown>): Promise<number> {
+    if (this.writeThread?.running) return this.onWriter('updateMany', collection, [where, change]);
     return this.inTurn(() => this.guard(collection, (c) => this.transaction(() => this.updateRows(c, where, change).length)));
   }
 
@@ -580,6 +577,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
     change: Change<unknown>,
     scope: Condition[],
   ): Promise<StoredRecord> {
+    if (this.writeThread?.running) return this.onWriter('upsert', collection, [document, change, scope]);
     return this.inTurn(() =>
       this.guard(collection, (c) =>
         this.transaction(() => {
@@ -594,6 +592,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
   }
 
   async deleteMany(collection: CollectionDefinition<any>, where: Condition[]): Promise<number> {
+    if (this.writeThread?.running) return this.onWriter('deleteMany', collection, [where]);
     return this.inTurn(() => this.guard(collection, (c) => this.deleteRows(c, where)));
   }
 
@@ -601,7 +600,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
     // Schemas first: DDL inside the unit would be harmless, but a bad definition should fail before any write.
     const resolved = writes.map((write) => ({ write, collection: this.guard(write.collection, (c) => c) }));
     const thread = this.writeThread;
-    if (thread?.running && writes.length >= OFF_LOOP_COMMIT_WRITES) return this.inTurn(() => thread.commit(writes));
+    if (thread?.running) return this.inTurn(() => thread.commit(writes));
     return this.inTurn(() =>
       this.guard(undefined, () =>
         this.transaction(() => {
@@ -618,10 +617,18 @@ export class SqliteStoreAdapter implements StoreAdapter {
     );
   }
 
+  /** A write on the write thread, once this connection has the collection's schema in place. */
+  private onWriter<T>(method: Exclude<WriteMethod, 'commit'>, collection: CollectionDefinition<any>, args: unknown[]): Promise<T> {
+    this.guard(collection, () => undefined);
+    const thread = this.writeThread!;
+    return this.inTurn(() => thread.run<T>(method, collection, args));
+  }
+
   /**
-   * Runs a write once every earlier write of this adapter is done. Only a commit on the write
-   * thread takes more than one turn of the event loop: the writes after it wait for it here rather
-   * than in SQLite's busy handler, which would sleep on the event loop. Without the thread, at once.
+   * Runs a write once every earlier write of this adapter is done: with the write thread, the
+   * writes this connection still makes (a slot for a field, a write after the thread stopped) wait
+   * for the thread's here rather than in SQLite's busy handler, which would sleep on the event
+   * loop. Without the thread, at once.
    */
   private inTurn<T>(write: () => T | Promise<T>): Promise<T> {
     if (!this.writeThread) return Promise.resolve().then(write);

@@ -1,13 +1,13 @@
 /**
- * The thread of sqlite-write-thread.ts: one writable connection to the file (whose schema the
- * adapter has put in place), committing the adapter's large commits one at a time.
+ * The thread of sqlite-write-thread.ts: the store's writable connection to the file (whose schema
+ * the adapter has put in place), running the adapter's writes one at a time.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CollectionDefinition } from '../port';
 import type { AdapterWrite } from '../store-adapter';
 import { sentError } from './sqlite-read-pool';
 import { SqliteStoreAdapter } from './sqlite-store';
-import type { WriteReply, WriteRequest } from './sqlite-write-thread';
+import type { SentWrite, WriteReply, WriteRequest } from './sqlite-write-thread';
 
 const port = parentPort!;
 const send = (reply: WriteReply) => port.postMessage(reply);
@@ -29,9 +29,17 @@ async function serve(request: WriteRequest): Promise<void> {
     return;
   }
   try {
-    const writes = request.writes.map((write) => ({ ...write, collection: committer.definitionNamed(write.collection)! }) as AdapterWrite);
-    await committer.commit(writes);
-    send({ type: 'done', id: request.id });
+    let result: unknown;
+    if (request.method === 'commit') {
+      const writes = (request.args[0] as SentWrite[]).map(
+        (write) => ({ ...write, collection: committer.definitionNamed(write.collection)! }) as AdapterWrite,
+      );
+      result = await committer.commit(writes);
+    } else {
+      const write = committer[request.method] as (definition: CollectionDefinition<any>, ...args: unknown[]) => Promise<unknown>;
+      result = await write.call(committer, committer.definitionNamed(request.collection!)!, ...request.args);
+    }
+    send({ type: 'done', id: request.id, result });
   } catch (error) {
     send({ type: 'error', id: request.id, error: sentError(error) });
   }
