@@ -158,8 +158,10 @@ export class SqliteStoreAdapter implements StoreAdapter {
   private reads: SqliteReadPool | undefined;
   /** Where writes run, beside the read workers (sqlite-write-thread.ts). */
   private writeThread: SqliteWriteThread | undefined;
-  /** Each write of this connection, and each commit on the thread, waits for the ones before (see `inTurn`). */
+  /** The last write of this connection (see `onConnection`): the writes after it wait for it. */
   private lastWrite: Promise<unknown> = Promise.resolve();
+  /** Writes sent to the write thread and not answered yet. */
+  private readonly threadWrites = new Set<Promise<unknown>>();
 
   private constructor(
     private readonly db: Database.Database,
@@ -552,7 +554,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
 
   async insert(collection: CollectionDefinition<any>, document: StoredRecord): Promise<StoredRecord> {
     if (this.writeThread?.running) return this.onWriter('insert', collection, [document]);
-    return this.inTurn(() =>
+    return this.onConnection(() =>
       this.guard(collection, (c) => {
         // The document and its side row (sqlite-dynamic-slots.ts) in one commit.
         if (hasDynamicFields(c.definition)) return parse(this.transaction(() => this.insertRow(c, document)));
@@ -563,12 +565,12 @@ export class SqliteStoreAdapter implements StoreAdapter {
 
   async updateOne(collection: CollectionDefinition<any>, where: Condition[], change: Change<unknown>): Promise<StoredRecord | null> {
     if (this.writeThread?.running) return this.onWriter('updateOne', collection, [where, change]);
-    return this.inTurn(() => this.guard(collection, (c) => this.transaction(() => this.updateRows(c, where, change, 1)[0] ?? null)));
+    return this.onConnection(() => this.guard(collection, (c) => this.transaction(() => this.updateRows(c, where, change, 1)[0] ?? null)));
   }
 
   async updateMany(collection: CollectionDefinition<any>, where: Condition[], change: Change<unknown>): Promise<number> {
     if (this.writeThread?.running) return this.onWriter('updateMany', collection, [where, change]);
-    return this.inTurn(() => this.guard(collection, (c) => this.transaction(() => this.updateRows(c, where, change).length)));
+    return this.onConnection(() => this.guard(collection, (c) => this.transaction(() => this.updateRows(c, where, change).length)));
   }
 
   async upsert(
@@ -578,7 +580,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
     scope: Condition[],
   ): Promise<StoredRecord> {
     if (this.writeThread?.running) return this.onWriter('upsert', collection, [document, change, scope]);
-    return this.inTurn(() =>
+    return this.onConnection(() =>
       this.guard(collection, (c) =>
         this.transaction(() => {
           const idCondition: Condition = { field: 'id', op: 'eq', value: document.id };
@@ -593,15 +595,15 @@ export class SqliteStoreAdapter implements StoreAdapter {
 
   async deleteMany(collection: CollectionDefinition<any>, where: Condition[]): Promise<number> {
     if (this.writeThread?.running) return this.onWriter('deleteMany', collection, [where]);
-    return this.inTurn(() => this.guard(collection, (c) => this.deleteRows(c, where)));
+    return this.onConnection(() => this.guard(collection, (c) => this.deleteRows(c, where)));
   }
 
   async commit(writes: AdapterWrite[]): Promise<void> {
     // Schemas first: DDL inside the unit would be harmless, but a bad definition should fail before any write.
     const resolved = writes.map((write) => ({ write, collection: this.guard(write.collection, (c) => c) }));
     const thread = this.writeThread;
-    if (thread?.running) return this.inTurn(() => thread.commit(writes));
-    return this.inTurn(() =>
+    if (thread?.running) return this.onThread(() => thread.commit(writes));
+    return this.onConnection(() =>
       this.guard(undefined, () =>
         this.transaction(() => {
           for (const step of insertRuns(resolved)) {
@@ -621,18 +623,34 @@ export class SqliteStoreAdapter implements StoreAdapter {
   private onWriter<T>(method: Exclude<WriteMethod, 'commit'>, collection: CollectionDefinition<any>, args: unknown[]): Promise<T> {
     this.guard(collection, () => undefined);
     const thread = this.writeThread!;
-    return this.inTurn(() => thread.run<T>(method, collection, args));
+    return this.onThread(() => thread.run<T>(method, collection, args));
   }
 
   /**
-   * Runs a write once every earlier write of this adapter is done: with the write thread, the
-   * writes this connection still makes (a slot for a field, a write after the thread stopped) wait
-   * for the thread's here rather than in SQLite's busy handler, which would sleep on the event
-   * loop. Without the thread, at once.
+   * Sends a write to the thread after this connection's writes asked for before it. The thread
+   * runs its writes in the order sent, so they need not wait for each other's answers.
    */
-  private inTurn<T>(write: () => T | Promise<T>): Promise<T> {
+  private onThread<T>(send: () => Promise<T>): Promise<T> {
+    const sent = this.lastWrite.then(send);
+    const answered = sent.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.threadWrites.add(answered);
+    void answered.then(() => this.threadWrites.delete(answered));
+    return sent;
+  }
+
+  /**
+   * Runs a write of this connection once every write asked for before it is done: with the write
+   * thread, the writes this connection still makes (a slot for a field, a write after the thread
+   * stopped) wait for the thread's here rather than in SQLite's busy handler, which would sleep on
+   * the event loop. Without the thread, at once.
+   */
+  private onConnection<T>(write: () => T | Promise<T>): Promise<T> {
     if (!this.writeThread) return Promise.resolve().then(write);
-    const turn = this.lastWrite.then(write);
+    const sentBefore = [...this.threadWrites];
+    const turn = this.lastWrite.then(() => Promise.all(sentBefore)).then(write);
     this.lastWrite = turn.catch(() => undefined);
     return turn;
   }
@@ -662,7 +680,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
    * from the documents.
    */
   async indexField(definition: CollectionDefinition<any>, field: string, workspaceId: string): Promise<void> {
-    return this.inTurn(() =>
+    return this.onConnection(() =>
       this.guard(definition, (collection) => {
         // Records asks again for every definition at each start: a held slot costs one read, no write.
         if (slotsOf(this.prepare, definition.name, workspaceId).has(field)) return;
@@ -678,7 +696,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
    * the field across workspaces (sqlite-schema.ts keeps it), once no workspace has a slot for it.
    */
   async dropFieldIndex(definition: CollectionDefinition<any>, field: string, workspaceId: string): Promise<void> {
-    return this.inTurn(() =>
+    return this.onConnection(() =>
       this.guard(definition, () => {
         this.transaction(() => releaseSlot(this.prepare, definition, workspaceId, field));
         if (!fieldHasSlots(this.prepare, definition.name, field)) {
@@ -746,6 +764,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
   private async shutdown(): Promise<void> {
     // The writes asked for before the close go first (with the write thread they wait their turn).
     await this.lastWrite;
+    await Promise.all([...this.threadWrites]);
     this.closed = true;
     await this.writeThread?.close();
     await this.reads?.close();

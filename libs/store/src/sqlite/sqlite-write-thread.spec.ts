@@ -22,7 +22,7 @@ const inserts = (n: number): WriteOp[] =>
     return { kind: 'insert' as const, collection: notes, document: { id: `n${next}`, rank: next, body: `${BODY} word${next}` } };
   });
 
-describe('large SQLite commits on the write thread', () => {
+describe('SQLite writes on the write thread', () => {
   let dir: string;
   let store: DocumentStore;
 
@@ -78,6 +78,18 @@ describe('large SQLite commits on the write thread', () => {
     expect(conflict).toBeInstanceOf(StoreError);
     expect((conflict as StoreError).code).toBe('conflict');
     expect(await ws.count(notes, [])).toBe(100);
+  });
+
+  it('answer each write method as the event loop would', async () => {
+    const ws = store.forWorkspace('e');
+    expect(await ws.insert(notes, { id: 'e1', rank: -10, body: 'one' })).toMatchObject({ id: 'e1', rank: -10, workspaceId: 'e' });
+    expect(await ws.update(notes, 'e1', { set: { body: 'changed' } })).toMatchObject({ id: 'e1', body: 'changed' });
+    expect(await ws.update(notes, 'missing', { set: { body: 'x' } })).toBeNull();
+    expect(await ws.upsert(notes, { id: 'e2', rank: -11, body: 'two' }, { set: { body: 'again' } })).toMatchObject({ body: 'two' });
+    expect(await ws.upsert(notes, { id: 'e2', rank: -11, body: 'two' }, { set: { body: 'again' } })).toMatchObject({ body: 'again' });
+    expect(await ws.updateMany(notes, [{ field: 'rank', op: 'lt', value: 0 }], { inc: { rank: -100 } })).toBe(2);
+    expect(await ws.deleteMany(notes, [{ field: 'rank', op: 'lt', value: -100 }])).toBe(2);
+    expect(await ws.count(notes, [])).toBe(0);
   });
 
   it('are waited for by close', async () => {
