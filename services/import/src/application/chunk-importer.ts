@@ -132,7 +132,7 @@ export class ChunkImporter {
     }
   }
 
-  /** The chunk's result, or 'let go' when it stopped being this worker's between batches (counted by another, or given up on). */
+  /** The chunk's result, or 'let go' when another worker counted it (or it is gone) between two of its batches. */
   private async importRows(
     job: ImportJobDocument,
     payload: ReceivedChunkPayload,
