@@ -6,6 +6,7 @@
  * lease is killed (SIGKILL), the other takes the workspace over once the lease lapses.
  */
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { busLocationFromEnv, openBus, type Consumer, type MessageBus } from '@crm/bus';
@@ -123,6 +124,21 @@ async function updateChains(owner: SignedUp, leads: string[], live: () => Replic
   return acknowledged;
 }
 
+/** Waits until every thread of process `pid` is stopped (state T in /proc), at most 2 s. */
+async function everyThreadStopped(pid: number): Promise<void> {
+  const stopped = () =>
+    readdirSync(`/proc/${pid}/task`).every((task) => {
+      // The state follows the command name in parentheses, which may itself hold spaces.
+      const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2).startsWith('T');
+    });
+  const deadline = Date.now() + 2_000;
+  while (!stopped()) {
+    if (Date.now() > deadline) throw new Error(`process ${pid} did not stop within 2 s of SIGSTOP`);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+}
+
 /** Each lead's steps as first delivered (repeats of a message id dropped). */
 function deliveredSteps(leads: string[]): Map<string, number[]> {
   const seen = new Set<string>();
@@ -197,22 +213,27 @@ it('takes over the workspace of a holder killed with SIGKILL once its lease laps
   try {
     // When one replica holds the workspace's lease, freeze it (SIGSTOP) so it cannot give the lease
     // up, and kill it if it still holds the lease with time left; otherwise let it go on and look again.
+    // The lease is read once every thread of the holder has stopped (SIGSTOP returns before they do:
+    // its write thread could still commit a release) and again as soon as SIGKILL is sent, before
+    // waiting for the exit, so a slow test process cannot let the lease lapse in between.
     const deadline = Date.now() + 60_000;
     for (;;) {
       const held = readLease();
       killed = replicas.find((replica) => replica.pid === held.pid);
-      if (killed && held.expiresAt > Date.now() + 1_000) {
+      if (killed && held.expiresAt > Date.now() + 2_000) {
         process.kill(killed.pid, 'SIGSTOP');
+        await everyThreadStopped(killed.pid);
         const frozen = readLease();
-        if (frozen.pid === killed.pid && frozen.expiresAt > Date.now() + 500) break;
+        if (frozen.pid === killed.pid && frozen.expiresAt > Date.now() + 1_000) break;
         process.kill(killed.pid, 'SIGCONT');
       }
       if (Date.now() > deadline) throw new Error('no replica was seen holding the relay lease');
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
-    await killed.kill();
+    const exited = killed.kill();
     killedAt = Date.now();
     leaseAtKill = readLease();
+    await exited;
     live = replicas.filter((replica) => replica !== killed);
   } finally {
     stopAt = Date.now() + 4_000;
