@@ -3,3 +3,4 @@ export * from './logger';
 export * from './shutdown';
 export * from './field-error-list';
 export * from './dependency-wait';
+export * from './thread-priority';

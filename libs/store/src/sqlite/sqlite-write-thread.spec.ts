@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { WRITE_THREAD_NICENESS } from '@crm/observability';
 import { defineCollection, StoreError, type DocumentStore, type WriteOp } from '../port';
 import { createDocumentStore } from '../scoped-store';
 import { SqliteStoreAdapter } from './sqlite-store';
@@ -22,6 +23,12 @@ const inserts = (n: number): WriteOp[] =>
     return { kind: 'insert' as const, collection: notes, document: { id: `n${next}`, rank: next, body: `${BODY} word${next}` } };
   });
 
+/** A thread's niceness: field 19 of its stat, counted after the parenthesised name (Linux). */
+function niceness(task: string): number {
+  const stat = readFileSync(`/proc/self/task/${task}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+}
+
 describe('SQLite writes on the write thread', () => {
   let dir: string;
   let store: DocumentStore;
@@ -34,6 +41,12 @@ describe('SQLite writes on the write thread', () => {
   afterAll(async () => {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('run on a thread of lower priority than the event loop', () => {
+    expect(readdirSync('/proc/self/task').map(niceness)).toContain(WRITE_THREAD_NICENESS);
+    // The event loop's thread (the process's own id) keeps its priority.
+    expect(niceness(String(process.pid))).toBeLessThan(WRITE_THREAD_NICENESS);
   });
 
   it('leave the event loop turning while they commit, and are read back once they have', async () => {

@@ -3,6 +3,7 @@
  * the adapter has put in place), running the adapter's writes one at a time.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { lowerThreadPriority, WRITE_THREAD_NICENESS } from '@crm/observability';
 import type { CollectionDefinition } from '../port';
 import type { AdapterWrite } from '../store-adapter';
 import { sentError } from './sqlite-read-pool';
@@ -13,6 +14,8 @@ const port = parentPort!;
 const send = (reply: WriteReply) => port.postMessage(reply);
 const { file, collections } = workerData as { file: string; collections: CollectionDefinition<any>[] };
 
+// An import's commits give way to the event loop's reads and calls when both want the CPU.
+lowerThreadPriority(WRITE_THREAD_NICENESS);
 let committer: SqliteStoreAdapter;
 try {
   committer = SqliteStoreAdapter.openCommitter(file, collections);
