@@ -553,24 +553,20 @@ export class SqliteStoreAdapter implements StoreAdapter {
   }
 
   async insert(collection: CollectionDefinition<any>, document: StoredRecord): Promise<StoredRecord> {
-    if (this.writeThread?.running) return this.onWriter('insert', collection, [document]);
-    return this.onConnection(() =>
-      this.guard(collection, (c) => {
-        // The document and its side row (sqlite-dynamic-slots.ts) in one commit.
-        if (hasDynamicFields(c.definition)) return parse(this.transaction(() => this.insertRow(c, document)));
-        return parse(this.insertRow(c, document));
-      }),
+    return this.write('insert', collection, [document], (c) =>
+      // The document and its side row (sqlite-dynamic-slots.ts) in one commit.
+      hasDynamicFields(c.definition) ? parse(this.transaction(() => this.insertRow(c, document))) : parse(this.insertRow(c, document)),
     );
   }
 
   async updateOne(collection: CollectionDefinition<any>, where: Condition[], change: Change<unknown>): Promise<StoredRecord | null> {
-    if (this.writeThread?.running) return this.onWriter('updateOne', collection, [where, change]);
-    return this.onConnection(() => this.guard(collection, (c) => this.transaction(() => this.updateRows(c, where, change, 1)[0] ?? null)));
+    return this.write('updateOne', collection, [where, change], (c) =>
+      this.transaction(() => this.updateRows(c, where, change, 1)[0] ?? null),
+    );
   }
 
   async updateMany(collection: CollectionDefinition<any>, where: Condition[], change: Change<unknown>): Promise<number> {
-    if (this.writeThread?.running) return this.onWriter('updateMany', collection, [where, change]);
-    return this.onConnection(() => this.guard(collection, (c) => this.transaction(() => this.updateRows(c, where, change).length)));
+    return this.write('updateMany', collection, [where, change], (c) => this.transaction(() => this.updateRows(c, where, change).length));
   }
 
   async upsert(
@@ -579,23 +575,19 @@ export class SqliteStoreAdapter implements StoreAdapter {
     change: Change<unknown>,
     scope: Condition[],
   ): Promise<StoredRecord> {
-    if (this.writeThread?.running) return this.onWriter('upsert', collection, [document, change, scope]);
-    return this.onConnection(() =>
-      this.guard(collection, (c) =>
-        this.transaction(() => {
-          const idCondition: Condition = { field: 'id', op: 'eq', value: document.id };
-          const updated = this.updateRows(c, [idCondition, ...scope], change, 1)[0];
-          // Inside the write transaction nobody can insert this id between the check and the insert;
-          // if the insert still hits the id, the document belongs to another scope: a duplicate.
-          return updated ?? parse(this.insertRow(c, document));
-        }),
-      ),
+    return this.write('upsert', collection, [document, change, scope], (c) =>
+      this.transaction(() => {
+        const idCondition: Condition = { field: 'id', op: 'eq', value: document.id };
+        const updated = this.updateRows(c, [idCondition, ...scope], change, 1)[0];
+        // Inside the write transaction nobody can insert this id between the check and the insert;
+        // if the insert still hits the id, the document belongs to another scope: a duplicate.
+        return updated ?? parse(this.insertRow(c, document));
+      }),
     );
   }
 
   async deleteMany(collection: CollectionDefinition<any>, where: Condition[]): Promise<number> {
-    if (this.writeThread?.running) return this.onWriter('deleteMany', collection, [where]);
-    return this.onConnection(() => this.guard(collection, (c) => this.deleteRows(c, where)));
+    return this.write('deleteMany', collection, [where], (c) => this.deleteRows(c, where));
   }
 
   async commit(writes: AdapterWrite[]): Promise<void> {
@@ -619,10 +611,19 @@ export class SqliteStoreAdapter implements StoreAdapter {
     );
   }
 
-  /** A write on the write thread, once this connection has the collection's schema in place. */
-  private onWriter<T>(method: Exclude<WriteMethod, 'commit'>, collection: CollectionDefinition<any>, args: unknown[]): Promise<T> {
+  /**
+   * The adapter's write `method` with `args`: on the write thread while it runs (once this
+   * connection has the collection's schema in place), else `here` on this connection.
+   */
+  private write<T>(
+    method: Exclude<WriteMethod, 'commit'>,
+    collection: CollectionDefinition<any>,
+    args: unknown[],
+    here: (c: SqliteCollection) => T,
+  ): Promise<T> {
+    const thread = this.writeThread;
+    if (!thread?.running) return this.onConnection(() => this.guard(collection, here));
     this.guard(collection, () => undefined);
-    const thread = this.writeThread!;
     return this.onThread(() => thread.run<T>(method, collection, args));
   }
 
