@@ -1,10 +1,10 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WRITE_THREAD_NICENESS } from '@crm/observability';
 import { defineCollection, StoreError, type DocumentStore, type WriteOp } from '../port';
 import { createDocumentStore } from '../scoped-store';
 import { SqliteStoreAdapter } from './sqlite-store';
+import { WRITE_THREAD_NICENESS } from './sqlite-write-thread';
 
 const notes = defineCollection<{ id: string; workspaceId?: string; rank: number; body: string }>({
   name: 'notes',

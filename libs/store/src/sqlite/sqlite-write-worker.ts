@@ -3,12 +3,12 @@
  * the adapter has put in place), running the adapter's writes one at a time.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { lowerThreadPriority, WRITE_THREAD_NICENESS } from '@crm/observability';
+import { lowerThreadPriority } from '@crm/observability';
 import type { CollectionDefinition } from '../port';
 import type { AdapterWrite } from '../store-adapter';
 import { sentError } from './sqlite-read-pool';
 import { SqliteStoreAdapter } from './sqlite-store';
-import type { SentWrite, WriteReply, WriteRequest } from './sqlite-write-thread';
+import { WRITE_THREAD_NICENESS, type SentWrite, type WriteReply, type WriteRequest } from './sqlite-write-thread';
 
 const port = parentPort!;
 const send = (reply: WriteReply) => port.postMessage(reply);
