@@ -40,10 +40,11 @@ describe.each([
   });
 
   it('renews a running claim of the same request only', async () => {
-    await store.claim('ws:a', 'f1', 100);
-    await sleep(60);
-    await store.renew('ws:a', 'f1', 200);
-    await sleep(80); // past the first lease, inside the renewed one
+    // Margins of half a second and more: a loaded machine's timers fire late, never early.
+    await store.claim('ws:a', 'f1', 1_000);
+    await sleep(500);
+    await store.renew('ws:a', 'f1', 3_000);
+    await sleep(700); // past the first lease, inside the renewed one
     expect(await store.claim('ws:a', 'f1', 10_000)).toEqual({ state: 'running', fingerprint: 'f1' });
 
     await store.claim('ws:b', 'f1', 100);
