@@ -5,7 +5,7 @@
 import { GridFSBucket, MongoClient } from 'mongodb';
 import { PassThrough } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import type { FileStorage, StoredFileWriter } from './file-storage';
+import { READ_SLICE_BYTES, type FileStorage, type StoredFileWriter } from './file-storage';
 
 export class GridFsFileStorage implements FileStorage {
   private constructor(
@@ -36,7 +36,7 @@ export class GridFsFileStorage implements FileStorage {
 
   open(fileId: string) {
     // Newest revision of the name; a PassThrough so that a missing file is a stream error, not a throw.
-    const out = new PassThrough({ highWaterMark: 256 * 1024 });
+    const out = new PassThrough({ highWaterMark: READ_SLICE_BYTES });
     const download = this.bucket.openDownloadStreamByName(fileId);
     download.on('error', (error) => out.destroy(error));
     return download.pipe(out);

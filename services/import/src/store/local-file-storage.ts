@@ -3,7 +3,7 @@ import { createReadStream, createWriteStream, mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
-import type { FileStorage, StoredFileWriter } from './file-storage';
+import { READ_SLICE_BYTES, type FileStorage, type StoredFileWriter } from './file-storage';
 
 const SAFE_ID = /^[A-Za-z0-9_-]{1,100}$/;
 
@@ -34,7 +34,7 @@ export class LocalFileStorage implements FileStorage {
   }
 
   open(fileId: string) {
-    return createReadStream(this.path(fileId), { highWaterMark: 256 * 1024 });
+    return createReadStream(this.path(fileId), { highWaterMark: READ_SLICE_BYTES });
   }
 
   async remove(fileId: string): Promise<void> {
