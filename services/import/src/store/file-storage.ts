@@ -5,10 +5,12 @@
 import type { Readable, Writable } from 'node:stream';
 
 /**
- * Bytes a stored file is read in. Each slice is parsed in one synchronous stretch of the event
- * loop (the CSV splitter), so a smaller slice lets interactive requests of the same process in
- * sooner: chosen against 256 KB in `npm run bench -- --only bulk-isolation`, where another
- * workspace's p99 during an import fell and the import kept its speed. Smaller was not measured.
+ * Bytes the embedded store's file is read in. Each slice is parsed in one synchronous stretch of
+ * the event loop (the CSV splitter), so a smaller slice lets interactive requests of the same
+ * process in sooner: chosen against 256 KB in `npm run bench -- --only bulk-isolation`, where
+ * another workspace's p99 during an import fell and the import kept its speed. Smaller was not
+ * measured. GridFS hands over its stored chunks whole (255 KB by default), so there this bounds
+ * only the buffer in front of the reader.
  */
 export const READ_SLICE_BYTES = 64 * 1024;
 
