@@ -1,6 +1,6 @@
 /**
  * One consumer of one queue on its own channel (so prefetch is per queue). Acknowledges a delivery
- * only after its handler resolves; dead-letters it when the handler throws a DeadLetterDecision,
+ * only after its handler resolves (several at a time where it can: channel-acks.ts); dead-letters it when the handler throws a DeadLetterDecision,
  * and returns it to the queue on any other error. Survives reconnects: the bus attaches it again
  * to every new connection until it is stopped.
  */
@@ -8,6 +8,7 @@ import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
 import type { Logger } from '@crm/observability';
 import type { Consumer } from '../port';
 import type { DeadLetterReason } from '../retry-policy';
+import { ChannelAcks } from './channel-acks';
 import { UndecodableMessageError } from './message-codec';
 
 export type DeliveryHandler = (delivery: ConsumeMessage) => Promise<void>;
@@ -35,6 +36,8 @@ export interface AmqpConsumerSettings {
 export class AmqpConsumer implements Consumer {
   private attachedTo: ChannelModel | undefined;
   private channel: Channel | undefined;
+  /** The acknowledgements of the current channel. */
+  private acks: ChannelAcks | undefined;
   private consumerTag: string | undefined;
   private readonly handlersUnderWay = new Set<Promise<void>>();
   private stopping = false;
@@ -55,6 +58,7 @@ export class AmqpConsumer implements Consumer {
     this.attachedTo = model;
     const channel = await model.createChannel();
     this.channel = channel;
+    this.acks = new ChannelAcks(channel, (err) => this.logger.debug({ err, queue: this.queueName }, 'settling on a closing channel'));
     channel.on('error', (err: Error) => this.logger.warn({ err, queue: this.queueName }, 'consumer channel error'));
     channel.on('close', () => this.onChannelClosed(model, channel));
     await channel.prefetch(this.settings.prefetch);
@@ -78,15 +82,19 @@ export class AmqpConsumer implements Consumer {
       this.logger.warn({ queue: this.queueName }, 'the broker cancelled the consumer (queue deleted?)');
       return;
     }
-    const handling = this.handle(channel, delivery);
+    const acks = this.acks;
+    if (!acks || acks.channel !== channel) return;
+    acks.received(delivery);
+    const handling = this.handle(acks, delivery);
     this.handlersUnderWay.add(handling);
     void handling.finally(() => this.handlersUnderWay.delete(handling));
   }
 
-  private async handle(channel: Channel, delivery: ConsumeMessage): Promise<void> {
+  private async handle(acks: ChannelAcks, delivery: ConsumeMessage): Promise<void> {
     try {
       await this.handleDelivery(delivery);
-      this.settle(channel, () => channel.ack(delivery));
+      // A channel that has closed already gave its unacknowledged messages back to the broker.
+      if (acks === this.acks) acks.succeeded(delivery);
     } catch (err) {
       const dead = err instanceof DeadLetterDecision || err instanceof UndecodableMessageError;
       const reason = err instanceof DeadLetterDecision ? err.reason : dead ? 'undecodable' : undefined;
@@ -94,17 +102,7 @@ export class AmqpConsumer implements Consumer {
         { err, queue: this.queueName, messageId: delivery.properties.messageId, type: delivery.properties.type, reason },
         dead ? 'message dead-lettered' : 'handler failed; message returned to the queue',
       );
-      this.settle(channel, () => channel.nack(delivery, false, !dead));
-    }
-  }
-
-  /** A channel that has closed already gave its unacknowledged messages back to the broker. */
-  private settle(channel: Channel, settlement: () => void): void {
-    if (channel !== this.channel) return;
-    try {
-      settlement();
-    } catch (err) {
-      this.logger.debug({ err, queue: this.queueName }, 'settling on a closing channel');
+      if (acks === this.acks) acks.failed(delivery, !dead);
     }
   }
 
@@ -126,6 +124,8 @@ export class AmqpConsumer implements Consumer {
 
   private async closeChannel(): Promise<void> {
     const channel = this.channel;
+    this.acks?.flush();
+    this.acks = undefined;
     this.channel = undefined;
     this.consumerTag = undefined;
     await channel?.close().catch(() => undefined);
@@ -134,6 +134,7 @@ export class AmqpConsumer implements Consumer {
   private onChannelClosed(model: ChannelModel, channel: Channel): void {
     if (this.channel === channel) {
       this.channel = undefined;
+      this.acks = undefined;
       this.consumerTag = undefined;
     }
     if (this.attachedTo === model && !this.stopping) {
