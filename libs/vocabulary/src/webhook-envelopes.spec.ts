@@ -1,3 +1,4 @@
+import { RECORDS_WRITTEN } from './record-event-groups';
 import { webhookEventsFor, type BusMessage } from './webhook-envelopes';
 
 function message(type: string, payload: Record<string, unknown>, id = 'msg_1'): BusMessage {
@@ -42,6 +43,28 @@ describe('webhookEventsFor', () => {
       ['contact.created', 'ws_1'],
     ]);
     expect(new Set(events.map((e) => e.id)).size).toBe(2);
+  });
+
+  it("makes of a batch write's group the events its messages would make alone, each with its own id, the same when redelivered", () => {
+    const created = { workspaceId: 'ws_1', recordType: 'lead', recordId: 'ld_1', record };
+    const converted = { ...created, recordId: 'ld_2', status: 'converted' };
+    const group = message(RECORDS_WRITTEN, {
+      workspaceId: 'ws_1',
+      written: [
+        { type: 'records.lead_created.v1', payload: created },
+        { type: 'records.lead_status_changed.v1', payload: converted },
+        { type: 'records.record_updated.v1', payload: converted },
+      ],
+    });
+    const events = webhookEventsFor(group);
+    const alone = [
+      ...webhookEventsFor(message('records.lead_created.v1', created)),
+      ...webhookEventsFor(message('records.lead_status_changed.v1', converted)),
+      ...webhookEventsFor(message('records.record_updated.v1', converted)),
+    ];
+    expect(events.map(({ id: _id, ...rest }) => rest)).toEqual(alone.map(({ id: _id, ...rest }) => rest));
+    expect(new Set(events.map((e) => e.id)).size).toBe(3);
+    expect(webhookEventsFor(group).map((e) => e.id)).toEqual(events.map((e) => e.id));
   });
 
   it('makes <type>.updated of a record_updated event', () => {

@@ -1,6 +1,6 @@
 /**
  * Records' bus events as webhook events. Records publishes every creation (one batch event for an
- * import chunk's contacts), update and deletion of a lead, contact, account or opportunity, merges
+ * import chunk's contacts; a batch write's events as one group), update and deletion of a lead, contact, account or opportunity, merges
  * (the merged-away records count as deleted), a lead's status change (to `converted` is
  * lead.converted) and an opportunity's stage change; the engine publishes failed runs, and import
  * its ended jobs. An
@@ -10,6 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { WEBHOOK_EVENT_TYPES } from './automation';
+import { eventsOfGroup, RECORDS_WRITTEN } from './record-event-groups';
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -125,6 +126,8 @@ const TRANSLATIONS: Record<string, Translation> = {
   'import.job_completed.v1': (message) => [asIs(message, 'import.completed')],
   'import.job_failed.v1': (message) => [asIs(message, 'import.failed')],
   'records.records_merged.v1': merged,
+  // A batch write's events (record-event-groups.ts), each as its own message would be.
+  [RECORDS_WRITTEN]: (message) => eventsOfGroup(message).flatMap((event) => webhookEventsFor(event)),
   'records.lead_status_changed.v1': (message, payload) =>
     payload.status === 'converted' ? [envelope(message, 'lead.converted', payload, {})] : [],
   // Records' privacy erasure: the counts only (the payload never names the person).

@@ -1,5 +1,11 @@
 import { activities, contacts, leads } from '../store/collections';
+import { eventsOfGroup, RECORD_EVENT_GROUP, RECORDS_WRITTEN } from '@crm/vocabulary';
 import { callerIn, eventually, recordsHarness, type Harness } from '../testing/records-factory';
+
+/** The events published messages stand for (a group's each on its own), as [type, record id]. */
+function eventsOf(published: { id: string; type: string; payload: unknown }[]): [string, string][] {
+  return published.flatMap((m) => eventsOfGroup(m)).map((e) => [e.type, (e.payload as { recordId: string }).recordId]);
+}
 
 const A = callerIn('ws_a');
 const lead = (email: string, extra: Record<string, unknown> = {}) => ({ id: '', body: { firstName: 'Lin', email, ...extra } });
@@ -11,7 +17,7 @@ describe('batch writes', () => {
   });
   afterEach(() => h.close());
 
-  it('gives each record the events and activity of a single write, and an unchanged one none', async () => {
+  it('gives each record the events and activity of a single write, in one grouped message, and an unchanged one none', async () => {
     const created = await h.service.recordBatches.write(A, {
       kind: 'lead',
       operation: 'upsert',
@@ -20,7 +26,11 @@ describe('batch writes', () => {
       records: [lead('a@x.io'), lead('b@x.io')],
     });
     expect(created.results.map((r) => r.status)).toEqual(['created', 'created']);
-    await eventually(() => h.published.length === 2);
+    await eventually(() => h.published.length === 1);
+    expect(eventsOf(h.published)).toEqual([
+      ['records.lead_created.v1', created.results[0]!.id],
+      ['records.lead_created.v1', created.results[1]!.id],
+    ]);
     h.published.length = 0;
 
     const changed = await h.service.recordBatches.write(A, {
@@ -31,14 +41,27 @@ describe('batch writes', () => {
       records: [lead('A@x.io', { status: 'qualified' }), lead('b@x.io')],
     });
     expect(changed.results.map((r) => r.status)).toEqual(['updated', 'unchanged']);
-    await eventually(() => h.published.length === 2);
+    await eventually(() => h.published.length === 1);
     await h.relay.sweep();
-    expect(h.published.map((m) => [m.type, (m.payload as { recordId: string }).recordId])).toEqual([
+    expect(h.published.map((m) => m.type)).toEqual([RECORDS_WRITTEN]);
+    expect(eventsOf(h.published)).toEqual([
       ['records.lead_status_changed.v1', created.results[0]!.id],
       ['records.record_updated.v1', created.results[0]!.id],
     ]);
     const logged = await h.store.forWorkspace('ws_a').find(activities, {});
     expect(logged.map((a) => a.action).sort()).toEqual(['created', 'created', 'updated']);
+  });
+
+  it('splits a batch whose events outgrow one message into groups, every event kept in order', async () => {
+    const long = 'x'.repeat(9_000);
+    const records = Array.from({ length: 300 }, (_, i) => lead(`big${i}@x.io`, { notes: long }));
+    const written = await h.service.recordBatches.write(A, { kind: 'lead', operation: 'create', matchOn: 'email', atomic: false, records });
+    expect(written.results.every((r) => r.status === 'created')).toBe(true);
+    await eventually(() => eventsOf(h.published).length === 300);
+    await h.relay.sweep();
+    expect(h.published.length).toBeGreaterThan(1);
+    for (const message of h.published) expect(JSON.stringify(message.payload).length).toBeLessThan(RECORD_EVENT_GROUP.maxJsonLength * 1.1);
+    expect(eventsOf(h.published).map(([, id]) => id)).toEqual(written.results.map((r) => r.id));
   });
 
   it('makes one lead per email of batches racing on the same addresses', async () => {

@@ -17,7 +17,7 @@
 import { DomainError, type FieldErrors } from '@crm/observability';
 import { CUSTOM_FIELDS_PREFIX, type BatchResultStatus } from '@crm/vocabulary';
 import { batchPlan, matchFieldName, type BatchPlan, type BatchRecordKind, type UniqueCustomFields } from '../domain/batch-request';
-import type { DomainEvent } from '../domain/events';
+import { recordsWritten, type DomainEvent } from '../domain/events';
 import type { KnownReferences } from '../domain/field-rules';
 import { versionOf } from '../domain/record-version';
 import { isConflict, isDuplicate, UNIQUE_VALUE_TAKEN } from './record-writer';
@@ -112,7 +112,7 @@ export class RecordBatches {
     for (const { index, status, id } of staged) if (!results[index]!.errors) results[index] = { index, status, id, errors: null };
 
     if (plan.atomic && results.some((r) => r.status === 'error')) return { results: skipWritten(results), rolledBack: true };
-    if (changes.ops.length > 0) await this.context.writer.write(caller, changes.groupedByCollection(), events);
+    if (changes.ops.length > 0) await this.context.writer.write(caller, changes.groupedByCollection(), recordsWritten(caller.workspaceId, events));
     return { results, rolledBack: false };
   }
 

@@ -7,6 +7,7 @@
  * entries when read. One row instead of hundreds is what keeps the import's audit cost within its
  * aim (issue 33).
  */
+import { jsonLengthEstimate } from '@crm/vocabulary';
 import type { RecordType } from './model';
 
 export const AUDIT_ACTIONS = ['created', 'updated', 'deleted', 'merged', 'converted', 'imported', 'erased'] as const;
@@ -97,7 +98,7 @@ export function initialValues(record: object): { values: InitialValues; size: nu
   let size = 2;
   const add = (field: string, value: unknown) => {
     values[field] = value;
-    size += field.length + 4 + valueSize(value);
+    size += field.length + 4 + jsonLengthEstimate(value);
   };
   for (const [field, value] of Object.entries(record)) {
     if (HIDDEN.has(field) || isEmpty(value)) continue;
@@ -110,13 +111,6 @@ export function initialValues(record: object): { values: InitialValues; size: nu
 
 function isEmpty(value: unknown): boolean {
   return value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0);
-}
-
-function valueSize(value: unknown): number {
-  if (typeof value === 'string') return value.length + 2;
-  if (Array.isArray(value)) return value.reduce((n: number, item) => n + valueSize(item) + 1, 2);
-  if (value && typeof value === 'object') return Object.entries(value).reduce((n, [k, v]) => n + k.length + 4 + valueSize(v), 2);
-  return 8;
 }
 
 /** Whether an entry's id is a grouped entry's (groupEntryId), stored in its group rather than as a row. */

@@ -3,6 +3,7 @@
  * written to the outbox in the same commit as the change. Payloads carry the workspace id and the
  * full record (public shape; for a deletion, as it was).
  */
+import { jsonLengthEstimate, RECORD_EVENT_GROUP, RECORDS_WRITTEN, type RecordsWrittenPayload } from '@crm/vocabulary';
 import { isClosed } from './opportunity-rules';
 import type { AccountDocument, ContactDocument, LeadDocument, OpportunityDocument, RecordDocument } from './model';
 import { publicRecord } from './representation';
@@ -20,6 +21,7 @@ export const EVENT_TYPES = {
   opportunityCreated: 'records.opportunity_created.v1',
   recordDeleted: 'records.record_deleted.v1',
   personErased: 'records.person_erased.v1',
+  recordsWritten: RECORDS_WRITTEN,
 } as const;
 
 export interface DomainEvent {
@@ -65,6 +67,30 @@ export function contactCreated(contact: ContactDocument): DomainEvent {
  */
 export function contactsCreated(workspaceId: string, created: ContactDocument[]): DomainEvent {
   return { type: EVENT_TYPES.contactsCreated, payload: { workspaceId, events: created.map((contact) => contactCreated(contact).payload) } };
+}
+
+/**
+ * A batch write's events as few messages as RECORD_EVENT_GROUP allows (@crm/vocabulary's
+ * record-event-groups.ts); a single event stays as it is.
+ */
+export function recordsWritten(workspaceId: string, events: DomainEvent[]): DomainEvent[] {
+  if (events.length <= 1) return events;
+  const groups: DomainEvent[] = [];
+  let written: RecordsWrittenPayload['written'] = [];
+  let length = 0;
+  const close = () => {
+    if (written.length === 0) return;
+    groups.push({ type: EVENT_TYPES.recordsWritten, payload: { workspaceId, written } satisfies RecordsWrittenPayload });
+    [written, length] = [[], 0];
+  };
+  for (const event of events) {
+    const size = jsonLengthEstimate(event.payload);
+    if (written.length >= RECORD_EVENT_GROUP.maxEvents || (written.length > 0 && length + size > RECORD_EVENT_GROUP.maxJsonLength)) close();
+    written.push({ type: event.type, payload: event.payload });
+    length += size;
+  }
+  close();
+  return groups;
 }
 
 /** Stage events for a change from `before` (null for a new opportunity) to `after`. */

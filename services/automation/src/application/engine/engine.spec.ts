@@ -1,7 +1,8 @@
+import type { BusMessage } from '@crm/bus';
 import * as sweeperModule from './sweeper';
 import type { RuleInput } from '../../domain/rule-validation';
 import { OpenAiCompatibleWriter } from '../../adapters/ai-writer';
-import { PLAN_QUOTAS } from '@crm/vocabulary';
+import { PLAN_QUOTAS, RECORDS_WRITTEN } from '@crm/vocabulary';
 import { EmailQuota } from './email-quota';
 import { emailQuotaDays, enrollments, emails, notifications, rules } from '../../store/collections';
 import { buildEngine, eventually, type EngineHarness } from '../../testing/automation-factory';
@@ -372,7 +373,11 @@ describe('the automation engine', () => {
     }
   });
 
-  it('enrolls every contact of a batch event once, even when the batch is delivered twice', async () => {
+  /**
+   * A rule enrolling new customer contacts; three contacts (the second not a customer) published in
+   * one message made by `message`, delivered twice: the first and third are enrolled, once each.
+   */
+  async function enrollsCustomersOnce(message: (contacts: Record<string, unknown>[]) => Promise<BusMessage>): Promise<void> {
     const ruleId = await activeRule(engine, {
       trigger: 'contact_created',
       triggerConditions: [{ field: 'stage', operator: 'eq', value: 'customer' }],
@@ -385,17 +390,32 @@ describe('the automation engine', () => {
       stage: n === 2 ? 'lead' : 'customer',
     }));
     for (const contact of contacts) engine.records.put(contact);
-    const message = await engine.publishEvent('records.contacts_created.v1', {
-      workspaceId: WS,
-      events: contacts.map((record) => ({ workspaceId: WS, recordType: 'contact', recordId: record.id, record })),
-    });
+    const sent = await message(contacts);
     await settled(engine, ruleId, 2);
-    await engine.bus.publish(message);
+    await engine.bus.publish(sent);
     await new Promise((r) => setTimeout(r, 100));
     const logs = await logsOf(engine, ruleId);
     expect(logs.map((l) => l.enrolledRecordId).sort()).toEqual(['cnt_1', 'cnt_3']);
     expect((await engine.store.forWorkspace(WS).get(rules, ruleId))!.enrolledCount).toBe(2);
-  });
+  }
+
+  const contactPayload = (record: Record<string, unknown>) => ({ workspaceId: WS, recordType: 'contact', recordId: record.id, record });
+
+  it('enrolls every contact of a batch event once, even when the batch is delivered twice', () =>
+    enrollsCustomersOnce((contacts) =>
+      engine.publishEvent('records.contacts_created.v1', { workspaceId: WS, events: contacts.map(contactPayload) }),
+    ));
+
+  it("enrolls each record of a batch write's group as its own event would, once, even when the group is delivered twice", () =>
+    enrollsCustomersOnce((contacts) =>
+      engine.publishEvent(RECORDS_WRITTEN, {
+        workspaceId: WS,
+        written: [
+          ...contacts.map((record) => ({ type: 'records.contact_created.v1', payload: contactPayload(record) })),
+          { type: 'records.record_updated.v1', payload: contactPayload(contacts[0]!) },
+        ],
+      }),
+    ));
 
   it("never re-enrolls a record in a rule through that rule's own actions", async () => {
     const ruleId = await activeRule(engine, {

@@ -5,7 +5,7 @@
  * (event, rule), so a redelivered event enrolls nobody twice, and a sparse unique key on
  * (rule, record) while in progress keeps a record in a rule at most once at a time.
  */
-import { apiTimestamp, systemClock, type Clock } from '@crm/vocabulary';
+import { apiTimestamp, eventsOfGroup, systemClock, type Clock } from '@crm/vocabulary';
 import { newMessage, type BusMessage } from '@crm/bus';
 import type { Logger } from '@crm/observability';
 import { allHold } from '../../domain/conditions';
@@ -44,8 +44,20 @@ export class Enroller {
       const triggers = triggersForEvent(TRIGGERS.contact_created.eventType);
       if (workspaceId && (await this.rulesFor(workspaceId, triggers, activeRules)).length === 0) return;
     }
-    const events = message.type === CONTACTS_CREATED_BATCH ? expandBatch(message) : [message];
+    const events = message.type === CONTACTS_CREATED_BATCH ? expandBatch(message) : eventsOfGroup(message);
+    if (events.length > 1 && !(await this.anyRuleFor(messageWorkspaceId(message), events, activeRules))) return;
     for (const event of events) await this.handleEvent(event, activeRules);
+  }
+
+  /** Whether the workspace has an active rule any of these events could enroll in (a group's are all of one workspace). */
+  private async anyRuleFor(
+    workspaceId: string | undefined,
+    events: BusMessage[],
+    activeRules: Map<string, Promise<RuleDocument[]>>,
+  ): Promise<boolean> {
+    if (!workspaceId) return true;
+    const triggers = [...new Set(events.flatMap((event) => triggersForEvent(event.type)))];
+    return triggers.length > 0 && (await this.rulesFor(workspaceId, triggers, activeRules)).length > 0;
   }
 
   private rulesFor(

@@ -1,4 +1,5 @@
 import { newMessage } from '@crm/bus';
+import { RECORDS_WRITTEN } from '@crm/vocabulary';
 import type { RuleInput } from '../../domain/rule-validation';
 import { emails, enrollments } from '../../store/collections';
 import { buildEngine, eventually, type EngineHarness } from '../../testing/automation-factory';
@@ -79,6 +80,25 @@ describe('exit conditions on a record change', () => {
     expect(run.exit!.metAt >= before.replace(/\.\d{3}Z$/, 'Z')).toBe(true);
     const [log] = (await engine.rules.listLogs(caller, ruleId, { offset: 0, limit: 10 })).items;
     expect(log).toMatchObject({ status: 'cancelled', exit: { condition: CONVERTED } });
+  });
+
+  it("ends a run when an update in a batch write's group meets the exit condition", async () => {
+    engine = await buildEngine({ waitScale: 1 });
+    const ruleId = await activeRule(engine, { steps: twoDayWait });
+    const record = engine.records.put(lead());
+    await engine.bus.publish(created(record));
+    expect((await runOf(engine, ruleId)).status).toBe('in_progress');
+    const other = lead();
+    engine.records.put({ ...record, status: 'converted' });
+    const event = (r: Record<string, unknown>) => ({ type: 'records.record_updated.v1', payload: updated(r).payload });
+    await engine.exits.handle(
+      newMessage(
+        RECORDS_WRITTEN,
+        { workspaceId: WS, written: [event(other), event({ ...record, status: 'converted' })] },
+        { correlationId: 'req' },
+      ),
+    );
+    expect(await runOf(engine, ruleId)).toMatchObject({ status: 'cancelled', exit: { condition: CONVERTED } });
   });
 
   it('leaves the run enrolled when the change does not meet the exit condition, or the event is stale', async () => {

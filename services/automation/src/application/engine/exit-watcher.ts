@@ -1,6 +1,6 @@
 /**
  * Exit conditions applied when the record changes. Every records event about one record (an
- * update, a status or stage change, a conversion) is checked against the record's runs in progress:
+ * update, a status or stage change, a conversion; each of a batch write's group) is checked against the record's runs in progress:
  * a run whose exit condition now holds ends cancelled at once (run-exit.ts), not when its next step
  * falls due. The record is read again rather than taken from the event, because events can be
  * handled out of order: a stale "converted" must not end a run the record has since left.
@@ -8,7 +8,7 @@
  * checked against the record as it is after its insert: a change handled by another worker just
  * before that insert (which found no run to end) cannot leave the run waiting.
  */
-import { apiTimestamp, systemClock, type Clock } from '@crm/vocabulary';
+import { apiTimestamp, eventsOfGroup, systemClock, type Clock } from '@crm/vocabulary';
 import type { BusMessage } from '@crm/bus';
 import type { Logger } from '@crm/observability';
 import { counter } from '@crm/telemetry';
@@ -35,6 +35,10 @@ export class ExitWatcher {
   ) {}
 
   async handle(message: BusMessage): Promise<void> {
+    for (const event of eventsOfGroup(message)) await this.handleEvent(event);
+  }
+
+  private async handleEvent(message: BusMessage): Promise<void> {
     if (!message.type.startsWith('records.')) return;
     const { workspaceId, recordId } = message.payload as RecordEventPayload;
     if (!workspaceId || !recordId) return;
