@@ -197,6 +197,30 @@ describe('events', () => {
     expect(receiver.on(path).filter(of('contact.updated', idB))).toEqual([]);
     expect(receiver.on(path).filter(of('contact.created', idA))).toHaveLength(1);
   });
+
+  it('lists a batch’s events in the change feed once each, in the batch’s order, under the ids its webhooks carry', async () => {
+    const path = `/feed-${unique()}`;
+    const hook = await w.api.post('/api/settings/webhooks/', { url: receiver.url(path), events: ['lead.created'] });
+    expect(hook.status).toBe(201);
+    const start = (await w.api.get('/api/events/?limit=1000')).body;
+    let cursor: string = start.nextCursor;
+    for (let page = start; page.results.length > 0; cursor = page.nextCursor) {
+      page = (await w.api.get(`/api/events/?after=${encodeURIComponent(cursor)}&limit=1000`)).body;
+    }
+    const emails = Array.from({ length: 50 }, () => email());
+    const written = await batch('leads', { operation: 'create', records: emails.map((e) => person(e)) });
+    expect(written.status).toBe(200);
+    const ids = written.body.results.map((r: any) => r.id);
+    const fed = await eventually('the batch’s 50 events in the feed', async () => {
+      const page = (await w.api.get(`/api/events/?after=${encodeURIComponent(cursor)}&limit=1000`)).body;
+      const created = page.results.filter((e: any) => e.type === 'lead.created');
+      return created.length >= ids.length ? created : undefined;
+    });
+    expect(fed.map((e: any) => e.data.record.id)).toEqual(ids);
+    expect(new Set(fed.map((e: any) => e.id)).size).toBe(ids.length);
+    await eventually('the batch’s 50 webhooks', () => receiver.on(path).length >= ids.length);
+    expect(new Set(receiver.on(path).map((r) => r.body.id))).toEqual(new Set(fed.map((e: any) => e.id)));
+  });
 });
 
 describe('races and retries', () => {

@@ -112,7 +112,8 @@ export class RecordBatches {
     for (const { index, status, id } of staged) if (!results[index]!.errors) results[index] = { index, status, id, errors: null };
 
     if (plan.atomic && results.some((r) => r.status === 'error')) return { results: skipWritten(results), rolledBack: true };
-    if (changes.ops.length > 0) await this.context.writer.write(caller, changes.groupedByCollection(), recordsWritten(caller.workspaceId, events));
+    if (changes.ops.length > 0)
+      await this.context.writer.write(caller, changes.groupedByCollection(), recordsWritten(caller.workspaceId, events));
     return { results, rolledBack: false };
   }
 
