@@ -27,8 +27,32 @@ export interface RecordsWrittenPayload {
   written: GroupedEvent[];
 }
 
+/**
+ * An import chunk's contacts as one message (records' contactsCreated), older than RECORDS_WRITTEN:
+ * its `events` are contact_created payloads. eventsOfGroup gives each the id
+ * `${message id}:${record id}`; webhooks derive theirs from the message id and the record id, as
+ * they always have (webhook-envelopes.ts).
+ */
+export const CONTACTS_CREATED = 'records.contacts_created.v1';
+const CONTACT_CREATED = 'records.contact_created.v1';
+
+export interface ContactsCreatedPayload {
+  workspaceId?: string;
+  events: Array<Record<string, unknown> & { recordId?: string; workspaceId?: string }>;
+}
+
 /** The events a message stands for: a group's, each as a message of its own; any other message as it is. */
 export function eventsOfGroup<M extends { id: string; type: string; payload: unknown }>(message: M): M[] {
+  if (message.type === CONTACTS_CREATED) {
+    const { workspaceId, events } = (message.payload ?? {}) as Partial<ContactsCreatedPayload>;
+    if (!Array.isArray(events)) return [];
+    return events.map((payload) => ({
+      ...message,
+      id: `${message.id}:${String(payload.recordId)}`,
+      type: CONTACT_CREATED,
+      payload: { ...payload, workspaceId: workspaceId ?? payload.workspaceId },
+    }));
+  }
   if (message.type !== RECORDS_WRITTEN) return [message];
   const written = (message.payload as Partial<RecordsWrittenPayload> | null)?.written;
   if (!Array.isArray(written)) return [];

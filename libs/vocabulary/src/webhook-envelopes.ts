@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { WEBHOOK_EVENT_TYPES } from './automation';
-import { eventsOfGroup, RECORDS_WRITTEN } from './record-event-groups';
+import { CONTACTS_CREATED, eventsOfGroup, RECORDS_WRITTEN } from './record-event-groups';
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -112,7 +112,7 @@ const merged: Translation = (message, payload) => {
 const TRANSLATIONS: Record<string, Translation> = {
   'records.lead_created.v1': (message, payload) => [envelope(message, 'lead.created', payload, {})],
   'records.contact_created.v1': (message, payload) => [envelope(message, 'contact.created', payload, {})],
-  'records.contacts_created.v1': (message, payload) =>
+  [CONTACTS_CREATED]: (message, payload) =>
     (payload.events ?? []).map((entry) =>
       envelope(message, 'contact.created', { ...entry, workspaceId: payload.workspaceId ?? entry.workspaceId }, {}),
     ),

@@ -29,9 +29,6 @@ export const TRIGGERS: Record<TriggerKind, { eventType: string; recordType: Reco
   },
 };
 
-/** Records' event for one batch create: its `events` are contact_created payloads. */
-export const CONTACTS_CREATED_BATCH = 'records.contacts_created.v1';
-
 /** The workspace a message's payload names, if any: every event a message stands for (a batch's too) is of it. */
 export function messageWorkspaceId(message: { payload?: unknown }): string | undefined {
   const workspaceId = (message.payload as { workspaceId?: unknown } | null | undefined)?.workspaceId;

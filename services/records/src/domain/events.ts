@@ -3,7 +3,7 @@
  * written to the outbox in the same commit as the change. Payloads carry the workspace id and the
  * full record (public shape; for a deletion, as it was).
  */
-import { jsonLengthEstimate, RECORD_EVENT_GROUP, RECORDS_WRITTEN, type RecordsWrittenPayload } from '@crm/vocabulary';
+import { CONTACTS_CREATED, jsonLengthEstimate, RECORD_EVENT_GROUP, RECORDS_WRITTEN, type RecordsWrittenPayload } from '@crm/vocabulary';
 import { isClosed } from './opportunity-rules';
 import type { AccountDocument, ContactDocument, LeadDocument, OpportunityDocument, RecordDocument } from './model';
 import { publicRecord } from './representation';
@@ -12,7 +12,7 @@ export const EVENT_TYPES = {
   leadCreated: 'records.lead_created.v1',
   leadStatusChanged: 'records.lead_status_changed.v1',
   contactCreated: 'records.contact_created.v1',
-  contactsCreated: 'records.contacts_created.v1',
+  contactsCreated: CONTACTS_CREATED,
   opportunityStageChanged: 'records.opportunity_stage_changed.v1',
   proposalStatusChanged: 'records.proposal_status_changed.v1',
   recordUpdated: 'records.record_updated.v1',

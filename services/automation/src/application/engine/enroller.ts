@@ -13,7 +13,7 @@ import { derivedId, ID_PREFIX } from '../../domain/ids';
 import { automationCorrelationId, causeOf, loopRefusal } from '../../domain/loop-guard';
 import type { EnrollmentDocument, RuleDocument, TriggerKind } from '../../domain/model';
 import { dueAtOnReaching } from '../../domain/schedule';
-import { CONTACTS_CREATED_BATCH, EVENT_FIELDS, messageWorkspaceId, TRIGGERS, triggersForEvent } from '../../domain/triggers';
+import { EVENT_FIELDS, messageWorkspaceId, TRIGGERS, triggersForEvent } from '../../domain/triggers';
 import type { AutomationRepositories } from '../../store/repositories';
 import type { StepDispatcher } from './step-dispatcher';
 
@@ -37,14 +37,9 @@ export class Enroller {
   async handle(message: BusMessage): Promise<void> {
     // One read of the active rules per message, however many records it carries.
     const activeRules = new Map<string, Promise<RuleDocument[]>>();
-    if (message.type === CONTACTS_CREATED_BATCH) {
-      // A workspace without an active contact_created rule enrolls none of the batch's contacts:
-      // the batch is not worth expanding (an import's batches, 500 contacts each, usually meet none).
-      const workspaceId = messageWorkspaceId(message);
-      const triggers = triggersForEvent(TRIGGERS.contact_created.eventType);
-      if (workspaceId && (await this.rulesFor(workspaceId, triggers, activeRules)).length === 0) return;
-    }
-    const events = message.type === CONTACTS_CREATED_BATCH ? expandBatch(message) : eventsOfGroup(message);
+    const events = eventsOfGroup(message);
+    // A group (an import chunk's 500 contacts, a batch write's 1,000 records) in a workspace with no
+    // active rule its events could raise enrolls nobody: not worth going through event by event.
     if (events.length > 1 && !(await this.anyRuleFor(messageWorkspaceId(message), events, activeRules))) return;
     for (const event of events) await this.handleEvent(event, activeRules);
   }
@@ -141,21 +136,6 @@ export class Enroller {
       ),
     );
   }
-}
-
-/**
- * A batch event as the contact_created events it stands for. Each gets an id derived from the
- * batch message's and the record's, the same on every delivery, so enrollment ids stay stable.
- */
-function expandBatch(message: BusMessage): BusMessage[] {
-  const { workspaceId, events } = message.payload as { workspaceId?: string; events?: unknown };
-  if (!Array.isArray(events)) return [];
-  return events.map((payload: RecordEventPayload) => ({
-    ...message,
-    id: `${message.id}:${String(payload.recordId)}`,
-    type: TRIGGERS.contact_created.eventType,
-    payload: { ...payload, workspaceId: workspaceId ?? payload.workspaceId },
-  }));
 }
 
 function eventFields(trigger: TriggerKind, payload: RecordEventPayload): Record<string, unknown> {
