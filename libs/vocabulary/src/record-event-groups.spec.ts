@@ -16,7 +16,7 @@ describe('eventsOfGroup', () => {
       },
     };
     const events = eventsOfGroup(message);
-    expect(events.map((e) => [e.id, e.type, (e.payload as { recordId: string }).recordId])).toEqual([
+    expect(events.map((e) => [e.id, e.type, (e.payload as unknown as { recordId: string }).recordId])).toEqual([
       ['evt_1:0', 'records.lead_created.v1', 'lead_1'],
       ['evt_1:1', 'records.record_updated.v1', 'lead_2'],
     ]);

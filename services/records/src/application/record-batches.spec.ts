@@ -1,4 +1,4 @@
-import { activities, contacts, leads } from '../store/collections';
+import { activities, contacts, leads, outbox } from '../store/collections';
 import { eventsOfGroup, RECORD_EVENT_GROUP, RECORDS_WRITTEN } from '@crm/vocabulary';
 import { callerIn, eventually, recordsHarness, type Harness } from '../testing/records-factory';
 
@@ -62,6 +62,20 @@ describe('batch writes', () => {
     expect(h.published.length).toBeGreaterThan(1);
     for (const message of h.published) expect(JSON.stringify(message.payload).length).toBeLessThan(RECORD_EVENT_GROUP.maxJsonLength * 1.1);
     expect(eventsOf(h.published).map(([, id]) => id)).toEqual(written.results.map((r) => r.id));
+  });
+
+  it('marks a group of 64 KB or more as heavy in the outbox, so the relay reads few of them at a time, and a small one not', async () => {
+    await h.relay.stop();
+    const long = 'x'.repeat(9_000);
+    const write = (records: ReturnType<typeof lead>[]) =>
+      h.service.recordBatches.write(A, { kind: 'lead', operation: 'create', matchOn: 'email', atomic: false, records });
+    await write(Array.from({ length: 10 }, (_, i) => lead(`heavy${i}@x.io`, { notes: long })));
+    await write([lead('small1@x.io'), lead('small2@x.io')]);
+    const waiting = await h.store.forWorkspace('ws_a').find(outbox, { sort: [{ field: 'createdAt', direction: 'asc' }] });
+    expect(waiting.map((event) => [event.type, event.heavy ?? false])).toEqual([
+      [RECORDS_WRITTEN, true],
+      [RECORDS_WRITTEN, false],
+    ]);
   });
 
   it('makes one lead per email of batches racing on the same addresses', async () => {

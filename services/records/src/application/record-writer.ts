@@ -5,7 +5,7 @@
 import { DomainError } from '@crm/observability';
 import { StoreError } from '@crm/store';
 import { captureTraceContext } from '@crm/telemetry';
-import { type Clock } from '@crm/vocabulary';
+import { apiTimestamp, CUSTOM_FIELDS_PREFIX, jsonLengthEstimate, type Clock } from '@crm/vocabulary';
 import {
   erasedChanges,
   fieldChanges,
@@ -21,11 +21,10 @@ import type { DomainEvent } from '../domain/events';
 import { ID_PREFIX, type IdGenerator } from '../domain/ids';
 import type { ActivityAction, RecordType } from '../domain/model';
 import { staleVersion } from '../domain/record-version';
-import type { OutboxDocument } from '../store/collections';
+import { HEAVY_EVENT_JSON_LENGTH, type OutboxDocument } from '../store/collections';
 import { RecordChanges } from '../store/record-changes';
 import type { RecordsRepository } from '../store/records-repository';
 import type { CustomFieldRepository } from '../store/custom-field-repository';
-import { CUSTOM_FIELDS_PREFIX, apiTimestamp } from '@crm/vocabulary';
 import type { SuppressionList } from './suppression-list';
 import type { Caller } from './views';
 
@@ -172,6 +171,7 @@ export class RecordWriter {
         publishedAt: null,
         ...(traceHeaders.traceparent ? { traceHeaders } : {}),
         ...(caller.cause ? { cause: caller.cause } : {}),
+        ...((event.jsonLength ?? jsonLengthEstimate(event.payload)) >= HEAVY_EVENT_JSON_LENGTH ? { heavy: true as const } : {}),
       };
       changes.event(document);
     }

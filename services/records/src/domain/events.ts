@@ -27,6 +27,8 @@ export const EVENT_TYPES = {
 export interface DomainEvent {
   type: (typeof EVENT_TYPES)[keyof typeof EVENT_TYPES];
   payload: Record<string, unknown>;
+  /** The payload's jsonLengthEstimate, when its maker knew it already (a group's). */
+  jsonLength?: number;
 }
 
 export function leadCreated(lead: LeadDocument): DomainEvent {
@@ -80,7 +82,11 @@ export function recordsWritten(workspaceId: string, events: DomainEvent[]): Doma
   let length = 0;
   const close = () => {
     if (written.length === 0) return;
-    groups.push({ type: EVENT_TYPES.recordsWritten, payload: { workspaceId, written } satisfies RecordsWrittenPayload });
+    groups.push({
+      type: EVENT_TYPES.recordsWritten,
+      payload: { workspaceId, written } satisfies RecordsWrittenPayload,
+      jsonLength: length,
+    });
     [written, length] = [[], 0];
   };
   for (const event of events) {

@@ -74,6 +74,42 @@ describe('OutboxRelay across replicas sharing one store', () => {
     await expect(store.forWorkspace(WS).count(outbox)).resolves.toBe(0);
   });
 
+  it('reads a few events at a time while a heavy one (a group) waits, and its full batch otherwise', async () => {
+    const limits: number[] = [];
+    const watched: DocumentStore = {
+      ...store,
+      forWorkspace: (workspaceId) => {
+        const scoped = store.forWorkspace(workspaceId);
+        return Object.assign(Object.create(scoped) as typeof scoped, {
+          find: ((collection, query) => {
+            if ((collection as unknown) === outbox) limits.push(query?.limit ?? Infinity);
+            return scoped.find(collection, query);
+          }) as typeof scoped.find,
+        });
+      },
+    };
+    const relay = new OutboxRelay(watched, bus, logger, { sweepIntervalMs: 60_000, batchSize: 7, heavyBatchSize: 2, holder: 'replica-a' });
+    relays.push(relay);
+    await relay.register(WS);
+    const events = Array.from({ length: 10 }, (_, n) => (n === 5 ? { ...pendingEvent(n), heavy: true as const } : pendingEvent(n)));
+    await store
+      .forWorkspace(WS)
+      .commit([
+        pendingEventsMark(WS, events[0]!.id),
+        ...events.map((document) => ({ kind: 'insert' as const, collection: outbox, document: { ...document } })),
+      ]);
+    await relay.drain(WS);
+    await eventually(() => published.length >= 10);
+    expect(published.map((m) => m.id)).toEqual(events.map((e) => e.id));
+    // Events 0-5 two at a time, until the heavy one is gone; then the rest in one read.
+    expect(limits).toEqual([2, 2, 2, 7]);
+    limits.length = 0;
+    await commitEvents(10, 10);
+    await relay.drain(WS);
+    await eventually(() => published.length >= 20);
+    expect(limits).toEqual([7, 7]);
+  });
+
   it('sweeps only the workspaces with events to relay, however many idle ones are registered', async () => {
     let workspaceReads = 0;
     const counted: DocumentStore = {

@@ -13,6 +13,10 @@
  * leaves its events to the holder, which looks for pending events again after giving the lease up,
  * and tries again itself when that lease would lapse (a holder that died).
  * Delivery is at least once; the message id is the outbox id, so consumers drop repeats.
+ * A read takes 500 events, or 16 while a heavy one waits (a group of up to about 1 MB; see
+ * HEAVY_EVENT_JSON_LENGTH), so memory follows neither the backlog nor the events' size. (A heavy
+ * event committed between that count and the read can still come in a read of 500: the few of
+ * one such moment, not a backlog.)
  * The batch the holder takes is also numbered into the change feed in the unit that deletes it
  * (feed-numbering.ts), so the feed's order is the relay's: one holder at a time, oldest first.
  *
@@ -42,7 +46,10 @@ const publishFailures = counter(
 
 export interface OutboxRelayOptions {
   sweepIntervalMs?: number;
+  /** Events read and published at a time. */
   batchSize?: number;
+  /** Events read at a time while a heavy one (a group, HEAVY_EVENT_JSON_LENGTH or more) waits: up to about 1 MB each. */
+  heavyBatchSize?: number;
   /** How long a workspace's relay lease lasts unless renewed: a dead holder's is taken over after it. */
   leaseMs?: number;
   /** This replica's name on its leases; unique per process. */
@@ -65,6 +72,7 @@ export class OutboxRelay {
   private stopped = false;
   private readonly sweepIntervalMs: number;
   private readonly batchSize: number;
+  private readonly heavyBatchSize: number;
 
   constructor(
     private readonly store: DocumentStore,
@@ -74,6 +82,7 @@ export class OutboxRelay {
   ) {
     this.sweepIntervalMs = options.sweepIntervalMs ?? 5_000;
     this.batchSize = options.batchSize ?? 500;
+    this.heavyBatchSize = Math.min(this.batchSize, options.heavyBatchSize ?? 16);
     this.lease = new RelayLease(store, options.holder ?? `${hostname()}:${process.pid}:${randomUUID()}`, options.leaseMs ?? 5_000);
   }
 
@@ -233,11 +242,11 @@ export class OutboxRelay {
    */
   private async publishBatch(workspaceId: string, status: 'pending' | 'unroutable'): Promise<boolean> {
     const scoped = this.store.forWorkspace(workspaceId);
-    const pending = await scoped.find(outbox, {
-      where: [{ field: 'status', op: 'eq', value: status }],
-      sort: [{ field: 'createdAt', direction: 'asc' }],
-      limit: this.batchSize,
-    });
+    const waiting = [{ field: 'status', op: 'eq', value: status } as const];
+    // A count on the (status, heavy) index keeps a read of groups, about 1 MB each, to a few of them.
+    const heavy = await scoped.count(outbox, [...waiting, { field: 'heavy', op: 'eq', value: true }]);
+    const limit = heavy > 0 ? this.heavyBatchSize : this.batchSize;
+    const pending = await scoped.find(outbox, { where: waiting, sort: [{ field: 'createdAt', direction: 'asc' }], limit });
     // Publishes are issued in order on one channel and confirmed together, then removed in one write
     // (rewriting each as published cost more than the insert that made it). Mandatory: an event no
     // queue took (automation's queues not declared yet, or deleted) fails the batch, which stays
@@ -253,7 +262,7 @@ export class OutboxRelay {
     const taken = pending.filter((_event, i) => outcomes[i]!.status === 'fulfilled').map((event) => event.id);
     const unroutable = pending.filter((_event, i) => rejectedWith(outcomes[i]!) instanceof UnroutableMessageError).map((event) => event.id);
     const failure = outcomes.map(rejectedWith).find((reason) => reason !== undefined && !(reason instanceof UnroutableMessageError));
-    const full = status === 'pending' && pending.length === this.batchSize && failure === undefined;
+    const full = status === 'pending' && pending.length === limit && failure === undefined;
     const writes: WriteOp[] = [];
     if (taken.length > 0) writes.push({ kind: 'deleteMany', collection: outbox, where: [{ field: 'id', op: 'in', values: taken }] });
     if (status === 'pending' && unroutable.length > 0) {
@@ -284,8 +293,7 @@ export class OutboxRelay {
         status,
         pending.filter((event) => unroutable.includes(event.id)),
       );
-    else if (pending.length > 0 && failure === undefined)
-      this.noteRoutable(workspaceId, status, pending, pending.length === this.batchSize);
+    else if (pending.length > 0 && failure === undefined) this.noteRoutable(workspaceId, status, pending, pending.length === limit);
     if (failure !== undefined) throw failure;
     return full;
   }

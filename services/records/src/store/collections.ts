@@ -233,14 +233,24 @@ export interface OutboxDocument {
   cause?: string;
   /** Another service's event, already on the bus, kept here only to take its place in the change feed (messaging/feed-intake.ts). */
   external?: { messageId: string };
+  /** Present on an event of HEAVY_EVENT_JSON_LENGTH or more (a group's): the relay then reads fewer at a time. */
+  heavy?: true;
 }
+
+/**
+ * An event of this many JSON characters (jsonLengthEstimate) or more is `heavy`: a batch write's
+ * group (up to about 1 MB) or an import chunk's contacts (500 of them, about 250 KB). The relay
+ * reads its usual 500 events at a time only while none of those waiting is heavy, so what one read
+ * holds stays within about 500 × 64 KB = 32 MB.
+ */
+export const HEAVY_EVENT_JSON_LENGTH = 64 * 1024;
 
 export const outbox = defineCollection<OutboxDocument>({
   name: 'outbox',
   scope: 'workspace',
-  // Only the relay reads the outbox, always as "<status>, oldest first": one index serves it.
-  fields: { status: 'string' },
-  indexes: [{ fields: ['status', 'createdAt'] }],
+  // Only the relay reads the outbox, always as "<status>, oldest first", after counting the heavy ones.
+  fields: { status: 'string', heavy: 'boolean' },
+  indexes: [{ fields: ['status', 'createdAt'] }, { fields: ['status', 'heavy'] }],
 });
 
 /**
