@@ -22,6 +22,16 @@ function pendingEvent(n: number): OutboxDocument {
   };
 }
 
+/** The events, pending, in one commit that marks their workspace, as a write would leave them. */
+function commitPending(store: DocumentStore, events: OutboxDocument[]): Promise<void> {
+  return store
+    .forWorkspace(WS)
+    .commit([
+      pendingEventsMark(WS, events[0]!.id),
+      ...events.map((document) => ({ kind: 'insert' as const, collection: outbox, document: { ...document } })),
+    ]);
+}
+
 describe('OutboxRelay across replicas sharing one store', () => {
   let store: DocumentStore;
   let bus: InProcessBus;
@@ -36,12 +46,7 @@ describe('OutboxRelay across replicas sharing one store', () => {
 
   async function commitEvents(from: number, count: number): Promise<void> {
     const events = Array.from({ length: count }, (_, i) => pendingEvent(from + i));
-    await store
-      .forWorkspace(WS)
-      .commit([
-        pendingEventsMark(WS, events[0]!.id),
-        ...events.map((document) => ({ kind: 'insert' as const, collection: outbox, document: { ...document } })),
-      ]);
+    await commitPending(store, events);
   }
 
   beforeEach(async () => {
@@ -92,12 +97,7 @@ describe('OutboxRelay across replicas sharing one store', () => {
     relays.push(relay);
     await relay.register(WS);
     const events = Array.from({ length: 10 }, (_, n) => (n === 5 ? { ...pendingEvent(n), heavy: true as const } : pendingEvent(n)));
-    await store
-      .forWorkspace(WS)
-      .commit([
-        pendingEventsMark(WS, events[0]!.id),
-        ...events.map((document) => ({ kind: 'insert' as const, collection: outbox, document: { ...document } })),
-      ]);
+    await commitPending(store, events);
     await relay.drain(WS);
     await eventually(() => published.length >= 10);
     expect(published.map((m) => m.id)).toEqual(events.map((e) => e.id));
@@ -259,12 +259,7 @@ describe.each<{ name: string; location: () => BusLocation }>([
   it('keeps the events a fresh install has nobody to receive, and delivers them once a queue is bound', async () => {
     await relay.register(WS);
     const events = Array.from({ length: 10 }, (_, n) => pendingEvent(n));
-    await store
-      .forWorkspace(WS)
-      .commit([
-        pendingEventsMark(WS, events[0]!.id),
-        ...events.map((document) => ({ kind: 'insert' as const, collection: outbox, document: { ...document } })),
-      ]);
+    await commitPending(store, events);
 
     await relay.drain(WS);
     await expect(store.forWorkspace(WS).count(outbox)).resolves.toBe(10);
@@ -297,13 +292,7 @@ describe.each<{ name: string; location: () => BusLocation }>([
       ...pendingEvent(n),
       type: n % 3 === 0 ? 'records.lead_created.v1' : 'records.record_updated.v1',
     }));
-    const commit = (batch: OutboxDocument[]) =>
-      store
-        .forWorkspace(WS)
-        .commit([
-          pendingEventsMark(WS, batch[0]!.id),
-          ...batch.map((document) => ({ kind: 'insert' as const, collection: outbox, document: { ...document } })),
-        ]);
+    const commit = (batch: OutboxDocument[]) => commitPending(store, batch);
     await commit(events.slice(0, 6));
     await relay.drain(WS);
     await commit(events.slice(6));
