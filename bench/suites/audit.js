@@ -40,6 +40,9 @@ async function timePatches(service, ids, round) {
     const id = ids[i % ids.length];
     await service.contacts.update(caller(`bench-${round}-${i}`), id, { body: { title: `Title ${round}-${i}`, phone: `+1 555 ${i}` } });
   }
+  // A PATCH's entry is staged in its commit and moved into the log with others later (audit-staging.ts):
+  // the round is timed until every entry it staged is in the log, so the move is counted in it.
+  await service.context.auditStaging.move('ws_bench');
   return Number(process.hrtime.bigint() - started) / 1e6;
 }
 

@@ -83,12 +83,14 @@ export async function startRecordsService(config: RecordsConfig, options: StartR
   await server.serveWhileReady([storeReadiness(store)]);
   retention.start();
   checkCustomFieldsInBackground(records, logger);
+  moveAuditLeftoversInBackground(records, logger);
   return {
     port,
     async stop() {
       // gRPC first (no new writes), then the relay publishes what those writes left pending.
       await server.shutdown();
       await retention.stop();
+      await records.context.auditStaging.stop();
       users.close();
       await opened.close();
     },
@@ -142,6 +144,16 @@ async function openDependencies(
     await close();
     throw error;
   }
+}
+
+/** Moves into the audit log the entries a stopped replica left staged (store/audit-staging.ts); a read or write in their workspace would too. */
+function moveAuditLeftoversInBackground(records: RecordsResources, logger: Logger): void {
+  records.context.auditStaging
+    .moveLeftovers()
+    .then((moved) => moved > 0 && logger.info({ moved }, 'moved the audit entries a stopped replica left staged into the log'))
+    .catch((err: unknown) =>
+      logger.warn({ err }, 'could not move the audit entries left staged; a read of the log in their workspace moves them'),
+    );
 }
 
 /** Checks the custom field indexes and finishes deletions a stopped replica left: a start never waits on it, and a repeat finds nothing to do. */

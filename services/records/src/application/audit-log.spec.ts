@@ -1,5 +1,5 @@
 import { DomainError } from '@crm/observability';
-import { auditEntries, auditGroupEntries } from '../store/audit-collections';
+import { auditEntries, auditGroupEntries, auditStaged } from '../store/audit-collections';
 import { contacts } from '../store/collections';
 import { callerIn, recordsHarness, type Harness } from '../testing/records-factory';
 import { GROUP_BYTES_MAX } from '../domain/audit-entry';
@@ -139,7 +139,8 @@ describe('audit log', () => {
       'precondition_failed',
     );
     expect(await kindOf(h.service.contacts.create(as(A, 'req-bad'), { body: { email: 'not-an-email' } }))).toBe('validation_failed');
-    const stored = await h.store.forWorkspace('ws_a').find(auditEntries);
+    // Staged or moved, nothing but the creation's entry is stored.
+    const stored = [...(await h.store.forWorkspace('ws_a').find(auditEntries)), ...(await h.store.forWorkspace('ws_a').find(auditStaged))];
     expect(stored.map((e) => e.requestId)).toEqual(['req-create']);
   });
 
@@ -186,6 +187,7 @@ describe('audit log', () => {
       await create(as(A, 'req-before'));
       const { created } = await h.service.contactBatches.create(as(A, 'req-import'), { idempotencyKey: 'k1', rows: importRows(7) });
       await create(as(A, 'req-after'));
+      await h.service.context.auditStaging.move('ws_a');
       const stored = await h.store.forWorkspace('ws_a').find(auditEntries);
       expect(stored).toHaveLength(3);
 

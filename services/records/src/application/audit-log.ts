@@ -23,7 +23,7 @@ export class AuditLog implements PersonAuditTrail {
   private readonly entries: AuditRepository;
 
   constructor(private readonly context: RecordsContext) {
-    this.entries = new AuditRepository(context.repo.store);
+    this.entries = new AuditRepository(context.repo.store, context.auditStaging);
   }
 
   async list(caller: Caller, filters: AuditFilters, paging: Paging): Promise<ListPage<AuditEntryView>> {

@@ -113,7 +113,7 @@ export class RecordBatches {
 
     if (plan.atomic && results.some((r) => r.status === 'error')) return { results: skipWritten(results), rolledBack: true };
     if (changes.ops.length > 0)
-      await this.context.writer.write(caller, changes.groupedByCollection(), recordsWritten(caller.workspaceId, events));
+      await this.context.writer.write(caller, changes.auditDirectly().groupedByCollection(), recordsWritten(caller.workspaceId, events));
     return { results, rolledBack: false };
   }
 

@@ -23,6 +23,7 @@ import type { ActivityAction, RecordType } from '../domain/model';
 import { staleVersion } from '../domain/record-version';
 import { HEAVY_EVENT_JSON_LENGTH, type OutboxDocument } from '../store/collections';
 import { RecordChanges } from '../store/record-changes';
+import type { AuditStaging } from '../store/audit-staging';
 import type { RecordsRepository } from '../store/records-repository';
 import type { CustomFieldRepository } from '../store/custom-field-repository';
 import type { SuppressionList } from './suppression-list';
@@ -45,6 +46,7 @@ export class RecordWriter {
     private readonly ids: IdGenerator,
     private readonly suppressions: SuppressionList,
     private readonly customFields: CustomFieldRepository,
+    private readonly auditStaging: AuditStaging,
   ) {}
 
   /** A new, empty commit. */
@@ -90,18 +92,22 @@ export class RecordWriter {
     entryId?: string,
   ): RecordChanges {
     const importedIn = record.after === null ? auditGroupOf(record.before) : undefined;
-    return changes.auditEntry({
-      id: entryId ?? this.ids(ID_PREFIX.auditEntry),
-      workspaceId: caller.workspaceId,
-      occurredAt: at,
-      action,
-      recordKind,
-      recordId: record.id,
-      ...auditActor(caller),
-      requestId: caller.correlationId,
-      changes: record.erased ? erasedChanges(fieldChanges(record.before, record.after)) : fieldChanges(record.before, record.after),
-      ...(importedIn ? { importedIn } : {}),
-    });
+    return changes.auditEntry(
+      {
+        id: entryId ?? this.ids(ID_PREFIX.auditEntry),
+        workspaceId: caller.workspaceId,
+        occurredAt: at,
+        action,
+        recordKind,
+        recordId: record.id,
+        ...auditActor(caller),
+        requestId: caller.correlationId,
+        changes: record.erased ? erasedChanges(fieldChanges(record.before, record.after)) : fieldChanges(record.before, record.after),
+        ...(importedIn ? { importedIn } : {}),
+      },
+      // An entry given its id must stay unique in the log itself (a replayed step fails on it).
+      entryId !== undefined,
+    );
   }
 
   /**
@@ -186,6 +192,7 @@ export class RecordWriter {
       throw error;
     }
     if (events.length > 0) this.relay.poke(caller.workspaceId);
+    if (changes.stagedAudit > 0) this.auditStaging.staged(caller.workspaceId, changes.stagedAudit);
   }
 
   /** The 422 for a commit that claimed a unique custom value another record holds (or the store's error, when none is held). */

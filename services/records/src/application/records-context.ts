@@ -10,6 +10,7 @@ import { workspaceMembers, type UserDirectory } from '../adapters/user-directory
 import type { RecordsRepository } from '../store/records-repository';
 import type { CustomFieldRepository } from '../store/custom-field-repository';
 import type { RecordViews } from './record-views';
+import type { AuditStaging } from '../store/audit-staging';
 import type { RecordWriter } from './record-writer';
 import type { SuppressionList } from './suppression-list';
 import type { Caller } from './views';
@@ -22,6 +23,8 @@ export interface RecordsContext {
   /** Erased emails, refused by every write (record-writer.ts) and per row by the import's batches. */
   suppressions: SuppressionList;
   writer: RecordWriter;
+  /** Where single writes' audit entries wait to be moved into the log (store/audit-staging.ts). */
+  auditStaging: AuditStaging;
   views: RecordViews;
   clock: Clock;
   ids: IdGenerator;

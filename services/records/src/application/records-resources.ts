@@ -11,6 +11,7 @@ import type { UserDirectory } from '../adapters/user-directory';
 import type { RecordsRepository } from '../store/records-repository';
 import { SuppressionRepository } from '../store/suppression-repository';
 import { CustomFieldRepository } from '../store/custom-field-repository';
+import { AuditStaging } from '../store/audit-staging';
 import { AccountsService } from './accounts-service';
 import { AnyRecords } from './any-records';
 import { AuditLog } from './audit-log';
@@ -80,12 +81,15 @@ export function createRecordsResources(deps: RecordsDeps): RecordsResources {
   const ids = deps.ids ?? defaultIds;
   const suppressions = new SuppressionList(new SuppressionRepository(deps.repository.store), deps.privacyHashKey);
   const customFields = new CustomFieldRepository(deps.repository.store);
+  const logger = deps.logger ?? createLogger('records', { level: 'silent' });
+  const auditStaging = new AuditStaging(deps.repository.store, logger);
   const context: RecordsContext = {
     repo: deps.repository,
     customFields,
     users: deps.users,
     suppressions,
-    writer: new RecordWriter(deps.repository, deps.relay, clock, ids, suppressions, customFields),
+    writer: new RecordWriter(deps.repository, deps.relay, clock, ids, suppressions, customFields, auditStaging),
+    auditStaging,
     views: new RecordViews(deps.repository, deps.users, customFields),
     clock,
     ids,
@@ -109,7 +113,7 @@ export function createRecordsResources(deps: RecordsDeps): RecordsResources {
     merges: new RecordMerges(context, anyRecords),
     related: new RelatedLists(context),
     auditLog: new AuditLog(context),
-    customFieldDefinitions: new CustomFieldsService(context, bulk, deps.logger ?? createLogger('records', { level: 'silent' })),
+    customFieldDefinitions: new CustomFieldsService(context, bulk, logger),
     context,
   };
 }

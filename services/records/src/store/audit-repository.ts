@@ -26,6 +26,7 @@ import {
 } from '../domain/audit-entry';
 import type { Page } from '../domain/list-rules';
 import { auditEntries, auditGroupEntries } from './audit-collections';
+import type { AuditStaging } from './audit-staging';
 import { contacts } from './collections';
 
 export interface AuditFilters {
@@ -48,10 +49,15 @@ const IDS_PER_QUERY = 500;
 /** Rows read at a time while a page is filled from groups and entries. */
 const ROWS_PER_READ = 100;
 
+/** Every read first moves the workspace's staged entries into the log (audit-staging.ts), so it sees all committed before it. */
 export class AuditRepository {
-  constructor(private readonly store: DocumentStore) {}
+  constructor(
+    private readonly store: DocumentStore,
+    private readonly staging: AuditStaging,
+  ) {}
 
-  list(workspaceId: string, filters: AuditFilters, page: Page, cursor?: string): Promise<ListPage<AuditEntryDocument>> {
+  async list(workspaceId: string, filters: AuditFilters, page: Page, cursor?: string): Promise<ListPage<AuditEntryDocument>> {
+    await this.staging.move(workspaceId);
     const shared = sharedConditions(filters);
     if (filters.recordId === undefined) return this.expandedPage(workspaceId, shared, page, cursor);
     return this.recordPage(workspaceId, filters.recordId, shared, page, cursor);
@@ -59,6 +65,7 @@ export class AuditRepository {
 
   /** Every entry about these records, newest first. */
   async about(workspaceId: string, recordIds: string[]): Promise<AuditEntryDocument[]> {
+    await this.staging.move(workspaceId);
     const store = this.store.forWorkspace(workspaceId);
     const found: AuditEntryDocument[] = [];
     for (let i = 0; i < recordIds.length; i += IDS_PER_QUERY) {
@@ -81,6 +88,7 @@ export class AuditRepository {
 
   /** The groups holding an entry about any of these records (an import's), with all their entries. */
   async groupsAbout(workspaceId: string, recordIds: string[]): Promise<AuditGroupEntries[]> {
+    await this.staging.move(workspaceId);
     const store = this.store.forWorkspace(workspaceId);
     const groupIds = new Set<string>();
     for (let i = 0; i < recordIds.length; i += IDS_PER_QUERY) {

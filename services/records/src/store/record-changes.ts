@@ -6,7 +6,7 @@
 import type { Condition, WriteOp } from '@crm/store';
 import type { AuditEntryDocument, AuditGroupDocument, AuditGroupEntries, FieldChanges } from '../domain/audit-entry';
 import type { ActivityDocument, RecordType } from '../domain/model';
-import { auditEntries, auditGroupEntries } from './audit-collections';
+import { auditEntries, auditGroupEntries, auditStaged } from './audit-collections';
 import { CUSTOM_FIELDS_PREFIX } from '@crm/vocabulary';
 import { customFieldClaims } from './custom-field-collections';
 import type { UniqueClaim } from '../domain/custom-field-values';
@@ -42,6 +42,8 @@ export class RecordChanges {
   /** The unique custom values this commit claims: which key a duplicate was about. */
   readonly claimed: UniqueClaim[] = [];
   private hasEvents = false;
+  /** Audit entries these changes stage (audit-staging.ts): the writer tells the staging after the commit. */
+  stagedAudit = 0;
 
   /**
    * Each collection's writes of one kind made consecutive (stable: their own order kept), so the
@@ -63,6 +65,7 @@ export class RecordChanges {
     if (other.hasEvents) throw new Error('append takes writes without events: events are added by the writer, last');
     this.ops.push(...other.ops);
     this.claimed.push(...other.claimed);
+    this.stagedAudit += other.stagedAudit;
     return this;
   }
 
@@ -210,9 +213,21 @@ export class RecordChanges {
     return this;
   }
 
-  /** An audit log entry: it commits with the change it describes, or not at all. */
-  auditEntry(document: AuditEntryDocument): this {
-    this.ops.push({ kind: 'insert', collection: auditEntries, document: { ...document } });
+  /**
+   * An audit log entry: it commits with the change it describes, or not at all. Staged
+   * (audit-staging.ts), unless `direct`: an entry whose id must stay unique forever, or one of a
+   * batch's many, whose commit shares each index page among them anyway.
+   */
+  auditEntry(document: AuditEntryDocument, direct = false): this {
+    if (!direct) this.stagedAudit += 1;
+    this.ops.push({ kind: 'insert', collection: direct ? auditEntries : auditStaged, document: { ...document } });
+    return this;
+  }
+
+  /** The staged entries of these changes written straight into the log instead (a batch's). */
+  auditDirectly(): this {
+    for (const op of this.ops) if (op.kind === 'insert' && op.collection === auditStaged) op.collection = auditEntries;
+    this.stagedAudit = 0;
     return this;
   }
 

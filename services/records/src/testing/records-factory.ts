@@ -61,6 +61,7 @@ export async function recordsHarness(
     service,
     published,
     async close() {
+      await service.context.auditStaging.stop();
       await relay.stop();
       await consumer.stop();
       await bus.close();
