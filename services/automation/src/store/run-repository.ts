@@ -44,6 +44,9 @@ export interface LogFilter {
   startedAfter?: string;
 }
 
+/** Record ids per `in` condition, within what the store binds at once. */
+const RECORD_IDS_PER_READ = 500;
+
 export class RunRepository {
   constructor(private readonly store: DocumentStore) {}
 
@@ -182,6 +185,24 @@ export class RunRepository {
         { field: 'status', op: 'eq', value: 'in_progress' },
       ],
     });
+  }
+
+  /** The runs in progress of any of these records (a group's), read a few hundred records at a time. */
+  async runsInProgressOf(workspaceId: string, recordIds: string[]): Promise<EnrollmentDocument[]> {
+    const store = this.store.forWorkspace(workspaceId);
+    const found: EnrollmentDocument[] = [];
+    for (let i = 0; i < recordIds.length; i += RECORD_IDS_PER_READ) {
+      const values = recordIds.slice(i, i + RECORD_IDS_PER_READ);
+      found.push(
+        ...(await store.find(enrollments, {
+          where: [
+            { field: 'enrolledRecordId', op: 'in', values },
+            { field: 'status', op: 'eq', value: 'in_progress' },
+          ],
+        })),
+      );
+    }
+    return found;
   }
 
   /** Every run of these records, whatever its status. */

@@ -101,6 +101,31 @@ describe('exit conditions on a record change', () => {
     expect(await runOf(engine, ruleId)).toMatchObject({ status: 'cancelled', exit: { condition: CONVERTED } });
   });
 
+  it("reads the runs of a group's records in one go, and ends a run once however often the group names its record", async () => {
+    engine = await buildEngine({ waitScale: 1 });
+    const ruleId = await activeRule(engine, { steps: twoDayWait });
+    const record = engine.records.put(lead());
+    await engine.bus.publish(created(record));
+    expect((await runOf(engine, ruleId)).status).toBe('in_progress');
+    engine.records.put({ ...record, status: 'converted' });
+    const single = jest.spyOn(engine.repositories.runs, 'runsInProgress');
+    const grouped = jest.spyOn(engine.repositories.runs, 'runsInProgressOf');
+    const reads = jest.spyOn(engine.records, 'getRecord');
+    const event = (r: Record<string, unknown>) => ({ type: 'records.record_updated.v1', payload: updated(r).payload });
+    const others = Array.from({ length: 600 }, () => event(lead()));
+    const converted = event({ ...record, status: 'converted' });
+    await engine.exits.handle(
+      newMessage(RECORDS_WRITTEN, { workspaceId: WS, written: [...others, converted, converted] }, { correlationId: 'req' }),
+    );
+    expect(await runOf(engine, ruleId)).toMatchObject({ status: 'cancelled', exit: { condition: CONVERTED } });
+    expect(single).not.toHaveBeenCalled();
+    expect(grouped).toHaveBeenCalledTimes(1);
+    // Only the converted record has a run; its second event finds the run ended already.
+    expect(reads).toHaveBeenCalledTimes(1);
+    // 601 records: two reads of at most 500 ids.
+    expect(await grouped.mock.results[0]!.value).toHaveLength(1);
+  });
+
   it('leaves the run enrolled when the change does not meet the exit condition, or the event is stale', async () => {
     engine = await buildEngine({ waitScale: 1 });
     const ruleId = await activeRule(engine, { steps: twoDayWait });

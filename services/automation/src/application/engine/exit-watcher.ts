@@ -1,6 +1,7 @@
 /**
  * Exit conditions applied when the record changes. Every records event about one record (an
- * update, a status or stage change, a conversion; each of a batch write's group) is checked against the record's runs in progress:
+ * update, a status or stage change, a conversion; each of a group's, whose records' runs are read
+ * together) is checked against the record's runs in progress:
  * a run whose exit condition now holds ends cancelled at once (run-exit.ts), not when its next step
  * falls due. The record is read again rather than taken from the event, because events can be
  * handled out of order: a stale "converted" must not end a run the record has since left.
@@ -14,6 +15,8 @@ import type { Logger } from '@crm/observability';
 import { counter } from '@crm/telemetry';
 import type { RecordsGateway } from '../../adapters/records-gateway';
 import { exitMet } from '../../domain/exit';
+import type { EnrollmentDocument } from '../../domain/model';
+import { messageWorkspaceId } from '../../domain/triggers';
 import type { RunRepository } from '../../store/run-repository';
 import { endOnExit } from './run-exit';
 
@@ -35,25 +38,51 @@ export class ExitWatcher {
   ) {}
 
   async handle(message: BusMessage): Promise<void> {
-    for (const event of eventsOfGroup(message)) await this.handleEvent(event);
+    const events = eventsOfGroup(message);
+    if (events.length <= 1) {
+      for (const event of events) await this.handleEvent(event, await this.runningFor(event));
+      return;
+    }
+    // A group (an import chunk's contacts, a batch write's records; all of one workspace): the runs
+    // in progress of all its records read together, not one read per record.
+    const workspaceId = messageWorkspaceId(message);
+    if (!workspaceId) return;
+    const recordIds = [...new Set(events.map((event) => (event.payload as RecordEventPayload).recordId).filter((id) => !!id))] as string[];
+    const running = await this.runs.runsInProgressOf(workspaceId, recordIds);
+    const ended = new Set<string>();
+    for (const event of events) {
+      const recordId = (event.payload as RecordEventPayload).recordId;
+      const runs = running.filter((run) => run.enrolledRecordId === recordId && !ended.has(run.id));
+      for (const id of await this.handleEvent(event, runs)) ended.add(id);
+    }
   }
 
-  private async handleEvent(message: BusMessage): Promise<void> {
-    if (!message.type.startsWith('records.')) return;
+  /** The runs in progress of the event's record (none for an event about no record). */
+  private async runningFor(message: BusMessage): Promise<EnrollmentDocument[]> {
     const { workspaceId, recordId } = message.payload as RecordEventPayload;
-    if (!workspaceId || !recordId) return;
-    const running = await this.runs.runsInProgress(workspaceId, recordId);
+    if (!message.type.startsWith('records.') || !workspaceId || !recordId) return [];
+    return this.runs.runsInProgress(workspaceId, recordId);
+  }
+
+  /** Ends the runs whose exit condition the record now meets; the ids of those it ended. */
+  private async handleEvent(message: BusMessage, running: EnrollmentDocument[]): Promise<string[]> {
+    if (!message.type.startsWith('records.')) return [];
+    const { workspaceId, recordId } = message.payload as RecordEventPayload;
+    if (!workspaceId || !recordId) return [];
     const watched = running.filter((run) => run.exitConditions.length > 0);
-    if (watched.length === 0) return;
+    if (watched.length === 0) return [];
     const record = await this.records.getRecord(workspaceId, watched[0]!.enrolledRecordType, recordId, message.correlationId);
-    if (!record) return; // deleted: the run's next step ends it (a step reads the record first)
+    if (!record) return []; // deleted: the run's next step ends it (a step reads the record first)
     const metAt = apiTimestamp(this.clock());
+    const ended: string[] = [];
     for (const run of watched) {
       const exit = exitMet(run.exitConditions, record, metAt);
       if (!exit) continue;
       const outcome = await endOnExit(this.runs, workspaceId, run.id, exit, this.clock);
       exitsApplied.inc({ outcome });
+      ended.push(run.id);
       this.logger.info({ executionLogId: run.id, recordId, condition: exit.condition, outcome }, 'exit condition met on a record change');
     }
+    return ended;
   }
 }
