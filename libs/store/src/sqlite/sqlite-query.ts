@@ -479,3 +479,21 @@ export function countToSql(where: Condition[], columns: SqliteColumns): SqlFragm
   const fragment = whereToSql(where, columns);
   return { sql: `SELECT count(*) FROM ${columns.source} WHERE ${fragment.sql}`, params: fragment.params };
 }
+
+/**
+ * How many documents meeting `where` have a rowid above `since` (those inserted since a kept
+ * count: kept-counts.ts). The table's rows are read from there on, never an index of the
+ * conditions, which would walk every earlier match too.
+ */
+export function countSinceToSql(where: Condition[], columns: SqliteColumns, since: number): SqlFragment {
+  const side = columns.sideOnly(where);
+  const over = side ?? columns;
+  const fragment = whereToSql(where, over);
+  const row = side ? side.sideRow : `${columns.table}.rowid`;
+  return {
+    sql:
+      `SELECT count(*) FROM (SELECT rowid AS fresh FROM ${columns.table} NOT INDEXED WHERE rowid > ?) AS since` +
+      ` CROSS JOIN ${over.source} WHERE ${row} = since.fresh AND ${fragment.sql}`,
+    params: [since, ...fragment.params],
+  };
+}

@@ -41,8 +41,9 @@ import {
   whereToSql,
   WorkspaceTextSearch,
   workspaceTextSearch,
+  countSinceToSql,
 } from './sqlite-query';
-import { workspaceCountSql, workspaceVersionSql } from './sqlite-workspace-counts';
+import { workspaceCountSql, workspaceStampSql, workspaceVersionSql } from './sqlite-workspace-counts';
 import { WORKSPACE_TEXT_VERSION } from './sqlite-text-index';
 import { createCollectionSchema, describeCollection, duplicateFields, dynamicIndexName, SqliteCollection } from './sqlite-schema';
 import { SqliteWriteThread, type WriteMethod } from './sqlite-write-thread';
@@ -59,6 +60,7 @@ import {
   writeSideRows,
 } from './sqlite-dynamic-slots';
 import { KeptAnswers } from './kept-answers';
+import { CountStamp, KeptCounts } from './kept-counts';
 import { keepAlive } from './keep-alive';
 import { startWalCheckpointer, WalCheckpointer } from './wal-checkpointer';
 
@@ -100,6 +102,11 @@ const KEPT_SEARCHES = 256;
  */
 const KEPT_COUNTS = 1024;
 const KEPT_AGGREGATES = 128;
+/**
+ * A kept count is carried past inserts (kept-counts.ts) by reading the table's rows inserted since
+ * it, while there are at most this many in every workspace together (about 1 µs a row).
+ */
+const COUNT_SINCE_ROWS = 5000;
 /**
  * With its count known, a page ordered by a slot walks the slot's index (about 1 µs an entry, each
  * tested against the conditions) instead of ordering every match, expecting the matches spread
@@ -152,7 +159,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
   private closing: Promise<void> | undefined;
   private checkpointer: WalCheckpointer | undefined;
   private readonly keptSearches = new KeptAnswers<SearchMatches>(KEPT_SEARCHES);
-  private readonly keptCounts = new KeptAnswers<number>(KEPT_COUNTS);
+  private readonly keptCounts = new KeptCounts(KEPT_COUNTS);
   private readonly keptAggregates = new KeptAnswers<AggregateResult>(KEPT_AGGREGATES);
   /** Where reads run when the store was opened with read workers (sqlite-read-pool.ts). */
   private reads: SqliteReadPool | undefined;
@@ -472,9 +479,17 @@ export class SqliteStoreAdapter implements StoreAdapter {
     return version ? (this.firstColumn<number>(version)[0] ?? 0) : undefined;
   }
 
-  /** dataVersion, for a count worth keeping: a whole workspace's is one lookup already. */
-  private countVersion(c: SqliteCollection, where: Condition[]): number | undefined {
-    return workspaceCountSql(where, c.columns) ? undefined : this.dataVersion(c, where);
+  /**
+   * The stamp of a count worth keeping (read inside the answer's read transaction): of the one
+   * workspace `where` names, unless it is the whole workspace's, which is one lookup already.
+   */
+  private countStamp(c: SqliteCollection, where: Condition[]): CountStamp | undefined {
+    const stamp = workspaceCountSql(where, c.columns) ? undefined : workspaceStampSql(where, c.columns);
+    if (!stamp) return undefined;
+    const [row] = this.statement(stamp.sql)
+      .raw(true)
+      .all(...stamp.params) as [number, number, number, number][];
+    return { version: row![0], changes: row![1], removedTops: row![2], lastRowid: row![3] };
   }
 
   /** The key of a kept count: the collection and the conditions (never their SQL, which names slots). */
@@ -482,13 +497,25 @@ export class SqliteStoreAdapter implements StoreAdapter {
     return `${c.definition.name}\0${JSON.stringify(where)}`;
   }
 
+  /** The count of `where` kept at this stamp, or carried over the inserts since it; undefined when neither. */
+  private knownCount(c: SqliteCollection, where: Condition[], stamp: CountStamp | undefined): number | undefined {
+    return stamp && this.keptCounts.peek(this.countKey(c, where), stamp, (since) => this.countSince(c, where, stamp, since));
+  }
+
+  /** The matches of `where` among the rows inserted after `since`, when they are few enough to read. */
+  private countSince(c: SqliteCollection, where: Condition[], stamp: CountStamp, since: number): number | undefined {
+    if (stamp.lastRowid - since > COUNT_SINCE_ROWS) return undefined;
+    return this.firstColumn<number>(countSinceToSql(where, c.columns, since))[0] ?? 0;
+  }
+
   /**
    * The number of documents meeting `where` (not a text search), kept while their workspace's
-   * version stands; `version` when the caller has read it in this transaction already.
+   * version stands or only inserts moved it; `stamp` when the caller has read it in this transaction already.
    */
-  private keptCount(c: SqliteCollection, where: Condition[], version = this.countVersion(c, where)): number {
+  private keptCount(c: SqliteCollection, where: Condition[], stamp = this.countStamp(c, where)): number {
     const count = () => this.firstColumn<number>(countToSql(where, c.columns))[0] ?? 0;
-    return version === undefined ? count() : this.keptCounts.get(this.countKey(c, where), version, count);
+    if (!stamp) return count();
+    return this.keptCounts.get(this.countKey(c, where), stamp, (since) => this.countSince(c, where, stamp, since), count);
   }
 
   async count(collection: CollectionDefinition<any>, where: Condition[]): Promise<number> {
@@ -529,24 +556,23 @@ export class SqliteStoreAdapter implements StoreAdapter {
             const items = query.limit === 0 ? [] : this.documents(page(query, JSON.stringify(rowids), c.columns));
             return { total: rowids.length, items };
           }
-          const version = this.countVersion(c, where);
-          const key = this.countKey(c, where);
-          const known = version === undefined ? undefined : this.keptCounts.peek(key, version);
+          const stamp = this.countStamp(c, where);
+          const known = this.knownCount(c, where, stamp);
           if (known !== undefined) return { total: known, items: this.knownPage(c, query, known) };
           const counted = query.limit !== 0 ? countedSideSelectToSql(query, c.columns) : undefined;
           const walked = counted && this.trialWalk(c, query);
-          if (walked) return { total: this.keptCount(c, where, version), items: walked };
+          if (walked) return { total: this.keptCount(c, where, stamp), items: walked };
           if (counted) {
             // One pass over the side rows orders the page and counts the matches.
             const rows = this.statement(counted.sql)
               .raw(true)
               .all(...counted.params) as [string, number][];
             if (rows.length > 0) {
-              if (version !== undefined) this.keptCounts.put(key, version, rows[0]![1]);
+              if (stamp) this.keptCounts.put(this.countKey(c, where), stamp, rows[0]![1]);
               return { total: rows[0]![1], items: rows.map(([doc]) => parse(doc)) };
             }
           }
-          const total = this.keptCount(c, where, version);
+          const total = this.keptCount(c, where, stamp);
           return { total, items: this.documents(selectToSql(query, c.columns)) };
         }) as Page<StoredRecord>,
     );

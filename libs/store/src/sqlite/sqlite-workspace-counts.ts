@@ -8,12 +8,20 @@
  * Beside each count, the version of the workspace's documents of the collection: every insert,
  * update and delete moves it, so an answer read at one version (a filtered count, an aggregate:
  * kept-answers.ts) stands for as long as the version does.
+ *
+ * So that a count outlives inserts (kept-counts.ts), two more: `changes`, moved by every update,
+ * delete and move between workspaces but not by an insert; and per collection, in
+ * TOPS_TABLE, how many times the table's highest row was deleted. While both stand, the workspace's
+ * documents are those counted plus those with a rowid above the table's highest at the count: a
+ * new row takes a rowid above the table's highest, which can only have dropped below that mark by a
+ * delete of the highest row. (SQLite picks a rowid at random only once a table has used 2^63.)
  */
 import type Database from 'better-sqlite3';
 import { CollectionDefinition, Condition, isFieldCondition } from '../port';
 import { quoteIdentifier, SqliteColumns } from './sqlite-columns';
 
 const COUNTS_TABLE = 'store_workspace_counts';
+const TOPS_TABLE = 'store_removed_tops';
 
 /** Creates the count triggers of a workspace collection (counting it once, when they are new). Runs inside the schema transaction. */
 export function createWorkspaceCounts(
@@ -25,37 +33,52 @@ export function createWorkspaceCounts(
   if (definition.scope !== 'workspace') return;
   db.exec(
     `CREATE TABLE IF NOT EXISTS ${COUNTS_TABLE} (collection TEXT NOT NULL, workspace_id TEXT NOT NULL, n INTEGER NOT NULL,` +
-      ' version INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (collection, workspace_id)) WITHOUT ROWID',
+      ' version INTEGER NOT NULL DEFAULT 0, changes INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (collection, workspace_id)) WITHOUT ROWID',
   );
+  db.exec(`CREATE TABLE IF NOT EXISTS ${TOPS_TABLE} (collection TEXT NOT NULL PRIMARY KEY, removed INTEGER NOT NULL) WITHOUT ROWID`);
   const held = prepare(`SELECT name FROM pragma_table_info('${COUNTS_TABLE}')`).pluck(true).all() as string[];
-  if (!held.includes('version')) db.exec(`ALTER TABLE ${COUNTS_TABLE} ADD COLUMN version INTEGER NOT NULL DEFAULT 0`);
+  for (const column of ['version', 'changes']) {
+    if (!held.includes(column)) db.exec(`ALTER TABLE ${COUNTS_TABLE} ADD COLUMN ${column} INTEGER NOT NULL DEFAULT 0`);
+  }
   const trigger = (event: string) => `${definition.name}__count__${event}`;
-  const names = ['insert', 'delete', 'update', 'changed'].map(trigger);
-  const triggers = prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?, ?, ?)`)
-    .pluck(true)
-    .all(...names) as string[];
-  if (triggers.includes(trigger('changed'))) return;
-  // Counted before versions: the triggers are made again, and the versions start from the clock,
-  // past any an earlier answer could have been kept at.
-  for (const name of triggers) db.exec(`DROP TRIGGER ${quoteIdentifier(name)}`);
+  const names = ['insert', 'delete', 'update', 'changed', 'top'].map(trigger);
+  const triggers = prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?, ?, ?, ?)`).all(...names) as {
+    name: string;
+    sql: string;
+  }[];
+  // This release's triggers move `changes`; earlier ones are made again and the workspaces counted anew.
+  if (triggers.length === names.length && triggers.every((t) => t.name !== trigger('delete') || t.sql.includes('changes = changes + 1'))) {
+    return;
+  }
+  for (const { name } of triggers) db.exec(`DROP TRIGGER ${quoteIdentifier(name)}`);
   // The name passed assertCollectionName (SqliteColumns), so it may be spliced as a literal.
   const name = `'${definition.name}'`;
   const table = columns.table;
   const add = `INSERT INTO ${COUNTS_TABLE} (collection, workspace_id, n, version) SELECT ${name}, new.workspace_id, 1, 1 WHERE new.workspace_id IS NOT NULL ON CONFLICT DO UPDATE SET n = n + 1, version = version + 1;`;
-  const remove = `UPDATE ${COUNTS_TABLE} SET n = n - 1, version = version + 1 WHERE collection = ${name} AND workspace_id = old.workspace_id;`;
-  const changed = `UPDATE ${COUNTS_TABLE} SET version = version + 1 WHERE collection = ${name} AND workspace_id = new.workspace_id;`;
+  const remove = `UPDATE ${COUNTS_TABLE} SET n = n - 1, version = version + 1, changes = changes + 1 WHERE collection = ${name} AND workspace_id = old.workspace_id;`;
+  const changed = `UPDATE ${COUNTS_TABLE} SET version = version + 1, changes = changes + 1 WHERE collection = ${name} AND workspace_id = new.workspace_id;`;
   db.exec(`CREATE TRIGGER ${quoteIdentifier(trigger('insert'))} AFTER INSERT ON ${table} BEGIN ${add} END`);
   db.exec(`CREATE TRIGGER ${quoteIdentifier(trigger('delete'))} AFTER DELETE ON ${table} BEGIN ${remove} END`);
   db.exec(
-    `CREATE TRIGGER ${quoteIdentifier(trigger('update'))} AFTER UPDATE OF workspace_id ON ${table} WHEN old.workspace_id IS NOT new.workspace_id BEGIN ${remove} ${add} END`,
+    `CREATE TRIGGER ${quoteIdentifier(trigger('top'))} AFTER DELETE ON ${table} WHEN old.rowid > coalesce((SELECT max(rowid) FROM ${table}), 0)` +
+      ` BEGIN UPDATE ${TOPS_TABLE} SET removed = removed + 1 WHERE collection = ${name}; END`,
+  );
+  // A document moved in keeps its rowid, below the mark of a kept count: a change, not an insert.
+  db.exec(
+    `CREATE TRIGGER ${quoteIdentifier(trigger('update'))} AFTER UPDATE OF workspace_id ON ${table} WHEN old.workspace_id IS NOT new.workspace_id BEGIN ${remove} ${add} ${changed} END`,
   );
   db.exec(
     `CREATE TRIGGER ${quoteIdentifier(trigger('changed'))} AFTER UPDATE ON ${table} WHEN old.workspace_id IS new.workspace_id BEGIN ${changed} END`,
   );
+  // Counted anew, the versions from the clock: past any an earlier answer could have been kept at.
+  const clock = `CAST(unixepoch('subsec') * 1000 AS INTEGER)`;
   prepare(`DELETE FROM ${COUNTS_TABLE} WHERE collection = ?`).run(definition.name);
   db.exec(
-    `INSERT INTO ${COUNTS_TABLE} (collection, workspace_id, n, version) SELECT ${name}, workspace_id, count(*), CAST(unixepoch('subsec') * 1000 AS INTEGER)` +
+    `INSERT INTO ${COUNTS_TABLE} (collection, workspace_id, n, version, changes) SELECT ${name}, workspace_id, count(*), ${clock}, ${clock}` +
       ` FROM ${table} WHERE workspace_id IS NOT NULL GROUP BY workspace_id`,
+  );
+  db.exec(
+    `INSERT INTO ${TOPS_TABLE} (collection, removed) VALUES (${name}, ${clock}) ON CONFLICT DO UPDATE SET removed = excluded.removed`,
   );
 }
 
@@ -82,5 +105,21 @@ export function workspaceVersionSql(where: Condition[], columns: SqliteColumns):
   return {
     sql: `SELECT coalesce((SELECT version FROM ${COUNTS_TABLE} WHERE collection = ? AND workspace_id = ?), 0)`,
     params: [columns.collection, scope.value],
+  };
+}
+
+/**
+ * The stamp of a kept count (kept-counts.ts) of the one workspace `where` names: its `version` and
+ * `changes` (0 before its first document), the collection's removed tops and its highest rowid.
+ */
+export function workspaceStampSql(where: Condition[], columns: SqliteColumns): { sql: string; params: string[] } | undefined {
+  const version = workspaceVersionSql(where, columns);
+  if (!version) return undefined;
+  return {
+    sql:
+      `SELECT coalesce(max(version), 0), coalesce(max(changes), 0),` +
+      ` (SELECT coalesce(max(removed), 0) FROM ${TOPS_TABLE} WHERE collection = ?), (SELECT coalesce(max(rowid), 0) FROM ${columns.table})` +
+      ` FROM ${COUNTS_TABLE} WHERE collection = ? AND workspace_id = ?`,
+    params: [version.params[0]!, ...version.params],
   };
 }
