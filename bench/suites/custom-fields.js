@@ -17,7 +17,7 @@ const { contactDocuments, insertContacts } = require('../realistic-contacts');
 
 const CONTACTS = 100_000;
 const FEW_CONNECTIONS = 4;
-const AFTER_WRITES = 30;
+const AFTER_WRITES = 100;
 
 const PLANS = ['free', 'starter', 'pro', 'team', 'enterprise'];
 const REGIONS = ['emea', 'apac', 'amer', 'latam'];
