@@ -45,7 +45,7 @@ async function timeAfterWrites(iterations, write, read) {
   }
   samples.sort((a, b) => a - b);
   const at = (share) => samples[Math.min(samples.length - 1, Math.floor(samples.length * share))];
-  return { p50: at(0.5), p99: at(0.99), max: samples[samples.length - 1], samples: iterations };
+  return { p50: at(0.5), p90: at(0.9), p95: at(0.95), p99: at(0.99), max: samples[samples.length - 1], samples: iterations };
 }
 
 module.exports = { load, timeAfterWrites, timeSequential };
