@@ -7,6 +7,8 @@
  * count right after a write). Any update or delete in the workspace has it counted anew.
  */
 
+import { KeptAnswers } from './kept-answers';
+
 /** What a count was read at: the workspace's `version` and `changes`, the collection's removed tops and highest rowid. */
 export interface CountStamp {
   version: number;
@@ -16,18 +18,21 @@ export interface CountStamp {
 }
 
 export class KeptCounts {
-  private readonly counts = new Map<string, { stamp: CountStamp; n: number }>();
+  /** Kept under their workspace's `changes`: an update or delete there has every count read anew. */
+  private readonly counts: KeptAnswers<{ stamp: CountStamp; n: number }>;
 
   /** `capacity`: counts kept at once; the least recently read goes first. */
-  constructor(private readonly capacity: number) {}
+  constructor(capacity: number) {
+    this.counts = new KeptAnswers(capacity);
+  }
 
   /**
    * The count under `key` at this stamp, when it is kept or can be carried over: `since(rowid)`
    * counts the matches above that rowid, or is undefined when that would read too much.
    */
   peek(key: string, stamp: CountStamp, since: (lastRowid: number) => number | undefined): number | undefined {
-    const kept = this.counts.get(key);
-    if (!kept || kept.stamp.changes !== stamp.changes) return undefined;
+    const kept = this.counts.peek(key, stamp.changes);
+    if (!kept) return undefined;
     let n = kept.n;
     if (kept.stamp.version !== stamp.version) {
       if (kept.stamp.removedTops !== stamp.removedTops) return undefined;
@@ -50,8 +55,6 @@ export class KeptCounts {
   }
 
   put(key: string, stamp: CountStamp, n: number): void {
-    this.counts.delete(key);
-    if (this.counts.size >= this.capacity) this.counts.delete(this.counts.keys().next().value as string);
-    this.counts.set(key, { stamp, n });
+    this.counts.put(key, stamp.changes, { stamp, n });
   }
 }
