@@ -93,6 +93,62 @@ describe('BulkLane', () => {
     expect(lane.queued).toBe(0);
   });
 
+  it("lets the next bulk call make its checks during a call's commit, and commits one at a time, in order", async () => {
+    const lane = new BulkLane();
+    const log: string[] = [];
+    const held = new Map<string, () => void>();
+    const commitHeld = (name: string) => () =>
+      new Promise<string>((resolve) => {
+        log.push(`${name} commit`);
+        held.set(name, () => {
+          log.push(`${name} committed`);
+          resolve(name);
+        });
+      });
+    const bulk = (name: string) =>
+      lane.run(async (call) => {
+        log.push(`${name} checks`);
+        return call.commit(commitHeld(name));
+      });
+    const calls = [bulk('a'), bulk('b'), bulk('c')];
+    const until = async (entry: string) => {
+      while (!log.includes(entry)) await new Promise((r) => setImmediate(r));
+    };
+    await until('b checks');
+    // b waits for a's commit; c waits for a place: a committing and b are two, twice the width.
+    await turnsOfWork(TURNS_BETWEEN_BULK_CALLS * 4, [], 'settle');
+    expect(log).toEqual(['a checks', 'a commit', 'b checks']);
+    expect(lane.queued).toBe(1);
+    held.get('a')!();
+    await until('c checks');
+    await until('b commit');
+    held.get('b')!();
+    await until('c commit');
+    held.get('c')!();
+    await expect(Promise.all(calls)).resolves.toEqual(['a', 'b', 'c']);
+    expect(log).toEqual([
+      'a checks',
+      'a commit',
+      'b checks',
+      'a committed',
+      'b commit',
+      'c checks',
+      'b committed',
+      'c commit',
+      'c committed',
+    ]);
+    expect(lane.queued).toBe(0);
+  });
+
+  it('frees every place when a commit fails', async () => {
+    const lane = new BulkLane();
+    const failing = lane.run((call) => call.commit(() => Promise.reject(new Error('boom'))));
+    await expect(failing).rejects.toThrow('boom');
+    const after = await Promise.all([1, 2, 3].map((n) => lane.run((call) => call.commit(async () => n))));
+    expect(after).toEqual([1, 2, 3]);
+    expect(lane.queued).toBe(0);
+  });
+
   it('frees the lane when a bulk call fails', async () => {
     const lane = new BulkLane();
     await expect(lane.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');

@@ -22,7 +22,7 @@ import type { KnownReferences } from '../domain/field-rules';
 import { versionOf } from '../domain/record-version';
 import { isConflict, isDuplicate, UNIQUE_VALUE_TAKEN } from './record-writer';
 import { changesAnything, RECORD_WRITES, stageCreate, stageUpdate, type KindWrites, type WritableDocuments } from './record-writes';
-import type { BulkLane } from './bulk-lane';
+import type { BulkCall, BulkLane } from './bulk-lane';
 import { referencesOfAll, type RecordsContext } from './records-context';
 import type { RecordChanges } from '../store/record-changes';
 import type { Caller, WriteInput } from './views';
@@ -82,10 +82,11 @@ export class RecordBatches {
 
   /** Creates, updates or upserts of one kind, each as a single write would, in one commit. */
   write(caller: Caller, input: BatchWriteInput): Promise<BatchWriteResult> {
-    return this.lane.run(() => this.writeInLane(caller, input));
+    // A client waits on the answer: the next batch's checks run during this one's commit (call.commit).
+    return this.lane.run((call) => this.writeInLane(caller, input, call));
   }
 
-  private async writeInLane(caller: Caller, input: BatchWriteInput): Promise<BatchWriteResult> {
+  private async writeInLane(caller: Caller, input: BatchWriteInput, call: BulkCall): Promise<BatchWriteResult> {
     const definitions = await this.context.customFields.definitions(caller.workspaceId, input.kind);
     const unique = new Set(definitions.filter((d) => d.unique).map((d) => d.key));
     const uniqueCustomFields: UniqueCustomFields = () => unique;
@@ -95,14 +96,14 @@ export class RecordBatches {
     );
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.writeOnce(caller, input, plan);
+        return await this.writeOnce(caller, input, plan, call);
       } catch (error) {
         if (!lostRace(error) || attempt >= MAX_ATTEMPTS) throw error;
       }
     }
   }
 
-  private async writeOnce(caller: Caller, input: BatchWriteInput, plan: BatchPlan): Promise<BatchWriteResult> {
+  private async writeOnce(caller: Caller, input: BatchWriteInput, plan: BatchPlan, call: BulkCall): Promise<BatchWriteResult> {
     const results: BatchRecordResult[] = input.records.map((_, index) => ({ index, status: 'error', id: null, errors: null }));
     const fail: Fail = (index, errors) => Object.assign(results[index]!, { status: 'error', id: null, errors });
     // A record that is not an object at all is nothing else: its one error says so.
@@ -112,8 +113,10 @@ export class RecordBatches {
     for (const { index, status, id } of staged) if (!results[index]!.errors) results[index] = { index, status, id, errors: null };
 
     if (plan.atomic && results.some((r) => r.status === 'error')) return { results: skipWritten(results), rolledBack: true };
-    if (changes.ops.length > 0)
-      await this.context.writer.write(caller, changes.auditDirectly().groupedByCollection(), recordsWritten(caller.workspaceId, events));
+    if (changes.ops.length > 0) {
+      const commit = changes.auditDirectly().groupedByCollection();
+      await call.commit(() => this.context.writer.write(caller, commit, recordsWritten(caller.workspaceId, events)));
+    }
     return { results, rolledBack: false };
   }
 
