@@ -230,6 +230,21 @@ describe('audit log', () => {
       expect(page.items.map((e) => e.recordId).sort()).toEqual(['cnt_big1', 'cnt_big2', 'cnt_big3']);
     });
 
+    it('writes no activity for an imported contact: its audit entry and import job say where it came from', async () => {
+      const rows = importRows(3);
+      const { created } = await h.service.contactBatches.create(as(A, 'req-import'), { idempotencyKey: 'k1', rows, importJobId: 'job_1' });
+      const id = created[0]!.contactId;
+      expect((await h.service.related.listActivities(A, id)).items).toEqual([]);
+      expect((await h.service.related.listActivities(A)).total).toBe(0);
+      expect((await h.service.contacts.get(A, id)).importJobId).toBe('job_1');
+      expect((await h.service.auditLog.history(A, 'contact', id, {})).items).toMatchObject([
+        { action: 'imported', requestId: 'req-import' },
+      ]);
+      // A contact created one at a time keeps its `created` activity.
+      const one = await create(as(A, 'req-one'));
+      expect((await h.service.related.listActivities(A, one.id)).items).toMatchObject([{ action: 'created', recordId: one.id }]);
+    });
+
     it('puts the grouped entry in a record’s history, and keeps it there once the record is deleted', async () => {
       const { created } = await h.service.contactBatches.create(as(A, 'req-import'), { idempotencyKey: 'k1', rows: importRows(3) });
       const id = created[1]!.contactId;

@@ -135,15 +135,15 @@ export class ContactBatches {
       }
     }
     if (input.dryRun) return { ...result, created: result.created.map(({ row }) => ({ row, contactId: '' })), replayed: false };
-    // The batch's audit entries are one group, which each contact names (so first); each contact
-    // keeps its own `created` activity. Each collection's inserts are consecutive, so they go to
-    // the store as multi-row statements.
+    // The batch's audit entries are one group, which each contact names (so first). An imported
+    // contact has no `created` activity of its own: its `imported` audit entry and its
+    // `importJobId` say where it came from (issue 34). Each collection's inserts are consecutive,
+    // so they go to the store as multi-row statements.
     writer.auditCreations(changes, caller, 'imported', 'contact', createdContacts, now);
     for (const contact of createdContacts) {
       changes.insert('contact', contact);
       changes.claims('contact', contact.id, contact.uniqueClaims ?? [], [], caller.workspaceId);
     }
-    for (const contact of createdContacts) writer.activity(changes, caller, 'created', 'contact', contact.id, now);
     const events = createdContacts.length > 0 ? [contactsCreated(caller.workspaceId, createdContacts)] : [];
     changes.batchResult({ id: batchId, workspaceId: caller.workspaceId, idempotencyKey: input.idempotencyKey, result, createdAt: now });
     await writer.write(caller, changes, events);
