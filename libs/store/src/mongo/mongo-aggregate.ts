@@ -58,8 +58,8 @@ export interface AggregatePipelines {
   total: MongoFilter[];
 }
 
-export function aggregatePipelines(query: AggregateQuery): AggregatePipelines {
-  const match = { $match: whereToFilter(query.where ?? []) };
+export function aggregatePipelines(query: AggregateQuery, searched?: ReadonlySet<string>): AggregatePipelines {
+  const match = { $match: whereToFilter(query.where ?? [], searched) };
   const id: MongoFilter = {};
   query.groupBy.forEach((key, i) => (id[keyName(i)] = keyExpression(key)));
   const flags: MongoFilter = {};

@@ -4,6 +4,7 @@
 import { CollectionDefinition, FieldType } from '../port';
 import { IndexLayout, indexLayouts } from '../index-layout';
 import { mongoPath, MongoFilter } from './mongo-query';
+import { trigramsPath } from './mongo-trigrams';
 
 export interface MongoIndex {
   keys: Record<string, 1>;
@@ -22,7 +23,12 @@ export function mongoIndexes(definition: CollectionDefinition<any>): MongoIndex[
     keys: { ...(definition.scope === 'workspace' ? { workspaceId: 1 as const } : {}), [`${mongoPath(field)}.$**`]: 1 },
     options: { name: `${definition.name}__${field}__wildcard`, unique: false },
   }));
-  return [...declared, ...dynamic];
+  // Each searched field's trigrams (mongo-trigrams.ts): a multikey index behind contains_text.
+  const searched = (definition.textSearch ?? []).map((field): MongoIndex => ({
+    keys: { ...(definition.scope === 'workspace' ? { workspaceId: 1 as const } : {}), [trigramsPath(field)]: 1 },
+    options: { name: `${definition.name}__${field}__trigrams`, unique: false },
+  }));
+  return [...declared, ...dynamic, ...searched];
 }
 
 const BSON_TYPES: Record<FieldType, string> = { string: 'string', number: 'number', boolean: 'bool' };

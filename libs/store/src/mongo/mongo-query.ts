@@ -5,6 +5,7 @@
  */
 import { Change, Condition, Scalar, SortKey, StoreError } from '../port';
 import { assertChangePath, assertFieldName, isScalar } from '../validate-query';
+import { trigrams, trigramsPath } from './mongo-trigrams';
 
 export type MongoFilter = Record<string, unknown>;
 
@@ -24,15 +25,18 @@ export function escapeRegex(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
 }
 
-function conditionToFilter(c: Condition): MongoFilter {
+const NONE: ReadonlySet<string> = new Set();
+
+/** `searched`: the collection's textSearch fields, whose contains_text goes through their trigrams first. */
+function conditionToFilter(c: Condition, searched: ReadonlySet<string>): MongoFilter {
   if ('or' in c) {
     if (!Array.isArray(c.or) || c.or.length === 0) throw new StoreError('invalid_query', 'or needs at least one group');
-    return { $or: c.or.map((group) => (group.length === 0 ? { _id: { $exists: true } } : whereToFilter(group))) };
+    return { $or: c.or.map((group) => (group.length === 0 ? { _id: { $exists: true } } : whereToFilter(group, searched))) };
   }
   if ('not' in c) {
     if (!Array.isArray(c.not) || c.not.length === 0) throw new StoreError('invalid_query', 'not needs a non-empty group');
     // $nor keeps a document that does not match, a document without the field included.
-    return { $nor: [whereToFilter(c.not)] };
+    return { $nor: [whereToFilter(c.not, searched)] };
   }
   const path = mongoPath(c.field);
   switch (c.op) {
@@ -52,9 +56,12 @@ function conditionToFilter(c: Condition): MongoFilter {
         throw new StoreError('invalid_query', `${c.op} needs a string or a finite number`);
       }
       return { [path]: { [`$${c.op}`]: c.value } };
-    case 'contains_text':
+    case 'contains_text': {
       if (typeof c.value !== 'string') throw new StoreError('invalid_query', 'contains_text needs a string');
-      return { [path]: { $regex: escapeRegex(c.value), $options: 'i' } };
+      const regex = { [path]: { $regex: escapeRegex(c.value), $options: 'i' } };
+      const grams = searched.has(c.field) ? trigrams(c.value) : [];
+      return grams.length > 0 ? { $and: [{ [trigramsPath(c.field)]: { $all: grams } }, regex] } : regex;
+    }
     case 'has':
       return { [path]: { $elemMatch: { $eq: checkedScalar(c.value) } } };
     case 'exists':
@@ -71,10 +78,10 @@ function conditionToFilter(c: Condition): MongoFilter {
   }
 }
 
-export function whereToFilter(where: Condition[]): MongoFilter {
+export function whereToFilter(where: Condition[], searched: ReadonlySet<string> = NONE): MongoFilter {
   if (where.length === 0) return {};
-  if (where.length === 1) return conditionToFilter(where[0] as Condition);
-  return { $and: where.map(conditionToFilter) };
+  if (where.length === 1) return conditionToFilter(where[0] as Condition, searched);
+  return { $and: where.map((c) => conditionToFilter(c, searched)) };
 }
 
 /**
@@ -124,9 +131,15 @@ export function unsetFlags(sort: SortKey[]): MongoFilter | null {
 }
 
 /** The aggregation of a query whose sort has unset-high keys: match, flag, sort, page, drop the flags. */
-export function sortedPipeline(where: Condition[], sort: SortKey[], offset: number | undefined, limit: number | undefined): MongoFilter[] {
+export function sortedPipeline(
+  where: Condition[],
+  sort: SortKey[],
+  offset: number | undefined,
+  limit: number | undefined,
+  searched: ReadonlySet<string> = NONE,
+): MongoFilter[] {
   const flags = unsetFlags(sort);
-  const stages: MongoFilter[] = [{ $match: whereToFilter(where) }];
+  const stages: MongoFilter[] = [{ $match: whereToFilter(where, searched) }];
   if (flags) stages.push(flags);
   stages.push({ $sort: sortToMongo(sort) });
   if (offset) stages.push({ $skip: offset });

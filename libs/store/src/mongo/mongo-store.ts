@@ -11,6 +11,7 @@ import { mongoIndexes } from './mongo-indexes';
 import { bounded, isUnavailable, mongoConnectionOptions, OPERATION_TIME_LIMIT_MS } from './mongo-limits';
 import { aggregatePipelines, readAggregate } from './mongo-aggregate';
 import { changeToUpdate, MongoFilter, sortedPipeline, sortToMongo, whereToFilter } from './mongo-query';
+import { searchedFields, TRIGRAMS, trigrams, trigramsOf, trigramsPath, withTrigrams } from './mongo-trigrams';
 
 /** An upsert retries when a concurrent writer inserts the same id between its update and its insert. */
 const UPSERT_ATTEMPTS = 3;
@@ -24,7 +25,12 @@ interface MongoCollection {
   definition: CollectionDefinition<any>;
   model: Model<any>;
   layouts: IndexLayout[];
+  /** Its textSearch fields, whose values keep their trigrams (mongo-trigrams.ts). */
+  searched: ReadonlySet<string>;
 }
+
+/** A trigram backfill writes this many documents a round. */
+const BACKFILL_BATCH = 500;
 
 export class MongoStoreAdapter implements StoreAdapter {
   private constructor(
@@ -59,11 +65,11 @@ export class MongoStoreAdapter implements StoreAdapter {
   }
 
   async find(definition: CollectionDefinition<any>, query: Query): Promise<StoredRecord[]> {
-    return this.guard(definition, async ({ model }) => {
+    return this.guard(definition, async ({ model, searched }) => {
       // MongoDB reads limit 0 as "no limit"; the port means no documents.
       if (query.limit === 0) return [];
       if ((query.sort ?? []).some((key) => key.unset === 'high')) {
-        const stages = sortedPipeline(query.where ?? [], query.sort ?? [], query.offset, query.limit);
+        const stages = sortedPipeline(query.where ?? [], query.sort ?? [], query.offset, query.limit, searched);
         return (
           (await model
             .aggregate(stages as unknown as PipelineStage[])
@@ -72,7 +78,9 @@ export class MongoStoreAdapter implements StoreAdapter {
             .exec()) as RawDocument[]
         ).map(fromMongo);
       }
-      let cursor = bounded(model.find(whereToFilter(query.where ?? [])).sort(sortToMongo(query.sort ?? []))).session(this.readSession);
+      let cursor = bounded(model.find(whereToFilter(query.where ?? [], searched)).sort(sortToMongo(query.sort ?? []))).session(
+        this.readSession,
+      );
       if (query.offset) cursor = cursor.skip(query.offset);
       if (query.limit !== undefined) cursor = cursor.limit(query.limit);
       return ((await cursor.lean()) as RawDocument[]).map(fromMongo);
@@ -80,16 +88,16 @@ export class MongoStoreAdapter implements StoreAdapter {
   }
 
   async count(definition: CollectionDefinition<any>, where: Condition[]): Promise<number> {
-    return this.guard(definition, ({ model }) =>
-      bounded(model.countDocuments(whereToFilter(where)))
+    return this.guard(definition, ({ model, searched }) =>
+      bounded(model.countDocuments(whereToFilter(where, searched)))
         .session(this.readSession)
         .exec(),
     );
   }
 
   async aggregate(definition: CollectionDefinition<any>, query: AggregateQuery): Promise<AggregateResult> {
-    return this.guard(definition, async ({ model }) => {
-      const pipelines = aggregatePipelines(query);
+    return this.guard(definition, async ({ model, searched }) => {
+      const pipelines = aggregatePipelines(query, searched);
       const run = (stages: MongoFilter[]) =>
         model
           .aggregate(stages as unknown as PipelineStage[])
@@ -114,11 +122,11 @@ export class MongoStoreAdapter implements StoreAdapter {
   }
 
   async updateOne(definition: CollectionDefinition<any>, where: Condition[], change: Change<unknown>): Promise<StoredRecord | null> {
-    return this.guard(definition, (collection) => this.updateDocument(collection, whereToFilter(where), change));
+    return this.guard(definition, (collection) => this.updateDocument(collection, whereToFilter(where, collection.searched), change));
   }
 
   async updateMany(definition: CollectionDefinition<any>, where: Condition[], change: Change<unknown>): Promise<number> {
-    return this.guard(definition, (collection) => this.updateDocuments(collection, whereToFilter(where), change));
+    return this.guard(definition, (collection) => this.updateDocuments(collection, whereToFilter(where, collection.searched), change));
   }
 
   async upsert(
@@ -128,7 +136,7 @@ export class MongoStoreAdapter implements StoreAdapter {
     scope: Condition[],
   ): Promise<StoredRecord> {
     return this.guard(definition, async (collection) => {
-      const inScope = whereToFilter([{ field: 'id', op: 'eq', value: document.id }, ...scope]);
+      const inScope = whereToFilter([{ field: 'id', op: 'eq', value: document.id }, ...scope], collection.searched);
       for (let attempt = 0; attempt < UPSERT_ATTEMPTS; attempt += 1) {
         const updated = await this.updateDocument(collection, inScope, change);
         if (updated) return updated;
@@ -149,7 +157,10 @@ export class MongoStoreAdapter implements StoreAdapter {
   }
 
   async deleteMany(definition: CollectionDefinition<any>, where: Condition[]): Promise<number> {
-    return this.guard(definition, async ({ model }) => (await bounded(model.deleteMany(whereToFilter(where))).exec()).deletedCount);
+    return this.guard(
+      definition,
+      async ({ model, searched }) => (await bounded(model.deleteMany(whereToFilter(where, searched))).exec()).deletedCount,
+    );
   }
 
   async commit(writes: AdapterWrite[]): Promise<void> {
@@ -200,30 +211,30 @@ export class MongoStoreAdapter implements StoreAdapter {
         await this.insertDocument(collection, write.document, session);
         return;
       case 'update': {
-        const updated = await this.updateDocument(collection, whereToFilter(write.where), write.change, session);
+        const updated = await this.updateDocument(collection, whereToFilter(write.where, collection.searched), write.change, session);
         if (!updated && write.required) throw new StoreError('conflict', `No ${write.collection.name} document matches the update`);
         return;
       }
       case 'updateMany':
-        await this.updateDocuments(collection, whereToFilter(write.where), write.change, session);
+        await this.updateDocuments(collection, whereToFilter(write.where, collection.searched), write.change, session);
         return;
       case 'deleteMany':
-        await bounded(collection.model.deleteMany(whereToFilter(write.where), { session })).exec();
+        await bounded(collection.model.deleteMany(whereToFilter(write.where, collection.searched), { session })).exec();
         return;
     }
   }
 
   private async insertDocument(collection: MongoCollection, document: StoredRecord, session?: ClientSession): Promise<void> {
-    await collection.model.insertMany([toMongo(document)], { lean: true, ...(session ? { session } : {}) });
+    await collection.model.insertMany([toMongo(document, collection.searched)], { lean: true, ...(session ? { session } : {}) });
   }
 
   private async updateDocument(
-    { model }: MongoCollection,
+    { model, searched }: MongoCollection,
     filter: MongoFilter,
     change: Change<unknown>,
     session?: ClientSession,
   ): Promise<StoredRecord | null> {
-    const update = changeToUpdate(change);
+    const update = changeToUpdate(withTrigrams(change, searched));
     const options = session ? { session } : {};
     const raw = update
       ? await bounded(model.findOneAndUpdate(filter, update, { ...options, returnDocument: 'after', lean: true }).sort({ _id: 1 })).exec()
@@ -232,12 +243,12 @@ export class MongoStoreAdapter implements StoreAdapter {
   }
 
   private async updateDocuments(
-    { model }: MongoCollection,
+    { model, searched }: MongoCollection,
     filter: MongoFilter,
     change: Change<unknown>,
     session?: ClientSession,
   ): Promise<number> {
-    const update = changeToUpdate(change);
+    const update = changeToUpdate(withTrigrams(change, searched));
     const options = session ? { session } : {};
     if (!update) return bounded(model.countDocuments(filter, options)).exec();
     return (await bounded(model.updateMany(filter, update, options)).exec()).matchedCount;
@@ -269,7 +280,9 @@ export class MongoStoreAdapter implements StoreAdapter {
     // The indexes the definition declares, and no others: one a newer version no longer declares is
     // dropped (syncIndexes), so a list that stopped filtering on a field stops paying for its index.
     await model.syncIndexes();
-    return { definition, model, layouts };
+    const searched = searchedFields(definition);
+    await backfillTrigrams(model, searched);
+    return { definition, model, layouts, searched };
   }
 
   private async guard<T>(definition: CollectionDefinition<any>, work: (collection: MongoCollection) => Promise<T>): Promise<T> {
@@ -283,14 +296,48 @@ export class MongoStoreAdapter implements StoreAdapter {
   }
 }
 
-function toMongo(document: StoredRecord): RawDocument {
+function toMongo(document: StoredRecord, searched: ReadonlySet<string>): RawDocument {
   const { id, ...rest } = document;
-  return { _id: id, ...rest };
+  const grams = trigramsOf(rest, searched);
+  return { _id: id, ...rest, ...(grams ? { [TRIGRAMS]: grams } : {}) };
 }
 
 function fromMongo(raw: RawDocument): StoredRecord {
-  const { _id, __v: _version, ...rest } = raw;
+  const { _id, __v: _version, [TRIGRAMS]: _trigrams, ...rest } = raw;
   return { id: _id, ...rest };
+}
+
+/**
+ * Gives the trigrams to documents written before their field was searched (or by a version without
+ * them), a batch at a time, so that the `$all` of a search never misses one. Starts on every start
+ * and replica; each document is written once, whoever gets there first.
+ */
+async function backfillTrigrams(model: Model<any>, searched: ReadonlySet<string>): Promise<void> {
+  for (const field of searched) {
+    const missing = { [field]: { $type: 'string' }, [trigramsPath(field)]: { $exists: false } };
+    for (;;) {
+      const batch = (await bounded(
+        model
+          .find(missing, { [field]: 1 })
+          .limit(BACKFILL_BATCH)
+          .lean(),
+      ).exec()) as RawDocument[];
+      if (batch.length === 0) break;
+      // Only while the value is the one read: a writer that changed it since wrote its own trigrams.
+      const written = await model.bulkWrite(
+        batch.map((raw) => ({
+          updateOne: {
+            filter: { _id: raw._id, [field]: { $eq: raw[field] } },
+            update: { $set: { [trigramsPath(field)]: trigrams(String(raw[field])) } },
+          },
+        })),
+        { ordered: false },
+      );
+      // A round that matched nothing would read the same documents again (an older replica still
+      // writing without trigrams): leave them to the next start.
+      if (written.matchedCount === 0) break;
+    }
+  }
 }
 
 function isDuplicateKey(error: unknown): boolean {
