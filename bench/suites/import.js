@@ -210,7 +210,7 @@ module.exports = async function importSuite({ cluster, api, log }) {
         cpuCoreSecondsPer100000Rows: cpuCoreSeconds,
         recordsBatchCreate500RowsMs: batchMsPer500,
         recordsBatchCreateOnlyEstimateMs: batchMsPer500 === undefined ? undefined : (ROWS / 500) * batchMsPer500,
-        note: 'split = stream parse + store chunk plan + publish with confirms; batch create = records validation + SQLite insert of contacts, activities and outbox events; the rest is queueing and counting (import store writes).',
+        note: 'split = stream parse + store chunk plan + publish with confirms; batch create = records validation + SQLite insert of contacts, their audit group and outbox events; the rest is queueing and counting (import store writes).',
       },
     };
   } finally {
