@@ -116,6 +116,24 @@ describe('SQLite reads on worker threads', () => {
     await read;
   });
 
+  it('answer reads by id on the event loop (a few page reads), never queued behind the workers', async () => {
+    const light = store.forWorkspace('light');
+    const heavy = [heavyCount(store), heavyCount(store)];
+    expect(store.readQueue()).toEqual({ workers: 2, running: 1, waiting: 1 });
+    const got = light.get(notes, 'l1');
+    const many = light.getMany(notes, ['l1', 'absent']);
+    expect(store.readQueue()).toEqual({ workers: 2, running: 1, waiting: 1 });
+    // Any other read goes to a worker: one by another field, and more ids than a lookup takes.
+    const byRank = light.find(notes, { where: [{ field: 'rank', op: 'eq', value: 1 }] });
+    const manyIds = light.getMany(notes, ['l1', ...Array.from({ length: 50 }, (_, i) => `absent-${i}`)]);
+    expect(store.readQueue()).toEqual({ workers: 2, running: 2, waiting: 2 });
+    expect(await got).toMatchObject({ id: 'l1', body: 'light' });
+    expect((await many).map((note) => note.id)).toEqual(['l1']);
+    expect((await byRank).map((note) => note.id)).toEqual(['l1']);
+    expect((await manyIds).map((note) => note.id)).toEqual(['l1']);
+    await Promise.all(heavy);
+  });
+
   it('refuse reads once the store is closed', async () => {
     const own = await openStore({ location: { kind: 'sqlite', file: join(dir, 'closed.db'), readWorkers: 1 }, collections: [notes] });
     await own.close();

@@ -47,6 +47,7 @@ import { workspaceCountSql, workspaceStampSql, workspaceVersionSql } from './sql
 import { WORKSPACE_TEXT_VERSION } from './sqlite-text-index';
 import { createCollectionSchema, describeCollection, duplicateFields, dynamicIndexName, SqliteCollection } from './sqlite-schema';
 import { SqliteWriteThread, type WriteMethod } from './sqlite-write-thread';
+import { isKeyLookup } from './key-lookup';
 import { SqliteReadPool, type ReadMethod } from './sqlite-read-pool';
 import { quoteIdentifier } from './sqlite-columns';
 import {
@@ -328,7 +329,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
   }
 
   async find(collection: CollectionDefinition<any>, query: Query): Promise<StoredRecord[]> {
-    if (this.reads) return this.onReader('find', collection, query.where, [query]);
+    if (this.reads && !isKeyLookup(query)) return this.onReader('find', collection, query.where, [query]);
     return this.guard(collection, (c) => {
       if (query.limit !== undefined && searchesText(query.where ?? [])) {
         return this.runInTransaction.deferred(() => this.findText(this.withSlots(c, query), query)) as StoredRecord[];
