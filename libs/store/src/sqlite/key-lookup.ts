@@ -8,7 +8,10 @@
  */
 import type { Query } from '../port';
 
-/** At most this many ids make a lookup (a getMany's first chunk of a page's references). */
+/**
+ * At most this many ids make a lookup: a page's references (a list's accounts or owners) fit, and 50
+ * primary-key probes still take about a millisecond. A chosen bound, not a measured optimum.
+ */
 export const KEY_LOOKUP_MAX_IDS = 50;
 
 /** Whether the query names its rows by id (equal, or one of at most KEY_LOOKUP_MAX_IDS), beside only equalities on the workspace. */

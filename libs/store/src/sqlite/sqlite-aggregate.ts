@@ -15,9 +15,9 @@ import {
   Metric,
   Scalar,
 } from '../port';
-import { indexLayouts } from '../index-layout';
 import { jsonPath, quoteIdentifier, SqliteColumns } from './sqlite-columns';
 import { SqlValue, whereToSql } from './sqlite-query';
+import { sqliteIndexLayouts } from './sqlite-schema';
 
 /**
  * The first day of a date's (or an ISO timestamp's, by its UTC date) period; NULL for anything
@@ -129,7 +129,7 @@ function coveringIndex(query: AggregateQuery, collection: CollectionDefinition<a
   for (const metric of query.metrics) fields.add(metric.field);
   if (query.groupBy.length === 0 && query.metrics.length === 0) return undefined;
   fields.delete('id');
-  const covering = indexLayouts(collection)
+  const covering = sqliteIndexLayouts(collection)
     .filter((layout) => layout.sparseFields.length === 0 && [...fields].every((field) => layout.keys.includes(field)))
     .sort((a, b) => a.keys.length - b.keys.length)[0];
   return covering ? quoteIdentifier(covering.name) : undefined;

@@ -160,10 +160,8 @@ function containsText(field: string, needle: string, columns: SqliteColumns, par
     params.push(needle);
     return `rowid IN (SELECT rowid FROM ${index} WHERE ${index} MATCH ${textMatchQuery(false)})`;
   }
-  // A short needle scans. On an indexed field the range (true of every text) has the planner read
-  // the values from the field's index instead of parsing every document.
-  const fromIndex = index ? `${expression} >= '' AND ` : '';
-  return `(${fromIndex}${scanText(expression, needle, params)})`;
+  // A short needle scans (a workspace's search reads its values table instead: workspaceTextSearch).
+  return `(${scanText(expression, needle, params)})`;
 }
 
 /** The scan's test of one row: what a text index answers for a whole table. */

@@ -45,6 +45,26 @@ describe('SQLite schema', () => {
     expect(plan(page.sql, page.params)).toMatch(/contacts__workspaceId__createdAt__id(?!.*TEMP B-TREE)/);
   });
 
+  it("builds no B-tree over a text-searched field's values (its text index answers every search), and drops one an earlier version made", () => {
+    const people = defineCollection<StoredDocument>({
+      name: 'people',
+      scope: 'workspace',
+      fields: { searchText: 'string', createdAt: 'string' },
+      textSearch: ['searchText'],
+    });
+    const indexes = () => prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'people'`).pluck(true).all();
+    createCollectionSchema(db, people, prepare);
+    expect(indexes()).toContain('people__workspaceId__createdAt__id');
+    expect(indexes()).not.toContain('people__workspaceId__searchText__id');
+    // A file from before: the index goes at the next start.
+    db.exec(`CREATE INDEX people__workspaceId__searchText__id ON people (workspace_id, "f:searchText", id)`);
+    createCollectionSchema(db, people, prepare);
+    expect(indexes()).not.toContain('people__workspaceId__searchText__id');
+    // An index the collection declares on the field is kept.
+    createCollectionSchema(db, { ...people, indexes: [{ fields: ['searchText'] }] }, prepare);
+    expect(indexes()).toContain('people__workspaceId__searchText__id');
+  });
+
   it('lets a purge across workspaces read an index declared across workspaces instead of scanning the table', () => {
     const sent = (indexes: IndexDefinition[]) =>
       defineCollection<StoredDocument>({ name: 'sent', scope: 'workspace', fields: { createdAt: 'string' }, indexes });

@@ -6,6 +6,7 @@ import type Database from 'better-sqlite3';
 import { CollectionDefinition } from '../port';
 import { indexedFields, indexLayouts, IndexLayout } from '../index-layout';
 import { createTextIndexes } from './sqlite-text-index';
+import { textSearchFields } from '../text-search-fields';
 import { createWorkspaceCounts } from './sqlite-workspace-counts';
 import { createDynamicSlots } from './sqlite-dynamic-slots';
 import { generatedColumnName, jsonPath, quoteIdentifier, SqliteColumns } from './sqlite-columns';
@@ -25,10 +26,30 @@ function columnsKey(columns: string[]): string {
 /** Prepares (or reuses) a statement that is never garbage-collected (see keep-alive.ts). */
 export type Prepare = (sql: string) => Database.Statement<any[]>;
 
+/**
+ * The collection's indexes on SQLite: the adapters' layouts (index-layout.ts) but the B-tree of a
+ * `textSearch` field's whole values. Its text index answers every search of the field (trigrams,
+ * and for a short needle its values table), and a B-tree over long, varied values cost each
+ * insert more than the trigrams did. Without it, 50,000 realistic contacts in commits of 250 went
+ * in 32-54 % faster, and the import in `npm start` 11-14 % (alternating builds).
+ */
+export function sqliteIndexLayouts(definition: CollectionDefinition<any>): IndexLayout[] {
+  const searched = textSearchFields(definition);
+  return indexLayouts(definition).filter(
+    (layout) =>
+      !(layout.declared.length === 1 && searched.includes(layout.declared[0]!) && !isDeclaredIndex(definition, layout.declared[0]!)),
+  );
+}
+
+/** Whether one of the collection's declared indexes is on exactly this field. */
+function isDeclaredIndex(definition: CollectionDefinition<any>, field: string): boolean {
+  return (definition.indexes ?? []).some((index) => index.fields.filter((f) => f !== 'workspaceId').join() === field);
+}
+
 export function createCollectionSchema(db: Database.Database, definition: CollectionDefinition<any>, prepare: Prepare): SqliteCollection {
   const columns = new SqliteColumns(definition);
   const table = columns.table;
-  const layouts = indexLayouts(definition);
+  const layouts = sqliteIndexLayouts(definition);
 
   // One write transaction, so processes starting together do not race to add the same column.
   db.transaction(() => {
@@ -68,7 +89,7 @@ export function createCollectionSchema(db: Database.Database, definition: Collec
 export function describeCollection(
   definition: CollectionDefinition<any>,
   columns = new SqliteColumns(definition),
-  layouts: readonly IndexLayout[] = indexLayouts(definition),
+  layouts: readonly IndexLayout[] = sqliteIndexLayouts(definition),
 ): SqliteCollection {
   const uniqueFieldsByColumns = new Map<string, string[]>([[columnsKey(['id']), ['id']]]);
   const uniqueFieldsByIndexName = new Map<string, string[]>();
