@@ -111,8 +111,8 @@ describe('SQLite searches kept while their workspace text version stands', () =>
   it('rebuild an index whose triggers do not move the text version (a file of the older shape)', async () => {
     await store.close();
     const db = rawFile();
-    db.exec('DROP TRIGGER "people__text__name__insert"');
-    db.exec('CREATE TRIGGER "people__text__name__insert" AFTER INSERT ON "people" BEGIN SELECT 1; END');
+    db.exec('DROP TRIGGER "people__text__name__update"');
+    db.exec('CREATE TRIGGER "people__text__name__update" AFTER UPDATE ON "people" BEGIN SELECT 1; END');
     db.close();
 
     store = await openStore({ location: { kind: 'sqlite', file }, collections: [people] });

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { CollectionDefinition, defineCollection, IndexDefinition, StoredDocument } from '../port';
 import { keepAlive } from './keep-alive';
 import { createCollectionSchema } from './sqlite-schema';
+import { keepUpWithInserts } from './sqlite-insert-upkeep';
 import { countToSql, selectToSql } from './sqlite-query';
 
 const contacts = defineCollection<StoredDocument>({
@@ -98,12 +99,13 @@ describe('SQLite schema', () => {
     expect(plan(sql, params)).toContain('COVERING INDEX contacts__workspaceId__id ');
   });
 
-  it('keeps every workspace count through inserts, deletes and moves, and counts an existing table when the counts are new', () => {
+  it("keeps every workspace count through inserts (the adapter's upkeep), deletes and moves, and counts an existing table when the counts are new", () => {
     const insert = (id: string, ws: string) => prepare('INSERT INTO contacts (id, workspace_id, doc) VALUES (?, ?, ?)').run(id, ws, '{}');
     db.exec('CREATE TABLE contacts (id TEXT PRIMARY KEY, workspace_id TEXT, doc TEXT NOT NULL)');
     for (const id of ['c1', 'c2', 'c3']) insert(id, 'ws_a');
     insert('c4', 'ws_b');
-    const { columns } = createCollectionSchema(db, contacts, prepare);
+    const collection = createCollectionSchema(db, contacts, prepare);
+    const { columns } = collection;
     const count = (ws: string) => {
       const { sql, params } = countToSql([{ field: 'workspaceId', op: 'eq', value: ws }], columns);
       return prepare(sql)
@@ -112,6 +114,7 @@ describe('SQLite schema', () => {
     };
     expect([count('ws_a'), count('ws_b'), count('ws_c')]).toEqual([3, 1, 0]);
     insert('c5', 'ws_c');
+    keepUpWithInserts(prepare, collection, [{ id: 'c5', workspaceId: 'ws_c' }]);
     prepare('DELETE FROM contacts WHERE id = ?').run('c1');
     prepare('UPDATE contacts SET workspace_id = ? WHERE id = ?').run('ws_b', 'c2');
     prepare('UPDATE contacts SET doc = ? WHERE id = ?').run('{"a":1}', 'c3');
@@ -119,6 +122,32 @@ describe('SQLite schema', () => {
     // Reopening does not count twice.
     createCollectionSchema(db, contacts, prepare);
     expect([count('ws_a'), count('ws_b'), count('ws_c')]).toEqual([1, 2, 1]);
+  });
+
+  it('leaves no insert trigger on a collection, dropping one an earlier release made, and counts nothing twice then', () => {
+    const triggers = () =>
+      prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'contacts' AND sql LIKE '%AFTER INSERT%'`)
+        .pluck(true)
+        .all();
+    const collection = createCollectionSchema(db, contacts, prepare);
+    expect(triggers()).toEqual([]);
+    prepare('INSERT INTO contacts (id, workspace_id, doc) VALUES (?, ?, ?)').run('c1', 'ws_a', '{}');
+    keepUpWithInserts(prepare, collection, [{ id: 'c1', workspaceId: 'ws_a' }]);
+    // The earlier release's trigger, beside this release's others.
+    db.exec(
+      `CREATE TRIGGER contacts__count__insert AFTER INSERT ON contacts BEGIN INSERT INTO store_workspace_counts (collection, workspace_id, n, version)` +
+        ` SELECT 'contacts', new.workspace_id, 1, 1 WHERE new.workspace_id IS NOT NULL ON CONFLICT DO UPDATE SET n = n + 1, version = version + 1; END`,
+    );
+    const again = createCollectionSchema(db, contacts, prepare);
+    expect(triggers()).toEqual([]);
+    prepare('INSERT INTO contacts (id, workspace_id, doc) VALUES (?, ?, ?)').run('c2', 'ws_a', '{}');
+    keepUpWithInserts(prepare, again, [{ id: 'c2', workspaceId: 'ws_a' }]);
+    const { sql, params } = countToSql([{ field: 'workspaceId', op: 'eq', value: 'ws_a' }], again.columns);
+    expect(
+      prepare(sql)
+        .pluck(true)
+        .get(...params),
+    ).toBe(2);
   });
 
   it('rewrites the statistics at every start, whatever ANALYZE measured in between', () => {

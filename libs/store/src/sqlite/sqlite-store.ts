@@ -48,6 +48,7 @@ import { WORKSPACE_TEXT_VERSION } from './sqlite-text-index';
 import { createCollectionSchema, describeCollection, duplicateFields, dynamicIndexName, SqliteCollection } from './sqlite-schema';
 import { SqliteWriteThread, type WriteMethod } from './sqlite-write-thread';
 import { isKeyLookup } from './key-lookup';
+import { keepUpWithInserts } from './sqlite-insert-upkeep';
 import { SqliteReadPool, type ReadMethod } from './sqlite-read-pool';
 import { quoteIdentifier } from './sqlite-columns';
 import {
@@ -807,6 +808,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
     const json = JSON.stringify(document);
     const workspaceId = collection.definition.scope === 'workspace' ? (document.workspaceId as string) : null;
     this.statement(`INSERT INTO ${collection.columns.table} (id, workspace_id, doc) VALUES (?, ?, ?)`).run(document.id, workspaceId, json);
+    keepUpWithInserts(this.prepare, collection, [document]);
     writeSideRows(this.prepare, collection, [document]);
     return json;
   }
@@ -830,6 +832,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
         next += rows;
       }
     }
+    keepUpWithInserts(this.prepare, collection, documents);
     writeSideRows(this.prepare, collection, documents);
   }
 

@@ -1,9 +1,10 @@
 /**
  * Substring search without a scan of the documents: each of a collection's `textSearch` fields
  * gets an FTS5 table with the trigram tokenizer (SQLite ≥ 3.34) and a table of its lowered values,
- * both keyed by the collection row's rowid and kept in step with the row by triggers, so every
- * write path (and every process sharing the file) maintains them. Tables created for an existing
- * file (or of an older shape) are filled from it in the same transaction.
+ * both keyed by the collection row's rowid and kept in step with the row: by triggers through
+ * updates and deletes, by the adapter after each insert (sqlite-insert-upkeep.ts: an insert
+ * trigger slowed every index of the table), whichever process writes. Tables created for an
+ * existing file (or of an older shape) are filled from it in the same transaction.
  *
  * The FTS table indexes `lower(value)` with a case-sensitive tokenizer, so a phrase of
  * `lower(needle)`'s trigrams matches exactly the rows where `instr(lower(value), lower(needle)) > 0`
@@ -122,8 +123,10 @@ function dropStaleTextIndexes(
     prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND sql LIKE '%${VERSIONS_TABLE}%'`).pluck(true).all() as string[],
   );
   const current = existing
-    .filter((table) => table.sql === createStatement(quoteIdentifier(table.name)) && versioned.has(`${table.name}__insert`))
+    .filter((table) => table.sql === createStatement(quoteIdentifier(table.name)) && versioned.has(`${table.name}__update`))
     .map((table) => table.name);
+  // Inserts are indexed by the adapter (sqlite-insert-upkeep.ts); an earlier release's trigger goes.
+  for (const name of current) db.exec(`DROP TRIGGER IF EXISTS ${quoteIdentifier(`${name}__insert`)}`);
   for (const { name } of existing) {
     if (current.includes(name) && wanted.has(name)) continue;
     for (const trigger of ['insert', 'update', 'delete']) db.exec(`DROP TRIGGER IF EXISTS ${quoteIdentifier(`${name}__${trigger}`)}`);
@@ -133,7 +136,7 @@ function dropStaleTextIndexes(
   return current;
 }
 
-/** One field's index and values table, the triggers that keep them, filled from the rows there are. */
+/** One field's index and values table, the triggers that keep them through updates and deletes, filled from the rows there are. */
 function createTextIndex(db: Database.Database, name: string, table: string, column: string): void {
   const index = quoteIdentifier(name);
   const values = quoteIdentifier(textValuesName(name));
@@ -152,7 +155,6 @@ function createTextIndex(db: Database.Database, name: string, table: string, col
     `DELETE FROM ${index} WHERE rowid = old.rowid;` +
     ` DELETE FROM ${values} WHERE n IN (${rowScope('old.workspace_id')}, -1 - ${rowScope('old.workspace_id')}) AND row_id = old.rowid;` +
     ` ${bumpVersion('old.workspace_id')}`;
-  db.exec(`CREATE TRIGGER ${quoteIdentifier(`${name}__insert`)} AFTER INSERT ON ${table} BEGIN ${add('new')} END`);
   db.exec(`CREATE TRIGGER ${quoteIdentifier(`${name}__delete`)} AFTER DELETE ON ${table} BEGIN ${remove} END`);
   db.exec(
     `CREATE TRIGGER ${quoteIdentifier(`${name}__update`)} AFTER UPDATE ON ${table}` +
@@ -164,6 +166,27 @@ function createTextIndex(db: Database.Database, name: string, table: string, col
   db.exec(
     `INSERT INTO ${values} (n, row_id, value) SELECT ${valueNumber('t.workspace_id', `lower(t.${column})`)}, t.rowid, lower(t.${column}) FROM ${table} AS t WHERE typeof(t.${column}) = 'text'`,
   );
+}
+
+/**
+ * What rows just inserted owe each text index of the collection (its workspaces' numbers, the
+ * trigrams, the values, the text versions), as statements of one parameter: the rows' ids as a
+ * JSON array. Run in this order by the adapter after each insert (sqlite-insert-upkeep.ts).
+ */
+export function textInsertStatements(definition: CollectionDefinition<any>, columns: SqliteColumns): string[] {
+  return textSearchFields(definition).flatMap((field) => {
+    const index = quoteIdentifier(textIndexName(definition.name, field));
+    const values = quoteIdentifier(textValuesName(textIndexName(definition.name, field)));
+    const column = columns.expression(field);
+    const inserted = `FROM ${columns.table} AS t WHERE t.id IN (SELECT value FROM json_each(?))`;
+    const text = `${inserted} AND typeof(t.${column}) = 'text'`;
+    return [
+      `INSERT INTO ${SCOPES_TABLE} (workspace_id) SELECT DISTINCT t.workspace_id ${inserted} AND t.workspace_id IS NOT NULL ON CONFLICT DO NOTHING`,
+      `INSERT INTO ${index} (rowid, value, scope) SELECT t.rowid, lower(t.${column}), (SELECT ${scopeToken('n')} FROM ${SCOPES_TABLE} WHERE workspace_id = t.workspace_id) ${text}`,
+      `INSERT INTO ${values} (n, row_id, value) SELECT ${valueNumber('t.workspace_id', `lower(t.${column})`)}, t.rowid, lower(t.${column}) ${text}`,
+      `INSERT INTO ${VERSIONS_TABLE} (n, version) SELECT DISTINCT ${rowScope('t.workspace_id')}, 1 ${inserted} ON CONFLICT (n) DO UPDATE SET version = version + 1`,
+    ];
+  });
 }
 
 /**

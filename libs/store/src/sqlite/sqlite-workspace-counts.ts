@@ -2,8 +2,9 @@
  * How many documents each workspace holds in each collection, kept by triggers, so the count of
  * an unfiltered list is one lookup instead of a walk over the workspace's whole index (100,000
  * entries for a large workspace: most of what an unfiltered list page cost). Triggers keep it
- * right for every write path and every process sharing the file; a file opened for the first
- * time since the counts came in gets them counted at open.
+ * right through every delete and update, the adapter through every insert (sqlite-insert-upkeep.ts),
+ * whichever process writes; a file opened for the first time since the counts came in gets them
+ * counted at open.
  *
  * Beside each count, the version of the workspace's documents of the collection: every insert,
  * update and delete moves it, so an answer read at one version (a filtered count, an aggregate:
@@ -41,8 +42,10 @@ export function createWorkspaceCounts(
     if (!held.includes(column)) db.exec(`ALTER TABLE ${COUNTS_TABLE} ADD COLUMN ${column} INTEGER NOT NULL DEFAULT 0`);
   }
   const trigger = (event: string) => `${definition.name}__count__${event}`;
-  const names = ['insert', 'delete', 'update', 'changed', 'top'].map(trigger);
-  const triggers = prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?, ?, ?, ?)`).all(...names) as {
+  // Inserts are counted by the adapter (sqlite-insert-upkeep.ts); an earlier release's trigger goes.
+  db.exec(`DROP TRIGGER IF EXISTS ${quoteIdentifier(trigger('insert'))}`);
+  const names = ['delete', 'update', 'changed', 'top'].map(trigger);
+  const triggers = prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?, ?, ?)`).all(...names) as {
     name: string;
     sql: string;
   }[];
@@ -57,7 +60,6 @@ export function createWorkspaceCounts(
   const add = `INSERT INTO ${COUNTS_TABLE} (collection, workspace_id, n, version) SELECT ${name}, new.workspace_id, 1, 1 WHERE new.workspace_id IS NOT NULL ON CONFLICT DO UPDATE SET n = n + 1, version = version + 1;`;
   const remove = `UPDATE ${COUNTS_TABLE} SET n = n - 1, version = version + 1, changes = changes + 1 WHERE collection = ${name} AND workspace_id = old.workspace_id;`;
   const changed = `UPDATE ${COUNTS_TABLE} SET version = version + 1, changes = changes + 1 WHERE collection = ${name} AND workspace_id = new.workspace_id;`;
-  db.exec(`CREATE TRIGGER ${quoteIdentifier(trigger('insert'))} AFTER INSERT ON ${table} BEGIN ${add} END`);
   db.exec(`CREATE TRIGGER ${quoteIdentifier(trigger('delete'))} AFTER DELETE ON ${table} BEGIN ${remove} END`);
   db.exec(
     `CREATE TRIGGER ${quoteIdentifier(trigger('top'))} AFTER DELETE ON ${table} WHEN old.rowid > coalesce((SELECT max(rowid) FROM ${table}), 0)` +
@@ -79,6 +81,18 @@ export function createWorkspaceCounts(
   );
   db.exec(
     `INSERT INTO ${TOPS_TABLE} (collection, removed) VALUES (${name}, ${clock}) ON CONFLICT DO UPDATE SET removed = excluded.removed`,
+  );
+}
+
+/**
+ * What inserting n documents of a workspace adds to its count (two parameters: the workspace id,
+ * n), for a collection that keeps counts: run by the adapter after each insert statement.
+ */
+export function countInsertsStatement(definition: CollectionDefinition<any>): string | undefined {
+  if (definition.scope !== 'workspace') return undefined;
+  return (
+    `INSERT INTO ${COUNTS_TABLE} (collection, workspace_id, n, version) VALUES ('${definition.name}', ?, ?, 1)` +
+    ' ON CONFLICT DO UPDATE SET n = n + excluded.n, version = version + 1'
   );
 }
 
