@@ -582,8 +582,8 @@ export class SqliteStoreAdapter implements StoreAdapter {
 
   async insert(collection: CollectionDefinition<any>, document: StoredRecord): Promise<StoredRecord> {
     return this.write('insert', collection, [document], (c) =>
-      // The document and its side row (sqlite-dynamic-slots.ts) in one commit.
-      hasDynamicFields(c.definition) ? parse(this.transaction(() => this.insertRow(c, document))) : parse(this.insertRow(c, document)),
+      // The document, its count and text index (sqlite-insert-upkeep.ts) and its side row (sqlite-dynamic-slots.ts) in one commit.
+      parse(this.transaction(() => this.insertRow(c, document))),
     );
   }
 
