@@ -46,7 +46,7 @@ async function parseOnly(buffer) {
 
 /**
  * The store's own bulk insert: the same contacts committed at once into a fresh SQLite file with
- * the records service's contacts collection (its indexes, text index and count triggers), in this
+ * the records service's contacts collection (its indexes, text index and counts), in this
  * process. No activities, no events, no batch answer: what the import adds on top is its cost.
  */
 async function storeBulkInsert(rows) {

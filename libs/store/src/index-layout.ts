@@ -15,6 +15,8 @@ export interface IndexLayout {
   unique: boolean;
   /** For a sparse unique index: documents where any of these is absent or null are not indexed. */
   sparseFields: string[];
+  /** Made for a declared field no index leads (the port's promise), not declared as an index itself. */
+  forField: boolean;
 }
 
 /**
@@ -45,7 +47,7 @@ export function indexLayouts(collection: CollectionDefinition<any>): IndexLayout
     assertFieldName(field);
     if (field === 'id' || (inWorkspace && field === 'workspaceId')) continue;
     if (layouts.some((l) => l.keys[prefix.length] === field)) continue;
-    layouts.push(layout(collection.name, [...prefix, field, 'id'], [field], false, false));
+    layouts.push({ ...layout(collection.name, [...prefix, field, 'id'], [field], false, false), forField: true });
   }
   const seen = new Set<string>();
   return layouts.filter((l) => (seen.has(l.name) ? false : (seen.add(l.name), true)));
@@ -54,7 +56,7 @@ export function indexLayouts(collection: CollectionDefinition<any>): IndexLayout
 function layout(collection: string, keys: string[], declared: string[], unique: boolean, sparse: boolean): IndexLayout {
   const suffix = `${unique ? '__unique' : ''}${sparse ? '__sparse' : ''}`;
   const name = `${collection}__${keys.map((k) => k.replace(/\./g, '_')).join('__')}${suffix}`;
-  return { name, keys, declared, unique, sparseFields: sparse ? declared : [] };
+  return { name, keys, declared, unique, sparseFields: sparse ? declared : [], forField: false };
 }
 
 /** Fields that get their own indexed column (SQLite): the declared fields and every index key. */

@@ -35,15 +35,7 @@ export type Prepare = (sql: string) => Database.Statement<any[]>;
  */
 export function sqliteIndexLayouts(definition: CollectionDefinition<any>): IndexLayout[] {
   const searched = textSearchFields(definition);
-  return indexLayouts(definition).filter(
-    (layout) =>
-      !(layout.declared.length === 1 && searched.includes(layout.declared[0]!) && !isDeclaredIndex(definition, layout.declared[0]!)),
-  );
-}
-
-/** Whether one of the collection's declared indexes is on exactly this field. */
-function isDeclaredIndex(definition: CollectionDefinition<any>, field: string): boolean {
-  return (definition.indexes ?? []).some((index) => index.fields.filter((f) => f !== 'workspaceId').join() === field);
+  return indexLayouts(definition).filter((layout) => !(layout.forField && searched.includes(layout.declared[0]!)));
 }
 
 export function createCollectionSchema(db: Database.Database, definition: CollectionDefinition<any>, prepare: Prepare): SqliteCollection {
