@@ -114,15 +114,16 @@ module.exports = async function listsSuite({ cluster, api, seconds, log }) {
   const headers = { authorization: `Bearer ${access}` };
   const first = await api('GET', '/api/contacts/', undefined, access);
   if (first.count !== CONTACTS) throw new Error(`expected ${CONTACTS} contacts, the list counts ${first.count}`);
-  // Common terms of this data: a free-mail domain (about 1 in 12 rows), a frequent first name, a
-  // title word, a tag, a surname.
+  // Common terms of this data in the searched fields (names, email, phone; not title or tags): a
+  // free-mail domain (about 1 in 12 rows), a frequent first name, a surname ending (1 in 19:
+  // Johnson, Anderson), a first-name start (1 in 22: Mary, Mark), a surname.
   const get = (path) => ({ path });
   const targets = {
     firstPage: get('/api/contacts/'),
     searchGmail: get('/api/contacts/?search=gmail'),
     searchJohn: get('/api/contacts/?search=john'),
-    searchManager: get('/api/contacts/?search=manager'),
-    searchVip: get('/api/contacts/?search=vip'),
+    searchSon: get('/api/contacts/?search=son'),
+    searchMar: get('/api/contacts/?search=mar'),
     searchSmith: get('/api/contacts/?search=smith'),
     // The same first page in the filter language's default order, and asked for by name: the
     // order exports walk (it was a sort of the whole workspace per page).
@@ -141,6 +142,9 @@ module.exports = async function listsSuite({ cluster, api, seconds, log }) {
   const counts = {};
   for (const [name, t] of Object.entries(targets))
     counts[name] = (await api(t.method ?? 'GET', t.path, t.body && JSON.parse(t.body), access)).count;
+  // A search for a term the searched fields never hold measures an empty answer, not a common term.
+  const empty = Object.keys(counts).filter((name) => !(counts[name] > 0));
+  if (empty.length > 0) throw new Error(`these lists find nothing, so they measure no common term: ${empty.join(', ')}`);
   log('warming up');
   for (const t of Object.values(targets)) await send(t, { seconds: 1 });
   log(`baseline: gateway GET /api/auth/me/, ${FEW_CONNECTIONS} connections, ${seconds} s`);

@@ -8,6 +8,7 @@ export type { StoreAdapter, AdapterWrite, StoredRecord } from './store-adapter';
 export { leases, StoreLease, type LeaseDocument } from './retention/store-lease';
 export { purgeQuery } from './scoped-store';
 export { sqliteQueryPlan } from './sqlite/query-plan';
+export { readsOnLoop as sqliteReadsOnLoop } from './sqlite/loop-reads';
 export { LeasedSweep, type LeasedSweepDeps, type SweepLease } from './retention/leased-sweep';
 export { RetentionSweeper, isoDaysBefore, DAY_MS, type RetentionRule, type RetentionSweeperOptions } from './retention/retention-sweeper';
 export { keepAlive } from './sqlite/keep-alive';

@@ -144,6 +144,12 @@ export interface CollectionDefinition<T extends StoredDocument = StoredDocument>
    * compound wildcard index (workspaceId, `<sub-document>.$**`), declared with the collection.
    */
   dynamicFields?: string[];
+  /**
+   * At most this many documents in one workspace, as the service's own rules keep it (a workspace's
+   * custom field definitions). An adapter may read one workspace's where that costs least (SQLite:
+   * on the event loop's connection, not a read worker). Not enforced by the store.
+   */
+  maxPerWorkspace?: number;
   /** Phantom, for inference only. */
   readonly __type?: T;
 }

@@ -47,7 +47,7 @@ import { workspaceCountSql, workspaceStampSql, workspaceVersionSql } from './sql
 import { WORKSPACE_TEXT_VERSION } from './sqlite-text-index';
 import { createCollectionSchema, describeCollection, duplicateFields, dynamicIndexName, SqliteCollection } from './sqlite-schema';
 import { SqliteWriteThread, type WriteMethod } from './sqlite-write-thread';
-import { isKeyLookup } from './key-lookup';
+import { isSmallRead, readsOnLoop } from './loop-reads';
 import { keepUpWithInserts } from './sqlite-insert-upkeep';
 import { SqliteReadPool, type ReadMethod } from './sqlite-read-pool';
 import { quoteIdentifier } from './sqlite-columns';
@@ -330,7 +330,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
   }
 
   async find(collection: CollectionDefinition<any>, query: Query): Promise<StoredRecord[]> {
-    if (this.reads && !isKeyLookup(query)) return this.onReader('find', collection, query.where, [query]);
+    if (this.reads && !readsOnLoop(collection, query)) return this.onReader('find', collection, query.where, [query]);
     return this.guard(collection, (c) => {
       if (query.limit !== undefined && searchesText(query.where ?? [])) {
         return this.runInTransaction.deferred(() => this.findText(this.withSlots(c, query), query)) as StoredRecord[];
@@ -536,7 +536,7 @@ export class SqliteStoreAdapter implements StoreAdapter {
    * its matches once, and when they are few, their number is the total and the page is cut from them.
    */
   async findPage(collection: CollectionDefinition<any>, query: Query): Promise<Page<StoredRecord>> {
-    if (this.reads) return this.onReader('findPage', collection, query.where, [query]);
+    if (this.reads && !isSmallRead(collection, query)) return this.onReader('findPage', collection, query.where, [query]);
     return this.guard(
       collection,
       (unbound) =>

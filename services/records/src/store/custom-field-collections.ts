@@ -5,7 +5,7 @@
  * themselves live in each record's `customFields` object: no schema change per field.
  */
 import { defineCollection, type StoredDocument } from '@crm/store';
-import type { CustomFieldDefinition } from '@crm/vocabulary';
+import { CUSTOM_FIELD_KINDS, CUSTOM_FIELD_LIMITS, type CustomFieldDefinition } from '@crm/vocabulary';
 import type { Caller } from '../domain/caller';
 
 /** A deletion under way (custom-fields-service.ts): the definition is hidden while its values are cleared. */
@@ -22,6 +22,8 @@ export type CustomFieldDocument = CustomFieldDefinition & { workspaceId: string;
 export const customFieldDefinitions = defineCollection<CustomFieldDocument>({
   name: 'custom_fields',
   scope: 'workspace',
+  // Every record view reads them: kept few by custom-field-rules.ts (those being deleted besides).
+  maxPerWorkspace: CUSTOM_FIELD_LIMITS.perKind * CUSTOM_FIELD_KINDS.length,
   fields: { kind: 'string', key: 'string', createdAt: 'string' },
   indexes: [{ fields: ['kind', 'key'], unique: true }, { fields: ['createdAt'] }],
 });
