@@ -23,12 +23,15 @@ export class BatchNeverCreated extends Error {
 }
 
 /**
- * Rows per call to records. A chunk's rows go as several batches, one after another: records
- * commits a batch in one step that nothing else in its process interleaves with (SQLite answers
- * synchronously), so another workspace's request waits for the batch running. Measured with records'
- * bulk lane in `npm run bench -- --only bulk-isolation` (local cluster; 16 ms p99 idle): batches of
- * 500 rows held another workspace's list to 441 ms p99 (one turn between batches), 250 rows to 152
- * ms at 0.93 of the 500-row import's speed, 100 rows to 113 ms at 0.78.
+ * Rows per call to records. A chunk's rows go as several batches, one after another, and records
+ * takes one batch at a time from its bulk lane (records' bulk-lane.ts), so a batch's main-thread
+ * work (decoding, checks, handing its documents to the store's write thread) is one slice that
+ * another workspace's request may wait behind. Chosen in `npm run bench -- --only bulk-isolation`:
+ * when records committed on its event loop (local cluster; 16 ms p99 idle), 500 rows held
+ * another workspace's list to 441 ms p99, 250 rows to 152 ms at 0.93 of the 500-row import's
+ * speed, 100 rows to 113 ms at 0.78. With the write thread (`npm start`, same hour, alternating),
+ * 500 rows still cost that list more than they give the import: its p99 beside the import 46-49 ms
+ * against 33-37 (15 idle), the import alone 4,855-5,040 rows/s against 4,008-4,210.
  */
 export const RECORDS_BATCH_ROWS = 250;
 

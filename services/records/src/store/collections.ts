@@ -40,7 +40,11 @@ export const contacts = defineCollection<ContactDocument>({
     accountId: 'string',
     assignedTo: 'string',
     importEmailKey: 'string',
-    // Not phone or importJobId: nothing filters or sorts on them, and each index costs every insert.
+    // Not phone or importJobId: nothing filters or sorts on them, and each index costs every insert:
+    // most of all one whose values come in no order (names, emails), which changes a page of its own
+    // for almost every row of a commit. 100,000 realistic contacts, store alone, commits of 250:
+    // 9,500 rows/s with all of these, 27,700 without firstName, lastName, email, emailKey and
+    // importEmailKey.
   },
   indexes: [
     // A client's own id: unique per workspace and kind, records without one left out.
