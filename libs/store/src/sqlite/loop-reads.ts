@@ -10,7 +10,7 @@
  * CPU ms per request; then the definitions it reads, from 1.02-1.06 to 0.57-0.62 (1,076-1,109 to
  * 1,863-2,003 requests/s).
  */
-import type { CollectionDefinition, Query } from '../port';
+import { isFieldCondition, type CollectionDefinition, type Condition, type Query } from '../port';
 
 /**
  * At most this many ids make a lookup: a page's references (a list's accounts or owners) fit, and 50
@@ -48,5 +48,12 @@ export function isKeyLookup(query: Query): boolean {
 export function isSmallRead(collection: CollectionDefinition<any>, query: Query): boolean {
   const most = collection.maxPerWorkspace;
   if (most === undefined || most > SMALL_READ_MAX_ROWS) return false;
-  return (query.where ?? []).some((condition) => 'op' in condition && condition.field === 'workspaceId' && condition.op === 'eq');
+  return workspaceOf(query.where ?? []) !== undefined;
+}
+
+/** The one workspace the conditions read (an equality on workspaceId), if they name one. */
+export function workspaceOf(where: Condition[]): string | undefined {
+  const workspace = where.find((w) => isFieldCondition(w) && w.field === 'workspaceId' && w.op === 'eq');
+  const workspaceId = workspace && 'value' in workspace ? workspace.value : undefined;
+  return typeof workspaceId === 'string' ? workspaceId : undefined;
 }

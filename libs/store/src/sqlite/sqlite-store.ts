@@ -11,7 +11,6 @@ import {
   Change,
   CollectionDefinition,
   Condition,
-  isFieldCondition,
   Page,
   Query,
   ReadQueue,
@@ -47,7 +46,7 @@ import { workspaceCountSql, workspaceStampSql, workspaceVersionSql } from './sql
 import { WORKSPACE_TEXT_VERSION } from './sqlite-text-index';
 import { createCollectionSchema, describeCollection, duplicateFields, dynamicIndexName, SqliteCollection } from './sqlite-schema';
 import { SqliteWriteThread, type WriteMethod } from './sqlite-write-thread';
-import { isSmallRead, readsOnLoop } from './loop-reads';
+import { isSmallRead, readsOnLoop, workspaceOf } from './loop-reads';
 import { keepUpWithInserts } from './sqlite-insert-upkeep';
 import { SqliteReadPool, type ReadMethod } from './sqlite-read-pool';
 import { quoteIdentifier } from './sqlite-columns';
@@ -903,12 +902,6 @@ export class SqliteStoreAdapter implements StoreAdapter {
 }
 
 /** The one workspace a query's conditions name, if they name one. */
-function workspaceOf(where: Condition[]): string | undefined {
-  const workspace = where.find((w) => isFieldCondition(w) && w.field === 'workspaceId' && w.op === 'eq');
-  const workspaceId = workspace && 'value' in workspace ? workspace.value : undefined;
-  return typeof workspaceId === 'string' ? workspaceId : undefined;
-}
-
 function parse(json: string): StoredRecord {
   return JSON.parse(json) as StoredRecord;
 }
